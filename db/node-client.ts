@@ -1,0 +1,23 @@
+import pg from "pg";
+import type { Database } from "./client.ts";
+
+/**
+ * The same `Database` interface over node-postgres, for Node-side tools (the CLI, the dev
+ * command, test fixtures). The Worker never imports this file.
+ */
+export function connectNodeDatabase(url: string, options: { max?: number } = {}): Database {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4 });
+  pool.on("error", () => {});
+  let queryCount = 0;
+  return {
+    async query<Row>(text: string, params: unknown[] = []) {
+      queryCount++;
+      const result = await pool.query(text, params);
+      return { rows: result.rows as Row[] };
+    },
+    get queryCount() {
+      return queryCount;
+    },
+    close: () => pool.end(),
+  };
+}

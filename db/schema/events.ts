@@ -1,0 +1,27 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import { organisations } from "./organisations.ts";
+
+// The transactional outbox: one row per successful write, committed with the change itself.
+export const events = pgTable(
+  "events",
+  {
+    id: uuid().primaryKey(),
+    orgId: uuid().notNull().references(() => organisations.id, { onDelete: "cascade" }),
+    changeVersion: bigint({ mode: "number" }).notNull(),
+    type: text().notNull(),
+    // The read scope a key needs to see this event (SPEC: task -> tasks.read, ...).
+    scope: text().notNull(),
+    data: jsonb().notNull(),
+    changes: jsonb(),
+    occurredAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    // Set when the realtime room acknowledged the event; null rows are re-published by the sweep.
+    publishedAt: timestamp({ withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    // changeVersion totally orders an organisation's events; also serves GET /v1/events?after=N.
+    unique("events_org_change_version_key").on(t.orgId, t.changeVersion),
+    // The publish sweep reads only what is still unacknowledged.
+    index("events_unpublished_idx").on(t.occurredAt).where(sql`${t.publishedAt} is null`),
+  ],
+);

@@ -1,0 +1,19 @@
+import { pgTable, text } from "drizzle-orm/pg-core";
+import { check } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { counter, id, timestamps } from "./columns.ts";
+
+export const organisations = pgTable(
+  "organisations",
+  {
+    id: id(),
+    name: text().notNull(),
+    // The organisation's change counter: every successful write adds exactly 1 (SPEC: changeVersion).
+    changeVersion: counter(),
+    ...timestamps,
+  },
+  (t) => [
+    check("organisations_name_length", sql`char_length(${t.name}) between 1 and 200`),
+    check("organisations_change_version_non_negative", sql`${t.changeVersion} >= 0`),
+  ],
+);

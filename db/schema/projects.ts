@@ -1,0 +1,33 @@
+import { sql } from "drizzle-orm";
+import { check, date, index, numeric, pgTable, text, unique } from "drizzle-orm/pg-core";
+import { id, orgId, timestamps, version } from "./columns.ts";
+import { organisations } from "./organisations.ts";
+
+export const projectStatuses = ["planned", "active", "on_hold", "completed", "cancelled"] as const;
+
+export const projects = pgTable(
+  "projects",
+  {
+    id: id(),
+    orgId: orgId().references(() => organisations.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    description: text(),
+    // Exact decimal: money is never a float in storage.
+    budget: numeric({ precision: 15, scale: 2 }).notNull(),
+    startDate: date({ mode: "string" }).notNull(),
+    endDate: date({ mode: "string" }).notNull(),
+    status: text({ enum: projectStatuses }).notNull().default("planned"),
+    version: version(),
+    ...timestamps,
+  },
+  (t) => [
+    // Target of the (org_id, project_id) foreign keys of milestones and tasks.
+    unique("projects_org_id_id_key").on(t.orgId, t.id),
+    // Keyset pagination in list order.
+    index("projects_org_created_idx").on(t.orgId, t.createdAt, t.id),
+    check("projects_budget_non_negative", sql`${t.budget} >= 0`),
+    check("projects_dates_ordered", sql`${t.endDate} >= ${t.startDate}`),
+    check("projects_name_length", sql`char_length(${t.name}) between 1 and 200`),
+    check("projects_status_valid", sql`${t.status} in ('planned','active','on_hold','completed','cancelled')`),
+  ],
+);
