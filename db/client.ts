@@ -22,6 +22,24 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The database could not be reached or dropped the connection: nothing was committed. */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super("database unavailable", { cause });
+    this.name = "DatabaseUnavailableError";
+  }
+}
+
+// SQLSTATE classes that mean "the server is not there for you", not "your statement is wrong".
+const UNAVAILABLE_STATES = /^(08|53|57P)/;
+
+/** Statement errors pass through; failures to reach the server become DatabaseUnavailableError. */
+export function classifyDatabaseError(error: unknown): Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  const isStatementError = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !UNAVAILABLE_STATES.test(code);
+  return isStatementError ? (error as Error) : new DatabaseUnavailableError(error);
+}
+
 function configureLocalBridge(wsProxy: string) {
   // Plain ws:// to the local bridge, which speaks plain TCP to Postgres: no TLS on either leg.
   neonConfig.wsProxy = (host, port) => `${wsProxy}/v2?address=${host}:${port}`;
@@ -39,8 +57,12 @@ export function connectDatabase(config: DatabaseConfig): Database {
   return {
     async query<Row>(text: string, params: unknown[] = []) {
       queryCount++;
-      const result = await pool.query(text, params);
-      return { rows: result.rows as Row[] };
+      try {
+        const result = await pool.query(text, params);
+        return { rows: result.rows as Row[] };
+      } catch (error) {
+        throw classifyDatabaseError(error);
+      }
     },
     get queryCount() {
       return queryCount;

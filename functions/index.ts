@@ -1,9 +1,8 @@
-import { connectDatabase } from "../db/client.ts";
+import { createApp } from "./app.ts";
+
+// The Worker: everything under /v1 is the Hono app.
+const app = createApp();
+
 export default {
-  async fetch(req: Request, env: any) {
-    const db = connectDatabase({ url: env.DATABASE_URL, wsProxy: env.DB_WS_PROXY });
-    const r = await db.query("select count(*)::int as n from organisations");
-    await db.close();
-    return Response.json(r.rows);
-  },
-};
+  fetch: app.fetch,
+} satisfies ExportedHandler<import("./env.ts").Bindings>;

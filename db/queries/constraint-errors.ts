@@ -1,0 +1,33 @@
+import { ApiError } from "../../functions/errors.ts";
+
+// Zod refuses bad input before SQL runs; these are the races it cannot see (a project deleted
+// between the check and the insert, two people created with one email at once). The database's
+// constraints are the last word, and each one maps to the error the API would have given.
+const CONSTRAINTS: Record<string, ApiError> = {
+  personnel_org_email_key: new ApiError("conflict", "a person with this email already exists in the organisation", { field: "email" }),
+  tasks_project_fk: new ApiError("invalid_reference", "projectId does not name a project of this organisation", { field: "projectId" }),
+  tasks_assignee_fk: new ApiError("invalid_reference", "assigneeId does not name a person of this organisation", { field: "assigneeId" }),
+  tasks_milestone_fk: new ApiError("invalid_reference", "milestoneId does not name a milestone of the task's project", { field: "milestoneId" }),
+  milestones_project_fk: new ApiError("not_found", "project not found"),
+  projects_dates_ordered: new ApiError("invalid_field", "endDate must not be before startDate", { field: "endDate" }),
+  projects_budget_non_negative: new ApiError("invalid_field", "budget must be 0 or more", { field: "budget" }),
+};
+
+interface PostgresError {
+  code?: string;
+  constraint?: string;
+}
+
+/**
+ * A constraint violation becomes its API error; anything else is passed on unchanged.
+ * `deleting`: a foreign key failing on a delete means a dependant appeared concurrently.
+ */
+export function translateConstraintError(error: unknown, deleting = false): unknown {
+  const { code, constraint } = (error ?? {}) as PostgresError;
+  if (code === "40001" || code === "40P01") {
+    return new ApiError("conflict", "the record was changed by a concurrent request; retry");
+  }
+  if (deleting && code === "23503") return new ApiError("conflict", "the record still has dependants; remove them first");
+  const known = code?.startsWith("23") && constraint ? CONSTRAINTS[constraint] : undefined;
+  return known ? new ApiError(known.code, known.message, known.details) : error;
+}

@@ -1,0 +1,121 @@
+// The demo organisation of `opsroom seed` and of the first `npm run dev`: a small building-services
+// company with work in every state, so each endpoint and filter has something to show.
+// References are indexes into the lists below; dates are days from today, so the demo stays current.
+
+export const DEMO_ORGANISATION_NAME = "Kestrel Building Services";
+export const DEMO_KEY_APPLICATION = "opsroom demo";
+
+export const DEMO_PEOPLE = [
+  { name: "Maya Okafor", email: "maya.okafor@kestrel.example", role: "Operations director" },
+  { name: "Tom Lindqvist", email: "tom.lindqvist@kestrel.example", role: "Project manager" },
+  { name: "Priya Raman", email: "priya.raman@kestrel.example", role: "Site supervisor" },
+  { name: "Daniel Reyes", email: "daniel.reyes@kestrel.example", role: "Electrician" },
+  { name: "Chloe Martin", email: "chloe.martin@kestrel.example", role: "Procurement lead" },
+  { name: "Sam Whitaker", email: "sam.whitaker@kestrel.example", role: "Finance and admin" },
+];
+
+export const DEMO_PROJECTS = [
+  {
+    name: "Riverside House office fit-out",
+    description: "Third-floor fit-out for 60 staff: partitions, electrics, data cabling and a kitchen.",
+    budget: 185000,
+    start: -45,
+    end: 75,
+    status: "active",
+    milestones: [
+      { name: "Strip-out complete", due: -20, status: "done" },
+      { name: "First fix electrics and plumbing", due: 10 },
+      { name: "Handover to client", due: 70 },
+    ],
+  },
+  {
+    name: "Harbour Street clinic refurbishment",
+    description: "Refurbish two consulting rooms and the waiting area while the clinic stays open.",
+    budget: 92000,
+    start: 14,
+    end: 120,
+    status: "planned",
+    milestones: [
+      { name: "Surveys and permits", due: 30 },
+      { name: "Works complete", due: 110 },
+    ],
+  },
+  {
+    name: "Winter maintenance programme",
+    description: "Planned maintenance across the six buildings under contract before the cold months.",
+    budget: 24000,
+    start: -10,
+    end: 90,
+    status: "active",
+    milestones: [
+      { name: "Boiler services done", due: 20 },
+      { name: "Roof and gutter checks done", due: 45 },
+    ],
+  },
+] as const;
+
+export interface DemoTaskPlan {
+  title: string;
+  project: number;
+  /** Index into the project's milestones. */
+  milestone?: number;
+  assignee: number;
+  status: "todo" | "in_progress" | "blocked" | "done" | "cancelled";
+  priority: "low" | "medium" | "high" | "urgent";
+  due: number;
+}
+
+const CURATED_TASKS: DemoTaskPlan[] = [
+  { title: "Remove old ceiling tiles and grid", project: 0, milestone: 0, assignee: 2, status: "done", priority: "medium", due: -25 },
+  { title: "Skip hire for strip-out waste", project: 0, milestone: 0, assignee: 4, status: "done", priority: "low", due: -30 },
+  { title: "Asbestos survey sign-off", project: 0, milestone: 0, assignee: 1, status: "done", priority: "urgent", due: -35 },
+  { title: "Run new lighting circuits, north side", project: 0, milestone: 1, assignee: 3, status: "in_progress", priority: "high", due: 6 },
+  { title: "Order data cabinet and patch panels", project: 0, milestone: 1, assignee: 4, status: "blocked", priority: "high", due: 4 },
+  { title: "Kitchen plumbing first fix", project: 0, milestone: 1, assignee: 2, status: "todo", priority: "medium", due: 9 },
+  { title: "Agree partition layout with client", project: 0, assignee: 1, status: "in_progress", priority: "high", due: 3 },
+  { title: "Snagging walk-round", project: 0, milestone: 2, assignee: 2, status: "todo", priority: "medium", due: 65 },
+  { title: "Prepare handover pack and O&M manuals", project: 0, milestone: 2, assignee: 1, status: "todo", priority: "low", due: 68 },
+  { title: "Measured survey of consulting rooms", project: 1, milestone: 0, assignee: 2, status: "todo", priority: "high", due: 21 },
+  { title: "Submit building control application", project: 1, milestone: 0, assignee: 1, status: "todo", priority: "urgent", due: 25 },
+  { title: "Phasing plan so the clinic stays open", project: 1, assignee: 0, status: "in_progress", priority: "high", due: 12 },
+  { title: "Quote for infection-control flooring", project: 1, assignee: 4, status: "todo", priority: "medium", due: 18 },
+  { title: "Night-shift labour for waiting area", project: 1, milestone: 1, assignee: 0, status: "cancelled", priority: "low", due: 60 },
+  { title: "Service boilers at Mill Lane and Quay Street", project: 2, milestone: 0, assignee: 3, status: "in_progress", priority: "high", due: 8 },
+  { title: "Replace pressure vessel at Quay Street", project: 2, milestone: 0, assignee: 3, status: "blocked", priority: "urgent", due: 5 },
+  { title: "Gas safety certificates for all sites", project: 2, milestone: 0, assignee: 5, status: "todo", priority: "high", due: 18 },
+  { title: "Clear gutters at the three terraces", project: 2, milestone: 1, assignee: 2, status: "todo", priority: "medium", due: 40 },
+  { title: "Invoice October maintenance visits", project: 2, assignee: 5, status: "done", priority: "medium", due: -3 },
+  { title: "Renew scaffold tower inspection", project: 2, assignee: 4, status: "todo", priority: "low", due: 30 },
+];
+
+// Material for the tasks beyond the curated ones (`opsroom seed --tasks N`).
+const ACTIONS = ["Inspect", "Replace", "Repair", "Quote for", "Order", "Test", "Paint", "Certify", "Clean", "Measure"];
+const SUBJECTS = ["fire doors", "emergency lighting", "radiators", "window seals", "floor boxes", "extractor fans", "handrails", "door closers", "sockets", "ceiling tiles", "smoke detectors", "drainage"];
+const PLACES = ["ground floor", "level 1", "level 2", "stairwell", "plant room", "car park", "reception"];
+const STATUS_MIX = ["todo", "todo", "todo", "in_progress", "in_progress", "done", "done", "todo", "blocked", "cancelled"] as const;
+const PRIORITY_MIX = ["medium", "low", "high", "medium", "medium", "urgent", "low", "high"] as const;
+
+/** `count` tasks: the curated ones first, then generated ones spread over projects, people and states. */
+export function planDemoTasks(count: number): DemoTaskPlan[] {
+  const plans = CURATED_TASKS.slice(0, count);
+  for (let n = plans.length; n < count; n++) {
+    const project = n % DEMO_PROJECTS.length;
+    // Advances once per pass over the projects, so every person and milestone meets every project.
+    const round = Math.floor(n / DEMO_PROJECTS.length);
+    const milestones = DEMO_PROJECTS[project]!.milestones.length;
+    // One choice in (milestones + 1) is "no milestone", as in real projects.
+    const milestone = round % (milestones + 1);
+    plans.push({
+      title: `${ACTIONS[n % ACTIONS.length]} ${SUBJECTS[n % SUBJECTS.length]}, ${PLACES[n % PLACES.length]} (#${n + 1})`,
+      project,
+      ...(milestone < milestones ? { milestone } : {}),
+      assignee: round % DEMO_PEOPLE.length,
+      status: STATUS_MIX[n % STATUS_MIX.length]!,
+      priority: PRIORITY_MIX[n % PRIORITY_MIX.length]!,
+      due: (n % 150) - 30,
+    });
+  }
+  return plans;
+}
+
+export const DEFAULT_DEMO_TASKS = CURATED_TASKS.length;

@@ -1,0 +1,58 @@
+import { ApiError } from "../../functions/errors.ts";
+import type { CreateOutcome, DeleteOutcome, RecordJson, UpdateOutcome, WriteResult } from "./records.ts";
+
+// Turning a statement's answer into the API's answer, in SPEC's order of checks:
+// body (400) -> existence (404) -> state (412, then 409) -> the write.
+
+const REFERENCE_MESSAGES: Record<string, string> = {
+  projectId: "projectId does not name a project of this organisation",
+  assigneeId: "assigneeId does not name an active person of this organisation",
+  milestoneId: "milestoneId does not name a milestone of the task's project",
+};
+
+function assertReferences(failed: string[]): void {
+  const field = failed[0];
+  if (field) throw new ApiError("invalid_reference", REFERENCE_MESSAGES[field] ?? `${field} does not exist`, { field });
+}
+
+export function notFound(noun: string): ApiError {
+  return new ApiError("not_found", `${noun} not found`);
+}
+
+export function settleCreate(outcome: CreateOutcome, parentNoun = "parent"): WriteResult<RecordJson> {
+  if (!outcome.parentFound) throw notFound(parentNoun);
+  assertReferences(outcome.failedReferences);
+  if (!outcome.result) throw new Error("insert returned no row although every check held");
+  return outcome.result;
+}
+
+/** `rules` maps a failed rule to its error, given the record as it was. */
+export function settleUpdate(
+  outcome: UpdateOutcome,
+  noun: string,
+  rules: Record<string, (before: RecordJson) => ApiError> = {},
+): WriteResult<RecordJson> {
+  if (!outcome.found || !outcome.before) throw notFound(noun);
+  assertReferences(outcome.failedReferences);
+  if (!outcome.versionMatches) throw preconditionFailed(outcome.before.version);
+  const rule = outcome.failedRules[0];
+  if (rule) throw rules[rule]!(outcome.before);
+  if (!outcome.result) throw new ApiError("conflict", `the ${noun} was changed by a concurrent request; retry`);
+  return outcome.result;
+}
+
+export function settleDelete(outcome: DeleteOutcome, noun: string): WriteResult<RecordJson> {
+  if (!outcome.found) throw notFound(noun);
+  if (!outcome.versionMatches) throw new ApiError("precondition_failed", "If-Match does not match the current version");
+  const blockers = Object.entries(outcome.blockers).filter(([, count]) => count > 0);
+  if (blockers.length > 0) {
+    const list = blockers.map(([name, count]) => `${count} ${count === 1 ? name.replace(/s$/, "") : name}`).join(" and ");
+    throw new ApiError("conflict", `the ${noun} still has ${list}; remove or move them first`, { dependants: Object.fromEntries(blockers) });
+  }
+  if (!outcome.result) throw new ApiError("conflict", `the ${noun} was changed by a concurrent request; retry`);
+  return outcome.result;
+}
+
+function preconditionFailed(currentVersion: number): ApiError {
+  return new ApiError("precondition_failed", "If-Match does not match the current version", { currentVersion });
+}

@@ -1,0 +1,43 @@
+import type { Database } from "../db/client.ts";
+import type { Actor } from "../db/queries/actor.ts";
+import type { Scope } from "./lib/scopes.ts";
+import type { AnyRoute } from "./registry.ts";
+
+/** Worker bindings (wrangler.toml [vars] and secrets). */
+export interface Bindings {
+  /** Postgres connection string; a Neon one in production (a secret). */
+  DATABASE_URL: string;
+  /** host:port of the local WebSocket-to-TCP bridge; unset in production. */
+  DB_WS_PROXY?: string;
+  /** Base URL of the PartyKit realtime server. */
+  REALTIME_URL?: string;
+  /** Shared secret the Worker publishes to the realtime room with (a secret). */
+  REALTIME_SECRET?: string;
+}
+
+export interface Variables {
+  requestId: string;
+  db: Database;
+  /** The caller, known by its key's hash; set by the bearer middleware on every keyed route. */
+  actor: Actor;
+  /** The scope the matched route needs (null: any valid key). */
+  scope: Scope | null;
+  /** The parsed JSON body, kept so validation errors can tell a missing field from an invalid one. */
+  body: unknown;
+  /** Every operation of the API, from the route registry (GET /v1 lists them). */
+  operations: Operation[];
+  /** The route registry itself (the OpenAPI document is generated from it). */
+  routes: AnyRoute[];
+}
+
+export interface Operation {
+  method: string;
+  path: string;
+  scope: Scope | null;
+  summary: string;
+}
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: Variables;
+}

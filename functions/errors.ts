@@ -1,0 +1,104 @@
+import { z } from "@hono/zod-openapi";
+
+/**
+ * The closed set of error codes and the status each one answers with (SPEC "Envelope and
+ * errors"). The same map produces the OpenAPI error responses, so docs and runtime cannot drift.
+ */
+export const ERROR_STATUS = {
+  missing_field: 400,
+  invalid_field: 400,
+  unknown_field: 400,
+  invalid_json: 400,
+  invalid_reference: 400,
+  unauthorized: 401,
+  invalid_key: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  invalid_transition: 409,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_mismatch: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
+
+/** Extra, code-specific facts a client can act on: the field, the scope needed, the allowed targets. */
+export interface ErrorDetails {
+  field?: string;
+  scope?: string;
+  allowed?: string[];
+  [key: string]: unknown;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): ErrorStatus {
+    return ERROR_STATUS[this.code];
+  }
+
+  get field(): string | undefined {
+    return this.details.field;
+  }
+}
+
+export const ErrorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    version: z.literal("v1"),
+    message: z.string().openapi({ example: "budget is required" }),
+    error: z
+      .object({
+        code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+        field: z.string().optional().openapi({ description: "The request field the error is about." }),
+        scope: z.string().optional().openapi({ description: "insufficient_scope: the scope the call needs." }),
+        allowed: z.array(z.string()).optional().openapi({ description: "invalid_transition: the statuses allowed from the current one." }),
+        requestId: z.string(),
+      })
+      .passthrough(),
+  })
+  .openapi("Error");
+
+const STATUS_DESCRIPTION: Record<ErrorStatus, string> = {
+  400: "Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist",
+  401: "Missing, malformed, unknown or revoked API key",
+  403: "The key lacks the scope this operation needs",
+  404: "No such record in the key's organisation",
+  409: "The change conflicts with the record's state",
+  412: "If-Match does not match the record's version",
+  413: "The body is larger than 64 KiB",
+  415: "The body is not application/json",
+  422: "Idempotency-Key reused with a different request",
+  429: "Rate limit exceeded; retry after Retry-After seconds",
+  500: "Unexpected error; nothing was changed",
+  503: "The database is unreachable; nothing was changed",
+};
+
+/** OpenAPI responses for the given codes, grouped by status, each listing its possible codes. */
+export function errorResponses(codes: readonly ErrorCode[]) {
+  const byStatus = new Map<ErrorStatus, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, statusCodes]) => [
+      status,
+      {
+        description: `${STATUS_DESCRIPTION[status]} (${statusCodes.join(", ")})`,
+        content: { "application/json": { schema: ErrorEnvelopeSchema } },
+      },
+    ]),
+  );
+}

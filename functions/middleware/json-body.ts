@@ -1,0 +1,61 @@
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../errors.ts";
+import type { AppEnv } from "../env.ts";
+import { refuse } from "./refuse.ts";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+
+/** Reads at most `limit` bytes; null when the body is longer. */
+async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * The body checks that come before the schema: JSON content type (415), at most 64 KiB (413),
+ * well-formed JSON (400 invalid_json), a JSON object. The parsed body is handed to the
+ * validator through Hono's body cache.
+ */
+export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
+  if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+    return refuse(c, new ApiError("unsupported_media_type", "send the body as JSON with Content-Type: application/json"));
+  }
+  const tooLarge = () => new ApiError("payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
+  if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) return refuse(c, tooLarge());
+  const text = await readCapped(c.req.raw.body, MAX_BODY_BYTES);
+  if (text === null) return refuse(c, tooLarge());
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return refuse(c, new ApiError("invalid_json", "the body is not valid JSON"));
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    return refuse(c, new ApiError("invalid_json", "the body must be a JSON object"));
+  }
+  c.set("body", body);
+  // Hono caches bodies as promises and derives json() from the cached text.
+  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+  await next();
+});

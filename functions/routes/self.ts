@@ -1,0 +1,58 @@
+import { z } from "@hono/zod-openapi";
+import { describeCaller } from "../../db/queries/organisation.ts";
+import type { Bindings } from "../env.ts";
+import { SCOPES } from "../lib/scopes.ts";
+import { defineRoute } from "../registry.ts";
+import { Uuid } from "../schemas/common.ts";
+
+const SelfDescriptionSchema = z
+  .object({
+    success: z.literal(true),
+    version: z.literal("v1"),
+    message: z.string(),
+    changeVersion: z.number().int().openapi({ description: "The organisation's change counter: +1 per successful write." }),
+    organisation: Uuid.openapi({ description: "The organisation the key belongs to." }),
+    application: z.string().openapi({ description: "The name given to the key's application.", example: "warehouse-sync" }),
+    scopes: z.array(z.object({ scope: z.string(), label: z.string() })).openapi({
+      description: "Exactly the scopes the key holds, implied .read scopes included.",
+    }),
+    realtime: z.object({ namespace: z.literal("/v1"), how: z.string(), url: z.string() }),
+    operations: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string().nullable(), summary: z.string() })),
+  })
+  .openapi("SelfDescription");
+
+/** Where and how to join the organisation's realtime room (SPEC "Realtime"). */
+export function realtimeInfo(env: Bindings, orgId: string) {
+  const base = new URL(env.REALTIME_URL ?? "http://127.0.0.1:1999");
+  const socketUrl = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}/parties/v1/${orgId}`;
+  return {
+    namespace: "/v1" as const,
+    how: `new PartySocket({ host: "${base.host}", party: "v1", room: "${orgId}", query: { apiKey: "<API_KEY>" } })`,
+    url: socketUrl,
+  };
+}
+
+export const selfRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/v1",
+    scope: null,
+    tag: "Organisation",
+    summary: "Describe this API key: its organisation, application, scopes, changeVersion, realtime and every operation",
+    response: { schema: SelfDescriptionSchema, description: "The self-description record." },
+    async handler(c) {
+      const caller = await describeCaller(c.var.db, c.var.actor);
+      return c.json({
+        success: true,
+        version: "v1",
+        message: `API key of ${caller.application}`,
+        changeVersion: caller.changeVersion,
+        organisation: caller.orgId,
+        application: caller.application,
+        scopes: caller.scopes.map((scope) => ({ scope, label: SCOPES[scope] })),
+        realtime: realtimeInfo(c.env, caller.orgId),
+        operations: c.var.operations,
+      });
+    },
+  }),
+];

@@ -1,0 +1,41 @@
+import { z } from "@hono/zod-openapi";
+
+export const Uuid = z.uuid().openapi({ example: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10" });
+
+export const DateString = z.iso.date().openapi({ description: "A calendar date, YYYY-MM-DD.", example: "2026-12-15" });
+
+export const Timestamp = z.string().openapi({ description: "ISO 8601, UTC.", example: "2026-11-21T23:00:00.000Z" });
+
+export const Name = z.string().trim().min(1).max(200);
+
+export const Description = z.string().max(10_000).nullable();
+
+/** Fields every record carries (SPEC "Resources"). */
+export const recordFields = {
+  id: Uuid,
+  orgId: Uuid.openapi({ description: "The owning organisation." }),
+  version: z.number().int().openapi({ description: "+1 on every change; also sent as the ETag.", example: 1 }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+export const IdParams = z.object({
+  id: Uuid.openapi({ param: { name: "id", in: "path" } }),
+});
+
+/** List paging (SPEC "Lists"): keyset cursor, stable (createdAt, id) order. */
+export const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: "Page size, 1 to 200.", example: 50 }),
+  cursor: z.string().min(1).max(200).optional().openapi({ description: "The nextCursor of the previous page." }),
+};
+
+/** A comma list of enum values, as in `?status=todo,in_progress`. */
+export function commaList<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .string()
+    .transform((list) => list.split(",").map((s) => s.trim()))
+    .pipe(z.array(z.enum(values)).min(1))
+    .openapi({ description: `Comma-separated, any of: ${values.join(", ")}.`, type: "string" });
+}
+
+export const BooleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");

@@ -1,0 +1,36 @@
+import { z } from "@hono/zod-openapi";
+import { BooleanQuery, Name, pageQuery, recordFields } from "./common.ts";
+
+const Email = z.email().max(320).openapi({ example: "ada@example.com" });
+const Role = z.string().trim().min(1).max(200).nullable();
+
+export const PersonSchema = z
+  .object({
+    ...recordFields,
+    name: z.string().openapi({ example: "Ada Lovelace" }),
+    email: z.string().openapi({ example: "ada@example.com" }),
+    role: z.string().nullable().openapi({ example: "Site lead" }),
+    active: z.boolean().openapi({ description: "Only active people can be assigned new tasks." }),
+  })
+  .openapi("Person");
+
+export const CreatePersonSchema = z
+  .strictObject({
+    name: Name.openapi({ example: "Ada Lovelace" }),
+    email: Email,
+    role: Role.optional(),
+    active: z.boolean().optional().openapi({ description: "Defaults to true." }),
+  })
+  .openapi("CreatePerson");
+
+export const UpdatePersonSchema = z
+  .strictObject({ name: Name.optional(), email: Email.optional(), role: Role.optional(), active: z.boolean().optional() })
+  .openapi("UpdatePerson");
+
+export const ListPersonnelQuery = z.strictObject({
+  ...pageQuery,
+  active: BooleanQuery.optional().openapi({ description: "true or false.", type: "string" }),
+});
+
+export type CreatePersonInput = z.infer<typeof CreatePersonSchema>;
+export type UpdatePersonInput = z.infer<typeof UpdatePersonSchema>;
