@@ -21,6 +21,8 @@ export interface RouteDefinition<P extends Schema = Schema, Q extends Schema = S
   method: "get" | "post" | "patch" | "delete";
   /** OpenAPI-style path: /v1/tasks/{id}. */
   path: `/v1${string}`;
+  /** A stable verb-noun name (createTask): the method name in generated clients. */
+  operationId: string;
   /** The scope the call needs; null: any valid key; "public": no key at all. */
   scope: Scope | null | "public";
   summary: string;
@@ -71,7 +73,7 @@ export function toOpenApiRoute(route: AnyRoute) {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
-    operationId: operationId(route),
+    operationId: route.operationId,
     security: route.scope === "public" ? [] : [{ bearerAuth: scopes }],
     request: {
       ...(route.params ? { params: route.params } : {}),
@@ -88,15 +90,6 @@ export function toOpenApiRoute(route: AnyRoute) {
   });
 }
 
-function operationId(route: AnyRoute): string {
-  const words = route.path
-    .replace(/^\/v1\/?/, "")
-    .split("/")
-    .filter(Boolean)
-    .map((part) => (part.startsWith("{") ? "by-" + part.slice(1, -1) : part));
-  const name = [route.method, ...words].join("-") || "get-root";
-  return name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
-}
 
 export function operationsOf(routes: AnyRoute[]): Operation[] {
   return routes.map((r) => ({

@@ -13,6 +13,7 @@ export const milestoneRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/projects/{id}/milestones",
+    operationId: "listMilestones",
     scope: "projects.read",
     tag,
     summary: "List a project's milestones",
@@ -28,6 +29,7 @@ export const milestoneRoutes = [
   defineRoute({
     method: "post",
     path: "/v1/projects/{id}/milestones",
+    operationId: "createMilestone",
     scope: "projects.manage",
     tag,
     summary: "Add a milestone to a project (name and dueDate are required)",
@@ -42,6 +44,7 @@ export const milestoneRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/milestones/{id}",
+    operationId: "getMilestone",
     scope: "projects.read",
     tag,
     summary: "Fetch one milestone",
@@ -56,6 +59,7 @@ export const milestoneRoutes = [
   defineRoute({
     method: "patch",
     path: "/v1/milestones/{id}",
+    operationId: "updateMilestone",
     scope: "projects.manage",
     tag,
     summary: "Change a milestone",
@@ -71,6 +75,7 @@ export const milestoneRoutes = [
   defineRoute({
     method: "delete",
     path: "/v1/milestones/{id}",
+    operationId: "deleteMilestone",
     scope: "projects.manage",
     tag,
     summary: "Remove a milestone that no task points at",

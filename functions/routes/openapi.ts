@@ -23,6 +23,8 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string) {
         description:
           "The operations API of one organisation: projects, milestones, tasks and personnel. Every response uses one envelope; " +
           "every change is pushed to the organisation's realtime room and to registered webhooks.",
+        // openapi3-ts types lack 3.1's license.identifier; the document itself is 3.1.
+        license: { name: "Proprietary", identifier: "LicenseRef-opsroom" } as { name: string },
       },
       servers: [{ url: serverUrl }],
       tags: [
@@ -41,7 +43,8 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string) {
 
 export const openApiRoute = defineRoute({
   method: "get",
-  path: "/v1/openapi.json",
+    path: "/v1/openapi.json",
+    operationId: "getOpenApiDocument",
   scope: "public",
   tag: "Meta",
   summary: "The OpenAPI 3.1 document of this API (no key needed)",

@@ -18,6 +18,7 @@ export const organisationRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/organisation",
+    operationId: "getOrganisation",
     scope: "organisation.read",
     tag: "Organisation",
     summary: "Fetch the key's organisation",

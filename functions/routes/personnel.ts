@@ -13,6 +13,7 @@ export const personnelRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/personnel",
+    operationId: "listPersonnel",
     scope: "organisation.read",
     tag,
     summary: "List the people who may be assigned to tasks",
@@ -26,6 +27,7 @@ export const personnelRoutes = [
   defineRoute({
     method: "post",
     path: "/v1/personnel",
+    operationId: "createPerson",
     scope: "organisation.manage",
     tag,
     summary: "Add a person (name and email are required; email is unique in the organisation)",
@@ -40,6 +42,7 @@ export const personnelRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/personnel/{id}",
+    operationId: "getPerson",
     scope: "organisation.read",
     tag,
     summary: "Fetch one person",
@@ -54,6 +57,7 @@ export const personnelRoutes = [
   defineRoute({
     method: "patch",
     path: "/v1/personnel/{id}",
+    operationId: "updatePerson",
     scope: "organisation.manage",
     tag,
     summary: "Change a person; active=false stops new assignments",

@@ -13,6 +13,7 @@ export const projectRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/projects",
+    operationId: "listProjects",
     scope: "projects.read",
     tag,
     summary: "List the organisation's projects",
@@ -26,6 +27,7 @@ export const projectRoutes = [
   defineRoute({
     method: "post",
     path: "/v1/projects",
+    operationId: "createProject",
     scope: "projects.manage",
     tag,
     summary: "Create a project (name, budget, startDate and endDate are required; budget 0 means none)",
@@ -39,6 +41,7 @@ export const projectRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/projects/{id}",
+    operationId: "getProject",
     scope: "projects.read",
     tag,
     summary: "Fetch one project",
@@ -53,6 +56,7 @@ export const projectRoutes = [
   defineRoute({
     method: "patch",
     path: "/v1/projects/{id}",
+    operationId: "updateProject",
     scope: "projects.manage",
     tag,
     summary: "Change a project",
@@ -68,6 +72,7 @@ export const projectRoutes = [
   defineRoute({
     method: "delete",
     path: "/v1/projects/{id}",
+    operationId: "deleteProject",
     scope: "projects.manage",
     tag,
     summary: "Remove a project that has no milestones or tasks left",

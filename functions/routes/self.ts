@@ -36,6 +36,7 @@ export const selfRoutes = [
   defineRoute({
     method: "get",
     path: "/v1",
+    operationId: "describeKey",
     scope: null,
     tag: "Organisation",
     summary: "Describe this API key: its organisation, application, scopes, changeVersion, realtime and every operation",

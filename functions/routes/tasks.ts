@@ -13,6 +13,7 @@ export const taskRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/tasks",
+    operationId: "listTasks",
     scope: "tasks.read",
     tag,
     summary: "List tasks, filtered and paged",
@@ -27,6 +28,7 @@ export const taskRoutes = [
   defineRoute({
     method: "post",
     path: "/v1/tasks",
+    operationId: "createTask",
     scope: "tasks.manage",
     tag,
     summary: "Create a task (projectId, assigneeId, dueDate and title are required)",
@@ -41,6 +43,7 @@ export const taskRoutes = [
   defineRoute({
     method: "get",
     path: "/v1/tasks/{id}",
+    operationId: "getTask",
     scope: "tasks.read",
     tag,
     summary: "Fetch one task",
@@ -55,6 +58,7 @@ export const taskRoutes = [
   defineRoute({
     method: "patch",
     path: "/v1/tasks/{id}",
+    operationId: "updateTask",
     scope: "tasks.manage",
     tag,
     summary: "Change a task; a status change must follow the workflow",
@@ -74,6 +78,7 @@ export const taskRoutes = [
   defineRoute({
     method: "delete",
     path: "/v1/tasks/{id}",
+    operationId: "deleteTask",
     scope: "tasks.manage",
     tag,
     summary: "Remove a task",
