@@ -16,6 +16,7 @@ import { refuse } from "./middleware/refuse.ts";
 import { operationsOf, toOpenApiRoute, type AnyRoute } from "./registry.ts";
 import { routes as allRoutes } from "./routes/index.ts";
 import { validationError } from "./validation.ts";
+import { internal } from "./internal.ts";
 
 export function sendError(c: Context<AppEnv>, error: ApiError) {
   if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="opsroom"');
@@ -88,6 +89,8 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
     // Responses are typed by the registry's schemas, not by Hono's per-route generics.
     app.openapi({ ...toOpenApiRoute(route), middleware }, handle(route) as never);
   }
+
+  app.route("/internal", internal);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

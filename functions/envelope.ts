@@ -2,6 +2,8 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { encodeCursor } from "../db/queries/paging.ts";
 import type { AppEnv } from "./env.ts";
+import type { WriteResult } from "../db/queries/records.ts";
+import { publishAfterCommit } from "./lib/realtime.ts";
 
 // The seed's envelope: { success, version, message, data } and, on lists, count and nextCursor.
 
@@ -29,6 +31,12 @@ export function listEnvelope<T extends z.ZodType>(schema: T) {
 export function sendRecord(c: Context<AppEnv>, record: { version?: number }, message: string, status: 200 | 201 = 200) {
   if (typeof record.version === "number") c.header("ETag", `"${record.version}"`);
   return c.json({ success: true, version: "v1", message, data: record }, status);
+}
+
+/** A committed write: its event goes to the realtime room after the response, then the record is sent. */
+export function sendWrite(c: Context<AppEnv>, result: WriteResult<{ version?: number }>, message: string, status: 200 | 201 = 200) {
+  if (result.event) publishAfterCommit(c, result.event);
+  return sendRecord(c, result.record, message, status);
 }
 
 /** A page of records; nextCursor and a Link rel="next" header when there is more. */

@@ -1,8 +1,13 @@
 import { createApp } from "./app.ts";
+import type { Bindings } from "./env.ts";
+import { sweepUnpublished } from "./lib/realtime.ts";
 
-// The Worker: everything under /v1 is the Hono app.
+// The Worker: the Hono app serves /v1; the cron trigger re-publishes events no room acknowledged.
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-} satisfies ExportedHandler<import("./env.ts").Bindings>;
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(sweepUnpublished(env).then((result) => console.log(JSON.stringify({ message: "sweep", ...result }))));
+  },
+} satisfies ExportedHandler<Bindings>;

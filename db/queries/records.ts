@@ -5,6 +5,8 @@ import type { Database } from "../client.ts";
 import { actorColumns, actorCtes, assertAllowed, type Actor, type ActorOutcome } from "./actor.ts";
 import { translateConstraintError } from "./constraint-errors.ts";
 import { runOne } from "./sql.ts";
+import { eventProjection } from "./events.ts";
+import type { OpsEvent } from "../../functions/lib/events.ts";
 
 // The generic statements behind every resource. Each call is ONE SQL statement: the key check,
 // the tenant filter, the preconditions, the change, the changeVersion bump and the outbox event
@@ -107,7 +109,7 @@ function bumpAndEvent(def: ResourceDef, action: "created" | "updated" | "deleted
       select ${uuidv7()}::uuid, changed.org_id, bump.change_version, ${`${def.type}.${action}`}, ${def.readScope},
              ${projection(def, "changed")}, ${changes}
         from changed, bump
-      returning change_version
+      returning *
     )`;
 }
 
@@ -121,8 +123,13 @@ async function execute<Row>(db: Database, statement: SQL, deleting = false): Pro
 
 export interface WriteResult<Record> {
   record: Record;
-  /** The organisation's changeVersion after this write; null when nothing changed (a no-op PATCH). */
-  changeVersion: number | null;
+  /** The outbox event this write committed; null when nothing changed (a no-op PATCH). */
+  event: OpsEvent | null;
+}
+
+/** The statement's event, with its bigint changeVersion as a number. */
+function committed(record: RecordJson, event: OpsEvent | null): WriteResult<RecordJson> {
+  return { record, event: event && { ...event, changeVersion: Number(event.changeVersion) } };
 }
 
 export type RecordJson = Record<string, unknown> & { id: string; version: number; createdAt: string };
@@ -200,7 +207,7 @@ export async function createRecord(db: Database, actor: Actor, def: ResourceDef,
     ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p
                    where p.org_id = auth.org_id and p.id = ${options.parent.id}::uuid)`
     : sql`true`;
-  const row = await execute<{ parent_found: boolean | null; refs: Record<string, boolean> | null; record: RecordJson | null; change_version: string | null }>(
+  const row = await execute<{ parent_found: boolean | null; refs: Record<string, boolean> | null; record: RecordJson | null; event: OpsEvent | null }>(
     db,
     sql`with ${actorCtes(actor, def.manageScope)},
         ${referenceCte(options.references, sql`auth`)},
@@ -216,13 +223,13 @@ export async function createRecord(db: Database, actor: Actor, def: ResourceDef,
                (select ${parent} from auth) as parent_found,
                (select row_to_json(refs) from refs) as refs,
                (select ${projection(def, "changed")} from changed) as record,
-               (select change_version from event) as change_version`,
+               (select ${eventProjection("event")} from event) as event`,
   );
   assertAllowed(row, actor, def.manageScope);
   return {
     parentFound: row.parent_found !== false,
     failedReferences: options.references.map((r) => r.field).filter((field) => row.refs?.[field] === false),
-    result: row.record ? { record: row.record, changeVersion: Number(row.change_version) } : null,
+    result: row.record ? committed(row.record, row.event) : null,
   };
 }
 
@@ -268,7 +275,7 @@ export async function updateRecord(db: Database, actor: Actor, def: ResourceDef,
     checks: Record<string, boolean> | null;
     refs: Record<string, boolean> | null;
     record: RecordJson | null;
-    change_version: string | null;
+    event: OpsEvent | null;
   }>(
     db,
     sql`with ${actorCtes(actor, def.manageScope)},
@@ -301,7 +308,7 @@ export async function updateRecord(db: Database, actor: Actor, def: ResourceDef,
                (select row_to_json(checks) from checks) as checks,
                (select row_to_json(refs) from refs) as refs,
                (select ${projection(def, "changed")} from changed) as record,
-               (select change_version from event) as change_version`,
+               (select ${eventProjection("event")} from event) as event`,
   );
   assertAllowed(row, actor, def.manageScope);
   return {
@@ -311,9 +318,9 @@ export async function updateRecord(db: Database, actor: Actor, def: ResourceDef,
     failedReferences: options.references.map((r) => r.field).filter((field) => row.refs?.[field] === false),
     failedRules: options.rules.map((r) => r.name).filter((name) => row.checks?.[name] === false),
     result: row.record
-      ? { record: row.record, changeVersion: Number(row.change_version) }
+      ? committed(row.record, row.event)
       : row.before && row.checks?.changes_something === false
-        ? { record: row.before, changeVersion: null }
+        ? { record: row.before, event: null }
         : null,
   };
 }
@@ -336,7 +343,7 @@ export async function deleteRecord(db: Database, actor: Actor, def: ResourceDef,
   const table = sql.identifier(def.table);
   const counts = options.blockers.map((b) => sql`(${b.count})::int as ${sql.identifier(b.name)}`);
   const none = options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`);
-  const row = await execute<{ found: boolean; checks: Record<string, number | boolean> | null; record: RecordJson | null; change_version: string | null }>(
+  const row = await execute<{ found: boolean; checks: Record<string, number | boolean> | null; record: RecordJson | null; event: OpsEvent | null }>(
     db,
     sql`with ${actorCtes(actor, def.manageScope)},
         locked as (
@@ -359,7 +366,7 @@ export async function deleteRecord(db: Database, actor: Actor, def: ResourceDef,
                exists (select 1 from locked) as found,
                (select row_to_json(checks) from checks) as checks,
                (select ${projection(def, "changed")} from changed) as record,
-               (select change_version from event) as change_version`,
+               (select ${eventProjection("event")} from event) as event`,
     true,
   );
   assertAllowed(row, actor, def.manageScope);
@@ -368,6 +375,6 @@ export async function deleteRecord(db: Database, actor: Actor, def: ResourceDef,
     found: row.found,
     versionMatches: row.checks?.version_matches !== false,
     blockers,
-    result: row.record ? { record: row.record, changeVersion: Number(row.change_version) } : null,
+    result: row.record ? committed(row.record, row.event) : null,
   };
 }

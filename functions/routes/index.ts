@@ -4,6 +4,7 @@ import { openApiRoute } from "./openapi.ts";
 import { organisationRoutes } from "./organisation.ts";
 import { personnelRoutes } from "./personnel.ts";
 import { projectRoutes } from "./projects.ts";
+import { realtimeRoutes } from "./realtime.ts";
 import { selfRoutes } from "./self.ts";
 import { taskRoutes } from "./tasks.ts";
 
@@ -15,5 +16,6 @@ export const routes: AnyRoute[] = [
   ...milestoneRoutes,
   ...taskRoutes,
   ...personnelRoutes,
+  ...realtimeRoutes,
   openApiRoute,
 ];

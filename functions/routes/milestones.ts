@@ -1,7 +1,7 @@
 import { createMilestone, deleteMilestone, getMilestone, listMilestones, updateMilestone } from "../../db/queries/milestones.ts";
 import { notFound } from "../../db/queries/outcomes.ts";
 import { pageRequest } from "../../db/queries/paging.ts";
-import { listEnvelope, recordEnvelope, sendList, sendRecord } from "../envelope.ts";
+import { listEnvelope, recordEnvelope, sendList, sendRecord, sendWrite } from "../envelope.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
@@ -37,8 +37,7 @@ export const milestoneRoutes = [
     body: CreateMilestoneSchema,
     response: { status: 201, schema: recordEnvelope(MilestoneSchema), description: "The added milestone." },
     async handler(c, { params, body }) {
-      const { record } = await createMilestone(c.var.db, c.var.actor, { ...body, projectId: params.id });
-      return sendRecord(c, record, "milestone created", 201);
+      return sendWrite(c, await createMilestone(c.var.db, c.var.actor, { ...body, projectId: params.id }), "milestone created", 201);
     },
   }),
   defineRoute({
@@ -68,8 +67,8 @@ export const milestoneRoutes = [
     errors: ["conflict", "precondition_failed"],
     response: { schema: recordEnvelope(MilestoneSchema), description: "The changed milestone." },
     async handler(c, { params, body }) {
-      const { record, changeVersion } = await updateMilestone(c.var.db, c.var.actor, params.id, body, parseIfMatch(c.req.header("if-match")));
-      return sendRecord(c, record, changeVersion === null ? "milestone unchanged" : "milestone updated");
+      const result = await updateMilestone(c.var.db, c.var.actor, params.id, body, parseIfMatch(c.req.header("if-match")));
+      return sendWrite(c, result, result.event ? "milestone updated" : "milestone unchanged");
     },
   }),
   defineRoute({
@@ -83,8 +82,7 @@ export const milestoneRoutes = [
     errors: ["conflict", "precondition_failed"],
     response: { schema: recordEnvelope(MilestoneSchema), description: "The milestone as it was before removal." },
     async handler(c, { params }) {
-      const { record } = await deleteMilestone(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match")));
-      return sendRecord(c, record, "milestone deleted");
+      return sendWrite(c, await deleteMilestone(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match"))), "milestone deleted");
     },
   }),
 ];

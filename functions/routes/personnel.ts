@@ -1,7 +1,7 @@
 import { notFound } from "../../db/queries/outcomes.ts";
 import { pageRequest } from "../../db/queries/paging.ts";
 import { createPersonnel, getPerson, listPersonnel, updatePerson } from "../../db/queries/personnel.ts";
-import { listEnvelope, recordEnvelope, sendList, sendRecord } from "../envelope.ts";
+import { listEnvelope, recordEnvelope, sendList, sendRecord, sendWrite } from "../envelope.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
@@ -35,8 +35,7 @@ export const personnelRoutes = [
     errors: ["conflict"],
     response: { status: 201, schema: recordEnvelope(PersonSchema), description: "The added person." },
     async handler(c, { body }) {
-      const { record } = await createPersonnel(c.var.db, c.var.actor, body);
-      return sendRecord(c, record, "person created", 201);
+      return sendWrite(c, await createPersonnel(c.var.db, c.var.actor, body), "person created", 201);
     },
   }),
   defineRoute({
@@ -66,8 +65,8 @@ export const personnelRoutes = [
     errors: ["conflict", "precondition_failed"],
     response: { schema: recordEnvelope(PersonSchema), description: "The changed person." },
     async handler(c, { params, body }) {
-      const { record, changeVersion } = await updatePerson(c.var.db, c.var.actor, params.id, body, parseIfMatch(c.req.header("if-match")));
-      return sendRecord(c, record, changeVersion === null ? "person unchanged" : "person updated");
+      const result = await updatePerson(c.var.db, c.var.actor, params.id, body, parseIfMatch(c.req.header("if-match")));
+      return sendWrite(c, result, result.event ? "person updated" : "person unchanged");
     },
   }),
 ];

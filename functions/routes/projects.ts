@@ -1,7 +1,7 @@
 import { notFound } from "../../db/queries/outcomes.ts";
 import { pageRequest } from "../../db/queries/paging.ts";
 import { createProject, deleteProject, getProject, listProjects, updateProject } from "../../db/queries/projects.ts";
-import { listEnvelope, recordEnvelope, sendList, sendRecord } from "../envelope.ts";
+import { listEnvelope, recordEnvelope, sendList, sendRecord, sendWrite } from "../envelope.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
@@ -34,8 +34,7 @@ export const projectRoutes = [
     body: CreateProjectSchema,
     response: { status: 201, schema: recordEnvelope(ProjectSchema), description: "The created project." },
     async handler(c, { body }) {
-      const { record } = await createProject(c.var.db, c.var.actor, body);
-      return sendRecord(c, record, "project created", 201);
+      return sendWrite(c, await createProject(c.var.db, c.var.actor, body), "project created", 201);
     },
   }),
   defineRoute({
@@ -65,8 +64,8 @@ export const projectRoutes = [
     errors: ["conflict", "precondition_failed"],
     response: { schema: recordEnvelope(ProjectSchema), description: "The changed project." },
     async handler(c, { params, body }) {
-      const { record, changeVersion } = await updateProject(c.var.db, c.var.actor, params.id, body, parseIfMatch(c.req.header("if-match")));
-      return sendRecord(c, record, changeVersion === null ? "project unchanged" : "project updated");
+      const result = await updateProject(c.var.db, c.var.actor, params.id, body, parseIfMatch(c.req.header("if-match")));
+      return sendWrite(c, result, result.event ? "project updated" : "project unchanged");
     },
   }),
   defineRoute({
@@ -80,8 +79,7 @@ export const projectRoutes = [
     errors: ["conflict", "precondition_failed"],
     response: { schema: recordEnvelope(ProjectSchema), description: "The project as it was before removal." },
     async handler(c, { params }) {
-      const { record } = await deleteProject(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match")));
-      return sendRecord(c, record, "project deleted");
+      return sendWrite(c, await deleteProject(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match"))), "project deleted");
     },
   }),
 ];

@@ -22,12 +22,12 @@ const SelfDescriptionSchema = z
   .openapi("SelfDescription");
 
 /** Where and how to join the organisation's realtime room (SPEC "Realtime"). */
-export function realtimeInfo(env: Bindings, orgId: string) {
+export function realtimeInfo(env: Bindings, orgId: string, credential: "apiKey" | "token" = "apiKey") {
   const base = new URL(env.REALTIME_URL ?? "http://127.0.0.1:1999");
   const socketUrl = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}/parties/v1/${orgId}`;
   return {
     namespace: "/v1" as const,
-    how: `new PartySocket({ host: "${base.host}", party: "v1", room: "${orgId}", query: { apiKey: "<API_KEY>" } })`,
+    how: `new PartySocket({ host: "${base.host}", party: "v1", room: "${orgId}", query: { ${credential}: "<${credential === "apiKey" ? "API_KEY" : "TOKEN"}>" } })`,
     url: socketUrl,
   };
 }

@@ -1,6 +1,6 @@
 import { pageRequest } from "../../db/queries/paging.ts";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "../../db/queries/tasks.ts";
-import { listEnvelope, recordEnvelope, sendList, sendRecord } from "../envelope.ts";
+import { listEnvelope, recordEnvelope, sendList, sendRecord, sendWrite } from "../envelope.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
@@ -36,8 +36,7 @@ export const taskRoutes = [
     errors: ["invalid_reference"],
     response: { status: 201, schema: recordEnvelope(TaskSchema), description: "The saved task, with its id." },
     async handler(c, { body }) {
-      const { record } = await createTask(c.var.db, c.var.actor, body);
-      return sendRecord(c, record, "task created", 201);
+      return sendWrite(c, await createTask(c.var.db, c.var.actor, body), "task created", 201);
     },
   }),
   defineRoute({
@@ -71,8 +70,8 @@ export const taskRoutes = [
     response: { schema: recordEnvelope(TaskSchema), description: "The changed task." },
     async handler(c, { params, body }) {
       const ifMatch = parseIfMatch(c.req.header("if-match"));
-      const { record, changeVersion } = await updateTask(c.var.db, c.var.actor, params.id, body, ifMatch);
-      return sendRecord(c, record, changeVersion === null ? "task unchanged" : "task updated");
+      const result = await updateTask(c.var.db, c.var.actor, params.id, body, ifMatch);
+      return sendWrite(c, result, result.event ? "task updated" : "task unchanged");
     },
   }),
   defineRoute({
@@ -86,8 +85,7 @@ export const taskRoutes = [
     errors: ["conflict", "precondition_failed"],
     response: { schema: recordEnvelope(TaskSchema), description: "The task as it was before removal." },
     async handler(c, { params }) {
-      const { record } = await deleteTask(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match")));
-      return sendRecord(c, record, "task deleted");
+      return sendWrite(c, await deleteTask(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match"))), "task deleted");
     },
   }),
 ];

@@ -1,0 +1,72 @@
+import type { Context } from "hono";
+import { connectDatabase, type Database } from "../../db/client.ts";
+import { markPublished, pruneEvents, unpublishedEvents } from "../../db/queries/events.ts";
+import type { AppEnv, Bindings } from "../env.ts";
+import type { OpsEvent } from "./events.ts";
+
+// Publishing the outbox to the organisation's room. A write commits its event first; publishing
+// happens after the response, and the room's acknowledgement is recorded on the event row. What
+// is not acknowledged (room down, Worker evicted mid-publish) the cron sweep sends again. The
+// room drops what it has already delivered, so a second publish is harmless.
+
+const PUBLISH_TIMEOUT_MS = 5_000;
+
+/** Sends events of one organisation to its room; answers the changeVersions the room acknowledged. */
+export async function publishToRoom(env: Bindings, orgId: string, events: OpsEvent[]): Promise<number[]> {
+  if (!env.REALTIME_URL || !env.REALTIME_SECRET) return [];
+  const response = await fetch(`${env.REALTIME_URL}/parties/v1/${orgId}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${env.REALTIME_SECRET}`, "content-type": "application/json" },
+    body: JSON.stringify({ events }),
+    signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS),
+  });
+  if (!response.ok) throw new Error(`room ${orgId} answered ${response.status}`);
+  const { acknowledged } = (await response.json()) as { acknowledged: number[] };
+  return acknowledged;
+}
+
+async function publishAndRecord(env: Bindings, db: Database, orgId: string, events: OpsEvent[]): Promise<void> {
+  await markPublished(db, orgId, await publishToRoom(env, orgId, events));
+}
+
+/** After a write commits: publish its event off the response path. Failure is left to the sweep. */
+export function publishAfterCommit(c: Context<AppEnv>, event: OpsEvent): void {
+  const env = c.env;
+  c.executionCtx.waitUntil(
+    (async () => {
+      const db = connectDatabase({ url: env.DATABASE_URL, wsProxy: env.DB_WS_PROXY });
+      try {
+        await publishAndRecord(env, db, event.orgId, [event]);
+      } catch (error) {
+        console.warn(JSON.stringify({ level: "warn", message: "publish failed; the sweep will retry", event: event.id, cause: String(error) }));
+      } finally {
+        await db.close().catch(() => {});
+      }
+    })(),
+  );
+}
+
+/** The cron sweep: re-publishes what no room acknowledged, per organisation in changeVersion order. */
+export async function sweepUnpublished(env: Bindings, options: { graceSeconds?: number } = {}): Promise<{ published: number; failed: number }> {
+  const db = connectDatabase({ url: env.DATABASE_URL, wsProxy: env.DB_WS_PROXY });
+  try {
+    const events = await unpublishedEvents(db, options.graceSeconds ?? 10, 1000);
+    const byOrg = new Map<string, OpsEvent[]>();
+    for (const event of events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);
+    let published = 0;
+    let failed = 0;
+    for (const [orgId, orgEvents] of byOrg) {
+      try {
+        await publishAndRecord(env, db, orgId, orgEvents);
+        published += orgEvents.length;
+      } catch (error) {
+        failed += orgEvents.length;
+        console.warn(JSON.stringify({ level: "warn", message: "sweep publish failed", orgId, cause: String(error) }));
+      }
+    }
+    await pruneEvents(db);
+    return { published, failed };
+  } finally {
+    await db.close().catch(() => {});
+  }
+}
