@@ -23,7 +23,7 @@ const SelfDescriptionSchema = z
 
 /** Where and how to join the organisation's realtime room (SPEC "Realtime"). */
 export function realtimeInfo(env: Bindings, orgId: string, credential: "apiKey" | "token" = "apiKey") {
-  const base = new URL(env.REALTIME_URL ?? "http://127.0.0.1:1999");
+  const base = new URL(env.REALTIME_URL || "http://127.0.0.1:1999");
   const socketUrl = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}/parties/v1/${orgId}`;
   return {
     namespace: "/v1" as const,
