@@ -1,0 +1,41 @@
+import type { z } from "@hono/zod-openapi";
+import { createPersonnel } from "../../db/queries/personnel.ts";
+import { CreatePersonSchema, PersonSchema, type CreatePersonInput } from "../../functions/schemas/personnel.ts";
+import { validationError } from "../../functions/validation.ts";
+import type { CommandSpec } from "../lib/command.ts";
+import { asCliError } from "../lib/api-errors.ts";
+import { requireOrganisation } from "../lib/organisations.ts";
+import { parseUuid } from "../lib/validate.ts";
+
+type Person = z.infer<typeof PersonSchema>;
+
+const personnelAdd: CommandSpec<{ orgId: string; person: CreatePersonInput }, Person> = {
+  name: "personnel add",
+  description:
+    "Adds a person to an organisation, someone tasks can be assigned to. Emails are unique within\n" +
+    "an organisation. Like POST /v1/personnel, this moves changeVersion and emits personnel.created.",
+  options: {
+    org: { type: "string", placeholder: "ID", description: "the organisation's id", required: true },
+    name: { type: "string", placeholder: "NAME", description: "the person's name", required: true },
+    email: { type: "string", placeholder: "EMAIL", description: "the person's email address", required: true },
+    role: { type: "string", placeholder: "R", description: 'what the person does, e.g. "Site supervisor"' },
+  },
+  parse(args) {
+    // The API's own body schema, so the CLI accepts exactly what POST /v1/personnel accepts.
+    const body = { name: args.required("name"), email: args.required("email"), role: args.optional("role") };
+    const parsed = CreatePersonSchema.safeParse(body);
+    if (!parsed.success) throw asCliError(validationError(parsed.error, body));
+    return { orgId: parseUuid(args.required("org"), "--org"), person: parsed.data };
+  },
+  async run({ db }, { orgId, person }) {
+    await requireOrganisation(db, orgId);
+    try {
+      return PersonSchema.parse((await createPersonnel(db, { orgId }, person)).record);
+    } catch (error) {
+      throw asCliError(error);
+    }
+  },
+  render: (person) => `Added ${person.name} <${person.email}>${person.role ? ` (${person.role})` : ""}: ${person.id}\n`,
+};
+
+export default personnelAdd;

@@ -1,0 +1,134 @@
+import type { Database } from "../db/client.ts";
+import { connectNodeDatabase } from "../db/node-client.ts";
+import { formatBanner, type ReadyPart } from "./dev/banner.ts";
+import type { ServiceProcess } from "./dev/child-process.ts";
+import { prepareDevDatabase, type DevDatabase } from "./dev/dev-database.ts";
+import { ensureDemoKey, type DemoOutcome } from "./dev/demo-key.ts";
+import { loadDevSecret } from "./dev/dev-secret.ts";
+import { assertPortFree } from "./dev/ports.ts";
+import { probeWithKey, waitForHttp } from "./dev/readiness.ts";
+import { REALTIME_PORT, REALTIME_URL, startRealtime, startWorker, WORKER_PORT, WORKER_URL } from "./dev/services.ts";
+import { Supervisor } from "./dev/supervisor.ts";
+import { findLeftoverServices, removeDevState, writeDevState } from "./lib/dev-state.ts";
+import { CommandError, isSystemError } from "./lib/errors.ts";
+import { migrateAndReport, type MigrationReport } from "./lib/migrations.ts";
+import { red } from "./lib/style.ts";
+import { startWsBridge } from "./lib/ws-bridge.ts";
+
+// `npm run dev`: database, migrations, WebSocket bridge, Worker and realtime server, then a banner
+// with a working demo key. Ctrl-C (or any part dying) stops all of it.
+
+const START_TIMEOUT_MS = 60_000;
+const DEMO_HOW = { seeded: "seeded just now", stored: "key from .data/demo.json", reissued: "new key (the stored one was revoked)" };
+
+/** Milliseconds since this process started: the banner's timings. */
+const elapsed = () => performance.now();
+
+type MarkReady = (part: string, detail: string, warning?: boolean) => void;
+
+async function start(supervisor: Supervisor): Promise<void> {
+  assertNoLeftovers();
+  await assertPortFree(WORKER_PORT, "the Worker");
+  await assertPortFree(REALTIME_PORT, "the realtime server");
+  const realtimeSecret = loadDevSecret();
+  const parts: ReadyPart[] = [];
+  const ready: MarkReady = (part, detail, warning = false) => parts.push({ part, detail, atMs: elapsed(), warning });
+
+  const database = await prepareDevDatabase();
+  supervisor.onShutdown(() => database.stop());
+  const bridge = await startWsBridge({ target: database.target });
+  supervisor.onShutdown(() => bridge.close());
+  ready("bridge", `ws://${bridge.address} → ${database.target.host}:${database.target.port}`);
+
+  // wrangler and partykit take seconds to boot, and so does the database: all at once.
+  const worker = startWorker({ databaseUrl: database.url, bridgeAddress: bridge.address, realtimeSecret });
+  const realtime = startRealtime({ realtimeSecret });
+  supervisor.watch(worker);
+  supervisor.watch(realtime);
+  supervisor.onShutdown(removeDevState);
+  const [demo] = await Promise.all([
+    prepareData(database, { bridgeAddress: bridge.address, services: { worker, realtime } }, ready),
+    waitForService(worker, `${WORKER_URL}/v1`).then((status) =>
+      ready("worker", `${WORKER_URL} (GET /v1 without a key → ${status})`, status !== 401),
+    ),
+    waitForService(realtime, `${REALTIME_URL}/health`).then(() => ready("realtime", `${REALTIME_URL} (party v1)`)),
+  ]);
+
+  if (demo.demo) {
+    // The whole path of a client's call: Worker → bridge → Postgres.
+    const probe = await probeWithKey(`${WORKER_URL}/v1`, demo.demo.key);
+    const ok = "status" in probe && probe.status === 200;
+    ready("end to end", `GET /v1 with the demo key ${"status" in probe ? `→ ${probe.status}` : `failed: ${probe.error}`}`, !ok);
+  }
+  parts.sort((a, b) => a.atMs - b.atMs);
+  process.stdout.write(formatBanner(parts, demo, elapsed()) + "\n");
+  supervisor.streamServiceOutput();
+}
+
+/** Starts the database, migrates it, tells other local tools where it is, and finds the demo key. */
+async function prepareData(
+  database: DevDatabase,
+  session: { bridgeAddress: string; services: Record<string, ServiceProcess> },
+  ready: MarkReady,
+): Promise<DemoOutcome> {
+  await database.start();
+  ready("database", database.description);
+  const db = connectNodeDatabase(database.url);
+  try {
+    const { applied, total } = await migrate(db, database);
+    ready("migrations", `${applied === 0 ? "up to date" : `applied ${applied}`} (${total} in db/migrations)`);
+    writeDevState({
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      embeddedPostgres: database.embedded,
+      bridgeAddress: session.bridgeAddress,
+      workerUrl: WORKER_URL,
+      realtimeUrl: REALTIME_URL,
+      services: Object.fromEntries(Object.entries(session.services).flatMap(([name, service]) => (service.pid ? [[name, service.pid]] : []))),
+    });
+    const outcome = await ensureDemoKey(db, database.label);
+    if (outcome.demo) ready("demo", `${outcome.demo.orgName} (${outcome.demo.orgId}), ${DEMO_HOW[outcome.how]}`);
+    else ready("demo", "no demo key", true);
+    return outcome;
+  } finally {
+    await db.close();
+  }
+}
+
+async function migrate(db: Database, database: DevDatabase): Promise<MigrationReport> {
+  try {
+    return await migrateAndReport(db, database.url);
+  } catch (error) {
+    throw isSystemError(error) ? new CommandError(`cannot reach ${database.description}: ${error.message}`) : error;
+  }
+}
+
+function assertNoLeftovers(): void {
+  const leftovers = findLeftoverServices();
+  if (!leftovers) return;
+  const names = Object.keys(leftovers.services).join(" and ");
+  const groups = Object.values(leftovers.services).map((pid) => `-${pid}`).join(" ");
+  throw new CommandError(`a killed dev session (pid ${leftovers.devPid}) left the ${names} running; stop them with: kill -- ${groups}`);
+}
+
+/** Waits for the service to answer over HTTP; if it exits or hangs instead, fails with its output. */
+async function waitForService(service: ServiceProcess, url: string): Promise<number> {
+  try {
+    return await waitForHttp(url, { timeoutMs: START_TIMEOUT_MS, abandon: service.exited });
+  } catch (error) {
+    throw new CommandError(`${service.name} did not start: ${(error as Error).message}\n${service.keptOutput()}`);
+  }
+}
+
+const supervisor = new Supervisor();
+supervisor.handleSignals();
+try {
+  await start(supervisor);
+} catch (error) {
+  // A stop signal during start-up makes the waits fail; that is not an error to report.
+  if (!supervisor.stopping) {
+    const message = error instanceof CommandError ? error.message : (error as Error).stack ?? String(error);
+    process.stderr.write(red(`opsroom dev: ${message}\n`, process.stderr));
+  }
+  await supervisor.shutdown(1);
+}
