@@ -9,6 +9,7 @@ import { assertPortFree } from "./dev/ports.ts";
 import { probeWithKey, waitForHttp } from "./dev/readiness.ts";
 import { REALTIME_PORT, REALTIME_URL, startRealtime, startWorker, WORKER_PORT, WORKER_URL } from "./dev/services.ts";
 import { Supervisor } from "./dev/supervisor.ts";
+import { startDevCron } from "./dev/cron.ts";
 import { findLeftoverServices, removeDevState, writeDevState } from "./lib/dev-state.ts";
 import { CommandError, isSystemError } from "./lib/errors.ts";
 import { migrateAndReport, type MigrationReport } from "./lib/migrations.ts";
@@ -60,6 +61,7 @@ async function start(supervisor: Supervisor): Promise<void> {
     const ok = "status" in probe && probe.status === 200;
     ready("end to end", `GET /v1 with the demo key ${"status" in probe ? `→ ${probe.status}` : `failed: ${probe.error}`}`, !ok);
   }
+  supervisor.onShutdown(startDevCron(WORKER_URL));
   parts.sort((a, b) => a.atMs - b.atMs);
   process.stdout.write(formatBanner(parts, demo, elapsed()) + "\n");
   supervisor.streamServiceOutput();
