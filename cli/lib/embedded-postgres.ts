@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { servePGlite, type PGliteServer } from "./pglite-server.ts";
 
 export interface EmbeddedPostgres {
   /** A postgres:// URL any Postgres client (pg, the ws bridge) can use. */
@@ -12,27 +12,25 @@ export interface EmbeddedPostgres {
 /**
  * Postgres in this process (PGlite), served on a TCP port with the Postgres wire protocol.
  * `dataDir` keeps the data on disk; without it the database lives in memory (tests).
- * The socket server queues queries from all connections onto the one PGlite instance and keeps an
- * open transaction's queries together; its default of one connection would drop the Worker's
- * per-request pools, hence the high limit.
+ * Connections take turns on the one PGlite session, a whole request at a time (pglite-server.ts).
  */
 export async function startEmbeddedPostgres(options: { dataDir?: string; port?: number; host?: string } = {}): Promise<EmbeddedPostgres> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {});
   const host = options.host ?? "127.0.0.1";
-  const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: 500 });
+  let server: PGliteServer;
   try {
-    await server.start();
+    server = await servePGlite(db, { host, port: options.port ?? 0 });
   } catch (error) {
     await db.close();
     throw error;
   }
-  const port = Number(server.getServerConn().split(":").pop());
+  const port = server.port;
   return {
     url: `postgres://postgres@${host}:${port}/postgres`,
     port,
     async stop() {
-      await server.stop();
+      await server.close();
       await db.close();
     },
   };
