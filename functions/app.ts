@@ -12,6 +12,7 @@ import { bearer } from "./middleware/bearer.ts";
 import { database } from "./middleware/database.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { logRequests } from "./middleware/log.ts";
+import { rateLimit } from "./middleware/rate-limit.ts";
 import { refuse } from "./middleware/refuse.ts";
 import { operationsOf, toOpenApiRoute, type AnyRoute } from "./registry.ts";
 import { routes as allRoutes } from "./routes/index.ts";
@@ -54,7 +55,7 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
     defaultHook: async (result, c) => {
       if (result.success) return;
       const input = result.target === "json" ? c.var.body : result.target === "query" ? c.req.query() : c.req.param();
-      await refuse(c as Context<AppEnv>, validationError(result.error, input));
+      await refuse(c as Context<AppEnv>, validationError(result.error, input, result.target));
     },
   });
   const operations = operationsOf(routes);
@@ -85,7 +86,7 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
       c.set("scope", route.scope === "public" ? null : route.scope);
       await next();
     });
-    const middleware = [scope, ...(route.scope === "public" ? [] : [bearer]), ...(route.body ? [jsonBody] : [])];
+    const middleware = [scope, ...(route.scope === "public" ? [] : [bearer, rateLimit]), ...(route.body ? [jsonBody] : [])];
     // Responses are typed by the registry's schemas, not by Hono's per-route generics.
     app.openapi({ ...toOpenApiRoute(route), middleware }, handle(route) as never);
   }

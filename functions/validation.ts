@@ -18,8 +18,9 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
   return value;
 }
 
-function problemsOf(issue: z.core.$ZodIssue, input: unknown): Problem[] {
-  const path = issue.path.map(String);
+function problemsOf(issue: z.core.$ZodIssue, input: unknown, target: string): Problem[] {
+  // A query parameter or path segment is named as sent (status), not by its parsed parts (status.0).
+  const path = (target === "json" ? issue.path : issue.path.slice(0, 1)).map(String);
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((key) => {
       const field = [...path, key].join(".");
@@ -27,7 +28,7 @@ function problemsOf(issue: z.core.$ZodIssue, input: unknown): Problem[] {
     });
   }
   const field = path.join(".") || "body";
-  if (issue.code === "invalid_type" && valueAt(input, issue.path) === undefined) {
+  if (issue.code === "invalid_type" && valueAt(input, path) === undefined) {
     return [{ code: "missing_field", field, message: `${field} is required` }];
   }
   return [{ code: "invalid_field", field, message: `${field}: ${issue.message}` }];
@@ -38,9 +39,9 @@ function problemsOf(issue: z.core.$ZodIssue, input: unknown): Problem[] {
  * unknown one before an invalid one), every problem listed in `issues`. The raw zod error is
  * never sent.
  */
-export function validationError(error: z.ZodError, input: unknown): ApiError {
+export function validationError(error: z.ZodError, input: unknown, target = "json"): ApiError {
   const problems = error.issues
-    .flatMap((issue) => problemsOf(issue, input))
+    .flatMap((issue) => problemsOf(issue, input, target))
     .sort((a, b) => (PRIORITY[a.code] ?? 9) - (PRIORITY[b.code] ?? 9));
   const first = problems[0] ?? { code: "invalid_field" as const, field: "body", message: "the request is invalid" };
   return new ApiError(first.code, first.message, { field: first.field, issues: problems });

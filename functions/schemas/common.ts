@@ -2,13 +2,22 @@ import { z } from "@hono/zod-openapi";
 
 export const Uuid = z.uuid().openapi({ example: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10" });
 
-export const DateString = z.iso.date().openapi({ description: "A calendar date, YYYY-MM-DD.", example: "2026-12-15" });
+// Postgres has no year 0, so a date must be in years 0001 to 9999.
+export const DateString = z.iso
+  .date()
+  .refine((date) => !date.startsWith("0000"), "the year must be 0001 or later")
+  .openapi({ description: "A calendar date, YYYY-MM-DD.", example: "2026-12-15" });
+
+/** Postgres text cannot hold NUL, so it is refused as input rather than failing in the database. */
+export const noNul = (text: string) => !text.includes("\u0000");
+const NUL_MESSAGE = "must not contain NUL characters";
+
 
 export const Timestamp = z.string().openapi({ description: "ISO 8601, UTC.", example: "2026-11-21T23:00:00.000Z" });
 
-export const Name = z.string().trim().min(1).max(200);
+export const Name = z.string().trim().min(1).max(200).refine(noNul, NUL_MESSAGE);
 
-export const Description = z.string().max(10_000).nullable();
+export const Description = z.string().max(10_000).refine(noNul, NUL_MESSAGE).nullable();
 
 /** Fields every record carries (SPEC "Resources"). */
 export const recordFields = {

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { BooleanQuery, Name, pageQuery, recordFields } from "./common.ts";
+import { BooleanQuery, Name, noNul, pageQuery, recordFields } from "./common.ts";
 
-const Email = z.email().max(320).openapi({ example: "ada@example.com" });
-const Role = z.string().trim().min(1).max(200).nullable();
+const Email = z.email().max(320).refine(noNul).openapi({ example: "ada@example.com" });
+const Role = z.string().trim().min(1).max(200).refine(noNul, "must not contain NUL characters").nullable();
 
 export const PersonSchema = z
   .object({
