@@ -1,7 +1,9 @@
 import type { Database } from "../db/client.ts";
 import type { Actor } from "../db/queries/actor.ts";
+import type { IdempotencyRequest } from "../db/queries/idempotency.ts";
 import type { Scope } from "./lib/scopes.ts";
 import type { AnyRoute } from "./registry.ts";
+import type { RateLimiter } from "./rate-limit/limiter.ts";
 
 /** Worker bindings (wrangler.toml [vars] and secrets). */
 export interface Bindings {
@@ -13,6 +15,8 @@ export interface Bindings {
   REALTIME_URL?: string;
   /** Shared secret the Worker publishes to the realtime room with (a secret). */
   REALTIME_SECRET?: string;
+  /** One RateLimiter Durable Object per API key. */
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }
 
 export interface Variables {
@@ -24,6 +28,8 @@ export interface Variables {
   scope: Scope | null;
   /** The parsed JSON body, kept so validation errors can tell a missing field from an invalid one. */
   body: unknown;
+  /** A POST's Idempotency-Key with the fingerprint of its request; unset without the header. */
+  idempotency?: IdempotencyRequest;
   /** Every operation of the API, from the route registry (GET /v1 lists them). */
   operations: Operation[];
   /** The route registry itself (the OpenAPI document is generated from it). */

@@ -36,6 +36,7 @@ export function sendRecord(c: Context<AppEnv>, record: { version?: number }, mes
 /** A committed write: its event goes to the realtime room after the response, then the record is sent. */
 export function sendWrite(c: Context<AppEnv>, result: WriteResult<{ version?: number }>, message: string, status: 200 | 201 = 200) {
   if (result.event) publishAfterCommit(c, result.event);
+  if (result.replayed) c.header("Idempotent-Replayed", "true");
   return sendRecord(c, result.record, message, status);
 }
 

@@ -3,6 +3,7 @@ import type { Bindings } from "./env.ts";
 import { sweepUnpublished } from "./lib/realtime.ts";
 
 // The Worker: the Hono app serves /v1; the cron trigger re-publishes events no room acknowledged.
+export { RateLimiter } from "./rate-limit/limiter.ts";
 const app = createApp();
 
 export default {

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { CreateMilestoneInput, UpdateMilestoneInput } from "../../functions/schemas/milestones.ts";
 import type { Database } from "../client.ts";
 import type { Actor } from "./actor.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
 import { notFound, settleCreate, settleDelete, settleUpdate } from "./outcomes.ts";
 import type { PageRequest } from "./paging.ts";
 import { createRecord, deleteRecord, getRecord, listRecords, updateRecord, type ResourceDef } from "./records.ts";
@@ -32,13 +33,19 @@ export function getMilestone(db: Database, actor: Actor, id: string) {
   return getRecord(db, actor, milestoneResource, id);
 }
 
-export async function createMilestone(db: Database, actor: Actor, input: CreateMilestoneInput & { projectId: string }) {
+export async function createMilestone(
+  db: Database,
+  actor: Actor,
+  input: CreateMilestoneInput & { projectId: string },
+  idempotency?: IdempotencyRequest,
+) {
   const outcome = await createRecord(db, actor, milestoneResource, {
     values: input,
     references: [],
     parent: { table: "projects", id: input.projectId },
+    idempotency,
   });
-  return settleCreate(outcome, "project");
+  return settleCreate(outcome, "project", idempotency);
 }
 
 export async function updateMilestone(db: Database, actor: Actor, id: string, patch: UpdateMilestoneInput, ifMatch: number | null) {

@@ -1,4 +1,5 @@
 import { ApiError } from "../../functions/errors.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
 import type { CreateOutcome, DeleteOutcome, RecordJson, UpdateOutcome, WriteResult } from "./records.ts";
 
 // Turning a statement's answer into the API's answer, in SPEC's order of checks:
@@ -19,7 +20,13 @@ export function notFound(noun: string): ApiError {
   return new ApiError("not_found", `${noun} not found`);
 }
 
-export function settleCreate(outcome: CreateOutcome, parentNoun = "parent"): WriteResult<RecordJson> {
+export function settleCreate(outcome: CreateOutcome, parentNoun = "parent", idempotency?: IdempotencyRequest): WriteResult<RecordJson> {
+  if (outcome.replay) {
+    if (outcome.replay.requestHash !== idempotency?.requestHash) {
+      throw new ApiError("idempotency_mismatch", "this Idempotency-Key was used with a different request", { field: "Idempotency-Key" });
+    }
+    return { record: outcome.replay.record, event: null, replayed: true };
+  }
   if (!outcome.parentFound) throw notFound(parentNoun);
   assertReferences(outcome.failedReferences);
   if (!outcome.result) throw new Error("insert returned no row although every check held");

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { CreatePersonInput, UpdatePersonInput } from "../../functions/schemas/personnel.ts";
 import type { Database } from "../client.ts";
 import type { Actor } from "./actor.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
 import { settleCreate, settleUpdate } from "./outcomes.ts";
 import type { PageRequest } from "./paging.ts";
 import { createRecord, getRecord, listRecords, updateRecord, type ResourceDef } from "./records.ts";
@@ -30,8 +31,8 @@ export function getPerson(db: Database, actor: Actor, id: string) {
   return getRecord(db, actor, personnelResource, id);
 }
 
-export async function createPersonnel(db: Database, actor: Actor, input: CreatePersonInput) {
-  return settleCreate(await createRecord(db, actor, personnelResource, { values: input, references: [] }));
+export async function createPersonnel(db: Database, actor: Actor, input: CreatePersonInput, idempotency?: IdempotencyRequest) {
+  return settleCreate(await createRecord(db, actor, personnelResource, { values: input, references: [], idempotency }), "person", idempotency);
 }
 
 export async function updatePerson(db: Database, actor: Actor, id: string, patch: UpdatePersonInput, ifMatch: number | null) {

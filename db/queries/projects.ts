@@ -3,6 +3,7 @@ import type { CreateProjectInput, UpdateProjectInput } from "../../functions/sch
 import { ApiError } from "../../functions/errors.ts";
 import type { Database } from "../client.ts";
 import type { Actor } from "./actor.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
 import { settleCreate, settleDelete, settleUpdate } from "./outcomes.ts";
 import { createRecord, deleteRecord, getRecord, listRecords, updateRecord, type ResourceDef } from "./records.ts";
 import type { PageRequest } from "./paging.ts";
@@ -33,8 +34,8 @@ export function getProject(db: Database, actor: Actor, id: string) {
   return getRecord(db, actor, projectResource, id);
 }
 
-export async function createProject(db: Database, actor: Actor, input: CreateProjectInput) {
-  return settleCreate(await createRecord(db, actor, projectResource, { values: input, references: [] }));
+export async function createProject(db: Database, actor: Actor, input: CreateProjectInput, idempotency?: IdempotencyRequest) {
+  return settleCreate(await createRecord(db, actor, projectResource, { values: input, references: [], idempotency }), "project", idempotency);
 }
 
 export async function updateProject(db: Database, actor: Actor, id: string, patch: UpdateProjectInput, ifMatch: number | null) {

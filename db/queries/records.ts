@@ -5,6 +5,7 @@ import type { Database } from "../client.ts";
 import { actorColumns, actorCtes, assertAllowed, type Actor, type ActorOutcome } from "./actor.ts";
 import { translateConstraintError } from "./constraint-errors.ts";
 import { runOne } from "./sql.ts";
+import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
 import { eventProjection } from "./events.ts";
 import type { OpsEvent } from "../../functions/lib/events.ts";
 
@@ -123,8 +124,10 @@ async function execute<Row>(db: Database, statement: SQL, deleting = false): Pro
 
 export interface WriteResult<Record> {
   record: Record;
-  /** The outbox event this write committed; null when nothing changed (a no-op PATCH). */
+  /** The outbox event this write committed; null when nothing changed (a no-op PATCH, a replay). */
   event: OpsEvent | null;
+  /** True when this is the stored first response to a repeated Idempotency-Key. */
+  replayed?: boolean;
 }
 
 /** The statement's event, with its bigint changeVersion as a number. */
@@ -191,15 +194,33 @@ export interface CreateOptions {
   references: Reference[];
   /** A parent named in the path (POST /v1/projects/:id/milestones): missing means 404. */
   parent?: { table: string; id: string };
+  /** Replays the first response instead of creating twice (SPEC: Idempotency-Key). */
+  idempotency?: IdempotencyRequest;
 }
 
 export interface CreateOutcome {
   parentFound: boolean;
   failedReferences: string[];
   result: WriteResult<RecordJson> | null;
+  /** A stored first response for this Idempotency-Key, and the hash of the request that made it. */
+  replay: { requestHash: string; record: RecordJson } | null;
 }
 
 export async function createRecord(db: Database, actor: Actor, def: ResourceDef, options: CreateOptions): Promise<CreateOutcome> {
+  try {
+    return await createOnce(db, actor, def, options);
+  } catch (error) {
+    // Two requests with one Idempotency-Key at once: the loser's whole statement rolled back on
+    // the key's primary key. Run again, and it finds the winner's response to replay.
+    if (!options.idempotency || !isIdempotencyRace(error)) throw translateConstraintError(error);
+    if ("keyHash" in actor) await forgetExpired(db, actor.keyHash, options.idempotency);
+    return createOnce(db, actor, def, options).catch((retryError: unknown) => {
+      throw translateConstraintError(retryError);
+    });
+  }
+}
+
+async function createOnce(db: Database, actor: Actor, def: ResourceDef, options: CreateOptions): Promise<CreateOutcome> {
   const entries = Object.entries(options.values).filter(([, value]) => value !== undefined);
   const columns = entries.map(([key]) => sql.identifier(column(def, key).column));
   const values = entries.map(([key, value]) => typed(value, column(def, key).kind));
@@ -207,29 +228,39 @@ export async function createRecord(db: Database, actor: Actor, def: ResourceDef,
     ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p
                    where p.org_id = auth.org_id and p.id = ${options.parent.id}::uuid)`
     : sql`true`;
-  const row = await execute<{ parent_found: boolean | null; refs: Record<string, boolean> | null; record: RecordJson | null; event: OpsEvent | null }>(
+  const row = await runOne<ActorOutcome & {
+    parent_found: boolean | null;
+    refs: Record<string, boolean> | null;
+    record: RecordJson | null;
+    event: OpsEvent | null;
+    replay: { request_hash: string; response: RecordJson } | null;
+  }>(
     db,
     sql`with ${actorCtes(actor, def.manageScope)},
         ${referenceCte(options.references, sql`auth`)},
+        ${replayCte(options.idempotency)},
         changed as (
           insert into ${sql.identifier(def.table)} (id, org_id, ${sql.join(columns, sql`, `)})
           select ${uuidv7()}::uuid, auth.org_id, ${sql.join(values, sql`, `)}
             from auth, refs
-           where ${parent} and ${referencesHold(options.references)}
+           where ${parent} and ${referencesHold(options.references)} and not exists (select 1 from replay)
           returning *
         ),
-        ${bumpAndEvent(def, "created", sql`null::jsonb`)}
+        ${bumpAndEvent(def, "created", sql`null::jsonb`)},
+        ${rememberCte(options.idempotency, projection(def, "changed"))}
         select ${actorColumns},
                (select ${parent} from auth) as parent_found,
                (select row_to_json(refs) from refs) as refs,
                (select ${projection(def, "changed")} from changed) as record,
-               (select ${eventProjection("event")} from event) as event`,
+               (select ${eventProjection("event")} from event) as event,
+               (select row_to_json(replay) from replay) as replay`,
   );
   assertAllowed(row, actor, def.manageScope);
   return {
     parentFound: row.parent_found !== false,
     failedReferences: options.references.map((r) => r.field).filter((field) => row.refs?.[field] === false),
     result: row.record ? committed(row.record, row.event) : null,
+    replay: row.replay ? { requestHash: row.replay.request_hash, record: row.replay.response } : null,
   };
 }
 

@@ -3,6 +3,7 @@ import { ApiError } from "../../functions/errors.ts";
 import { TASK_TRANSITIONS, type CreateTaskInput, type ListTasksFilters, type TaskStatus, type UpdateTaskInput } from "../../functions/schemas/tasks.ts";
 import type { Database } from "../client.ts";
 import type { Actor } from "./actor.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
 import { settleCreate, settleDelete, settleUpdate } from "./outcomes.ts";
 import type { PageRequest } from "./paging.ts";
 import { createRecord, deleteRecord, getRecord, listRecords, updateRecord, type Reference, type ResourceDef } from "./records.ts";
@@ -52,13 +53,13 @@ const milestoneInProject = (id: string, project: SQL): Reference => ({
   exists: sql`exists (select 1 from milestones m where m.org_id = auth.org_id and m.project_id = ${project} and m.id = ${id}::uuid)`,
 });
 
-export async function createTask(db: Database, actor: Actor, input: CreateTaskInput) {
+export async function createTask(db: Database, actor: Actor, input: CreateTaskInput, idempotency?: IdempotencyRequest) {
   const references: Reference[] = [
     { field: "projectId", exists: sql`exists (select 1 from projects p where p.org_id = auth.org_id and p.id = ${input.projectId}::uuid)` },
     assigneeIsActive(input.assigneeId),
   ];
   if (input.milestoneId) references.push(milestoneInProject(input.milestoneId, sql`${input.projectId}::uuid`));
-  return settleCreate(await createRecord(db, actor, taskResource, { values: input, references }));
+  return settleCreate(await createRecord(db, actor, taskResource, { values: input, references, idempotency }), "task", idempotency);
 }
 
 // The workflow as SQL pairs, so the check runs on the locked row inside the statement.

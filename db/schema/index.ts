@@ -5,3 +5,4 @@ export * from "./projects.ts";
 export * from "./milestones.ts";
 export * from "./tasks.ts";
 export * from "./events.ts";
+export * from "./idempotency-keys.ts";

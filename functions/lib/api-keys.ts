@@ -1,3 +1,5 @@
+import { sha256Hex } from "./hash.ts";
+
 // API key format (SPEC): "ops_" + 32 random base62 characters (190 bits) + a 6-character base62
 // CRC32 checksum, like GitHub's tokens: a typo or truncated key is refused without a database
 // lookup, and secret scanners can recognise the format.
@@ -52,9 +54,8 @@ export function isWellFormedApiKey(key: string): boolean {
 }
 
 /** SHA-256 of the key, hex: the only form in which a key is stored or looked up. */
-export async function hashApiKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+export function hashApiKey(key: string): Promise<string> {
+  return sha256Hex(key);
 }
 
 export function displayPrefix(key: string): string {

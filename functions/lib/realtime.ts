@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { connectDatabase, type Database } from "../../db/client.ts";
 import { markPublished, pruneEvents, unpublishedEvents } from "../../db/queries/events.ts";
+import { pruneIdempotencyKeys } from "../../db/queries/idempotency.ts";
 import type { AppEnv, Bindings } from "../env.ts";
 import type { OpsEvent } from "./events.ts";
 
@@ -65,6 +66,7 @@ export async function sweepUnpublished(env: Bindings, options: { graceSeconds?: 
       }
     }
     await pruneEvents(db);
+    await pruneIdempotencyKeys(db);
     return { published, failed };
   } finally {
     await db.close().catch(() => {});

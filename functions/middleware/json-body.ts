@@ -2,8 +2,11 @@ import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors.ts";
 import type { AppEnv } from "../env.ts";
 import { refuse } from "./refuse.ts";
+import { sha256Hex } from "../lib/hash.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
@@ -35,7 +38,8 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number
 /**
  * The body checks that come before the schema: JSON content type (415), at most 64 KiB (413),
  * well-formed JSON (400 invalid_json), a JSON object. The parsed body is handed to the
- * validator through Hono's body cache.
+ * validator through Hono's body cache. A POST's Idempotency-Key is fingerprinted here, over the
+ * exact bytes received.
  */
 export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
@@ -55,6 +59,13 @@ export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
     return refuse(c, new ApiError("invalid_json", "the body must be a JSON object"));
   }
   c.set("body", body);
+  const idempotencyKey = c.req.header("idempotency-key");
+  if (c.req.method === "POST" && idempotencyKey !== undefined) {
+    if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      return refuse(c, new ApiError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" }));
+    }
+    c.set("idempotency", { key: idempotencyKey, requestHash: await sha256Hex(`POST ${new URL(c.req.url).pathname}\n${text}`) });
+  }
   // Hono caches bodies as promises and derives json() from the cached text.
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
   await next();

@@ -37,7 +37,7 @@ export const milestoneRoutes = [
     body: CreateMilestoneSchema,
     response: { status: 201, schema: recordEnvelope(MilestoneSchema), description: "The added milestone." },
     async handler(c, { params, body }) {
-      return sendWrite(c, await createMilestone(c.var.db, c.var.actor, { ...body, projectId: params.id }), "milestone created", 201);
+      return sendWrite(c, await createMilestone(c.var.db, c.var.actor, { ...body, projectId: params.id }, c.var.idempotency), "milestone created", 201);
     },
   }),
   defineRoute({

@@ -35,7 +35,7 @@ export const personnelRoutes = [
     errors: ["conflict"],
     response: { status: 201, schema: recordEnvelope(PersonSchema), description: "The added person." },
     async handler(c, { body }) {
-      return sendWrite(c, await createPersonnel(c.var.db, c.var.actor, body), "person created", 201);
+      return sendWrite(c, await createPersonnel(c.var.db, c.var.actor, body, c.var.idempotency), "person created", 201);
     },
   }),
   defineRoute({

@@ -34,7 +34,7 @@ export const projectRoutes = [
     body: CreateProjectSchema,
     response: { status: 201, schema: recordEnvelope(ProjectSchema), description: "The created project." },
     async handler(c, { body }) {
-      return sendWrite(c, await createProject(c.var.db, c.var.actor, body), "project created", 201);
+      return sendWrite(c, await createProject(c.var.db, c.var.actor, body, c.var.idempotency), "project created", 201);
     },
   }),
   defineRoute({

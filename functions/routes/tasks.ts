@@ -36,7 +36,7 @@ export const taskRoutes = [
     errors: ["invalid_reference"],
     response: { status: 201, schema: recordEnvelope(TaskSchema), description: "The saved task, with its id." },
     async handler(c, { body }) {
-      return sendWrite(c, await createTask(c.var.db, c.var.actor, body), "task created", 201);
+      return sendWrite(c, await createTask(c.var.db, c.var.actor, body, c.var.idempotency), "task created", 201);
     },
   }),
   defineRoute({
