@@ -6,3 +6,5 @@ export * from "./milestones.ts";
 export * from "./tasks.ts";
 export * from "./events.ts";
 export * from "./idempotency-keys.ts";
+export * from "./webhooks.ts";
+export * from "./webhook-deliveries.ts";

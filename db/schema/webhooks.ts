@@ -1,0 +1,32 @@
+import { sql } from "drizzle-orm";
+import { boolean, check, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { apiKeys } from "./api-keys.ts";
+import { id, orgId, timestamps, version } from "./columns.ts";
+import { organisations } from "./organisations.ts";
+
+export const webhooks = pgTable(
+  "webhooks",
+  {
+    id: id(),
+    orgId: orgId().references(() => organisations.id, { onDelete: "cascade" }),
+    // The key that registered it; its read scopes at that moment bound what the webhook sees.
+    createdByKeyId: uuid().references(() => apiKeys.id, { onDelete: "set null" }),
+    scopes: text().array().notNull(),
+    url: text().notNull(),
+    description: text(),
+    // Event name patterns ("task.*", "project.updated"); empty means every visible event.
+    events: text().array().notNull().default(sql`'{}'::text[]`),
+    enabled: boolean().notNull().default(true),
+    // Why deliveries stopped (the receiver answered 410 Gone), shown on the webhook.
+    disabledReason: text(),
+    // The Standard Webhooks signing secret, whsec_...: needed in clear to sign, shown once.
+    secret: text().notNull(),
+    version: version(),
+    ...timestamps,
+  },
+  (t) => [
+    // GET /v1/webhooks, keyset-paged.
+    index("webhooks_org_created_idx").on(t.orgId, t.createdAt, t.id),
+    check("webhooks_url_length", sql`char_length(${t.url}) between 8 and 2048`),
+  ],
+);
