@@ -50,7 +50,8 @@ function configureLocalBridge(wsProxy: string) {
 
 export function connectDatabase(config: DatabaseConfig): Database {
   if (config.wsProxy) configureLocalBridge(config.wsProxy);
-  const pool = new Pool({ connectionString: config.url, max: 4 });
+  // A database that does not answer within 5 s is unavailable (503), not a hung request.
+  const pool = new Pool({ connectionString: config.url, max: 4, connectionTimeoutMillis: 5_000 });
   // An idle client that dies (database restart) must not crash the isolate.
   pool.on("error", () => {});
   let queryCount = 0;

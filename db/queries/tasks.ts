@@ -42,9 +42,10 @@ export function getTask(db: Database, actor: Actor, id: string) {
   return getRecord(db, actor, taskResource, id);
 }
 
-const assigneeIsActive = (id: string): Reference => ({
+/** `unchanged`: on updates, resending the current assignee is fine even if they left since. */
+const assigneeIsActive = (id: string, unchanged: SQL = sql`false`): Reference => ({
   field: "assigneeId",
-  exists: sql`exists (select 1 from personnel x where x.org_id = auth.org_id and x.id = ${id}::uuid and x.active)`,
+  exists: sql`${unchanged} or exists (select 1 from personnel x where x.org_id = auth.org_id and x.id = ${id}::uuid and x.active)`,
 });
 
 /** `project` is SQL naming the task's project: the new one on create, the locked row's on update. */
@@ -70,7 +71,7 @@ const transitionPairs = sql.join(
 
 export async function updateTask(db: Database, actor: Actor, id: string, patch: UpdateTaskInput, ifMatch: number | null) {
   const references: Reference[] = [];
-  if (patch.assigneeId) references.push(assigneeIsActive(patch.assigneeId));
+  if (patch.assigneeId) references.push(assigneeIsActive(patch.assigneeId, sql`l.assignee_id = ${patch.assigneeId}::uuid`));
   if (patch.milestoneId) references.push(milestoneInProject(patch.milestoneId, sql`l.project_id`));
   const rules = patch.status
     ? [{ name: "transition", holds: sql`l.status = ${patch.status} or (l.status, ${patch.status}::text) in (${transitionPairs})` }]

@@ -7,7 +7,7 @@ import { signRealtimeToken } from "../lib/realtime-token.ts";
 import { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
 import { defineRoute } from "../registry.ts";
 import { Timestamp, Uuid } from "../schemas/common.ts";
-import { realtimeInfo } from "./self.ts";
+import { RealtimeInfoSchema, realtimeInfo } from "./self.ts";
 
 const tag = "Realtime";
 const READ_SCOPES = [...new Set(Object.values(EVENT_SCOPES))];
@@ -19,20 +19,23 @@ const EventSchema = z
     orgId: Uuid,
     changeVersion: z.number().int().openapi({ description: "The organisation's changeVersion this change produced." }),
     occurredAt: Timestamp,
-    data: z.record(z.string(), z.unknown()).openapi({ description: "The full record after the change (for a delete, as it was)." }),
+    data: z.record(z.string(), z.unknown()).openapi({
+      description: "The full record after the change (for a delete, as it was).",
+      example: { id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", title: "Book the removal van", status: "in_progress", version: 2 },
+    }),
     changes: z
       .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
       .nullable()
-      .openapi({ description: "On updates: each changed field with its old and new value." }),
+      .openapi({ description: "On updates: each changed field with its old and new value.", example: { status: { from: "todo", to: "in_progress" } } }),
   })
   .openapi("Event");
 
 const EventListSchema = z.object({
   success: z.literal(true),
   version: z.literal("v1"),
-  message: z.string(),
-  count: z.number().int(),
-  changeVersion: z.number().int().openapi({ description: "The organisation's current changeVersion." }),
+  message: z.string().openapi({ example: "2 events" }),
+  count: z.number().int().openapi({ example: 2 }),
+  changeVersion: z.number().int().openapi({ description: "The organisation's current changeVersion.", example: 42 }),
   data: z.array(EventSchema),
   nextCursor: z.string().nullable().openapi({ description: "Pass as ?after= for the next page; null when caught up." }),
 });
@@ -48,11 +51,11 @@ const TokenRequestSchema = z
 
 const TokenSchema = z
   .object({
-    token: z.string(),
+    token: z.string().openapi({ example: "eyJvcmdJZCI6IjAxOWE4YTBlLi4uIn0.c2lnbmF0dXJl", description: "Pass as query: { token }." }),
     expiresAt: Timestamp,
     organisation: Uuid,
-    scopes: z.array(z.string()),
-    realtime: z.object({ namespace: z.literal("/v1"), how: z.string(), url: z.string() }),
+    scopes: z.array(z.string()).openapi({ example: ["projects.read", "tasks.read"] }),
+    realtime: RealtimeInfoSchema,
   })
   .openapi("RealtimeToken");
 
@@ -112,6 +115,9 @@ export const realtimeRoutes = [
       const missing = body.scopes?.find((scope) => !caller.scopes.includes(scope));
       if (missing) throw new ApiError("insufficient_scope", `the key does not hold ${missing}`, { scope: missing, field: "scopes" });
       const scopes = ALL_SCOPES.filter((scope) => (body.scopes ?? readable).includes(scope));
+      if (scopes.length === 0) {
+        throw new ApiError("insufficient_scope", "a realtime token needs a key holding at least one read scope", { scope: READ_SCOPES.join(" | ") });
+      }
       const exp = Math.floor(Date.now() / 1000) + (body.ttlSeconds ?? 300);
       const token = await signRealtimeToken(secret, { orgId: caller.orgId, scopes, exp });
       return c.json(
