@@ -18,6 +18,7 @@ import { operationsOf, toOpenApiRoute, type AnyRoute } from "./registry.ts";
 import { routes as allRoutes } from "./routes/index.ts";
 import { validationError } from "./validation.ts";
 import { internal } from "./internal.ts";
+import { apiReference } from "./docs.ts";
 
 export function sendError(c: Context<AppEnv>, error: ApiError) {
   if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="opsroom"');
@@ -92,6 +93,8 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
   }
 
   app.route("/internal", internal);
+  // The API reference page (HTML, no key); the console at / is a static asset (wrangler.toml [assets]).
+  app.get("/docs", apiReference);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

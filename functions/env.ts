@@ -15,6 +15,8 @@ export interface Bindings {
   REALTIME_URL?: string;
   /** Shared secret the Worker publishes to the realtime room with (a secret). */
   REALTIME_SECRET?: string;
+  /** "true" lets webhooks point at this machine over plain http (development and tests only). */
+  WEBHOOKS_ALLOW_LOOPBACK?: string;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }

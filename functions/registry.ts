@@ -31,7 +31,7 @@ export interface RouteDefinition<P extends Schema = Schema, Q extends Schema = S
   params?: P;
   query?: Q;
   body?: B;
-  response: { status?: 200 | 201; schema: z.ZodType; description: string };
+  response: { status?: 200 | 201 | 202; schema: z.ZodType; description: string };
   /** Errors particular to this endpoint; the common ones are derived from its shape. */
   errors?: ErrorCode[];
   handler(c: Context<AppEnv>, input: RouteInput<P, Q, B>): Response | Promise<Response>;
@@ -50,7 +50,8 @@ export type AnyRoute = RouteDefinition<any, any, any>;
 /** The error codes an endpoint can answer with, derived from what it declares. */
 export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   const codes = new Set<ErrorCode>(["internal_error"]);
-  if (route.scope !== "public") ["unauthorized", "invalid_key", "unavailable"].forEach((c) => codes.add(c as ErrorCode));
+  // Every keyed call counts against the key's rate limit (functions/middleware/rate-limit.ts).
+  if (route.scope !== "public") ["unauthorized", "invalid_key", "rate_limited", "unavailable"].forEach((c) => codes.add(c as ErrorCode));
   if (route.scope !== "public" && route.scope !== null) codes.add("insufficient_scope");
   if (route.params || route.query) codes.add("invalid_field");
   if (route.query) codes.add("unknown_field");

@@ -28,7 +28,8 @@ function problemsOf(issue: z.core.$ZodIssue, input: unknown, target: string): Pr
     });
   }
   const field = path.join(".") || "body";
-  if (issue.code === "invalid_type" && valueAt(input, path) === undefined) {
+  // zod reports a missing string as invalid_type but a missing enum (financial entry kind) as invalid_value.
+  if ((issue.code === "invalid_type" || issue.code === "invalid_value") && valueAt(input, path) === undefined) {
     return [{ code: "missing_field", field, message: `${field} is required` }];
   }
   return [{ code: "invalid_field", field, message: `${field}: ${issue.message}` }];

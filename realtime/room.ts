@@ -1,8 +1,10 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../functions/lib/events.ts";
+import type { RoomMessage } from "../functions/lib/realtime.ts";
 import { scopeOfEvent } from "../functions/lib/events.ts";
 import { bearerToken, secretsEqual } from "../functions/lib/secrets.ts";
 import { authenticate, type Identity, type RoomEnv } from "./identity.ts";
+import { WebhookDispatcher } from "./webhooks.ts";
 
 // The realtime room of one organisation (party "v1", room id = organisation id).
 //
@@ -16,20 +18,31 @@ import { authenticate, type Identity, type RoomEnv } from "./identity.ts";
 const IDENTITY_HEADER = "x-opsroom-identity";
 const WATERMARK_KEY = "watermark";
 const PENDING_KEY = "pending";
+/** Delivered events not yet turned into webhook jobs; written with the watermark, so none is skipped. */
+const FANOUT_KEY = "fanout";
+const ORG_KEY = "orgId";
 const GAP_RETRY_MS = 5_000;
 
 export default class OrganisationRoom implements Party.Server {
   // Idle rooms with many sockets cost nothing: the room sleeps between messages.
   readonly options: Party.ServerOptions = { hibernate: true };
 
+  /**
+   * The organisation (the room id). PartyKit does not expose the room id to alarms, so it is kept
+   * in storage the first time a request or socket arrives.
+   */
+  private orgId: string | null = null;
   /** The last changeVersion delivered to sockets; null until known. */
   private watermark: number | null = null;
   /** Events that arrived ahead of a gap, by changeVersion; kept in storage too. */
   private pending = new Map<number, OpsEvent>();
-  /** Publishes are handled one at a time, so the watermark never moves under a running one. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly room: Party.Room) {}
+  private readonly webhooks: WebhookDispatcher;
+
+  constructor(readonly room: Party.Room) {
+    this.webhooks = new WebhookDispatcher(room.storage, (path, init) => this.internalApi(path, init));
+  }
 
   private get env(): RoomEnv {
     return this.room.env as RoomEnv;
@@ -44,10 +57,18 @@ export default class OrganisationRoom implements Party.Server {
   }
 
   async onStart(): Promise<void> {
+    this.orgId = (await this.room.storage.get<string>(ORG_KEY)) ?? null;
     this.watermark = (await this.room.storage.get<number>(WATERMARK_KEY)) ?? null;
     const stored = (await this.room.storage.get<OpsEvent[]>(PENDING_KEY)) ?? [];
     this.pending = new Map(stored.map((event) => [event.changeVersion, event]));
-    if (this.watermark === null) await this.learnStartingPoint().catch(() => {});
+    if (this.watermark === null && this.orgId) await this.learnStartingPoint().catch(() => {});
+  }
+
+  /** Called where the room id is readable (requests, sockets): keeps it for the alarm. */
+  private async rememberOrg(): Promise<void> {
+    if (this.orgId) return;
+    this.orgId = this.room.id;
+    await this.room.storage.put(ORG_KEY, this.orgId);
   }
 
   getConnectionTags(_connection: Party.Connection, context: Party.ConnectionContext): string[] {
@@ -56,7 +77,8 @@ export default class OrganisationRoom implements Party.Server {
     return identity?.scopes.length ? identity.scopes : ["none"];
   }
 
-  onConnect(connection: Party.Connection): void {
+  async onConnect(connection: Party.Connection): Promise<void> {
+    await this.rememberOrg();
     connection.send(JSON.stringify({ type: "ready", changeVersion: this.watermark ?? 0 }));
   }
 
@@ -71,23 +93,58 @@ export default class OrganisationRoom implements Party.Server {
     if (!secret || !secretsEqual(bearerToken(request.headers.get("authorization")), secret)) {
       return Response.json({ error: "unauthorized" }, { status: 401 });
     }
-    let events: OpsEvent[];
-    try {
-      events = ((await request.json()) as { events: OpsEvent[] }).events;
-      if (!Array.isArray(events)) throw new Error("events must be an array");
-    } catch {
-      return Response.json({ error: "body must be { events: [...] }" }, { status: 400 });
+    await this.rememberOrg();
+    const message = (await request.json().catch(() => null)) as RoomMessage | null;
+    if (message && "webhooksChanged" in message) {
+      await this.webhooks.reload();
+      return Response.json({ reloaded: true });
     }
-    const run = this.queue.then(() => this.accept(events));
-    this.queue = run.catch(() => {});
-    await run;
+    if (message && "deliver" in message) {
+      await this.webhooks.enqueueFor(message.deliver.webhookId, message.deliver.event);
+      await this.wakeAt(Date.now());
+      return Response.json({ queued: true });
+    }
+    if (!message || !("events" in message) || !Array.isArray(message.events)) {
+      return Response.json({ error: "body must be { events }, { webhooksChanged } or { deliver }" }, { status: 400 });
+    }
+    const events = message.events;
+    await this.serially(() => this.accept(events));
     return Response.json({ acknowledged: events.map((event) => event.changeVersion), watermark: this.watermark });
   }
 
   async onAlarm(): Promise<void> {
-    const run = this.queue.then(() => this.accept([]));
+    await this.serially(async () => {
+      await this.accept([]);
+      await this.fanOut();
+    });
+    const nextJob = await this.webhooks.drain();
+    const waiting = this.pending.size > 0 || ((await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? []).length > 0;
+    const next = [nextJob, waiting ? Date.now() + GAP_RETRY_MS : null].filter((at): at is number => at !== null);
+    if (next.length) await this.wakeAt(Math.min(...next));
+  }
+
+  /** Turns delivered events into webhook jobs; kept for the next alarm if the webhooks cannot be loaded. */
+  private async fanOut(): Promise<void> {
+    const fanout = (await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? [];
+    if (fanout.length === 0) return;
+    const queued = await this.webhooks.enqueue(fanout).then(
+      () => true,
+      () => false,
+    );
+    if (queued) await this.room.storage.delete(FANOUT_KEY);
+  }
+
+  /** Runs publishes and alarms one at a time, so the watermark never moves under a running one. */
+  private serially(work: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(work);
     this.queue = run.catch(() => {});
-    await run;
+    return run;
+  }
+
+  /** Sets the alarm to `at` unless it is already due sooner. */
+  private async wakeAt(at: number): Promise<void> {
+    const current = await this.room.storage.getAlarm();
+    if (current === null || at < current || current <= Date.now()) await this.room.storage.setAlarm(at);
   }
 
   /** Takes published events in, delivers whatever is now in order, and keeps the rest durably. */
@@ -101,23 +158,29 @@ export default class OrganisationRoom implements Party.Server {
     }
     if (this.watermark === null) return;
     for (const event of events) if (event.changeVersion > this.watermark) this.pending.set(event.changeVersion, event);
-    this.deliverInOrder();
+    const delivered = this.deliverInOrder();
     if (this.pending.size > 0) {
       // A gap: fetch what is missing from the API rather than waiting for the sweep.
       await this.fillGap().catch(() => {});
-      this.deliverInOrder();
+      delivered.push(...this.deliverInOrder());
     }
-    await this.room.storage.put({ [WATERMARK_KEY]: this.watermark, [PENDING_KEY]: [...this.pending.values()] });
-    if (this.pending.size > 0) await this.room.storage.setAlarm(Date.now() + GAP_RETRY_MS);
+    const fanout = [...((await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? []), ...delivered];
+    await this.room.storage.put({ [WATERMARK_KEY]: this.watermark, [PENDING_KEY]: [...this.pending.values()], [FANOUT_KEY]: fanout });
+    if (fanout.length > 0) await this.wakeAt(Date.now());
+    else if (this.pending.size > 0) await this.wakeAt(Date.now() + GAP_RETRY_MS);
   }
 
-  private deliverInOrder(): void {
+  /** Sends every event that is next in line; answers them, in order. */
+  private deliverInOrder(): OpsEvent[] {
+    const delivered: OpsEvent[] = [];
     for (let next = this.pending.get(this.watermark! + 1); next; next = this.pending.get(this.watermark! + 1)) {
       this.pending.delete(next.changeVersion);
       this.broadcast(next);
+      delivered.push(next);
       this.watermark = next.changeVersion;
     }
     for (const changeVersion of this.pending.keys()) if (changeVersion <= this.watermark!) this.pending.delete(changeVersion);
+    return delivered;
   }
 
   private broadcast(event: OpsEvent): void {
@@ -127,10 +190,16 @@ export default class OrganisationRoom implements Party.Server {
     for (const connection of this.room.getConnections(scope)) connection.send(message);
   }
 
-  private async callApi<T>(path: string): Promise<T> {
-    const response = await fetch(`${this.env.API_URL ?? "http://127.0.0.1:8787"}/internal/rooms/${this.room.id}${path}`, {
-      headers: { authorization: `Bearer ${this.env.REALTIME_SECRET ?? ""}` },
+  /** The API's internal endpoints for this room, with the shared secret. */
+  private internalApi(path: string, init: RequestInit = {}): Promise<Response> {
+    return fetch(`${this.env.API_URL ?? "http://127.0.0.1:8787"}/internal/rooms/${this.orgId}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${this.env.REALTIME_SECRET ?? ""}`, "content-type": "application/json" },
     });
+  }
+
+  private async callApi<T>(path: string): Promise<T> {
+    const response = await this.internalApi(path);
     if (!response.ok) throw new Error(`API answered ${response.status}`);
     return (await response.json()) as T;
   }

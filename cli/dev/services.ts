@@ -21,6 +21,8 @@ export function startWorker(vars: { databaseUrl: string; bridgeAddress: string; 
       "--var", `DATABASE_URL:${vars.databaseUrl}`,
       "--var", `DB_WS_PROXY:${vars.bridgeAddress}`,
       "--var", `REALTIME_SECRET:${vars.realtimeSecret}`,
+      // Local receivers (http://127.0.0.1) are allowed in development; production requires https.
+      "--var", "WEBHOOKS_ALLOW_LOOPBACK:true",
       "--show-interactive-dev-session=false",
     ],
     // Offline-friendly: no usage metrics, no lookup of request.cf from Cloudflare.

@@ -9,6 +9,12 @@ const CONSTRAINTS: Record<string, ApiError> = {
   tasks_assignee_fk: new ApiError("invalid_reference", "assigneeId does not name a person of this organisation", { field: "assigneeId" }),
   tasks_milestone_fk: new ApiError("invalid_reference", "milestoneId does not name a milestone of the task's project", { field: "milestoneId" }),
   milestones_project_fk: new ApiError("not_found", "project not found"),
+  risks_project_fk: new ApiError("invalid_reference", "projectId does not name a project of this organisation", { field: "projectId" }),
+  risks_owner_fk: new ApiError("invalid_reference", "ownerId does not name a person of this organisation", { field: "ownerId" }),
+  issues_project_fk: new ApiError("invalid_reference", "projectId does not name a project of this organisation", { field: "projectId" }),
+  issues_reporter_fk: new ApiError("invalid_reference", "reporterId does not name a person of this organisation", { field: "reporterId" }),
+  issues_assignee_fk: new ApiError("invalid_reference", "assigneeId does not name a person of this organisation", { field: "assigneeId" }),
+  financial_entries_project_fk: new ApiError("invalid_reference", "projectId does not name a project of this organisation", { field: "projectId" }),
   projects_dates_ordered: new ApiError("invalid_field", "endDate must not be before startDate", { field: "endDate" }),
   projects_budget_non_negative: new ApiError("invalid_field", "budget must be 0 or more", { field: "budget" }),
 };

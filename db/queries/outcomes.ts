@@ -9,6 +9,8 @@ const REFERENCE_MESSAGES: Record<string, string> = {
   projectId: "projectId does not name a project of this organisation",
   assigneeId: "assigneeId does not name an active person of this organisation",
   milestoneId: "milestoneId does not name a milestone of the task's project",
+  ownerId: "ownerId does not name an active person of this organisation",
+  reporterId: "reporterId does not name a person of this organisation",
 };
 
 function assertReferences(failed: string[]): void {
@@ -53,11 +55,17 @@ export function settleDelete(outcome: DeleteOutcome, noun: string): WriteResult<
   if (!outcome.versionMatches) throw new ApiError("precondition_failed", "If-Match does not match the current version");
   const blockers = Object.entries(outcome.blockers).filter(([, count]) => count > 0);
   if (blockers.length > 0) {
-    const list = blockers.map(([name, count]) => `${count} ${count === 1 ? name.replace(/s$/, "") : name}`).join(" and ");
+    const list = blockers.map(([name, count]) => `${count} ${inWords(name, count)}`).join(" and ");
     throw new ApiError("conflict", `the ${noun} still has ${list}; remove or move them first`, { dependants: Object.fromEntries(blockers) });
   }
   if (!outcome.result) throw new ApiError("conflict", `the ${noun} was changed by a concurrent request; retry`);
   return outcome.result;
+}
+
+/** A dependants key as prose: financialEntries -> "financial entries", or "financial entry" for one. */
+function inWords(name: string, count: number): string {
+  const words = name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+  return count === 1 ? words.replace(/ies$/, "y").replace(/s$/, "") : words;
 }
 
 function preconditionFailed(currentVersion: number): ApiError {

@@ -67,6 +67,10 @@ export async function deleteProject(db: Database, actor: Actor, id: string, ifMa
     blockers: [
       { name: "milestones", count: sql`select count(*) from milestones m where m.org_id = l.org_id and m.project_id = l.id` },
       { name: "tasks", count: sql`select count(*) from tasks t where t.org_id = l.org_id and t.project_id = l.id` },
+      { name: "risks", count: sql`select count(*) from risks r where r.org_id = l.org_id and r.project_id = l.id` },
+      { name: "issues", count: sql`select count(*) from issues i where i.org_id = l.org_id and i.project_id = l.id` },
+      // Money recorded against a project is never deleted behind the caller's back.
+      { name: "financialEntries", count: sql`select count(*) from financial_entries f where f.org_id = l.org_id and f.project_id = l.id` },
     ],
   });
   return settleDelete(outcome, "project");

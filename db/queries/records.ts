@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { is, SQL, sql } from "drizzle-orm";
 import type { Scope } from "../../functions/lib/scopes.ts";
 import { uuidv7 } from "../../functions/lib/ids.ts";
 import type { Database } from "../client.ts";
@@ -13,13 +13,17 @@ import type { OpsEvent } from "../../functions/lib/events.ts";
 // the tenant filter, the preconditions, the change, the changeVersion bump and the outbox event
 // travel together, so a call costs one round trip and a refused call writes nothing.
 
-export type ColumnKind = "uuid" | "text" | "date" | "numeric" | "boolean" | "integer" | "timestamp";
+// numeric: answered as a JSON number (a project's budget); decimal: answered as a string with exactly
+// 2 decimals, so money never passes through a float (financial entry amounts).
+export type ColumnKind = "uuid" | "text" | "textArray" | "date" | "numeric" | "decimal" | "boolean" | "integer" | "timestamp";
 
 export interface ColumnDef {
   /** The public (camelCase) field name. */
   key: string;
   column: string;
   kind: ColumnKind;
+  /** Written but never answered (a webhook's signing secret). */
+  hidden?: boolean;
 }
 
 export interface ResourceDef {
@@ -30,13 +34,20 @@ export interface ResourceDef {
   manageScope: Scope;
   /** Public fields besides id, orgId, version, createdAt and updatedAt, in response order. */
   columns: ColumnDef[];
+  /**
+   * False for integration settings (webhooks) whose writes are not operational data: they move
+   * no changeVersion and emit no event. Default true.
+   */
+  emitsEvents?: boolean;
 }
 
 const SQL_TYPE: Record<ColumnKind, string> = {
   uuid: "uuid",
   text: "text",
+  textArray: "text[]",
   date: "date",
   numeric: "numeric",
+  decimal: "numeric",
   boolean: "boolean",
   integer: "integer",
   timestamp: "timestamptz",
@@ -49,6 +60,8 @@ function publicValue(alias: string, column: string, kind: ColumnKind): SQL {
       return sql`to_char(${ref}, 'YYYY-MM-DD')`;
     case "numeric":
       return sql`${ref}::float8`;
+    case "decimal":
+      return sql`round(${ref}, 2)::text`;
     case "timestamp":
       return sql`to_char(${ref} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
     default:
@@ -61,7 +74,7 @@ export function projection(def: ResourceDef, alias: string): SQL {
   const columns: ColumnDef[] = [
     { key: "id", column: "id", kind: "uuid" },
     { key: "orgId", column: "org_id", kind: "uuid" },
-    ...def.columns,
+    ...def.columns.filter((c) => !c.hidden),
     { key: "version", column: "version", kind: "integer" },
     { key: "createdAt", column: "created_at", kind: "timestamp" },
     { key: "updatedAt", column: "updated_at", kind: "timestamp" },
@@ -76,8 +89,12 @@ function column(def: ResourceDef, key: string): ColumnDef {
   return found;
 }
 
+/** A value as a typed parameter; an SQL fragment (a value computed in the statement) as it is. */
 function typed(value: unknown, kind: ColumnKind): SQL {
-  return sql`${value ?? null}::${sql.raw(SQL_TYPE[kind])}`;
+  if (is(value, SQL)) return value;
+  // Arrays go as one parameter; drizzle would otherwise spread them into a list.
+  const param = Array.isArray(value) ? sql.param(value) : (value ?? null);
+  return sql`${param}::${sql.raw(SQL_TYPE[kind])}`;
 }
 
 /** A precondition a write depends on, named after the body field it is about. */
@@ -100,6 +117,7 @@ function referencesHold(references: Reference[]): SQL {
 
 /** The changeVersion bump and the outbox row, fed by the CTE `changed` holding the written row. */
 function bumpAndEvent(def: ResourceDef, action: "created" | "updated" | "deleted", changes: SQL): SQL {
+  if (def.emitsEvents === false) return sql`bump as (select null::bigint as change_version where false), event as (select * from events where false)`;
   return sql`bump as (
       update organisations o set change_version = o.change_version + 1
         from changed where o.id = changed.org_id
@@ -196,6 +214,8 @@ export interface CreateOptions {
   parent?: { table: string; id: string };
   /** Replays the first response instead of creating twice (SPEC: Idempotency-Key). */
   idempotency?: IdempotencyRequest;
+  /** What a replay answers, over the CTE `changed`; default the public record. */
+  remember?: SQL;
 }
 
 export interface CreateOutcome {
@@ -247,7 +267,7 @@ async function createOnce(db: Database, actor: Actor, def: ResourceDef, options:
           returning *
         ),
         ${bumpAndEvent(def, "created", sql`null::jsonb`)},
-        ${rememberCte(options.idempotency, projection(def, "changed"))}
+        ${rememberCte(options.idempotency, options.remember ?? projection(def, "changed"))}
         select ${actorColumns},
                (select ${parent} from auth) as parent_found,
                (select row_to_json(refs) from refs) as refs,

@@ -17,6 +17,9 @@ export const EVENT_SCOPES: Record<string, Scope> = {
   project: "projects.read",
   milestone: "projects.read",
   personnel: "organisation.read",
+  risk: "risks.read",
+  issue: "issues.read",
+  financialEntry: "financials.read",
 };
 
 export function scopeOfEvent(type: string): Scope | undefined {

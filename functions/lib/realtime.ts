@@ -12,18 +12,37 @@ import type { OpsEvent } from "./events.ts";
 
 const PUBLISH_TIMEOUT_MS = 5_000;
 
-/** Sends events of one organisation to its room; answers the changeVersions the room acknowledged. */
-export async function publishToRoom(env: Bindings, orgId: string, events: OpsEvent[]): Promise<number[]> {
-  if (!env.REALTIME_URL || !env.REALTIME_SECRET) return [];
+/** What the Worker tells a room: events to deliver, that its webhooks changed, or one delivery. */
+export type RoomMessage =
+  | { events: OpsEvent[] }
+  | { webhooksChanged: true }
+  | { deliver: { webhookId: string; event: OpsEvent } };
+
+/** Posts a message to the organisation's room with the shared secret; throws unless it took it. */
+export async function tellRoom(env: Bindings, orgId: string, message: RoomMessage): Promise<unknown> {
+  if (!env.REALTIME_URL || !env.REALTIME_SECRET) throw new Error("realtime is not configured");
   const response = await fetch(`${env.REALTIME_URL}/parties/v1/${orgId}`, {
     method: "POST",
     headers: { authorization: `Bearer ${env.REALTIME_SECRET}`, "content-type": "application/json" },
-    body: JSON.stringify({ events }),
+    body: JSON.stringify(message),
     signal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS),
   });
   if (!response.ok) throw new Error(`room ${orgId} answered ${response.status}`);
-  const { acknowledged } = (await response.json()) as { acknowledged: number[] };
+  return response.json();
+}
+
+/** Sends events of one organisation to its room; answers the changeVersions the room acknowledged. */
+export async function publishToRoom(env: Bindings, orgId: string, events: OpsEvent[]): Promise<number[]> {
+  if (!env.REALTIME_URL || !env.REALTIME_SECRET) return [];
+  const { acknowledged } = (await tellRoom(env, orgId, { events })) as { acknowledged: number[] };
   return acknowledged;
+}
+
+/** Work to finish after the response; a failure is logged, not thrown at the caller. */
+export function afterResponse(c: Context<AppEnv>, work: Promise<unknown>): void {
+  c.executionCtx.waitUntil(
+    work.catch((error: unknown) => console.warn(JSON.stringify({ level: "warn", requestId: c.var.requestId, message: String(error) }))),
+  );
 }
 
 async function publishAndRecord(env: Bindings, db: Database, orgId: string, events: OpsEvent[]): Promise<void> {

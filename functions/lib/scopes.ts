@@ -6,6 +6,12 @@ export const SCOPES = {
   "projects.manage": "Create and change projects and milestones",
   "tasks.read": "Read tasks",
   "tasks.manage": "Create and change tasks",
+  "risks.read": "Read risks",
+  "risks.manage": "Create and change risks",
+  "issues.read": "Read issues",
+  "issues.manage": "Create and change issues",
+  "financials.read": "Read financial entries and project finances",
+  "financials.manage": "Create and change financial entries",
   "webhooks.read": "Read webhooks",
   "webhooks.manage": "Register and change webhooks",
 } as const;

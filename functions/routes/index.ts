@@ -7,6 +7,12 @@ import { projectRoutes } from "./projects.ts";
 import { realtimeRoutes } from "./realtime.ts";
 import { selfRoutes } from "./self.ts";
 import { taskRoutes } from "./tasks.ts";
+import { riskRoutes } from "./risks.ts";
+import { issueRoutes } from "./issues.ts";
+import { financialEntryRoutes } from "./financial-entries.ts";
+import { projectFinancialsRoutes } from "./project-financials.ts";
+import { webhookDeliveryRoutes } from "./webhook-deliveries.ts";
+import { webhookRoutes } from "./webhooks.ts";
 
 /** The route registry: every endpoint of the API, each declared once, in documentation order. */
 export const routes: AnyRoute[] = [
@@ -15,7 +21,13 @@ export const routes: AnyRoute[] = [
   ...projectRoutes,
   ...milestoneRoutes,
   ...taskRoutes,
+  ...riskRoutes,
+  ...issueRoutes,
+  ...financialEntryRoutes,
+  ...projectFinancialsRoutes,
   ...personnelRoutes,
   ...realtimeRoutes,
+  ...webhookRoutes,
+  ...webhookDeliveryRoutes,
   openApiRoute,
 ];

@@ -1,6 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
+import { addOperationExamples } from "../lib/openapi-examples.ts";
 import { defineRoute, toOpenApiRoute, type AnyRoute } from "../registry.ts";
+import { apiGuide } from "./openapi-guide.ts";
 
 const documents = new WeakMap<object, unknown>();
 
@@ -20,9 +22,8 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string) {
       info: {
         title: "opsroom API",
         version: "v1",
-        description:
-          "The operations API of one organisation: projects, milestones, tasks and personnel. Every response uses one envelope; " +
-          "every change is pushed to the organisation's realtime room and to registered webhooks.",
+        // The envelope, errors, scopes and event catalogue: the introduction GET /docs shows.
+        description: apiGuide(routes),
         // openapi3-ts types lack 3.1's license.identifier; the document itself is 3.1.
         license: { name: "Proprietary", identifier: "LicenseRef-opsroom" } as { name: string },
       },
@@ -33,9 +34,12 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string) {
         { name: "Milestones", description: "The milestones of a project." },
         { name: "Tasks", description: "Tasks, their assignees and their workflow." },
         { name: "Personnel", description: "People who may be assigned to tasks." },
+        { name: "Realtime", description: "Catching up on events, and tokens for the realtime room." },
+        { name: "Webhooks", description: "Endpoints that receive every visible event, signed per Standard Webhooks." },
         { name: "Meta", description: "The API's own description." },
       ],
     });
+    addOperationExamples(document as Parameters<typeof addOperationExamples>[0]);
     documents.set(routes, document);
   }
   return document;
@@ -48,7 +52,7 @@ export const openApiRoute = defineRoute({
   scope: "public",
   tag: "Meta",
   summary: "The OpenAPI 3.1 document of this API (no key needed)",
-  response: { schema: z.object({ openapi: z.string() }).passthrough(), description: "The OpenAPI document." },
+  response: { schema: z.object({ openapi: z.string().openapi({ example: "3.1.0" }) }).passthrough(), description: "The OpenAPI document." },
   handler(c) {
     return c.json(openApiDocument(c.var.routes, new URL(c.req.url).origin));
   },

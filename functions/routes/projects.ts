@@ -74,7 +74,7 @@ export const projectRoutes = [
     operationId: "deleteProject",
     scope: "projects.manage",
     tag,
-    summary: "Remove a project that has no milestones or tasks left",
+    summary: "Remove a project that nothing points at any more (milestones, tasks, risks, issues, financial entries)",
     params: IdParams,
     errors: ["conflict", "precondition_failed"],
     response: { schema: recordEnvelope(ProjectSchema), description: "The project as it was before removal." },

@@ -5,19 +5,39 @@ import { SCOPES } from "../lib/scopes.ts";
 import { defineRoute } from "../registry.ts";
 import { Uuid } from "../schemas/common.ts";
 
+const ORG_EXAMPLE = "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10";
+
+export const RealtimeInfoSchema = z
+  .object({ namespace: z.literal("/v1"), how: z.string(), url: z.string() })
+  .openapi({
+    description: "Where and how to join the organisation's realtime room.",
+    example: {
+      namespace: "/v1",
+      how: `new PartySocket({ host: "127.0.0.1:1999", party: "v1", room: "${ORG_EXAMPLE}", query: { apiKey: "<API_KEY>" } })`,
+      url: `ws://127.0.0.1:1999/parties/v1/${ORG_EXAMPLE}`,
+    },
+  });
+
 const SelfDescriptionSchema = z
   .object({
     success: z.literal(true),
     version: z.literal("v1"),
-    message: z.string(),
+    message: z.string().openapi({ example: "API key of warehouse-sync" }),
     changeVersion: z.number().int().openapi({ description: "The organisation's change counter: +1 per successful write." }),
     organisation: Uuid.openapi({ description: "The organisation the key belongs to." }),
     application: z.string().openapi({ description: "The name given to the key's application.", example: "warehouse-sync" }),
     scopes: z.array(z.object({ scope: z.string(), label: z.string() })).openapi({
       description: "Exactly the scopes the key holds, implied .read scopes included.",
+      example: [
+        { scope: "tasks.read", label: "Read tasks" },
+        { scope: "tasks.manage", label: "Create and change tasks" },
+      ],
     }),
-    realtime: z.object({ namespace: z.literal("/v1"), how: z.string(), url: z.string() }),
-    operations: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string().nullable(), summary: z.string() })),
+    realtime: RealtimeInfoSchema,
+    operations: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string().nullable(), summary: z.string() })).openapi({
+      description: "Every operation of the API and the scope it needs (null: any valid key).",
+      example: [{ method: "GET", path: "/v1/tasks", scope: "tasks.read", summary: "List tasks, filtered and paged" }],
+    }),
   })
   .openapi("SelfDescription");
 

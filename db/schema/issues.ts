@@ -1,0 +1,48 @@
+import { sql } from "drizzle-orm";
+import { check, foreignKey, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { id, orgId, timestamps, version } from "./columns.ts";
+import { organisations } from "./organisations.ts";
+import { personnel } from "./personnel.ts";
+import { projects } from "./projects.ts";
+
+export const issueSeverities = ["low", "medium", "high", "critical"] as const;
+export const issueStatuses = ["open", "in_progress", "resolved", "closed"] as const;
+
+export const issues = pgTable(
+  "issues",
+  {
+    id: id(),
+    orgId: orgId().references(() => organisations.id, { onDelete: "cascade" }),
+    projectId: uuid().notNull(),
+    title: text().notNull(),
+    description: text(),
+    // Null until triaged: the service does not invent a severity.
+    severity: text({ enum: issueSeverities }),
+    status: text({ enum: issueStatuses }).notNull().default("open"),
+    reporterId: uuid(),
+    assigneeId: uuid(),
+    // Set by the service when the issue becomes resolved, never by a client.
+    resolvedAt: timestamp({ withTimezone: true, precision: 3 }),
+    version: version(),
+    ...timestamps,
+  },
+  (t) => [
+    // References stay inside the organisation, enforced by the database as well as by the API.
+    foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id], name: "issues_project_fk" }),
+    // MATCH SIMPLE: each checked only when set.
+    foreignKey({ columns: [t.orgId, t.reporterId], foreignColumns: [personnel.orgId, personnel.id], name: "issues_reporter_fk" }),
+    foreignKey({ columns: [t.orgId, t.assigneeId], foreignColumns: [personnel.orgId, personnel.id], name: "issues_assignee_fk" }),
+    // The default list order (keyset pagination on created_at, id).
+    index("issues_org_created_idx").on(t.orgId, t.createdAt, t.id),
+    // ?projectId= in list order; also counts a project's issues when the project is deleted.
+    index("issues_org_project_created_idx").on(t.orgId, t.projectId, t.createdAt, t.id),
+    // ?status=open, the queue of unresolved issues, in list order.
+    index("issues_org_status_created_idx").on(t.orgId, t.status, t.createdAt, t.id),
+    check("issues_title_length", sql`char_length(${t.title}) between 1 and 200`),
+    check("issues_severity_valid", sql`${t.severity} in ('low','medium','high','critical')`),
+    check("issues_status_valid", sql`${t.status} in ('open','in_progress','resolved','closed')`),
+    // A resolved issue has its moment; an open or in-progress one has none (reopening clears it).
+    check("issues_resolved_has_resolved_at", sql`${t.status} <> 'resolved' or ${t.resolvedAt} is not null`),
+    check("issues_open_has_no_resolved_at", sql`${t.resolvedAt} is null or ${t.status} in ('resolved','closed')`),
+  ],
+);

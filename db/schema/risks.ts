@@ -1,0 +1,44 @@
+import { sql } from "drizzle-orm";
+import { check, foreignKey, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { id, orgId, timestamps, version } from "./columns.ts";
+import { organisations } from "./organisations.ts";
+import { personnel } from "./personnel.ts";
+import { projects } from "./projects.ts";
+
+export const riskLevels = ["low", "medium", "high"] as const;
+export const riskStatuses = ["open", "mitigated", "closed"] as const;
+
+export const risks = pgTable(
+  "risks",
+  {
+    id: id(),
+    orgId: orgId().references(() => organisations.id, { onDelete: "cascade" }),
+    projectId: uuid().notNull(),
+    title: text().notNull(),
+    description: text(),
+    // Null until assessed: the service does not invent an assessment.
+    probability: text({ enum: riskLevels }),
+    impact: text({ enum: riskLevels }),
+    status: text({ enum: riskStatuses }).notNull().default("open"),
+    ownerId: uuid(),
+    mitigation: text(),
+    version: version(),
+    ...timestamps,
+  },
+  (t) => [
+    // References stay inside the organisation, enforced by the database as well as by the API.
+    foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id], name: "risks_project_fk" }),
+    // MATCH SIMPLE: checked only when owner_id is set.
+    foreignKey({ columns: [t.orgId, t.ownerId], foreignColumns: [personnel.orgId, personnel.id], name: "risks_owner_fk" }),
+    // The default list order (keyset pagination on created_at, id).
+    index("risks_org_created_idx").on(t.orgId, t.createdAt, t.id),
+    // ?projectId= in list order; also counts a project's risks when the project is deleted.
+    index("risks_org_project_created_idx").on(t.orgId, t.projectId, t.createdAt, t.id),
+    // ?status=open, the risk register's everyday view, in list order.
+    index("risks_org_status_created_idx").on(t.orgId, t.status, t.createdAt, t.id),
+    check("risks_title_length", sql`char_length(${t.title}) between 1 and 200`),
+    check("risks_probability_valid", sql`${t.probability} in ('low','medium','high')`),
+    check("risks_impact_valid", sql`${t.impact} in ('low','medium','high')`),
+    check("risks_status_valid", sql`${t.status} in ('open','mitigated','closed')`),
+  ],
+);

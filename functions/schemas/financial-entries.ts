@@ -1,0 +1,99 @@
+import { z } from "@hono/zod-openapi";
+import { financialEntryKinds } from "../../db/schema/financial-entries.ts";
+import { DateString, Description, Uuid, commaList, noNul, pageQuery, recordFields } from "./common.ts";
+
+// Money is a decimal string, never a JSON number: JSON.parse turns 0.1 into a binary float before
+// any code sees it, so a number can arrive already wrong. A string reaches Postgres exactly.
+const DECIMAL = /^-?(0|[1-9]\d{0,12})(\.\d{1,2})?$/;
+const ZERO = /^-?0(\.0{1,2})?$/;
+
+const Amount = z
+  .string({ error: 'must be a decimal string such as "1234.50" (JSON numbers are refused: they may already have lost precision)' })
+  .regex(DECIMAL, 'must be a decimal with at most 13 digits before the point and 2 after, such as "1234.50"')
+  .refine((amount) => !ZERO.test(amount), "must not be 0")
+  .openapi({
+    description: "Exact decimal as a string, at most 2 decimal places. Positive, except an adjustment, which is signed.",
+    example: "1234.50",
+  });
+
+export const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code: three capital letters, such as EUR")
+  .openapi({ description: "ISO 4217 currency code.", example: "EUR" });
+
+const Reference = z.string().trim().min(1).max(200).refine(noNul, "must not contain NUL characters").nullable();
+
+/** Answered money: a decimal string with exactly two decimals. */
+const Money = (example: string) => z.string().openapi({ description: "Exact decimal, always 2 decimals.", example });
+
+export const FinancialEntrySchema = z
+  .object({
+    ...recordFields,
+    projectId: Uuid,
+    kind: z.enum(financialEntryKinds),
+    amount: Money("1234.50"),
+    currency: z.string().openapi({ example: "EUR" }),
+    date: DateString,
+    description: z.string().nullable(),
+    reference: z.string().nullable().openapi({ example: "INV-2026-0042" }),
+  })
+  .openapi("FinancialEntry");
+
+const signFitsKind = (entry: { kind?: string | undefined; amount?: string | undefined }) =>
+  entry.kind === undefined || entry.amount === undefined || entry.kind === "adjustment" || !entry.amount.startsWith("-");
+const SIGN_RULE = { message: "only an adjustment may be negative", path: ["amount"] };
+
+export const CreateFinancialEntrySchema = z
+  .strictObject({
+    projectId: Uuid,
+    kind: z.enum(financialEntryKinds),
+    amount: Amount,
+    currency: Currency,
+    date: DateString,
+    description: Description.optional(),
+    reference: Reference.optional(),
+  })
+  .refine(signFitsKind, SIGN_RULE)
+  .openapi("CreateFinancialEntry");
+
+// An entry stays with its project. A patch with only kind or only amount is checked against the
+// stored other half by the update statement.
+export const UpdateFinancialEntrySchema = z
+  .strictObject({
+    kind: z.enum(financialEntryKinds).optional(),
+    amount: Amount.optional(),
+    currency: Currency.optional(),
+    date: DateString.optional(),
+    description: Description.optional(),
+    reference: Reference.optional(),
+  })
+  .refine(signFitsKind, SIGN_RULE)
+  .openapi("UpdateFinancialEntry");
+
+export const ListFinancialEntriesQuery = z.strictObject({
+  ...pageQuery,
+  projectId: Uuid.optional(),
+  kind: commaList(financialEntryKinds).optional(),
+});
+
+export const ProjectFinancialsQuery = z.strictObject({
+  currency: Currency.optional().openapi({ description: "Add up the entries in this currency; needed when the project's entries use several." }),
+});
+
+export const ProjectFinancialsSchema = z
+  .object({
+    projectId: Uuid,
+    currency: z.string().nullable().openapi({ description: "The currency the totals are in; null when the project has no entries.", example: "EUR" }),
+    budget: Money("25000.00").openapi({ description: "The project's budget." }),
+    costs: Money("9000.00").openapi({ description: "Sum of cost entries." }),
+    adjustments: Money("-250.00").openapi({ description: "Sum of adjustment entries (signed corrections to costs)." }),
+    invoiced: Money("12000.00").openapi({ description: "Sum of invoice entries." }),
+    paid: Money("8000.00").openapi({ description: "Sum of payment entries." }),
+    remaining: Money("16250.00").openapi({ description: "budget - (costs + adjustments); negative when over budget." }),
+  })
+  .openapi("ProjectFinancials");
+
+export type CreateFinancialEntryInput = z.infer<typeof CreateFinancialEntrySchema>;
+export type UpdateFinancialEntryInput = z.infer<typeof UpdateFinancialEntrySchema>;
+export type ListFinancialEntriesFilters = Omit<z.infer<typeof ListFinancialEntriesQuery>, "limit" | "cursor">;
+export type ProjectFinancials = z.infer<typeof ProjectFinancialsSchema>;

@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { issueSeverities, issueStatuses } from "../../db/schema/issues.ts";
+import { Description, Name, Timestamp, Uuid, commaList, pageQuery, recordFields } from "./common.ts";
+
+const Severity = z.enum(issueSeverities).nullable();
+
+export const IssueSchema = z
+  .object({
+    ...recordFields,
+    projectId: Uuid,
+    title: z.string().openapi({ example: "Loading dock door jams" }),
+    description: z.string().nullable(),
+    severity: Severity.openapi({ description: "Null until triaged." }),
+    status: z.enum(issueStatuses),
+    reporterId: Uuid.nullable(),
+    assigneeId: Uuid.nullable(),
+    resolvedAt: Timestamp.nullable().openapi({
+      description: "Set when the issue becomes resolved; kept when it is closed; cleared when it is reopened.",
+    }),
+  })
+  .openapi("Issue");
+
+export const CreateIssueSchema = z
+  .strictObject({
+    projectId: Uuid,
+    title: Name.openapi({ example: "Loading dock door jams" }),
+    description: Description.optional(),
+    severity: Severity.optional(),
+    status: z.enum(issueStatuses).optional().openapi({ description: "Defaults to open." }),
+    reporterId: Uuid.nullable().optional().openapi({ description: "A person of the organisation." }),
+    assigneeId: Uuid.nullable().optional().openapi({ description: "An active person of the organisation." }),
+  })
+  .openapi("CreateIssue");
+
+// An issue stays with its project; resolvedAt belongs to the service.
+export const UpdateIssueSchema = z
+  .strictObject({
+    title: Name.optional(),
+    description: Description.optional(),
+    severity: Severity.optional(),
+    status: z.enum(issueStatuses).optional(),
+    reporterId: Uuid.nullable().optional(),
+    assigneeId: Uuid.nullable().optional(),
+  })
+  .openapi("UpdateIssue");
+
+export const ListIssuesQuery = z.strictObject({ ...pageQuery, projectId: Uuid.optional(), status: commaList(issueStatuses).optional() });
+
+export type CreateIssueInput = z.infer<typeof CreateIssueSchema>;
+export type UpdateIssueInput = z.infer<typeof UpdateIssueSchema>;
+export type ListIssuesFilters = Omit<z.infer<typeof ListIssuesQuery>, "limit" | "cursor">;

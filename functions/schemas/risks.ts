@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { riskLevels, riskStatuses } from "../../db/schema/risks.ts";
+import { Description, Name, Uuid, commaList, pageQuery, recordFields } from "./common.ts";
+
+const Level = z.enum(riskLevels).nullable();
+
+export const RiskSchema = z
+  .object({
+    ...recordFields,
+    projectId: Uuid,
+    title: z.string().openapi({ example: "Removal van unavailable on moving day" }),
+    description: z.string().nullable(),
+    probability: Level.openapi({ description: "Null until assessed." }),
+    impact: Level.openapi({ description: "Null until assessed." }),
+    status: z.enum(riskStatuses),
+    ownerId: Uuid.nullable(),
+    mitigation: z.string().nullable(),
+  })
+  .openapi("Risk");
+
+export const CreateRiskSchema = z
+  .strictObject({
+    projectId: Uuid,
+    title: Name.openapi({ example: "Removal van unavailable on moving day" }),
+    description: Description.optional(),
+    probability: Level.optional(),
+    impact: Level.optional(),
+    status: z.enum(riskStatuses).optional().openapi({ description: "Defaults to open." }),
+    ownerId: Uuid.nullable().optional().openapi({ description: "An active person of the organisation." }),
+    mitigation: Description.optional(),
+  })
+  .openapi("CreateRisk");
+
+// A risk stays with its project: projectId is not changeable.
+export const UpdateRiskSchema = z
+  .strictObject({
+    title: Name.optional(),
+    description: Description.optional(),
+    probability: Level.optional(),
+    impact: Level.optional(),
+    status: z.enum(riskStatuses).optional(),
+    ownerId: Uuid.nullable().optional(),
+    mitigation: Description.optional(),
+  })
+  .openapi("UpdateRisk");
+
+export const ListRisksQuery = z.strictObject({ ...pageQuery, projectId: Uuid.optional(), status: commaList(riskStatuses).optional() });
+
+export type CreateRiskInput = z.infer<typeof CreateRiskSchema>;
+export type UpdateRiskInput = z.infer<typeof UpdateRiskSchema>;
+export type ListRisksFilters = Omit<z.infer<typeof ListRisksQuery>, "limit" | "cursor">;

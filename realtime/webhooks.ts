@@ -1,0 +1,178 @@
+import type * as Party from "partykit/server";
+import type { OpsEvent } from "../functions/lib/events.ts";
+import { scopeOfEvent } from "../functions/lib/events.ts";
+import { signWebhook } from "../functions/lib/webhook-signature.ts";
+
+// Webhook delivery from the organisation's room (SPEC "Webhooks"). Every event the room delivers
+// becomes one job per matching webhook, kept in room storage (so a restart loses nothing) and
+// drained by the room's alarm: a signed POST, 10 s to answer, 2xx is success; otherwise it is
+// tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then given up. 410 Gone turns
+// the webhook off. Each attempt is reported to the API, which keeps the delivery log.
+
+export interface WebhookTarget {
+  id: string;
+  url: string;
+  events: string[];
+  scopes: string[];
+  enabled: boolean;
+  secret: string;
+}
+
+interface Job {
+  id: string;
+  webhookId: string;
+  event: OpsEvent;
+  attempt: number;
+  dueAt: number;
+}
+
+export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const TIMEOUT_MS = 10_000;
+const CONCURRENCY = 16;
+const EXCERPT_LENGTH = 200;
+const TARGETS_KEY = "webhooks";
+
+/** Calls an internal endpoint of the API for this room. */
+export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
+
+function matches(pattern: string, type: string): boolean {
+  if (pattern === "*" || pattern === type) return true;
+  return pattern.endsWith(".*") && type.startsWith(pattern.slice(0, -1));
+}
+
+/** Whether a webhook receives an event: its scopes may see it and its patterns select it. */
+export function wants(target: WebhookTarget, event: OpsEvent): boolean {
+  const scope = scopeOfEvent(event.type);
+  if (!target.enabled || !scope || !target.scopes.includes(scope)) return false;
+  return target.events.length === 0 || target.events.some((pattern) => matches(pattern, event.type));
+}
+
+export class WebhookDispatcher {
+  private targets: WebhookTarget[] | null = null;
+
+  constructor(
+    private readonly storage: Party.Storage,
+    private readonly api: InternalApi,
+  ) {}
+
+  /** Fetches the organisation's webhooks again (after the API says they changed). */
+  async reload(): Promise<void> {
+    const response = await this.api("/webhooks");
+    if (!response.ok) throw new Error(`API answered ${response.status}`);
+    this.targets = ((await response.json()) as { webhooks: WebhookTarget[] }).webhooks;
+    await this.storage.put(TARGETS_KEY, this.targets);
+    // Jobs for webhooks that are gone or off are dropped.
+    const live = new Set(this.targets.filter((t) => t.enabled).map((t) => t.id));
+    const stale = [...(await this.jobs()).values()].filter((job) => !live.has(job.webhookId)).map((job) => `job:${job.id}`);
+    if (stale.length) await this.storage.delete(stale);
+  }
+
+  private async loadTargets(): Promise<WebhookTarget[]> {
+    this.targets ??= (await this.storage.get<WebhookTarget[]>(TARGETS_KEY)) ?? null;
+    if (this.targets === null) await this.reload();
+    return this.targets ?? [];
+  }
+
+  /** Queues the events for every webhook that wants them; answers whether anything was queued. */
+  async enqueue(events: OpsEvent[]): Promise<boolean> {
+    const targets = await this.loadTargets();
+    const jobs = events.flatMap((event) => targets.filter((t) => wants(t, event)).map((t) => this.job(t.id, event)));
+    await this.store(jobs);
+    return jobs.length > 0;
+  }
+
+  /** Queues one event for one webhook, whatever its filters (test deliveries, redeliveries). */
+  async enqueueFor(webhookId: string, event: OpsEvent): Promise<void> {
+    await this.store([this.job(webhookId, event)]);
+  }
+
+  private job(webhookId: string, event: OpsEvent): Job {
+    return { id: crypto.randomUUID(), webhookId, event, attempt: 1, dueAt: Date.now() };
+  }
+
+  private async store(jobs: Job[]): Promise<void> {
+    // Storage takes at most 128 keys per put.
+    for (let i = 0; i < jobs.length; i += 128) {
+      await this.storage.put(Object.fromEntries(jobs.slice(i, i + 128).map((job) => [`job:${job.id}`, job])));
+    }
+  }
+
+  private jobs(): Promise<Map<string, Job>> {
+    return this.storage.list<Job>({ prefix: "job:" });
+  }
+
+  /** Delivers every job that is due; answers when the next one falls due, or null. */
+  async drain(): Promise<number | null> {
+    await this.flushReports();
+    const targets = new Map((await this.loadTargets()).map((t) => [t.id, t]));
+    const due = [...(await this.jobs()).values()].filter((job) => job.dueAt <= Date.now());
+    for (let i = 0; i < due.length; i += CONCURRENCY) {
+      await Promise.all(due.slice(i, i + CONCURRENCY).map((job) => this.attempt(job, targets.get(job.webhookId))));
+    }
+    await this.flushReports();
+    const remaining = [...(await this.jobs()).values()];
+    return remaining.length ? Math.min(...remaining.map((job) => job.dueAt)) : null;
+  }
+
+  private async attempt(job: Job, target: WebhookTarget | undefined): Promise<void> {
+    if (!target?.enabled) return void (await this.storage.delete(`job:${job.id}`));
+    const body = JSON.stringify(job.event);
+    const started = Date.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    let excerpt: string | null = null;
+    try {
+      const response = await fetch(target.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "opsroom-webhooks/1", ...(await signWebhook(target.secret, job.event.id, body)) },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      status = response.status;
+      excerpt = (await response.text().catch(() => "")).slice(0, EXCERPT_LENGTH) || null;
+    } catch (cause) {
+      error = cause instanceof Error && cause.name === "TimeoutError" ? "timed out after 10 s" : `could not connect: ${String(cause).slice(0, 150)}`;
+    }
+    const succeeded = status !== null && status >= 200 && status < 300;
+    const gone = status === 410;
+    const delay = RETRY_DELAYS_MS[job.attempt - 1];
+    const retry = !succeeded && !gone && delay !== undefined;
+    const nextRetryAt = retry ? started + delay : null;
+    await this.report({
+      id: crypto.randomUUID(),
+      webhookId: job.webhookId,
+      eventId: job.event.id,
+      eventType: job.event.type,
+      changeVersion: job.event.changeVersion || null,
+      attempt: job.attempt,
+      outcome: succeeded ? "succeeded" : retry ? "retrying" : "failed",
+      responseStatus: status,
+      durationMs: Date.now() - started,
+      error: error ?? (succeeded ? null : gone ? "the receiver answered 410 Gone; the webhook is now disabled" : `the receiver answered ${status}`),
+      responseExcerpt: excerpt,
+      nextRetryAt: nextRetryAt ? new Date(nextRetryAt).toISOString() : null,
+    });
+    if (retry) await this.storage.put(`job:${job.id}`, { ...job, attempt: job.attempt + 1, dueAt: nextRetryAt! });
+    else await this.storage.delete(`job:${job.id}`);
+    if (gone) await this.disable(target);
+  }
+
+  private async disable(target: WebhookTarget): Promise<void> {
+    target.enabled = false;
+    await this.storage.put(TARGETS_KEY, this.targets);
+    await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason: "the receiver answered 410 Gone" }) }).catch(() => {});
+  }
+
+  private async report(attempt: Record<string, unknown>): Promise<void> {
+    await this.storage.put(`report:${attempt.id}`, attempt);
+  }
+
+  /** Sends the stored attempt reports to the API; kept for the next drain if it cannot be reached. */
+  private async flushReports(): Promise<void> {
+    const reports = await this.storage.list<Record<string, unknown>>({ prefix: "report:", limit: 500 });
+    if (reports.size === 0) return;
+    const response = await this.api("/deliveries", { method: "POST", body: JSON.stringify({ attempts: [...reports.values()] }) }).catch(() => null);
+    if (response?.ok) await this.storage.delete([...reports.keys()]);
+  }
+}
