@@ -1,0 +1,101 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api } from "../helpers/api.ts";
+import { createTenant } from "../helpers/fixtures.ts";
+
+// GET /v1/openapi.json (SPEC "Endpoints", STYLE 2): public, OpenAPI 3.1, generated from the same
+// registry as GET /v1's `operations`, so both list exactly the same operations; and it passes
+// Redocly's lint with the repository's redocly.yaml.
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const METHODS = ["get", "post", "put", "patch", "delete"];
+
+interface Operation {
+  method: string;
+  path: string;
+  scope: string | null;
+  summary: string;
+}
+
+let document: any;
+let operations: Operation[];
+
+beforeAll(async () => {
+  const response = await api("/v1/openapi.json");
+  expect(response.status, response.text.slice(0, 300)).toBe(200);
+  document = response.body;
+  const tenant = await createTenant({ scopes: ["tasks.read"] });
+  operations = (await api("/v1", { key: tenant.key })).body.operations;
+});
+
+/** "METHOD /v1/path/:param" for each operation of the document. */
+function documentOperations(): Map<string, any> {
+  const found = new Map<string, any>();
+  for (const [path, item] of Object.entries<Record<string, unknown>>(document.paths)) {
+    for (const method of METHODS.filter((m) => m in item)) {
+      found.set(`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`, item[method]);
+    }
+  }
+  return found;
+}
+
+describe("GET /v1/openapi.json", () => {
+  it("answers without a key: an OpenAPI 3.1 JSON document", async () => {
+    const response = await api("/v1/openapi.json");
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(document.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("covers exactly the operations GET /v1 lists, no more, no less", () => {
+    const listed = operations.map((o) => `${o.method} ${o.path}`).sort();
+    expect(new Set(listed).size, "GET /v1 lists each operation once").toBe(listed.length);
+    expect([...documentOperations().keys()].sort()).toEqual(listed);
+  });
+
+  it("gives each operation a unique operationId, its summary, and the scope GET /v1 names", () => {
+    const documented = documentOperations();
+    const ids = [...documented.values()].map((op) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const operation of operations) {
+      const entry = documented.get(`${operation.method} ${operation.path}`);
+      expect(entry.operationId, operation.path).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(entry.summary).toBe(operation.summary);
+      const isPublic = operation.path === "/v1/openapi.json";
+      expect(entry.security, `${operation.method} ${operation.path}`).toEqual(
+        isPublic ? [] : [{ bearerAuth: operation.scope ? [operation.scope] : [] }],
+      );
+      // Keyed operations document their 401, scoped ones their 403, operations on an id their 404.
+      const statuses = Object.keys(entry.responses);
+      if (!isPublic) expect(statuses).toContain("401");
+      if (operation.scope) expect(statuses).toContain("403");
+      if (operation.path.includes(":id")) expect(statuses).toContain("404");
+    }
+  });
+
+  it("passes `redocly lint` with redocly.yaml: exit code 0, no errors", () => {
+    const dir = mkdtempSync(join(tmpdir(), "opsroom-openapi-"));
+    try {
+      const file = join(dir, "openapi.json");
+      writeFileSync(file, JSON.stringify(document, null, 2));
+      const lint = spawnSync("npx", ["redocly", "lint", file, "--format=json"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+      });
+      const report = JSON.parse(lint.stdout.slice(lint.stdout.indexOf("{"))) as { totals: { errors: number }; problems: Array<{ severity: string; message: string; ruleId: string }> };
+      const errors = report.problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message}`);
+      expect(errors).toEqual([]);
+      expect(report.totals.errors).toBe(0);
+      expect(lint.status, lint.stderr.slice(-500)).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,101 @@
+import { expect, inject } from "vitest";
+
+// A small typed fetch against the Worker under test: JSON in, JSON out, status and headers kept.
+
+export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+export interface ErrorEnvelope {
+  success: false;
+  version: "v1";
+  message: string;
+  error: { code: string; requestId: string; field?: string; scope?: string; [detail: string]: unknown };
+}
+
+export interface SuccessEnvelope<Data = unknown> {
+  success: true;
+  version: "v1";
+  message?: string;
+  data: Data;
+  count?: number;
+  nextCursor?: string | null;
+}
+
+export interface ApiOptions {
+  /** Sent as `Authorization: Bearer <key>`. */
+  key?: string;
+  method?: Method;
+  /** Serialised with JSON.stringify. */
+  body?: unknown;
+  /** Sent exactly as given (broken JSON, oversized payloads); wins over `body`. */
+  rawBody?: string;
+  /** Extra headers; they override the defaults (Content-Type, Authorization). */
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse<Body = any> {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body; null when the body was empty or not JSON (see `text`). */
+  body: Body;
+  text: string;
+}
+
+export function workerUrl(): string {
+  return inject("workerUrl");
+}
+
+export async function api<Body = any>(path: string, options: ApiOptions = {}): Promise<ApiResponse<Body>> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  let payload: string | undefined;
+  if (options.rawBody !== undefined) payload = options.rawBody;
+  else if (options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined) headers["content-type"] = "application/json";
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+  Object.assign(headers, options.headers);
+
+  const method = options.method ?? (payload === undefined ? "GET" : "POST");
+  const response = await fetch(new URL(path, workerUrl()), { method, headers, body: payload, redirect: "manual" });
+  const text = await response.text();
+  let body: Body = null as Body;
+  try {
+    body = text ? (JSON.parse(text) as Body) : body;
+  } catch {
+    // Not JSON: leave body null, tests can read `text` (and should fail on the envelope check).
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+/**
+ * Asserts an error response: status, the envelope `{ success:false, version:"v1", message,
+ * error:{ code, requestId } }`, the code, and any further `error` fields given (field, scope...).
+ * Never the message wording.
+ */
+export function expectError(
+  response: ApiResponse,
+  status: number,
+  code: string | readonly string[],
+  details: Record<string, unknown> = {},
+): ErrorEnvelope {
+  const body = response.body as ErrorEnvelope;
+  const where = `${status} ${String(code)}; got ${response.status} ${response.text.slice(0, 300)}`;
+  expect(response.status, where).toBe(status);
+  expect(body, where).toMatchObject({
+    success: false,
+    version: "v1",
+    message: expect.any(String),
+    error: { code: expect.any(String), requestId: expect.any(String) },
+  });
+  expect(body.error.requestId.length, "error.requestId is empty").toBeGreaterThan(0);
+  if (typeof code === "string") expect(body.error.code, where).toBe(code);
+  else expect(code, where).toContain(body.error.code);
+  expect(body.error, where).toMatchObject(details);
+  expect(body, "an error response carries no data").not.toHaveProperty("data");
+  return body;
+}
+
+/** Asserts a success envelope with the given status and returns it. */
+export function expectSuccess<Data = any>(response: ApiResponse, status = 200): SuccessEnvelope<Data> {
+  expect(response.status, `expected ${status}; got ${response.status} ${response.text.slice(0, 300)}`).toBe(status);
+  expect(response.body).toMatchObject({ success: true, version: "v1" });
+  return response.body as SuccessEnvelope<Data>;
+}
