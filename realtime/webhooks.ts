@@ -2,6 +2,7 @@ import type * as Party from "partykit/server";
 import type { OpsEvent } from "../functions/lib/events.ts";
 import { scopeOfEvent } from "../functions/lib/events.ts";
 import { signWebhook } from "../functions/lib/webhook-signature.ts";
+import type { WebhookTarget } from "../db/queries/webhooks.ts";
 
 // Webhook delivery from the organisation's room (SPEC "Webhooks"). Every event the room delivers
 // becomes one job per matching webhook, kept in room storage (so a restart loses nothing) and
@@ -9,14 +10,6 @@ import { signWebhook } from "../functions/lib/webhook-signature.ts";
 // tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then given up. 410 Gone turns
 // the webhook off. Each attempt is reported to the API, which keeps the delivery log.
 
-export interface WebhookTarget {
-  id: string;
-  url: string;
-  events: string[];
-  scopes: string[];
-  enabled: boolean;
-  secret: string;
-}
 
 interface Job {
   id: string;

@@ -115,6 +115,15 @@ function referencesHold(references: Reference[]): SQL {
   return sql.join(references.map((r) => sql`refs.${sql.identifier(r.field)}`), sql` and `);
 }
 
+/** `locked`: the caller's record, row-locked, as it is now (not as the statement's snapshot saw it). */
+function lockedCte(def: ResourceDef, id: string): SQL {
+  return sql`locked as (
+    select * from ${sql.identifier(def.table)} r
+     where r.org_id = (select org_id from auth) and r.id = ${id}::uuid
+       for update
+  )`;
+}
+
 /** The changeVersion bump and the outbox row, fed by the CTE `changed` holding the written row. */
 function bumpAndEvent(def: ResourceDef, action: "created" | "updated" | "deleted", changes: SQL): SQL {
   if (def.emitsEvents === false) return sql`bump as (select null::bigint as change_version where false), event as (select * from events where false)`;
@@ -330,11 +339,7 @@ export async function updateRecord(db: Database, actor: Actor, def: ResourceDef,
   }>(
     db,
     sql`with ${actorCtes(actor, def.manageScope)},
-        locked as (
-          select * from ${table} r
-           where r.org_id = (select org_id from auth) and r.id = ${options.id}::uuid
-             for update
-        ),
+        ${lockedCte(def, options.id)},
         ${referenceCte(options.references, sql`auth, locked l`)},
         checks as (
           select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches,
@@ -397,11 +402,7 @@ export async function deleteRecord(db: Database, actor: Actor, def: ResourceDef,
   const row = await execute<{ found: boolean; checks: Record<string, number | boolean> | null; record: RecordJson | null; event: OpsEvent | null }>(
     db,
     sql`with ${actorCtes(actor, def.manageScope)},
-        locked as (
-          select * from ${table} r
-           where r.org_id = (select org_id from auth) and r.id = ${options.id}::uuid
-             for update
-        ),
+        ${lockedCte(def, options.id)},
         checks as (
           select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches
                  ${counts.length ? sql`, ${sql.join(counts, sql`, `)}` : sql``}
