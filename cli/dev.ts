@@ -6,7 +6,7 @@ import { prepareDevDatabase, type DevDatabase } from "./dev/dev-database.ts";
 import { ensureDemoKey, type DemoOutcome } from "./dev/demo-key.ts";
 import { loadDevSecret } from "./dev/dev-secret.ts";
 import { assertPortFree } from "./dev/ports.ts";
-import { probeWithKey, waitForHttp } from "./dev/readiness.ts";
+import { probe, probeWithKey, waitForHttp } from "./dev/readiness.ts";
 import { REALTIME_PORT, REALTIME_URL, startRealtime, startWorker, WORKER_PORT, WORKER_URL } from "./dev/services.ts";
 import { Supervisor } from "./dev/supervisor.ts";
 import { startDevCron } from "./dev/cron.ts";
@@ -49,9 +49,12 @@ async function start(supervisor: Supervisor): Promise<void> {
   supervisor.onShutdown(removeDevState);
   const [demo] = await Promise.all([
     prepareData(database, { bridgeAddress: bridge.address, services: { worker, realtime } }, ready),
-    waitForService(worker, `${WORKER_URL}/v1`).then((status) =>
-      ready("worker", `${WORKER_URL} (GET /v1 without a key → ${status})`, status !== 401),
-    ),
+    waitForService(worker, `${WORKER_URL}/v1`).then(async (status) => {
+      ready("worker", `${WORKER_URL} (GET /v1 without a key → ${status})`, status !== 401);
+      // The console and the reference are served by the same Worker (static assets, GET /docs).
+      const [consolePage, docs] = await Promise.all([probe(`${WORKER_URL}/`), probe(`${WORKER_URL}/docs`)]);
+      ready("console", `${WORKER_URL}/ → ${consolePage}, /docs → ${docs}`, consolePage !== 200 || docs !== 200);
+    }),
     waitForService(realtime, `${REALTIME_URL}/health`).then(() => ready("realtime", `${REALTIME_URL} (party v1)`)),
   ]);
 

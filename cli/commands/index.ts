@@ -1,9 +1,9 @@
-import type { CommandSpec } from "../lib/command.ts";
+import type { AnyCommandSpec } from "../lib/command.ts";
 
 export interface CommandEntry {
   name: string;
   summary: string;
-  load(): Promise<{ default: CommandSpec<unknown, unknown> }>;
+  load(): Promise<{ default: AnyCommandSpec }>;
 }
 
 // Loaded on use, so a command starts without importing every other command's dependencies.
@@ -15,4 +15,5 @@ export const COMMANDS: CommandEntry[] = [
   { name: "key revoke", summary: "revoke an API key at once", load: () => import("./key-revoke.ts") },
   { name: "personnel add", summary: "add a person to an organisation", load: () => import("./personnel-add.ts") },
   { name: "seed", summary: "create a demo organisation with data and an all-scopes key", load: () => import("./seed.ts") },
+  { name: "listen", summary: "print live events; forward them to a local URL as signed webhooks", load: () => import("./listen.ts") },
 ];

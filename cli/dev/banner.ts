@@ -30,6 +30,10 @@ export function formatBanner(parts: ReadyPart[], demo: DemoOutcome, totalMs: num
       `  ${bold(demo.demo.key)}`,
       "",
       `  ${cyan(`curl -H "Authorization: Bearer ${demo.demo.key}" ${WORKER_URL}/v1/tasks`)}`,
+      "",
+      // The key rides in the fragment: the browser never sends it to a server, so no log keeps it;
+      // the console moves it to the tab's session storage and out of the address bar.
+      `  Live console:   ${cyan(`${WORKER_URL}/#key=${demo.demo.key}`)}`,
     );
   } else {
     lines.push(
@@ -37,6 +41,7 @@ export function formatBanner(parts: ReadyPart[], demo: DemoOutcome, totalMs: num
       `  Make one with ${cyan("npx opsroom seed")} or ${cyan("npx opsroom key create --org ID --name APP --scopes tasks.manage")}.`,
     );
   }
+  lines.push(`  API reference:  ${cyan(`${WORKER_URL}/docs`)}`);
   lines.push("", dim("  Logs follow. Ctrl-C stops everything."), "");
   return lines.join("\n");
 }

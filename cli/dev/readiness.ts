@@ -33,3 +33,14 @@ export async function probeWithKey(url: string, key: string): Promise<{ status: 
     return { error: (error as Error).message };
   }
 }
+
+/** Status of a plain GET, or the network error's message. */
+export async function probe(url: string): Promise<number | string> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    await response.body?.cancel();
+    return response.status;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

@@ -31,6 +31,21 @@ export interface CommandSpec<Input, Result> {
   render(result: Result): string;
 }
 
+/**
+ * A command that talks to a running API instead of the database and prints as it goes until
+ * stopped (`listen`): no database is opened and there is no single result to render.
+ */
+export interface StreamCommandSpec<Input> extends Omit<CommandSpec<Input, never>, "run" | "render"> {
+  /** Runs until `signal` aborts (Ctrl-C) or it fails. `json`: machine-readable lines on stdout. */
+  stream(input: Input, options: { json: boolean; signal: AbortSignal }): Promise<void>;
+  /** The help's closing line: where the command's data comes from. */
+  source: string;
+  /** What --json does for this command, in its help. */
+  jsonOutput: string;
+}
+
+export type AnyCommandSpec = CommandSpec<unknown, unknown> | StreamCommandSpec<unknown>;
+
 const COMMON_OPTIONS: Record<string, OptionSpec> = {
   json: { type: "boolean", description: "print the result as one JSON document" },
   help: { type: "boolean", description: "show this help" },
@@ -42,7 +57,7 @@ export interface CommandLine {
   help: boolean;
 }
 
-export function parseCommandLine(spec: CommandSpec<unknown, unknown>, argv: string[]): CommandLine {
+export function parseCommandLine(spec: AnyCommandSpec, argv: string[]): CommandLine {
   const options = { ...spec.options, ...COMMON_OPTIONS };
   let parsed;
   try {
@@ -100,7 +115,7 @@ function describeParseError(error: NodeJS.ErrnoException): string {
   }
 }
 
-export function usageLine(spec: CommandSpec<unknown, unknown>): string {
+export function usageLine(spec: AnyCommandSpec): string {
   const parts = [`opsroom ${spec.name}`];
   for (const positional of spec.positionals ?? []) parts.push(positional.name);
   for (const [name, option] of Object.entries(spec.options)) {
@@ -110,11 +125,11 @@ export function usageLine(spec: CommandSpec<unknown, unknown>): string {
   return parts.join(" ") + " [--json]";
 }
 
-export function helpText(spec: CommandSpec<unknown, unknown>): string {
+export function helpText(spec: AnyCommandSpec): string {
   const rows: [string, string][] = [
     ...(spec.positionals ?? []).map((p): [string, string] => [p.name, p.description]),
     ...Object.entries(spec.options).map(([name, o]): [string, string] => [`--${name}${o.placeholder ? ` ${o.placeholder}` : ""}`, o.description]),
-    ["--json", COMMON_OPTIONS.json!.description],
+    ["--json", "jsonOutput" in spec ? spec.jsonOutput : COMMON_OPTIONS.json!.description],
     ["-h, --help", COMMON_OPTIONS.help!.description],
   ];
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;
@@ -126,7 +141,9 @@ export function helpText(spec: CommandSpec<unknown, unknown>): string {
     "Options:",
     ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`),
     "",
-    "Database: DATABASE_URL when set; otherwise the embedded database in .data/pglite (through npm run dev when it is running).",
+    "source" in spec
+      ? spec.source
+      : "Database: DATABASE_URL when set; otherwise the embedded database in .data/pglite (through npm run dev when it is running).",
     "",
   ].join("\n");
 }

@@ -1,0 +1,77 @@
+// @ts-check
+// The console's calls to the opsroom API, on this origin, with the pasted key.
+
+/** A refusal in the API's own terms: status, error.code and the error's details (allowed, field...). */
+export class ApiRefusal extends Error {
+  /** @param {number} status @param {{ code?: string, allowed?: string[], field?: string, scope?: string }} error @param {string} message */
+  constructor(status, error, message) {
+    super(message);
+    this.status = status;
+    this.code = error.code ?? "unknown";
+    this.details = error;
+  }
+}
+
+/** @param {string} key */
+export function createApi(key) {
+  /**
+   * @param {string} path
+   * @param {{ method?: string, body?: unknown }} [options]
+   * @returns {Promise<any>} the success envelope
+   */
+  async function call(path, options = {}) {
+    const headers = { authorization: `Bearer ${key}`, accept: "application/json" };
+    if (options.body !== undefined) headers["content-type"] = "application/json";
+    const response = await fetch(path, {
+      method: options.method ?? "GET",
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const envelope = await response.json().catch(() => null);
+    if (!response.ok || !envelope?.success) {
+      throw new ApiRefusal(response.status, envelope?.error ?? {}, envelope?.message ?? `HTTP ${response.status}`);
+    }
+    return envelope;
+  }
+
+  /** Every page of a list, following nextCursor, up to `max` records (big seeds stay responsive). */
+  async function all(path, max = 2000) {
+    const records = [];
+    let cursor = null;
+    do {
+      const url = new URL(path, location.origin);
+      url.searchParams.set("limit", "200");
+      if (cursor) url.searchParams.set("cursor", cursor);
+      const page = await call(url.pathname + url.search);
+      records.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor && records.length < max);
+    return records;
+  }
+
+  /** Every event after `changeVersion`, oldest first (GET /v1/events pages on `after`). */
+  async function eventsAfter(changeVersion) {
+    const events = [];
+    let after = String(changeVersion);
+    for (;;) {
+      const page = await call(`/v1/events?after=${after}&limit=200`);
+      events.push(...page.data);
+      if (!page.nextCursor) return events;
+      after = page.nextCursor;
+    }
+  }
+
+  return {
+    self: () => call("/v1"),
+    organisation: () => call("/v1/organisation").then((envelope) => envelope.data),
+    projects: () => all("/v1/projects"),
+    personnel: () => all("/v1/personnel?active=true"),
+    tasksOf: (projectId) => all(`/v1/tasks?projectId=${encodeURIComponent(projectId)}`),
+    /** A short-lived token for the realtime room: the key itself never goes into a socket URL. */
+    realtimeToken: () => call("/v1/realtime/tokens", { method: "POST", body: {} }).then((envelope) => envelope.data),
+    moveTask: (id, status) => call(`/v1/tasks/${encodeURIComponent(id)}`, { method: "PATCH", body: { status } }).then((envelope) => envelope.data),
+    eventsAfter,
+  };
+}
+
+/** @typedef {ReturnType<typeof createApi>} Api */
