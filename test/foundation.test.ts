@@ -168,7 +168,7 @@ describe("database foundations", () => {
         await client.end();
       }
     });
-  });
+  }, 90_000); // a fresh PGlite and two migration runs: seconds on a loaded 2-core machine
 
   it("the test database has every migration applied", async () => {
     const applied = await query("select hash from drizzle.__drizzle_migrations");
