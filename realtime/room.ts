@@ -62,6 +62,11 @@ export default class OrganisationRoom implements Party.Server {
     const stored = (await this.room.storage.get<OpsEvent[]>(PENDING_KEY)) ?? [];
     this.pending = new Map(stored.map((event) => [event.changeVersion, event]));
     if (this.watermark === null && this.orgId) await this.learnStartingPoint().catch(() => {});
+    // Alarms are durable on Cloudflare, but `partykit dev` forgets them when it restarts: a room
+    // that wakes with work still queued (webhook retries, events held behind a gap, a fan-out)
+    // arms itself again rather than leaving it until the next event.
+    const queued = (await this.webhooks.nextDue()) !== null || ((await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? []).length > 0;
+    if ((queued || this.pending.size > 0) && (await this.room.storage.getAlarm()) === null) await this.room.storage.setAlarm(Date.now());
   }
 
   /** Called where the room id is readable (requests, sockets): keeps it for the alarm. */
@@ -79,7 +84,13 @@ export default class OrganisationRoom implements Party.Server {
 
   async onConnect(connection: Party.Connection): Promise<void> {
     await this.rememberOrg();
-    connection.send(JSON.stringify({ type: "ready", changeVersion: this.watermark ?? 0 }));
+    // "ready" promises every event after its changeVersion, so a room new to the organisation asks
+    // the API where it stands first (else it would say 0 and never send what came before its
+    // first publish). Serially, so no publish moves the watermark meanwhile.
+    await this.serially(async () => {
+      if (this.watermark === null) await this.learnStartingPoint().catch(() => {});
+      connection.send(JSON.stringify({ type: "ready", changeVersion: this.watermark ?? 0 }));
+    });
   }
 
   onMessage(message: string | ArrayBuffer | ArrayBufferView, sender: Party.Connection): void {
@@ -113,25 +124,38 @@ export default class OrganisationRoom implements Party.Server {
   }
 
   async onAlarm(): Promise<void> {
+    let fannedOut = true;
     await this.serially(async () => {
       await this.accept([]);
-      await this.fanOut();
+      fannedOut = await this.fanOut();
     });
     const nextJob = await this.webhooks.drain();
-    const waiting = this.pending.size > 0 || ((await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? []).length > 0;
-    const next = [nextJob, waiting ? Date.now() + GAP_RETRY_MS : null].filter((at): at is number => at !== null);
+    // Events delivered while the webhooks were being called are fanned out right away (the alarm a
+    // publish set meanwhile must not be pushed back); a gap, or webhooks that could not be loaded,
+    // are tried again in a while.
+    const fanoutLeft = ((await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? []).length > 0;
+    const now = Date.now();
+    const next = [
+      nextJob,
+      fanoutLeft && fannedOut ? now : null,
+      this.pending.size > 0 || (fanoutLeft && !fannedOut) ? now + GAP_RETRY_MS : null,
+    ].filter((at): at is number => at !== null);
     if (next.length) await this.wakeAt(Math.min(...next));
   }
 
-  /** Turns delivered events into webhook jobs; kept for the next alarm if the webhooks cannot be loaded. */
-  private async fanOut(): Promise<void> {
+  /**
+   * Turns delivered events into webhook jobs; kept for the next alarm if the webhooks cannot be
+   * loaded. Answers false only then.
+   */
+  private async fanOut(): Promise<boolean> {
     const fanout = (await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? [];
-    if (fanout.length === 0) return;
+    if (fanout.length === 0) return true;
     const queued = await this.webhooks.enqueue(fanout).then(
       () => true,
       () => false,
     );
     if (queued) await this.room.storage.delete(FANOUT_KEY);
+    return queued;
   }
 
   /** Runs publishes and alarms one at a time, so the watermark never moves under a running one. */

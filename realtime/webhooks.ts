@@ -24,6 +24,9 @@ const TIMEOUT_MS = 10_000;
 const CONCURRENCY = 16;
 const EXCERPT_LENGTH = 200;
 const TARGETS_KEY = "webhooks";
+/** Attempt reports sent to the API per request, and how soon ones it did not take are sent again. */
+const REPORT_BATCH = 500;
+const REPORT_RETRY_MS = 5_000;
 
 /** Calls an internal endpoint of the API for this room. */
 export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
@@ -57,12 +60,23 @@ export class WebhookDispatcher {
     // Jobs for webhooks that are gone or off are dropped.
     const live = new Set(this.targets.filter((t) => t.enabled).map((t) => t.id));
     const stale = [...(await this.jobs()).values()].filter((job) => !live.has(job.webhookId)).map((job) => `job:${job.id}`);
-    if (stale.length) await this.storage.delete(stale);
+    await this.deleteKeys(stale);
   }
 
+  /**
+   * The webhooks, fetched from the API once each time the room wakes (and again on a notice that
+   * they changed): a notice sent while the room was down is lost, so the stored copy is only the
+   * fallback for when the API cannot be reached.
+   */
   private async loadTargets(): Promise<WebhookTarget[]> {
-    this.targets ??= (await this.storage.get<WebhookTarget[]>(TARGETS_KEY)) ?? null;
-    if (this.targets === null) await this.reload();
+    if (this.targets === null) {
+      try {
+        await this.reload();
+      } catch (error) {
+        this.targets = (await this.storage.get<WebhookTarget[]>(TARGETS_KEY)) ?? null;
+        if (this.targets === null) throw error;
+      }
+    }
     return this.targets ?? [];
   }
 
@@ -94,6 +108,13 @@ export class WebhookDispatcher {
     return this.storage.list<Job>({ prefix: "job:" });
   }
 
+  /** When there is work next: now if attempt reports wait to be sent, else when the next queued job falls due, or null. */
+  async nextDue(): Promise<number | null> {
+    if ((await this.storage.list({ prefix: "report:", limit: 1 })).size > 0) return Date.now();
+    const jobs = [...(await this.jobs()).values()];
+    return jobs.length ? Math.min(...jobs.map((job) => job.dueAt)) : null;
+  }
+
   /** Delivers every job that is due; answers when the next one falls due, or null. */
   async drain(): Promise<number | null> {
     await this.flushReports();
@@ -102,9 +123,11 @@ export class WebhookDispatcher {
     for (let i = 0; i < due.length; i += CONCURRENCY) {
       await Promise.all(due.slice(i, i + CONCURRENCY).map((job) => this.attempt(job, targets.get(job.webhookId))));
     }
-    await this.flushReports();
+    const reported = await this.flushReports();
     const remaining = [...(await this.jobs()).values()];
-    return remaining.length ? Math.min(...remaining.map((job) => job.dueAt)) : null;
+    const nextJob = remaining.length ? Math.min(...remaining.map((job) => job.dueAt)) : null;
+    // Attempts the API did not take yet are sent again in a while, jobs or no jobs.
+    return reported ? nextJob : Math.min(nextJob ?? Infinity, Date.now() + REPORT_RETRY_MS);
   }
 
   private async attempt(job: Job, target: WebhookTarget | undefined): Promise<void> {
@@ -161,11 +184,21 @@ export class WebhookDispatcher {
     await this.storage.put(`report:${attempt.id}`, attempt);
   }
 
-  /** Sends the stored attempt reports to the API; kept for the next drain if it cannot be reached. */
-  private async flushReports(): Promise<void> {
-    const reports = await this.storage.list<Record<string, unknown>>({ prefix: "report:", limit: 500 });
-    if (reports.size === 0) return;
+  /**
+   * Sends the stored attempt reports to the API; kept for the next drain if it cannot be reached.
+   * Answers whether none is left.
+   */
+  private async flushReports(): Promise<boolean> {
+    const reports = await this.storage.list<Record<string, unknown>>({ prefix: "report:", limit: REPORT_BATCH });
+    if (reports.size === 0) return true;
     const response = await this.api("/deliveries", { method: "POST", body: JSON.stringify({ attempts: [...reports.values()] }) }).catch(() => null);
-    if (response?.ok) await this.storage.delete([...reports.keys()]);
+    if (!response?.ok) return false;
+    await this.deleteKeys([...reports.keys()]);
+    return reports.size < REPORT_BATCH;
+  }
+
+  /** Storage deletes at most 128 keys per call (Cloudflare's limit; `partykit dev` does not enforce it). */
+  private async deleteKeys(keys: string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 128) await this.storage.delete(keys.slice(i, i + 128));
   }
 }

@@ -5,7 +5,7 @@ import { uuidv7 } from "../functions/lib/ids.ts";
 import { api, workerUrl } from "./helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "./helpers/database.ts";
 import { createTenant } from "./helpers/fixtures.ts";
-import { waitForPublished } from "./helpers/realtime.ts";
+import { connectToRoom, withRoom } from "./helpers/realtime.ts";
 
 // The harness itself: the Worker answers over HTTP, fixtures land in the database the Worker
 // uses, and the no-trace check really notices a trace (else every refusal test would pass vacuously).
@@ -61,16 +61,18 @@ describe("test harness", () => {
     expect((await snapshot(tenant.org.id)).changeVersion).toBe(1);
   });
 
-  it("receives what the Worker publishes to the realtime room", async () => {
-    const tenant = await createTenant({ scopes: ["projects.manage"] });
-    const response = await api("/v1/projects", {
-      key: tenant.key,
-      body: { name: "Harness check", budget: 0, startDate: "2026-01-01", endDate: "2026-01-31" },
-    });
-    expect(response.status, response.text).toBe(201);
-    const events = await waitForPublished(tenant.org.id, 1);
-    expect(events).toEqual([expect.objectContaining({ type: "project.created", orgId: tenant.org.id, changeVersion: 1 })]);
-  });
+  it("runs the real realtime server: a socket to the room receives what the Worker publishes", () =>
+    withRoom(async () => {
+      const tenant = await createTenant({ scopes: ["projects.manage"] });
+      const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
+      const response = await api("/v1/projects", {
+        key: tenant.key,
+        body: { name: "Harness check", budget: 0, startDate: "2026-01-01", endDate: "2026-01-31" },
+      });
+      expect(response.status, response.text).toBe(201);
+      const events = await socket.waitForEvents(1);
+      expect(events).toEqual([expect.objectContaining({ type: "project.created", orgId: tenant.org.id, changeVersion: 1 })]);
+    }));
 
   it("serves concurrent connections as separate sessions (a transaction never takes in another's statements)", async () => {
     // Guards the embedded PGlite server, which runs every connection on one session.

@@ -83,8 +83,12 @@ export async function deleteWebhook(db: Database, actor: Actor, id: string, ifMa
   return settleDelete(await deleteRecord(db, actor, webhookResource, { id, ifMatch, blockers: [] }), "webhook");
 }
 
-export async function requireWebhook(db: Database, actor: Actor, id: string) {
-  const webhook = await getWebhook(db, actor, id);
+/**
+ * The webhook, or 404. `scope` is the scope the call needs (checked in the same statement):
+ * reading needs webhooks.read, acting on it (a test delivery, a redelivery) webhooks.manage.
+ */
+export async function requireWebhook(db: Database, actor: Actor, id: string, scope: "webhooks.read" | "webhooks.manage" = "webhooks.read") {
+  const webhook = await getRecord(db, actor, { ...webhookResource, readScope: scope }, id);
   if (!webhook) throw notFound("webhook");
   return webhook;
 }

@@ -55,7 +55,7 @@ export const webhookDeliveryRoutes = [
     params: IdParams,
     response: { status: 202, schema: QueuedSchema, description: "The test delivery is queued; see its attempts under deliveries." },
     async handler(c, { params }) {
-      const webhook = await requireWebhook(c.var.db, c.var.actor, params.id);
+      const webhook = await requireWebhook(c.var.db, c.var.actor, params.id, "webhooks.manage");
       const orgId = webhook.orgId as string;
       return c.json(await queueDelivery(c.env, orgId, webhook.id, testEvent(orgId, webhook.id)), 202);
     },
@@ -85,7 +85,7 @@ export const webhookDeliveryRoutes = [
     errors: ["conflict"],
     response: { status: 202, schema: QueuedSchema, description: "The redelivery is queued." },
     async handler(c, { params }) {
-      const webhook = await requireWebhook(c.var.db, c.var.actor, params.id);
+      const webhook = await requireWebhook(c.var.db, c.var.actor, params.id, "webhooks.manage");
       const orgId = webhook.orgId as string;
       const { eventType, event } = await deliveredEvent(c.var.db, c.var.actor, params.id, params.deliveryId);
       const resend = event ?? (eventType === "webhook.test" ? testEvent(orgId, webhook.id) : null);

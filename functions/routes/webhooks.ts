@@ -3,7 +3,7 @@ import { createWebhook, deleteWebhook, listWebhooks, requireWebhook, updateWebho
 import { listEnvelope, recordEnvelope, sendList, sendRecord, sendWrite } from "../envelope.ts";
 import type { AppEnv } from "../env.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
-import { afterResponse, tellRoom } from "../lib/realtime.ts";
+import { tellRoom } from "../lib/realtime.ts";
 import { checkWebhookUrl } from "../lib/webhook-urls.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
@@ -14,8 +14,16 @@ const tag = "Webhooks";
 
 const allowLoopback = (c: Context<AppEnv>) => c.env.WEBHOOKS_ALLOW_LOOPBACK === "true";
 
-/** The room caches the organisation's webhooks; after a change it reloads them. */
-const reloadRoomWebhooks = (c: Context<AppEnv>, orgId: string) => afterResponse(c, tellRoom(c.env, orgId, { webhooksChanged: true }));
+/**
+ * The room caches the organisation's webhooks: it is told to reload them before the answer goes
+ * out, so the caller's next write is already delivered under the new settings. A room that cannot
+ * be told (down) loads them afresh when it next wakes; the change is committed either way.
+ */
+async function reloadRoomWebhooks(c: Context<AppEnv>, orgId: string): Promise<void> {
+  await tellRoom(c.env, orgId, { webhooksChanged: true }).catch((error: unknown) =>
+    console.warn(JSON.stringify({ level: "warn", requestId: c.var.requestId, message: "the room could not reload its webhooks", cause: String(error) })),
+  );
+}
 
 export const webhookRoutes = [
   defineRoute({
@@ -46,7 +54,7 @@ export const webhookRoutes = [
     async handler(c, { body }) {
       const url = checkWebhookUrl(body.url, allowLoopback(c));
       const result = await createWebhook(c.var.db, c.var.actor, { ...body, url }, c.var.idempotency);
-      reloadRoomWebhooks(c, result.record.orgId as string);
+      await reloadRoomWebhooks(c, result.record.orgId as string);
       return sendWrite(c, result, "webhook created", 201);
     },
   }),
@@ -77,7 +85,7 @@ export const webhookRoutes = [
     async handler(c, { params, body }) {
       const patch = body.url === undefined ? body : { ...body, url: checkWebhookUrl(body.url, allowLoopback(c)) };
       const result = await updateWebhook(c.var.db, c.var.actor, params.id, patch, parseIfMatch(c.req.header("if-match")));
-      reloadRoomWebhooks(c, result.record.orgId as string);
+      await reloadRoomWebhooks(c, result.record.orgId as string);
       return sendWrite(c, result, "webhook updated");
     },
   }),
@@ -93,7 +101,7 @@ export const webhookRoutes = [
     response: { schema: recordEnvelope(WebhookSchema), description: "The webhook as it was." },
     async handler(c, { params }) {
       const result = await deleteWebhook(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match")));
-      reloadRoomWebhooks(c, result.record.orgId as string);
+      await reloadRoomWebhooks(c, result.record.orgId as string);
       return sendWrite(c, result, "webhook deleted");
     },
   }),

@@ -1,30 +1,298 @@
-import { inject } from "vitest";
+import { request as httpRequest } from "node:http";
+import PartySocket from "partysocket";
+import { afterEach, beforeEach, inject } from "vitest";
+import WebSocket from "ws";
+import { workerUrl } from "./api.ts";
+import { query } from "./database.ts";
 
-// What the Worker published to the organisation's realtime room (the harness's stand-in for
-// PartyKit, test/setup/realtime-stub.ts). Publishing happens after the response, so a test that
-// expects an event polls with `waitForPublished`.
+// The real realtime server of the run (`partykit dev`, test/setup/realtime-server.ts): sockets to
+// an organisation's room, raw publishes with the shared secret, the Worker's cron sweep, and the
+// control endpoint that stops and starts the server.
+//
+// Test files run in parallel and share the one realtime server. A file whose tests need the room
+// up calls `useRoom()` at its top level (each test then holds a shared lease); a test that takes
+// the room down does it inside `withRealtimeServer`, which waits for the exclusive lease first.
 
-export interface PublishedEvent {
+export interface RoomEvent {
   id: string;
   type: string;
   orgId: string;
   changeVersion: number;
   occurredAt: string;
   data: Record<string, unknown>;
-  changes?: Record<string, { from: unknown; to: unknown }>;
+  changes: Record<string, { from: unknown; to: unknown }> | null;
 }
 
-export async function publishedEvents(orgId: string): Promise<PublishedEvent[]> {
-  const response = await fetch(`${inject("realtimeStubUrl")}/published/${orgId}`);
-  return ((await response.json()) as { events: PublishedEvent[] }).events;
+export type RoomMessage = { type: "ready"; changeVersion: number } | RoomEvent;
+
+export function realtimeHost(): string {
+  return new URL(inject("realtimeUrl")).host;
 }
 
-/** Polls until at least `count` events were published for the organisation (or the timeout). */
-export async function waitForPublished(orgId: string, count: number, timeoutMs = 5_000): Promise<PublishedEvent[]> {
+// ---------------------------------------------------------------------------------------------
+// Sockets
+
+export type Credential = { apiKey: string } | { token: string };
+
+export interface RoomSocket {
+  socket: PartySocket;
+  /** Every message received, in order, with its arrival time (performance.now()). */
+  messages: Array<{ message: RoomMessage; at: number }>;
+  /** The `ready` messages received (one per (re)connection). */
+  readies(): number[];
+  /** The events received (everything but `ready`), in order. */
+  events(): RoomEvent[];
+  /** Resolves with the first `ready`'s changeVersion. */
+  ready: Promise<number>;
+  /** Waits until `done(events)` holds, or fails after `timeoutMs` saying what arrived. */
+  waitFor(done: (events: RoomEvent[]) => boolean, timeoutMs?: number): Promise<RoomEvent[]>;
+  /** Waits until at least `count` events arrived. */
+  waitForEvents(count: number, timeoutMs?: number): Promise<RoomEvent[]>;
+  close(): void;
+}
+
+const open = new Set<RoomSocket>();
+afterEach(() => {
+  for (const socket of open) socket.close();
+});
+
+/** A PartySocket (in Node, with `ws`) to the organisation's room, as a client would open it. */
+export function openRoomSocket(orgId: string, credential: Credential, options: { onMessage?(message: RoomMessage): void } = {}): RoomSocket {
+  const socket = new PartySocket({
+    host: realtimeHost(),
+    party: "v1",
+    room: orgId,
+    query: credential,
+    WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+    // Tests restart the server: reconnect quickly.
+    minReconnectionDelay: 200,
+    maxReconnectionDelay: 1_000,
+  });
+  const messages: RoomSocket["messages"] = [];
+  const listeners = new Set<() => void>();
+  let firstReady: (changeVersion: number) => void;
+  const ready = new Promise<number>((resolve) => (firstReady = resolve));
+  socket.addEventListener("message", (event: MessageEvent) => {
+    if (event.data === "pong") return;
+    const message = JSON.parse(String(event.data)) as RoomMessage;
+    messages.push({ message, at: performance.now() });
+    options.onMessage?.(message);
+    if (message.type === "ready") firstReady("changeVersion" in message ? message.changeVersion : -1);
+    for (const listener of listeners) listener();
+  });
+  const readyTimed = withTimeout(ready, 10_000, () => `no ready message from room ${orgId}`);
+  readyTimed.catch(() => {}); // not every test awaits it
+  const events = () => messages.map((m) => m.message).filter((m): m is RoomEvent => m.type !== "ready");
+  const room: RoomSocket = {
+    socket,
+    messages,
+    readies: () => messages.map((m) => m.message).filter((m) => m.type === "ready").map((m) => m.changeVersion),
+    events,
+    ready: readyTimed,
+    waitFor(done, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!done(events())) return;
+          cleanup();
+          resolve(events());
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out after ${timeoutMs} ms; received ${JSON.stringify(events().map((e) => [e.type, e.changeVersion]))}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+    waitForEvents(count, timeoutMs) {
+      return room.waitFor((received) => received.length >= count, timeoutMs);
+    },
+    close() {
+      open.delete(room);
+      socket.close();
+    },
+  };
+  open.add(room);
+  return room;
+}
+
+/** Opens a socket and waits for its `ready`. */
+export async function connectToRoom(orgId: string, credential: Credential): Promise<RoomSocket> {
+  const room = openRoomSocket(orgId, credential);
+  await room.ready;
+  return room;
+}
+
+/**
+ * The HTTP status the room answers a WebSocket upgrade with: 101 when the socket opens, else the
+ * refusal (401, 403...) sent instead of opening it. A plain `ws` client, which reports the
+ * refused upgrade's response (PartySocket only sees a failed connection and retries).
+ */
+export function upgradeStatus(orgId: string, params: Record<string, string>): Promise<{ status: number; body: string }> {
+  const url = `ws://${realtimeHost()}/parties/v1/${orgId}?${new URLSearchParams(params)}`;
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.once("open", () => {
+      ws.close();
+      resolve({ status: 101, body: "" });
+    });
+    ws.once("unexpected-response", (request, response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        request.destroy();
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    ws.once("error", reject);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Publishing and the sweep
+
+/**
+ * POSTs a message to the organisation's room as the Worker does, with the shared secret. A new
+ * connection each time: a refusal answers before reading the body, and workerd then resets the
+ * connection, which a pooled client would reuse for the next call.
+ */
+export function postToRoom(orgId: string, body: unknown, secret = inject("realtimeSecret")): Promise<{ status: number; body: any }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${inject("realtimeUrl")}/parties/v1/${orgId}`,
+      {
+        method: "POST",
+        agent: false,
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let parsed: unknown = null;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // left null
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(payload);
+  });
+}
+
+/**
+ * Runs the Worker's cron handler (the outbox sweep) once, as Cloudflare's scheduler would (the
+ * harness starts the Worker with testScheduled; see global-setup.ts). The sweep itself runs in
+ * waitUntil, after this returns: poll for its effect.
+ */
+export async function runSweep(): Promise<void> {
+  const response = await fetch(`${workerUrl()}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+  const text = await response.text();
+  if (!response.ok) throw new Error(`the scheduled handler answered ${response.status}: ${text.slice(0, 300)}`);
+}
+
+/** The organisation's events the room has acknowledged (published_at set), as changeVersions. */
+export async function acknowledgedChangeVersions(orgId: string): Promise<number[]> {
+  const rows = await query<{ change_version: string }>(
+    "select change_version from events where org_id = $1 and published_at is not null order by change_version",
+    [orgId],
+  );
+  return rows.map((row) => Number(row.change_version));
+}
+
+/**
+ * Waits until the room has acknowledged at least `count` events of the organisation. Publishing
+ * happens after the response; an event written while another test had the room down is left to
+ * the sweep (which takes events older than 10 s), so this runs the sweep while it waits.
+ */
+export async function waitForAcknowledged(orgId: string, count: number, timeoutMs = 15_000): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
+  let nextSweep = Date.now() + 2_000;
   for (;;) {
-    const events = await publishedEvents(orgId);
-    if (events.length >= count || Date.now() > deadline) return events;
+    const acknowledged = await acknowledgedChangeVersions(orgId);
+    if (acknowledged.length >= count || Date.now() > deadline) return acknowledged;
+    if (Date.now() > nextSweep) {
+      nextSweep = Date.now() + 1_000;
+      await runSweep().catch(() => {});
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Taking turns with the realtime server
+
+async function control(path: string): Promise<any> {
+  const response = await fetch(`${inject("realtimeControlUrl")}${path}`, { method: "POST" });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`realtime control ${path}: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function lease(mode: "shared" | "exclusive"): Promise<() => Promise<void>> {
+  const { lease: id } = (await control(`/lease?mode=${mode}`)) as { lease: string };
+  return async () => void (await control(`/release?lease=${id}`));
+}
+
+/** Call at the top level of a file whose tests need the realtime server up: each test holds a shared lease. */
+export function useRoom(): void {
+  let release: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    release = await lease("shared");
+  }, 60_000);
+  afterEach(async () => {
+    await release?.();
+    release = undefined;
+  });
+}
+
+/** Runs `work` holding a shared lease: the realtime server stays up meanwhile. */
+export async function withRoom<T>(work: () => Promise<T>): Promise<T> {
+  const release = await lease("shared");
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
+export interface RealtimeServerControl {
+  /** Stops partykit (and its workerd); the room is unreachable until start(). */
+  stop(): Promise<void>;
+  /** Starts it again, same port, same room storage; resolves when it answers. */
+  start(): Promise<void>;
+}
+
+/**
+ * Runs `work` with the exclusive lease on the realtime server, so it may stop and start it without
+ * pulling the room from under another test. The server is running again when this returns. A test
+ * using this must not be in a file with useRoom() (it would wait for its own shared lease).
+ */
+export async function withRealtimeServer<T>(work: (server: RealtimeServerControl) => Promise<T>): Promise<T> {
+  const release = await lease("exclusive");
+  try {
+    return await work({ stop: () => control("/stop"), start: () => control("/start") });
+  } finally {
+    await control("/start").finally(release);
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(message())), ms);
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error) => (clearTimeout(timer), reject(error)),
+    );
+  });
 }

@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
+import { reserveFreePort } from "../../cli/dev/ports.ts";
 import { startWsBridge, type WsBridge } from "../../cli/lib/ws-bridge.ts";
-import { startRealtimeStub, type RealtimeStub } from "./realtime-stub.ts";
+import { startRealtimeControl, type RealtimeControl } from "./realtime-control.ts";
+import { startRealtimeServer, type RealtimeServer } from "./realtime-server.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 // Starts, once for the whole run, what every test file talks to: a migrated test database, the
-// WebSocket bridge the Worker's neon driver dials, a stand-in realtime server, and the Worker in
-// workerd. Test files run in Node and reach the Worker over real HTTP (inject("workerUrl")) and
+// WebSocket bridge the Worker's neon driver dials, the realtime server (`partykit dev`, with a
+// control endpoint to stop and start it), and the Worker in workerd. Test files run in Node and reach the Worker over real HTTP (inject("workerUrl")) and
 // the database directly (inject("databaseUrl")) to arrange fixtures and to check that refused
 // calls left no trace.
 
@@ -19,8 +21,12 @@ declare module "vitest" {
     databaseUrl: string;
     /** Where the test database lives: a Postgres server (DATABASE_URL) or the embedded PGlite. */
     databaseKind: "server" | "embedded";
-    /** Origin of the realtime stand-in the Worker publishes to. */
-    realtimeStubUrl: string;
+    /** Origin of the realtime server (partykit dev) the Worker publishes to, e.g. http://127.0.0.1:40123 */
+    realtimeUrl: string;
+    /** The REALTIME_SECRET shared by the Worker and the room (tests publish to the room with it). */
+    realtimeSecret: string;
+    /** The control endpoint that stops and starts the realtime server (test/setup/realtime-control.ts). */
+    realtimeControlUrl: string;
   }
 }
 
@@ -40,7 +46,8 @@ export default async function setup(project: TestProject) {
 
   let database: TestDatabase | undefined;
   let bridge: WsBridge | undefined;
-  let realtime: RealtimeStub | undefined;
+  let realtime: RealtimeServer | undefined;
+  let control: RealtimeControl | undefined;
   let worker: Worker | undefined;
   let tornDown = false;
 
@@ -49,7 +56,7 @@ export default async function setup(project: TestProject) {
     tornDown = true;
     // Every step runs even when an earlier one fails; the first failure is reported at the end.
     const failures: unknown[] = [];
-    for (const step of [() => worker?.dispose(), () => realtime?.close(), () => bridge?.close(), () => database?.dispose()]) {
+    for (const step of [() => worker?.dispose(), () => control?.close(), () => realtime?.dispose(), () => bridge?.close(), () => database?.dispose()]) {
       try {
         await step();
       } catch (error) {
@@ -61,8 +68,12 @@ export default async function setup(project: TestProject) {
   };
   // Ctrl-C: vitest (and miniflare) call process.exit without running teardowns. A database on a
   // real server would outlive the run, so it is dropped synchronously on the way out; workerd is
-  // stopped by miniflare's own exit hook; the bridge, the stub and PGlite die with this process.
-  const onExit = () => database?.disposeSync();
+  // stopped by miniflare's own exit hook; partykit's process group is killed here; the bridge,
+  // the control endpoint and PGlite die with this process.
+  const onExit = () => {
+    realtime?.killNow();
+    database?.disposeSync();
+  };
   process.on("exit", onExit);
 
   try {
@@ -70,24 +81,41 @@ export default async function setup(project: TestProject) {
     const db = database;
     bridge = await startWsBridge({ target: db.target });
     const secret = randomBytes(24).toString("hex");
-    realtime = await startRealtimeStub(secret);
-    const bindings = { DATABASE_URL: db.url, DB_WS_PROXY: bridge.address, REALTIME_URL: realtime.url, REALTIME_SECRET: secret };
-    // The Worker needs only URLs, so it starts while the database is made and migrated. Both are
-    // awaited to the end, so a failure of one never leaves the other running.
-    const [databaseReady, workerStarted] = await Promise.allSettled([
+    // The Worker and the realtime server each need the other's URL, so both ports are chosen first.
+    const workerPort = await reserveFreePort();
+    let realtimePort = await reserveFreePort();
+    while (realtimePort === workerPort) realtimePort = await reserveFreePort();
+    const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
+    const bindings = {
+      DATABASE_URL: db.url,
+      DB_WS_PROXY: bridge.address,
+      REALTIME_URL: realtimeUrl,
+      REALTIME_SECRET: secret,
+      // The webhook tests' receivers listen on http://127.0.0.1.
+      WEBHOOKS_ALLOW_LOOPBACK: "true",
+    };
+    // The Worker and the realtime server need only URLs, so they start while the database is made
+    // and migrated. All are awaited to the end, so a failure of one never leaves another running.
+    const [databaseReady, workerStarted, realtimeStarted] = await Promise.allSettled([
       timed("database", db.ready),
-      timed("worker", startWorker(bindings)),
+      timed("worker", startWorker(bindings, workerPort)),
+      timed("realtime", startRealtimeServer({ port: realtimePort, secret, apiUrl: `http://127.0.0.1:${workerPort}` })),
     ]);
     if (workerStarted.status === "fulfilled") worker = workerStarted.value;
+    if (realtimeStarted.status === "fulfilled") realtime = realtimeStarted.value;
     if (databaseReady.status === "rejected") throw databaseReady.reason;
     if (workerStarted.status === "rejected") throw workerStarted.reason;
+    if (realtimeStarted.status === "rejected") throw realtimeStarted.reason;
+    control = await startRealtimeControl(realtime!);
     const workerUrl = (await worker!.url).origin;
 
     project.provide("workerUrl", workerUrl);
     project.provide("databaseUrl", db.url);
     project.provide("databaseKind", db.kind);
-    project.provide("realtimeStubUrl", realtime.url);
-    console.log(`[test harness] ready in ${seconds()}s (${readyAt.join(", ")}): worker ${workerUrl}, database ${db.label}`);
+    project.provide("realtimeUrl", realtimeUrl);
+    project.provide("realtimeSecret", secret);
+    project.provide("realtimeControlUrl", control.url);
+    console.log(`[test harness] ready in ${seconds()}s (${readyAt.join(", ")}): worker ${workerUrl}, realtime ${realtimeUrl}, database ${db.label}`);
   } catch (error) {
     await teardown().catch(() => {});
     throw error;
@@ -95,7 +123,7 @@ export default async function setup(project: TestProject) {
   return teardown;
 }
 
-async function startWorker(bindings: Record<string, string>): Promise<Worker> {
+async function startWorker(bindings: Record<string, string>, port: number): Promise<Worker> {
   // Imported here so the environment above is set before wrangler reads it.
   const { unstable_startWorker } = await import("wrangler");
   const worker = await unstable_startWorker({
@@ -105,7 +133,10 @@ async function startWorker(bindings: Record<string, string>): Promise<Worker> {
     ),
     // persist: false keeps Durable Object state (rate limits) in memory: every run starts clean
     // and parallel runs do not share .wrangler/state.
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, persist: false, logLevel: "warn" },
+    // testScheduled: GET /__scheduled runs the cron handler (the outbox sweep) inside the Worker.
+    // Miniflare's own /cdn-cgi/handler/scheduled fails once wrangler.toml has [assets]: its assets
+    // proxy forwards the ScheduledController over RPC ("DataCloneError: Could not serialize").
+    dev: { server: { hostname: "127.0.0.1", port }, inspector: false, watch: false, persist: false, logLevel: "warn", testScheduled: true },
   });
   try {
     await worker.url;
