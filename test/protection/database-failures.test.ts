@@ -1,0 +1,294 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, createOrganisation } from "../../db/queries/admin.ts";
+import { ERROR_STATUS } from "../../functions/errors.ts";
+import { generateApiKey } from "../../functions/lib/api-keys.ts";
+import { uuidv7 } from "../../functions/lib/ids.ts";
+import { ALL_SCOPES, expandScopes } from "../../functions/lib/scopes.ts";
+import { startFailureStack, type FailureStack } from "../helpers/failure-stack.ts";
+import { projectBody, unique } from "../helpers/resources.ts";
+
+// Failures of the database (issue 6; SPEC: 503 unavailable, "nothing half-written"). These break
+// the database connection on purpose, so they run on a stack of their own
+// (test/helpers/failure-stack.ts): another database, the bridge, a proxy between the bridge and
+// Postgres that can refuse, hang or cut a request, and a Worker wired to them. What they show:
+//
+//   - unreachable (the bridge stopped, Postgres refusing) or not answering (connect timeout): 503
+//     unavailable in the envelope, nothing written; once the database is back, the service is too;
+//   - the connection dropped before the statement got out: 503, nothing written;
+//   - the connection cut right after the statement went out, so it may or may not have committed:
+//     503, and the write is whole (row, changeVersion bump, event, remembered Idempotency-Key) or
+//     absent, never part; a retry with the same Idempotency-Key then settles it exactly once;
+//   - and, since the Worker's console can be read here: no API key ever appears in it.
+//
+// Counts and states are asserted, not durations (one generous bound proves a timeout, not a hang).
+
+let stack: FailureStack;
+const keysUsed: string[] = [];
+
+beforeAll(async () => {
+  stack = await startFailureStack();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+}, 60_000);
+
+interface Response {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+async function call(path: string, options: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(new URL(path, stack.workerUrl), {
+    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+    headers,
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  let body: any = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // left null: the envelope check fails and shows the text
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+function expectUnavailable(response: Response) {
+  const where = `${response.status} ${response.text.slice(0, 300)}`;
+  expect(response.status, where).toBe(503);
+  expect(response.body, where).toMatchObject({ success: false, version: "v1", error: { code: "unavailable" } });
+  expect(ERROR_STATUS[response.body.error.code as keyof typeof ERROR_STATUS]).toBe(503);
+  expect(response.body.error.requestId).toBe(response.headers.get("x-request-id"));
+  expect(response.body).not.toHaveProperty("data");
+}
+
+interface Tenant {
+  orgId: string;
+  key: string;
+}
+
+async function tenant(rateLimit = 10_000): Promise<Tenant> {
+  const org = await createOrganisation(stack.db, { name: `Failure org ${unique()}` });
+  const { key } = await createApiKey(stack.db, { orgId: org.id, application: `failures-${unique()}`, scopes: expandScopes(ALL_SCOPES), rateLimit });
+  keysUsed.push(key);
+  // One call, so the key's RateLimiter has read its limit while the database was there.
+  expect((await call("/v1", { key })).status).toBe(200);
+  return { orgId: org.id, key };
+}
+
+/**
+ * Everything a write of the organisation leaves, read in ONE statement, so a commit can never fall
+ * between two of its parts: counts per table, changeVersion, events, remembered Idempotency-Keys,
+ * and a digest of the tasks (an update changes no count).
+ */
+async function state(orgId: string) {
+  const { rows } = await stack.db.query<Record<string, number | string>>(
+    `select (select change_version from organisations where id = $1)::int as "changeVersion",
+            (select count(*) from events where org_id = $1)::int as events,
+            (select count(*) from projects where org_id = $1)::int as projects,
+            (select count(*) from tasks where org_id = $1)::int as tasks,
+            (select count(*) from idempotency_keys where org_id = $1)::int as "idempotencyKeys",
+            (select coalesce(md5(string_agg(t::text, ',' order by t.id)), '') from tasks t where t.org_id = $1) as "tasksDigest",
+            (select coalesce(json_agg(json_build_object('type', e.type, 'changeVersion', e.change_version, 'id', e.data->>'id') order by e.change_version), '[]')
+               from events e where e.org_id = $1)::text as "eventList"`,
+    [orgId],
+  );
+  return rows[0]!;
+}
+
+/** The state once it stops moving: a statement cut off from its client may still be finishing. */
+async function settled(orgId: string) {
+  let previous = JSON.stringify(await state(orgId));
+  for (let i = 0; i < 20; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const current = JSON.stringify(await state(orgId));
+    if (current === previous) return JSON.parse(current) as Awaited<ReturnType<typeof state>>;
+    previous = current;
+  }
+  throw new Error(`the state of ${orgId} kept changing: ${previous}`);
+}
+
+async function insertTask(orgId: string) {
+  const [project, person, task] = [uuidv7(), uuidv7(), uuidv7()];
+  await stack.db.query("insert into projects (id, org_id, name, budget, start_date, end_date) values ($1, $2, 'P', 0, '2026-01-01', '2026-12-31')", [project, orgId]);
+  await stack.db.query("insert into personnel (id, org_id, name, email) values ($1, $2, 'Ann', $3)", [person, orgId, `ann-${unique()}@example.test`]);
+  await stack.db.query("insert into tasks (id, org_id, project_id, assignee_id, title, due_date) values ($1, $2, $3, $4, 'Task', '2026-06-30')", [
+    task,
+    orgId,
+    project,
+    person,
+  ]);
+  return task;
+}
+
+describe("the database unreachable", () => {
+  it("bridge stopped: 503 unavailable for reads, writes and a key the limiter has not met; nothing written; back up, it serves again", async () => {
+    const t = await tenant();
+    const fresh = await createApiKey(stack.db, { orgId: t.orgId, application: "fresh", scopes: ["projects.read"] });
+    keysUsed.push(fresh.key);
+    const before = await state(t.orgId);
+    await stack.stopBridge();
+    try {
+      expectUnavailable(await call("/v1/projects", { key: t.key }));
+      expectUnavailable(await call("/v1/projects", { key: t.key, body: projectBody() }));
+      expectUnavailable(await call("/v1/projects", { key: t.key, body: projectBody(), headers: { "idempotency-key": "down-1" } }));
+      expectUnavailable(await call("/v1", { key: fresh.key }));
+    } finally {
+      await stack.startBridge();
+    }
+    expect(await state(t.orgId)).toEqual(before);
+
+    const created = await call("/v1/projects", { key: t.key, body: projectBody(), headers: { "idempotency-key": "down-1" } });
+    expect(created.status, created.text).toBe(201);
+    expect((await call("/v1", { key: fresh.key })).status).toBe(200);
+    const after = await state(t.orgId);
+    expect([after.projects, after.changeVersion, after.events]).toEqual([Number(before.projects) + 1, Number(before.changeVersion) + 1, Number(before.events) + 1]);
+  }, 60_000);
+
+  it("Postgres refusing connections: 503 unavailable, nothing written; once it accepts again, the service is back", async () => {
+    const t = await tenant();
+    const before = await state(t.orgId);
+    stack.proxy.refuse();
+    try {
+      expectUnavailable(await call("/v1/projects", { key: t.key }));
+      expectUnavailable(await call("/v1/projects", { key: t.key, body: projectBody() }));
+    } finally {
+      stack.proxy.heal();
+    }
+    expect(await state(t.orgId)).toEqual(before);
+    const created = await call("/v1/projects", { key: t.key, body: projectBody() });
+    expect(created.status, created.text).toBe(201);
+  }, 60_000);
+
+  it("a database that does not answer: 503 within the connect timeout, not a hung request; nothing written", async () => {
+    const t = await tenant();
+    const before = await state(t.orgId);
+    stack.proxy.hang();
+    try {
+      const started = Date.now();
+      const [read, write] = await Promise.all([call("/v1/projects", { key: t.key }), call("/v1/projects", { key: t.key, body: projectBody() })]);
+      expectUnavailable(read);
+      expectUnavailable(write);
+      // The driver gives up after 5 s; a hung request would run into the test's timeout instead.
+      expect(Date.now() - started).toBeLessThan(25_000);
+    } finally {
+      stack.proxy.heal();
+    }
+    expect(await state(t.orgId)).toEqual(before);
+    expect((await call("/v1/projects", { key: t.key })).status).toBe(200);
+  }, 60_000);
+});
+
+describe("the connection dropped mid-request", () => {
+  it("before the statement reached Postgres: 503, nothing written; the retry with the same Idempotency-Key creates once", async () => {
+    const t = await tenant();
+    const before = await state(t.orgId);
+    const body = projectBody();
+    const headers = { "idempotency-key": `cut-before-${unique()}` };
+    const cut = stack.proxy.cutBefore(/insert into "projects"/);
+    expectUnavailable(await call("/v1/projects", { key: t.key, body, headers }));
+    await cut;
+    expect(await settled(t.orgId)).toEqual(before);
+
+    const retry = await call("/v1/projects", { key: t.key, body, headers });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    const after = await state(t.orgId);
+    expect(after.projects).toBe(Number(before.projects) + 1);
+    expect(after.changeVersion).toBe(Number(before.changeVersion) + 1);
+    expect(JSON.parse(String(after.eventList)).at(-1)).toEqual({ type: "project.created", changeVersion: after.changeVersion, id: retry.body.data.id });
+  }, 60_000);
+
+  it("a create cut off after the statement went out: whole or absent, never part; the retry settles it exactly once", async () => {
+    const t = await tenant();
+    const before = await state(t.orgId);
+    const body = projectBody();
+    const headers = { "idempotency-key": `cut-after-${unique()}` };
+    const cut = stack.proxy.cutAfter(/insert into "projects"/);
+    expectUnavailable(await call("/v1/projects", { key: t.key, body, headers }));
+    await cut;
+    const after = await settled(t.orgId);
+    const committed = after.projects !== before.projects;
+    const events = JSON.parse(String(after.eventList)) as Array<{ type: string; changeVersion: number; id: string }>;
+    if (committed) {
+      expect(after.projects).toBe(Number(before.projects) + 1);
+      expect(after.changeVersion).toBe(Number(before.changeVersion) + 1);
+      expect(after.events).toBe(Number(before.events) + 1);
+      expect(after.idempotencyKeys).toBe(Number(before.idempotencyKeys) + 1);
+      expect(events.at(-1)).toMatchObject({ type: "project.created", changeVersion: after.changeVersion });
+    } else {
+      expect(after).toEqual(before);
+    }
+
+    const retry = await call("/v1/projects", { key: t.key, body, headers });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe(committed ? "true" : null);
+    if (committed) expect(retry.body.data.id).toBe(events.at(-1)!.id);
+    const final = await state(t.orgId);
+    expect(final.projects).toBe(Number(before.projects) + 1);
+    expect(final.changeVersion).toBe(Number(before.changeVersion) + 1);
+    expect(final.events).toBe(Number(before.events) + 1);
+  }, 60_000);
+
+  for (const [label, method, sql, body] of [
+    ["an update", "PATCH", /update "tasks"/, { title: "Changed while cut" }],
+    ["a delete", "DELETE", /delete from "tasks"/, undefined],
+  ] as const) {
+    it(`${label} cut off after the statement went out: whole or absent, never part`, async () => {
+      const t = await tenant();
+      const taskId = await insertTask(t.orgId);
+      const before = await state(t.orgId);
+      const cut = stack.proxy.cutAfter(sql);
+      expectUnavailable(await call(`/v1/tasks/${taskId}`, { key: t.key, method, ...(body ? { body } : {}) }));
+      await cut;
+      const after = await settled(t.orgId);
+      const committed = after.tasksDigest !== before.tasksDigest;
+      if (committed) {
+        expect(after.changeVersion).toBe(Number(before.changeVersion) + 1);
+        expect(after.events).toBe(Number(before.events) + 1);
+        expect(after.tasks).toBe(Number(before.tasks) - (method === "DELETE" ? 1 : 0));
+        const event = (JSON.parse(String(after.eventList)) as Array<{ type: string; changeVersion: number; id: string }>).at(-1);
+        expect(event).toEqual({ type: method === "DELETE" ? "task.deleted" : "task.updated", changeVersion: after.changeVersion, id: taskId });
+      } else {
+        expect(after).toEqual(before);
+      }
+      // Whichever it was, the service goes on: the task answers as it now is.
+      const now = await call(`/v1/tasks/${taskId}`, { key: t.key });
+      expect(now.status).toBe(method === "DELETE" && committed ? 404 : 200);
+      if (now.status === 200) expect(now.body.data.title).toBe(committed ? "Changed while cut" : "Task");
+    }, 60_000);
+  }
+});
+
+describe("the Worker's console", () => {
+  it("never holds an API key, though it logged every request above (and a few with bad keys)", async () => {
+    const t = await tenant();
+    const unknown = generateApiKey();
+    keysUsed.push(unknown);
+    await call("/v1", { key: unknown });
+    await call("/v1", { headers: { authorization: `Bearer ${t.key} trailing` } });
+    await call("/v1", { headers: { authorization: `Basic ${Buffer.from(`${t.key}:`).toString("base64")}` } });
+    const tagged = await call("/v1/projects", { key: t.key, headers: { "x-request-id": `console-check-${unique()}` } });
+    await stack.stopBridge();
+    const failed = await call("/v1/projects", { key: t.key });
+    await stack.startBridge();
+    expectUnavailable(failed);
+
+    // Let the last lines through (workerd's output is piped).
+    const deadline = Date.now() + 10_000;
+    while (!stack.output().includes(failed.body.error.requestId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const output = stack.output();
+    expect(output, "the Worker's request log is captured").toContain(tagged.headers.get("x-request-id")!);
+    expect(output, "the 503 was logged with its request id").toContain(failed.body.error.requestId);
+    for (const key of keysUsed) {
+      expect(output).not.toContain(key);
+      expect(output).not.toContain(key.slice(4, 24));
+    }
+  }, 60_000);
+});

@@ -1,0 +1,232 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { uuidv7 } from "../../functions/lib/ids.ts";
+import { api, expectError, expectSuccess } from "../helpers/api.ts";
+import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
+import { createTenant, type Tenant } from "../helpers/fixtures.ts";
+import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
+import { milestoneBody, personBody, projectBody, taskBody } from "../helpers/resources.ts";
+
+// Cross-organisation probing of every operation (issue 6; SPEC "404 ... an id of another
+// organisation (never reveal it exists)"). test/api/isolation.test.ts covers projects, milestones,
+// tasks and personnel by hand; this file takes the list of operations from GET /v1 itself, so an
+// endpoint added later is probed without an edit here (or fails, naming what it lacks):
+//
+//   - every operation with a path id, called by organisation B (a key holding every scope) with
+//     organisation A's ids, each id in turn: 404 not_found, and neither organisation changes;
+//   - every read without a path id shows B's data only, and filters naming A's ids find nothing;
+//   - every write whose body names records (projectId, assigneeId...) refuses A's ids with
+//     400 invalid_reference naming the field, and neither organisation changes.
+
+interface Operation {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  path: string;
+}
+
+type Kind = "project" | "milestone" | "task" | "risk" | "issue" | "financialEntry" | "person" | "webhook" | "delivery";
+
+/** What the id in a path names, by the path's first segment (and :deliveryId). */
+const PATH_KINDS: Record<string, Kind> = {
+  projects: "project",
+  milestones: "milestone",
+  tasks: "task",
+  risks: "risk",
+  issues: "issue",
+  "financial-entries": "financialEntry",
+  personnel: "person",
+  webhooks: "webhook",
+};
+
+/** What a body or query field naming a record names. */
+const FIELD_KINDS: Record<string, Kind> = {
+  projectId: "project",
+  milestoneId: "milestone",
+  assigneeId: "person",
+  ownerId: "person",
+  reporterId: "person",
+};
+
+/** A body the operation accepts from `tenant`, given the records in its path. */
+const BODIES: Record<string, (tenant: Tenant, ids: Records) => Promise<Record<string, unknown>> | Record<string, unknown>> = {
+  "POST /v1/projects": () => projectBody(),
+  "PATCH /v1/projects/:id": () => ({ name: "Taken over" }),
+  "POST /v1/projects/:id/milestones": () => milestoneBody(),
+  "PATCH /v1/milestones/:id": () => ({ name: "Taken over" }),
+  "POST /v1/tasks": (t, r) => taskBody(t, { projectId: r.project, assigneeId: r.person, milestoneId: r.milestone }),
+  "PATCH /v1/tasks/:id": () => ({ title: "Taken over" }),
+  "POST /v1/risks": (t, r) => riskBody(t, { projectId: r.project, ownerId: r.person }),
+  "PATCH /v1/risks/:id": () => ({ title: "Taken over" }),
+  "POST /v1/issues": (t, r) => issueBody(t, { projectId: r.project, reporterId: r.person, assigneeId: r.person }),
+  "PATCH /v1/issues/:id": () => ({ title: "Taken over" }),
+  "POST /v1/financial-entries": (t, r) => financialEntryBody(t, { projectId: r.project }),
+  "PATCH /v1/financial-entries/:id": () => ({ description: "Taken over" }),
+  "POST /v1/personnel": () => personBody(),
+  "PATCH /v1/personnel/:id": () => ({ role: "Taken over" }),
+  "POST /v1/realtime/tokens": () => ({}),
+  // A closed loopback port: nothing leaves the machine.
+  "POST /v1/webhooks": () => ({ url: "http://127.0.0.1:9/isolation" }),
+  "PATCH /v1/webhooks/:id": () => ({ description: "Taken over" }),
+};
+
+type Records = Record<Kind, string>;
+
+/** One record of every kind in the tenant's organisation, linked as the API would link them. */
+async function arrange(tenant: Tenant): Promise<Records> {
+  const project = await tenant.insertProject();
+  const person = await tenant.insertPerson();
+  const milestone = await tenant.insertMilestone(project.id);
+  const task = await tenant.insertTask({ projectId: project.id, assigneeId: person.id, milestoneId: milestone.id });
+  const webhook = expectSuccess(await api("/v1/webhooks", { key: tenant.key, body: { url: "http://127.0.0.1:9/isolation" } }), 201).data;
+  const [delivery] = await query<{ id: string }>(
+    `insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, attempt, outcome)
+     values ($1, $2, $3, $4, 'webhook.test', 1, 'failed') returning id`,
+    [uuidv7(), tenant.org.id, webhook.id, uuidv7()],
+  );
+  return {
+    project: project.id,
+    person: person.id,
+    milestone: milestone.id,
+    task: task.id,
+    risk: await insertRisk(tenant, { project_id: project.id, owner_id: person.id }),
+    issue: await insertIssue(tenant, { project_id: project.id }),
+    financialEntry: await insertFinancialEntry(tenant, { project_id: project.id }),
+    webhook: webhook.id,
+    delivery: delivery!.id,
+  };
+}
+
+function paramKinds(op: Operation): Array<[param: string, kind: Kind]> {
+  const segment = op.path.split("/")[2]!;
+  return (op.path.match(/:\w+/g) ?? []).map((param) => {
+    const kind = param === ":deliveryId" ? "delivery" : PATH_KINDS[segment];
+    if (!kind) throw new Error(`${op.method} ${op.path}: say in PATH_KINDS what ${param} names`);
+    return [param, kind];
+  });
+}
+
+const fill = (op: Operation, values: Record<string, string>) => op.path.replace(/:\w+/g, (param) => values[param]!);
+
+// Read when the file is collected, so each operation is a test of its own, named after it.
+const [a, b] = [await createTenant(), await createTenant()];
+const operations: Operation[] = (await api("/v1", { key: b.key })).body.operations;
+const openapi: { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } } = (await api("/v1/openapi.json")).body;
+let ofA: Records;
+
+beforeAll(async () => {
+  ofA = await arrange(a);
+  // A has events of its own, through the API.
+  expectSuccess(await api("/v1/projects", { key: a.key, body: projectBody() }), 201);
+}, 60_000);
+
+function resolve(schema: any): any {
+  if (schema?.$ref) return resolve(openapi.components.schemas[schema.$ref.split("/").pop()]);
+  return schema ?? {};
+}
+
+const operationDoc = (op: Operation) => openapi.paths[op.path.replace(/:(\w+)/g, "{$1}")]![op.method.toLowerCase()];
+const takesBody = (op: Operation) => Boolean(operationDoc(op).requestBody);
+
+/** Fields of a body or query schema that name a record (format uuid). */
+function referenceFields(properties: Record<string, any>): string[] {
+  const isUuid = (schema: any): boolean => {
+    const s = resolve(schema);
+    return s.format === "uuid" || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(isUuid);
+  };
+  return Object.entries(properties)
+    .filter(([, schema]) => isUuid(schema))
+    .map(([name]) => name);
+}
+
+async function bodyFor(op: Operation, tenant: Tenant, records: Records) {
+  if (!takesBody(op)) return undefined;
+  const make = BODIES[`${op.method} ${op.path}`];
+  if (!make) throw new Error(`${op.method} ${op.path}: add a body it accepts to BODIES`);
+  return make(tenant, records);
+}
+
+describe("organisation B's key with organisation A's ids in the path", () => {
+  it("probes every operation GET /v1 lists that takes an id", () => {
+    const probed = operations.filter((op) => op.path.includes(":"));
+    expect(probed.length).toBeGreaterThan(20);
+    for (const op of probed) paramKinds(op); // throws for a path this file cannot fill
+  });
+
+  for (const op of operations.filter((o) => o.path.includes(":"))) {
+    it(`${op.method} ${op.path}: 404 for each foreign id, nothing changes in either organisation`, async () => {
+      const ofB = await arrange(b);
+      const body = await bodyFor(op, b, ofB);
+      const params = paramKinds(op);
+      // Each id foreign in turn (the others B's own), then all of them foreign.
+      const variants = [
+        ...params.map(([param]) => Object.fromEntries(params.map(([p, kind]) => [p, p === param ? ofA[kind] : ofB[kind]]))),
+        ...(params.length > 1 ? [Object.fromEntries(params.map(([p, kind]) => [p, ofA[kind]]))] : []),
+      ];
+      for (const values of variants) {
+        const before = [await snapshot(a.org.id), await snapshot(b.org.id)];
+        const response = await api(fill(op, values), { key: b.key, method: op.method, body });
+        expectError(response, 404, "not_found");
+        expect(response.text, "the answer names nothing of A").not.toContain(a.org.id);
+        expectNoTrace(before[0]!, await snapshot(a.org.id));
+        expectNoTrace(before[1]!, await snapshot(b.org.id));
+      }
+      // B's own ids are not refused as not found: the 404 above was about the organisation alone.
+      const own = await api(fill(op, Object.fromEntries(params.map(([p, kind]) => [p, ofB[kind]]))), { key: b.key, method: op.method, body });
+      expect(own.status, `${op.method} ${op.path} on B's own records: ${own.text.slice(0, 200)}`).not.toBe(404);
+    });
+  }
+});
+
+describe("organisation B's reads without a path id", () => {
+  it("show B's data only: no id of A in any answer", async () => {
+    const ofB = await arrange(b);
+    const reads = operations.filter((op) => op.method === "GET" && !op.path.includes(":") && op.path !== "/v1/openapi.json");
+    expect(reads.length).toBeGreaterThan(8);
+    for (const op of reads) {
+      const response = await api(op.path, { key: b.key });
+      expectSuccess(response);
+      for (const id of [a.org.id, ...Object.values(ofA)]) expect(response.text, `${op.path} shows A's ${id}`).not.toContain(id);
+      if (Array.isArray(response.body.data)) {
+        for (const record of response.body.data) if ("orgId" in record) expect(record.orgId).toBe(b.org.id);
+      }
+    }
+    expect(ofB.project).toBeTruthy();
+  });
+
+  it("filters naming A's records find nothing", async () => {
+    let tried = 0;
+    for (const op of operations.filter((o) => o.method === "GET" && !o.path.includes(":"))) {
+      const parameters: any[] = operationDoc(op).parameters ?? [];
+      const fields = referenceFields(Object.fromEntries(parameters.filter((p) => p.in === "query").map((p) => [p.name, p.schema])));
+      for (const field of fields) {
+        const kind = FIELD_KINDS[field];
+        if (!kind) throw new Error(`${op.path}?${field}: say in FIELD_KINDS what it names`);
+        const response = await api(`${op.path}?${field}=${ofA[kind]}`, { key: b.key });
+        expect(expectSuccess(response).data, `${op.path}?${field}=A's`).toEqual([]);
+        tried++;
+      }
+    }
+    expect(tried).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe("organisation B's writes naming A's records in the body", () => {
+  it("are refused with 400 invalid_reference naming the field; nothing changes", async () => {
+    let tried = 0;
+    for (const op of operations.filter((o) => (o.method === "POST" || o.method === "PATCH") && takesBody(o))) {
+      const schema = resolve(operationDoc(op).requestBody.content["application/json"].schema);
+      for (const field of referenceFields(schema.properties ?? {})) {
+        const kind = FIELD_KINDS[field];
+        if (!kind) throw new Error(`${op.method} ${op.path} body.${field}: say in FIELD_KINDS what it names`);
+        const ofB = await arrange(b);
+        const valid = (await bodyFor(op, b, ofB))!;
+        const path = fill(op, Object.fromEntries(paramKinds(op).map(([p, k]) => [p, ofB[k]])));
+        const before = [await snapshot(a.org.id), await snapshot(b.org.id)];
+        const response = await api(path, { key: b.key, method: op.method, body: { ...valid, [field]: ofA[kind] } });
+        expectError(response, 400, "invalid_reference", { field });
+        expectNoTrace(before[0]!, await snapshot(a.org.id));
+        expectNoTrace(before[1]!, await snapshot(b.org.id));
+        tried++;
+      }
+    }
+    expect(tried).toBeGreaterThanOrEqual(8);
+  }, 60_000);
+});
