@@ -1,13 +1,19 @@
-import { neonConfig, Pool } from "@neondatabase/serverless";
+import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverless";
 
 /**
  * The one place that knows which Postgres driver the Worker uses: @neondatabase/serverless over
- * WebSocket, one pool per request (a Worker may not share sockets across requests).
+ * HTTP (`neon()`), one HTTP request per statement. Every call of the API is one SQL statement
+ * (db/queries/records.ts), so a call is one request and one database round trip, key check
+ * included: no connection start-up, no pool, nothing to close. (Over a WebSocket `Pool`, each
+ * request paid the connection start-up first: 2 round trips; see README "Performance".)
  * Everything else talks to `Database`, so choosing another driver touches this file only.
  */
 export interface DatabaseConfig {
   url: string;
-  /** host:port of a local WebSocket-to-TCP bridge (development and tests); unset against Neon. */
+  /**
+   * host:port of the local bridge (cli/lib/ws-bridge.ts) that stands in for Neon's endpoint in
+   * development and tests; unset against Neon. (Named after the WebSocket proxy it also is.)
+   */
   wsProxy?: string | undefined;
 }
 
@@ -40,26 +46,35 @@ export function classifyDatabaseError(error: unknown): Error {
   return isStatementError ? (error as Error) : new DatabaseUnavailableError(error);
 }
 
+/**
+ * A statement that has not answered in this long is reported unavailable (503) rather than left
+ * hanging. As with any connection lost after sending, it may still have committed.
+ */
+const STATEMENT_TIMEOUT_MS = 15_000;
+
 function configureLocalBridge(wsProxy: string) {
-  // Plain ws:// to the local bridge, which speaks plain TCP to Postgres: no TLS on either leg.
-  neonConfig.wsProxy = (host, port) => `${wsProxy}/v2?address=${host}:${port}`;
-  neonConfig.useSecureWebSocket = false;
-  neonConfig.pipelineTLS = false;
-  neonConfig.pipelineConnect = false;
+  // Plain http:// to the local bridge's Neon-compatible /sql endpoint, which runs the statement
+  // on a connection it keeps open to Postgres (as Neon's endpoint does).
+  neonConfig.fetchEndpoint = () => `http://${wsProxy}/sql`;
 }
+
+// The query function holds no connection, so one per database URL serves every request.
+const queryFunctions = new Map<string, NeonQueryFunction<false, true>>();
 
 export function connectDatabase(config: DatabaseConfig): Database {
   if (config.wsProxy) configureLocalBridge(config.wsProxy);
-  // A database that does not answer within 5 s is unavailable (503), not a hung request.
-  const pool = new Pool({ connectionString: config.url, max: 4, connectionTimeoutMillis: 5_000 });
-  // An idle client that dies (database restart) must not crash the isolate.
-  pool.on("error", () => {});
+  let sql = queryFunctions.get(config.url);
+  if (!sql) {
+    sql = neon(config.url, { fullResults: true });
+    queryFunctions.set(config.url, sql);
+  }
+  const send = sql;
   let queryCount = 0;
   return {
     async query<Row>(text: string, params: unknown[] = []) {
       queryCount++;
       try {
-        const result = await pool.query(text, params);
+        const result = await send.query(text, params, { fetchOptions: { signal: AbortSignal.timeout(STATEMENT_TIMEOUT_MS) } });
         return { rows: result.rows as Row[] };
       } catch (error) {
         throw classifyDatabaseError(error);
@@ -68,6 +83,6 @@ export function connectDatabase(config: DatabaseConfig): Database {
     get queryCount() {
       return queryCount;
     },
-    close: () => pool.end(),
+    close: async () => {},
   };
 }

@@ -10,7 +10,8 @@ export const SCALAR_BUNDLE_PATH = "/vendor/scalar/api-reference.js";
 /**
  * GET /docs: the API reference, rendered in the browser by Scalar from GET /v1/openapi.json. Not
  * an API operation (it is HTML, outside /v1), so it is not in the route registry.
- * Everything Scalar would fetch from elsewhere is switched off: fonts, telemetry, the AI agent.
+ * Everything Scalar would fetch from elsewhere is switched off: fonts, telemetry, the AI agent,
+ * and the "Generate MCP" link to its hosted service.
  */
 export const apiReference = Scalar({
   url: "/v1/openapi.json",
@@ -19,6 +20,7 @@ export const apiReference = Scalar({
   withDefaultFonts: false,
   telemetry: false,
   agent: { disabled: true },
+  mcp: { disabled: true },
   showDeveloperTools: "never",
   persistAuth: false,
   operationTitleSource: "summary",

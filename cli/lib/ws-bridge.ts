@@ -1,29 +1,50 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createConnection } from "node:net";
+import pg from "pg";
 import { WebSocketServer, type WebSocket } from "ws";
 
 export interface WsBridge {
-  /** host:port to hand to the Worker as DB_WS_PROXY (neonConfig.wsProxy). */
+  /** host:port to hand to the Worker as DB_WS_PROXY (its WebSocket proxy and its /sql endpoint). */
   address: string;
   port: number;
+  /** Changes the added delay (each way) for messages and SQL requests from now on. */
+  setDelay(ms: number): void;
   close(): Promise<void>;
 }
 
 /**
- * The local stand-in for Neon's WebSocket proxy: each WebSocket from the neon driver becomes one
- * TCP connection to Postgres, bytes passed through both ways. It always dials its own target and
- * ignores the address the driver asks for, so it cannot be used to reach anything else.
- * `delayMs` holds every message back by that long, each way, to measure database round trips.
+ * The local stand-in for Neon's proxy, on one port, serving both ways the neon driver talks:
+ *
+ * - WebSocket (`Pool`, `Client`): each WebSocket becomes one TCP connection to Postgres, bytes
+ *   passed through both ways.
+ * - HTTP `POST /sql` (`neon()`, the way the Worker queries: one HTTP request per statement): the
+ *   statement runs on a small pool of connections this bridge keeps open, and is answered in
+ *   Neon's SQL-over-HTTP format (raw text values, array mode, errors as 400 with Postgres's error
+ *   fields). Like Neon's endpoint it authenticates and keeps connections warm itself, so a call
+ *   costs one request. Locally the server trusts loopback, so no password is really checked: this
+ *   is a development stand-in, not a proxy to expose.
+ *
+ * It always dials its own target and ignores the host the driver names, so it cannot be used to
+ * reach anything else. `delayMs` holds every message (and every SQL request and its answer) back
+ * by that long, each way, to measure database round trips.
  */
 export async function startWsBridge(options: {
   target: { host: string; port: number };
   port?: number;
   host?: string;
   delayMs?: number;
+  /** Connections per database the /sql endpoint keeps (default 10). */
+  sqlPoolSize?: number;
 }): Promise<WsBridge> {
   const host = options.host ?? "127.0.0.1";
-  const delay = options.delayMs ?? 0;
+  let delay = options.delayMs ?? 0;
   const later = (fn: () => void) => (delay > 0 ? setTimeout(fn, delay) : fn());
-  const server = new WebSocketServer({ host, port: options.port ?? 0 });
+  const sql = sqlEndpoint(options.target, options.sqlPoolSize ?? 10, () => delay);
+  const http = createServer((request, response) => {
+    if (request.method === "POST" && request.url?.split("?")[0] === "/sql") return void sql.handle(request, response);
+    response.writeHead(404, { "content-type": "text/plain" }).end("the bridge serves WebSockets and POST /sql\n");
+  });
+  const server = new WebSocketServer({ server: http });
   const sockets = new Set<WebSocket>();
 
   server.on("connection", (ws) => {
@@ -50,17 +71,153 @@ export async function startWsBridge(options: {
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
+    http.once("listening", resolve);
+    http.once("error", reject);
+    http.listen(options.port ?? 0, host);
   });
-  const port = (server.address() as { port: number }).port;
+  const port = (http.address() as { port: number }).port;
   return {
     address: `${host}:${port}`,
     port,
+    setDelay(ms) {
+      delay = ms;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const ws of sockets) ws.terminate();
-        server.close(() => resolve());
+        server.close();
+        http.closeAllConnections();
+        http.close(() => void sql.close().then(resolve, resolve));
       }),
+  };
+}
+
+/** Values as Postgres sent them (text): the driver parses them itself, by type oid. */
+const RAW_TEXT = { getTypeParser: () => (value: string) => value };
+/** The fields Neon copies from a Postgres error into its 400 answer (the driver reads them back). */
+const ERROR_FIELDS = [
+  "severity", "code", "detail", "hint", "position", "internalPosition", "internalQuery", "where",
+  "schema", "table", "column", "dataType", "constraint", "file", "line", "routine",
+] as const;
+
+interface SqlQuery {
+  query: string;
+  params?: unknown[];
+}
+
+/** Neon's SQL-over-HTTP protocol, the part the driver uses: one query, or a batch in one transaction. */
+function sqlEndpoint(target: { host: string; port: number }, poolSize: number, delay: () => number) {
+  const pools = new Map<string, pg.Pool>();
+  const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+
+  const poolFor = (connectionString: string): pg.Pool => {
+    const url = new URL(connectionString);
+    const user = decodeURIComponent(url.username);
+    const password = decodeURIComponent(url.password);
+    const database = decodeURIComponent(url.pathname.slice(1)) || user;
+    const key = JSON.stringify([user, password, database]);
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = new pg.Pool({
+        host: target.host,
+        port: target.port,
+        user,
+        password: password || undefined,
+        database,
+        max: poolSize,
+        connectionTimeoutMillis: 5_000,
+        idleTimeoutMillis: 30_000,
+      });
+      // A pooled connection that dies (database dropped or restarted) is replaced, not fatal.
+      pool.on("error", () => {});
+      pools.set(key, pool);
+    }
+    return pool;
+  };
+
+  const run = (client: pg.PoolClient, { query, params }: SqlQuery) =>
+    // Extended protocol always, as Neon does: one statement per query, parameters as text.
+    client.query({ text: query, values: params ?? [], rowMode: "array", types: RAW_TEXT, queryMode: "extended" } as pg.QueryArrayConfig).then((result) => ({
+      command: result.command,
+      rowCount: result.rowCount,
+      rows: result.rows,
+      fields: result.fields.map((f) => ({
+        name: f.name,
+        dataTypeID: f.dataTypeID,
+        tableID: f.tableID,
+        columnID: f.columnID,
+        dataTypeSize: f.dataTypeSize,
+        dataTypeModifier: f.dataTypeModifier,
+        format: "text",
+      })),
+      rowAsArray: true,
+    }));
+
+  const answer = async (request: IncomingMessage): Promise<{ status: number; body: unknown }> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const connectionString = request.headers["neon-connection-string"];
+    let body: SqlQuery | { queries: SqlQuery[] };
+    try {
+      if (typeof connectionString !== "string") throw new Error("Neon-Connection-String header missing");
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch (error) {
+      return { status: 400, body: { message: String((error as Error).message) } };
+    }
+    let client: pg.PoolClient;
+    try {
+      client = await poolFor(connectionString).connect();
+    } catch (error) {
+      // Cannot reach Postgres: the driver reports a server error, the Worker a 503.
+      return { status: 503, body: { message: `could not connect to Postgres: ${(error as Error).message}` } };
+    }
+    let broken = false;
+    // A connection lost while the client is out of the pool fails its query (a 503 below); the
+    // client's "error" event needs a listener too, or it is an uncaught exception that ends this
+    // process (the pool listens only while a client is idle).
+    const lost = () => (broken = true);
+    client.on("error", lost);
+    try {
+      if ("queries" in body) {
+        const header = (name: string) => request.headers[name] as string | undefined;
+        const mode = [
+          header("neon-batch-isolation-level") && `isolation level ${header("neon-batch-isolation-level")!.replace(/([a-z])([A-Z])/g, "$1 $2")}`,
+          header("neon-batch-read-only") === "true" && "read only",
+          header("neon-batch-deferrable") === "true" && "deferrable",
+        ].filter(Boolean);
+        await client.query(`begin ${mode.join(" ")}`);
+        try {
+          const results = [];
+          for (const query of body.queries) results.push(await run(client, query));
+          await client.query("commit");
+          return { status: 200, body: { results } };
+        } catch (error) {
+          await client.query("rollback").catch(() => (broken = true));
+          throw error;
+        }
+      }
+      return { status: 200, body: await run(client, body) };
+    } catch (error) {
+      const fields = error as Record<string, unknown>;
+      if (typeof fields.code === "string" && fields.severity !== undefined) {
+        return { status: 400, body: Object.fromEntries([["message", (error as Error).message], ...ERROR_FIELDS.map((f) => [f, fields[f]])]) };
+      }
+      broken = true;
+      return { status: 503, body: { message: `database connection failed: ${(error as Error).message}` } };
+    } finally {
+      client.off("error", lost);
+      client.release(broken);
+    }
+  };
+
+  return {
+    async handle(request: IncomingMessage, response: ServerResponse) {
+      await sleep(delay());
+      const { status, body } = await answer(request).catch((error: unknown) => ({ status: 500, body: { message: String(error) } }));
+      await sleep(delay());
+      if (response.destroyed) return;
+      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    },
+    close: () => Promise.all([...pools.values()].map((pool) => pool.end().catch(() => {}))).then(() => pools.clear()),
   };
 }

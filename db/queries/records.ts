@@ -1,4 +1,5 @@
 import { is, SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { Scope } from "../../functions/lib/scopes.ts";
 import { uuidv7 } from "../../functions/lib/ids.ts";
 import type { Database } from "../client.ts";
@@ -69,9 +70,9 @@ function publicValue(alias: string, column: string, kind: ColumnKind): SQL {
   }
 }
 
-/** The public record, built by Postgres as JSON: responses and event payloads share it. */
-export function projection(def: ResourceDef, alias: string): SQL {
-  const columns: ColumnDef[] = [
+/** The public record's fields, in response order. */
+function publicColumns(def: ResourceDef): ColumnDef[] {
+  return [
     { key: "id", column: "id", kind: "uuid" },
     { key: "orgId", column: "org_id", kind: "uuid" },
     ...def.columns.filter((c) => !c.hidden),
@@ -79,8 +80,44 @@ export function projection(def: ResourceDef, alias: string): SQL {
     { key: "createdAt", column: "created_at", kind: "timestamp" },
     { key: "updatedAt", column: "updated_at", kind: "timestamp" },
   ];
-  const pairs = columns.map((c) => sql`${c.key}::text, ${publicValue(alias, c.column, c.kind)}`);
-  return sql`json_build_object(${sql.join(pairs, sql`, `)})`;
+}
+
+const projections = new WeakMap<ResourceDef, Map<string, SQL>>();
+const dialect = new PgDialect();
+
+/**
+ * The public record, built by Postgres as JSON: responses and event payloads share it. It depends
+ * only on the resource and the alias, so it is compiled once, to one piece of SQL text with the
+ * field names inline (a write statement holds up to six of them: rebuilding and recompiling them
+ * on every call was most of the statement's compile time).
+ */
+export function projection(def: ResourceDef, alias: string): SQL {
+  let byAlias = projections.get(def);
+  if (!byAlias) projections.set(def, (byAlias = new Map()));
+  let built = byAlias.get(alias);
+  if (!built) {
+    const pairs = publicColumns(def).map((c) => {
+      if (!/^[A-Za-z]\w*$/.test(c.key)) throw new Error(`field name ${c.key} cannot be inlined`);
+      return sql`${sql.raw(`'${c.key}'`)}::text, ${publicValue(alias, c.column, c.kind)}`;
+    });
+    const compiled = dialect.sqlToQuery(sql`json_build_object(${sql.join(pairs, sql`, `)})`);
+    if (compiled.params.length > 0) throw new Error("a projection must not take parameters");
+    built = sql.raw(compiled.sql);
+    byAlias.set(alias, built);
+  }
+  return built;
+}
+
+/**
+ * A stored response back in the order `projection` answered it (extra fields, such as a webhook's
+ * secret, after): jsonb keeps keys in its own order, and a replay must be the first response byte
+ * for byte.
+ */
+function inResponseOrder(def: ResourceDef, record: RecordJson): RecordJson {
+  const ordered: Record<string, unknown> = {};
+  for (const { key } of publicColumns(def)) if (key in record) ordered[key] = record[key];
+  for (const [key, value] of Object.entries(record)) if (!(key in ordered)) ordered[key] = value;
+  return ordered as RecordJson;
 }
 
 function column(def: ResourceDef, key: string): ColumnDef {
@@ -289,7 +326,7 @@ async function createOnce(db: Database, actor: Actor, def: ResourceDef, options:
     parentFound: row.parent_found !== false,
     failedReferences: options.references.map((r) => r.field).filter((field) => row.refs?.[field] === false),
     result: row.record ? committed(row.record, row.event) : null,
-    replay: row.replay ? { requestHash: row.replay.request_hash, record: row.replay.response } : null,
+    replay: row.replay ? { requestHash: row.replay.request_hash, record: inResponseOrder(def, row.replay.response) } : null,
   };
 }
 

@@ -41,6 +41,9 @@ export const tasks = pgTable(
     index("tasks_org_project_created_idx").on(t.orgId, t.projectId, t.createdAt, t.id),
     index("tasks_org_assignee_created_idx").on(t.orgId, t.assigneeId, t.createdAt, t.id),
     index("tasks_org_milestone_idx").on(t.orgId, t.milestoneId).where(sql`${t.milestoneId} is not null`),
+    // `updatedSince` (an integrator's "what changed since my last sync"): without it the list reads
+    // every task of the organisation to find the few changed ones (see README "Performance").
+    index("tasks_org_updated_idx").on(t.orgId, t.updatedAt),
     check("tasks_title_length", sql`char_length(${t.title}) between 1 and 200`),
     check("tasks_status_valid", sql`${t.status} in ('todo','in_progress','blocked','done','cancelled')`),
     check("tasks_priority_valid", sql`${t.priority} in ('low','medium','high','urgent')`),

@@ -3,9 +3,10 @@ import { connectDatabase } from "../../db/client.ts";
 import type { AppEnv } from "../env.ts";
 
 /**
- * A database handle per request (a Worker may not reuse sockets across requests). The pool only
- * connects on the first query, so routes that never query cost nothing; it is closed after the
- * response, off the response path.
+ * A database handle per request: it counts the request's statements (the log line, and the
+ * refusal order in app.ts). It holds no connection (each statement is one HTTP request, see
+ * db/client.ts), so routes that never query cost nothing; closing it after the response is kept
+ * for drivers that do hold one.
  */
 export const database = createMiddleware<AppEnv>(async (c, next) => {
   const db = connectDatabase({ url: c.env.DATABASE_URL, wsProxy: c.env.DB_WS_PROXY });

@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { reserveFreePort } from "../../cli/dev/ports.ts";
+import { startWsBridge, type WsBridge } from "../../cli/lib/ws-bridge.ts";
+import type { Database } from "../../db/client.ts";
+import { connectNodeDatabase } from "../../db/node-client.ts";
+import { startRealtimeServer, type RealtimeServer } from "../../test/setup/realtime-server.ts";
+import { createTestDatabase, type TestDatabase } from "../../test/setup/test-database.ts";
+
+// The local stack the bench measures, started the way the test harness starts it
+// (test/setup/global-setup.ts): a fresh database (created and dropped on DATABASE_URL's server, or
+// an in-memory PGlite), the bridge the Worker's driver dials, the Worker in workerd, and
+// `partykit dev` for the realtime room.
+
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+process.env.WRANGLER_SEND_METRICS = "false";
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export interface BenchStack {
+  kind: "server" | "embedded";
+  databaseLabel: string;
+  databaseUrl: string;
+  /** Node-side pg pool for loading data and the SQL ceiling. */
+  db: Database;
+  bridge: WsBridge;
+  workerUrl: string;
+  realtimeUrl: string;
+  realtimeSecret: string;
+  close(): Promise<void>;
+}
+
+type Worker = { url: Promise<URL>; dispose(): Promise<void> };
+
+export async function startBenchStack(options: { realtime: boolean }): Promise<BenchStack> {
+  const cleanups: (() => Promise<unknown> | undefined)[] = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch(() => {});
+  };
+  let database: TestDatabase | undefined;
+  const onExit = () => database?.disposeSync();
+  process.on("exit", onExit);
+  cleanups.push(async () => process.off("exit", onExit));
+  try {
+    database = await createTestDatabase(process.env.DATABASE_URL);
+    const dbHandle = database;
+    cleanups.push(() => dbHandle.dispose());
+    await database.ready;
+    const bridge = await startWsBridge({ target: database.target });
+    cleanups.push(() => bridge.close());
+    const secret = randomBytes(24).toString("hex");
+    const workerPort = await reserveFreePort();
+    let realtimePort = await reserveFreePort();
+    while (realtimePort === workerPort) realtimePort = await reserveFreePort();
+    const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
+    const { unstable_startWorker } = await import("wrangler");
+    const bindings = {
+      DATABASE_URL: database.url,
+      DB_WS_PROXY: bridge.address,
+      REALTIME_URL: options.realtime ? realtimeUrl : "",
+      REALTIME_SECRET: secret,
+      WEBHOOKS_ALLOW_LOOPBACK: "true",
+    };
+    const worker: Worker = await unstable_startWorker({
+      // BENCH_WRANGLER_CONFIG: another build of the Worker (a copy of the code before a change), to
+      // measure before and after on the same machine.
+      config: process.env.BENCH_WRANGLER_CONFIG ?? `${ROOT}wrangler.toml`,
+      bindings: Object.fromEntries(Object.entries(bindings).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
+      dev: { server: { hostname: "127.0.0.1", port: workerPort }, inspector: false, watch: false, persist: false, logLevel: "none" },
+    });
+    cleanups.push(() => worker.dispose());
+    const workerUrl = (await worker.url).origin;
+    if (options.realtime) {
+      const realtime: RealtimeServer = await startRealtimeServer({ port: realtimePort, secret, apiUrl: workerUrl });
+      cleanups.push(() => realtime.dispose());
+    }
+    const db = connectNodeDatabase(database.url, { max: 8 });
+    cleanups.push(() => db.close());
+    return {
+      kind: database.kind,
+      databaseLabel: database.label,
+      databaseUrl: database.url,
+      db,
+      bridge,
+      workerUrl,
+      realtimeUrl,
+      realtimeSecret: secret,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
