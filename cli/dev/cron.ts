@@ -5,7 +5,8 @@
 const EVERY_MS = 60_000;
 
 export function startDevCron(workerUrl: string): () => void {
-  const fire = () => void fetch(`${workerUrl}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`).catch(() => {});
+  // wrangler dev --test-scheduled serves /__scheduled (/cdn-cgi/handler/scheduled fails beside [assets]).
+  const fire = () => void fetch(`${workerUrl}/__scheduled?cron=*+*+*+*+*`).catch(() => {});
   fire();
   const timer = setInterval(fire, EVERY_MS);
   timer.unref();

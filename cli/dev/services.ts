@@ -24,6 +24,8 @@ export function startWorker(vars: { databaseUrl: string; bridgeAddress: string; 
       // Local receivers (http://127.0.0.1) are allowed in development; production requires https.
       "--var", "WEBHOOKS_ALLOW_LOOPBACK:true",
       "--show-interactive-dev-session=false",
+      // Lets the dev command fire the cron trigger (the outbox sweep) through /__scheduled.
+      "--test-scheduled",
     ],
     // Offline-friendly: no usage metrics, no lookup of request.cf from Cloudflare.
     env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
