@@ -35,7 +35,7 @@ const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".
 const label = process.argv.find((a) => a.startsWith("--label="))?.slice("--label=".length);
 const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks") => !only || only.includes(section);
 const PLAN = quick
-  ? { seconds: 1, warmup: 0.3, rtSamples: 7, growthSamples: 15, fanoutWrites: 5, webhookEvents: 200 }
+  ? { seconds: 1, warmup: 0.3, rtSamples: 5, growthSamples: 10, fanoutWrites: 3, webhookEvents: 100 }
   : { seconds: 8, warmup: 2, rtSamples: 15, growthSamples: 100, fanoutWrites: 20, webhookEvents: 1000 };
 const CONCURRENCY = [1, 16, 64];
 /** Seconds per load run; a quick run gives 64 connections a little longer, so each completes a few requests. */

@@ -108,7 +108,12 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
     if (error instanceof ApiError) return sendError(c, error);
     if (error instanceof DatabaseUnavailableError) {
       console.error(JSON.stringify({ level: "error", requestId: c.var.requestId, message: "database unavailable", cause: String(error.cause) }));
-      return sendError(c, new ApiError("unavailable", "the database is unavailable; nothing was changed, retry shortly"));
+      // Nothing is ever half-written, but a statement whose connection dropped after it was sent
+      // may have committed whole (test/protection/database-failures.test.ts): do not promise less.
+      return sendError(
+        c,
+        new ApiError("unavailable", "the database is unavailable; retry shortly (nothing is half-written; a write cut off in flight may have been made, so retry a create with the same Idempotency-Key)"),
+      );
     }
     if (error instanceof HTTPException && error.status === 400) {
       return sendError(c, new ApiError("invalid_json", "the body is not valid JSON"));
