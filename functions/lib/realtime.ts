@@ -11,6 +11,7 @@ import type { OpsEvent } from "./events.ts";
 // room drops what it has already delivered, so a second publish is harmless.
 
 const PUBLISH_TIMEOUT_MS = 5_000;
+const SWEEP_BATCH = 25;
 
 /** What the Worker tells a room: events to deliver, that its webhooks changed, or one delivery. */
 export type RoomMessage =
@@ -76,13 +77,20 @@ export async function sweepUnpublished(env: Bindings, options: { graceSeconds?: 
     let published = 0;
     let failed = 0;
     for (const [orgId, orgEvents] of byOrg) {
+      let sent = 0;
       try {
-        await publishAndRecord(env, db, orgId, orgEvents);
-        published += orgEvents.length;
+        // In small batches, in order: the room keeps the events it delivers in one storage value
+        // until their webhooks are queued, and a value may not exceed 128 KiB.
+        while (sent < orgEvents.length) {
+          const batch = orgEvents.slice(sent, sent + SWEEP_BATCH);
+          await publishAndRecord(env, db, orgId, batch);
+          sent += batch.length;
+        }
       } catch (error) {
-        failed += orgEvents.length;
+        failed += orgEvents.length - sent;
         console.warn(JSON.stringify({ level: "warn", message: "sweep publish failed", orgId, cause: String(error) }));
       }
+      published += sent;
     }
     await pruneEvents(db);
     await pruneIdempotencyKeys(db);
