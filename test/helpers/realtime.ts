@@ -4,6 +4,7 @@ import { afterEach, beforeEach, inject } from "vitest";
 import WebSocket from "ws";
 import { workerUrl } from "./api.ts";
 import { query } from "./database.ts";
+import type { OpsEvent } from "../../functions/lib/events.ts";
 
 // The real realtime server of the run (`partykit dev`, test/setup/realtime-server.ts): sockets to
 // an organisation's room, raw publishes with the shared secret, the Worker's cron sweep, and the
@@ -13,15 +14,8 @@ import { query } from "./database.ts";
 // up calls `useRoom()` at its top level (each test then holds a shared lease); a test that takes
 // the room down does it inside `withRealtimeServer`, which waits for the exclusive lease first.
 
-export interface RoomEvent {
-  id: string;
-  type: string;
-  orgId: string;
-  changeVersion: number;
-  occurredAt: string;
-  data: Record<string, unknown>;
-  changes: Record<string, { from: unknown; to: unknown }> | null;
-}
+/** An event as the room sends it (the API's own event type). */
+export type RoomEvent = OpsEvent;
 
 export type RoomMessage = { type: "ready"; changeVersion: number } | RoomEvent;
 

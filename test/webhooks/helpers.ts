@@ -5,25 +5,13 @@ import { api, expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import type { Tenant } from "../helpers/fixtures.ts";
 import type { Receiver } from "../helpers/webhook-receiver.ts";
+import type { DeliveryAttempt } from "../../db/queries/webhook-deliveries.ts";
 
 // Shared by the webhook test files: registering a receiver through the API, and reading a
 // webhook's delivery log.
 
-export interface DeliveryRecord {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  eventType: string;
-  changeVersion: number | null;
-  attempt: number;
-  outcome: "succeeded" | "retrying" | "failed";
-  responseStatus: number | null;
-  durationMs: number | null;
-  error: string | null;
-  responseExcerpt: string | null;
-  nextRetryAt: string | null;
-  createdAt: string;
-}
+/** A delivery attempt as GET /v1/webhooks/:id/deliveries answers it. */
+export type DeliveryRecord = DeliveryAttempt & { createdAt: string };
 
 /** POST /v1/webhooks for the receiver with `key`; the receiver then verifies with the secret. */
 export async function registerWebhook(key: string, receiver: Receiver, fields: Record<string, unknown> = {}) {
