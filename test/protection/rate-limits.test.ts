@@ -16,8 +16,9 @@ import { expectOneWrite, projectBody, storedEvents } from "../helpers/resources.
 // (code rate_limited) and changes nothing. A bad key is 401 before any 429.
 //
 // Nothing here measures time: tests that exhaust a budget first wait, if need be, for a window
-// with enough time left that the window cannot roll over mid-test, and a burst that still sees a
-// rollover (a machine stalled for tens of seconds) is run again with a fresh key.
+// with enough time left that the window cannot roll over mid-test; a burst that still sees a
+// rollover (a machine stalled for tens of seconds), or in which the local database failed a call
+// (503: saturated by the burst and the files running beside it), is run again with a fresh key.
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -52,14 +53,40 @@ function expectRateLimited(response: ApiResponse, limit: number) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+let probeKey: Promise<string> | undefined;
+
+/** When the current window ends (ms), from a probe key's RateLimit-Reset (whole seconds, rounded up). */
+async function windowEnd(): Promise<number> {
+  probeKey ??= createTenant({ scopes: ["projects.read"], rateLimit: 1_000_000 }).then((t) => t.key);
+  const { reset } = limitHeaders(await api("/v1", { key: await probeKey }));
+  return Date.now() + reset * 1000;
+}
+
 /**
- * Returns once the current window has at least `seconds` left, asking a throwaway key's
- * RateLimit-Reset (windows are fixed 60 s windows of the clock, the same for every key).
+ * Waits, if need be, for a window with at least `seconds` left (windows are fixed 60 s windows of
+ * the clock, the same for every key); answers when that window ends.
  */
-async function windowWithAtLeast(seconds: number): Promise<void> {
-  const probe = await createTenant({ scopes: ["projects.read"] });
-  const { reset } = limitHeaders(await api("/v1", { key: probe.key }));
-  if (reset < seconds) await sleep((reset + 1) * 1000);
+async function windowWithAtLeast(seconds: number): Promise<number> {
+  const end = await windowEnd();
+  if (end - Date.now() >= seconds * 1000) return end;
+  await sleep(end - Date.now() + 1000);
+  return windowEnd();
+}
+
+/**
+ * Runs a test that spends a budget within one window: it starts with at least 15 s left, and runs
+ * again (with its fresh key) if it failed after the window ended under it, which gave its key a
+ * second allowance. A failure within the window is a failure.
+ */
+async function inOneWindow(test: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const end = await windowWithAtLeast(15);
+    try {
+      return await test();
+    } catch (error) {
+      if (Date.now() < end - 1000 || attempt >= 3) throw error;
+    }
+  }
 }
 
 /** `n` sequential calls, all expected to succeed. */
@@ -94,54 +121,54 @@ describe("each key's own limit", () => {
 });
 
 describe("headers", () => {
-  it("remaining counts down one per call; reset does not grow within the window", async () => {
-    await windowWithAtLeast(15);
-    const tenant = await createTenant({ rateLimit: 5 });
-    const responses = [];
-    for (let i = 0; i < 5; i++) responses.push(await api("/v1/projects", { key: tenant.key }));
-    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(responses.map((r) => expectLimitHeaders(r, 5).remaining)).toEqual([4, 3, 2, 1, 0]);
-    const resets = responses.map((r) => limitHeaders(r).reset);
-    expect([...resets].sort((x, y) => y - x), "reset only counts down within a window").toEqual(resets);
-    expectRateLimited(await api("/v1/projects", { key: tenant.key }), 5);
-  });
+  it("remaining counts down one per call; reset does not grow within the window", () =>
+    inOneWindow(async () => {
+      const tenant = await createTenant({ rateLimit: 5 });
+      const responses = [];
+      for (let i = 0; i < 5; i++) responses.push(await api("/v1/projects", { key: tenant.key }));
+      expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(responses.map((r) => expectLimitHeaders(r, 5).remaining)).toEqual([4, 3, 2, 1, 0]);
+      const resets = responses.map((r) => limitHeaders(r).reset);
+      expect([...resets].sort((x, y) => y - x), "reset only counts down within a window").toEqual(resets);
+      expectRateLimited(await api("/v1/projects", { key: tenant.key }), 5);
+    }));
 
-  it("refusals carry them too: 400, 403, 404, 409, 412, and a 201", async () => {
-    await windowWithAtLeast(15);
-    const tenant = await createTenant({ rateLimit: 50 });
-    const project = await tenant.insertProject();
-    await tenant.insertMilestone(project.id);
-    const readOnly = await tenant.keyWith(["projects.read"], { rateLimit: 50 });
-    const calls: Array<[number, () => Promise<ApiResponse>, string]> = [
-      [400, () => api("/v1/tasks?limit=0", { key: tenant.key }), tenant.key],
-      [400, () => api("/v1/projects", { key: tenant.key, rawBody: "{" }), tenant.key],
-      [403, () => api("/v1/tasks", { key: readOnly.key }), readOnly.key],
-      [404, () => api(`/v1/tasks/${randomUUID()}`, { key: tenant.key }), tenant.key],
-      [409, () => api(`/v1/projects/${project.id}`, { key: tenant.key, method: "DELETE" }), tenant.key],
-      [412, () => api(`/v1/projects/${project.id}`, { key: tenant.key, method: "PATCH", body: { name: "x" }, headers: { "if-match": '"9"' } }), tenant.key],
-      [201, () => api("/v1/projects", { key: tenant.key, body: projectBody() }), tenant.key],
-    ];
-    for (const [status, call] of calls) {
-      const response = await call();
-      expect(response.status, response.text.slice(0, 200)).toBe(status);
-      expectLimitHeaders(response, 50);
-    }
-    // Each refusal counted: 6 calls of the main key, 1 of the read-only one.
-    expect(limitHeaders(await api("/v1", { key: tenant.key })).remaining).toBe(50 - 7);
-    expect(limitHeaders(await api("/v1", { key: readOnly.key })).remaining).toBe(50 - 2);
-  });
+  it("refusals carry them too: 400, 403, 404, 409, 412, and a 201", () =>
+    inOneWindow(async () => {
+      const tenant = await createTenant({ rateLimit: 50 });
+      const project = await tenant.insertProject();
+      await tenant.insertMilestone(project.id);
+      const readOnly = await tenant.keyWith(["projects.read"], { rateLimit: 50 });
+      const calls: Array<[number, () => Promise<ApiResponse>, string]> = [
+        [400, () => api("/v1/tasks?limit=0", { key: tenant.key }), tenant.key],
+        [400, () => api("/v1/projects", { key: tenant.key, rawBody: "{" }), tenant.key],
+        [403, () => api("/v1/tasks", { key: readOnly.key }), readOnly.key],
+        [404, () => api(`/v1/tasks/${randomUUID()}`, { key: tenant.key }), tenant.key],
+        [409, () => api(`/v1/projects/${project.id}`, { key: tenant.key, method: "DELETE" }), tenant.key],
+        [412, () => api(`/v1/projects/${project.id}`, { key: tenant.key, method: "PATCH", body: { name: "x" }, headers: { "if-match": '"9"' } }), tenant.key],
+        [201, () => api("/v1/projects", { key: tenant.key, body: projectBody() }), tenant.key],
+      ];
+      for (const [status, call] of calls) {
+        const response = await call();
+        expect(response.status, response.text.slice(0, 200)).toBe(status);
+        expectLimitHeaders(response, 50);
+      }
+      // Each refusal counted: 6 calls of the main key, 1 of the read-only one.
+      expect(limitHeaders(await api("/v1", { key: tenant.key })).remaining).toBe(50 - 7);
+      expect(limitHeaders(await api("/v1", { key: readOnly.key })).remaining).toBe(50 - 2);
+    }));
 
-  it("a 429 is the envelope with Retry-After, and browsers may read the headers (CORS)", async () => {
-    await windowWithAtLeast(15);
-    const tenant = await createTenant({ rateLimit: 1 });
-    await spend(tenant.key, 1);
-    const limited = await api("/v1", { key: tenant.key, headers: { origin: "https://app.example" } });
-    expectRateLimited(limited, 1);
-    expect(limited.body.error.retryAfter).toBe(Number(header(limited, "retry-after")));
-    const exposed = (header(limited, "access-control-expose-headers") ?? "").toLowerCase().split(/\s*,\s*/);
-    expect(exposed).toEqual(expect.arrayContaining(["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id"]));
-    expect(header(limited, "x-request-id")).toBe(limited.body.error.requestId);
-  });
+  it("a 429 is the envelope with Retry-After, and browsers may read the headers (CORS)", () =>
+    inOneWindow(async () => {
+      const tenant = await createTenant({ rateLimit: 1 });
+      await spend(tenant.key, 1);
+      const limited = await api("/v1", { key: tenant.key, headers: { origin: "https://app.example" } });
+      expectRateLimited(limited, 1);
+      expect(limited.body.error.retryAfter).toBe(Number(header(limited, "retry-after")));
+      const exposed = (header(limited, "access-control-expose-headers") ?? "").toLowerCase().split(/\s*,\s*/);
+      expect(exposed).toEqual(expect.arrayContaining(["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id"]));
+      expect(header(limited, "x-request-id")).toBe(limited.body.error.requestId);
+    }));
 });
 
 /**
@@ -172,10 +199,9 @@ function decisions(responses: ApiResponse[], successStatus: number) {
  */
 async function burst(n: number, limit: number, scopes: Scope[], send: (key: string, i: number) => Promise<ApiResponse>, successStatus: number) {
   for (let attempt = 1; ; attempt++) {
-    await windowWithAtLeast(30);
+    const windowEnds = await windowWithAtLeast(30);
     const tenant = await createTenant({ rateLimit: limit, scopes });
     const before = await snapshot(tenant.org.id);
-    const windowEnds = Date.now() + limitHeaders(await api("/v1", { key: (await tenant.keyWith(["projects.read"])).key })).reset * 1000;
     const responses = await Promise.all(Array.from({ length: n }, (_, i) => send(tenant.key, i)));
     const rolledOver = Date.now() >= windowEnds - 1000;
     const decided = decisions(responses, successStatus);
@@ -225,44 +251,44 @@ describe("exact under concurrency", () => {
 });
 
 describe("budgets", () => {
-  it("a limited write changes nothing: POST, PATCH and DELETE answer 429 and leave no trace", async () => {
-    await windowWithAtLeast(15);
-    const tenant = await createTenant({ rateLimit: 2 });
-    const task = await tenant.insertTask();
-    const before = await snapshot(tenant.org.id);
-    const project = expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 201).data;
-    await expectOneWrite(tenant.org.id, before, "project.created");
-    await spend(tenant.key, 1);
+  it("a limited write changes nothing: POST, PATCH and DELETE answer 429 and leave no trace", () =>
+    inOneWindow(async () => {
+      const tenant = await createTenant({ rateLimit: 2 });
+      const task = await tenant.insertTask();
+      const before = await snapshot(tenant.org.id);
+      const project = expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 201).data;
+      await expectOneWrite(tenant.org.id, before, "project.created");
+      await spend(tenant.key, 1);
 
-    const afterAllowed = await snapshot(tenant.org.id);
-    expectRateLimited(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 2);
-    expectRateLimited(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { status: "in_progress" } }), 2);
-    expectRateLimited(await api(`/v1/projects/${project.id}`, { key: tenant.key, method: "DELETE" }), 2);
-    expectRateLimited(await api("/v1/personnel", { key: tenant.key, body: { name: "x", email: "x@example.test" }, headers: { "idempotency-key": "limited-1" } }), 2);
-    expectNoTrace(afterAllowed, await snapshot(tenant.org.id));
-    expect(await query("select 1 from idempotency_keys where key_id = $1", [tenant.keyId])).toEqual([]);
-  });
+      const afterAllowed = await snapshot(tenant.org.id);
+      expectRateLimited(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 2);
+      expectRateLimited(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { status: "in_progress" } }), 2);
+      expectRateLimited(await api(`/v1/projects/${project.id}`, { key: tenant.key, method: "DELETE" }), 2);
+      expectRateLimited(await api("/v1/personnel", { key: tenant.key, body: { name: "x", email: "x@example.test" }, headers: { "idempotency-key": "limited-1" } }), 2);
+      expectNoTrace(afterAllowed, await snapshot(tenant.org.id));
+      expect(await query("select 1 from idempotency_keys where key_id = $1", [tenant.keyId])).toEqual([]);
+    }));
 
-  it("two keys of one organisation have separate budgets", async () => {
-    await windowWithAtLeast(15);
-    const tenant = await createTenant({ rateLimit: 2 });
-    const other = await tenant.keyWith(["projects.read"], { rateLimit: 3 });
-    await spend(tenant.key, 2);
-    expectRateLimited(await api("/v1", { key: tenant.key }), 2);
-    const first = await api("/v1", { key: other.key });
-    expectSuccess(first);
-    expect(limitHeaders(first)).toMatchObject({ limit: 3, remaining: 2 });
-    await spend(other.key, 2);
-    expectRateLimited(await api("/v1", { key: other.key }), 3);
-    expectRateLimited(await api("/v1", { key: tenant.key }), 2);
-  });
+  it("two keys of one organisation have separate budgets", () =>
+    inOneWindow(async () => {
+      const tenant = await createTenant({ rateLimit: 2 });
+      const other = await tenant.keyWith(["projects.read"], { rateLimit: 3 });
+      await spend(tenant.key, 2);
+      expectRateLimited(await api("/v1", { key: tenant.key }), 2);
+      const first = await api("/v1", { key: other.key });
+      expectSuccess(first);
+      expect(limitHeaders(first)).toMatchObject({ limit: 3, remaining: 2 });
+      await spend(other.key, 2);
+      expectRateLimited(await api("/v1", { key: other.key }), 3);
+      expectRateLimited(await api("/v1", { key: tenant.key }), 2);
+    }));
 
-  it("rate limit comes before scope: an exhausted key without the scope gets 429, not 403", async () => {
-    await windowWithAtLeast(15);
-    const tenant = await createTenant({ scopes: ["projects.read"], rateLimit: 1 });
-    await spend(tenant.key, 1);
-    expectRateLimited(await api("/v1/tasks", { key: tenant.key }), 1);
-  });
+  it("rate limit comes before scope: an exhausted key without the scope gets 429, not 403", () =>
+    inOneWindow(async () => {
+      const tenant = await createTenant({ scopes: ["projects.read"], rateLimit: 1 });
+      await spend(tenant.key, 1);
+      expectRateLimited(await api("/v1/tasks", { key: tenant.key }), 1);
+    }));
 });
 
 describe("a bad key is 401, never 429", () => {
@@ -295,15 +321,15 @@ describe("a bad key is 401, never 429", () => {
     await expectAll401(Array.from({ length: tooMany }, () => () => api("/v1", { key: revoked.key })), "invalid_key");
   });
 
-  it("a key revoked after it spent its budget: 401, not 429", async () => {
-    await windowWithAtLeast(15);
-    const tenant: Tenant = await createTenant({ rateLimit: 2 });
-    await spend(tenant.key, 2);
-    expectRateLimited(await api("/v1", { key: tenant.key }), 2);
-    await query("update api_keys set revoked_at = now() where id = $1", [tenant.keyId]);
-    const before = await snapshot(tenant.org.id);
-    expectError(await api("/v1", { key: tenant.key }), 401, "invalid_key");
-    expectError(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 401, "invalid_key");
-    expectNoTrace(before, await snapshot(tenant.org.id));
-  });
+  it("a key revoked after it spent its budget: 401, not 429", () =>
+    inOneWindow(async () => {
+      const tenant: Tenant = await createTenant({ rateLimit: 2 });
+      await spend(tenant.key, 2);
+      expectRateLimited(await api("/v1", { key: tenant.key }), 2);
+      await query("update api_keys set revoked_at = now() where id = $1", [tenant.keyId]);
+      const before = await snapshot(tenant.org.id);
+      expectError(await api("/v1", { key: tenant.key }), 401, "invalid_key");
+      expectError(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 401, "invalid_key");
+      expectNoTrace(before, await snapshot(tenant.org.id));
+    }));
 });
