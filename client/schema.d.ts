@@ -1590,7 +1590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1676,7 +1676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1796,7 +1796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,7 +1929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2041,7 +2041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2171,7 +2171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,7 +2333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2463,7 +2463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2604,7 +2604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2715,7 +2715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2844,7 +2844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3003,7 +3003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3136,7 +3136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3273,7 +3273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3387,7 +3387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3519,7 +3519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3684,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3807,7 +3807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3944,7 +3944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4058,7 +4058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4190,7 +4190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4355,7 +4355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +4478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4614,7 +4614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4728,7 +4728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4860,7 +4860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5024,7 +5024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5146,7 +5146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5281,7 +5281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5394,7 +5394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5525,7 +5525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5688,7 +5688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5809,7 +5809,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5927,7 +5927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6065,7 +6065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6175,7 +6175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6333,7 +6333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6450,7 +6450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6582,7 +6582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6704,7 +6704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6841,7 +6841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6957,7 +6957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7091,7 +7091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7257,7 +7257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7365,7 +7365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7496,7 +7496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7614,7 +7614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable; nothing was changed (unavailable) */
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -85,7 +85,7 @@ const STATUS_DESCRIPTION: Record<ErrorStatus, string> = {
   422: "Idempotency-Key reused with a different request",
   429: "Rate limit exceeded; retry after Retry-After seconds",
   500: "Unexpected error; nothing was changed",
-  503: "The database is unreachable; nothing was changed",
+  503: "The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key)",
 };
 
 /** OpenAPI responses for the given codes, grouped by status, each listing its possible codes. */

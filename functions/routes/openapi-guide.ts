@@ -26,7 +26,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   idempotency_mismatch: "The `Idempotency-Key` was used before with a different request.",
   rate_limited: "Over the key's rate limit; wait `Retry-After` seconds.",
   internal_error: "An unexpected error; nothing was changed. Quote `error.requestId`.",
-  unavailable: "The database (or realtime) is unreachable; nothing was changed. Retry shortly.",
+  unavailable: "The database (or realtime) is unreachable; nothing is half-written. A write cut off in flight may have been made whole, so retry a create with the same Idempotency-Key.",
 };
 
 const table = (header: string[], rows: string[][]) =>
