@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
+import { databaseFor } from "./lib/database.ts";
 import { createMiddleware } from "hono/factory";
-import { connectDatabase, type Database } from "../db/client.ts";
+import type { Database } from "../db/client.ts";
 import { eventsAfter, roomStartingPoint } from "../db/queries/events.ts";
 import { recordDeliveries, type DeliveryAttempt } from "../db/queries/webhook-deliveries.ts";
 import { disableWebhook, webhookTargets } from "../db/queries/webhooks.ts";
@@ -31,7 +32,7 @@ internal.use(
 
 /** Runs `work` with a database handle closed after the response. */
 async function withDatabase(c: Context<InternalEnv>, work: (db: Database, orgId: string) => Promise<Response>) {
-  const db = connectDatabase({ url: c.env.DATABASE_URL, wsProxy: c.env.DB_WS_PROXY });
+  const db = databaseFor(c.env);
   try {
     return await work(db, c.req.param("orgId")!);
   } finally {

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import { connectDatabase, type Database } from "../../db/client.ts";
+import { databaseFor } from "./database.ts";
+import type { Database } from "../../db/client.ts";
 import { markPublished, pruneEvents, unpublishedEvents } from "../../db/queries/events.ts";
 import { pruneIdempotencyKeys } from "../../db/queries/idempotency.ts";
 import type { AppEnv, Bindings } from "../env.ts";
@@ -55,7 +56,7 @@ export function publishAfterCommit(c: Context<AppEnv>, event: OpsEvent): void {
   const env = c.env;
   c.executionCtx.waitUntil(
     (async () => {
-      const db = connectDatabase({ url: env.DATABASE_URL, wsProxy: env.DB_WS_PROXY });
+      const db = databaseFor(env);
       try {
         await publishAndRecord(env, db, event.orgId, [event]);
       } catch (error) {
@@ -69,7 +70,7 @@ export function publishAfterCommit(c: Context<AppEnv>, event: OpsEvent): void {
 
 /** The cron sweep: re-publishes what no room acknowledged, per organisation in changeVersion order. */
 export async function sweepUnpublished(env: Bindings, options: { graceSeconds?: number } = {}): Promise<{ published: number; failed: number }> {
-  const db = connectDatabase({ url: env.DATABASE_URL, wsProxy: env.DB_WS_PROXY });
+  const db = databaseFor(env);
   try {
     const events = await unpublishedEvents(db, options.graceSeconds ?? 10, 1000);
     const byOrg = new Map<string, OpsEvent[]>();

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { connectDatabase } from "../../db/client.ts";
+import { databaseFor } from "../lib/database.ts";
 import type { AppEnv } from "../env.ts";
 
 /**
@@ -9,7 +9,7 @@ import type { AppEnv } from "../env.ts";
  * for drivers that do hold one.
  */
 export const database = createMiddleware<AppEnv>(async (c, next) => {
-  const db = connectDatabase({ url: c.env.DATABASE_URL, wsProxy: c.env.DB_WS_PROXY });
+  const db = databaseFor(c.env);
   c.set("db", db);
   try {
     await next();

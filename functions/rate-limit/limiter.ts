@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { connectDatabase } from "../../db/client.ts";
+import { databaseFor } from "../lib/database.ts";
 import type { Bindings } from "../env.ts";
 
 /** What the limiter answers for one request. */
@@ -64,7 +64,7 @@ export class RateLimiter extends DurableObject<Bindings> {
   }
 
   private async readLimit(keyHash: string): Promise<number | null> {
-    const db = connectDatabase({ url: this.env.DATABASE_URL, wsProxy: this.env.DB_WS_PROXY });
+    const db = databaseFor(this.env);
     try {
       const { rows } = await db.query<{ rate_limit: number }>("select rate_limit from api_keys where key_hash = $1", [keyHash]);
       return rows[0]?.rate_limit ?? null;
