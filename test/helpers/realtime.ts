@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import PartySocket from "partysocket";
 import { afterEach, beforeEach, inject } from "vitest";
@@ -148,6 +149,11 @@ export function upgradeStatus(orgId: string, params: Record<string, string>): Pr
 
 // ---------------------------------------------------------------------------------------------
 // Publishing and the sweep
+
+/** A made-up task event of the organisation, as the Worker would publish it (the room only relays what it is given). */
+export function fakeEvent(orgId: string, changeVersion: number): RoomEvent {
+  return { id: randomUUID(), type: "task.updated", orgId, changeVersion, occurredAt: new Date().toISOString(), data: { n: changeVersion }, changes: null };
+}
 
 /**
  * POSTs a message to the organisation's room as the Worker does, with the shared secret. A new

@@ -7,6 +7,7 @@ import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import {
   connectToRoom,
+  fakeEvent,
   openRoomSocket,
   postToRoom,
   upgradeStatus,
@@ -246,17 +247,6 @@ describe("ordering and once-only delivery", () => {
 });
 
 describe("publishes to the room", () => {
-  /** A made-up task event of the organisation (the room only relays what it is given). */
-  const fakeEvent = (orgId: string, changeVersion: number): RoomEvent => ({
-    id: randomUUID(),
-    type: "task.updated",
-    orgId,
-    changeVersion,
-    occurredAt: new Date().toISOString(),
-    data: { n: changeVersion },
-    changes: null,
-  });
-
   it("repeated and out-of-order publishes are delivered once each, in changeVersion order", async () => {
     const tenant = await createTenant();
     const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });

@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
 import { api } from "../helpers/api.ts";
 import { createTenant } from "../helpers/fixtures.ts";
-import { postToRoom, useRoom, type RoomEvent } from "../helpers/realtime.ts";
+import { fakeEvent, postToRoom, useRoom } from "../helpers/realtime.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 import { registerWebhook, waitForLog } from "./helpers.ts";
 
@@ -65,15 +64,7 @@ it(`${EVENTS} events handed to the room at once: deliveries per second from the 
   const tenant = await createTenant();
   const receiver = await startReceiver();
   await registerWebhook(tenant.key, receiver);
-  const events: RoomEvent[] = Array.from({ length: EVENTS }, (_, i) => ({
-    id: randomUUID(),
-    type: "task.updated",
-    orgId: tenant.org.id,
-    changeVersion: i + 1,
-    occurredAt: new Date().toISOString(),
-    data: { n: i + 1 },
-    changes: null,
-  }));
+  const events = Array.from({ length: EVENTS }, (_, i) => fakeEvent(tenant.org.id, i + 1));
   const started = performance.now();
   const published = await postToRoom(tenant.org.id, { events });
   expect(published.status).toBe(200);
