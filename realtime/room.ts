@@ -4,6 +4,7 @@ import type { RoomMessage } from "../functions/lib/realtime.ts";
 import { scopeOfEvent } from "../functions/lib/events.ts";
 import { bearerToken, secretsEqual } from "../functions/lib/secrets.ts";
 import { authenticate, type Identity, type RoomEnv } from "./identity.ts";
+import { hasAny, orderedKey, writeAtomically } from "./storage.ts";
 import { WebhookDispatcher } from "./webhooks.ts";
 
 // The realtime room of one organisation (party "v1", room id = organisation id).
@@ -14,12 +15,18 @@ import { WebhookDispatcher } from "./webhooks.ts";
 // event arrives after a gap it fetches the missing ones from the API before going on. Sockets
 // are tagged with the read scopes they hold, so a broadcast reaches exactly the sockets allowed
 // to see the event.
+//
+// Events are kept in storage one key per event, never in one value: a burst of any size must fit
+// (a value is capped at 128 KiB, a few hundred events).
 
 const IDENTITY_HEADER = "x-opsroom-identity";
 const WATERMARK_KEY = "watermark";
-const PENDING_KEY = "pending";
-/** Delivered events not yet turned into webhook jobs; written with the watermark, so none is skipped. */
-const FANOUT_KEY = "fanout";
+/** Events held behind a gap, `pending:<changeVersion>`; mirrored by `this.pending`. */
+const PENDING_PREFIX = "pending:";
+/** Delivered events not yet turned into webhook jobs, `fanout:<changeVersion>`; written with the watermark, so none is skipped. */
+const FANOUT_PREFIX = "fanout:";
+/** Delivered events turned into webhook jobs per storage batch. */
+const FANOUT_PAGE = 500;
 const ORG_KEY = "orgId";
 const GAP_RETRY_MS = 5_000;
 
@@ -34,7 +41,7 @@ export default class OrganisationRoom implements Party.Server {
   private orgId: string | null = null;
   /** The last changeVersion delivered to sockets; null until known. */
   private watermark: number | null = null;
-  /** Events that arrived ahead of a gap, by changeVersion; kept in storage too. */
+  /** Events that arrived ahead of a gap, by changeVersion; kept in storage too (PENDING_PREFIX). */
   private pending = new Map<number, OpsEvent>();
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -59,13 +66,13 @@ export default class OrganisationRoom implements Party.Server {
   async onStart(): Promise<void> {
     this.orgId = (await this.room.storage.get<string>(ORG_KEY)) ?? null;
     this.watermark = (await this.room.storage.get<number>(WATERMARK_KEY)) ?? null;
-    const stored = (await this.room.storage.get<OpsEvent[]>(PENDING_KEY)) ?? [];
-    this.pending = new Map(stored.map((event) => [event.changeVersion, event]));
+    const held = await this.room.storage.list<OpsEvent>({ prefix: PENDING_PREFIX });
+    this.pending = new Map([...held.values()].map((event) => [event.changeVersion, event]));
     if (this.watermark === null && this.orgId) await this.learnStartingPoint().catch(() => {});
     // Alarms are durable on Cloudflare, but `partykit dev` forgets them when it restarts: a room
     // that wakes with work still queued (webhook retries, events held behind a gap, a fan-out)
     // arms itself again rather than leaving it until the next event.
-    const queued = (await this.webhooks.nextDue()) !== null || ((await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? []).length > 0;
+    const queued = (await this.webhooks.nextDue()) !== null || (await hasAny(this.room.storage, FANOUT_PREFIX));
     if ((queued || this.pending.size > 0) && (await this.room.storage.getAlarm()) === null) await this.room.storage.setAlarm(Date.now());
   }
 
@@ -133,7 +140,7 @@ export default class OrganisationRoom implements Party.Server {
     // Events delivered while the webhooks were being called are fanned out right away (the alarm a
     // publish set meanwhile must not be pushed back); a gap, or webhooks that could not be loaded,
     // are tried again in a while.
-    const fanoutLeft = ((await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? []).length > 0;
+    const fanoutLeft = await hasAny(this.room.storage, FANOUT_PREFIX);
     const now = Date.now();
     const next = [
       nextJob,
@@ -148,14 +155,14 @@ export default class OrganisationRoom implements Party.Server {
    * loaded. Answers false only then.
    */
   private async fanOut(): Promise<boolean> {
-    const fanout = (await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? [];
-    if (fanout.length === 0) return true;
-    const queued = await this.webhooks.enqueue(fanout).then(
-      () => true,
-      () => false,
-    );
-    if (queued) await this.room.storage.delete(FANOUT_KEY);
-    return queued;
+    for (;;) {
+      const page = await this.room.storage.list<OpsEvent>({ prefix: FANOUT_PREFIX, limit: FANOUT_PAGE });
+      if (page.size === 0) return true;
+      const jobs = await this.webhooks.jobsFor([...page.values()]).catch(() => null);
+      if (jobs === null) return false;
+      // The jobs and the removal of their events in one batch: an event is queued exactly once.
+      await writeAtomically(this.room.storage, { put: jobs, delete: [...page.keys()] });
+    }
   }
 
   /** Runs publishes and alarms one at a time, so the watermark never moves under a running one. */
@@ -181,6 +188,7 @@ export default class OrganisationRoom implements Party.Server {
       });
     }
     if (this.watermark === null) return;
+    const heldBefore = new Set(this.pending.keys());
     for (const event of events) if (event.changeVersion > this.watermark) this.pending.set(event.changeVersion, event);
     const delivered = this.deliverInOrder();
     if (this.pending.size > 0) {
@@ -188,9 +196,14 @@ export default class OrganisationRoom implements Party.Server {
       await this.fillGap().catch(() => {});
       delivered.push(...this.deliverInOrder());
     }
-    const fanout = [...((await this.room.storage.get<OpsEvent[]>(FANOUT_KEY)) ?? []), ...delivered];
-    await this.room.storage.put({ [WATERMARK_KEY]: this.watermark, [PENDING_KEY]: [...this.pending.values()], [FANOUT_KEY]: fanout });
-    if (fanout.length > 0) await this.wakeAt(Date.now());
+    // The new watermark, the delivered events (for webhooks) and the events now held or released,
+    // in one atomic batch: a room that restarts neither repeats nor skips an event.
+    const put: Record<string, unknown> = { [WATERMARK_KEY]: this.watermark };
+    for (const event of delivered) put[orderedKey(FANOUT_PREFIX, event.changeVersion)] = event;
+    for (const [changeVersion, event] of this.pending) if (!heldBefore.has(changeVersion)) put[orderedKey(PENDING_PREFIX, changeVersion)] = event;
+    const released = [...heldBefore].filter((changeVersion) => !this.pending.has(changeVersion)).map((cv) => orderedKey(PENDING_PREFIX, cv));
+    await writeAtomically(this.room.storage, { put, delete: released });
+    if (delivered.length > 0) await this.wakeAt(Date.now());
     else if (this.pending.size > 0) await this.wakeAt(Date.now() + GAP_RETRY_MS);
   }
 

@@ -3,6 +3,7 @@ import type { OpsEvent } from "../functions/lib/events.ts";
 import { scopeOfEvent } from "../functions/lib/events.ts";
 import { signWebhook } from "../functions/lib/webhook-signature.ts";
 import type { WebhookTarget } from "../db/queries/webhooks.ts";
+import { writeAtomically } from "./storage.ts";
 
 // Webhook delivery from the organisation's room (SPEC "Webhooks"). Every event the room delivers
 // becomes one job per matching webhook, kept in room storage (so a restart loses nothing) and
@@ -56,11 +57,10 @@ export class WebhookDispatcher {
     const response = await this.api("/webhooks");
     if (!response.ok) throw new Error(`API answered ${response.status}`);
     this.targets = ((await response.json()) as { webhooks: WebhookTarget[] }).webhooks;
-    await this.storage.put(TARGETS_KEY, this.targets);
     // Jobs for webhooks that are gone or off are dropped.
     const live = new Set(this.targets.filter((t) => t.enabled).map((t) => t.id));
     const stale = [...(await this.jobs()).values()].filter((job) => !live.has(job.webhookId)).map((job) => `job:${job.id}`);
-    await this.deleteKeys(stale);
+    await writeAtomically(this.storage, { put: { [TARGETS_KEY]: this.targets }, delete: stale });
   }
 
   /**
@@ -80,28 +80,23 @@ export class WebhookDispatcher {
     return this.targets ?? [];
   }
 
-  /** Queues the events for every webhook that wants them; answers whether anything was queued. */
-  async enqueue(events: OpsEvent[]): Promise<boolean> {
+  /**
+   * The jobs for the events, one per webhook that wants each, as storage entries: the caller
+   * stores them in the same batch as it records the events handed over.
+   */
+  async jobsFor(events: OpsEvent[]): Promise<Record<string, Job>> {
     const targets = await this.loadTargets();
-    const jobs = events.flatMap((event) => targets.filter((t) => wants(t, event)).map((t) => this.job(t.id, event)));
-    await this.store(jobs);
-    return jobs.length > 0;
+    return Object.fromEntries(events.flatMap((event) => targets.filter((t) => wants(t, event)).map((t) => this.job(t.id, event))));
   }
 
   /** Queues one event for one webhook, whatever its filters (test deliveries, redeliveries). */
   async enqueueFor(webhookId: string, event: OpsEvent): Promise<void> {
-    await this.store([this.job(webhookId, event)]);
+    await this.storage.put(Object.fromEntries([this.job(webhookId, event)]));
   }
 
-  private job(webhookId: string, event: OpsEvent): Job {
-    return { id: crypto.randomUUID(), webhookId, event, attempt: 1, dueAt: Date.now() };
-  }
-
-  private async store(jobs: Job[]): Promise<void> {
-    // Storage takes at most 128 keys per put.
-    for (let i = 0; i < jobs.length; i += 128) {
-      await this.storage.put(Object.fromEntries(jobs.slice(i, i + 128).map((job) => [`job:${job.id}`, job])));
-    }
+  private job(webhookId: string, event: OpsEvent): [string, Job] {
+    const id = crypto.randomUUID();
+    return [`job:${id}`, { id, webhookId, event, attempt: 1, dueAt: Date.now() }];
   }
 
   private jobs(): Promise<Map<string, Job>> {
@@ -193,12 +188,7 @@ export class WebhookDispatcher {
     if (reports.size === 0) return true;
     const response = await this.api("/deliveries", { method: "POST", body: JSON.stringify({ attempts: [...reports.values()] }) }).catch(() => null);
     if (!response?.ok) return false;
-    await this.deleteKeys([...reports.keys()]);
+    await writeAtomically(this.storage, { delete: [...reports.keys()] });
     return reports.size < REPORT_BATCH;
-  }
-
-  /** Storage deletes at most 128 keys per call (Cloudflare's limit; `partykit dev` does not enforce it). */
-  private async deleteKeys(keys: string[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += 128) await this.storage.delete(keys.slice(i, i + 128));
   }
 }

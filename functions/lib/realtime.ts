@@ -12,7 +12,8 @@ import type { OpsEvent } from "./events.ts";
 // room drops what it has already delivered, so a second publish is harmless.
 
 const PUBLISH_TIMEOUT_MS = 5_000;
-const SWEEP_BATCH = 25;
+/** Events per publish in the sweep: a bounded request, and progress recorded as each batch is acknowledged. */
+const SWEEP_BATCH = 250;
 
 /** What the Worker tells a room: events to deliver, that its webhooks changed, or one delivery. */
 export type RoomMessage =
@@ -80,8 +81,7 @@ export async function sweepUnpublished(env: Bindings, options: { graceSeconds?: 
     for (const [orgId, orgEvents] of byOrg) {
       let sent = 0;
       try {
-        // In small batches, in order: the room keeps the events it delivers in one storage value
-        // until their webhooks are queued, and a value may not exceed 128 KiB.
+        // In batches, in order: a batch the room took stays acknowledged if a later one fails.
         while (sent < orgEvents.length) {
           const batch = orgEvents.slice(sent, sent + SWEEP_BATCH);
           await publishAndRecord(env, db, orgId, batch);

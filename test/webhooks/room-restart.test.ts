@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { createTenant } from "../helpers/fixtures.ts";
-import { connectToRoom, runSweep, withRealtimeServer } from "../helpers/realtime.ts";
+import { connectToRoom, fakeEvent, postToRoom, runSweep, withRealtimeServer } from "../helpers/realtime.ts";
 import { created, projectBody } from "../helpers/resources.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { registerWebhook, waitForLog } from "./helpers.ts";
@@ -29,6 +29,27 @@ it("a retry queued in the room is still made after the realtime server restarts"
     expect(second!.verified).toBe(true);
     expect(second!.event).toEqual(first!.event);
     await waitForLog(tenant.key, webhook.id, (l) => l.length === 2 && l[1]!.outcome === "succeeded" && l[1]!.attempt === 2);
+  }),
+);
+
+it("1500 queued deliveries (one storage key each) are all made after the realtime server restarts", { timeout: 120_000 }, () =>
+  withRealtimeServer(async (server) => {
+    const tenant = await createTenant();
+    const receiver = await startReceiver();
+    await registerWebhook(tenant.key, receiver);
+    await receiver.stop();
+    const events = Array.from({ length: 1_500 }, (_, i) => fakeEvent(tenant.org.id, i + 1));
+    expect((await postToRoom(tenant.org.id, { events })).body).toMatchObject({ watermark: 1_500 });
+
+    // Down while the first attempts fail against the stopped receiver (or before they are made).
+    await server.stop();
+    await receiver.start();
+    await server.start();
+    await connectToRoom(tenant.org.id, { apiKey: tenant.key });
+    await receiver.waitForCount(1_500, 90_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
+    expect(receiver.deliveries.map((d) => d.event.changeVersion).sort((a, b) => a - b)).toEqual(events.map((e) => e.changeVersion));
   }),
 );
 

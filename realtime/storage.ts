@@ -1,0 +1,34 @@
+import type * as Party from "partykit/server";
+
+// Room storage written in batches of any size, atomically. A Durable Object takes at most 128
+// keys per put or delete and 128 KiB per value, so whatever can grow with the traffic (events,
+// webhook jobs) is kept one key per item, and a change touching many of them is split into calls
+// of 128. The calls are all issued before the first is awaited: Durable Object storage commits
+// writes made with no `await` between them as one atomic batch, so a room that dies midway
+// keeps either all of the change or none of it.
+
+const KEYS_PER_CALL = 128;
+
+export interface StorageChange {
+  put?: Record<string, unknown>;
+  delete?: string[];
+}
+
+export function writeAtomically(storage: Party.Storage, change: StorageChange): Promise<unknown> {
+  const writes: Promise<unknown>[] = [];
+  const entries = Object.entries(change.put ?? {});
+  for (let i = 0; i < entries.length; i += KEYS_PER_CALL) writes.push(storage.put(Object.fromEntries(entries.slice(i, i + KEYS_PER_CALL))));
+  const keys = change.delete ?? [];
+  for (let i = 0; i < keys.length; i += KEYS_PER_CALL) writes.push(storage.delete(keys.slice(i, i + KEYS_PER_CALL)));
+  return Promise.all(writes);
+}
+
+/** The storage key of an item kept in changeVersion order: `prefix` + changeVersion, zero-padded so keys list in order. */
+export function orderedKey(prefix: string, changeVersion: number): string {
+  return `${prefix}${String(changeVersion).padStart(16, "0")}`;
+}
+
+/** Whether any key starts with `prefix`. */
+export async function hasAny(storage: Party.Storage, prefix: string): Promise<boolean> {
+  return (await storage.list({ prefix, limit: 1 })).size > 0;
+}
