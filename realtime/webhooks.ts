@@ -115,9 +115,13 @@ export class WebhookDispatcher {
     await this.flushReports();
     const targets = new Map((await this.loadTargets()).map((t) => [t.id, t]));
     const due = [...(await this.jobs()).values()].filter((job) => job.dueAt <= Date.now());
-    for (let i = 0; i < due.length; i += CONCURRENCY) {
-      await Promise.all(due.slice(i, i + CONCURRENCY).map((job) => this.attempt(job, targets.get(job.webhookId))));
-    }
+    // CONCURRENCY requests in flight, each slot taking the next job as soon as its own is done: a
+    // slow receiver holds up one slot, not the whole batch.
+    let next = 0;
+    const slot = async () => {
+      for (let job = due[next++]; job; job = due[next++]) await this.attempt(job, targets.get(job.webhookId));
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, slot));
     const reported = await this.flushReports();
     const remaining = [...(await this.jobs()).values()];
     const nextJob = remaining.length ? Math.min(...remaining.map((job) => job.dueAt)) : null;
