@@ -24,7 +24,9 @@ export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000
 const TIMEOUT_MS = 10_000;
 const CONCURRENCY = 16;
 const EXCERPT_LENGTH = 200;
-const TARGETS_KEY = "webhooks";
+/** The stored copy of the webhooks, one key each (`webhook:<id>`), and whether it was ever loaded. */
+const TARGET_PREFIX = "webhook:";
+const TARGETS_LOADED_KEY = "webhooksLoaded";
 /** Attempt reports sent to the API per request, and how soon ones it did not take are sent again. */
 const REPORT_BATCH = 500;
 const REPORT_RETRY_MS = 5_000;
@@ -56,11 +58,15 @@ export class WebhookDispatcher {
   async reload(): Promise<void> {
     const response = await this.api("/webhooks");
     if (!response.ok) throw new Error(`API answered ${response.status}`);
-    this.targets = ((await response.json()) as { webhooks: WebhookTarget[] }).webhooks;
+    const targets = ((await response.json()) as { webhooks: WebhookTarget[] }).webhooks;
+    this.targets = targets;
+    const current = new Set(targets.map((t) => TARGET_PREFIX + t.id));
+    const gone = [...(await this.storage.list({ prefix: TARGET_PREFIX })).keys()].filter((key) => !current.has(key));
     // Jobs for webhooks that are gone or off are dropped.
-    const live = new Set(this.targets.filter((t) => t.enabled).map((t) => t.id));
+    const live = new Set(targets.filter((t) => t.enabled).map((t) => t.id));
     const stale = [...(await this.jobs()).values()].filter((job) => !live.has(job.webhookId)).map((job) => `job:${job.id}`);
-    await writeAtomically(this.storage, { put: { [TARGETS_KEY]: this.targets }, delete: stale });
+    const put = Object.fromEntries([[TARGETS_LOADED_KEY, true], ...targets.map((t) => [TARGET_PREFIX + t.id, t])]);
+    await writeAtomically(this.storage, { put, delete: [...gone, ...stale] });
   }
 
   /**
@@ -73,8 +79,8 @@ export class WebhookDispatcher {
       try {
         await this.reload();
       } catch (error) {
-        this.targets = (await this.storage.get<WebhookTarget[]>(TARGETS_KEY)) ?? null;
-        if (this.targets === null) throw error;
+        if (!(await this.storage.get<boolean>(TARGETS_LOADED_KEY))) throw error;
+        this.targets = [...(await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX })).values()];
       }
     }
     return this.targets ?? [];
@@ -175,7 +181,7 @@ export class WebhookDispatcher {
 
   private async disable(target: WebhookTarget): Promise<void> {
     target.enabled = false;
-    await this.storage.put(TARGETS_KEY, this.targets);
+    await this.storage.put(TARGET_PREFIX + target.id, target);
     await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason: "the receiver answered 410 Gone" }) }).catch(() => {});
   }
 
