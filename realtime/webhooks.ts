@@ -22,6 +22,8 @@ interface Job {
 
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 const TIMEOUT_MS = 10_000;
+/** Jobs attempted per drain; the alarm comes straight back for the rest. */
+const DRAIN_BATCH = 2_000;
 const CONCURRENCY = 16;
 const EXCERPT_LENGTH = 200;
 /** The stored copy of the webhooks, one key each (`webhook:<id>`), and whether it was ever loaded. */
@@ -32,6 +34,10 @@ const REPORT_BATCH = 500;
 const REPORT_RETRY_MS = 5_000;
 
 /** Calls an internal endpoint of the API for this room. */
+/** Queued jobs are kept `job:<dueAt>:<id>`, so listing them in key order lists them by due time. */
+const JOB_PREFIX = "job:";
+const jobKey = (job: Pick<Job, "dueAt" | "id">) => `${JOB_PREFIX}${String(job.dueAt).padStart(15, "0")}:${job.id}`;
+
 export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
 
 function matches(pattern: string, type: string): boolean {
@@ -64,7 +70,7 @@ export class WebhookDispatcher {
     const gone = [...(await this.storage.list({ prefix: TARGET_PREFIX })).keys()].filter((key) => !current.has(key));
     // Jobs for webhooks that are gone or off are dropped.
     const live = new Set(targets.filter((t) => t.enabled).map((t) => t.id));
-    const stale = [...(await this.jobs()).values()].filter((job) => !live.has(job.webhookId)).map((job) => `job:${job.id}`);
+    const stale = [...(await this.storage.list<Job>({ prefix: JOB_PREFIX }))].filter(([, job]) => !live.has(job.webhookId)).map(([key]) => key);
     const put = Object.fromEntries([[TARGETS_LOADED_KEY, true], ...targets.map((t) => [TARGET_PREFIX + t.id, t])]);
     await writeAtomically(this.storage, { put, delete: [...gone, ...stale] });
   }
@@ -101,42 +107,43 @@ export class WebhookDispatcher {
   }
 
   private job(webhookId: string, event: OpsEvent): [string, Job] {
-    const id = crypto.randomUUID();
-    return [`job:${id}`, { id, webhookId, event, attempt: 1, dueAt: Date.now() }];
+    const job = { id: crypto.randomUUID(), webhookId, event, attempt: 1, dueAt: Date.now() };
+    return [jobKey(job), job];
   }
 
-  private jobs(): Promise<Map<string, Job>> {
-    return this.storage.list<Job>({ prefix: "job:" });
+  /** When the first queued job falls due, or null. */
+  private async firstDue(): Promise<number | null> {
+    const [first] = (await this.storage.list<Job>({ prefix: JOB_PREFIX, limit: 1 })).values();
+    return first?.dueAt ?? null;
   }
 
   /** When there is work next: now if attempt reports wait to be sent, else when the next queued job falls due, or null. */
   async nextDue(): Promise<number | null> {
     if ((await this.storage.list({ prefix: "report:", limit: 1 })).size > 0) return Date.now();
-    const jobs = [...(await this.jobs()).values()];
-    return jobs.length ? Math.min(...jobs.map((job) => job.dueAt)) : null;
+    return this.firstDue();
   }
 
-  /** Delivers every job that is due; answers when the next one falls due, or null. */
+  /** Delivers the jobs that are due (up to DRAIN_BATCH); answers when the next one falls due, or null. */
   async drain(): Promise<number | null> {
     await this.flushReports();
     const targets = new Map((await this.loadTargets()).map((t) => [t.id, t]));
-    const due = [...(await this.jobs()).values()].filter((job) => job.dueAt <= Date.now());
+    // Keys sort by due time, so the due jobs are a range: the ones waiting hours are not read.
+    const due = [...(await this.storage.list<Job>({ prefix: JOB_PREFIX, end: jobKey({ dueAt: Date.now() + 1, id: "" }), limit: DRAIN_BATCH }))];
     // CONCURRENCY requests in flight, each slot taking the next job as soon as its own is done: a
     // slow receiver holds up one slot, not the whole batch.
     let next = 0;
     const slot = async () => {
-      for (let job = due[next++]; job; job = due[next++]) await this.attempt(job, targets.get(job.webhookId));
+      for (let entry = due[next++]; entry; entry = due[next++]) await this.attempt(entry[0], entry[1], targets.get(entry[1].webhookId));
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, slot));
     const reported = await this.flushReports();
-    const remaining = [...(await this.jobs()).values()];
-    const nextJob = remaining.length ? Math.min(...remaining.map((job) => job.dueAt)) : null;
+    const nextJob = await this.firstDue();
     // Attempts the API did not take yet are sent again in a while, jobs or no jobs.
     return reported ? nextJob : Math.min(nextJob ?? Infinity, Date.now() + REPORT_RETRY_MS);
   }
 
-  private async attempt(job: Job, target: WebhookTarget | undefined): Promise<void> {
-    if (!target?.enabled) return void (await this.storage.delete(`job:${job.id}`));
+  private async attempt(key: string, job: Job, target: WebhookTarget | undefined): Promise<void> {
+    if (!target?.enabled) return void (await this.storage.delete(key));
     const body = JSON.stringify(job.event);
     const started = Date.now();
     let status: number | null = null;
@@ -160,7 +167,7 @@ export class WebhookDispatcher {
     const delay = RETRY_DELAYS_MS[job.attempt - 1];
     const retry = !succeeded && !gone && delay !== undefined;
     const nextRetryAt = retry ? started + delay : null;
-    await this.report({
+    const report = {
       id: crypto.randomUUID(),
       webhookId: job.webhookId,
       eventId: job.event.id,
@@ -173,9 +180,14 @@ export class WebhookDispatcher {
       error: error ?? (succeeded ? null : gone ? "the receiver answered 410 Gone; the webhook is now disabled" : `the receiver answered ${status}`),
       responseExcerpt: excerpt,
       nextRetryAt: nextRetryAt ? new Date(nextRetryAt).toISOString() : null,
+    };
+    // The attempt's report and the job's next state in one batch: a retry is never made twice
+    // under one attempt number, nor an attempt left unreported.
+    const retried = retry ? { ...job, attempt: job.attempt + 1, dueAt: nextRetryAt! } : null;
+    await writeAtomically(this.storage, {
+      put: { [`report:${report.id}`]: report, ...(retried ? { [jobKey(retried)]: retried } : {}) },
+      delete: [key],
     });
-    if (retry) await this.storage.put(`job:${job.id}`, { ...job, attempt: job.attempt + 1, dueAt: nextRetryAt! });
-    else await this.storage.delete(`job:${job.id}`);
     if (gone) await this.disable(target);
   }
 
@@ -185,20 +197,17 @@ export class WebhookDispatcher {
     await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason: "the receiver answered 410 Gone" }) }).catch(() => {});
   }
 
-  private async report(attempt: Record<string, unknown>): Promise<void> {
-    await this.storage.put(`report:${attempt.id}`, attempt);
-  }
-
   /**
    * Sends the stored attempt reports to the API; kept for the next drain if it cannot be reached.
    * Answers whether none is left.
    */
   private async flushReports(): Promise<boolean> {
-    const reports = await this.storage.list<Record<string, unknown>>({ prefix: "report:", limit: REPORT_BATCH });
-    if (reports.size === 0) return true;
-    const response = await this.api("/deliveries", { method: "POST", body: JSON.stringify({ attempts: [...reports.values()] }) }).catch(() => null);
-    if (!response?.ok) return false;
-    await writeAtomically(this.storage, { delete: [...reports.keys()] });
-    return reports.size < REPORT_BATCH;
+    for (;;) {
+      const reports = await this.storage.list<Record<string, unknown>>({ prefix: "report:", limit: REPORT_BATCH });
+      if (reports.size === 0) return true;
+      const response = await this.api("/deliveries", { method: "POST", body: JSON.stringify({ attempts: [...reports.values()] }) }).catch(() => null);
+      if (!response?.ok) return false;
+      await writeAtomically(this.storage, { delete: [...reports.keys()] });
+    }
   }
 }
