@@ -2497,7 +2497,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The added milestone. */
+            /** @description The created milestone. */
             201: {
                 headers: {
                     [name: string]: unknown;

@@ -12,8 +12,10 @@ import type { Scope } from "../lib/scopes.ts";
 import { defineRoute, type AnyRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
 
-// The five routes of a plain resource (list, create, get, change, remove), declared from one
-// description, so a new resource is a schema, a queries file and this declaration.
+// The five routes of a resource (list, create, get, change, remove), declared from one
+// description, so a new resource is a schema, a queries file and this declaration. Records that
+// belong to a parent (a project's milestones) are listed and created under it and reached by
+// their own id otherwise.
 
 type Page = { records: RecordJson[]; hasMore: boolean };
 type ListQuery = z.ZodType<{ limit: number; cursor?: string | undefined }>;
@@ -22,6 +24,12 @@ export interface ResourceRoutesSpec<Create extends z.ZodType, Update extends z.Z
   tag: string;
   /** The collection, e.g. /v1/risks; one record lives at <path>/{id}. */
   path: `/v1/${string}`;
+  /**
+   * Where list and create live instead of `path` when records belong to a parent, with the
+   * parent's id as {id} (e.g. /v1/projects/{id}/milestones); the service's list and create get
+   * that id as `parentId`.
+   */
+  collectionPath?: `/v1/${string}/{id}/${string}`;
   /** Singular and plural, for messages ("3 risks") and operation names. */
   noun: [string, string];
   /** Operation names: listRisks, createRisk, getRisk, updateRisk, deleteRisk. */
@@ -29,11 +37,13 @@ export interface ResourceRoutesSpec<Create extends z.ZodType, Update extends z.Z
   scopes: { read: Scope; manage: Scope };
   schemas: { record: z.ZodType; create: Create; update: Update; list: Query };
   summaries: { list: string; create: string; get: string; update: string; delete?: string };
+  /** What a list answers, for its OpenAPI description; default "A page of <plural> in creation order." */
+  listDescription?: string;
   descriptions?: { list?: string; create?: string; update?: string; delete?: string };
   errors?: { create?: ErrorCode[]; update?: ErrorCode[]; delete?: ErrorCode[] };
   service: {
-    list(db: Database, actor: Actor, page: PageRequest, filters: Omit<z.output<Query>, "limit" | "cursor">): Promise<Page>;
-    create(db: Database, actor: Actor, input: z.output<Create>, idempotency?: IdempotencyRequest): Promise<WriteResult<RecordJson>>;
+    list(db: Database, actor: Actor, page: PageRequest, filters: Omit<z.output<Query>, "limit" | "cursor">, parentId?: string): Promise<Page>;
+    create(db: Database, actor: Actor, input: z.output<Create>, idempotency?: IdempotencyRequest, parentId?: string): Promise<WriteResult<RecordJson>>;
     get(db: Database, actor: Actor, id: string): Promise<RecordJson | null>;
     update(db: Database, actor: Actor, id: string, patch: z.output<Update>, ifMatch: number | null): Promise<WriteResult<RecordJson>>;
     remove?(db: Database, actor: Actor, id: string, ifMatch: number | null): Promise<WriteResult<RecordJson>>;
@@ -43,28 +53,30 @@ export interface ResourceRoutesSpec<Create extends z.ZodType, Update extends z.Z
 export function resourceRoutes<Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery>(
   spec: ResourceRoutesSpec<Create, Update, Query>,
 ): AnyRoute[] {
-  const { tag, path, noun, names, scopes, schemas, summaries, descriptions = {}, errors = {}, service } = spec;
+  const { tag, path, collectionPath, noun, names, scopes, schemas, summaries, descriptions = {}, errors = {}, service } = spec;
   const [one] = noun;
   const item = `${path}/{id}` as const;
+  const collection = collectionPath ? { path: collectionPath, params: IdParams } : { path };
+  const parentIdOf = (params: unknown) => (collectionPath ? (params as z.output<typeof IdParams>).id : undefined);
   const routes: AnyRoute[] = [
     defineRoute({
       method: "get",
-      path,
+      ...collection,
       operationId: names.list,
       scope: scopes.read,
       tag,
       summary: summaries.list,
       ...(descriptions.list ? { description: descriptions.list } : {}),
       query: schemas.list,
-      response: { schema: listEnvelope(schemas.record), description: `A page of ${noun[1]} in creation order.` },
-      async handler(c, { query }) {
+      response: { schema: listEnvelope(schemas.record), description: spec.listDescription ?? `A page of ${noun[1]} in creation order.` },
+      async handler(c, { params, query }) {
         const { limit, cursor, ...filters } = query as z.output<Query>;
-        return sendList(c, await service.list(c.var.db, c.var.actor, pageRequest({ limit, cursor }), filters), noun);
+        return sendList(c, await service.list(c.var.db, c.var.actor, pageRequest({ limit, cursor }), filters, parentIdOf(params)), noun);
       },
     }),
     defineRoute({
       method: "post",
-      path,
+      ...collection,
       operationId: names.create,
       scope: scopes.manage,
       tag,
@@ -73,8 +85,9 @@ export function resourceRoutes<Create extends z.ZodType, Update extends z.ZodTyp
       body: schemas.create,
       errors: errors.create ?? [],
       response: { status: 201, schema: recordEnvelope(schemas.record), description: `The created ${one}.` },
-      async handler(c, { body }) {
-        return sendWrite(c, await service.create(c.var.db, c.var.actor, body as z.output<Create>, c.var.idempotency), `${one} created`, 201);
+      async handler(c, { params, body }) {
+        const created = await service.create(c.var.db, c.var.actor, body as z.output<Create>, c.var.idempotency, parentIdOf(params));
+        return sendWrite(c, created, `${one} created`, 201);
       },
     }),
     defineRoute({
