@@ -25,6 +25,8 @@ const TIMEOUT_MS = 10_000;
 /** Jobs attempted per drain; the alarm comes straight back for the rest. */
 const DRAIN_BATCH = 2_000;
 const CONCURRENCY = 16;
+/** Requests one webhook may have in flight when others are waiting too. */
+const MIN_SHARE = 4;
 const EXCERPT_LENGTH = 200;
 /** The stored copy of the webhooks, one key each (`webhook:<id>`), and whether it was ever loaded. */
 const TARGET_PREFIX = "webhook:";
@@ -50,6 +52,24 @@ export function wants(target: WebhookTarget, event: OpsEvent): boolean {
   const scope = scopeOfEvent(event.type);
   if (!target.enabled || !scope || !target.scopes.includes(scope)) return false;
   return target.events.length === 0 || target.events.some((pattern) => matches(pattern, event.type));
+}
+
+/** Runs work with at most `size` at once; the rest wait their turn, first come, first served. */
+function slots(size: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (work) => {
+    if (active < size) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // The slot passes straight to the next in line, or is freed.
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
 }
 
 export class WebhookDispatcher {
@@ -129,13 +149,29 @@ export class WebhookDispatcher {
     const targets = new Map((await this.loadTargets()).map((t) => [t.id, t]));
     // Keys sort by due time, so the due jobs are a range: the ones waiting hours are not read.
     const due = [...(await this.storage.list<Job>({ prefix: JOB_PREFIX, end: jobKey({ dueAt: Date.now() + 1, id: "" }), limit: DRAIN_BATCH }))];
-    // CONCURRENCY requests in flight, each slot taking the next job as soon as its own is done: a
-    // slow receiver holds up one slot, not the whole batch.
-    let next = 0;
-    const slot = async () => {
-      for (let entry = due[next++]; entry; entry = due[next++]) await this.attempt(entry[0], entry[1], targets.get(entry[1].webhookId));
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, slot));
+    // CONCURRENCY requests in flight, shared fairly: each webhook works through its own jobs in
+    // due order on a few lanes (an equal share of the slots, at least MIN_SHARE), and the lanes
+    // take slots first come, first served. A receiver that stalls for the whole timeout holds its
+    // own lanes, never every slot.
+    const byWebhook = new Map<string, Array<[string, Job]>>();
+    for (const entry of due) {
+      const jobs = byWebhook.get(entry[1].webhookId);
+      if (jobs) jobs.push(entry);
+      else byWebhook.set(entry[1].webhookId, [entry]);
+    }
+    const withSlot = slots(CONCURRENCY);
+    const share = Math.max(MIN_SHARE, Math.ceil(CONCURRENCY / byWebhook.size));
+    const lanes = [...byWebhook.values()].flatMap((jobs) => {
+      let next = 0;
+      const lane = async () => {
+        for (let entry = jobs[next++]; entry; entry = jobs[next++]) {
+          const [key, job] = entry;
+          await withSlot(() => this.attempt(key, job, targets.get(job.webhookId)));
+        }
+      };
+      return Array.from({ length: Math.min(share, jobs.length) }, lane);
+    });
+    await Promise.all(lanes);
     const reported = await this.flushReports();
     const nextJob = await this.firstDue();
     // Attempts the API did not take yet are sent again in a while, jobs or no jobs.

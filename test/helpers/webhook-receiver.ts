@@ -23,7 +23,8 @@ export interface Delivery {
   answered: number;
 }
 
-export type Answer = number | { status: number; body?: string };
+/** A status, a status with a body, or "hang": read the request and never answer (a receiver that stalls). */
+export type Answer = number | { status: number; body?: string } | "hang";
 
 export interface Receiver {
   /** http://127.0.0.1:<port>/hooks/<name> */
@@ -80,6 +81,11 @@ export async function startReceiver(name = "opsroom"): Promise<Receiver> {
     }
     const delivery: Delivery = { verified, ...(verifyError ? { verifyError } : {}), headers, body, event, at: performance.now(), answered: 0 };
     const chosen = verified ? answer(deliveries.length + 1, delivery) : { status: 400, body: "signature did not verify" };
+    if (chosen === "hang") {
+      deliveries.push(delivery);
+      for (const listener of listeners) listener();
+      return;
+    }
     const { status, body: text } = typeof chosen === "number" ? { status: chosen, body: undefined } : chosen;
     delivery.answered = status;
     deliveries.push(delivery);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
-import { useRoom } from "../helpers/realtime.ts";
+import { fakeEvent, postToRoom, useRoom } from "../helpers/realtime.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, patched, personBody, projectBody, taskBody } from "../helpers/resources.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
@@ -101,6 +101,24 @@ describe("delivery", () => {
     expect(delivery!.verified).toBe(true);
     expect(delivery!.event).toMatchObject({ type: "project.created", changeVersion: 1 });
     await waitForLog(tenant.key, webhook.id, (l) => l.length === 2 && l[1]!.outcome === "succeeded");
+  });
+
+  it("a receiver that never answers holds up no other webhook of the organisation", { timeout: 60_000 }, async () => {
+    const tenant = await createTenant();
+    const stalled = await startReceiver("stalled");
+    stalled.answerWith(() => "hang");
+    const healthy = await startReceiver("healthy");
+    await registerWebhook(tenant.key, stalled);
+    await registerWebhook(tenant.key, healthy);
+    const events = Array.from({ length: 100 }, (_, i) => fakeEvent(tenant.org.id, i + 1));
+    expect((await postToRoom(tenant.org.id, { events })).status).toBe(200);
+    // Each stalled request holds its slot for the 10 s timeout; the healthy webhook's 100 must
+    // not queue behind them (with all slots shared, they would take a minute or more).
+    const started = performance.now();
+    await healthy.waitForCount(100, 8_000);
+    expect(performance.now() - started).toBeLessThan(8_000);
+    expect(healthy.deliveries.every((d) => d.verified)).toBe(true);
+    expect(stalled.deliveries.length).toBeGreaterThan(0);
   });
 });
 
