@@ -22,8 +22,13 @@ interface Job {
 
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 const TIMEOUT_MS = 10_000;
-/** Jobs attempted per drain; the alarm comes straight back for the rest. */
+/**
+ * Jobs attempted per drain, and how long a drain keeps taking new ones: the alarm comes straight
+ * back for the rest, having fanned out what was published meanwhile. (A stalled receiver's queue
+ * would otherwise keep one drain, and every newer event, waiting for its timeouts.)
+ */
 const DRAIN_BATCH = 2_000;
+const DRAIN_BUDGET_MS = 10_000;
 const CONCURRENCY = 16;
 /** Requests one webhook may have in flight when others are waiting too. */
 const MIN_SHARE = 4;
@@ -160,13 +165,14 @@ export class WebhookDispatcher {
       else byWebhook.set(entry[1].webhookId, [entry]);
     }
     const withSlot = slots(CONCURRENCY);
+    const deadline = Date.now() + DRAIN_BUDGET_MS;
     const share = Math.max(MIN_SHARE, Math.ceil(CONCURRENCY / byWebhook.size));
     const lanes = [...byWebhook.values()].flatMap((jobs) => {
       let next = 0;
       const lane = async () => {
-        for (let entry = jobs[next++]; entry; entry = jobs[next++]) {
+        for (let entry = jobs[next++]; entry && Date.now() < deadline; entry = jobs[next++]) {
           const [key, job] = entry;
-          await withSlot(() => this.attempt(key, job, targets.get(job.webhookId)));
+          await withSlot(() => (Date.now() < deadline ? this.attempt(key, job, targets.get(job.webhookId)) : Promise.resolve()));
         }
       };
       return Array.from({ length: Math.min(share, jobs.length) }, lane);
