@@ -11,7 +11,6 @@ import { writeAtomically } from "./storage.ts";
 // tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then given up. 410 Gone turns
 // the webhook off. Each attempt is reported to the API, which keeps the delivery log.
 
-
 interface Job {
   id: string;
   webhookId: string;
@@ -40,11 +39,11 @@ const TARGETS_LOADED_KEY = "webhooksLoaded";
 const REPORT_BATCH = 500;
 const REPORT_RETRY_MS = 5_000;
 
-/** Calls an internal endpoint of the API for this room. */
 /** Queued jobs are kept `job:<dueAt>:<id>`, so listing them in key order lists them by due time. */
 const JOB_PREFIX = "job:";
 const jobKey = (job: Pick<Job, "dueAt" | "id">) => `${JOB_PREFIX}${String(job.dueAt).padStart(15, "0")}:${job.id}`;
 
+/** Calls an internal endpoint of the API for this room. */
 export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
 
 function matches(pattern: string, type: string): boolean {
