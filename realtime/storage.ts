@@ -23,9 +23,9 @@ export function writeAtomically(storage: Party.Storage, change: StorageChange): 
   return Promise.all(writes);
 }
 
-/** The storage key of an item kept in changeVersion order: `prefix` + changeVersion, zero-padded so keys list in order. */
-export function orderedKey(prefix: string, changeVersion: number): string {
-  return `${prefix}${String(changeVersion).padStart(16, "0")}`;
+/** A key that lists in numeric order (a changeVersion, a due time): `prefix` + the number, zero-padded. */
+export function orderedKey(prefix: string, n: number): string {
+  return `${prefix}${String(n).padStart(16, "0")}`;
 }
 
 /** Whether any key starts with `prefix`. */

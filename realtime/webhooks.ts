@@ -3,7 +3,7 @@ import type { OpsEvent } from "../functions/lib/events.ts";
 import { scopeOfEvent } from "../functions/lib/events.ts";
 import { signWebhook } from "../functions/lib/webhook-signature.ts";
 import type { WebhookTarget } from "../db/queries/webhooks.ts";
-import { writeAtomically } from "./storage.ts";
+import { orderedKey, writeAtomically } from "./storage.ts";
 
 // Webhook delivery from the organisation's room (SPEC "Webhooks"). Every event the room delivers
 // becomes one job per matching webhook, kept in room storage (so a restart loses nothing) and
@@ -41,7 +41,7 @@ const REPORT_RETRY_MS = 5_000;
 
 /** Queued jobs are kept `job:<dueAt>:<id>`, so listing them in key order lists them by due time. */
 const JOB_PREFIX = "job:";
-const jobKey = (job: Pick<Job, "dueAt" | "id">) => `${JOB_PREFIX}${String(job.dueAt).padStart(15, "0")}:${job.id}`;
+const jobKey = (job: Pick<Job, "dueAt" | "id">) => `${orderedKey(JOB_PREFIX, job.dueAt)}:${job.id}`;
 
 /** Calls an internal endpoint of the API for this room. */
 export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
