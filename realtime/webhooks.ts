@@ -90,13 +90,25 @@ export class WebhookDispatcher {
     if (!response.ok) throw new Error(`API answered ${response.status}`);
     const targets = ((await response.json()) as { webhooks: WebhookTarget[] }).webhooks;
     this.targets = targets;
+    const stored = await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX });
     const current = new Set(targets.map((t) => TARGET_PREFIX + t.id));
-    const gone = [...(await this.storage.list({ prefix: TARGET_PREFIX })).keys()].filter((key) => !current.has(key));
-    // Jobs for webhooks that are gone or off are dropped.
-    const live = new Set(targets.filter((t) => t.enabled).map((t) => t.id));
-    const stale = [...(await this.storage.list<Job>({ prefix: JOB_PREFIX }))].filter(([, job]) => !live.has(job.webhookId)).map(([key]) => key);
     const put = Object.fromEntries([[TARGETS_LOADED_KEY, true], ...targets.map((t) => [TARGET_PREFIX + t.id, t])]);
-    await writeAtomically(this.storage, { put, delete: [...gone, ...stale] });
+    await writeAtomically(this.storage, { put, delete: [...stored.keys()].filter((key) => !current.has(key)) });
+    // What was queued for webhooks that are now gone or off is dropped.
+    const live = new Set(targets.filter((t) => t.enabled).map((t) => t.id));
+    const stopped = new Set([...stored.values()].filter((t) => t.enabled && !live.has(t.id)).map((t) => t.id));
+    if (stopped.size > 0) await this.dropJobsOf(stopped);
+  }
+
+  /** Deletes the queued jobs of the webhooks, a page at a time: the queue may be far larger than memory. */
+  private async dropJobsOf(webhookIds: Set<string>): Promise<void> {
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await this.storage.list<Job>({ prefix: JOB_PREFIX, limit: 1_000, ...(startAfter ? { startAfter } : {}) });
+      if (page.size === 0) return;
+      await writeAtomically(this.storage, { delete: [...page].filter(([, job]) => webhookIds.has(job.webhookId)).map(([key]) => key) });
+      startAfter = [...page.keys()].at(-1);
+    }
   }
 
   /**

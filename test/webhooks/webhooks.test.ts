@@ -365,6 +365,21 @@ describe("turning deliveries off", () => {
     await settle(7_000);
     expect(receiver.deliveries).toHaveLength(1);
   });
+
+  it("turning a webhook off drops its queued retries: turned on again, it gets only new events", { timeout: 30_000 }, async () => {
+    const tenant = await createTenant();
+    const receiver = await startReceiver();
+    receiver.answerWith((n) => (n === 1 ? 503 : 200));
+    const webhook = await registerWebhook(tenant.key, receiver);
+    await created(tenant.key, "/v1/projects", projectBody());
+    await waitForLog(tenant.key, webhook.id, (l) => l.length === 1 && l[0]!.outcome === "retrying");
+    await patched(tenant.key, `/v1/webhooks/${webhook.id}`, { enabled: false });
+    await patched(tenant.key, `/v1/webhooks/${webhook.id}`, { enabled: true });
+    await created(tenant.key, "/v1/projects", projectBody());
+    // Past the 5 s retry: only the event written after it was turned on again arrives.
+    await settle(7_000);
+    expect(receiver.deliveries.map((d) => d.event.changeVersion)).toEqual([1, 2]);
+  });
 });
 
 describe("changing a webhook", () => {
