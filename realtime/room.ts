@@ -25,8 +25,6 @@ const WATERMARK_KEY = "watermark";
 const PENDING_PREFIX = "pending:";
 /** Delivered events not yet turned into webhook jobs, `fanout:<changeVersion>`; written with the watermark, so none is skipped. */
 const FANOUT_PREFIX = "fanout:";
-/** Delivered events turned into webhook jobs per storage batch. */
-const FANOUT_PAGE = 500;
 const ORG_KEY = "orgId";
 const GAP_RETRY_MS = 5_000;
 
@@ -136,7 +134,8 @@ export default class OrganisationRoom implements Party.Server {
       await this.accept([]);
       fannedOut = await this.fanOut();
     });
-    const nextJob = await this.webhooks.drain();
+    // A drain that fails (the webhooks cannot be loaded) is tried again in a while.
+    const nextJob = await this.webhooks.drain().catch(() => Date.now() + GAP_RETRY_MS);
     // Events delivered while the webhooks were being called are fanned out right away (the alarm a
     // publish set meanwhile must not be pushed back); a gap, or webhooks that could not be loaded,
     // are tried again in a while.
@@ -156,7 +155,9 @@ export default class OrganisationRoom implements Party.Server {
    */
   private async fanOut(): Promise<boolean> {
     for (;;) {
-      const page = await this.room.storage.list<OpsEvent>({ prefix: FANOUT_PREFIX, limit: FANOUT_PAGE });
+      const limit = await this.webhooks.fanoutBatchSize().catch(() => null);
+      if (limit === null) return false;
+      const page = await this.room.storage.list<OpsEvent>({ prefix: FANOUT_PREFIX, limit });
       if (page.size === 0) return true;
       const jobs = await this.webhooks.jobsFor([...page.values()]).catch(() => null);
       if (jobs === null) return false;

@@ -22,15 +22,16 @@ interface Job {
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 const TIMEOUT_MS = 10_000;
 /**
- * Jobs attempted per drain, and how long a drain keeps taking new ones: the alarm comes straight
- * back for the rest, having fanned out what was published meanwhile. (A stalled receiver's queue
- * would otherwise keep one drain, and every newer event, waiting for its timeouts.)
+ * Jobs read per drain (shared between the webhooks), and how long a drain keeps taking new ones:
+ * the alarm comes straight back for the rest, having fanned out what was published meanwhile. (A
+ * stalled receiver's queue would otherwise keep one drain, and every newer event, waiting.)
  */
-const DRAIN_BATCH = 2_000;
+const DRAIN_BATCH = 1_000;
 const DRAIN_BUDGET_MS = 10_000;
+/** Requests in flight per organisation. */
 const CONCURRENCY = 16;
-/** Requests one webhook may have in flight when others are waiting too. */
-const MIN_SHARE = 4;
+/** Jobs created per fan-out batch: events per batch shrink as the webhooks that want them grow. */
+const FANOUT_JOB_BUDGET = 500;
 const EXCERPT_LENGTH = 200;
 /** The stored copy of the webhooks, one key each (`webhook:<id>`), and whether it was ever loaded. */
 const TARGET_PREFIX = "webhook:";
@@ -39,9 +40,15 @@ const TARGETS_LOADED_KEY = "webhooksLoaded";
 const REPORT_BATCH = 500;
 const REPORT_RETRY_MS = 5_000;
 
-/** Queued jobs are kept `job:<dueAt>:<id>`, so listing them in key order lists them by due time. */
-const JOB_PREFIX = "job:";
-const jobKey = (job: Pick<Job, "dueAt" | "id">) => `${orderedKey(JOB_PREFIX, job.dueAt)}:${job.id}`;
+/**
+ * Queued jobs are kept per webhook, by due time, then changeVersion:
+ * `job:<webhookId>:<dueAt>:<changeVersion>:<id>`. Each webhook's due jobs are one key range, read
+ * with its own limit, so one webhook's backlog never hides another's jobs.
+ */
+const jobPrefix = (webhookId: string) => `job:${webhookId}:`;
+const jobKey = (job: Job) => `${orderedKey(jobPrefix(job.webhookId), job.dueAt)}:${orderedKey("", job.event.changeVersion)}:${job.id}`;
+/** Where a webhook's jobs due after `at` begin. */
+const dueAfter = (webhookId: string, at: number) => `${orderedKey(jobPrefix(webhookId), at + 1)}:`;
 
 /** Calls an internal endpoint of the API for this room. */
 export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
@@ -76,8 +83,57 @@ function slots(size: number): <T>(work: () => Promise<T>) => Promise<T> {
   };
 }
 
+/**
+ * One webhook's jobs that are due, read in key order a page at a time and handed out once each.
+ * Pages continue after the last key read: an attempt re-queues its job under a later due time,
+ * so nothing in flight is read twice, and jobs that fall due meanwhile are still reached.
+ */
+class DueJobs {
+  private page: Array<[string, Job]> = [];
+  private next = 0;
+  private after: string | undefined;
+  private reading: Promise<void> | null = null;
+  private exhausted = false;
+
+  constructor(
+    private readonly storage: Party.Storage,
+    private readonly webhookId: string,
+    private readonly pageSize: number,
+  ) {}
+
+  async hasAny(): Promise<boolean> {
+    await this.readPage();
+    return this.page.length > 0;
+  }
+
+  /** The next due job, or undefined when there is none. */
+  async take(): Promise<[string, Job] | undefined> {
+    while (this.next >= this.page.length && !this.exhausted) {
+      // Lanes of one webhook share the page; one of them reads the next.
+      this.reading ??= this.readPage().finally(() => (this.reading = null));
+      await this.reading;
+    }
+    return this.page[this.next++];
+  }
+
+  private async readPage(): Promise<void> {
+    const page = await this.storage.list<Job>({
+      prefix: jobPrefix(this.webhookId),
+      end: dueAfter(this.webhookId, Date.now()),
+      limit: this.pageSize,
+      ...(this.after ? { startAfter: this.after } : {}),
+    });
+    this.page = [...page];
+    this.next = 0;
+    this.after = this.page.at(-1)?.[0] ?? this.after;
+    this.exhausted = this.page.length === 0;
+  }
+}
+
 export class WebhookDispatcher {
   private targets: WebhookTarget[] | null = null;
+  /** Reloads run one after another, so the last one started is the one that stays. */
+  private reloading: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly storage: Party.Storage,
@@ -85,29 +141,33 @@ export class WebhookDispatcher {
   ) {}
 
   /** Fetches the organisation's webhooks again (after the API says they changed). */
-  async reload(): Promise<void> {
+  reload(): Promise<void> {
+    const run = this.reloading.then(() => this.fetchTargets());
+    this.reloading = run.catch(() => {});
+    return run;
+  }
+
+  private async fetchTargets(): Promise<void> {
     const response = await this.api("/webhooks");
     if (!response.ok) throw new Error(`API answered ${response.status}`);
     const targets = ((await response.json()) as { webhooks: WebhookTarget[] }).webhooks;
-    this.targets = targets;
     const stored = await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX });
+    this.targets = targets;
     const current = new Set(targets.map((t) => TARGET_PREFIX + t.id));
     const put = Object.fromEntries([[TARGETS_LOADED_KEY, true], ...targets.map((t) => [TARGET_PREFIX + t.id, t])]);
     await writeAtomically(this.storage, { put, delete: [...stored.keys()].filter((key) => !current.has(key)) });
     // What was queued for webhooks that are now gone or off is dropped.
     const live = new Set(targets.filter((t) => t.enabled).map((t) => t.id));
-    const stopped = new Set([...stored.values()].filter((t) => t.enabled && !live.has(t.id)).map((t) => t.id));
-    if (stopped.size > 0) await this.dropJobsOf(stopped);
+    const known = new Set([...stored.values(), ...targets].map((t) => t.id));
+    for (const id of known) if (!live.has(id)) await this.dropJobsOf(id);
   }
 
-  /** Deletes the queued jobs of the webhooks, a page at a time: the queue may be far larger than memory. */
-  private async dropJobsOf(webhookIds: Set<string>): Promise<void> {
-    let startAfter: string | undefined;
+  /** Deletes a webhook's queued jobs, a page at a time: the queue may be far larger than memory. */
+  private async dropJobsOf(webhookId: string): Promise<void> {
     for (;;) {
-      const page = await this.storage.list<Job>({ prefix: JOB_PREFIX, limit: 1_000, ...(startAfter ? { startAfter } : {}) });
+      const page = await this.storage.list({ prefix: jobPrefix(webhookId), limit: 1_000 });
       if (page.size === 0) return;
-      await writeAtomically(this.storage, { delete: [...page].filter(([, job]) => webhookIds.has(job.webhookId)).map(([key]) => key) });
-      startAfter = [...page.keys()].at(-1);
+      await writeAtomically(this.storage, { delete: [...page.keys()] });
     }
   }
 
@@ -128,6 +188,18 @@ export class WebhookDispatcher {
     return this.targets ?? [];
   }
 
+  /** The webhooks that may have jobs queued, without asking the API: the loaded ones, or the stored copy. */
+  private async liveTargets(): Promise<WebhookTarget[]> {
+    const targets = this.targets ?? [...(await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX })).values()];
+    return targets.filter((t) => t.enabled);
+  }
+
+  /** How many events to turn into jobs at once, so that a batch holds about FANOUT_JOB_BUDGET jobs. */
+  async fanoutBatchSize(): Promise<number> {
+    const live = (await this.loadTargets()).filter((t) => t.enabled).length;
+    return Math.max(1, Math.floor(FANOUT_JOB_BUDGET / Math.max(1, live)));
+  }
+
   /**
    * The jobs for the events, one per webhook that wants each, as storage entries: the caller
    * stores them in the same batch as it records the events handed over.
@@ -139,6 +211,10 @@ export class WebhookDispatcher {
 
   /** Queues one event for one webhook, whatever its filters (test deliveries, redeliveries). */
   async enqueueFor(webhookId: string, event: OpsEvent): Promise<void> {
+    // The API answered for this webhook, so one the room does not know yet is new: it is loaded
+    // first (the drain only reads the queues of webhooks it knows).
+    if (!(await this.loadTargets()).some((t) => t.id === webhookId)) await this.reload();
+    if (!this.targets?.some((t) => t.id === webhookId && t.enabled)) return;
     await this.storage.put(Object.fromEntries([this.job(webhookId, event)]));
   }
 
@@ -149,8 +225,11 @@ export class WebhookDispatcher {
 
   /** When the first queued job falls due, or null. */
   private async firstDue(): Promise<number | null> {
-    const [first] = (await this.storage.list<Job>({ prefix: JOB_PREFIX, limit: 1 })).values();
-    return first?.dueAt ?? null;
+    const firsts = await Promise.all(
+      (await this.liveTargets()).map(async (t) => [...(await this.storage.list<Job>({ prefix: jobPrefix(t.id), limit: 1 })).values()][0]?.dueAt),
+    );
+    const due = firsts.filter((at): at is number => at !== undefined);
+    return due.length ? Math.min(...due) : null;
   }
 
   /** When there is work next: now if attempt reports wait to be sent, else when the next queued job falls due, or null. */
@@ -159,34 +238,32 @@ export class WebhookDispatcher {
     return this.firstDue();
   }
 
-  /** Delivers the jobs that are due (up to DRAIN_BATCH); answers when the next one falls due, or null. */
+  /**
+   * Delivers the jobs that fall due, for up to DRAIN_BUDGET_MS; answers when the next one falls
+   * due, or null.
+   */
   async drain(): Promise<number | null> {
     await this.flushReports();
-    const targets = new Map((await this.loadTargets()).map((t) => [t.id, t]));
-    // Keys sort by due time, so the due jobs are a range: the ones waiting hours are not read.
-    const due = [...(await this.storage.list<Job>({ prefix: JOB_PREFIX, end: jobKey({ dueAt: Date.now() + 1, id: "" }), limit: DRAIN_BATCH }))];
-    // CONCURRENCY requests in flight, shared fairly: each webhook works through its own jobs in
-    // due order on a few lanes (an equal share of the slots, at least MIN_SHARE), and the lanes
-    // take slots first come, first served. A receiver that stalls for the whole timeout holds its
-    // own lanes, never every slot.
-    const byWebhook = new Map<string, Array<[string, Job]>>();
-    for (const entry of due) {
-      const jobs = byWebhook.get(entry[1].webhookId);
-      if (jobs) jobs.push(entry);
-      else byWebhook.set(entry[1].webhookId, [entry]);
-    }
+    const live = (await this.loadTargets()).filter((t) => t.enabled);
+    // Each webhook's due jobs, read a page at a time with its own share of the batch.
+    const pageSize = Math.max(CONCURRENCY, Math.floor(DRAIN_BATCH / Math.max(1, live.length)));
+    const queues = live.map((t) => new DueJobs(this.storage, t.id, pageSize));
+    const waiting = (await Promise.all(queues.map(async (queue) => ((await queue.hasAny()) ? queue : null)))).filter((q) => q !== null);
+    // CONCURRENCY requests in flight, split equally between the webhooks with jobs due (at least
+    // one lane each): while there are no more than CONCURRENCY of them, every lane has a slot of
+    // its own, so a receiver that stalls for the whole timeout holds up only its own deliveries,
+    // and the others' lanes go on taking jobs until the round ends.
     const withSlot = slots(CONCURRENCY);
     const deadline = Date.now() + DRAIN_BUDGET_MS;
-    const share = Math.max(MIN_SHARE, Math.ceil(CONCURRENCY / byWebhook.size));
-    const lanes = [...byWebhook.values()].flatMap((jobs) => {
-      let next = 0;
+    const share = Math.max(1, Math.floor(CONCURRENCY / Math.max(1, waiting.length)));
+    const lanes = waiting.flatMap((queue) => {
       const lane = async () => {
-        for (let entry = jobs[next++]; entry && Date.now() < deadline; entry = jobs[next++]) {
+        for (let entry = await queue.take(); entry && Date.now() < deadline; entry = await queue.take()) {
           const [key, job] = entry;
-          await withSlot(() => (Date.now() < deadline ? this.attempt(key, job, targets.get(job.webhookId)) : Promise.resolve()));
+          await withSlot(() => (Date.now() < deadline ? this.attempt(key, job) : Promise.resolve()));
         }
       };
-      return Array.from({ length: Math.min(share, jobs.length) }, lane);
+      return Array.from({ length: share }, lane);
     });
     await Promise.all(lanes);
     const reported = await this.flushReports();
@@ -195,7 +272,9 @@ export class WebhookDispatcher {
     return reported ? nextJob : Math.min(nextJob ?? Infinity, Date.now() + REPORT_RETRY_MS);
   }
 
-  private async attempt(key: string, job: Job, target: WebhookTarget | undefined): Promise<void> {
+  private async attempt(key: string, job: Job): Promise<void> {
+    // Looked up now, not when the drain began: a change the API has answered applies at once.
+    const target = this.targets?.find((t) => t.id === job.webhookId);
     if (!target?.enabled) return void (await this.storage.delete(key));
     const body = JSON.stringify(job.event);
     const started = Date.now();
@@ -218,7 +297,9 @@ export class WebhookDispatcher {
     const succeeded = status !== null && status >= 200 && status < 300;
     const gone = status === 410;
     const delay = RETRY_DELAYS_MS[job.attempt - 1];
-    const retry = !succeeded && !gone && delay !== undefined;
+    // Turned off or removed while the request was out: no next attempt.
+    const stillLive = this.targets?.some((t) => t.id === job.webhookId && t.enabled) ?? false;
+    const retry = !succeeded && !gone && delay !== undefined && stillLive;
     const nextRetryAt = retry ? started + delay : null;
     const report = {
       id: crypto.randomUUID(),
@@ -247,6 +328,7 @@ export class WebhookDispatcher {
   private async disable(target: WebhookTarget): Promise<void> {
     target.enabled = false;
     await this.storage.put(TARGET_PREFIX + target.id, target);
+    await this.dropJobsOf(target.id);
     await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason: "the receiver answered 410 Gone" }) }).catch(() => {});
   }
 

@@ -5,7 +5,7 @@ import { query } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { connectToRoom, fakeEvent, postToRoom, useRoom, type RoomEvent } from "../helpers/realtime.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
-import { registerWebhook } from "./helpers.ts";
+import { registerWebhook, stalledAndHealthy } from "./helpers.ts";
 
 // Bursts far larger than one Durable Object storage value (128 KiB): the room keeps what it has
 // delivered but not yet queued for webhooks, what it holds behind a gap, and its copy of the
@@ -96,4 +96,17 @@ it("an organisation with 600 webhooks: one event reaches every one of them", { t
   expect(receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
   expect(receiver.deliveries.every((d) => d.event.id === event.id)).toBe(true);
   expect(receiver.deliveries).toHaveLength(600);
+});
+
+it(`${BURST} events to a receiver that never answers and to a healthy one: the healthy one gets them all at its own pace`, { timeout: 120_000 }, async () => {
+  const tenant = await createTenant();
+  const { healthy } = await stalledAndHealthy(tenant.key);
+  const events = range(1, BURST).map((cv) => fakeEvent(tenant.org.id, cv));
+  const started = performance.now();
+  expect((await postToRoom(tenant.org.id, { events })).status).toBe(200);
+  // Not in rounds paced by the stalled receiver's 10 s timeouts.
+  await healthy.waitForCount(BURST, 15_000);
+  console.log(`[webhook bursts] ${BURST} deliveries beside a stalled receiver in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await settle();
+  expectDeliveredOnce(healthy, events);
 });

@@ -4,7 +4,7 @@ import { uuidv7 } from "../../functions/lib/ids.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import type { Tenant } from "../helpers/fixtures.ts";
-import type { Receiver } from "../helpers/webhook-receiver.ts";
+import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 import type { DeliveryAttempt } from "../../db/queries/webhook-deliveries.ts";
 
 // Shared by the webhook test files: registering a receiver through the API, and reading a
@@ -19,6 +19,16 @@ export async function registerWebhook(key: string, receiver: Receiver, fields: R
   expect(created.secret).toMatch(/^whsec_/);
   receiver.useSecret(created.secret);
   return created as { id: string; secret: string; scopes: string[]; events: string[]; enabled: boolean; version: number };
+}
+
+/** Two webhooks of the key's organisation: one whose receiver never answers, one that answers at once. */
+export async function stalledAndHealthy(key: string): Promise<{ stalled: Receiver; healthy: Receiver }> {
+  const stalled = await startReceiver("stalled");
+  stalled.answerWith(() => "hang");
+  const healthy = await startReceiver("healthy");
+  await registerWebhook(key, stalled);
+  await registerWebhook(key, healthy);
+  return { stalled, healthy };
 }
 
 /** The webhook's delivery attempts (every page), oldest first. */

@@ -6,7 +6,7 @@ import { fakeEvent, postToRoom, useRoom } from "../helpers/realtime.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, patched, personBody, projectBody, taskBody } from "../helpers/resources.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
-import { deliveryLog, insertDelivery, insertWebhook, registerWebhook, settle, waitForLog } from "./helpers.ts";
+import { deliveryLog, insertDelivery, insertWebhook, registerWebhook, settle, stalledAndHealthy, waitForLog } from "./helpers.ts";
 
 // Webhooks (SPEC "Webhooks", issue 5) end to end: the API registers them, the organisation's
 // room (the real `partykit dev`) delivers every visible event to a real local receiver that
@@ -105,11 +105,7 @@ describe("delivery", () => {
 
   it("a receiver that never answers holds up no other webhook of the organisation", { timeout: 90_000 }, async () => {
     const tenant = await createTenant();
-    const stalled = await startReceiver("stalled");
-    stalled.answerWith(() => "hang");
-    const healthy = await startReceiver("healthy");
-    await registerWebhook(tenant.key, stalled);
-    await registerWebhook(tenant.key, healthy);
+    const { stalled, healthy } = await stalledAndHealthy(tenant.key);
     const events = Array.from({ length: 100 }, (_, i) => fakeEvent(tenant.org.id, i + 1));
     expect((await postToRoom(tenant.org.id, { events })).status).toBe(200);
     // Each stalled request holds its slot for the 10 s timeout; the healthy webhook's 100 must
