@@ -10,6 +10,7 @@ import { tellRoom } from "../lib/realtime.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
 import { DeliveryParams, DeliverySchema, ListWebhooksQuery } from "../schemas/webhooks.ts";
+import type { RecordJson } from "../../db/queries/records.ts";
 import type { Bindings } from "../env.ts";
 
 const tag = "Webhooks";
@@ -35,7 +36,11 @@ function testEvent(orgId: string, webhookId: string): OpsEvent {
 }
 
 /** Hands one event to the room for one webhook; the room queues it like any delivery. */
-async function queueDelivery(env: Bindings, orgId: string, webhookId: string, event: OpsEvent) {
+async function queueDelivery(env: Bindings, webhook: RecordJson, event: OpsEvent) {
+  const orgId = webhook.orgId as string;
+  const webhookId = webhook.id as string;
+  // The room delivers nothing to a webhook that is off: say so rather than queue what never goes.
+  if (!webhook.enabled) throw new ApiError("conflict", "the webhook is disabled; turn it on with PATCH { \"enabled\": true } first");
   try {
     await tellRoom(env, orgId, { deliver: { webhookId, event } });
   } catch {
@@ -53,11 +58,11 @@ export const webhookDeliveryRoutes = [
     tag,
     summary: "Send a webhook.test event to the webhook now",
     params: IdParams,
+    errors: ["conflict"],
     response: { status: 202, schema: QueuedSchema, description: "The test delivery is queued; see its attempts under deliveries." },
     async handler(c, { params }) {
       const webhook = await requireWebhook(c.var.db, c.var.actor, params.id, "webhooks.manage");
-      const orgId = webhook.orgId as string;
-      return c.json(await queueDelivery(c.env, orgId, webhook.id, testEvent(orgId, webhook.id)), 202);
+      return c.json(await queueDelivery(c.env, webhook, testEvent(webhook.orgId as string, webhook.id)), 202);
     },
   }),
   defineRoute({
@@ -90,7 +95,7 @@ export const webhookDeliveryRoutes = [
       const { eventType, event } = await deliveredEvent(c.var.db, c.var.actor, params.id, params.deliveryId);
       const resend = event ?? (eventType === "webhook.test" ? testEvent(orgId, webhook.id) : null);
       if (!resend) throw new ApiError("conflict", "the event of this delivery is older than 30 days and no longer kept");
-      return c.json(await queueDelivery(c.env, orgId, webhook.id, resend), 202);
+      return c.json(await queueDelivery(c.env, webhook, resend), 202);
     },
   }),
 ];

@@ -324,7 +324,7 @@ describe("turning deliveries off", () => {
     expect(current).toMatchObject({ enabled: false, disabledReason: expect.stringContaining("410") });
 
     await patched(tenant.key, `/v1/projects/${project.id}`, { status: "active" });
-    expectSuccess(await api(`/v1/webhooks/${webhook.id}/test`, { key: tenant.key, method: "POST" }), 202);
+    expectError(await api(`/v1/webhooks/${webhook.id}/test`, { key: tenant.key, method: "POST" }), 409, "conflict");
     await settle(1_000);
     expect(receiver.deliveries).toHaveLength(1);
 
@@ -345,6 +345,22 @@ describe("turning deliveries off", () => {
     await created(tenant.key, "/v1/projects", projectBody());
     await settle(1_000);
     expect(receiver.deliveries).toEqual([]);
+  });
+
+  it("a test or a redelivery to a webhook that is off: 409 conflict, nothing sent", async () => {
+    const tenant = await createTenant();
+    const receiver = await startReceiver();
+    const webhook = await registerWebhook(tenant.key, receiver);
+    expectSuccess(await api(`/v1/webhooks/${webhook.id}/test`, { key: tenant.key, method: "POST" }), 202);
+    const [first] = await waitForLog(tenant.key, webhook.id, (l) => l.length === 1);
+    await patched(tenant.key, `/v1/webhooks/${webhook.id}`, { enabled: false });
+    const refusals = [
+      await api(`/v1/webhooks/${webhook.id}/test`, { key: tenant.key, method: "POST" }),
+      await api(`/v1/webhooks/${webhook.id}/deliveries/${first!.id}/redeliver`, { key: tenant.key, method: "POST" }),
+    ];
+    for (const refusal of refusals) expect(expectError(refusal, 409, "conflict").message).toMatch(/disabled/);
+    await settle(1_000);
+    expect(receiver.deliveries).toHaveLength(1);
   });
 
   it("deleting a webhook stops deliveries, including a retry already queued", { timeout: 30_000 }, async () => {
