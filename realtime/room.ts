@@ -116,9 +116,9 @@ export default class OrganisationRoom implements Party.Server {
       return Response.json({ reloaded: true });
     }
     if (message && "deliver" in message) {
-      await this.webhooks.enqueueFor(message.deliver.webhookId, message.deliver.event);
-      await this.wakeAt(Date.now());
-      return Response.json({ queued: true });
+      const queued = await this.webhooks.enqueueFor(message.deliver.webhookId, message.deliver.event);
+      if (queued) await this.wakeAt(Date.now());
+      return Response.json({ queued });
     }
     if (!message || !("events" in message) || !Array.isArray(message.events)) {
       return Response.json({ error: "body must be { events }, { webhooksChanged } or { deliver }" }, { status: 400 });

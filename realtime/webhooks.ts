@@ -156,10 +156,21 @@ export class WebhookDispatcher {
     const current = new Set(targets.map((t) => TARGET_PREFIX + t.id));
     const put = Object.fromEntries([[TARGETS_LOADED_KEY, true], ...targets.map((t) => [TARGET_PREFIX + t.id, t])]);
     await writeAtomically(this.storage, { put, delete: [...stored.keys()].filter((key) => !current.has(key)) });
-    // What was queued for webhooks that are now gone or off is dropped.
+    // What is queued for webhooks that are now gone or off is dropped. The queues are found in
+    // storage, not from the stored copy, so a drop cut short is finished by the next reload.
     const live = new Set(targets.filter((t) => t.enabled).map((t) => t.id));
-    const known = new Set([...stored.values(), ...targets].map((t) => t.id));
-    for (const id of known) if (!live.has(id)) await this.dropJobsOf(id);
+    for (const id of await this.webhooksWithJobs()) if (!live.has(id)) await this.dropJobsOf(id);
+  }
+
+  /** The ids of the webhooks that have jobs queued: one read per webhook, skipping from queue to queue. */
+  private async webhooksWithJobs(): Promise<string[]> {
+    const ids: string[] = [];
+    for (;;) {
+      const after = ids.length ? `${jobPrefix(ids.at(-1)!).slice(0, -1)};` : undefined; // ";" sorts just after ":"
+      const [key] = (await this.storage.list({ prefix: "job:", limit: 1, ...(after ? { startAfter: after } : {}) })).keys();
+      if (!key) return ids;
+      ids.push(key.slice("job:".length).split(":")[0]!);
+    }
   }
 
   /** Deletes a webhook's queued jobs, a page at a time: the queue may be far larger than memory. */
@@ -209,13 +220,19 @@ export class WebhookDispatcher {
     return Object.fromEntries(events.flatMap((event) => targets.filter((t) => wants(t, event)).map((t) => this.job(t.id, event))));
   }
 
-  /** Queues one event for one webhook, whatever its filters (test deliveries, redeliveries). */
-  async enqueueFor(webhookId: string, event: OpsEvent): Promise<void> {
-    // The API answered for this webhook, so one the room does not know yet is new: it is loaded
-    // first (the drain only reads the queues of webhooks it knows).
-    if (!(await this.loadTargets()).some((t) => t.id === webhookId)) await this.reload();
-    if (!this.targets?.some((t) => t.id === webhookId && t.enabled)) return;
+  /**
+   * Queues one event for one webhook, whatever its filters (test deliveries, redeliveries);
+   * answers whether it was queued.
+   */
+  async enqueueFor(webhookId: string, event: OpsEvent): Promise<boolean> {
+    // The API checked that the webhook exists and is on: a room whose copy says otherwise missed
+    // a change, so it loads them again first (the drain reads only the queues of live webhooks).
+    const live = () => this.targets?.some((t) => t.id === webhookId && t.enabled) ?? false;
+    await this.loadTargets();
+    if (!live()) await this.reload();
+    if (!live()) return false;
     await this.storage.put(Object.fromEntries([this.job(webhookId, event)]));
+    return true;
   }
 
   private job(webhookId: string, event: OpsEvent): [string, Job] {
@@ -265,7 +282,10 @@ export class WebhookDispatcher {
       };
       return Array.from({ length: share }, lane);
     });
-    await Promise.all(lanes);
+    // Every lane is waited for, even after one fails: none may still be sending when the next
+    // drain starts, or it could send the same job again.
+    const failed = (await Promise.allSettled(lanes)).find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
     const reported = await this.flushReports();
     const nextJob = await this.firstDue();
     // Attempts the API did not take yet are sent again in a while, jobs or no jobs.
@@ -326,9 +346,11 @@ export class WebhookDispatcher {
   }
 
   private async disable(target: WebhookTarget): Promise<void> {
-    target.enabled = false;
-    await this.storage.put(TARGET_PREFIX + target.id, target);
-    await this.dropJobsOf(target.id);
+    // The current copy (a reload may have replaced the one the attempt started with).
+    const current = this.targets?.find((t) => t.id === target.id) ?? target;
+    current.enabled = false;
+    await this.storage.put(TARGET_PREFIX + current.id, current);
+    await this.dropJobsOf(current.id);
     await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason: "the receiver answered 410 Gone" }) }).catch(() => {});
   }
 
