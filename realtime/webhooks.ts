@@ -3,7 +3,7 @@ import type { OpsEvent } from "../functions/lib/events.ts";
 import { scopeOfEvent } from "../functions/lib/events.ts";
 import { signWebhook } from "../functions/lib/webhook-signature.ts";
 import type { WebhookTarget } from "../db/queries/webhooks.ts";
-import { orderedKey, writeAtomically } from "./storage.ts";
+import { hasAny, orderedKey, writeAtomically } from "./storage.ts";
 
 // Webhook delivery from the organisation's room (SPEC "Webhooks"). Every event the room delivers
 // becomes one job per matching webhook, kept in room storage (so a restart loses nothing) and
@@ -193,16 +193,24 @@ export class WebhookDispatcher {
         await this.reload();
       } catch (error) {
         if (!(await this.storage.get<boolean>(TARGETS_LOADED_KEY))) throw error;
-        this.targets = [...(await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX })).values()];
+        this.targets = await this.storedTargets();
       }
     }
     return this.targets ?? [];
   }
 
+  private async storedTargets(): Promise<WebhookTarget[]> {
+    return [...(await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX })).values()];
+  }
+
   /** The webhooks that may have jobs queued, without asking the API: the loaded ones, or the stored copy. */
   private async liveTargets(): Promise<WebhookTarget[]> {
-    const targets = this.targets ?? [...(await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX })).values()];
-    return targets.filter((t) => t.enabled);
+    return (this.targets ?? (await this.storedTargets())).filter((t) => t.enabled);
+  }
+
+  /** Whether the loaded copy has the webhook, turned on. */
+  private isLive(webhookId: string): boolean {
+    return this.targets?.some((t) => t.id === webhookId && t.enabled) ?? false;
   }
 
   /** How many events to turn into jobs at once, so that a batch holds about FANOUT_JOB_BUDGET jobs. */
@@ -227,10 +235,9 @@ export class WebhookDispatcher {
   async enqueueFor(webhookId: string, event: OpsEvent): Promise<boolean> {
     // The API checked that the webhook exists and is on: a room whose copy says otherwise missed
     // a change, so it loads them again first (the drain reads only the queues of live webhooks).
-    const live = () => this.targets?.some((t) => t.id === webhookId && t.enabled) ?? false;
     await this.loadTargets();
-    if (!live()) await this.reload();
-    if (!live()) return false;
+    if (!this.isLive(webhookId)) await this.reload();
+    if (!this.isLive(webhookId)) return false;
     await this.storage.put(Object.fromEntries([this.job(webhookId, event)]));
     return true;
   }
@@ -251,7 +258,7 @@ export class WebhookDispatcher {
 
   /** When there is work next: now if attempt reports wait to be sent, else when the next queued job falls due, or null. */
   async nextDue(): Promise<number | null> {
-    if ((await this.storage.list({ prefix: "report:", limit: 1 })).size > 0) return Date.now();
+    if (await hasAny(this.storage, "report:")) return Date.now();
     return this.firstDue();
   }
 
@@ -318,8 +325,7 @@ export class WebhookDispatcher {
     const gone = status === 410;
     const delay = RETRY_DELAYS_MS[job.attempt - 1];
     // Turned off or removed while the request was out: no next attempt.
-    const stillLive = this.targets?.some((t) => t.id === job.webhookId && t.enabled) ?? false;
-    const retry = !succeeded && !gone && delay !== undefined && stillLive;
+    const retry = !succeeded && !gone && delay !== undefined && this.isLive(job.webhookId);
     const nextRetryAt = retry ? started + delay : null;
     const report = {
       id: crypto.randomUUID(),
