@@ -5,7 +5,7 @@ import { query } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { connectToRoom, fakeEvent, postToRoom, useRoom, type RoomEvent } from "../helpers/realtime.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
-import { registerWebhook, stalledAndHealthy } from "./helpers.ts";
+import { registerWebhook, settle, stalledAndHealthy } from "./helpers.ts";
 
 // Bursts far larger than one Durable Object storage value (128 KiB): the room keeps what it has
 // delivered but not yet queued for webhooks, what it holds behind a gap, and its copy of the
@@ -30,8 +30,6 @@ function expectDeliveredOnce(receiver: Receiver, sent: RoomEvent[]) {
   expect(new Set(ids)).toEqual(new Set(sent.map((e) => e.id)));
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
-
 it(`${BURST} events in one publish reach the socket in order and the webhook, each once`, { timeout: 180_000 }, async () => {
   const tenant = await createTenant();
   const receiver = await startReceiver();
@@ -47,7 +45,7 @@ it(`${BURST} events in one publish reach the socket in order and the webhook, ea
 
   expectEachOnceInOrder(await socket.waitForEvents(BURST, 60_000), events);
   await receiver.waitForCount(BURST, 120_000);
-  await settle();
+  await settle(1_000);
   expectDeliveredOnce(receiver, events);
   expect(socket.events()).toHaveLength(BURST);
 });
@@ -63,7 +61,7 @@ it(`${BURST} events held behind a gap go out, in order and once each, when the g
   const held = await postToRoom(tenant.org.id, { events: rest });
   expect(held.status).toBe(200);
   expect(held.body).toMatchObject({ watermark: 0 });
-  await settle();
+  await settle(1_000);
   expect(socket.events()).toEqual([]);
   expect(receiver.deliveries).toEqual([]);
 
@@ -71,7 +69,7 @@ it(`${BURST} events held behind a gap go out, in order and once each, when the g
   const all = [first!, ...rest];
   expectEachOnceInOrder(await socket.waitForEvents(BURST + 1, 60_000), all);
   await receiver.waitForCount(BURST + 1, 120_000);
-  await settle();
+  await settle(1_000);
   expectDeliveredOnce(receiver, all);
   expect(socket.events()).toHaveLength(BURST + 1);
 });
@@ -92,7 +90,7 @@ it("an organisation with 600 webhooks: one event reaches every one of them", { t
   const event = fakeEvent(tenant.org.id, 1);
   expect((await postToRoom(tenant.org.id, { events: [event] })).status).toBe(200);
   await receiver.waitForCount(600, 90_000);
-  await settle();
+  await settle(1_000);
   expect(receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
   expect(receiver.deliveries.every((d) => d.event.id === event.id)).toBe(true);
   expect(receiver.deliveries).toHaveLength(600);
@@ -107,6 +105,6 @@ it(`${BURST} events to a receiver that never answers and to a healthy one: the h
   // Not in rounds paced by the stalled receiver's 10 s timeouts.
   await healthy.waitForCount(BURST, 15_000);
   console.log(`[webhook bursts] ${BURST} deliveries beside a stalled receiver in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  await settle();
+  await settle(1_000);
   expectDeliveredOnce(healthy, events);
 });
