@@ -1,10 +1,10 @@
 // Database round trips per API call, measured rather than estimated: every call is timed with the
-// bridge passing database traffic straight through, and with the bridge holding every database
+// sqlEndpoint passing database traffic straight through, and with the SQL endpoint holding every database
 // message (WebSocket frame, or SQL request and its answer) back by DELAY ms each way, alternately. The added
 // latency of a call divided by one round trip's delay (2 x DELAY) is its round trips.
 // Part of `npm run bench`; alone: npx tsx bench/round-trips.ts   (embedded Postgres, or DATABASE_URL)
 import { fileURLToPath } from "node:url";
-import type { WsBridge } from "../cli/lib/ws-bridge.ts";
+import type { SqlEndpoint } from "../cli/lib/sql-endpoint.ts";
 import { median } from "./lib/load.ts";
 
 export const DELAY_MS = 50;
@@ -31,12 +31,12 @@ async function call(base: string, key: string, method: string, path: string, bod
 export async function measureRoundTrips(options: {
   base: string;
   key: string;
-  bridge: WsBridge;
+  sqlEndpoint: SqlEndpoint;
   samples: number;
   onCall?: (name: string) => void;
   onResult?: (result: RoundTrips) => void;
 }): Promise<RoundTrips[]> {
-  const { base, key, bridge, samples } = options;
+  const { base, key, sqlEndpoint, samples } = options;
   const project = await call(base, key, "POST", "/v1/projects", { name: "P", budget: 0, startDate: "2026-01-01", endDate: "2026-12-31" });
   const person = await call(base, key, "POST", "/v1/personnel", { name: "P", email: `p${Date.now()}${Math.random()}@example.com` });
   const newTask = { title: "T", projectId: project.data.id, assigneeId: person.data.id, dueDate: "2026-06-01" };
@@ -63,9 +63,9 @@ export async function measureRoundTrips(options: {
       const direct: number[] = [];
       const delayed: number[] = [];
       for (let i = 0; i < samples; i++) {
-        bridge.setDelay(0);
+        sqlEndpoint.setDelay(0);
         direct.push(await timeOne(run));
-        bridge.setDelay(DELAY_MS);
+        sqlEndpoint.setDelay(DELAY_MS);
         delayed.push(await timeOne(run));
       }
       const directMs = median(direct);
@@ -74,7 +74,7 @@ export async function measureRoundTrips(options: {
       options.onResult?.(results.at(-1)!);
     }
   } finally {
-    bridge.setDelay(0);
+    sqlEndpoint.setDelay(0);
   }
   return results;
 }
@@ -86,7 +86,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const stack = await startBenchStack({ realtime: false });
   try {
     const org = await createBenchOrg(stack.db, `round-trips ${Date.now()}`);
-    const results = await measureRoundTrips({ base: stack.workerUrl, key: org.key, bridge: stack.bridge, samples: 15 });
+    const results = await measureRoundTrips({ base: stack.workerUrl, key: org.key, sqlEndpoint: stack.sqlEndpoint, samples: 15 });
     console.log(`| call | p50 direct (ms) | p50 with ${DELAY_MS} ms each way (ms) | round trips |`);
     console.log("|---|---|---|---|");
     for (const r of results) console.log(`| ${r.call} | ${r.directMs.toFixed(1)} | ${r.delayedMs.toFixed(1)} | ${r.roundTrips.toFixed(2)} |`);

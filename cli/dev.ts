@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Database } from "../db/client.ts";
 import { connectNodeDatabase } from "../db/node-client.ts";
 import { formatBanner, type ReadyPart } from "./dev/banner.ts";
@@ -9,14 +10,15 @@ import { assertPortFree } from "./dev/ports.ts";
 import { probe, probeWithKey, waitForHttp } from "./dev/readiness.ts";
 import { REALTIME_PORT, REALTIME_URL, startRealtime, startWorker, WORKER_PORT, WORKER_URL } from "./dev/services.ts";
 import { Supervisor } from "./dev/supervisor.ts";
+import { roomsAt } from "../services/rooms.ts";
 import { startDevCron } from "./dev/cron.ts";
 import { findLeftoverServices, removeDevState, writeDevState } from "./lib/dev-state.ts";
 import { CommandError, isSystemError } from "./lib/errors.ts";
-import { migrateAndReport, type MigrationReport } from "./lib/migrations.ts";
+import { migrateAndReport, type MigrationReport } from "../db/migrate.ts";
 import { red } from "./lib/style.ts";
-import { startWsBridge } from "./lib/ws-bridge.ts";
+import { startSqlEndpoint } from "./lib/sql-endpoint.ts";
 
-// `npm run dev`: database, migrations, WebSocket bridge, Worker and realtime server, then a banner
+// `npm run dev`: database, migrations, local SQL endpoint, Worker and realtime server, then a banner
 // with a working demo key. Ctrl-C (or any part dying) stops all of it.
 
 const START_TIMEOUT_MS = 60_000;
@@ -37,18 +39,20 @@ async function start(supervisor: Supervisor): Promise<void> {
 
   const database = await prepareDevDatabase();
   supervisor.onShutdown(() => database.stop());
-  const bridge = await startWsBridge({ target: database.target });
-  supervisor.onShutdown(() => bridge.close());
-  ready("bridge", `ws://${bridge.address} → ${database.target.host}:${database.target.port}`);
+  const sqlEndpoint = await startSqlEndpoint({ target: database.target });
+  supervisor.onShutdown(() => sqlEndpoint.close());
+  ready("sql endpoint", `http://${sqlEndpoint.address}/sql → ${database.target.host}:${database.target.port}`);
 
   // wrangler and partykit take seconds to boot, and so does the database: all at once.
-  const worker = startWorker({ databaseUrl: database.url, bridgeAddress: bridge.address, realtimeSecret });
+  // The session cookies' key: derived from the kept dev secret, so sign-ins survive a restart.
+  const authSecret = createHash("sha256").update(`${realtimeSecret}:auth`).digest("hex");
+  const worker = startWorker({ databaseUrl: database.url, sqlEndpoint: sqlEndpoint.address, realtimeSecret, authSecret });
   const realtime = startRealtime({ realtimeSecret });
   supervisor.watch(worker);
   supervisor.watch(realtime);
   supervisor.onShutdown(removeDevState);
   const [demo] = await Promise.all([
-    prepareData(database, { bridgeAddress: bridge.address, services: { worker, realtime } }, ready),
+    prepareData(database, { sqlEndpoint: sqlEndpoint.address, realtimeSecret, services: { worker, realtime } }, ready),
     waitForService(worker, `${WORKER_URL}/v1`).then(async (status) => {
       ready("worker", `${WORKER_URL} (GET /v1 without a key → ${status})`, status !== 401);
       // The console and the reference are served by the same Worker (static assets, GET /docs).
@@ -59,7 +63,7 @@ async function start(supervisor: Supervisor): Promise<void> {
   ]);
 
   if (demo.demo) {
-    // The whole path of a client's call: Worker → bridge → Postgres.
+    // The whole path of a client's call: Worker → SQL endpoint → Postgres.
     const probe = await probeWithKey(`${WORKER_URL}/v1`, demo.demo.key);
     const ok = "status" in probe && probe.status === 200;
     ready("end to end", `GET /v1 with the demo key ${"status" in probe ? `→ ${probe.status}` : `failed: ${probe.error}`}`, !ok);
@@ -73,7 +77,7 @@ async function start(supervisor: Supervisor): Promise<void> {
 /** Starts the database, migrates it, tells other local tools where it is, and finds the demo key. */
 async function prepareData(
   database: DevDatabase,
-  session: { bridgeAddress: string; services: Record<string, ServiceProcess> },
+  session: { sqlEndpoint: string; realtimeSecret: string; services: Record<string, ServiceProcess> },
   ready: MarkReady,
 ): Promise<DemoOutcome> {
   await database.start();
@@ -86,12 +90,14 @@ async function prepareData(
       pid: process.pid,
       startedAt: new Date().toISOString(),
       embeddedPostgres: database.embedded,
-      bridgeAddress: session.bridgeAddress,
+      sqlEndpoint: session.sqlEndpoint,
       workerUrl: WORKER_URL,
       realtimeUrl: REALTIME_URL,
       services: Object.fromEntries(Object.entries(session.services).flatMap(([name, service]) => (service.pid ? [[name, service.pid]] : []))),
     });
-    const outcome = await ensureDemoKey(db, database.label);
+    // The seed's events go to the room as soon as it is up (the dev cron's sweep, if it is not yet).
+    const rooms = roomsAt({ url: REALTIME_URL, secret: session.realtimeSecret });
+    const outcome = await ensureDemoKey(db, rooms, database.label);
     if (outcome.demo) ready("demo", `${outcome.demo.orgName} (${outcome.demo.orgId}), ${DEMO_HOW[outcome.how]}`);
     else ready("demo", "no demo key", true);
     return outcome;

@@ -335,7 +335,7 @@ export interface paths {
         };
         /**
          * Catch up: the events after a changeVersion that this key may see, oldest first
-         * @description Needs any read scope; the answer holds only events of resources the key can read. Retained 30 days. Reconnect recipe: remember the last changeVersion you saw; on (re)connect, page through ?after=<it> until nextCursor is null, then apply live events, skipping any changeVersion already seen.
+         * @description Any valid key; the answer holds only events of resources the key can read (none for a key without a read scope). Retained 30 days. Reconnect recipe: remember the last changeVersion you saw; on (re)connect, page through ?after=<it> until nextCursor is null, then apply live events, skipping any changeVersion already seen.
          */
         get: operations["listEvents"];
         put?: never;
@@ -378,7 +378,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook; the answer carries its signing secret, shown this once
-         * @description The webhook receives the events the registering key's read scopes could see, narrowed by `events` patterns. Requests follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); the URL must be https.
+         * @description The webhook receives the events the registering key's read scopes could see, narrowed by `events` patterns. Requests follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); the URL must be https to a public address.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -398,11 +398,17 @@ export interface paths {
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Remove a webhook; queued deliveries to it are dropped */
+        /**
+         * Remove a webhook; queued deliveries to it are dropped
+         * @description Needs webhooks.manage only: removing a webhook discloses nothing.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change a webhook's url, events or enabled */
+        /**
+         * Change a webhook's url, events or enabled
+         * @description Needs webhooks.manage and every read scope the webhook carries: whoever points it elsewhere receives what it sees.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -415,7 +421,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a webhook.test event to the webhook now */
+        /**
+         * Send a webhook.test event to the webhook now
+         * @description Needs webhooks.manage and every read scope the webhook carries.
+         */
         post: operations["testWebhook"];
         delete?: never;
         options?: never;
@@ -430,7 +439,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a webhook's delivery attempts, newest first */
+        /**
+         * List a webhook's delivery attempts, newest first
+         * @description Needs webhooks.read and every read scope the webhook carries (the attempts show its events).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -449,8 +461,173 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a past delivery's event again */
+        /**
+         * Send a past delivery's event again
+         * @description Needs webhooks.manage and every read scope the webhook carries.
+         */
         post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is signed in: the person, the organisation the session acts for, the role and its scopes */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/session/organisation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Act for another organisation the person belongs to */
+        post: operations["switchOrganisation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's members and their roles (any member may look) */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member, or leave (your own id); the last owner cannot leave */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (owners and admins; only an owner makes or unmakes an owner) */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/v1/settings/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open invitations (owners and admins) */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite an address with a role; the answer's link is shown this once
+         * @description The link is valid for 7 days and once; the invitee signs up or signs in with that address to accept. opsroom sends no email: copy the link to them.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an open invitation: its link stops working */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's live API keys (owners and admins); never the keys themselves */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key: named, with chosen scopes; the key is in this answer only
+         * @description Scopes: `organisation.read` (Read the organisation), `organisation.manage` (Manage the organisation), `projects.read` (Read projects and milestones), `projects.manage` (Create and change projects and milestones), `tasks.read` (Read tasks), `tasks.manage` (Create and change tasks), `risks.read` (Read risks), `risks.manage` (Create and change risks), `issues.read` (Read issues), `issues.manage` (Create and change issues), `financials.read` (Read financial entries and project finances), `financials.manage` (Create and change financial entries), `webhooks.read` (Read webhooks), `webhooks.manage` (Register and change webhooks). A .manage scope brings its .read.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/api-keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a key: refused (401) from now on, and its sockets closed */
+        post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/api-keys/{id}/replace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace a key: a new one with the same name, scopes and limit, and the old one revoked, at once */
+        post: operations["replaceApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -556,7 +733,7 @@ export interface components {
             message: string;
             error: {
                 /** @enum {string} */
-                code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                 /** @description The request field the error is about. */
                 field?: string;
                 /** @description insufficient_scope: the scope the call needs. */
@@ -1330,6 +1507,25 @@ export interface components {
                     to?: unknown;
                 };
             } | null;
+            actor: components["schemas"]["Actor"];
+        };
+        /**
+         * @description Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).
+         * @example {
+         *       "type": "key",
+         *       "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+         *       "name": "Warehouse sync"
+         *     }
+         */
+        Actor: {
+            /** @enum {string} */
+            type: "key" | "user" | "system";
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string | null;
+            name: string;
         };
         RealtimeToken: {
             /**
@@ -1372,7 +1568,7 @@ export interface components {
         CreateRealtimeToken: {
             /** @description Read scopes the token carries; default: every read scope of the key. */
             scopes?: ("tasks.read" | "projects.read" | "organisation.read" | "risks.read" | "issues.read" | "financials.read")[];
-            /** @description Lifetime, 30 to 3600 seconds; default 300. */
+            /** @description Lifetime, 30 to 900 seconds; default 300. A token stops opening sockets when its key is revoked. */
             ttlSeconds?: number;
         };
         Webhook: {
@@ -1406,9 +1602,21 @@ export interface components {
             description: string | null;
             /** @description Patterns; empty means every event the webhook may see. */
             events: string[];
-            /** @description The read scopes of the key that registered it: what it may see. */
+            /** @description The read scopes of the key that registered it: what it may see. Changing, testing or redelivering it, or reading its deliveries, needs every one of them. */
             scopes: string[];
             enabled: boolean;
+            /**
+             * Format: uuid
+             * @description The API key that registered it. The webhook belongs to the organisation and keeps delivering after that key is revoked.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            createdByKeyId: string | null;
+            /**
+             * Format: uuid
+             * @description The person who registered it in the settings area (then createdByKeyId is null). It sees what their role could read then.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            createdByUserId: string | null;
             /** @description Why deliveries stopped, e.g. the receiver answered 410. */
             disabledReason: string | null;
         };
@@ -1470,6 +1678,142 @@ export interface components {
              */
             createdAt: string;
         };
+        Session: {
+            user: {
+                /**
+                 * Format: uuid
+                 * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                 */
+                id: string;
+                name: string;
+                email: string;
+            };
+            organisation: {
+                /**
+                 * Format: uuid
+                 * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                 */
+                id: string;
+                name: string;
+            };
+            /**
+             * @description owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member";
+            /** @description The scopes the session holds: those of the role. */
+            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+            /** @description Every organisation the person belongs to. */
+            organisations: {
+                /**
+                 * Format: uuid
+                 * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                 */
+                id: string;
+                name: string;
+                /**
+                 * @description owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.
+                 * @enum {string}
+                 */
+                role: "owner" | "admin" | "member";
+            }[];
+        };
+        Member: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            userId: string;
+            name: string;
+            email: string;
+            /**
+             * @description owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member";
+            /**
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            joinedAt: string;
+        };
+        Invitation: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            email: string;
+            /**
+             * @description owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member";
+            invitedBy: {
+                /**
+                 * Format: uuid
+                 * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                 */
+                id: string;
+                name: string;
+            } | null;
+            /**
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            expiresAt: string;
+        };
+        ApiKey: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * @description The application the key is for.
+             * @example Warehouse sync
+             */
+            name: string;
+            /**
+             * @description The key's first characters, to tell keys apart.
+             * @example ops_4f9TqL2x
+             */
+            prefix: string;
+            /** @description As held: a .manage scope brings its .read. */
+            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+            rateLimit: number;
+            /** @description Who created it; null for a key made by the CLI. */
+            createdBy: {
+                /**
+                 * Format: uuid
+                 * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                 */
+                id: string;
+                name: string;
+            } | null;
+            /**
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            lastUsedAt: string | null;
+        };
+        CreatedApiKey: components["schemas"]["ApiKey"] & {
+            /**
+             * @description The key itself: shown this once. Only its hash is stored.
+             * @example ops_4f9TqL2x...
+             */
+            key: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1503,6 +1847,7 @@ export type Person = components['schemas']['Person'];
 export type CreatePerson = components['schemas']['CreatePerson'];
 export type UpdatePerson = components['schemas']['UpdatePerson'];
 export type Event = components['schemas']['Event'];
+export type Actor = components['schemas']['Actor'];
 export type RealtimeToken = components['schemas']['RealtimeToken'];
 export type CreateRealtimeToken = components['schemas']['CreateRealtimeToken'];
 export type Webhook = components['schemas']['Webhook'];
@@ -1510,6 +1855,11 @@ export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type CreateWebhook = components['schemas']['CreateWebhook'];
 export type UpdateWebhook = components['schemas']['UpdateWebhook'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type Session = components['schemas']['Session'];
+export type Member = components['schemas']['Member'];
+export type Invitation = components['schemas']['Invitation'];
+export type ApiKey = components['schemas']['ApiKey'];
+export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type $defs = Record<string, never>;
 export interface operations {
     describeKey: {
@@ -1884,7 +2234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1904,6 +2254,15 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2117,7 +2476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2261,7 +2620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2550,7 +2909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2579,6 +2938,15 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2790,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2931,7 +3299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3228,7 +3596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,6 +3616,15 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3465,7 +3842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3612,7 +3989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3899,7 +4276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3919,6 +4296,15 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4136,7 +4522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4283,7 +4669,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4569,7 +4955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4589,6 +4975,15 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4806,7 +5201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4952,7 +5347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5236,7 +5631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5256,6 +5651,15 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5471,7 +5875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5616,7 +6020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6011,7 +6415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6040,6 +6444,15 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6261,7 +6674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6388,6 +6801,11 @@ export interface operations {
                      *               "from": "todo",
                      *               "to": "in_progress"
                      *             }
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
                      *           }
                      *         }
                      *       ],
@@ -6537,7 +6955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_scope) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6635,6 +7053,8 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "enabled": true,
+                     *           "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "disabledReason": "string"
                      *         }
                      *       ],
@@ -6763,6 +7183,8 @@ export interface operations {
                      *           "string"
                      *         ],
                      *         "enabled": true,
+                     *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "disabledReason": "string",
                      *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *       }
@@ -6796,7 +7218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6816,6 +7238,15 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6889,6 +7320,8 @@ export interface operations {
                      *           "string"
                      *         ],
                      *         "enabled": true,
+                     *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "disabledReason": "string"
                      *       }
                      *     }
@@ -7005,6 +7438,8 @@ export interface operations {
                      *           "string"
                      *         ],
                      *         "enabled": true,
+                     *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "disabledReason": "string"
                      *       }
                      *     }
@@ -7037,7 +7472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7153,6 +7588,8 @@ export interface operations {
                      *           "string"
                      *         ],
                      *         "enabled": true,
+                     *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "disabledReason": "string"
                      *       }
                      *     }
@@ -7185,7 +7622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7329,7 +7766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7578,7 +8015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7634,6 +8071,1401 @@ export interface operations {
             };
         };
     };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "session",
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "string",
+                     *           "email": "string"
+                     *         },
+                     *         "organisation": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "string"
+                     *         },
+                     *         "role": "owner",
+                     *         "scopes": [
+                     *           "organisation.read"
+                     *         ],
+                     *         "organisations": [
+                     *           {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "string",
+                     *             "role": "owner"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: components["schemas"]["Session"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    switchOrganisation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    orgId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The session, now acting for that organisation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "string",
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "string",
+                     *           "email": "string"
+                     *         },
+                     *         "organisation": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "string"
+                     *         },
+                     *         "role": "owner",
+                     *         "scopes": [
+                     *           "organisation.read"
+                     *         ],
+                     *         "organisations": [
+                     *           {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "string",
+                     *             "role": "owner"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: components["schemas"]["Session"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field, invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Members in joining order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "1 members",
+                     *       "count": 1,
+                     *       "data": [
+                     *         {
+                     *           "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "string",
+                     *           "email": "string",
+                     *           "role": "owner",
+                     *           "joinedAt": "2026-11-21T23:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        count: number;
+                        data: components["schemas"]["Member"][];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member as they were. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "string",
+                     *       "data": {
+                     *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "string",
+                     *         "email": "string",
+                     *         "role": "owner",
+                     *         "joinedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's state (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "owner"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description The member with the new role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "string",
+                     *       "data": {
+                     *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "string",
+                     *         "email": "string",
+                     *         "role": "owner",
+                     *         "joinedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, missing_field, unknown_field, invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's state (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Invitations neither accepted, revoked nor expired. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "1 invitations",
+                     *       "count": 1,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "email": "string",
+                     *           "role": "owner",
+                     *           "invitedBy": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "string"
+                     *           },
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "expiresAt": "2026-11-21T23:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        count: number;
+                        data: components["schemas"]["Invitation"][];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "role": "owner"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /**
+                     * @description owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description The invitation and its link. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "invitation created",
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "email": "string",
+                     *         "role": "owner",
+                     *         "invitedBy": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "string"
+                     *         },
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "expiresAt": "2026-11-21T23:00:00.000Z",
+                     *         "url": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: components["schemas"]["Invitation"] & {
+                            /** @description The one-time link: shown this once. */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field, invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's state (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "string",
+                     *       "data": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live keys in creation order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "1 api keys",
+                     *       "count": 1,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync",
+                     *           "prefix": "ops_4f9TqL2x",
+                     *           "scopes": [
+                     *             "organisation.read"
+                     *           ],
+                     *           "rateLimit": 1,
+                     *           "createdBy": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "string"
+                     *           },
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "lastUsedAt": "2026-11-21T23:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        count: number;
+                        data: components["schemas"]["ApiKey"][];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Warehouse sync",
+                 *       "scopes": [
+                 *         "organisation.read"
+                 *       ],
+                 *       "rateLimit": 1
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The application the key is for.
+                     * @example Warehouse sync
+                     */
+                    name: string;
+                    scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+                    /** @description Requests per minute; default 600. */
+                    rateLimit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The key, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "api key created",
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "Warehouse sync",
+                     *         "prefix": "ops_4f9TqL2x",
+                     *         "scopes": [
+                     *           "organisation.read"
+                     *         ],
+                     *         "rateLimit": 1,
+                     *         "createdBy": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "string"
+                     *         },
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "lastUsedAt": "2026-11-21T23:00:00.000Z",
+                     *         "key": "ops_4f9TqL2x..."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: components["schemas"]["CreatedApiKey"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field, invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "string",
+                     *       "data": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "string",
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "Warehouse sync",
+                     *         "prefix": "ops_4f9TqL2x",
+                     *         "scopes": [
+                     *           "organisation.read"
+                     *         ],
+                     *         "rateLimit": 1,
+                     *         "createdBy": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "string"
+                     *         },
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "lastUsedAt": "2026-11-21T23:00:00.000Z",
+                     *         "key": "ops_4f9TqL2x...",
+                     *         "replaces": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        data: components["schemas"]["CreatedApiKey"] & {
+                            /**
+                             * Format: uuid
+                             * @description The revoked key's id.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            replaces: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -7643,7 +9475,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The OpenAPI document. */
+            /** @description The OpenAPI document (every other member as OpenAPI 3.1 defines it). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7657,8 +9489,6 @@ export interface operations {
                     "application/json": {
                         /** @example 3.1.0 */
                         openapi: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };

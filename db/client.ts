@@ -1,4 +1,7 @@
 import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverless";
+import { drizzle } from "drizzle-orm/neon-http";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { accounts, sessions, users, verifications } from "./schema/people.ts";
 
 /**
  * The one place that knows which Postgres driver the Worker uses: @neondatabase/serverless over
@@ -11,10 +14,10 @@ import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverle
 export interface DatabaseConfig {
   url: string;
   /**
-   * host:port of the local bridge (cli/lib/ws-bridge.ts) that stands in for Neon's endpoint in
-   * development and tests; unset against Neon. (Named after the WebSocket proxy it also is.)
+   * host:port of the local Neon-compatible /sql endpoint (cli/lib/sql-endpoint.ts) that stands in
+   * for Neon's in development and tests; unset against Neon.
    */
-  wsProxy?: string | undefined;
+  localSqlEndpoint?: string | undefined;
 }
 
 export interface QueryResult<Row> {
@@ -25,6 +28,10 @@ export interface Database {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<Row>>;
   /** Queries sent by this handle so far (the round-trip budget is checked against it in tests). */
   readonly queryCount: number;
+}
+
+/** A database a Node process opened (node-postgres pool): it must be closed when done. */
+export interface ClosableDatabase extends Database {
   close(): Promise<void>;
 }
 
@@ -52,17 +59,17 @@ export function classifyDatabaseError(error: unknown): Error {
  */
 const STATEMENT_TIMEOUT_MS = 15_000;
 
-function configureLocalBridge(wsProxy: string) {
-  // Plain http:// to the local bridge's Neon-compatible /sql endpoint, which runs the statement
-  // on a connection it keeps open to Postgres (as Neon's endpoint does).
-  neonConfig.fetchEndpoint = () => `http://${wsProxy}/sql`;
+function useLocalSqlEndpoint(address: string) {
+  // Plain http:// to the local Neon-compatible /sql endpoint, which runs the statement on a
+  // connection it keeps open to Postgres (as Neon's endpoint does).
+  neonConfig.fetchEndpoint = () => `http://${address}/sql`;
 }
 
 // The query function holds no connection, so one per database URL serves every request.
 const queryFunctions = new Map<string, NeonQueryFunction<false, true>>();
 
 export function connectDatabase(config: DatabaseConfig): Database {
-  if (config.wsProxy) configureLocalBridge(config.wsProxy);
+  if (config.localSqlEndpoint) useLocalSqlEndpoint(config.localSqlEndpoint);
   let sql = queryFunctions.get(config.url);
   if (!sql) {
     sql = neon(config.url, { fullResults: true });
@@ -83,6 +90,20 @@ export function connectDatabase(config: DatabaseConfig): Database {
     get queryCount() {
       return queryCount;
     },
-    close: async () => {},
   };
+}
+
+/**
+ * better-auth's database (functions/auth/auth.ts): its drizzle adapter over drizzle's query
+ * builder on the same HTTP driver, with the tables of db/schema/people.ts. Nothing else uses the
+ * builder; our own statements go through `Database`.
+ */
+export function authDatabaseFor(config: DatabaseConfig) {
+  if (config.localSqlEndpoint) useLocalSqlEndpoint(config.localSqlEndpoint);
+  return drizzleAdapter(drizzle({ client: neon(config.url), casing: "snake_case" }), {
+    provider: "pg",
+    schema: { user: users, session: sessions, account: accounts, verification: verifications },
+    // neon over HTTP has no interactive transactions; each of better-auth's writes stands alone.
+    transaction: false,
+  });
 }

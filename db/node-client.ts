@@ -1,11 +1,11 @@
 import pg from "pg";
-import type { Database } from "./client.ts";
+import type { ClosableDatabase } from "./client.ts";
 
 /**
  * The same `Database` interface over node-postgres, for Node-side tools (the CLI, the dev
  * command, test fixtures). The Worker never imports this file.
  */
-export function connectNodeDatabase(url: string, options: { max?: number } = {}): Database {
+export function connectNodeDatabase(url: string, options: { max?: number } = {}): ClosableDatabase {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4 });
   pool.on("error", () => {});
   let queryCount = 0;

@@ -1,30 +1,97 @@
+import { z } from "zod";
 import type { Database } from "../db/client.ts";
-import type { Actor } from "../db/queries/actor.ts";
-import type { IdempotencyRequest } from "../db/queries/idempotency.ts";
-import type { Scope } from "./lib/scopes.ts";
-import type { AnyRoute } from "./registry.ts";
+import type { Actor } from "../domain/actor.ts";
+import type { Scope } from "../domain/scopes.ts";
+import type { IdempotencyRequest } from "../services/context.ts";
+import type { AuthGuard } from "./rate-limit/auth-guard.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
+import type { AnyRoute } from "./registry.ts";
 
-/** Worker bindings (wrangler.toml [vars] and secrets). */
+/** Worker bindings (wrangler.toml and secrets); read through `settingsOf`, which checks them. */
 export interface Bindings {
   /** Postgres connection string; a Neon one in production (a secret). */
   DATABASE_URL: string;
-  /** host:port of the local WebSocket-to-TCP bridge; unset in production. */
-  DB_WS_PROXY?: string;
+  /** host:port of a local Neon-compatible /sql endpoint (development and tests); unset against Neon. */
+  LOCAL_SQL_ENDPOINT?: string;
   /** Base URL of the PartyKit realtime server. */
   REALTIME_URL?: string;
   /** Shared secret the Worker publishes to the realtime room with (a secret). */
   REALTIME_SECRET?: string;
   /** "true" lets webhooks point at this machine over plain http (development and tests only). */
   WEBHOOKS_ALLOW_LOOPBACK?: string;
+  /**
+   * Signs the session cookies of people signed in (better-auth's secret; a secret, at least 32
+   * characters). Unset: no one can sign in, and the settings area and /auth answer 404.
+   */
+  AUTH_SECRET?: string;
+  /** "false" turns self-service sign-up off (people then join by invitation or the CLI). */
+  SIGNUP?: string;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
+  AUTH_GUARD: DurableObjectNamespace<AuthGuard>;
+}
+
+const SettingsSchema = z
+  .object({
+    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// connection string"),
+    LOCAL_SQL_ENDPOINT: z
+      .string()
+      .regex(/^[\w.-]+:\d{1,5}$/, "must be host:port")
+      .optional(),
+    REALTIME_URL: z.url({ protocol: /^https?$/ }).optional(),
+    REALTIME_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+    WEBHOOKS_ALLOW_LOOPBACK: z.enum(["true", "false"]).optional(),
+    AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    SIGNUP: z.enum(["true", "false"]).optional(),
+  })
+  .refine((s) => Boolean(s.REALTIME_URL) === Boolean(s.REALTIME_SECRET), "REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
+
+/** The Worker's configuration, checked: what the code reads instead of the raw bindings. */
+export interface Settings {
+  database: { url: string; localSqlEndpoint?: string | undefined };
+  /** Where the realtime rooms are; null when realtime is not configured (events wait for the sweep). */
+  realtime: { url: string; secret: string } | null;
+  webhooks: { allowLoopback: boolean };
+  /** People and sessions; null when AUTH_SECRET is unset (keys only). */
+  auth: { secret: string; signup: boolean } | null;
+}
+
+const checked = new WeakMap<object, Settings>();
+
+/**
+ * The bindings, checked once per isolate (the runtime hands every request the same object). A
+ * deployment missing a setting, or with a malformed one, fails at its first request with a message
+ * naming it, instead of somewhere later.
+ */
+export function settingsOf(env: Bindings): Settings {
+  let settings = checked.get(env);
+  if (!settings) {
+    const parsed = SettingsSchema.safeParse({
+      ...env,
+      REALTIME_URL: env.REALTIME_URL || undefined,
+      REALTIME_SECRET: env.REALTIME_SECRET || undefined,
+      AUTH_SECRET: env.AUTH_SECRET || undefined,
+    });
+    if (!parsed.success) {
+      throw new Error(`the Worker is misconfigured: ${parsed.error.issues.map((i) => `${i.path.join(".") || "bindings"} ${i.message}`).join("; ")}`);
+    }
+    const s = parsed.data;
+    settings = {
+      database: { url: s.DATABASE_URL, localSqlEndpoint: s.LOCAL_SQL_ENDPOINT },
+      realtime: s.REALTIME_URL && s.REALTIME_SECRET ? { url: s.REALTIME_URL.replace(/\/$/, ""), secret: s.REALTIME_SECRET } : null,
+      webhooks: { allowLoopback: s.WEBHOOKS_ALLOW_LOOPBACK === "true" },
+      auth: s.AUTH_SECRET ? { secret: s.AUTH_SECRET, signup: s.SIGNUP !== "false" } : null,
+    };
+    checked.set(env, settings);
+  }
+  return settings;
 }
 
 export interface Variables {
   requestId: string;
   db: Database;
-  /** The caller, known by its key's hash; set by the bearer middleware on every keyed route. */
+  /** The caller: a key's hash or a session's token; set by the credentials middleware on every non-public route. */
   actor: Actor;
   /** The scope the matched route needs (null: any valid key). */
   scope: Scope | null;
@@ -32,17 +99,8 @@ export interface Variables {
   body: unknown;
   /** A POST's Idempotency-Key with the fingerprint of its request; unset without the header. */
   idempotency?: IdempotencyRequest;
-  /** Every operation of the API, from the route registry (GET /v1 lists them). */
-  operations: Operation[];
-  /** The route registry itself (the OpenAPI document is generated from it). */
+  /** The route registry (GET /v1 lists its operations; the OpenAPI document is generated from it). */
   routes: AnyRoute[];
-}
-
-export interface Operation {
-  method: string;
-  path: string;
-  scope: Scope | null;
-  summary: string;
 }
 
 export interface AppEnv {

@@ -1,11 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { encodeCursor } from "../db/queries/paging.ts";
-import type { AppEnv } from "./env.ts";
-import type { WriteResult } from "../db/queries/records.ts";
-import { publishAfterCommit } from "./lib/realtime.ts";
+import { encodeCursor } from "../domain/paging.ts";
+import type { WriteResult } from "../services/settle.ts";
 
-// The seed's envelope: { success, version, message, data } and, on lists, count and nextCursor.
+// The envelope every answer travels in: { success, version, message, data } and, on lists, count
+// and nextCursor. The reply builders below are what handlers return; their bodies are checked
+// against the route's declared schema when the handler compiles.
 
 export function recordEnvelope<T extends z.ZodType>(schema: T) {
   return z.object({
@@ -27,39 +26,40 @@ export function listEnvelope<T extends z.ZodType>(schema: T) {
   });
 }
 
-/** One record, with its version as the ETag (send it back in If-Match). */
-export function sendRecord(c: Context<AppEnv>, record: { version?: number }, message: string, status: 200 | 201 = 200) {
-  if (typeof record.version === "number") c.header("ETag", `"${record.version}"`);
-  return c.json({ success: true, version: "v1", message, data: record }, status);
+/** Data in the envelope, with a message. */
+export function reply<Data>(data: Data, message: string, headers: Record<string, string> = {}) {
+  return { body: { success: true as const, version: "v1" as const, message, data }, headers };
 }
 
-/** A committed write: its event goes to the realtime room after the response, then the record is sent. */
-export function sendWrite(c: Context<AppEnv>, result: WriteResult<{ version?: number }>, message: string, status: 200 | 201 = 200) {
-  if (result.event) publishAfterCommit(c, result.event);
-  if (result.replayed) c.header("Idempotent-Replayed", "true");
-  return sendRecord(c, result.record, message, status);
+/** One record, with its version as the ETag (send it back in If-Match). */
+export function recordReply<Data extends { version: number }>(record: Data, message: string) {
+  return reply(record, message, { ETag: `"${record.version}"` });
+}
+
+/** A committed write: the record, and `Idempotent-Replayed` when it is the stored first answer. */
+export function writeReply<Data extends { version: number }>(result: WriteResult<Data>, message: string) {
+  const answer = recordReply(result.record, message);
+  if (result.replayed) answer.headers["Idempotent-Replayed"] = "true";
+  return answer;
 }
 
 /** A page of records; nextCursor and a Link rel="next" header when there is more. */
-export function sendList(
-  c: Context<AppEnv>,
-  page: { records: { createdAt: string; id: string }[]; hasMore: boolean },
+export function listReply<Data extends { createdAt: string; id: string }>(
+  requestUrl: string,
+  page: { records: Data[]; hasMore: boolean },
   noun: [singular: string, plural: string],
 ) {
   const last = page.records.at(-1);
   const nextCursor = page.hasMore && last ? encodeCursor(last) : null;
+  const headers: Record<string, string> = {};
   if (nextCursor) {
-    const next = new URL(c.req.url);
+    const next = new URL(requestUrl);
     next.searchParams.set("cursor", nextCursor);
-    c.header("Link", `<${next.toString()}>; rel="next"`);
+    headers.Link = `<${next.toString()}>; rel="next"`;
   }
   const count = page.records.length;
-  return c.json({
-    success: true,
-    version: "v1",
-    message: `${count} ${count === 1 ? noun[0] : noun[1]}`,
-    count,
-    data: page.records,
-    nextCursor,
-  });
+  return {
+    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? noun[0] : noun[1]}`, count, data: page.records, nextCursor },
+    headers,
+  };
 }

@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { ERROR_CODES, type DomainError, type ErrorCode } from "../domain/errors.ts";
 
 /**
- * The closed set of error codes and the status each one answers with (SPEC "Envelope and
- * errors"). The same map produces the OpenAPI error responses, so docs and runtime cannot drift.
+ * The status each error code of the kernel's closed set answers with (docs/api.md "Errors").
+ * The same map produces the OpenAPI error responses, so docs and runtime cannot drift.
  */
 export const ERROR_STATUS = {
   missing_field: 400,
@@ -13,6 +14,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   invalid_key: 401,
   insufficient_scope: 403,
+  insufficient_role: 403,
+  cross_site_request: 403,
   not_found: 404,
   invalid_transition: 409,
   conflict: 409,
@@ -23,38 +26,12 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
-} as const;
+} as const satisfies Record<ErrorCode, number>;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 
-/** Extra, code-specific facts a client can act on: the field, the scope needed, the allowed targets. */
-export interface ErrorDetails {
-  field?: string;
-  scope?: string;
-  allowed?: string[];
-  [key: string]: unknown;
-}
-
-export class ApiError extends Error {
-  readonly code: ErrorCode;
-  readonly details: ErrorDetails;
-
-  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
-    super(message);
-    this.name = "ApiError";
-    this.code = code;
-    this.details = details;
-  }
-
-  get status(): ErrorStatus {
-    return ERROR_STATUS[this.code];
-  }
-
-  get field(): string | undefined {
-    return this.details.field;
-  }
-}
+/** The HTTP status an error answers with. */
+export const statusOf = (error: DomainError): ErrorStatus => ERROR_STATUS[error.code];
 
 export const ErrorEnvelopeSchema = z
   .object({
@@ -63,7 +40,7 @@ export const ErrorEnvelopeSchema = z
     message: z.string().openapi({ example: "budget is required" }),
     error: z
       .object({
-        code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+        code: z.enum(ERROR_CODES),
         field: z.string().optional().openapi({ description: "The request field the error is about." }),
         scope: z.string().optional().openapi({ description: "insufficient_scope: the scope the call needs." }),
         allowed: z.array(z.string()).optional().openapi({ description: "invalid_transition: the statuses allowed from the current one." }),

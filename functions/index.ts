@@ -1,14 +1,17 @@
+import { sweep } from "../services/events.ts";
 import { createApp } from "./app.ts";
+import { backgroundContext } from "./context.ts";
 import type { Bindings } from "./env.ts";
-import { sweepUnpublished } from "./lib/realtime.ts";
 
-// The Worker: the Hono app serves /v1; the cron trigger re-publishes events no room acknowledged.
+// The Worker: the Hono app serves /v1; the cron trigger runs the sweep (re-publishes events no
+// room acknowledged, repeats recent revocations to the rooms, drops what is past retention).
+export { AuthGuard } from "./rate-limit/auth-guard.ts";
 export { RateLimiter } from "./rate-limit/limiter.ts";
 const app = createApp();
 
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(sweepUnpublished(env).then((result) => console.log(JSON.stringify({ message: "sweep", ...result }))));
+    ctx.waitUntil(sweep(backgroundContext(env, ctx)).then((result) => console.log(JSON.stringify({ message: "sweep", ...result }))));
   },
 } satisfies ExportedHandler<Bindings>;

@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { ApiError, type ErrorCode } from "./errors.ts";
+import { DomainError, type ErrorCode } from "../domain/errors.ts";
 
 interface Problem {
   code: ErrorCode;
@@ -40,10 +40,10 @@ function problemsOf(issue: z.core.$ZodIssue, input: unknown, target: string): Pr
  * unknown one before an invalid one), every problem listed in `issues`. The raw zod error is
  * never sent.
  */
-export function validationError(error: z.ZodError, input: unknown, target = "json"): ApiError {
+export function validationError(error: z.ZodError, input: unknown, target = "json"): DomainError {
   const problems = error.issues
     .flatMap((issue) => problemsOf(issue, input, target))
     .sort((a, b) => (PRIORITY[a.code] ?? 9) - (PRIORITY[b.code] ?? 9));
   const first = problems[0] ?? { code: "invalid_field" as const, field: "body", message: "the request is invalid" };
-  return new ApiError(first.code, first.message, { field: first.field, issues: problems });
+  return new DomainError(first.code, first.message, { field: first.field, issues: problems });
 }

@@ -1,9 +1,15 @@
-import { verifyRealtimeToken } from "../functions/lib/realtime-token.ts";
-import { EVENT_SCOPES } from "../functions/lib/events.ts";
+import { verifyRealtimeToken } from "../domain/crypto/realtime-token.ts";
+import { EVENT_SCOPES } from "../domain/events.ts";
+import { SocketIdentitySchema, type SocketCredential } from "./protocol.ts";
 
 /** Who a socket belongs to, decided before it opens. */
 export interface Identity {
   orgId: string;
+  /** The API key the socket was opened with, or the key its token was minted from; null for a person's token. */
+  keyId: string | null;
+  /** For a person's token: the session it was minted for, and the person. */
+  sessionId?: string | undefined;
+  userId?: string | undefined;
   /** The event read scopes the socket may receive (its connection tags). */
   scopes: string[];
 }
@@ -11,7 +17,7 @@ export interface Identity {
 export interface RoomEnv {
   /** Shared with the Worker: publishes carry it, tokens are signed under it. */
   REALTIME_SECRET?: string;
-  /** The opsroom API (the Worker), asked to check API keys: one source of truth for keys. */
+  /** The opsroom API (the Worker), asked who a credential belongs to: one source of truth for keys. */
   API_URL?: string;
 }
 
@@ -21,33 +27,61 @@ function refusal(status: 401 | 403 | 503, code: string, message: string): Respon
   return Response.json({ success: false, version: "v1", message, error: { code } }, { status });
 }
 
+/** The Worker's internal endpoint for this room, or null when the room is not configured to reach it. */
+export function internalUrl(env: RoomEnv, orgId: string, path: string): string | null {
+  return env.API_URL ? `${env.API_URL}/internal/rooms/${orgId}${path}` : null;
+}
+
+/** Asks the Worker who the credential belongs to; a refusal (401, 429) is passed on as the Worker gave it. */
+async function identify(env: RoomEnv, orgId: string, credential: SocketCredential): Promise<Identity | Response> {
+  const url = internalUrl(env, orgId, "/sockets");
+  if (!url || !env.REALTIME_SECRET) return refusal(503, "unavailable", "the realtime server is not configured to check credentials");
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${env.REALTIME_SECRET}`, "content-type": "application/json" },
+      body: JSON.stringify(credential),
+    });
+  } catch {
+    return refusal(503, "unavailable", "the API could not be reached to check the credential; retry");
+  }
+  if (response.status === 401 || response.status === 429) {
+    return new Response(response.body, { status: response.status, headers: response.headers });
+  }
+  const identity = response.ok ? SocketIdentitySchema.safeParse(await response.json().catch(() => null)) : null;
+  if (!identity?.success) return refusal(503, "unavailable", "the API could not check the credential; retry");
+  return identity.data;
+}
+
 /**
- * Checks the credential of a connection to room `orgId`: a realtime token (verified here) or an
- * API key (verified by the API's GET /v1). Answers the identity, or the refusal to send instead
- * of opening the socket: 401 for a bad credential, 403 for another organisation's room.
+ * Checks the credential of a connection to room `orgId`: a realtime token (its signature checked
+ * here, then its key asked of the Worker) or an API key (checked by the Worker as any call's
+ * key is). Answers the identity, or the refusal to send instead of opening the socket: 401 for a
+ * bad credential, 403 for another organisation's room, 429 for an address or key over its limit.
  */
-export async function authenticate(url: URL, orgId: string, env: RoomEnv): Promise<Identity | Response> {
+export async function authenticate(request: Request, orgId: string, env: RoomEnv): Promise<Identity | Response> {
+  const url = new URL(request.url);
   const token = url.searchParams.get("token");
   const apiKey = url.searchParams.get("apiKey");
-  let identity: Identity;
+  const clientAddress = request.headers.get("cf-connecting-ip") ?? "unknown";
+  const otherRoom = () => refusal(403, "forbidden", "the credential belongs to another organisation's room");
+  let identity: Identity | Response;
   if (token) {
     const claims = env.REALTIME_SECRET ? await verifyRealtimeToken(env.REALTIME_SECRET, token) : null;
     if (!claims) return refusal(401, "invalid_key", "the realtime token is invalid or has expired");
-    identity = { orgId: claims.orgId, scopes: claims.scopes };
+    if (claims.orgId !== orgId) return otherRoom();
+    const credential = claims.keyId ? { keyId: claims.keyId, clientAddress } : { sessionId: claims.sessionId!, clientAddress };
+    const key = await identify(env, orgId, credential);
+    // A token carries a subset of its key's scopes, fixed when it was minted.
+    identity = key instanceof Response ? key : { ...key, scopes: claims.scopes.filter((scope) => key.scopes.includes(scope)) };
   } else if (apiKey) {
-    let response: Response;
-    try {
-      response = await fetch(`${env.API_URL ?? "http://127.0.0.1:8787"}/v1`, { headers: { authorization: `Bearer ${apiKey}` } });
-    } catch {
-      return refusal(503, "unavailable", "the API could not be reached to check the key; retry");
-    }
-    if (response.status === 401) return refusal(401, "invalid_key", "the API key is unknown or has been revoked");
-    if (!response.ok) return refusal(503, "unavailable", "the API could not check the key; retry");
-    const self = (await response.json()) as { organisation: string; scopes: { scope: string }[] };
-    identity = { orgId: self.organisation, scopes: self.scopes.map((s) => s.scope) };
+    identity = await identify(env, orgId, { apiKey, clientAddress });
   } else {
     return refusal(401, "unauthorized", "connect with query: { apiKey } or query: { token }");
   }
-  if (identity.orgId !== orgId) return refusal(403, "forbidden", "the credential belongs to another organisation's room");
-  return { orgId, scopes: identity.scopes.filter((scope) => EVENT_READ_SCOPES.has(scope)) };
+  if (identity instanceof Response) return identity;
+  if (identity.orgId !== orgId) return otherRoom();
+  const scopes = identity.scopes.filter((scope) => EVENT_READ_SCOPES.has(scope));
+  return identity.sessionId ? { orgId, keyId: null, sessionId: identity.sessionId, userId: identity.userId, scopes } : { orgId, keyId: identity.keyId, scopes };
 }

@@ -1,11 +1,11 @@
 import type * as Party from "partykit/server";
-import type { OpsEvent } from "../functions/lib/events.ts";
-import type { RoomMessage } from "../functions/lib/realtime.ts";
-import { scopeOfEvent } from "../functions/lib/events.ts";
-import { bearerToken, secretsEqual } from "../functions/lib/secrets.ts";
-import { authenticate, type Identity, type RoomEnv } from "./identity.ts";
+import type { OpsEvent } from "../domain/events.ts";
+import { scopeOfEvent } from "../domain/events.ts";
+import { bearerToken, secretsEqual } from "../domain/crypto/secrets.ts";
+import { authenticate, internalUrl, type Identity, type RoomEnv } from "./identity.ts";
+import { CLOSE_CODES, RoomMessageSchema } from "./protocol.ts";
 import { hasAny, orderedKey, writeAtomically } from "./storage.ts";
-import { WebhookDispatcher } from "./webhooks.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 // The realtime room of one organisation (party "v1", room id = organisation id).
 //
@@ -27,6 +27,11 @@ const PENDING_PREFIX = "pending:";
 const FANOUT_PREFIX = "fanout:";
 const ORG_KEY = "orgId";
 const GAP_RETRY_MS = 5_000;
+
+/** The connection tag of the sockets opened with one API key (or with tokens minted from it). */
+const keyTag = (keyId: string) => `key:${keyId}`;
+const sessionTag = (sessionId: string) => `session:${sessionId}`;
+const userTag = (userId: string) => `user:${userId}`;
 
 export default class OrganisationRoom implements Party.Server {
   // Idle rooms with many sockets cost nothing: the room sleeps between messages.
@@ -54,7 +59,7 @@ export default class OrganisationRoom implements Party.Server {
   }
 
   static async onBeforeConnect(request: Party.Request, lobby: Party.Lobby): Promise<Party.Request | Response> {
-    const identity = await authenticate(new URL(request.url), lobby.id, lobby.env as RoomEnv);
+    const identity = await authenticate(request as unknown as Request, lobby.id, lobby.env as RoomEnv);
     if (identity instanceof Response) return identity;
     // Set, not appended: a client cannot smuggle its own identity header through.
     request.headers.set(IDENTITY_HEADER, JSON.stringify(identity));
@@ -83,8 +88,11 @@ export default class OrganisationRoom implements Party.Server {
 
   getConnectionTags(_connection: Party.Connection, context: Party.ConnectionContext): string[] {
     const identity = JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
-    // A socket with no readable scope still gets "ready"; a tag is required, so it gets a harmless one.
-    return identity?.scopes.length ? identity.scopes : ["none"];
+    // The read scopes select the events a socket receives; the key tag finds its sockets when the key is revoked.
+    if (!identity) return ["none"];
+    // The key, session and person tags find the sockets to close when a key is revoked, a session ends or a member leaves.
+    const owners = [identity.keyId && keyTag(identity.keyId), identity.sessionId && sessionTag(identity.sessionId), identity.userId && userTag(identity.userId)];
+    return [...identity.scopes, ...owners.filter((tag): tag is string => Boolean(tag))];
   }
 
   async onConnect(connection: Party.Connection): Promise<void> {
@@ -110,18 +118,24 @@ export default class OrganisationRoom implements Party.Server {
       return Response.json({ error: "unauthorized" }, { status: 401 });
     }
     await this.rememberOrg();
-    const message = (await request.json().catch(() => null)) as RoomMessage | null;
-    if (message && "webhooksChanged" in message) {
+    const parsed = RoomMessageSchema.safeParse(await request.json().catch(() => null));
+    if (!parsed.success) {
+      return Response.json({ error: "body must be { events }, { webhooksChanged }, { deliver }, { keysRevoked }, { sessionsEnded } or { membersChanged }" }, { status: 400 });
+    }
+    const message = parsed.data;
+    if ("keysRevoked" in message) return Response.json({ closed: this.closeSockets(message.keysRevoked.map(keyTag), "the API key this socket was opened with has been revoked") });
+    if ("sessionsEnded" in message) return Response.json({ closed: this.closeSockets(message.sessionsEnded.map(sessionTag), "the session this socket was opened with has ended") });
+    if ("membersChanged" in message) {
+      return Response.json({ closed: this.closeSockets(message.membersChanged.map(userTag), "your membership changed: reconnect to see what your role may read") });
+    }
+    if ("webhooksChanged" in message) {
       await this.webhooks.reload();
       return Response.json({ reloaded: true });
     }
-    if (message && "deliver" in message) {
+    if ("deliver" in message) {
       const queued = await this.webhooks.enqueueFor(message.deliver.webhookId, message.deliver.event);
       if (queued) await this.wakeAt(Date.now());
       return Response.json({ queued });
-    }
-    if (!message || !("events" in message) || !Array.isArray(message.events)) {
-      return Response.json({ error: "body must be { events }, { webhooksChanged } or { deliver }" }, { status: 400 });
     }
     const events = message.events;
     await this.serially(() => this.accept(events));
@@ -228,9 +242,23 @@ export default class OrganisationRoom implements Party.Server {
     for (const connection of this.room.getConnections(scope)) connection.send(message);
   }
 
+  /** Closes every socket with one of these tags (a key's, a session's, a person's); answers how many. */
+  private closeSockets(tags: string[], reason: string): number {
+    let closed = 0;
+    for (const tag of tags) {
+      for (const connection of this.room.getConnections(tag)) {
+        connection.close(CLOSE_CODES.revoked, reason);
+        closed++;
+      }
+    }
+    return closed;
+  }
+
   /** The API's internal endpoints for this room, with the shared secret. */
-  private internalApi(path: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(`${this.env.API_URL ?? "http://127.0.0.1:8787"}/internal/rooms/${this.orgId}${path}`, {
+  private async internalApi(path: string, init: RequestInit = {}): Promise<Response> {
+    const url = internalUrl(this.env, this.orgId!, path);
+    if (!url) throw new Error("API_URL is not set: the room cannot reach the API");
+    return fetch(url, {
       ...init,
       headers: { authorization: `Bearer ${this.env.REALTIME_SECRET ?? ""}`, "content-type": "application/json" },
     });

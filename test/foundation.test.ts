@@ -2,17 +2,17 @@ import { readFileSync } from "node:fs";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS_FOLDER, runMigrations } from "../db/migrate.ts";
-import { uuidv7 } from "../functions/lib/ids.ts";
+import { uuidv7 } from "../domain/ids.ts";
 import { api, expectSuccess } from "./helpers/api.ts";
 import { expectNoTrace, query, snapshot, withScratchDatabase } from "./helpers/database.ts";
 import { createTenant } from "./helpers/fixtures.ts";
 import { describeRefusals } from "./helpers/refusals.ts";
 
-// GET /v1 (seed part 2 "Self-description record", SPEC "Endpoints"), and the database
+// GET /v1 (docs/api.md "The self-description"), and the database
 // foundations every route relies on: migrations that can be re-applied, tenancy enforced by
 // foreign keys.
 
-/** SPEC "Scopes": the labels are part of the contract, so they are written out here. */
+/** docs/api.md "Keys and scopes": the labels are part of the contract, so they are written out here. */
 const LABELS = {
   "organisation.read": "Read the organisation",
   "organisation.manage": "Manage the organisation",

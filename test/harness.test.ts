@@ -1,7 +1,7 @@
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { hashApiKey, isWellFormedApiKey } from "../functions/lib/api-keys.ts";
-import { uuidv7 } from "../functions/lib/ids.ts";
+import { hashApiKey, isWellFormedApiKey } from "../domain/crypto/api-keys.ts";
+import { uuidv7 } from "../domain/ids.ts";
 import { api, workerUrl } from "./helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "./helpers/database.ts";
 import { createTenant } from "./helpers/fixtures.ts";

@@ -1,8 +1,9 @@
 import type { Database } from "../../db/client.ts";
-import { createApiKey, createOrganisation } from "../../db/queries/admin.ts";
-import { ALL_SCOPES } from "../../functions/lib/scopes.ts";
-import { hashApiKey } from "../../functions/lib/api-keys.ts";
-import { uuidv7 } from "../../functions/lib/ids.ts";
+import { createOrganisation } from "../../db/statements/organisations.ts";
+import { createApiKey } from "../../services/api-keys.ts";
+import { ALL_SCOPES } from "../../domain/scopes.ts";
+import { hashApiKey } from "../../domain/crypto/api-keys.ts";
+import { uuidv7 } from "../../domain/ids.ts";
 
 // Bench data, written straight into the database (like the tests' insert* fixtures: no events,
 // no changeVersion), so 100 k tasks load in seconds. What the API then measures is unaffected.
@@ -22,7 +23,7 @@ const BENCH_RATE_LIMIT = 1_000_000_000;
 
 export async function createBenchOrg(db: Database, name: string, size = { people: 20, projects: 10 }): Promise<BenchOrg> {
   const org = await createOrganisation(db, { name });
-  const { key } = await createApiKey(db, { orgId: org.id, application: "bench", scopes: ALL_SCOPES, rateLimit: BENCH_RATE_LIMIT });
+  const { key } = await createApiKey({ ctx: { db }, input: { orgId: org.id, application: "bench", scopes: ALL_SCOPES, rateLimit: BENCH_RATE_LIMIT } });
   const people = Array.from({ length: size.people }, () => uuidv7());
   const projects = Array.from({ length: size.projects }, () => uuidv7());
   await db.query(

@@ -1,15 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { reserveFreePort } from "../../cli/dev/ports.ts";
-import { startWsBridge, type WsBridge } from "../../cli/lib/ws-bridge.ts";
-import type { Database } from "../../db/client.ts";
+import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
+import type { ClosableDatabase } from "../../db/client.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
 import { startRealtimeServer, type RealtimeServer } from "../../test/setup/realtime-server.ts";
 import { createTestDatabase, type TestDatabase } from "../../test/setup/test-database.ts";
 
 // The local stack the bench measures, started the way the test harness starts it
 // (test/setup/global-setup.ts): a fresh database (created and dropped on DATABASE_URL's server, or
-// an in-memory PGlite), the bridge the Worker's driver dials, the Worker in workerd, and
+// an in-memory PGlite), the SQL endpoint the Worker's driver dials, the Worker in workerd, and
 // `partykit dev` for the realtime room.
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
@@ -21,8 +21,8 @@ export interface BenchStack {
   databaseLabel: string;
   databaseUrl: string;
   /** Node-side pg pool for loading data and the SQL ceiling. */
-  db: Database;
-  bridge: WsBridge;
+  db: ClosableDatabase;
+  sqlEndpoint: SqlEndpoint;
   workerUrl: string;
   realtimeUrl: string;
   realtimeSecret: string;
@@ -45,8 +45,8 @@ export async function startBenchStack(options: { realtime: boolean }): Promise<B
     const dbHandle = database;
     cleanups.push(() => dbHandle.dispose());
     await database.ready;
-    const bridge = await startWsBridge({ target: database.target });
-    cleanups.push(() => bridge.close());
+    const sqlEndpoint = await startSqlEndpoint({ target: database.target });
+    cleanups.push(() => sqlEndpoint.close());
     const secret = randomBytes(24).toString("hex");
     const workerPort = await reserveFreePort();
     let realtimePort = await reserveFreePort();
@@ -55,10 +55,10 @@ export async function startBenchStack(options: { realtime: boolean }): Promise<B
     const { unstable_startWorker } = await import("wrangler");
     const bindings = {
       DATABASE_URL: database.url,
-      DB_WS_PROXY: bridge.address,
-      REALTIME_URL: options.realtime ? realtimeUrl : "",
-      REALTIME_SECRET: secret,
+      LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
+      ...(options.realtime ? { REALTIME_URL: realtimeUrl, REALTIME_SECRET: secret } : {}),
       WEBHOOKS_ALLOW_LOOPBACK: "true",
+      AUTH_SECRET: randomBytes(32).toString("hex"),
     };
     const worker: Worker = await unstable_startWorker({
       // BENCH_WRANGLER_CONFIG: another build of the Worker (a copy of the code before a change), to
@@ -80,7 +80,7 @@ export async function startBenchStack(options: { realtime: boolean }): Promise<B
       databaseLabel: database.label,
       databaseUrl: database.url,
       db,
-      bridge,
+      sqlEndpoint,
       workerUrl,
       realtimeUrl,
       realtimeSecret: secret,

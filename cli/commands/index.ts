@@ -13,6 +13,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: "key create", summary: "issue an API key (shown once)", load: () => import("./key-create.ts") },
   { name: "key list", summary: "list an organisation's API keys", load: () => import("./key-list.ts") },
   { name: "key revoke", summary: "revoke an API key at once", load: () => import("./key-revoke.ts") },
+  { name: "user create", summary: "add a person who signs in, with a role (password shown once)", load: () => import("./user-create.ts") },
   { name: "personnel add", summary: "add a person to an organisation", load: () => import("./personnel-add.ts") },
   { name: "seed", summary: "create a demo organisation with data and an all-scopes key", load: () => import("./seed.ts") },
   { name: "listen", summary: "print live events; forward them to a local URL as signed webhooks", load: () => import("./listen.ts") },

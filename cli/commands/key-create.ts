@@ -1,5 +1,5 @@
-import { createApiKey } from "../../db/queries/admin.ts";
-import { parseScopeList, type Scope } from "../../functions/lib/scopes.ts";
+import { createApiKey } from "../../services/api-keys.ts";
+import { parseScopeList, type Scope } from "../../domain/scopes.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { UsageError } from "../lib/errors.ts";
 import { requireOrganisation } from "../lib/organisations.ts";
@@ -12,7 +12,7 @@ interface KeyCreateInput {
   rateLimit: number | undefined;
 }
 
-/** SPEC's `{ id, key, scopes }`, plus what was set for the key so a script can confirm it. */
+/** `{ id, key, scopes }`, plus what was set for the key so a script can confirm it. */
 interface KeyCreateResult {
   id: string;
   key: string;
@@ -51,7 +51,7 @@ const keyCreate: CommandSpec<KeyCreateInput, KeyCreateResult> = {
   },
   async run({ db }, input) {
     await requireOrganisation(db, input.orgId);
-    const created = await createApiKey(db, input);
+    const created = await createApiKey({ ctx: { db }, input });
     return { id: created.id, key: created.key, scopes: created.scopes, application: created.application, rateLimit: created.rateLimit };
   },
   render: (created) =>

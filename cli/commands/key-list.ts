@@ -1,5 +1,6 @@
-import { listApiKeys, type ApiKeySummary } from "../../db/queries/admin.ts";
-import { ALL_SCOPES } from "../../functions/lib/scopes.ts";
+import { listApiKeys, type ApiKeySummary } from "../../services/api-keys.ts";
+import { cliRooms } from "../lib/context.ts";
+import { ALL_SCOPES } from "../../domain/scopes.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { requireOrganisation } from "../lib/organisations.ts";
 import { formatTable } from "../lib/table.ts";
@@ -14,7 +15,7 @@ const keyList: CommandSpec<{ orgId: string }, ApiKeySummary[]> = {
   parse: (args) => ({ orgId: parseUuid(args.required("org"), "--org") }),
   async run({ db }, { orgId }) {
     await requireOrganisation(db, orgId);
-    return listApiKeys(db, orgId);
+    return listApiKeys({ ctx: { db, rooms: await cliRooms(), defer: () => {} }, input: { orgId } });
   },
   render(keys) {
     if (keys.length === 0) return "The organisation has no API keys.\n";

@@ -1,4 +1,4 @@
-import type { OpsEvent } from "../../functions/lib/events.ts";
+import type { OpsEvent } from "../../domain/events.ts";
 import type { StreamCommandSpec } from "../lib/command.ts";
 import { UsageError } from "../lib/errors.ts";
 import { createListenApi } from "../lib/listen/api.ts";

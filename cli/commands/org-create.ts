@@ -1,4 +1,4 @@
-import { createOrganisation, type Organisation } from "../../db/queries/admin.ts";
+import { createOrganisation, type Organisation } from "../../services/organisation.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { UsageError } from "../lib/errors.ts";
 
@@ -13,7 +13,7 @@ const orgCreate: CommandSpec<{ name: string }, Organisation> = {
     if (name.length > 200) throw new UsageError("--name must be at most 200 characters");
     return { name };
   },
-  run: ({ db }, input) => createOrganisation(db, input),
+  run: ({ db }, input) => createOrganisation({ ctx: { db }, input }),
   render: (org) =>
     `Created organisation "${org.name}": ${org.id}\n` +
     `Next: npx opsroom key create --org ${org.id} --name APP --scopes tasks.manage\n`,

@@ -1,15 +1,16 @@
 import type { z } from "@hono/zod-openapi";
-import { createPersonnel } from "../../db/queries/personnel.ts";
-import { CreatePersonSchema, PersonSchema, type CreatePersonInput } from "../../functions/schemas/personnel.ts";
+import { CreatePersonSchema, PersonSchema } from "../../functions/schemas/personnel.ts";
+import { personnel, type NewPerson } from "../../services/personnel.ts";
 import { validationError } from "../../functions/validation.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { asCliError } from "../lib/api-errors.ts";
+import { cliContext } from "../lib/context.ts";
 import { requireOrganisation } from "../lib/organisations.ts";
 import { parseUuid } from "../lib/validate.ts";
 
 type Person = z.infer<typeof PersonSchema>;
 
-const personnelAdd: CommandSpec<{ orgId: string; person: CreatePersonInput }, Person> = {
+const personnelAdd: CommandSpec<{ orgId: string; person: NewPerson }, Person> = {
   name: "personnel add",
   description:
     "Adds a person to an organisation, someone tasks can be assigned to. Emails are unique within\n" +
@@ -29,10 +30,14 @@ const personnelAdd: CommandSpec<{ orgId: string; person: CreatePersonInput }, Pe
   },
   async run({ db }, { orgId, person }) {
     await requireOrganisation(db, orgId);
+    const ctx = await cliContext(db, { orgId });
     try {
-      return PersonSchema.parse((await createPersonnel(db, { orgId }, person)).record);
+      return PersonSchema.parse((await personnel.create({ ctx, input: person })).record);
     } catch (error) {
       throw asCliError(error);
+    } finally {
+      // Its personnel.created event reaches the room before the command ends.
+      await ctx.settle();
     }
   },
   render: (person) => `Added ${person.name} <${person.email}>${person.role ? ` (${person.role})` : ""}: ${person.id}\n`,

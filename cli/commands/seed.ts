@@ -1,4 +1,5 @@
-import { seedDemo, type SeedResult } from "../../db/queries/seed.ts";
+import { seedDemo, type SeedResult } from "../../services/seed/seed.ts";
+import { cliRooms } from "../lib/context.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { asCliError } from "../lib/api-errors.ts";
 import { createProgressBar } from "../lib/progress-bar.ts";
@@ -22,7 +23,7 @@ const seed: CommandSpec<{ tasks: number | undefined }, SeedResult> = {
   async run({ db }, { tasks }) {
     const bar = createProgressBar("seeding");
     try {
-      return await seedDemo(db, { ...(tasks === undefined ? {} : { tasks }), onProgress: ({ done, total }) => bar.update(done, total) });
+      return await seedDemo({ db, rooms: await cliRooms() }, { ...(tasks === undefined ? {} : { tasks }), onProgress: ({ done, total }) => bar.update(done, total) });
     } catch (error) {
       throw asCliError(error);
     } finally {

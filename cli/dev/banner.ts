@@ -31,9 +31,8 @@ export function formatBanner(parts: ReadyPart[], demo: DemoOutcome, totalMs: num
       "",
       `  ${cyan(`curl -H "Authorization: Bearer ${demo.demo.key}" ${WORKER_URL}/v1/tasks`)}`,
       "",
-      // The key rides in the fragment: the browser never sends it to a server, so no log keeps it;
-      // the console moves it to the tab's session storage and out of the address bar.
-      `  Live console:   ${cyan(`${WORKER_URL}/#key=${demo.demo.key}`)}`,
+      `  Live console:   ${cyan(`${WORKER_URL}/`)}`,
+      ...(demo.demo.owner ? [`  Sign in as the demo owner: ${bold(demo.demo.owner.email)}  password ${bold(demo.demo.owner.password)}`] : []),
     );
   } else {
     lines.push(

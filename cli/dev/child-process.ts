@@ -7,6 +7,7 @@ import { dim } from "../lib/style.ts";
 const STOP_GRACE_MS = 5000;
 const KEPT_LINES = 200;
 // Cursor movement and line erasing (progress redraws) would wipe other services' lines; colours stay.
+// eslint-disable-next-line no-control-regex -- ANSI escape sequences start with ESC (\x1b) by definition
 const CURSOR_CONTROL = /\x1b\[[0-9;?]*[A-HJKSTfhl]/g;
 
 export interface Exit {

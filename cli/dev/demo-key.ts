@@ -1,10 +1,18 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import type { Database } from "../../db/client.ts";
-import { createApiKey, findOrganisation } from "../../db/queries/admin.ts";
-import { DEMO_KEY_APPLICATION } from "../../db/queries/demo-company.ts";
-import { seedDemo } from "../../db/queries/seed.ts";
-import { hashApiKey } from "../../functions/lib/api-keys.ts";
-import { ALL_SCOPES } from "../../functions/lib/scopes.ts";
+import { isLiveKey } from "../../db/statements/api-keys.ts";
+import { hasOrganisations } from "../../db/statements/organisations.ts";
+import { passwordHashOf } from "../../db/statements/people.ts";
+import { hashApiKey } from "../../domain/crypto/api-keys.ts";
+import { verifyPassword } from "../../domain/crypto/passwords.ts";
+import { createUser } from "../../services/people.ts";
+import { ALL_SCOPES } from "../../domain/scopes.ts";
+import { createApiKey } from "../../services/api-keys.ts";
+import { findOrganisation } from "../../services/organisation.ts";
+import type { Rooms } from "../../services/rooms.ts";
+import { DEMO_KEY_APPLICATION } from "../../services/seed/demo-company.ts";
+import { seedDemo } from "../../services/seed/seed.ts";
 import { DATA_DIR, DEMO_FILE } from "../lib/paths.ts";
 
 /**
@@ -18,6 +26,13 @@ export interface DemoKey {
   orgName: string;
   keyId: string;
   key: string;
+  /** The demo organisation's owner, who signs in to the console (the password is kept here only). */
+  owner?: DemoOwner | undefined;
+}
+
+export interface DemoOwner {
+  email: string;
+  password: string;
 }
 
 export type DemoOutcome =
@@ -29,31 +44,40 @@ export type DemoOutcome =
  * The demo key to print: on the first start (no organisation yet) the demo organisation is seeded;
  * later starts reuse the stored key while it is still valid, and replace it if it was revoked.
  */
-export async function ensureDemoKey(db: Database, databaseLabel: string): Promise<DemoOutcome> {
-  const { rows } = await db.query<{ any: boolean }>("select exists (select 1 from organisations) as any");
-  if (!rows[0]!.any) {
-    const seeded = await seedDemo(db);
+export async function ensureDemoKey(db: Database, rooms: Rooms, databaseLabel: string): Promise<DemoOutcome> {
+  if (!(await hasOrganisations(db))) {
+    const seeded = await seedDemo({ db, rooms });
     const demo = { orgId: seeded.organisation.id, orgName: seeded.organisation.name, keyId: seeded.key.id, key: seeded.key.key };
-    return remember(databaseLabel, demo, "seeded");
+    return remember(databaseLabel, { ...demo, owner: await demoOwner(db, demo.orgId) }, "seeded");
   }
   const stored = readDemoFile()[databaseLabel];
   if (!stored) return { demo: null, how: "unavailable" };
-  if (await isKeyValid(db, stored)) return { demo: stored, how: "stored" };
-  const organisation = await findOrganisation(db, stored.orgId);
+  const owner = stored.owner && (await signsIn(db, stored.owner)) ? stored.owner : await demoOwner(db, stored.orgId);
+  if (await isKeyValid(db, stored)) return owner === stored.owner ? { demo: stored, how: "stored" } : remember(databaseLabel, { ...stored, owner }, "stored");
+  const organisation = await findOrganisation({ ctx: { db }, input: { orgId: stored.orgId } });
   if (!organisation) return { demo: null, how: "unavailable" };
-  const key = await createApiKey(db, { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES });
-  return remember(databaseLabel, { orgId: organisation.id, orgName: organisation.name, keyId: key.id, key: key.key }, "reissued");
+  const key = await createApiKey({ ctx: { db }, input: { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES } });
+  return remember(databaseLabel, { orgId: organisation.id, orgName: organisation.name, keyId: key.id, key: key.key, owner }, "reissued");
+}
+
+/** A new owner of the demo organisation, with a generated password (an address of its own each time). */
+async function demoOwner(db: Database, orgId: string): Promise<DemoOwner> {
+  const email = `owner-${randomBytes(3).toString("hex")}@demo.opsroom.dev`;
+  const created = await createUser({ ctx: { db }, input: { orgId, email, name: "Demo Owner", role: "owner" } });
+  return { email: created.email, password: created.password };
+}
+
+/** Whether the stored owner still exists with the stored password (a reset database loses them). */
+async function signsIn(db: Database, owner: DemoOwner): Promise<boolean> {
+  const hash = await passwordHashOf(db, owner.email);
+  return hash !== null && (await verifyPassword({ hash, password: owner.password }));
 }
 
 async function isKeyValid(db: Database, demo: DemoKey): Promise<boolean> {
-  const { rows } = await db.query(
-    "select 1 from api_keys where id = $1 and org_id = $2 and key_hash = $3 and revoked_at is null",
-    [demo.keyId, demo.orgId, await hashApiKey(demo.key)],
-  );
-  return rows.length === 1;
+  return isLiveKey(db, { id: demo.keyId, orgId: demo.orgId, keyHash: await hashApiKey(demo.key) });
 }
 
-function remember(databaseLabel: string, demo: DemoKey, how: "seeded" | "reissued"): DemoOutcome {
+function remember(databaseLabel: string, demo: DemoKey, how: "seeded" | "stored" | "reissued"): DemoOutcome {
   mkdirSync(DATA_DIR, { recursive: true });
   const file: DemoFile = { ...readDemoFile(), [databaseLabel]: demo };
   writeFileSync(DEMO_FILE, JSON.stringify(file, null, 2) + "\n", { mode: 0o600 });

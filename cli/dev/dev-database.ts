@@ -6,12 +6,12 @@ import { PGLITE_DIR } from "../lib/paths.ts";
 import { reserveFreePort } from "./ports.ts";
 
 /**
- * The database of a dev session. Its address is known before it runs, so the bridge, the Worker
+ * The database of a dev session. Its address is known before it runs, so the SQL endpoint, the Worker
  * and the realtime server can start while the database itself starts (PGlite takes seconds).
  */
 export interface DevDatabase {
   url: string;
-  /** Where the WebSocket bridge dials: the Worker always reaches Postgres through it. */
+  /** Where the local SQL endpoint dials: the Worker always reaches Postgres through it. */
   target: { host: string; port: number };
   description: string;
   /** Names the database without credentials: "embedded", or DATABASE_URL's host:port/name. */

@@ -15,6 +15,8 @@ export interface ParsedArgs {
   /** The value of a required option (its presence is checked before `parse` runs). */
   required(name: string): string;
   optional(name: string): string | undefined;
+  /** Whether a boolean option was given. */
+  flag(name: string): boolean;
 }
 
 /** One `opsroom` command: declared options, a pure parse step, the work, and how to show the result. */
@@ -96,6 +98,7 @@ export function parseCommandLine(spec: AnyCommandSpec, argv: string[]): CommandL
       positionals: parsed.positionals,
       required: (name) => stringValue(name)!,
       optional: stringValue,
+      flag: (name) => values[name] === true,
     },
   };
 }

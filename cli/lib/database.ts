@@ -3,7 +3,7 @@ import { connectNodeDatabase } from "../../db/node-client.ts";
 import { startEmbeddedPostgres } from "./embedded-postgres.ts";
 import { findRunningDevServer } from "./dev-state.ts";
 import { CommandError, isSystemError } from "./errors.ts";
-import { migrateAndReport, type MigrationReport } from "./migrations.ts";
+import { migrateAndReport, type MigrationReport } from "../../db/migrate.ts";
 import { lockPgliteDir } from "./pglite-lock.ts";
 import { PGLITE_DIR } from "./paths.ts";
 

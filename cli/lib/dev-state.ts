@@ -8,7 +8,7 @@ export interface DevState {
   startedAt: string;
   /** Set when dev serves the embedded database; null when it uses DATABASE_URL (never written here: it may hold a password). */
   embeddedPostgres: { url: string; port: number } | null;
-  bridgeAddress: string;
+  sqlEndpoint: string;
   workerUrl: string;
   realtimeUrl: string;
   /** Process (and process group) ids of the Worker and realtime servers, by name. */

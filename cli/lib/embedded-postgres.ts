@@ -3,7 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { servePGlite, type PGliteServer } from "./pglite-server.ts";
 
 export interface EmbeddedPostgres {
-  /** A postgres:// URL any Postgres client (pg, the ws bridge) can use. */
+  /** A postgres:// URL any Postgres client (pg, the local SQL endpoint) can use. */
   url: string;
   port: number;
   stop(): Promise<void>;

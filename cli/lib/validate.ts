@@ -1,4 +1,4 @@
-import { UUID_PATTERN } from "../../functions/lib/ids.ts";
+import { UUID_PATTERN } from "../../domain/ids.ts";
 import { UsageError } from "./errors.ts";
 
 export function parseUuid(value: string, label: string): string {

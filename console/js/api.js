@@ -1,5 +1,6 @@
 // @ts-check
-// The console's calls to the opsroom API, on this origin, with the pasted key.
+// The console's calls to the opsroom API, on this origin, as the person signed in: the session
+// cookie goes with every call (same origin), and no key is ever held by the page.
 
 /** A refusal in the API's own terms: status, error.code and the error's details (allowed, field...). */
 export class ApiRefusal extends Error {
@@ -12,27 +13,33 @@ export class ApiRefusal extends Error {
   }
 }
 
-/** @param {string} key */
-export function createApi(key) {
-  /**
-   * @param {string} path
-   * @param {{ method?: string, body?: unknown }} [options]
-   * @returns {Promise<any>} the success envelope
-   */
-  async function call(path, options = {}) {
-    const headers = { authorization: `Bearer ${key}`, accept: "application/json" };
-    if (options.body !== undefined) headers["content-type"] = "application/json";
-    const response = await fetch(path, {
-      method: options.method ?? "GET",
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-    const envelope = await response.json().catch(() => null);
-    if (!response.ok || !envelope?.success) {
-      throw new ApiRefusal(response.status, envelope?.error ?? {}, envelope?.message ?? `HTTP ${response.status}`);
-    }
-    return envelope;
+/**
+ * One call; answers the success envelope, throws an ApiRefusal with the envelope's message.
+ * @param {string} path
+ * @param {{ method?: string, body?: unknown }} [options]
+ * @returns {Promise<any>}
+ */
+export async function request(path, options = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { accept: "application/json" };
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(path, {
+    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+    headers,
+    credentials: "same-origin",
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const envelope = await response.json().catch(() => null);
+  if (!response.ok || envelope?.success === false) {
+    // /v1 answers { message, error: { code } }; better-auth under /auth answers { code, message }.
+    throw new ApiRefusal(response.status, envelope?.error ?? { code: envelope?.code }, envelope?.message ?? `HTTP ${response.status}`);
   }
+  return envelope;
+}
+
+/** The board's calls. */
+export function createApi() {
+  const call = request;
 
   /** Every page of a list, following nextCursor, up to `max` records (big seeds stay responsive). */
   async function all(path, max = 2000) {
@@ -63,11 +70,10 @@ export function createApi(key) {
 
   return {
     self: () => call("/v1"),
-    organisation: () => call("/v1/organisation").then((envelope) => envelope.data),
     projects: () => all("/v1/projects"),
     personnel: () => all("/v1/personnel?active=true"),
     tasksOf: (projectId) => all(`/v1/tasks?projectId=${encodeURIComponent(projectId)}`),
-    /** A short-lived token for the realtime room: the key itself never goes into a socket URL. */
+    /** A short-lived token for the realtime room, minted with the session. */
     realtimeToken: () => call("/v1/realtime/tokens", { method: "POST", body: {} }).then((envelope) => envelope.data),
     moveTask: (id, status) => call(`/v1/tasks/${encodeURIComponent(id)}`, { method: "PATCH", body: { status } }).then((envelope) => envelope.data),
     eventsAfter,

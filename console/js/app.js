@@ -1,37 +1,20 @@
 // @ts-check
-// The console: connect with a key, show the projects and the task board of one, move tasks, and
-// follow every change live. The board changes only through the store, which is fed by lists at
-// start, by this console's own write answers, and by realtime events (never by refetching).
+// The console: as the person signed in (else off to the sign-in page), show the projects and the
+// task board of one, move tasks, and follow every change live. The board changes only through the
+// store, which is fed by lists at start, by this console's own write answers, and by realtime
+// events (never by refetching). The realtime room is joined with a token minted with the session.
 
+import { renderAccount } from "./account.js";
 import { createApi } from "./api.js";
 import { createBoard } from "./board.js";
 import { createEventsPanel } from "./events-panel.js";
 import { connectLive } from "./live.js";
 import { createProjectsPanel } from "./projects-panel.js";
+import { goToSignIn, requireSession } from "./session.js";
 import { createStore } from "./store.js";
 import { canMove, labelOf, TASK_TRANSITIONS } from "./workflow.js";
 
-const KEY_STORAGE = "opsroom.console.key";
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
-
-/**
- * `npm run dev` prints http://127.0.0.1:8787/#key=ops_...: a fragment never reaches a server or
- * its logs. The key moves to this tab's session storage and out of the address bar at once.
- */
-function keyFromFragment() {
-  const key = new URLSearchParams(location.hash.slice(1)).get("key");
-  if (!key) return;
-  sessionStorage.setItem(KEY_STORAGE, key);
-  history.replaceState(null, "", location.pathname + location.search);
-}
-
-/** @param {string} [error] */
-function askForKey(error = "") {
-  $("workspace").hidden = true;
-  $("key-form").hidden = false;
-  $("key-error").textContent = error;
-  $("key-input").focus();
-}
 
 /** @param {string} state @param {string} [detail] @param {number} [changeVersion] */
 function showConnection(state, detail, changeVersion) {
@@ -47,27 +30,19 @@ function showNotice(message) {
   $("notice").textContent = message;
 }
 
-/** @param {string} key */
-async function start(key) {
-  const api = createApi(key);
-  let self;
-  try {
-    self = await api.self();
-  } catch (error) {
-    sessionStorage.removeItem(KEY_STORAGE);
-    return askForKey(`The API refused this key: ${error.status} ${error.code}. ${error.message}`);
-  }
+async function start() {
+  const session = await requireSession();
+  renderAccount($("account"), session);
+  $("organisation").textContent = session.organisation.name;
+  const api = createApi();
+  const self = await api.self();
   const scopes = new Set(self.scopes.map((/** @type {{ scope: string }} */ s) => s.scope));
-  $("key-form").hidden = true;
   $("workspace").hidden = false;
-  $("forget-key").hidden = false;
 
   const store = createStore();
   // Everything after this changeVersion arrives as events; lists fetched later may already hold
   // some of it, which the store's version check makes harmless.
   store.state.changeVersion = self.changeVersion;
-  const organisation = scopes.has("organisation.read") ? await api.organisation() : null;
-  $("organisation").textContent = organisation?.name ?? self.application;
   const [projects, people] = await Promise.all([
     scopes.has("projects.read") ? api.projects() : [],
     scopes.has("organisation.read") ? api.personnel() : [],
@@ -119,7 +94,7 @@ async function start(key) {
 
   const first = [...store.state.projects.values()].find((p) => p.status === "active") ?? [...store.state.projects.values()][0];
   if (first) await select(first.id);
-  else showNotice("This key sees no projects (it needs projects.read).");
+  else showNotice("No projects yet: create one through the API (POST /v1/projects).");
 
   const live = connectLive({
     api,
@@ -134,21 +109,11 @@ async function start(key) {
       showConnection(state, detail, store.state.changeVersion);
     },
   });
-  $("forget-key").addEventListener("click", () => {
-    live.stop();
-    sessionStorage.removeItem(KEY_STORAGE);
-    location.reload();
-  });
+  addEventListener("pagehide", () => live.stop());
 }
 
-$("key-form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const key = /** @type {HTMLInputElement} */ ($("key-input")).value.trim();
-  sessionStorage.setItem(KEY_STORAGE, key);
-  void start(key);
+start().catch((error) => {
+  if (error?.status === 401) return goToSignIn();
+  $("workspace").hidden = false;
+  showNotice(`The console could not start: ${error?.message ?? error}`);
 });
-
-keyFromFragment();
-const stored = sessionStorage.getItem(KEY_STORAGE);
-if (stored) void start(stored);
-else askForKey();

@@ -104,7 +104,8 @@ export function createBoard({ root, store, onMove }) {
     },
     /** @param {string} id @param {boolean} on */
     setBusy(id, on) {
-      on ? busy.add(id) : busy.delete(id);
+      if (on) busy.add(id);
+      else busy.delete(id);
       refused.delete(id);
       render();
     },

@@ -1,6 +1,7 @@
 // @ts-check
-// The event stream panel: newest first, one entry per event with what changed, marked "live" or
-// "catch-up" (fetched from GET /v1/events after a disconnect). Kept to the latest entries.
+// The event stream panel: newest first, one entry per event with who made it and what changed,
+// marked "live" or "catch-up" (fetched from GET /v1/events after a disconnect). Kept to the latest
+// entries.
 
 const MAX_ENTRIES = 200;
 
@@ -19,6 +20,13 @@ export function describeChanges(changes) {
     .join(", ");
 }
 
+/** "by Ada Lovelace", "by API key Warehouse sync", "by opsroom" (the CLI or the seed). @param {import("./store.js").Actor} [actor] */
+export function describeActor(actor) {
+  if (!actor) return "";
+  if (actor.type === "key") return `by API key ${actor.name}`;
+  return `by ${actor.name}`;
+}
+
 /** @param {HTMLElement} list */
 export function createEventsPanel(list) {
   return {
@@ -33,6 +41,8 @@ export function createEventsPanel(list) {
       head.append(type, meta);
       const about = Object.assign(document.createElement("div"), { textContent: subject });
       item.append(head, about);
+      const actor = describeActor(event.actor);
+      if (actor) item.append(Object.assign(document.createElement("p"), { className: "actor", textContent: actor }));
       const changes = describeChanges(event.changes);
       if (changes) item.append(Object.assign(document.createElement("p"), { className: "changes", textContent: changes }));
       item.dataset.changeVersion = String(event.changeVersion);

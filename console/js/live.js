@@ -28,7 +28,7 @@ export function connectLive({ api, lastApplied, apply, onState }) {
     try {
       token = await api.realtimeToken();
     } catch (error) {
-      // A key the API refuses will not start working by retrying.
+      // A session (or role) the API refuses will not start working by retrying.
       if (error?.status === 401 || error?.status === 403) return onState("failed", error.message);
       return retryLater();
     }

@@ -4,7 +4,8 @@
 // replayed during a catch-up, or a list fetched after the change it already holds, changes nothing.
 
 /** @typedef {{ id: string, version: number, [field: string]: any }} Record */
-/** @typedef {{ id: string, type: string, changeVersion: number, occurredAt: string, data: Record, changes: Record | null }} OpsEvent */
+/** @typedef {{ type: "key" | "user" | "system", id: string | null, name: string }} Actor */
+/** @typedef {{ id: string, type: string, changeVersion: number, occurredAt: string, data: Record, changes: Record | null, actor?: Actor }} OpsEvent */
 
 const COLLECTIONS = { task: "tasks", project: "projects", personnel: "people" };
 

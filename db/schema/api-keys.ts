@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
 import { id, orgId } from "./columns.ts";
 import { organisations } from "./organisations.ts";
+import { users } from "./people.ts";
 
 export const apiKeys = pgTable(
   "api_keys",
@@ -16,7 +18,9 @@ export const apiKeys = pgTable(
     prefix: text().notNull(),
     // Granted scopes with the implied .read scopes already expanded, so SQL can test membership.
     scopes: text().array().notNull(),
-    rateLimit: integer().notNull().default(600),
+    // The person who created it in the settings area; null for keys made by the CLI.
+    createdByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    rateLimit: integer().notNull().default(DEFAULT_RATE_LIMIT),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     revokedAt: timestamp({ withTimezone: true, precision: 3 }),
     lastUsedAt: timestamp({ withTimezone: true, precision: 3 }),

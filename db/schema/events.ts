@@ -10,10 +10,12 @@ export const events = pgTable(
     orgId: uuid().notNull().references(() => organisations.id, { onDelete: "cascade" }),
     changeVersion: bigint({ mode: "number" }).notNull(),
     type: text().notNull(),
-    // The read scope a key needs to see this event (SPEC: task -> tasks.read, ...).
+    // The read scope a key needs to see this event (task -> tasks.read, ...).
     scope: text().notNull(),
     data: jsonb().notNull(),
     changes: jsonb(),
+    // Who made the change: { type: "key" | "user" | "system", id, name } (docs/api.md "Events").
+    actor: jsonb(),
     occurredAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     // Set when the realtime room acknowledged the event; null rows are re-published by the sweep.
     publishedAt: timestamp({ withTimezone: true, precision: 3 }),

@@ -3,8 +3,7 @@ import { check, date, foreignKey, index, numeric, pgTable, text, uuid } from "dr
 import { id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { projects } from "./projects.ts";
-
-export const financialEntryKinds = ["cost", "invoice", "payment", "adjustment"] as const;
+import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
 
 export const financialEntries = pgTable(
   "financial_entries",
@@ -12,7 +11,7 @@ export const financialEntries = pgTable(
     id: id(),
     orgId: orgId().references(() => organisations.id, { onDelete: "cascade" }),
     projectId: uuid().notNull(),
-    kind: text({ enum: financialEntryKinds }).notNull(),
+    kind: text({ enum: FINANCIAL_ENTRY_KINDS }).notNull(),
     // Exact decimal. No (15,2) typmod on purpose: Postgres would round 1.005 to 1.01 silently;
     // the checks below refuse it instead, so what is stored is exactly what was sent.
     amount: numeric().notNull(),

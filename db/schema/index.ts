@@ -11,3 +11,4 @@ export * from "./events.ts";
 export * from "./idempotency-keys.ts";
 export * from "./webhooks.ts";
 export * from "./webhook-deliveries.ts";
+export * from "./people.ts";

@@ -4,9 +4,7 @@ import { id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
-
-export const issueSeverities = ["low", "medium", "high", "critical"] as const;
-export const issueStatuses = ["open", "in_progress", "resolved", "closed"] as const;
+import { ISSUE_SEVERITIES, ISSUE_STATUSES } from "../../domain/records.ts";
 
 export const issues = pgTable(
   "issues",
@@ -17,8 +15,8 @@ export const issues = pgTable(
     title: text().notNull(),
     description: text(),
     // Null until triaged: the service does not invent a severity.
-    severity: text({ enum: issueSeverities }),
-    status: text({ enum: issueStatuses }).notNull().default("open"),
+    severity: text({ enum: ISSUE_SEVERITIES }),
+    status: text({ enum: ISSUE_STATUSES }).notNull().default("open"),
     reporterId: uuid(),
     assigneeId: uuid(),
     // Set by the service when the issue becomes resolved, never by a client.

@@ -3,8 +3,7 @@ import { check, date, foreignKey, index, pgTable, text, unique, uuid } from "dri
 import { id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { projects } from "./projects.ts";
-
-export const milestoneStatuses = ["open", "done", "cancelled"] as const;
+import { MILESTONE_STATUSES } from "../../domain/records.ts";
 
 export const milestones = pgTable(
   "milestones",
@@ -15,7 +14,7 @@ export const milestones = pgTable(
     name: text().notNull(),
     description: text(),
     dueDate: date({ mode: "string" }).notNull(),
-    status: text({ enum: milestoneStatuses }).notNull().default("open"),
+    status: text({ enum: MILESTONE_STATUSES }).notNull().default("open"),
     version: version(),
     ...timestamps,
   },

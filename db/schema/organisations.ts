@@ -8,7 +8,7 @@ export const organisations = pgTable(
   {
     id: id(),
     name: text().notNull(),
-    // The organisation's change counter: every successful write adds exactly 1 (SPEC: changeVersion).
+    // The organisation's change counter: every successful write adds exactly 1 (docs/api.md "changeVersion and events").
     changeVersion: counter(),
     ...timestamps,
   },

@@ -2,8 +2,7 @@ import { sql } from "drizzle-orm";
 import { check, date, index, numeric, pgTable, text, unique } from "drizzle-orm/pg-core";
 import { id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
-
-export const projectStatuses = ["planned", "active", "on_hold", "completed", "cancelled"] as const;
+import { PROJECT_STATUSES } from "../../domain/records.ts";
 
 export const projects = pgTable(
   "projects",
@@ -16,7 +15,7 @@ export const projects = pgTable(
     budget: numeric({ precision: 15, scale: 2 }).notNull(),
     startDate: date({ mode: "string" }).notNull(),
     endDate: date({ mode: "string" }).notNull(),
-    status: text({ enum: projectStatuses }).notNull().default("planned"),
+    status: text({ enum: PROJECT_STATUSES }).notNull().default("planned"),
     version: version(),
     ...timestamps,
   },

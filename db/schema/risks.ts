@@ -4,9 +4,7 @@ import { id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
-
-export const riskLevels = ["low", "medium", "high"] as const;
-export const riskStatuses = ["open", "mitigated", "closed"] as const;
+import { RISK_LEVELS, RISK_STATUSES } from "../../domain/records.ts";
 
 export const risks = pgTable(
   "risks",
@@ -17,9 +15,9 @@ export const risks = pgTable(
     title: text().notNull(),
     description: text(),
     // Null until assessed: the service does not invent an assessment.
-    probability: text({ enum: riskLevels }),
-    impact: text({ enum: riskLevels }),
-    status: text({ enum: riskStatuses }).notNull().default("open"),
+    probability: text({ enum: RISK_LEVELS }),
+    impact: text({ enum: RISK_LEVELS }),
+    status: text({ enum: RISK_STATUSES }).notNull().default("open"),
     ownerId: uuid(),
     mitigation: text(),
     version: version(),

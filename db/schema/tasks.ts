@@ -5,9 +5,7 @@ import { milestones } from "./milestones.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
-
-export const taskStatuses = ["todo", "in_progress", "blocked", "done", "cancelled"] as const;
-export const taskPriorities = ["low", "medium", "high", "urgent"] as const;
+import { TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
 
 export const tasks = pgTable(
   "tasks",
@@ -19,8 +17,8 @@ export const tasks = pgTable(
     milestoneId: uuid(),
     title: text().notNull(),
     description: text(),
-    status: text({ enum: taskStatuses }).notNull().default("todo"),
-    priority: text({ enum: taskPriorities }).notNull().default("medium"),
+    status: text({ enum: TASK_STATUSES }).notNull().default("todo"),
+    priority: text({ enum: TASK_PRIORITIES }).notNull().default("medium"),
     dueDate: date({ mode: "string" }).notNull(),
     version: version(),
     ...timestamps,

@@ -3,6 +3,7 @@ import { boolean, check, index, pgTable, text, uuid } from "drizzle-orm/pg-core"
 import { apiKeys } from "./api-keys.ts";
 import { id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
+import { users } from "./people.ts";
 
 export const webhooks = pgTable(
   "webhooks",
@@ -11,6 +12,8 @@ export const webhooks = pgTable(
     orgId: orgId().references(() => organisations.id, { onDelete: "cascade" }),
     // The key that registered it; its read scopes at that moment bound what the webhook sees.
     createdByKeyId: uuid().references(() => apiKeys.id, { onDelete: "set null" }),
+    // The person who registered it in the settings area (then createdByKeyId is null).
+    createdByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
     scopes: text().array().notNull(),
     url: text().notNull(),
     description: text(),

@@ -1,6 +1,6 @@
 import type { AnyRoute } from "../registry.ts";
-import { EVENT_SCOPES } from "./events.ts";
-import type { Scope } from "./scopes.ts";
+import { EVENT_SCOPES } from "../../domain/events.ts";
+import type { Scope } from "../../domain/scopes.ts";
 
 export interface EventTypeEntry {
   type: string;

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { DomainError } from "../../domain/errors.ts";
 
 /**
  * If-Match as a record version: `"3"`, `W/"3"` or `3`. `*` (any current version) and no header
@@ -7,6 +7,6 @@ import { ApiError } from "../errors.ts";
 export function parseIfMatch(header: string | undefined): number | null {
   if (header === undefined || header.trim() === "*") return null;
   const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
-  if (!match) throw new ApiError("invalid_field", 'If-Match must be a version as sent in the ETag, e.g. "3"', { field: "If-Match" });
+  if (!match) throw new DomainError("invalid_field", 'If-Match must be a version as sent in the ETag, e.g. "3"', { field: "If-Match" });
   return Number(match[1]);
 }

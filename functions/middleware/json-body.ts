@@ -1,8 +1,8 @@
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors.ts";
 import type { AppEnv } from "../env.ts";
 import { refuse } from "./refuse.ts";
-import { sha256Hex } from "../lib/hash.ts";
+import { sha256Hex } from "../../domain/crypto/hash.ts";
+import { DomainError } from "../../domain/errors.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -43,9 +43,9 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number
  */
 export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
-    return refuse(c, new ApiError("unsupported_media_type", "send the body as JSON with Content-Type: application/json"));
+    return refuse(c, new DomainError("unsupported_media_type", "send the body as JSON with Content-Type: application/json"));
   }
-  const tooLarge = () => new ApiError("payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
+  const tooLarge = () => new DomainError("payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
   if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) return refuse(c, tooLarge());
   const text = await readCapped(c.req.raw.body, MAX_BODY_BYTES);
   if (text === null) return refuse(c, tooLarge());
@@ -53,16 +53,18 @@ export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   try {
     body = JSON.parse(text);
   } catch {
-    return refuse(c, new ApiError("invalid_json", "the body is not valid JSON"));
+    return refuse(c, new DomainError("invalid_json", "the body is not valid JSON"));
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    return refuse(c, new ApiError("invalid_json", "the body must be a JSON object"));
+    return refuse(c, new DomainError("invalid_json", "the body must be a JSON object"));
   }
   c.set("body", body);
   const idempotencyKey = c.req.header("idempotency-key");
-  if (c.req.method === "POST" && idempotencyKey !== undefined) {
+  // Idempotency-Key replays are kept per API key; a person's writes (the console) do not use them.
+  const personal = c.var.actor !== undefined && "sessionToken" in c.var.actor;
+  if (c.req.method === "POST" && idempotencyKey !== undefined && !personal) {
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      return refuse(c, new ApiError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" }));
+      return refuse(c, new DomainError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" }));
     }
     c.set("idempotency", { key: idempotencyKey, requestHash: await sha256Hex(`POST ${new URL(c.req.url).pathname}\n${text}`) });
   }

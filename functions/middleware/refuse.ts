@@ -1,14 +1,15 @@
 import type { Context } from "hono";
-import { describeCaller } from "../../db/queries/organisation.ts";
-import type { ApiError } from "../errors.ts";
+import type { DomainError } from "../../domain/errors.ts";
+import { describeCaller } from "../../services/organisation.ts";
+import { serviceContext } from "../context.ts";
 import type { AppEnv } from "../env.ts";
 
 /**
  * Refuses a request for a problem found before the database was asked (a bad body, query or
- * path): 401 and 403 come first (SPEC order of checks), so the key and scope are checked now,
- * and only a caller who may make the call learns what is wrong with it.
+ * path): 401 and 403 come first, so the key and scope are checked now, and only a caller who may
+ * make the call learns what is wrong with it.
  */
-export async function refuse(c: Context<AppEnv>, error: ApiError): Promise<never> {
-  if (c.var.actor) await describeCaller(c.var.db, c.var.actor, c.var.scope);
+export async function refuse(c: Context<AppEnv>, error: DomainError): Promise<never> {
+  if (c.var.actor) await describeCaller({ ctx: serviceContext(c), input: { scope: c.var.scope } });
   throw error;
 }

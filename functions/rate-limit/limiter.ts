@@ -1,11 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
-import { databaseFor } from "../lib/database.ts";
+import { clientOf } from "../../domain/client-address.ts";
+import { rateLimitOf } from "../../services/api-keys.ts";
+import { databaseFor } from "../context.ts";
 import type { Bindings } from "../env.ts";
+import type { GuardDecision } from "./auth-guard.ts";
+import { WINDOW_SECONDS } from "../../domain/limits.ts";
 
 /** What the limiter answers for one request. */
 export interface RateLimitDecision {
-  /** False when the key does not exist: the caller answers 401 without counting. */
+  /** False when the key does not exist or is revoked: the caller answers 401 without counting. */
   known: boolean;
+  /**
+   * The key is not known here and its client address has presented too many refused keys: the
+   * caller answers 429 without looking the key up.
+   */
+  blocked: boolean;
   allowed: boolean;
   limit: number;
   remaining: number;
@@ -13,7 +22,6 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
-export const RATE_LIMIT_WINDOW_SECONDS = 60;
 const LIMIT_REFRESH_MS = 5 * 60_000;
 
 /**
@@ -21,55 +29,87 @@ const LIMIT_REFRESH_MS = 5 * 60_000;
  * the same object, which handles one request at a time, so the count is exact under any
  * concurrency and never touches the database. Fixed windows of 60 s; the key's own limit is read
  * from api_keys once and refreshed every few minutes.
+ *
+ * A key this object has never known (a first use, or a random well-formed key) is looked up only
+ * if its client address is not blocked by the AuthGuard; a key found unknown or revoked counts
+ * against that address. A known key's limit is kept in storage beside the window, so it stays
+ * known when the object is evicted between calls: a valid key in use never waits on its address.
  */
 export class RateLimiter extends DurableObject<Bindings> {
-  private limit: Promise<number | null> | null = null;
+  /** The key's limit; null: unknown or revoked; undefined: never read (or forgotten). */
+  private limit: number | null | undefined = undefined;
   private limitReadAt = 0;
+  private reading: Promise<number | null> | null = null;
   private window = { start: 0, count: 0 };
   private loaded: Promise<void>;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
-    // The window survives eviction, so a key cannot get a fresh allowance by waiting for one.
+    // The window survives eviction, so a key cannot get a fresh allowance by waiting for one; the
+    // limit does, so a known key stays known.
     this.loaded = ctx.blockConcurrencyWhile(async () => {
-      this.window = (await ctx.storage.get<{ start: number; count: number }>("window")) ?? this.window;
+      const stored = await ctx.storage.get<{ start: number; count: number }>("window");
+      if (stored) this.window = stored;
+      const known = await ctx.storage.get<{ limit: number; readAt: number }>("limit");
+      if (known) [this.limit, this.limitReadAt] = [known.limit, known.readAt];
     });
   }
 
-  async consume(keyHash: string): Promise<RateLimitDecision> {
+  async consume(keyHash: string, clientAddress: string): Promise<RateLimitDecision> {
     await this.loaded;
-    const limit = await this.limitOf(keyHash);
+    const limit = await this.limitOf(keyHash, clientAddress);
     const now = Date.now();
     // Everything below runs without awaiting, so concurrent calls cannot interleave and miscount.
-    const windowMs = RATE_LIMIT_WINDOW_SECONDS * 1000;
+    const windowMs = WINDOW_SECONDS * 1000;
     const start = now - (now % windowMs);
     if (this.window.start !== start) this.window = { start, count: 0 };
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
-    if (limit === null) return { known: false, allowed: false, limit: 0, remaining: 0, resetSeconds };
+    if (limit !== null && typeof limit === "object") {
+      return { known: false, blocked: true, allowed: false, limit: 0, remaining: 0, resetSeconds: limit.retryAfter };
+    }
+    if (limit === null) {
+      await this.guardOf(clientAddress).fail();
+      return { known: false, blocked: false, allowed: false, limit: 0, remaining: 0, resetSeconds };
+    }
     const allowed = this.window.count < limit;
     if (allowed) this.window.count++;
     void this.ctx.storage.put("window", this.window);
-    return { known: true, allowed, limit, remaining: Math.max(0, limit - this.window.count), resetSeconds };
+    return { known: true, blocked: false, allowed, limit, remaining: Math.max(0, limit - this.window.count), resetSeconds };
   }
 
-  private limitOf(keyHash: string): Promise<number | null> {
-    if (!this.limit || Date.now() - this.limitReadAt > LIMIT_REFRESH_MS) {
-      this.limitReadAt = Date.now();
-      this.limit = this.readLimit(keyHash).catch((error) => {
-        this.limit = null; // not cached: the next request asks again
-        throw error;
-      });
-    }
-    return this.limit;
+  /**
+   * The statement of a request this object allowed found the key revoked: read it again next
+   * time (through the guard), and count the refusal against the address.
+   */
+  async forget(clientAddress: string): Promise<void> {
+    this.limit = undefined;
+    await this.ctx.storage.delete("limit");
+    await this.guardOf(clientAddress).fail();
   }
 
-  private async readLimit(keyHash: string): Promise<number | null> {
-    const db = databaseFor(this.env);
-    try {
-      const { rows } = await db.query<{ rate_limit: number }>("select rate_limit from api_keys where key_hash = $1", [keyHash]);
-      return rows[0]?.rate_limit ?? null;
-    } finally {
-      await db.close().catch(() => {});
+  private async limitOf(keyHash: string, clientAddress: string): Promise<number | null | GuardDecision> {
+    if (this.limit !== undefined && Date.now() - this.limitReadAt <= LIMIT_REFRESH_MS) return this.limit;
+    // A key known to be valid refreshes its limit whatever its address does; any other is looked
+    // up only if the address is not blocked.
+    if (typeof this.limit !== "number") {
+      const guard = await this.guardOf(clientAddress).check();
+      if (guard.blocked) return guard;
     }
+    this.reading ??= rateLimitOf({ ctx: { db: databaseFor(this.env) }, input: { keyHash } })
+      .then(async (limit) => {
+        const wasKnown = typeof this.limit === "number";
+        this.limit = limit;
+        this.limitReadAt = Date.now();
+        // An unknown key writes nothing: a flood of random keys leaves no storage behind.
+        if (limit !== null) await this.ctx.storage.put("limit", { limit, readAt: this.limitReadAt });
+        else if (wasKnown) await this.ctx.storage.delete("limit");
+        return limit;
+      })
+      .finally(() => (this.reading = null));
+    return this.reading;
+  }
+
+  private guardOf(clientAddress: string) {
+    return this.env.AUTH_GUARD.get(this.env.AUTH_GUARD.idFromName(clientOf(clientAddress)));
   }
 }

@@ -1,12 +1,6 @@
-import {
-  createFinancialEntry,
-  deleteFinancialEntry,
-  getFinancialEntry,
-  listFinancialEntries,
-  updateFinancialEntry,
-} from "../../db/queries/financial-entries.ts";
+import { financialEntries } from "../../services/financial-entries.ts";
 import { CreateFinancialEntrySchema, FinancialEntrySchema, ListFinancialEntriesQuery, UpdateFinancialEntrySchema } from "../schemas/financial-entries.ts";
-import { resourceRoutes } from "./resource-routes.ts";
+import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 const MONEY_NOTE = 'amount is a decimal string with at most 2 decimals ("1234.50"); a JSON number is refused.';
 
@@ -35,5 +29,6 @@ export const financialEntryRoutes = resourceRoutes({
     update: `${MONEY_NOTE} Only an adjustment may be negative, whichever of kind and amount the patch changes.`,
   },
   errors: { create: ["invalid_reference"] },
-  service: { list: listFinancialEntries, create: createFinancialEntry, get: getFinancialEntry, update: updateFinancialEntry, remove: deleteFinancialEntry },
+  service: financialEntries,
+  inputs: requestsAsIs,
 });

@@ -6,6 +6,7 @@ import { personnelRoutes } from "./personnel.ts";
 import { projectRoutes } from "./projects.ts";
 import { realtimeRoutes } from "./realtime.ts";
 import { selfRoutes } from "./self.ts";
+import { settingsRoutes } from "./settings.ts";
 import { taskRoutes } from "./tasks.ts";
 import { riskRoutes } from "./risks.ts";
 import { issueRoutes } from "./issues.ts";
@@ -29,5 +30,6 @@ export const routes: AnyRoute[] = [
   ...realtimeRoutes,
   ...webhookRoutes,
   ...webhookDeliveryRoutes,
+  ...settingsRoutes,
   openApiRoute,
 ];

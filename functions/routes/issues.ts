@@ -1,6 +1,6 @@
-import { createIssue, deleteIssue, getIssue, listIssues, updateIssue } from "../../db/queries/issues.ts";
+import { issues } from "../../services/issues.ts";
 import { CreateIssueSchema, IssueSchema, ListIssuesQuery, UpdateIssueSchema } from "../schemas/issues.ts";
-import { resourceRoutes } from "./resource-routes.ts";
+import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 export const issueRoutes = resourceRoutes({
   tag: "Issues",
@@ -22,5 +22,6 @@ export const issueRoutes = resourceRoutes({
       "moving back to open or in_progress clears it; closing keeps whatever it was. Send If-Match with the ETag to refuse a stale write.",
   },
   errors: { create: ["invalid_reference"], update: ["invalid_reference"] },
-  service: { list: listIssues, create: createIssue, get: getIssue, update: updateIssue, remove: deleteIssue },
+  service: issues,
+  inputs: requestsAsIs,
 });

@@ -1,9 +1,9 @@
-import { createMilestone, deleteMilestone, getMilestone, listMilestones, updateMilestone } from "../../db/queries/milestones.ts";
+import { milestones } from "../../services/milestones.ts";
 import { CreateMilestoneSchema, ListMilestonesQuery, MilestoneSchema, UpdateMilestoneSchema } from "../schemas/milestones.ts";
-import { resourceRoutes } from "./resource-routes.ts";
+import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 // A project's milestones: listed and added under the project, reached by their own id otherwise.
-// collectionPath guarantees the project's id (`parentId`) to list and create.
+// collectionPath guarantees the project's id to list and create.
 
 export const milestoneRoutes = resourceRoutes({
   tag: "Milestones",
@@ -21,11 +21,9 @@ export const milestoneRoutes = resourceRoutes({
     delete: "Remove a milestone that no task points at",
   },
   listDescription: "A page of the project's milestones.",
-  service: {
-    list: (db, actor, page, filters, projectId) => listMilestones(db, actor, projectId!, page, filters),
-    create: (db, actor, input, idempotency, projectId) => createMilestone(db, actor, { ...input, projectId: projectId! }, idempotency),
-    get: getMilestone,
-    update: updateMilestone,
-    remove: deleteMilestone,
+  service: milestones,
+  inputs: {
+    ...requestsAsIs,
+    create: (body, projectId) => ({ ...body, projectId: projectId! }),
   },
 });

@@ -1,7 +1,8 @@
-import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
+import { ERROR_STATUS } from "../errors.ts";
 import { eventCatalogue } from "../lib/event-catalogue.ts";
-import { SCOPES, type Scope } from "../lib/scopes.ts";
+import { SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { AnyRoute } from "../registry.ts";
+import { type ErrorCode } from "../../domain/errors.ts";
 
 // The OpenAPI document's info.description: what every operation has in common (the envelope,
 // errors, scopes, events), rendered by GET /docs as the reference's introduction. The tables come
@@ -17,6 +18,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   unauthorized: "No API key, or not `Authorization: Bearer ops_...`.",
   invalid_key: "The key is malformed, unknown or revoked.",
   insufficient_scope: "The key is valid but lacks the scope; `error.scope` names the one needed.",
+  insufficient_role: "The signed-in person's role does not allow this (the settings area: owners and admins); `error.roles` names the roles that may.",
+  cross_site_request: "A write with the session cookie came from another origin (or named none): refused, nothing changed.",
   not_found: "No such record in the key's organisation (another organisation's id answers the same).",
   invalid_transition: "The status change is not a workflow move; `error.allowed` lists the statuses allowed from the current one.",
   conflict: "The change conflicts with the state: a duplicate email, or records that still depend on the one being deleted.",

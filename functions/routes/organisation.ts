@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { getOrganisation } from "../../db/queries/organisation.ts";
-import { recordEnvelope } from "../envelope.ts";
+import { getOrganisation } from "../../services/organisation.ts";
+import { serviceContext } from "../context.ts";
+import { recordEnvelope, reply } from "../envelope.ts";
 import { defineRoute } from "../registry.ts";
 import { Timestamp, Uuid } from "../schemas/common.ts";
 
@@ -24,8 +25,8 @@ export const organisationRoutes = [
     summary: "Fetch the key's organisation",
     response: { schema: recordEnvelope(OrganisationSchema), description: "The organisation." },
     async handler(c) {
-      const organisation = await getOrganisation(c.var.db, c.var.actor);
-      return c.json({ success: true, version: "v1", message: organisation.name, data: organisation });
+      const organisation = await getOrganisation({ ctx: serviceContext(c), input: {} });
+      return reply(organisation, organisation.name);
     },
   }),
 ];

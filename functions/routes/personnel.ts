@@ -1,6 +1,6 @@
-import { createPersonnel, getPerson, listPersonnel, updatePerson } from "../../db/queries/personnel.ts";
+import { personnel } from "../../services/personnel.ts";
 import { CreatePersonSchema, ListPersonnelQuery, PersonSchema, UpdatePersonSchema } from "../schemas/personnel.ts";
-import { resourceRoutes } from "./resource-routes.ts";
+import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 // People are deactivated (active=false), never deleted: tasks, risks and issues keep pointing at them.
 export const personnelRoutes = resourceRoutes({
@@ -17,5 +17,6 @@ export const personnelRoutes = resourceRoutes({
     update: "Change a person; active=false stops new assignments",
   },
   errors: { create: ["conflict"] },
-  service: { list: listPersonnel, create: createPersonnel, get: getPerson, update: updatePerson },
+  service: personnel,
+  inputs: requestsAsIs,
 });

@@ -1,5 +1,6 @@
-import { getProjectFinancials } from "../../db/queries/project-financials.ts";
-import { recordEnvelope } from "../envelope.ts";
+import { projectFinancials } from "../../services/financial-entries.ts";
+import { serviceContext } from "../context.ts";
+import { recordEnvelope, reply } from "../envelope.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
 import { ProjectFinancialsQuery, ProjectFinancialsSchema } from "../schemas/financial-entries.ts";
@@ -21,9 +22,9 @@ export const projectFinancialsRoutes = [
     errors: ["conflict"],
     response: { schema: recordEnvelope(ProjectFinancialsSchema), description: "The project's finances." },
     async handler(c, { params, query }) {
-      const financials = await getProjectFinancials(c.var.db, c.var.actor, params.id, query.currency);
+      const financials = await projectFinancials({ ctx: serviceContext(c), input: { projectId: params.id, currency: query.currency } });
       // A computed view, not a record: no version, so no ETag.
-      return c.json({ success: true, version: "v1", message: "project financials", data: financials });
+      return reply(financials, "project financials");
     },
   }),
 ];

@@ -1,6 +1,6 @@
-import { createProject, deleteProject, getProject, listProjects, updateProject } from "../../db/queries/projects.ts";
+import { projects } from "../../services/projects.ts";
 import { CreateProjectSchema, ListProjectsQuery, ProjectSchema, UpdateProjectSchema } from "../schemas/projects.ts";
-import { resourceRoutes } from "./resource-routes.ts";
+import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 export const projectRoutes = resourceRoutes({
   tag: "Projects",
@@ -16,5 +16,6 @@ export const projectRoutes = resourceRoutes({
     update: "Change a project",
     delete: "Remove a project that nothing points at any more (milestones, tasks, risks, issues, financial entries)",
   },
-  service: { list: listProjects, create: createProject, get: getProject, update: updateProject, remove: deleteProject },
+  service: projects,
+  inputs: requestsAsIs,
 });

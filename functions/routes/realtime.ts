@@ -1,16 +1,18 @@
 import { z } from "@hono/zod-openapi";
-import { listEvents } from "../../db/queries/events.ts";
-import { describeCaller } from "../../db/queries/organisation.ts";
-import { ApiError } from "../errors.ts";
-import { EVENT_SCOPES } from "../lib/events.ts";
-import { signRealtimeToken } from "../lib/realtime-token.ts";
-import { ALL_SCOPES, type Scope } from "../lib/scopes.ts";
+import { MAX_TOKEN_TTL_SECONDS } from "../../domain/crypto/realtime-token.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { EVENT_READ_SCOPES } from "../../domain/events.ts";
+import type { Scope } from "../../domain/scopes.ts";
+import { listEvents } from "../../services/events.ts";
+import { mintRealtimeToken } from "../../services/realtime-tokens.ts";
+import { serviceContext } from "../context.ts";
+import { reply } from "../envelope.ts";
+import { settingsOf } from "../env.ts";
 import { defineRoute } from "../registry.ts";
 import { Timestamp, Uuid } from "../schemas/common.ts";
 import { RealtimeInfoSchema, realtimeInfo } from "./self.ts";
 
 const tag = "Realtime";
-const READ_SCOPES = [...new Set(Object.values(EVENT_SCOPES))];
 
 const EventSchema = z
   .object({
@@ -27,6 +29,17 @@ const EventSchema = z
       .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
       .nullable()
       .openapi({ description: "On updates: each changed field with its old and new value.", example: { status: { from: "todo", to: "in_progress" } } }),
+    actor: z
+      .object({
+        type: z.enum(["key", "user", "system"]),
+        id: Uuid.nullable(),
+        name: z.string(),
+      })
+      .openapi("Actor", {
+        description:
+          "Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).",
+        example: { type: "key", id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", name: "Warehouse sync" },
+      }),
   })
   .openapi("Event");
 
@@ -42,10 +55,16 @@ const EventListSchema = z.object({
 
 const TokenRequestSchema = z
   .strictObject({
-    scopes: z.array(z.enum(READ_SCOPES as [Scope, ...Scope[]])).min(1).optional().openapi({
+    scopes: z.array(z.enum(EVENT_READ_SCOPES as [Scope, ...Scope[]])).min(1).optional().openapi({
       description: "Read scopes the token carries; default: every read scope of the key.",
     }),
-    ttlSeconds: z.number().int().min(30).max(3600).optional().openapi({ description: "Lifetime, 30 to 3600 seconds; default 300." }),
+    ttlSeconds: z
+      .number()
+      .int()
+      .min(30)
+      .max(MAX_TOKEN_TTL_SECONDS)
+      .optional()
+      .openapi({ description: `Lifetime, 30 to ${MAX_TOKEN_TTL_SECONDS} seconds; default 300. A token stops opening sockets when its key is revoked.` }),
   })
   .openapi("CreateRealtimeToken");
 
@@ -68,7 +87,7 @@ export const realtimeRoutes = [
     tag,
     summary: "Catch up: the events after a changeVersion that this key may see, oldest first",
     description:
-      "Needs any read scope; the answer holds only events of resources the key can read. Retained 30 days. " +
+      "Any valid key; the answer holds only events of resources the key can read (none for a key without a read scope). Retained 30 days. " +
       "Reconnect recipe: remember the last changeVersion you saw; on (re)connect, page through ?after=<it> until nextCursor is null, then apply live events, skipping any changeVersion already seen.",
     query: z.strictObject({
       after: z.coerce.number().int().min(0).default(0).openapi({ description: "Return events with a greater changeVersion." }),
@@ -76,24 +95,28 @@ export const realtimeRoutes = [
     }),
     response: { schema: EventListSchema, description: "A page of events in changeVersion order." },
     async handler(c, { query }) {
-      const page = await listEvents(c.var.db, c.var.actor, query);
+      const page = await listEvents({ ctx: serviceContext(c), input: query });
       const last = page.events.at(-1);
       const nextCursor = page.hasMore && last ? String(last.changeVersion) : null;
+      const headers: Record<string, string> = {};
       if (nextCursor) {
         const next = new URL(c.req.url);
         next.searchParams.set("after", nextCursor);
-        c.header("Link", `<${next.toString()}>; rel="next"`);
+        headers.Link = `<${next.toString()}>; rel="next"`;
       }
       const count = page.events.length;
-      return c.json({
-        success: true,
-        version: "v1",
-        message: `${count} ${count === 1 ? "event" : "events"}`,
-        count,
-        changeVersion: page.changeVersion,
-        data: page.events,
-        nextCursor,
-      });
+      return {
+        body: {
+          success: true as const,
+          version: "v1" as const,
+          message: `${count} ${count === 1 ? "event" : "events"}`,
+          count,
+          changeVersion: page.changeVersion,
+          data: page.events,
+          nextCursor,
+        },
+        headers,
+      };
     },
   }),
   defineRoute({
@@ -108,33 +131,11 @@ export const realtimeRoutes = [
     errors: ["insufficient_scope"],
     response: { status: 201, schema: z.object({ success: z.literal(true), version: z.literal("v1"), message: z.string(), data: TokenSchema }), description: "The token." },
     async handler(c, { body }) {
-      const secret = c.env.REALTIME_SECRET;
-      if (!secret) throw new ApiError("unavailable", "realtime is not configured on this deployment");
-      const caller = await describeCaller(c.var.db, c.var.actor);
-      const readable = caller.scopes.filter((scope) => READ_SCOPES.includes(scope));
-      const missing = body.scopes?.find((scope) => !caller.scopes.includes(scope));
-      if (missing) throw new ApiError("insufficient_scope", `the key does not hold ${missing}`, { scope: missing, field: "scopes" });
-      const scopes = ALL_SCOPES.filter((scope) => (body.scopes ?? readable).includes(scope));
-      if (scopes.length === 0) {
-        throw new ApiError("insufficient_scope", "a realtime token needs a key holding at least one read scope", { scope: READ_SCOPES.join(" | ") });
-      }
-      const exp = Math.floor(Date.now() / 1000) + (body.ttlSeconds ?? 300);
-      const token = await signRealtimeToken(secret, { orgId: caller.orgId, scopes, exp });
-      return c.json(
-        {
-          success: true,
-          version: "v1",
-          message: "realtime token created",
-          data: {
-            token,
-            expiresAt: new Date(exp * 1000).toISOString(),
-            organisation: caller.orgId,
-            scopes,
-            realtime: realtimeInfo(c.env, caller.orgId, "token"),
-          },
-        },
-        201,
-      );
+      const realtime = settingsOf(c.env).realtime;
+      if (!realtime) throw new DomainError("unavailable", "realtime is not configured on this deployment");
+      const minted = await mintRealtimeToken({ ctx: serviceContext(c), input: { secret: realtime.secret, scopes: body.scopes, ttlSeconds: body.ttlSeconds } });
+      const { orgId, ...token } = minted;
+      return reply({ ...token, organisation: orgId, realtime: realtimeInfo(c.env, orgId, "token") }, "realtime token created");
     },
   }),
 ];

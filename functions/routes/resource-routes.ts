@@ -1,63 +1,71 @@
 import type { z } from "@hono/zod-openapi";
-import type { Database } from "../../db/client.ts";
-import type { Actor } from "../../db/queries/actor.ts";
-import type { IdempotencyRequest } from "../../db/queries/idempotency.ts";
-import { notFound } from "../../db/queries/outcomes.ts";
-import { pageRequest, type PageRequest } from "../../db/queries/paging.ts";
-import type { RecordJson, WriteResult } from "../../db/queries/records.ts";
-import { listEnvelope, recordEnvelope, sendList, sendRecord, sendWrite } from "../envelope.ts";
-import type { ErrorCode } from "../errors.ts";
+import type { ErrorCode } from "../../domain/errors.ts";
+import { pageRequest } from "../../domain/paging.ts";
+import type { Scope } from "../../domain/scopes.ts";
+import type { ResourceService } from "../../services/resource-service.ts";
+import { serviceContext } from "../context.ts";
+import { listEnvelope, listReply, recordEnvelope, recordReply, writeReply } from "../envelope.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
-import type { Scope } from "../lib/scopes.ts";
-import { defineRoute, type AnyRoute } from "../registry.ts";
+import { defineRoute, type AnyRoute, type Infer } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
 
 // The five routes of a resource (list, create, get, change, remove), declared from one
-// description, so a new resource is a schema, a queries file and this declaration. Records that
-// belong to a parent (a project's milestones) are listed and created under it and reached by
-// their own id otherwise.
+// description, so a new resource is a table, its statements and service, its schemas and this
+// declaration. Records that belong to a parent (a project's milestones) are listed and created
+// under it and reached by their own id otherwise.
 
-type Page = { records: RecordJson[]; hasMore: boolean };
-type ListQuery = z.ZodType<{ limit: number; cursor?: string | undefined }>;
+type PageQuery = { limit: number; cursor?: string | undefined };
+type ListQuery = z.ZodType<PageQuery>;
 
-export interface ResourceRoutesSpec<Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery> {
+export interface ResourceRoutesSpec<Record extends { id: string; version: number; createdAt: string }, Filters, New, Values, Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery> {
   tag: string;
   /** The collection, e.g. /v1/risks; one record lives at <path>/{id}. */
   path: `/v1/${string}`;
   /**
    * Where list and create live instead of `path` when records belong to a parent, with the
-   * parent's id as {id} (e.g. /v1/projects/{id}/milestones); the service's list and create get
-   * that id as `parentId`.
+   * parent's id as {id} (e.g. /v1/projects/{id}/milestones).
    */
   collectionPath?: `/v1/${string}/{id}/${string}`;
-  /** Singular and plural, for messages ("3 risks") and operation names. */
+  /** Singular and plural, for messages ("3 risks"). */
   noun: [string, string];
   /** Operation names: listRisks, createRisk, getRisk, updateRisk, deleteRisk. */
   names: { list: string; create: string; get: string; update: string; delete?: string };
   scopes: { read: Scope; manage: Scope };
-  schemas: { record: z.ZodType; create: Create; update: Update; list: Query };
+  /** The public record's schema: what the service answers must fit it (checked by tsc). */
+  schemas: { record: z.ZodType<Record>; create: Create; update: Update; list: Query };
   summaries: { list: string; create: string; get: string; update: string; delete?: string };
   /** What a list answers, for its OpenAPI description; default "A page of <plural> in creation order." */
   listDescription?: string;
   descriptions?: { list?: string; create?: string; update?: string; delete?: string };
   errors?: { create?: ErrorCode[]; update?: ErrorCode[]; delete?: ErrorCode[] };
-  service: {
-    list(db: Database, actor: Actor, page: PageRequest, filters: Omit<z.output<Query>, "limit" | "cursor">, parentId?: string): Promise<Page>;
-    create(db: Database, actor: Actor, input: z.output<Create>, idempotency?: IdempotencyRequest, parentId?: string): Promise<WriteResult<RecordJson>>;
-    get(db: Database, actor: Actor, id: string): Promise<RecordJson | null>;
-    update(db: Database, actor: Actor, id: string, patch: z.output<Update>, ifMatch: number | null): Promise<WriteResult<RecordJson>>;
-    remove?(db: Database, actor: Actor, id: string, ifMatch: number | null): Promise<WriteResult<RecordJson>>;
+  service: ResourceService<Record, Filters, New, Values>;
+  /** The service's input from a validated request: filters from the query, a new record from the body and the path. */
+  inputs: {
+    filters(query: Omit<Infer<Query>, "limit" | "cursor">): Filters;
+    create(body: Infer<Create>, parentId: string | undefined): New;
+    update(body: Infer<Update>): Values;
   };
 }
 
-export function resourceRoutes<Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery>(
-  spec: ResourceRoutesSpec<Create, Update, Query>,
+/**
+ * The inputs of a resource whose request bodies and query are already the service's inputs. The
+ * identity functions type-check only if each validated request fits what the service takes.
+ */
+export const requestsAsIs = {
+  filters: <T>(query: T): T => query,
+  create: <T>(body: T): T => body,
+  update: <T>(body: T): T => body,
+};
+
+export function resourceRoutes<Record extends { id: string; version: number; createdAt: string }, Filters, New, Values, Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery>(
+  spec: ResourceRoutesSpec<Record, Filters, New, Values, Create, Update, Query>,
 ): AnyRoute[] {
-  const { tag, path, collectionPath, noun, names, scopes, schemas, summaries, descriptions = {}, errors = {}, service } = spec;
+  const { tag, path, collectionPath, noun, names, scopes, schemas, summaries, descriptions = {}, errors = {}, service, inputs } = spec;
   const [one] = noun;
   const item = `${path}/{id}` as const;
-  const collection = collectionPath ? { path: collectionPath, params: IdParams } : { path };
-  const parentIdOf = (params: unknown) => (collectionPath ? (params as z.output<typeof IdParams>).id : undefined);
+  const RecordReply = recordEnvelope(schemas.record);
+  const parentOf = (params: { id: string } | undefined) => (collectionPath ? params?.id : undefined);
+  const collection = { path: collectionPath ?? path, ...(collectionPath ? { params: IdParams } : {}) };
   const routes: AnyRoute[] = [
     defineRoute({
       method: "get",
@@ -70,8 +78,9 @@ export function resourceRoutes<Create extends z.ZodType, Update extends z.ZodTyp
       query: schemas.list,
       response: { schema: listEnvelope(schemas.record), description: spec.listDescription ?? `A page of ${noun[1]} in creation order.` },
       async handler(c, { params, query }) {
-        const { limit, cursor, ...filters } = query as z.output<Query>;
-        return sendList(c, await service.list(c.var.db, c.var.actor, pageRequest({ limit, cursor }), filters, parentIdOf(params)), noun);
+        const { limit, cursor, ...filters } = query as Infer<Query> & PageQuery;
+        const page = await service.list({ ctx: serviceContext(c), input: { page: pageRequest({ limit, cursor }), filters: inputs.filters(filters), parentId: parentOf(params) } });
+        return listReply(c.req.url, page, noun);
       },
     }),
     defineRoute({
@@ -83,11 +92,10 @@ export function resourceRoutes<Create extends z.ZodType, Update extends z.ZodTyp
       summary: summaries.create,
       ...(descriptions.create ? { description: descriptions.create } : {}),
       body: schemas.create,
-      errors: errors.create ?? [],
-      response: { status: 201, schema: recordEnvelope(schemas.record), description: `The created ${one}.` },
+      errors: [...(errors.create ?? []), "idempotency_mismatch"],
+      response: { status: 201, schema: RecordReply, description: `The created ${one}.` },
       async handler(c, { params, body }) {
-        const created = await service.create(c.var.db, c.var.actor, body as z.output<Create>, c.var.idempotency, parentIdOf(params));
-        return sendWrite(c, created, `${one} created`, 201);
+        return writeReply(await service.create({ ctx: serviceContext(c), input: inputs.create(body, parentOf(params)) }), `${one} created`);
       },
     }),
     defineRoute({
@@ -98,11 +106,9 @@ export function resourceRoutes<Create extends z.ZodType, Update extends z.ZodTyp
       tag,
       summary: summaries.get,
       params: IdParams,
-      response: { schema: recordEnvelope(schemas.record), description: `The ${one}.` },
+      response: { schema: RecordReply, description: `The ${one}.` },
       async handler(c, { params }) {
-        const record = await service.get(c.var.db, c.var.actor, params.id);
-        if (!record) throw notFound(one);
-        return sendRecord(c, record, one);
+        return recordReply(await service.get({ ctx: serviceContext(c), input: { id: params.id } }), one);
       },
     }),
     defineRoute({
@@ -116,10 +122,10 @@ export function resourceRoutes<Create extends z.ZodType, Update extends z.ZodTyp
       params: IdParams,
       body: schemas.update,
       errors: [...(errors.update ?? []), "conflict", "precondition_failed"],
-      response: { schema: recordEnvelope(schemas.record), description: `The changed ${one}.` },
+      response: { schema: RecordReply, description: `The changed ${one}.` },
       async handler(c, { params, body }) {
-        const result = await service.update(c.var.db, c.var.actor, params.id, body as z.output<Update>, parseIfMatch(c.req.header("if-match")));
-        return sendWrite(c, result, result.event ? `${one} updated` : `${one} unchanged`);
+        const result = await service.update({ ctx: serviceContext(c), input: { id: params.id, patch: inputs.update(body), ifMatch: parseIfMatch(c.req.header("if-match")) } });
+        return writeReply(result, result.event ? `${one} updated` : `${one} unchanged`);
       },
     }),
   ];
@@ -136,9 +142,9 @@ export function resourceRoutes<Create extends z.ZodType, Update extends z.ZodTyp
         ...(descriptions.delete ? { description: descriptions.delete } : {}),
         params: IdParams,
         errors: [...(errors.delete ?? []), "conflict", "precondition_failed"],
-        response: { schema: recordEnvelope(schemas.record), description: `The ${one} as it was before removal.` },
+        response: { schema: RecordReply, description: `The ${one} as it was before removal.` },
         async handler(c, { params }) {
-          return sendWrite(c, await remove(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match"))), `${one} deleted`);
+          return writeReply(await remove({ ctx: serviceContext(c), input: { id: params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), `${one} deleted`);
         },
       }),
     );

@@ -1,6 +1,6 @@
-import { createRisk, deleteRisk, getRisk, listRisks, updateRisk } from "../../db/queries/risks.ts";
+import { risks } from "../../services/risks.ts";
 import { CreateRiskSchema, ListRisksQuery, RiskSchema, UpdateRiskSchema } from "../schemas/risks.ts";
-import { resourceRoutes } from "./resource-routes.ts";
+import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 export const riskRoutes = resourceRoutes({
   tag: "Risks",
@@ -17,5 +17,6 @@ export const riskRoutes = resourceRoutes({
     delete: "Remove a risk",
   },
   errors: { create: ["invalid_reference"], update: ["invalid_reference"] },
-  service: { list: listRisks, create: createRisk, get: getRisk, update: updateRisk, remove: deleteRisk },
+  service: risks,
+  inputs: requestsAsIs,
 });

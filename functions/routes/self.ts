@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { describeCaller } from "../../db/queries/organisation.ts";
-import type { Bindings } from "../env.ts";
-import { SCOPES } from "../lib/scopes.ts";
-import { defineRoute } from "../registry.ts";
+import { describeCaller } from "../../services/organisation.ts";
+import { serviceContext } from "../context.ts";
+import { settingsOf, type Bindings } from "../env.ts";
+import { SCOPES } from "../../domain/scopes.ts";
+import { defineRoute, operationsOf } from "../registry.ts";
 import { Uuid } from "../schemas/common.ts";
 
 const ORG_EXAMPLE = "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10";
@@ -41,9 +42,14 @@ const SelfDescriptionSchema = z
   })
   .openapi("SelfDescription");
 
-/** Where and how to join the organisation's realtime room (SPEC "Realtime"). */
+/**
+ * Where and how to join the organisation's realtime room. Without realtime configured, the room's
+ * address is unknown: `url` says so rather than point at an address the deployment never had.
+ */
 export function realtimeInfo(env: Bindings, orgId: string, credential: "apiKey" | "token" = "apiKey") {
-  const base = new URL(env.REALTIME_URL || "http://127.0.0.1:1999");
+  const realtime = settingsOf(env).realtime;
+  if (!realtime) return { namespace: "/v1" as const, how: "realtime is not configured on this deployment", url: "" };
+  const base = new URL(realtime.url);
   const socketUrl = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}/parties/v1/${orgId}`;
   return {
     namespace: "/v1" as const,
@@ -62,18 +68,20 @@ export const selfRoutes = [
     summary: "Describe this API key: its organisation, application, scopes, changeVersion, realtime and every operation",
     response: { schema: SelfDescriptionSchema, description: "The self-description record." },
     async handler(c) {
-      const caller = await describeCaller(c.var.db, c.var.actor);
-      return c.json({
-        success: true,
-        version: "v1",
-        message: `API key of ${caller.application}`,
-        changeVersion: caller.changeVersion,
-        organisation: caller.orgId,
-        application: caller.application,
-        scopes: caller.scopes.map((scope) => ({ scope, label: SCOPES[scope] })),
-        realtime: realtimeInfo(c.env, caller.orgId),
-        operations: c.var.operations,
-      });
+      const caller = await describeCaller({ ctx: serviceContext(c), input: {} });
+      return {
+        body: {
+          success: true as const,
+          version: "v1" as const,
+          message: caller.keyId ? `API key of ${caller.application}` : `signed in as ${caller.application}`,
+          changeVersion: caller.changeVersion,
+          organisation: caller.orgId,
+          application: caller.application,
+          scopes: caller.scopes.map((scope) => ({ scope, label: SCOPES[scope] })),
+          realtime: realtimeInfo(c.env, caller.orgId),
+          operations: operationsOf(c.var.routes, caller.keyId ? "key" : "person"),
+        },
+      };
     },
   }),
 ];

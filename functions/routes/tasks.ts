@@ -1,6 +1,6 @@
-import { createTask, deleteTask, getTask, listTasks, updateTask } from "../../db/queries/tasks.ts";
+import { tasks } from "../../services/tasks.ts";
 import { CreateTaskSchema, ListTasksQuery, TaskSchema, UpdateTaskSchema } from "../schemas/tasks.ts";
-import { resourceRoutes } from "./resource-routes.ts";
+import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 export const taskRoutes = resourceRoutes({
   tag: "Tasks",
@@ -22,5 +22,6 @@ export const taskRoutes = resourceRoutes({
       "blocked -> in_progress | cancelled; done -> in_progress; cancelled -> todo. Send If-Match with the ETag to refuse a stale write.",
   },
   errors: { create: ["invalid_reference"], update: ["invalid_reference", "invalid_transition"] },
-  service: { list: listTasks, create: createTask, get: getTask, update: updateTask, remove: deleteTask },
+  service: tasks,
+  inputs: requestsAsIs,
 });

@@ -1,29 +1,14 @@
-import { pageRequest } from "../../db/queries/paging.ts";
-import { createWebhook, deleteWebhook, listWebhooks, requireWebhook, updateWebhook } from "../../db/queries/webhooks.ts";
-import { listEnvelope, recordEnvelope, sendList, sendRecord, sendWrite } from "../envelope.ts";
-import type { AppEnv } from "../env.ts";
+import { pageRequest } from "../../domain/paging.ts";
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from "../../services/webhooks.ts";
+import { serviceContext } from "../context.ts";
+import { listEnvelope, listReply, recordEnvelope, recordReply, writeReply } from "../envelope.ts";
+import { settingsOf } from "../env.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
-import { tellRoom } from "../lib/realtime.ts";
-import { checkWebhookUrl } from "../lib/webhook-urls.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
 import { CreatedWebhookSchema, CreateWebhookSchema, ListWebhooksQuery, UpdateWebhookSchema, WebhookSchema } from "../schemas/webhooks.ts";
-import type { Context } from "hono";
 
 const tag = "Webhooks";
-
-const allowLoopback = (c: Context<AppEnv>) => c.env.WEBHOOKS_ALLOW_LOOPBACK === "true";
-
-/**
- * The room caches the organisation's webhooks: it is told to reload them before the answer goes
- * out, so the caller's next write is already delivered under the new settings. A room that cannot
- * be told (down) loads them afresh when it next wakes; the change is committed either way.
- */
-async function reloadRoomWebhooks(c: Context<AppEnv>, orgId: string): Promise<void> {
-  await tellRoom(c.env, orgId, { webhooksChanged: true }).catch((error: unknown) =>
-    console.warn(JSON.stringify({ level: "warn", requestId: c.var.requestId, message: "the room could not reload its webhooks", cause: String(error) })),
-  );
-}
 
 export const webhookRoutes = [
   defineRoute({
@@ -36,7 +21,7 @@ export const webhookRoutes = [
     query: ListWebhooksQuery,
     response: { schema: listEnvelope(WebhookSchema), description: "A page of webhooks in creation order." },
     async handler(c, { query }) {
-      return sendList(c, await listWebhooks(c.var.db, c.var.actor, pageRequest(query)), ["webhook", "webhooks"]);
+      return listReply(c.req.url, await listWebhooks({ ctx: serviceContext(c), input: { page: pageRequest(query) } }), ["webhook", "webhooks"]);
     },
   }),
   defineRoute({
@@ -48,14 +33,13 @@ export const webhookRoutes = [
     summary: "Register a webhook; the answer carries its signing secret, shown this once",
     description:
       "The webhook receives the events the registering key's read scopes could see, narrowed by `events` patterns. " +
-      "Requests follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); the URL must be https.",
+      "Requests follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); the URL must be https to a public address.",
     body: CreateWebhookSchema,
+    errors: ["idempotency_mismatch"],
     response: { status: 201, schema: recordEnvelope(CreatedWebhookSchema), description: "The webhook with its secret." },
     async handler(c, { body }) {
-      const url = checkWebhookUrl(body.url, allowLoopback(c));
-      const result = await createWebhook(c.var.db, c.var.actor, { ...body, url }, c.var.idempotency);
-      await reloadRoomWebhooks(c, result.record.orgId as string);
-      return sendWrite(c, result, "webhook created", 201);
+      const result = await createWebhook({ ctx: serviceContext(c), input: { ...body, policy: settingsOf(c.env).webhooks } });
+      return writeReply(result, "webhook created");
     },
   }),
   defineRoute({
@@ -68,7 +52,7 @@ export const webhookRoutes = [
     params: IdParams,
     response: { schema: recordEnvelope(WebhookSchema), description: "The webhook." },
     async handler(c, { params }) {
-      return sendRecord(c, await requireWebhook(c.var.db, c.var.actor, params.id), "webhook");
+      return recordReply(await getWebhook({ ctx: serviceContext(c), input: { id: params.id } }), "webhook");
     },
   }),
   defineRoute({
@@ -78,15 +62,14 @@ export const webhookRoutes = [
     scope: "webhooks.manage",
     tag,
     summary: "Change a webhook's url, events or enabled",
+    description: "Needs webhooks.manage and every read scope the webhook carries: whoever points it elsewhere receives what it sees.",
     params: IdParams,
     body: UpdateWebhookSchema,
     errors: ["precondition_failed", "conflict"],
     response: { schema: recordEnvelope(WebhookSchema), description: "The changed webhook." },
     async handler(c, { params, body }) {
-      const patch = body.url === undefined ? body : { ...body, url: checkWebhookUrl(body.url, allowLoopback(c)) };
-      const result = await updateWebhook(c.var.db, c.var.actor, params.id, patch, parseIfMatch(c.req.header("if-match")));
-      await reloadRoomWebhooks(c, result.record.orgId as string);
-      return sendWrite(c, result, "webhook updated");
+      const input = { id: params.id, patch: body, ifMatch: parseIfMatch(c.req.header("if-match")), policy: settingsOf(c.env).webhooks };
+      return writeReply(await updateWebhook({ ctx: serviceContext(c), input }), "webhook updated");
     },
   }),
   defineRoute({
@@ -96,13 +79,12 @@ export const webhookRoutes = [
     scope: "webhooks.manage",
     tag,
     summary: "Remove a webhook; queued deliveries to it are dropped",
+    description: "Needs webhooks.manage only: removing a webhook discloses nothing.",
     params: IdParams,
     errors: ["precondition_failed", "conflict"],
     response: { schema: recordEnvelope(WebhookSchema), description: "The webhook as it was." },
     async handler(c, { params }) {
-      const result = await deleteWebhook(c.var.db, c.var.actor, params.id, parseIfMatch(c.req.header("if-match")));
-      await reloadRoomWebhooks(c, result.record.orgId as string);
-      return sendWrite(c, result, "webhook deleted");
+      return writeReply(await deleteWebhook({ ctx: serviceContext(c), input: { id: params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), "webhook deleted");
     },
   }),
 ];

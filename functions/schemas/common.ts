@@ -15,11 +15,17 @@ const NUL_MESSAGE = "must not contain NUL characters";
 
 export const Timestamp = z.string().openapi({ description: "ISO 8601, UTC.", example: "2026-11-21T23:00:00.000Z" });
 
+/** An instant sent by a client (a filter): ISO 8601 with an offset, in years Postgres reads (0001 on). */
+export const InstantQuery = z.iso
+  .datetime({ offset: true })
+  .refine((instant) => !instant.startsWith("0000"), "the year must be 0001 or later")
+  .openapi({ description: "ISO 8601 with a time zone offset, e.g. 2026-11-21T23:00:00Z.", example: "2026-11-21T23:00:00Z" });
+
 export const Name = z.string().trim().min(1).max(200).refine(noNul, NUL_MESSAGE);
 
 export const Description = z.string().max(10_000).refine(noNul, NUL_MESSAGE).nullable();
 
-/** Fields every record carries (SPEC "Resources"). */
+/** Fields every record carries (docs/api.md "Records"). */
 export const recordFields = {
   id: Uuid,
   orgId: Uuid.openapi({ description: "The owning organisation." }),
@@ -32,7 +38,7 @@ export const IdParams = z.object({
   id: Uuid.openapi({ param: { name: "id", in: "path" } }),
 });
 
-/** List paging (SPEC "Lists"): keyset cursor, stable (createdAt, id) order. */
+/** List paging (docs/api.md "Lists"): keyset cursor, stable (createdAt, id) order. */
 export const pageQuery = {
   limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: "Page size, 1 to 200.", example: 50 }),
   cursor: z.string().min(1).max(200).optional().openapi({ description: "The nextCursor of the previous page." }),
@@ -48,3 +54,16 @@ export function commaList<const T extends readonly [string, ...string[]]>(values
 }
 
 export const BooleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
+
+type Equals<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false) : false) : false;
+
+/**
+ * Checks, when it compiles, that a public schema answers exactly the record its table declares
+ * (RecordOf in db/statements/resource.ts): a column renamed, dropped or added without a word here
+ * fails tsc, so a new column never leaks and a schema never promises a field that is not there.
+ *
+ *   export const TaskSchema = publicRecord<TaskRecord>()(z.object({ ... }).openapi("Task"));
+ */
+export function publicRecord<Record>() {
+  return <S extends z.ZodType>(schema: S & (Equals<z.output<S>, Record> extends true ? unknown : "this schema's fields differ from the table's record")): S => schema;
+}

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { financialEntryKinds } from "../../db/schema/financial-entries.ts";
-import { DateString, Description, Uuid, commaList, noNul, pageQuery, recordFields } from "./common.ts";
+import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
+import { DateString, Description, Uuid, commaList, noNul, pageQuery, publicRecord, recordFields } from "./common.ts";
+import type { FinancialEntryRecord } from "../../services/financial-entries.ts";
 
 // Money is a decimal string, never a JSON number: JSON.parse turns 0.1 into a binary float before
 // any code sees it, so a number can arrive already wrong. A string reaches Postgres exactly.
@@ -26,18 +27,20 @@ const Reference = z.string().trim().min(1).max(200).refine(noNul, "must not cont
 /** Answered money: a decimal string with exactly two decimals. */
 const Money = (example: string) => z.string().openapi({ description: "Exact decimal, always 2 decimals.", example });
 
-export const FinancialEntrySchema = z
-  .object({
-    ...recordFields,
-    projectId: Uuid,
-    kind: z.enum(financialEntryKinds),
-    amount: Money("1234.50"),
-    currency: z.string().openapi({ example: "EUR" }),
-    date: DateString,
-    description: z.string().nullable(),
-    reference: z.string().nullable().openapi({ example: "INV-2026-0042" }),
-  })
-  .openapi("FinancialEntry");
+export const FinancialEntrySchema = publicRecord<FinancialEntryRecord>()(
+  z
+    .object({
+      ...recordFields,
+      projectId: Uuid,
+      kind: z.enum(FINANCIAL_ENTRY_KINDS),
+      amount: Money("1234.50"),
+      currency: z.string().openapi({ example: "EUR" }),
+      date: DateString,
+      description: z.string().nullable(),
+      reference: z.string().nullable().openapi({ example: "INV-2026-0042" }),
+    })
+    .openapi("FinancialEntry")
+);
 
 const signFitsKind = (entry: { kind?: string | undefined; amount?: string | undefined }) =>
   entry.kind === undefined || entry.amount === undefined || entry.kind === "adjustment" || !entry.amount.startsWith("-");
@@ -46,7 +49,7 @@ const SIGN_RULE = { message: "only an adjustment may be negative", path: ["amoun
 export const CreateFinancialEntrySchema = z
   .strictObject({
     projectId: Uuid,
-    kind: z.enum(financialEntryKinds),
+    kind: z.enum(FINANCIAL_ENTRY_KINDS),
     amount: Amount,
     currency: Currency,
     date: DateString,
@@ -60,7 +63,7 @@ export const CreateFinancialEntrySchema = z
 // stored other half by the update statement.
 export const UpdateFinancialEntrySchema = z
   .strictObject({
-    kind: z.enum(financialEntryKinds).optional(),
+    kind: z.enum(FINANCIAL_ENTRY_KINDS).optional(),
     amount: Amount.optional(),
     currency: Currency.optional(),
     date: DateString.optional(),
@@ -73,7 +76,7 @@ export const UpdateFinancialEntrySchema = z
 export const ListFinancialEntriesQuery = z.strictObject({
   ...pageQuery,
   projectId: Uuid.optional(),
-  kind: commaList(financialEntryKinds).optional(),
+  kind: commaList(FINANCIAL_ENTRY_KINDS).optional(),
 });
 
 export const ProjectFinancialsQuery = z.strictObject({

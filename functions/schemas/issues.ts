@@ -1,24 +1,27 @@
 import { z } from "@hono/zod-openapi";
-import { issueSeverities, issueStatuses } from "../../db/schema/issues.ts";
-import { Description, Name, Timestamp, Uuid, commaList, pageQuery, recordFields } from "./common.ts";
+import { ISSUE_SEVERITIES, ISSUE_STATUSES } from "../../domain/records.ts";
+import { Description, Name, Timestamp, Uuid, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import type { IssueRecord } from "../../services/issues.ts";
 
-const Severity = z.enum(issueSeverities).nullable();
+const Severity = z.enum(ISSUE_SEVERITIES).nullable();
 
-export const IssueSchema = z
-  .object({
-    ...recordFields,
-    projectId: Uuid,
-    title: z.string().openapi({ example: "Loading dock door jams" }),
-    description: z.string().nullable(),
-    severity: Severity.openapi({ description: "Null until triaged." }),
-    status: z.enum(issueStatuses),
-    reporterId: Uuid.nullable(),
-    assigneeId: Uuid.nullable(),
-    resolvedAt: Timestamp.nullable().openapi({
-      description: "Set when the issue becomes resolved; kept when it is closed; cleared when it is reopened.",
-    }),
-  })
-  .openapi("Issue");
+export const IssueSchema = publicRecord<IssueRecord>()(
+  z
+    .object({
+      ...recordFields,
+      projectId: Uuid,
+      title: z.string().openapi({ example: "Loading dock door jams" }),
+      description: z.string().nullable(),
+      severity: Severity.openapi({ description: "Null until triaged." }),
+      status: z.enum(ISSUE_STATUSES),
+      reporterId: Uuid.nullable(),
+      assigneeId: Uuid.nullable(),
+      resolvedAt: Timestamp.nullable().openapi({
+        description: "Set when the issue becomes resolved; kept when it is closed; cleared when it is reopened.",
+      }),
+    })
+    .openapi("Issue")
+);
 
 export const CreateIssueSchema = z
   .strictObject({
@@ -26,7 +29,7 @@ export const CreateIssueSchema = z
     title: Name.openapi({ example: "Loading dock door jams" }),
     description: Description.optional(),
     severity: Severity.optional(),
-    status: z.enum(issueStatuses).optional().openapi({ description: "Defaults to open." }),
+    status: z.enum(ISSUE_STATUSES).optional().openapi({ description: "Defaults to open." }),
     reporterId: Uuid.nullable().optional().openapi({ description: "A person of the organisation." }),
     assigneeId: Uuid.nullable().optional().openapi({ description: "An active person of the organisation." }),
   })
@@ -38,13 +41,13 @@ export const UpdateIssueSchema = z
     title: Name.optional(),
     description: Description.optional(),
     severity: Severity.optional(),
-    status: z.enum(issueStatuses).optional(),
+    status: z.enum(ISSUE_STATUSES).optional(),
     reporterId: Uuid.nullable().optional(),
     assigneeId: Uuid.nullable().optional(),
   })
   .openapi("UpdateIssue");
 
-export const ListIssuesQuery = z.strictObject({ ...pageQuery, projectId: Uuid.optional(), status: commaList(issueStatuses).optional() });
+export const ListIssuesQuery = z.strictObject({ ...pageQuery, projectId: Uuid.optional(), status: commaList(ISSUE_STATUSES).optional() });
 
 export type CreateIssueInput = z.infer<typeof CreateIssueSchema>;
 export type UpdateIssueInput = z.infer<typeof UpdateIssueSchema>;

@@ -1,24 +1,27 @@
 import { z } from "@hono/zod-openapi";
-import { milestoneStatuses } from "../../db/schema/milestones.ts";
-import { DateString, Description, Name, Uuid, commaList, pageQuery, recordFields } from "./common.ts";
+import { MILESTONE_STATUSES } from "../../domain/records.ts";
+import { DateString, Description, Name, Uuid, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import type { MilestoneRecord } from "../../services/milestones.ts";
 
-export const MilestoneSchema = z
-  .object({
-    ...recordFields,
-    projectId: Uuid,
-    name: z.string().openapi({ example: "Lease signed" }),
-    description: z.string().nullable(),
-    dueDate: DateString,
-    status: z.enum(milestoneStatuses),
-  })
-  .openapi("Milestone");
+export const MilestoneSchema = publicRecord<MilestoneRecord>()(
+  z
+    .object({
+      ...recordFields,
+      projectId: Uuid,
+      name: z.string().openapi({ example: "Lease signed" }),
+      description: z.string().nullable(),
+      dueDate: DateString,
+      status: z.enum(MILESTONE_STATUSES),
+    })
+    .openapi("Milestone")
+);
 
 export const CreateMilestoneSchema = z
   .strictObject({
     name: Name.openapi({ example: "Lease signed" }),
     dueDate: DateString,
     description: Description.optional(),
-    status: z.enum(milestoneStatuses).optional().openapi({ description: "Defaults to open." }),
+    status: z.enum(MILESTONE_STATUSES).optional().openapi({ description: "Defaults to open." }),
   })
   .openapi("CreateMilestone");
 
@@ -27,11 +30,11 @@ export const UpdateMilestoneSchema = z
     name: Name.optional(),
     dueDate: DateString.optional(),
     description: Description.optional(),
-    status: z.enum(milestoneStatuses).optional(),
+    status: z.enum(MILESTONE_STATUSES).optional(),
   })
   .openapi("UpdateMilestone");
 
-export const ListMilestonesQuery = z.strictObject({ ...pageQuery, status: commaList(milestoneStatuses).optional() });
+export const ListMilestonesQuery = z.strictObject({ ...pageQuery, status: commaList(MILESTONE_STATUSES).optional() });
 
 export type CreateMilestoneInput = z.infer<typeof CreateMilestoneSchema>;
 export type UpdateMilestoneInput = z.infer<typeof UpdateMilestoneSchema>;

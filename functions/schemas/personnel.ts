@@ -1,18 +1,21 @@
 import { z } from "@hono/zod-openapi";
-import { BooleanQuery, Name, noNul, pageQuery, recordFields } from "./common.ts";
+import { BooleanQuery, Name, noNul, pageQuery, publicRecord, recordFields } from "./common.ts";
+import type { PersonRecord } from "../../services/personnel.ts";
 
 const Email = z.email().max(320).refine(noNul).openapi({ example: "ada@example.com" });
 const Role = z.string().trim().min(1).max(200).refine(noNul, "must not contain NUL characters").nullable();
 
-export const PersonSchema = z
-  .object({
-    ...recordFields,
-    name: z.string().openapi({ example: "Ada Lovelace" }),
-    email: z.string().openapi({ example: "ada@example.com" }),
-    role: z.string().nullable().openapi({ example: "Site lead" }),
-    active: z.boolean().openapi({ description: "Only active people can be assigned new tasks." }),
-  })
-  .openapi("Person");
+export const PersonSchema = publicRecord<PersonRecord>()(
+  z
+    .object({
+      ...recordFields,
+      name: z.string().openapi({ example: "Ada Lovelace" }),
+      email: z.string().openapi({ example: "ada@example.com" }),
+      role: z.string().nullable().openapi({ example: "Site lead" }),
+      active: z.boolean().openapi({ description: "Only active people can be assigned new tasks." }),
+    })
+    .openapi("Person")
+);
 
 export const CreatePersonSchema = z
   .strictObject({

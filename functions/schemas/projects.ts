@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { projectStatuses } from "../../db/schema/projects.ts";
-import { DateString, Description, Name, commaList, pageQuery, recordFields } from "./common.ts";
+import { PROJECT_STATUSES } from "../../domain/records.ts";
+import { DateString, Description, Name, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import type { ProjectRecord } from "../../services/projects.ts";
 
 const Budget = z
   .number()
@@ -9,17 +10,19 @@ const Budget = z
   .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, "budget has at most 2 decimal places")
   .openapi({ description: "0 means the project has no budget.", example: 25000 });
 
-export const ProjectSchema = z
-  .object({
-    ...recordFields,
-    name: z.string().openapi({ example: "Warehouse move" }),
-    description: z.string().nullable(),
-    budget: z.number().openapi({ example: 25000 }),
-    startDate: DateString,
-    endDate: DateString,
-    status: z.enum(projectStatuses),
-  })
-  .openapi("Project");
+export const ProjectSchema = publicRecord<ProjectRecord>()(
+  z
+    .object({
+      ...recordFields,
+      name: z.string().openapi({ example: "Warehouse move" }),
+      description: z.string().nullable(),
+      budget: z.number().openapi({ example: 25000 }),
+      startDate: DateString,
+      endDate: DateString,
+      status: z.enum(PROJECT_STATUSES),
+    })
+    .openapi("Project")
+);
 
 const datesOrdered = (p: { startDate?: string | undefined; endDate?: string | undefined }) =>
   !p.startDate || !p.endDate || p.endDate >= p.startDate;
@@ -31,7 +34,7 @@ export const CreateProjectSchema = z
     startDate: DateString,
     endDate: DateString.openapi({ example: "2027-03-31" }),
     description: Description.optional(),
-    status: z.enum(projectStatuses).optional().openapi({ description: "Defaults to planned." }),
+    status: z.enum(PROJECT_STATUSES).optional().openapi({ description: "Defaults to planned." }),
   })
   .refine(datesOrdered, { message: "endDate must not be before startDate", path: ["endDate"] })
   .openapi("CreateProject");
@@ -43,12 +46,12 @@ export const UpdateProjectSchema = z
     startDate: DateString.optional(),
     endDate: DateString.optional(),
     description: Description.optional(),
-    status: z.enum(projectStatuses).optional(),
+    status: z.enum(PROJECT_STATUSES).optional(),
   })
   .refine(datesOrdered, { message: "endDate must not be before startDate", path: ["endDate"] })
   .openapi("UpdateProject");
 
-export const ListProjectsQuery = z.strictObject({ ...pageQuery, status: commaList(projectStatuses).optional() });
+export const ListProjectsQuery = z.strictObject({ ...pageQuery, status: commaList(PROJECT_STATUSES).optional() });
 
 export type CreateProjectInput = z.infer<typeof CreateProjectSchema>;
 export type UpdateProjectInput = z.infer<typeof UpdateProjectSchema>;

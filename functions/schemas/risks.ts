@@ -1,22 +1,25 @@
 import { z } from "@hono/zod-openapi";
-import { riskLevels, riskStatuses } from "../../db/schema/risks.ts";
-import { Description, Name, Uuid, commaList, pageQuery, recordFields } from "./common.ts";
+import { RISK_LEVELS, RISK_STATUSES } from "../../domain/records.ts";
+import { Description, Name, Uuid, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import type { RiskRecord } from "../../services/risks.ts";
 
-const Level = z.enum(riskLevels).nullable();
+const Level = z.enum(RISK_LEVELS).nullable();
 
-export const RiskSchema = z
-  .object({
-    ...recordFields,
-    projectId: Uuid,
-    title: z.string().openapi({ example: "Removal van unavailable on moving day" }),
-    description: z.string().nullable(),
-    probability: Level.openapi({ description: "Null until assessed." }),
-    impact: Level.openapi({ description: "Null until assessed." }),
-    status: z.enum(riskStatuses),
-    ownerId: Uuid.nullable(),
-    mitigation: z.string().nullable(),
-  })
-  .openapi("Risk");
+export const RiskSchema = publicRecord<RiskRecord>()(
+  z
+    .object({
+      ...recordFields,
+      projectId: Uuid,
+      title: z.string().openapi({ example: "Removal van unavailable on moving day" }),
+      description: z.string().nullable(),
+      probability: Level.openapi({ description: "Null until assessed." }),
+      impact: Level.openapi({ description: "Null until assessed." }),
+      status: z.enum(RISK_STATUSES),
+      ownerId: Uuid.nullable(),
+      mitigation: z.string().nullable(),
+    })
+    .openapi("Risk")
+);
 
 export const CreateRiskSchema = z
   .strictObject({
@@ -25,7 +28,7 @@ export const CreateRiskSchema = z
     description: Description.optional(),
     probability: Level.optional(),
     impact: Level.optional(),
-    status: z.enum(riskStatuses).optional().openapi({ description: "Defaults to open." }),
+    status: z.enum(RISK_STATUSES).optional().openapi({ description: "Defaults to open." }),
     ownerId: Uuid.nullable().optional().openapi({ description: "An active person of the organisation." }),
     mitigation: Description.optional(),
   })
@@ -38,13 +41,13 @@ export const UpdateRiskSchema = z
     description: Description.optional(),
     probability: Level.optional(),
     impact: Level.optional(),
-    status: z.enum(riskStatuses).optional(),
+    status: z.enum(RISK_STATUSES).optional(),
     ownerId: Uuid.nullable().optional(),
     mitigation: Description.optional(),
   })
   .openapi("UpdateRisk");
 
-export const ListRisksQuery = z.strictObject({ ...pageQuery, projectId: Uuid.optional(), status: commaList(riskStatuses).optional() });
+export const ListRisksQuery = z.strictObject({ ...pageQuery, projectId: Uuid.optional(), status: commaList(RISK_STATUSES).optional() });
 
 export type CreateRiskInput = z.infer<typeof CreateRiskSchema>;
 export type UpdateRiskInput = z.infer<typeof UpdateRiskSchema>;

@@ -1,31 +1,23 @@
 import { z } from "@hono/zod-openapi";
-import { taskPriorities, taskStatuses } from "../../db/schema/tasks.ts";
-import { DateString, Description, Name, Uuid, commaList, pageQuery, recordFields } from "./common.ts";
+import { TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
+import { DateString, Description, InstantQuery, Name, Uuid, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import type { TaskRecord } from "../../services/tasks.ts";
 
-export type TaskStatus = (typeof taskStatuses)[number];
-
-/** The task workflow (SPEC "Resources"): from each status, the statuses a PATCH may move to. */
-export const TASK_TRANSITIONS: Record<TaskStatus, readonly TaskStatus[]> = {
-  todo: ["in_progress", "cancelled"],
-  in_progress: ["todo", "blocked", "done", "cancelled"],
-  blocked: ["in_progress", "cancelled"],
-  done: ["in_progress"],
-  cancelled: ["todo"],
-};
-
-export const TaskSchema = z
-  .object({
-    ...recordFields,
-    projectId: Uuid,
-    assigneeId: Uuid,
-    milestoneId: Uuid.nullable(),
-    title: z.string().openapi({ example: "Book the removal van" }),
-    description: z.string().nullable(),
-    status: z.enum(taskStatuses),
-    priority: z.enum(taskPriorities),
-    dueDate: DateString,
-  })
-  .openapi("Task");
+export const TaskSchema = publicRecord<TaskRecord>()(
+  z
+    .object({
+      ...recordFields,
+      projectId: Uuid,
+      assigneeId: Uuid,
+      milestoneId: Uuid.nullable(),
+      title: z.string().openapi({ example: "Book the removal van" }),
+      description: z.string().nullable(),
+      status: z.enum(TASK_STATUSES),
+      priority: z.enum(TASK_PRIORITIES),
+      dueDate: DateString,
+    })
+    .openapi("Task")
+);
 
 export const CreateTaskSchema = z
   .strictObject({
@@ -33,8 +25,8 @@ export const CreateTaskSchema = z
     projectId: Uuid,
     assigneeId: Uuid.openapi({ description: "An active person of the organisation." }),
     dueDate: DateString,
-    priority: z.enum(taskPriorities).optional().openapi({ description: "Defaults to medium.", example: "high" }),
-    status: z.enum(taskStatuses).optional().openapi({ description: "Defaults to todo." }),
+    priority: z.enum(TASK_PRIORITIES).optional().openapi({ description: "Defaults to medium.", example: "high" }),
+    status: z.enum(TASK_STATUSES).optional().openapi({ description: "Defaults to todo." }),
     description: Description.optional(),
     milestoneId: Uuid.nullable().optional().openapi({ description: "A milestone of the same project." }),
   })
@@ -45,8 +37,8 @@ export const UpdateTaskSchema = z
     title: Name.optional(),
     assigneeId: Uuid.optional(),
     dueDate: DateString.optional(),
-    priority: z.enum(taskPriorities).optional(),
-    status: z.enum(taskStatuses).optional().openapi({ description: "Moves along the workflow; other moves are 409." }),
+    priority: z.enum(TASK_PRIORITIES).optional(),
+    status: z.enum(TASK_STATUSES).optional().openapi({ description: "Moves along the workflow; other moves are 409." }),
     description: Description.optional(),
     milestoneId: Uuid.nullable().optional(),
   })
@@ -57,11 +49,11 @@ export const ListTasksQuery = z.strictObject({
   projectId: Uuid.optional(),
   assigneeId: Uuid.optional(),
   milestoneId: Uuid.optional(),
-  status: commaList(taskStatuses).optional(),
-  priority: commaList(taskPriorities).optional(),
+  status: commaList(TASK_STATUSES).optional(),
+  priority: commaList(TASK_PRIORITIES).optional(),
   dueBefore: DateString.optional().openapi({ description: "Tasks due strictly before this date." }),
   dueAfter: DateString.optional().openapi({ description: "Tasks due strictly after this date." }),
-  updatedSince: z.iso.datetime({ offset: true }).optional().openapi({ description: "Tasks changed at or after this instant (ISO 8601)." }),
+  updatedSince: InstantQuery.optional().openapi({ description: "Tasks changed at or after this instant (ISO 8601)." }),
 });
 
 export type CreateTaskInput = z.infer<typeof CreateTaskSchema>;

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { EVENT_SCOPES } from "../lib/events.ts";
-import { Description, Timestamp, Uuid, noNul, pageQuery, recordFields } from "./common.ts";
+import { EVENT_SCOPES } from "../../domain/events.ts";
+import { Description, Timestamp, Uuid, noNul, pageQuery, publicRecord, recordFields } from "./common.ts";
+import type { WebhookRecord } from "../../services/webhooks.ts";
 
 const EVENT_RESOURCES = Object.keys(EVENT_SCOPES);
 
@@ -17,17 +18,27 @@ const EventPattern = z
 
 const Url = z.string().min(8).max(2048).refine(noNul).openapi({ example: "https://example.com/hooks/opsroom" });
 
-export const WebhookSchema = z
-  .object({
-    ...recordFields,
-    url: z.string(),
-    description: z.string().nullable(),
-    events: z.array(z.string()).openapi({ description: "Patterns; empty means every event the webhook may see." }),
-    scopes: z.array(z.string()).openapi({ description: "The read scopes of the key that registered it: what it may see." }),
-    enabled: z.boolean(),
-    disabledReason: z.string().nullable().openapi({ description: "Why deliveries stopped, e.g. the receiver answered 410." }),
-  })
-  .openapi("Webhook");
+export const WebhookSchema = publicRecord<WebhookRecord>()(
+  z
+    .object({
+      ...recordFields,
+      url: z.string(),
+      description: z.string().nullable(),
+      events: z.array(z.string()).openapi({ description: "Patterns; empty means every event the webhook may see." }),
+      scopes: z.array(z.string()).openapi({
+        description: "The read scopes of the key that registered it: what it may see. Changing, testing or redelivering it, or reading its deliveries, needs every one of them.",
+      }),
+      enabled: z.boolean(),
+      createdByKeyId: Uuid.nullable().openapi({
+        description: "The API key that registered it. The webhook belongs to the organisation and keeps delivering after that key is revoked.",
+      }),
+      createdByUserId: Uuid.nullable().openapi({
+        description: "The person who registered it in the settings area (then createdByKeyId is null). It sees what their role could read then.",
+      }),
+      disabledReason: z.string().nullable().openapi({ description: "Why deliveries stopped, e.g. the receiver answered 410." }),
+    })
+    .openapi("Webhook")
+);
 
 export const CreatedWebhookSchema = WebhookSchema.extend({
   secret: z.string().openapi({ description: "The signing secret (whsec_...). Shown this once.", example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),

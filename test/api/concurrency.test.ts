@@ -4,7 +4,7 @@ import { query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { milestoneBody, personBody, projectBody, storedEvents, taskBody } from "../helpers/resources.ts";
 
-// Atomicity under concurrency (SPEC "changeVersion and events"): N concurrent successful writes
+// Atomicity under concurrency (docs/api.md "changeVersion and events"): N concurrent successful writes
 // in one organisation move changeVersion by exactly N and leave N events whose changeVersions
 // are distinct and contiguous, each carrying the record its write produced.
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { SCALAR_BUNDLE_PATH } from "../../functions/docs.ts";
 import { api, workerUrl } from "../helpers/api.ts";
@@ -17,6 +18,23 @@ describe("GET /docs", () => {
     expect(html).toContain(`<script src="${SCALAR_BUNDLE_PATH}"></script>`);
     expect(html).toContain('"url": "/v1/openapi.json"');
     expect(html, "nothing from a CDN: the page must work offline").not.toMatch(/https?:\/\//);
+  });
+
+  it("carries a Content-Security-Policy: scripts from this origin and its own start-up script (by hash), nothing inline else", async () => {
+    const response = await get("/docs");
+    const html = await response.text();
+    const policy = response.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    const scripts = /script-src ([^;]*)/.exec(policy)?.[1]?.split(" ") ?? [];
+    expect(scripts).not.toContain("'unsafe-inline'");
+    expect(scripts).not.toContain("'unsafe-eval'");
+    // The one inline script is allowed by its hash, and only it.
+    const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(inline).toHaveLength(1);
+    const hash = `'sha256-${createHash("sha256").update(inline[0]!).digest("base64")}'`;
+    expect(scripts).toEqual(["'self'", hash]);
   });
 
   it("serves the Scalar bundle from the Worker's static assets", async () => {

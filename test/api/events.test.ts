@@ -5,7 +5,7 @@ import { waitForAcknowledged } from "../helpers/realtime.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { ISO_TIMESTAMP, UUID, personBody, projectBody, refusedCall, storedEvents, taskBody } from "../helpers/resources.ts";
 
-// Events (SPEC "changeVersion and events"): every write type produces its `<resource>.<action>`
+// Events (docs/api.md "changeVersion and events"): every write type produces its `<resource>.<action>`
 // event with the record and, on updates, exactly the changed fields; GET /v1/events?after=N
 // answers the events after N that the key may read, paged. One organisation's history, made
 // through the API in beforeAll, read by every test.
@@ -69,6 +69,7 @@ describe("events of every write", () => {
         occurredAt: expect.stringMatching(ISO_TIMESTAMP),
         data: writes[i]!.record,
         changes: writes[i]!.changes,
+        actor: { type: "key", id: tenant.keyId, name: tenant.application },
       });
       expect(event.id).toMatch(UUID);
     });

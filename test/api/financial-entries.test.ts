@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { scopeOfEvent } from "../../functions/lib/events.ts";
+import { scopeOfEvent } from "../../domain/events.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
@@ -8,7 +8,7 @@ import { expectRecordShape, financialEntryBody, insertFinancialEntry } from "../
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, expectOneWrite, expectRefused, refusedCall } from "../helpers/resources.ts";
 
-// Financial entries (issue 9): projectId, kind, amount, currency and date are required. Money is
+// Financial entries: projectId, kind, amount, currency and date are required. Money is
 // exact: the amount travels as a decimal string with at most 2 decimals, is stored as numeric
 // without rounding, and is answered with exactly 2 decimals. Only an adjustment may be negative;
 // nothing is zero. Events financialEntry.* are for financials.read.

@@ -12,7 +12,7 @@ import {
   taskBody,
 } from "../helpers/resources.ts";
 
-// Tenancy (SPEC "404 ... an id of another organisation (never reveal it exists)", STYLE 5):
+// Tenancy (docs/api.md "Envelope and errors": another organisation's id is 404, its existence never revealed):
 // organisation B's key, holding every scope, never sees or changes organisation A's records or
 // events. A is built through the API, so it has events of every kind.
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { scopeOfEvent } from "../../functions/lib/events.ts";
+import { scopeOfEvent } from "../../domain/events.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
@@ -8,7 +8,7 @@ import { expectRecordShape, insertIssue, issueBody } from "../helpers/project-re
 import { describeRefusals } from "../helpers/refusals.ts";
 import { ISO_TIMESTAMP, created, expectOneWrite, expectRefused, refusedCall } from "../helpers/resources.ts";
 
-// Project issues (issue 9): projectId and title are required; severity stays null until triaged;
+// Project issues: projectId and title are required; severity stays null until triaged;
 // the reporter is a person of the organisation, the assignee an active one; resolvedAt belongs
 // to the service and follows the status. Events issue.* are for issues.read.
 

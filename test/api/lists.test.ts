@@ -1,10 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { api, expectSuccess, workerUrl, type ApiResponse } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { expectShape, refusedCall, SHAPES } from "../helpers/resources.ts";
 
-// Lists (SPEC "Lists"): limit 1..200, an opaque cursor walking (createdAt, id) order with
+// Lists (docs/api.md "Lists"): limit 1..200, an opaque cursor walking (createdAt, id) order with
 // nextCursor and a Link rel="next" header, unknown parameters refused, count and message.
 // The task filters are in task-filters.test.ts.
 
@@ -57,7 +58,7 @@ const LISTS: ListCase[] = [
   },
 ];
 
-/** The ids of the organisation's rows in (created_at, id) order: the order SPEC promises. */
+/** The ids of the organisation's rows in (created_at, id) order: the order docs/api.md promises. */
 async function expectedOrder(table: string, orgId: string): Promise<string[]> {
   const rows = await query<{ id: string }>(`select id from "${table}" where org_id = $1 order by created_at, id`, [orgId]);
   return rows.map((r) => r.id);
@@ -115,7 +116,13 @@ for (const list of LISTS) {
       const path = await list.arrange(tenant, 3);
       const cursor = expectSuccess(await api(`${path}?limit=1`, { key: tenant.key })).nextCursor!;
       const forged = Buffer.from("yesterday|not-an-id").toString("base64url");
-      for (const bad of ["garbage!", cursor.slice(0, -6), `${cursor}x`, forged]) {
+      // Well-formed base64url of a cursor's shape whose content Postgres could not read: each
+      // must be refused before the statement (it was a 500 once).
+      const id = randomUUID();
+      const impossible = ["2026-02-30T00:00:00.000Z", "0000-01-01T00:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-01-01T24:00:00.000Z"].map(
+        (createdAt) => Buffer.from(`${createdAt}|${id}`).toString("base64url"),
+      );
+      for (const bad of ["garbage!", cursor.slice(0, -6), `${cursor}x`, forged, ...impossible]) {
         await refusedCall(tenant, `${path}?cursor=${encodeURIComponent(bad)}`, {}, 400, "invalid_field", { field: "cursor" });
       }
       await refusedCall(tenant, `${path}?sort=name`, {}, 400, "unknown_field", { field: "sort" });

@@ -6,7 +6,7 @@ import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, expectOneWrite, expectShape, milestoneBody, refusedCall } from "../helpers/resources.ts";
 
-// Milestones (SPEC "Resources"): they belong to the project in the path, name and dueDate are
+// Milestones (docs/api.md "Records"): they belong to the project in the path, name and dueDate are
 // required, status defaults to open, and a milestone a task points at cannot be removed.
 
 const projectId = async (tenant: Tenant) => (await tenant.insertProject()).id;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../functions/errors.ts";
 import { eventCatalogue } from "../../functions/lib/event-catalogue.ts";
-import { SCOPES } from "../../functions/lib/scopes.ts";
+import { SCOPES } from "../../domain/scopes.ts";
 import { routes } from "../../functions/routes/index.ts";
 import { api } from "../helpers/api.ts";
 
@@ -42,7 +42,7 @@ describe("the OpenAPI document's examples and guide", () => {
     for (const scope of Object.keys(SCOPES)) expect(guide).toContain(`\`${scope}\``);
     const types = eventCatalogue(routes).map((event) => event.type);
     for (const type of types) expect(guide).toContain(`\`${type}\``);
-    // SPEC "changeVersion and events": the catalogue derived from the registry includes the spec's list.
+    // docs/api.md "changeVersion and events": the catalogue derived from the registry includes the list docs/api.md gives.
     expect(types).toEqual(expect.arrayContaining(["task.deleted", "project.deleted", "milestone.deleted", "personnel.updated"]));
     expect(types).not.toContain("personnel.deleted");
   });

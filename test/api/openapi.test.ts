@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api } from "../helpers/api.ts";
+import { asPerson, signUp } from "../helpers/people.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 
-// GET /v1/openapi.json (SPEC "Endpoints", STYLE 2): public, OpenAPI 3.1, generated from the same
+// GET /v1/openapi.json (docs/api.md): public, OpenAPI 3.1, generated from the same
 // registry as GET /v1's `operations`, so both list exactly the same operations; and it passes
 // Redocly's lint with the repository's redocly.yaml.
 
@@ -23,13 +24,17 @@ interface Operation {
 
 let document: any;
 let operations: Operation[];
+let keyOperations: Operation[];
 
 beforeAll(async () => {
   const response = await api("/v1/openapi.json");
   expect(response.status, response.text.slice(0, 300)).toBe(200);
   document = response.body;
   const tenant = await createTenant({ scopes: ["tasks.read"] });
-  operations = (await api("/v1", { key: tenant.key })).body.operations;
+  keyOperations = (await api("/v1", { key: tenant.key })).body.operations;
+  // A person signed in is offered every operation, the settings area too.
+  const person = await signUp();
+  operations = (await asPerson(person.cookie, "/v1")).body.operations;
 });
 
 /** "METHOD /v1/path/:param" for each operation of the document. */
@@ -52,6 +57,13 @@ describe("GET /v1/openapi.json", () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   });
 
+  it("a key's GET /v1 lists every operation but the settings area's, which answer keys 401", () => {
+    const settings = (ops: Operation[]) => ops.filter((o) => o.path.startsWith("/v1/settings/"));
+    expect(settings(keyOperations)).toEqual([]);
+    expect(settings(operations).length).toBeGreaterThan(0);
+    expect(keyOperations).toEqual(operations.filter((o) => !o.path.startsWith("/v1/settings/")));
+  });
+
   it("covers exactly the operations GET /v1 lists, no more, no less", () => {
     const listed = operations.map((o) => `${o.method} ${o.path}`).sort();
     expect(new Set(listed).size, "GET /v1 lists each operation once").toBe(listed.length);
@@ -67,9 +79,10 @@ describe("GET /v1/openapi.json", () => {
       expect(entry.operationId, operation.path).toMatch(/^[a-z][A-Za-z]+$/);
       expect(entry.summary).toBe(operation.summary);
       const isPublic = operation.path === "/v1/openapi.json";
-      expect(entry.security, `${operation.method} ${operation.path}`).toEqual(
-        isPublic ? [] : [{ bearerAuth: operation.scope ? [operation.scope] : [] }],
-      );
+      // The settings area takes a signed-in session only; every other keyed operation a key or a session.
+      const sessionOnly = operation.path.startsWith("/v1/settings/");
+      const expected = isPublic ? [] : sessionOnly ? [{ sessionCookie: [] }] : [{ bearerAuth: operation.scope ? [operation.scope] : [] }, { sessionCookie: [] }];
+      expect(entry.security, `${operation.method} ${operation.path}`).toEqual(expected);
       // Keyed operations document their 401, scoped ones their 403, operations on an id their 404.
       const statuses = Object.keys(entry.responses);
       if (!isPublic) expect(statuses).toContain("401");

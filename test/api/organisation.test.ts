@@ -5,7 +5,7 @@ import { describeRefusals } from "../helpers/refusals.ts";
 import { created, expectShape, projectBody } from "../helpers/resources.ts";
 import { expectNoTrace, snapshot } from "../helpers/database.ts";
 
-// GET /v1/organisation (SPEC "Scopes": organisation.read gates it): the key's own organisation,
+// GET /v1/organisation (docs/api.md "Keys and scopes": organisation.read gates it): the key's own organisation,
 // with the changeVersion every write moves.
 
 describeRefusals({ method: "GET", path: () => "/v1/organisation", scope: "organisation.read" });

@@ -5,7 +5,7 @@ import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, expectOneWrite, expectShape, personBody, refusedCall, taskBody } from "../helpers/resources.ts";
 
-// Personnel (SPEC "Resources", "Scopes"): read with organisation.read, written with
+// Personnel (docs/api.md "Records", "Scopes"): read with organisation.read, written with
 // organisation.manage; email unique in the organisation whatever its case; active defaults to
 // true and an inactive person cannot be given tasks.
 

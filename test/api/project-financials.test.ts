@@ -6,7 +6,7 @@ import { expectRecordShape, financialEntryBody, insertFinancialEntry } from "../
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, refusedCall } from "../helpers/resources.ts";
 
-// GET /v1/projects/:id/financials (issue 9): budget, costs, adjustments, invoiced, paid and
+// GET /v1/projects/:id/financials: budget, costs, adjustments, invoiced, paid and
 // remaining = budget - (costs + adjustments), added up in SQL numeric and answered as decimal
 // strings with exactly 2 decimals. Amounts of different currencies are never added together.
 

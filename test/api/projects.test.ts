@@ -5,7 +5,7 @@ import { createTenant } from "../helpers/fixtures.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, expectOneWrite, expectShape, projectBody, refusedCall } from "../helpers/resources.ts";
 
-// Projects (seed part 2 "Project" and rule 2; SPEC "Resources"): the four required fields,
+// Projects (docs/api.md "Records"): the four required fields,
 // budget 0 meaning "no budget", ordered dates, If-Match, and delete refused while dependants exist.
 
 const projectId = async (tenant: Awaited<ReturnType<typeof createTenant>>) => (await tenant.insertProject()).id;

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { generateApiKey } from "../../functions/lib/api-keys.ts";
+import { generateApiKey } from "../../domain/crypto/api-keys.ts";
 import { api, workerUrl, type ApiOptions } from "../helpers/api.ts";
 import { createTenant, scopesWithout, type Tenant } from "../helpers/fixtures.ts";
 import { expectRefused, projectBody, refusedCall, taskBody } from "../helpers/resources.ts";
 
-// How bodies are read (SPEC "Envelope and errors"): JSON objects only (400 invalid_json), as
+// How bodies are read (docs/api.md "Envelope and errors"): JSON objects only (400 invalid_json), as
 // application/json (415), at most 64 KiB (413); and the order of checks: key (401) -> scope
 // (403) -> body/params (400) -> existence (404) -> state (412/409). Every refusal writes nothing.
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { scopeOfEvent } from "../../functions/lib/events.ts";
+import { scopeOfEvent } from "../../domain/events.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
@@ -8,7 +8,7 @@ import { expectRecordShape, insertRisk, riskBody } from "../helpers/project-reco
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, expectOneWrite, expectRefused, refusedCall } from "../helpers/resources.ts";
 
-// Risks (issue 9): projectId and title are required and never invented; probability and impact
+// Risks: projectId and title are required and never invented; probability and impact
 // stay null until assessed; the owner is an active person of the caller's organisation; a risk
 // keeps its project. Writes move changeVersion by one and emit risk.* events for risks.read.
 

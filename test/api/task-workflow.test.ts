@@ -4,7 +4,7 @@ import { snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { expectOneWrite, patched, refusedCall, storedEvents } from "../helpers/resources.ts";
 
-// The task workflow (SPEC "Resources"), written out here rather than imported from the app, so
+// The task workflow (docs/api.md "Records"), written out here rather than imported from the app, so
 // the test states the contract: every allowed move succeeds, every other one is 409
 // invalid_transition listing the allowed targets, and a refused move changes nothing.
 

@@ -6,7 +6,7 @@ import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, expectOneWrite, expectRefused, expectShape, refusedCall, taskBody } from "../helpers/resources.ts";
 
-// Tasks (seed part 2 "Task" and rule 1; SPEC "Resources"): projectId, assigneeId and dueDate are
+// Tasks (docs/api.md "Records"): projectId, assigneeId and dueDate are
 // required and never invented; references must name records of the caller's organisation (an
 // active assignee, a milestone of the task's project). The workflow is in task-workflow.test.ts.
 

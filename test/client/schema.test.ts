@@ -3,8 +3,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { renderClientSchema } from "../../client/render-schema.ts";
 
-// The typed client (client/): its committed types match the route registry, and the README's
-// "A client in 15 lines" is client/example.ts, which tsc checks against those types.
+// The typed client (client/): its committed types match the route registry, and the typed client in
+// docs/integrating.md is client/example.ts, which tsc checks against those types.
 
 const file = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), "utf8");
 
@@ -14,10 +14,10 @@ describe("the typed client", () => {
     expect(file("client/schema.d.ts") === current, "client/schema.d.ts is stale: run `npm run client:generate` and commit it").toBe(true);
   });
 
-  it("the README's client section is client/example.ts, word for word", () => {
-    const readme = file("README.md");
-    const section = /## A client in 15 lines[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(section, 'README.md has a "A client in 15 lines" section with a ts block').toBeDefined();
+  it("docs/integrating.md's typed client is client/example.ts, word for word", () => {
+    const guide = file("docs/integrating.md");
+    const section = /## A typed client in 15 lines[\s\S]*?```ts\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(section, 'docs/integrating.md has a "A typed client in 15 lines" section with a ts block').toBeDefined();
     expect(section).toBe(file("client/example.ts"));
   });
 });

@@ -1,4 +1,8 @@
+import { createHash } from "node:crypto";
 import { expect, inject } from "vitest";
+import { ErrorEnvelopeSchema } from "../../functions/errors.ts";
+import { errorCodesOf, routeFor } from "../../functions/registry.ts";
+import { routes } from "../../functions/routes/index.ts";
 
 // A small typed fetch against the Worker under test: JSON in, JSON out, status and headers kept.
 
@@ -44,8 +48,20 @@ export function workerUrl(): string {
   return inject("workerUrl");
 }
 
+/**
+ * The client address a request claims (CF-Connecting-IP: Cloudflare sets it in production, and
+ * miniflare keeps the one a local client sends): one of its own per test, from the documentation
+ * prefix 2001:db8::/32, so the refused keys one test presents never count against another's
+ * address (functions/rate-limit/auth-guard.ts). Outside a test, the file's own address.
+ */
+export function testClientAddress(): string {
+  const state = expect.getState();
+  const digest = createHash("sha256").update(`${state.testPath ?? ""}\n${state.currentTestName ?? ""}`).digest("hex");
+  return `2001:db8:${digest.slice(0, 4)}:${digest.slice(4, 8)}:${digest.slice(8, 12)}:${digest.slice(12, 16)}:${digest.slice(16, 20)}:${digest.slice(20, 24)}`;
+}
+
 export async function api<Body = any>(path: string, options: ApiOptions = {}): Promise<ApiResponse<Body>> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json", "cf-connecting-ip": testClientAddress() };
   let payload: string | undefined;
   if (options.rawBody !== undefined) payload = options.rawBody;
   else if (options.body !== undefined) payload = JSON.stringify(options.body);
@@ -62,7 +78,32 @@ export async function api<Body = any>(path: string, options: ApiOptions = {}): P
   } catch {
     // Not JSON: leave body null, tests can read `text` (and should fail on the envelope check).
   }
+  expectDeclared(method, new URL(path, workerUrl()).pathname, response.status, body);
   return { status: response.status, headers: response.headers, body, text };
+}
+
+/**
+ * Every answer the tests receive is checked against what its route declares in the registry (from
+ * which the OpenAPI document is generated), so the document and the runtime cannot drift: a
+ * success is its declared status and parses with its declared schema, with no field the schema
+ * does not name; an error is the error envelope with one of the codes the route declares.
+ */
+function expectDeclared(method: string, pathname: string, status: number, body: unknown): void {
+  if (method === "OPTIONS" || body === null) return;
+  const route = routeFor(routes, method, pathname);
+  const where = `${method} ${pathname} -> ${status}`;
+  if (status >= 400) {
+    const envelope = ErrorEnvelopeSchema.safeParse(body);
+    expect(envelope.success, `${where}: not the error envelope: ${JSON.stringify(body).slice(0, 300)}`).toBe(true);
+    if (route && envelope.success) expect(errorCodesOf(route), `${where}: a code the route does not declare`).toContain(envelope.data.error.code);
+    return;
+  }
+  if (!route) return;
+  expect(status, `${where}: not the route's declared status`).toBe(route.response.status ?? 200);
+  const parsed = route.response.schema.safeParse(body);
+  expect(parsed.success, `${where}: off its declared schema: ${parsed.success ? "" : JSON.stringify(parsed.error.issues).slice(0, 500)}`).toBe(true);
+  // zod drops what a schema does not name: what it dropped was a field off the document.
+  if (route.operationId !== "getOpenApiDocument") expect(parsed.data, `${where}: a field its declared schema does not name`).toEqual(body);
 }
 
 /**

@@ -2,16 +2,16 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { expect, inject } from "vitest";
 import { startEmbeddedPostgres } from "../../cli/lib/embedded-postgres.ts";
-import type { Database } from "../../db/client.ts";
+import type { ClosableDatabase } from "../../db/client.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
 
 // Direct access to the test database (the one the Worker uses), for fixtures and for checking
 // what a call did or did not write. One small pool per test file, closed after the file
 // (test/setup/per-file.ts).
 
-let shared: Database | undefined;
+let shared: ClosableDatabase | undefined;
 
-export function testDatabase(): Database {
+export function testDatabase(): ClosableDatabase {
   shared ??= connectNodeDatabase(inject("databaseUrl"), { max: 3 });
   return shared;
 }

@@ -1,24 +1,27 @@
 import { randomBytes } from "node:crypto";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createConnection, createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { inject } from "vitest";
 import { startEmbeddedPostgres } from "../../cli/lib/embedded-postgres.ts";
-import { startWsBridge, type WsBridge } from "../../cli/lib/ws-bridge.ts";
+import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import type { Database } from "../../db/client.ts";
 import { runMigrations } from "../../db/migrate.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
+import { startTestWorker } from "./worker.ts";
 
+// One file over 300 lines: the faulty proxy (a Postgres protocol reader) and the stack it sits in
+// are one tool.
+//
 // A stack of its own for the failure tests (test/protection/database-failures.test.ts): a fresh
-// database (another PGlite, or another database on DATABASE_URL's server), the real bridge
-// (cli/lib/ws-bridge.ts) the Worker reaches the database through, a TCP proxy between that bridge
+// database (another PGlite, or another database on DATABASE_URL's server), the real SQL endpoint
+// (cli/lib/sql-endpoint.ts) the Worker reaches the database through, a TCP proxy between that endpoint
 // and Postgres that the test can break, a realtime stand-in that acknowledges what it is sent, and
 // a Worker in workerd wired to them. The shared harness is never broken: other files run against
 // it at the same time.
 //
-// Faults, whichever way the Worker's driver talks to the bridge (HTTP /sql or WebSocket):
-//   - stopBridge() / startBridge(): nothing listens where the Worker expects the bridge;
+// Faults, whichever way the Worker's driver talks to the SQL endpoint (HTTP /sql or WebSocket):
+//   - stopSqlEndpoint() / restartSqlEndpoint(): nothing listens where the Worker expects the SQL endpoint;
 //   - refuse(): Postgres refuses connections (and the open ones are dropped);
 //   - hang(): connections to Postgres are accepted and never answered (and the open ones dropped);
 //   - cutBefore(sql) / cutAfter(sql): the next request whose statement matches `sql` is dropped
@@ -26,7 +29,6 @@ import { connectNodeDatabase } from "../../db/node-client.ts";
 //     answer comes back (so the statement may or may not have committed);
 //   - heal(): everything passes again.
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 type Fault =
   | { kind: "refuse" }
@@ -236,18 +238,16 @@ export interface FailureStack {
   workerUrl: string;
   /** Direct access to the stack's database (fixtures, inspection); not through the proxy. */
   db: Database;
-  /** Between the bridge and Postgres. */
+  /** Between the SQL endpoint and Postgres. */
   proxy: FaultyProxy;
-  /** Stops the bridge: nothing listens where the Worker expects it. */
-  stopBridge(): Promise<void>;
+  /** Stops the SQL endpoint: nothing listens where the Worker expects it. */
+  stopSqlEndpoint(): Promise<void>;
   /** Starts it again, on the same port. */
-  startBridge(): Promise<void>;
+  restartSqlEndpoint(): Promise<void>;
   /** Everything the Worker printed (its console) since the stack started. */
   output(): string;
   stop(): Promise<void>;
 }
-
-type Worker = { url: Promise<URL>; dispose(): Promise<void> };
 
 /**
  * Starts the stack. The Worker's console output reaches this process (wrangler prints it), so this
@@ -283,39 +283,29 @@ export async function startFailureStack(): Promise<FailureStack> {
     cleanups.push(() => database.stop());
     const proxy = await startFaultyProxy(database.target);
     cleanups.push(() => proxy.close());
-    let bridge: WsBridge | null = await startWsBridge({ target: { host: "127.0.0.1", port: proxy.port } });
-    const bridgePort = bridge.port;
-    cleanups.push(() => bridge?.close());
-    const stopBridge = async () => {
-      const stopping = bridge;
-      bridge = null;
+    let sqlEndpoint: SqlEndpoint | null = await startSqlEndpoint({ target: { host: "127.0.0.1", port: proxy.port } });
+    const sqlEndpointPort = sqlEndpoint.port;
+    cleanups.push(() => sqlEndpoint?.close());
+    const stopSqlEndpoint = async () => {
+      const stopping = sqlEndpoint;
+      sqlEndpoint = null;
       await stopping?.close();
     };
-    const startBridge = async () => {
-      bridge ??= await startWsBridge({ target: { host: "127.0.0.1", port: proxy.port }, port: bridgePort });
+    const restartSqlEndpoint = async () => {
+      sqlEndpoint ??= await startSqlEndpoint({ target: { host: "127.0.0.1", port: proxy.port }, port: sqlEndpointPort });
     };
     const room = await startRoomStandIn();
     cleanups.push(() => room.close());
     const db = connectNodeDatabase(database.url, { max: 3 });
     cleanups.push(() => db.close());
 
-    process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
-    process.env.WRANGLER_SEND_METRICS = "false";
-    const { unstable_startWorker } = await import("wrangler");
-    const bindings = {
-      DATABASE_URL: database.url,
-      DB_WS_PROXY: bridge.address,
-      REALTIME_URL: room.url,
-      REALTIME_SECRET: randomBytes(24).toString("hex"),
-    };
-    const worker: Worker = await unstable_startWorker({
-      config: `${ROOT}wrangler.toml`,
-      bindings: Object.fromEntries(Object.entries(bindings).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
-      dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, persist: false, logLevel: "log" },
-    });
+    const worker = await startTestWorker(
+      { DATABASE_URL: database.url, LOCAL_SQL_ENDPOINT: sqlEndpoint.address, REALTIME_URL: room.url, REALTIME_SECRET: randomBytes(24).toString("hex") },
+      { logLevel: "log" },
+    );
     cleanups.push(() => worker.dispose());
-    const workerUrl = (await worker.url).origin;
-    return { workerUrl, db, proxy, stopBridge, startBridge, output: () => output.join(""), stop };
+    const workerUrl = worker.url;
+    return { workerUrl, db, proxy, stopSqlEndpoint, restartSqlEndpoint, output: () => output.join(""), stop };
   } catch (error) {
     await stop();
     throw error;

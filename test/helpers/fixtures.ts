@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { createApiKey, createOrganisation, revokeApiKey, type CreatedApiKey, type Organisation } from "../../db/queries/admin.ts";
-import { uuidv7 } from "../../functions/lib/ids.ts";
-import { ALL_SCOPES, expandScopes, type Scope } from "../../functions/lib/scopes.ts";
+import { revokeApiKey } from "../../db/statements/api-keys.ts";
+import { createOrganisation, type Organisation } from "../../db/statements/organisations.ts";
+import { createApiKey, type CreatedApiKey } from "../../services/api-keys.ts";
+import { uuidv7 } from "../../domain/ids.ts";
+import { ALL_SCOPES, expandScopes, type Scope } from "../../domain/scopes.ts";
 import { query, testDatabase } from "./database.ts";
 
 // Fixtures, not seeds: every test makes its own organisation, keys and records, so tests never
 // depend on each other or on run order. Organisations and keys go through db/queries/admin.ts
-// (as the CLI does). The insert* helpers write rows straight into the database: quick arranging
+// (as the CLI does), a revoked key straight in the database (no room is told). The insert* helpers write rows straight into the database: quick arranging
 // for tests about something else, but they bypass the API, so they bump no changeVersion and
 // write no event. A test about writes goes through the API.
 
@@ -58,11 +60,14 @@ export async function createTenant(
 
 /** A key of `orgId` holding `scopes` (expanded: a .manage scope brings its .read). */
 export function keyWith(orgId: string, scopes: readonly Scope[], options: KeyOptions = {}): Promise<CreatedApiKey> {
-  return createApiKey(testDatabase(), {
-    orgId,
-    application: options.application ?? `test-app-${unique()}`,
-    scopes: expandScopes(scopes),
-    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+  return createApiKey({
+    ctx: { db: testDatabase() },
+    input: {
+      orgId,
+      application: options.application ?? `test-app-${unique()}`,
+      scopes: expandScopes(scopes),
+      ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    },
   });
 }
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { uuidv7 } from "../../functions/lib/ids.ts";
+import { uuidv7 } from "../../domain/ids.ts";
 import { query } from "./database.ts";
 import type { Tenant } from "./fixtures.ts";
 import { DATE, ISO_TIMESTAMP, UUID, unique } from "./resources.ts";
@@ -46,7 +46,7 @@ export const insertIssue = (tenant: Tenant, columns: Record<string, unknown> = {
 export const insertFinancialEntry = (tenant: Tenant, columns: Record<string, unknown> = {}) =>
   insertRow("financial_entries", tenant, { kind: "cost", amount: "100.00", currency: "EUR", date: "2026-03-31", ...columns });
 
-// Hand-written response shapes (STYLE 8): the public contract, spelled out, not derived.
+// Hand-written response shapes: the public contract, spelled out, not derived.
 type Check = (value: unknown) => boolean;
 const uuid: Check = (v) => typeof v === "string" && UUID.test(v);
 const text: Check = (v) => typeof v === "string";

@@ -5,8 +5,12 @@ import { afterEach, beforeEach, inject } from "vitest";
 import WebSocket from "ws";
 import { workerUrl } from "./api.ts";
 import { query } from "./database.ts";
-import type { OpsEvent } from "../../functions/lib/events.ts";
+import { waitUntil } from "./wait.ts";
+import type { OpsEvent } from "../../domain/events.ts";
 
+// One file over 300 lines: sockets, publishes and the server's control are used together by every
+// realtime test.
+//
 // The real realtime server of the run (`partykit dev`, test/setup/realtime-server.ts): sockets to
 // an organisation's room, raw publishes with the shared secret, the Worker's cron sweep, and the
 // control endpoint that stops and starts the server.
@@ -85,23 +89,7 @@ export function openRoomSocket(orgId: string, credential: Credential, options: {
     events,
     ready: readyTimed,
     waitFor(done, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!done(events())) return;
-          cleanup();
-          resolve(events());
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`timed out after ${timeoutMs} ms; received ${JSON.stringify(events().map((e) => [e.type, e.changeVersion]))}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      });
+      return waitUntil(listeners, events, done, timeoutMs, (received) => `received ${JSON.stringify(received.map((e) => [e.type, e.changeVersion]))}`);
     },
     waitForEvents(count, timeoutMs) {
       return room.waitFor((received) => received.length >= count, timeoutMs);
@@ -113,6 +101,25 @@ export function openRoomSocket(orgId: string, credential: Credential, options: {
   };
   open.add(room);
   return room;
+}
+
+/**
+ * Sends "ping" on the socket and waits for the room's "pong" on the same connection. A socket's
+ * messages arrive in the order the room sent them, so anything the room had sent this socket
+ * before it answered has arrived when this resolves: the sentinel of "this socket was sent
+ * nothing" for a socket that may receive no event at all.
+ */
+export function roundTrip(room: RoomSocket, timeoutMs = 10_000): Promise<void> {
+  const pong = new Promise<void>((resolve) => {
+    const listener = (event: MessageEvent) => {
+      if (event.data !== "pong") return;
+      room.socket.removeEventListener("message", listener);
+      resolve();
+    };
+    room.socket.addEventListener("message", listener);
+  });
+  room.socket.send("ping");
+  return withTimeout(pong, timeoutMs, () => `no pong from the room within ${timeoutMs} ms`);
 }
 
 /** Opens a socket and waits for its `ready`. */
@@ -152,7 +159,7 @@ export function upgradeStatus(orgId: string, params: Record<string, string>): Pr
 
 /** A made-up task event of the organisation, as the Worker would publish it (the room only relays what it is given). */
 export function fakeEvent(orgId: string, changeVersion: number): RoomEvent {
-  return { id: randomUUID(), type: "task.updated", orgId, changeVersion, occurredAt: new Date().toISOString(), data: { n: changeVersion }, changes: null };
+  return { id: randomUUID(), type: "task.updated", orgId, changeVersion, occurredAt: new Date().toISOString(), data: { n: changeVersion }, changes: null, actor: { type: "system", id: null, name: "opsroom" } };
 }
 
 /**

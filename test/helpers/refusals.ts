@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { describe, it } from "vitest";
-import { generateApiKey } from "../../functions/lib/api-keys.ts";
-import type { Scope } from "../../functions/lib/scopes.ts";
+import { generateApiKey } from "../../domain/crypto/api-keys.ts";
+import type { Scope } from "../../domain/scopes.ts";
 import { api, expectError, type ApiResponse, type Method } from "./api.ts";
 import { expectNoTrace, snapshot } from "./database.ts";
 import { createTenant, scopesWithout, type Tenant } from "./fixtures.ts";
 
-// The refusals every route shares (SPEC "Envelope and errors", order of checks: key -> scope ->
+// The refusals every route shares (docs/api.md "Envelope and errors", order of checks: key -> scope ->
 // body -> existence), each asserting the error envelope and that the refused call left no trace.
 // Usage, at the top level of a test file:
 //

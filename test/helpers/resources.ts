@@ -5,7 +5,7 @@ import { expectNoTrace, query, snapshot, type Snapshot } from "./database.ts";
 import type { Tenant } from "./fixtures.ts";
 
 // Helpers for the /v1 API tests (test/api): valid bodies, writes through the API, the events a
-// write left, "refused and left no trace", and hand-written response shapes (STYLE 8: public
+// write left, "refused and left no trace", and hand-written response shapes (public
 // shapes are a contract, so they are spelled out here, not derived from the API's own schemas).
 
 export const unique = () => randomBytes(4).toString("hex");

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterEach } from "vitest";
 import type { RoomEvent } from "./realtime.ts";
+import { waitUntil } from "./wait.ts";
 
 // A real webhook receiver for the tests: node:http on 127.0.0.1 (a random port), verifying every
 // request with the `standardwebhooks` package as an integrator would. It answers what the test
@@ -23,8 +24,11 @@ export interface Delivery {
   answered: number;
 }
 
-/** A status, a status with a body, or "hang": read the request and never answer (a receiver that stalls). */
-export type Answer = number | { status: number; body?: string } | "hang";
+/**
+ * A status, a status with a body and headers (a redirect's Location), or "hang": read the request
+ * and never answer (a receiver that stalls).
+ */
+export type Answer = number | { status: number; body?: string; headers?: Record<string, string> } | "hang";
 
 export interface Receiver {
   /** http://127.0.0.1:<port>/hooks/<name> */
@@ -86,10 +90,10 @@ export async function startReceiver(name = "opsroom"): Promise<Receiver> {
       for (const listener of listeners) listener();
       return;
     }
-    const { status, body: text } = typeof chosen === "number" ? { status: chosen, body: undefined } : chosen;
+    const { status, body: text, headers: extra } = typeof chosen === "number" ? { status: chosen, body: undefined, headers: {} } : chosen;
     delivery.answered = status;
     deliveries.push(delivery);
-    res.writeHead(status, { "content-type": "text/plain" }).end(text ?? (status < 300 ? "ok" : `answered ${status}`));
+    res.writeHead(status, { "content-type": "text/plain", ...extra }).end(text ?? (status < 300 ? "ok" : `answered ${status}`));
     for (const listener of listeners) listener();
   };
 
@@ -122,24 +126,13 @@ export async function startReceiver(name = "opsroom"): Promise<Receiver> {
     useSecret: (secret) => void (verifier = new Webhook(secret)),
     answerWith: (fn) => void (answer = fn),
     waitFor(done, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!done(deliveries)) return;
-          cleanup();
-          resolve(deliveries);
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          const seen = deliveries.map((d) => [d.event?.type, d.event?.changeVersion, d.answered]);
-          reject(new Error(`receiver ${name}: timed out after ${timeoutMs} ms; received ${JSON.stringify(seen)}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      });
+      return waitUntil(
+        listeners,
+        () => deliveries,
+        done,
+        timeoutMs,
+        (seen) => `receiver ${name} received ${JSON.stringify(seen.map((d) => [d.event?.type, d.event?.changeVersion, d.answered]))}`,
+      );
     },
     waitForCount: (count, timeoutMs) => receiver.waitFor((received) => received.length >= count, timeoutMs),
     stop: shut,

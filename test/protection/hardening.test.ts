@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { generateApiKey, hashApiKey } from "../../functions/lib/api-keys.ts";
+import { generateApiKey, hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { api, expectError, expectSuccess, workerUrl, type ApiResponse } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { projectBody } from "../helpers/resources.ts";
 
-// Hardening (issue 6): a request id on every response of the Worker and in every error body;
+// Hardening: a request id on every response of the Worker and in every error body;
 // keys never echoed, stored only as a hash; CORS fit for a browser calling with a bearer key;
 // security headers; a webhook's signing secret answered once. (That the Worker never logs a key is
 // checked where the Worker's output can be captured: test/protection/database-failures.test.ts.)

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { uuidv7 } from "../../functions/lib/ids.ts";
+import { uuidv7 } from "../../domain/ids.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
 import { milestoneBody, personBody, projectBody, taskBody } from "../helpers/resources.ts";
 
-// Cross-organisation probing of every operation (issue 6; SPEC "404 ... an id of another
+// Cross-organisation probing of every operation (docs/api.md "404 ... an id of another
 // organisation (never reveal it exists)"). test/api/isolation.test.ts covers projects, milestones,
 // tasks and personnel by hand; this file takes the list of operations from GET /v1 itself, so an
 // endpoint added later is probed without an edit here (or fails, naming what it lacks):

@@ -3,7 +3,7 @@ import { api } from "../helpers/api.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { connectToRoom, useRoom } from "../helpers/realtime.ts";
 
-// Write-to-socket latency on the local stack (issue 4, "Done when"): one writer, one socket, ~200
+// Write-to-socket latency on the local stack : one writer, one socket, ~200
 // PATCHes one after another; for each, the time from sending the PATCH to its task.updated
 // arriving on the socket, beside the PATCH's own round trip (the publish runs after the response,
 // so the event arrives about when the response does). Printed, and quoted in README's Realtime

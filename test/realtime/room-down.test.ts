@@ -5,7 +5,7 @@ import { createTenant } from "../helpers/fixtures.ts";
 import { openRoomSocket, runSweep, waitForAcknowledged, withRealtimeServer, type RoomMessage } from "../helpers/realtime.ts";
 import { created, patched, taskBody } from "../helpers/resources.ts";
 
-// No event is lost when the realtime server is down (SPEC "changeVersion and events", issue 4):
+// No event is lost when the realtime server is down (docs/api.md "changeVersion and events"):
 // writes go on, their events wait in the outbox, and once the room is back the cron sweep
 // re-publishes them. Stops the shared realtime server, so it holds the exclusive lease (no useRoom).
 

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
-import { generateApiKey } from "../../functions/lib/api-keys.ts";
-import { signRealtimeToken } from "../../functions/lib/realtime-token.ts";
+import { generateApiKey } from "../../domain/crypto/api-keys.ts";
+import { signRealtimeToken } from "../../domain/crypto/realtime-token.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import {
   connectToRoom,
   fakeEvent,
-  openRoomSocket,
   postToRoom,
+  roundTrip,
   upgradeStatus,
   useRoom,
   waitForAcknowledged,
@@ -17,18 +17,25 @@ import {
 } from "../helpers/realtime.ts";
 import { created, patched, personBody, projectBody, taskBody } from "../helpers/resources.ts";
 
-// The organisation's realtime room (SPEC "Realtime", issue 4) on the real `partykit dev`, with real
+// One file over 300 lines: the room's promises (ready, scope filtering, ordering, publishes) are
+// tested against one room lease and share their fake events.
+//
+// The organisation's realtime room (docs/api.md "Realtime") on the real `partykit dev`, with real
 // sockets (PartySocket in Node): ready, events as the API wrote them, scope filtering, who may
 // connect, ordering under concurrent writes, and what the room does with repeated or
 // out-of-order publishes.
+//
+// "Never sees" is checked against a sentinel, never after a pause: the test makes a later event
+// the socket must receive (the room sends a socket its events strictly in changeVersion order),
+// waits for it, and only then asserts what came before it. An unwanted message that is merely
+// late would have arrived before the sentinel.
 
 useRoom();
 
 const changeVersions = (events: RoomEvent[]) => events.map((e) => e.changeVersion);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-/** Lets anything still in flight arrive, so "never sees" is not checked too early. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+/** For `socket.waitFor`: the event with this changeVersion has arrived. */
+const hasChangeVersion = (changeVersion: number) => (events: RoomEvent[]) => events.some((e) => e.changeVersion === changeVersion);
 
 describe("ready", () => {
   it("a new organisation's room says ready with changeVersion 0", async () => {
@@ -76,6 +83,7 @@ describe("events on the socket", () => {
       occurredAt: expect.any(String),
       data: response.body.data,
       changes: { status: { from: "todo", to: "in_progress" }, priority: { from: "low", to: "high" } },
+      actor: { type: "key", id: expect.any(String), name: expect.any(String) },
     });
     // The same event GET /v1/events answers.
     const page = expectSuccess(await api("/v1/events?after=1", { key: tenant.key }));
@@ -102,31 +110,55 @@ describe("events on the socket", () => {
 });
 
 describe("scope filtering", () => {
-  /** One write of each resource; answers when an all-scopes socket has seen them all. */
-  async function writeEverything(tenant: Tenant, sentinel: ReturnType<typeof openRoomSocket>) {
+  /**
+   * One write of each resource (changeVersions 1..6), then the sentinels: one more write each
+   * scope may see, project.updated 7 (projects.read), task.updated 8 (tasks.read) and
+   * personnel.updated 9 (organisation.read). A socket that has its scope's sentinel has been sent
+   * every event of 1..6 it was ever going to be sent.
+   */
+  async function writeEverything(tenant: Tenant) {
     const project = await created(tenant.key, "/v1/projects", projectBody());
     await created(tenant.key, `/v1/projects/${project.id}/milestones`, { name: "M1", dueDate: "2026-05-01" });
     const person = await created(tenant.key, "/v1/personnel", personBody());
     const task = await created(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: project.id, assigneeId: person.id }));
     await patched(tenant.key, `/v1/tasks/${task.id}`, { status: "in_progress" });
     await patched(tenant.key, `/v1/projects/${project.id}`, { status: "active" });
-    await sentinel.waitForEvents(6);
-    await settle();
+    await patched(tenant.key, `/v1/projects/${project.id}`, { budget: 1 });
+    await patched(tenant.key, `/v1/tasks/${task.id}`, { priority: "high" });
+    await patched(tenant.key, `/v1/personnel/${person.id}`, { role: "Lead" });
   }
 
   it("a projects.read socket never sees task (or personnel) events; a tasks.read socket never sees project events", async () => {
     const tenant = await createTenant();
-    const sentinel = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
+    const everything = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
     const projects = await connectToRoom(tenant.org.id, { apiKey: (await tenant.keyWith(["projects.read"])).key });
     const tasks = await connectToRoom(tenant.org.id, { apiKey: (await tenant.keyWith(["tasks.manage"])).key });
     const people = await connectToRoom(tenant.org.id, { apiKey: (await tenant.keyWith(["organisation.read"])).key });
     const none = await connectToRoom(tenant.org.id, { apiKey: (await tenant.keyWith(["webhooks.read"])).key });
-    await writeEverything(tenant, sentinel);
+    await writeEverything(tenant);
+    await everything.waitFor(hasChangeVersion(9));
+    await projects.waitFor(hasChangeVersion(7));
+    await tasks.waitFor(hasChangeVersion(8));
+    await people.waitFor(hasChangeVersion(9));
+    // No event may reach this socket, so its sentinel is the room's answer to a ping: the room sends
+    // an event to all its sockets at once, the all-scopes socket has the last one, and the pong
+    // follows on this connection whatever the room sent it before.
+    await roundTrip(none);
 
-    expect(sentinel.events().map((e) => e.type)).toEqual(["project.created", "milestone.created", "personnel.created", "task.created", "task.updated", "project.updated"]);
-    expect(projects.events().map((e) => [e.type, e.changeVersion])).toEqual([["project.created", 1], ["milestone.created", 2], ["project.updated", 6]]);
-    expect(tasks.events().map((e) => [e.type, e.changeVersion])).toEqual([["task.created", 4], ["task.updated", 5]]);
-    expect(people.events().map((e) => [e.type, e.changeVersion])).toEqual([["personnel.created", 3]]);
+    expect(everything.events().map((e) => e.type)).toEqual([
+      "project.created",
+      "milestone.created",
+      "personnel.created",
+      "task.created",
+      "task.updated",
+      "project.updated",
+      "project.updated",
+      "task.updated",
+      "personnel.updated",
+    ]);
+    expect(projects.events().map((e) => [e.type, e.changeVersion])).toEqual([["project.created", 1], ["milestone.created", 2], ["project.updated", 6], ["project.updated", 7]]);
+    expect(tasks.events().map((e) => [e.type, e.changeVersion])).toEqual([["task.created", 4], ["task.updated", 5], ["task.updated", 8]]);
+    expect(people.events().map((e) => [e.type, e.changeVersion])).toEqual([["personnel.created", 3], ["personnel.updated", 9]]);
     // A key with no readable resource still connects and gets ready, and nothing else.
     expect(none.readies()).toEqual([0]);
     expect(none.events()).toEqual([]);
@@ -136,11 +168,11 @@ describe("scope filtering", () => {
     const tenant = await createTenant();
     const minted = expectSuccess(await api("/v1/realtime/tokens", { key: tenant.key, body: { scopes: ["tasks.read"] } }), 201).data;
     expect(minted.scopes).toEqual(["tasks.read"]);
-    const sentinel = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
     const viaToken = await connectToRoom(tenant.org.id, { token: minted.token });
     expect(viaToken.readies()).toEqual([0]);
-    await writeEverything(tenant, sentinel);
-    expect(viaToken.events().map((e) => e.type)).toEqual(["task.created", "task.updated"]);
+    await writeEverything(tenant);
+    await viaToken.waitFor(hasChangeVersion(8));
+    expect(viaToken.events().map((e) => [e.type, e.changeVersion])).toEqual([["task.created", 4], ["task.updated", 5], ["task.updated", 8]]);
   });
 });
 
@@ -188,7 +220,7 @@ describe("who may connect", () => {
 });
 
 function claims(tenant: Tenant, secondsFromNow: number) {
-  return { orgId: tenant.org.id, scopes: ["tasks.read" as const], exp: Math.floor(Date.now() / 1000) + secondsFromNow };
+  return { orgId: tenant.org.id, keyId: tenant.keyId, scopes: ["tasks.read" as const], exp: Math.floor(Date.now() / 1000) + secondsFromNow };
 }
 
 describe("ordering and once-only delivery", () => {
@@ -213,12 +245,14 @@ describe("ordering and once-only delivery", () => {
     };
     const responses = await Promise.all(range(1, 30).map(write));
     expect(responses.map((r) => r.status)).toEqual(responses.map(() => 201));
+    // The sentinel: a 31st write, after the 30. A repeat of any of them would reach a socket
+    // before it (the room sends in changeVersion order), so once 31 is in, the 30 are exact.
+    expect((await write(31)).status).toBe(201);
     for (const socket of sockets) {
-      const events = await socket.waitForEvents(30);
-      await settle();
-      expect(changeVersions(socket.events())).toEqual(range(1, 30));
-      expect(new Set(socket.events().map((e) => e.id)).size).toBe(30);
-      expect(new Set(events.map((e) => e.data.title)).size).toBe(30);
+      const events = await socket.waitFor(hasChangeVersion(31));
+      expect(changeVersions(events)).toEqual(range(1, 31));
+      expect(new Set(events.map((e) => e.id)).size).toBe(31);
+      expect(new Set(events.map((e) => e.data.title)).size).toBe(31);
     }
   });
 
@@ -250,21 +284,20 @@ describe("publishes to the room", () => {
   it("repeated and out-of-order publishes are delivered once each, in changeVersion order", async () => {
     const tenant = await createTenant();
     const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
-    const [e1, e2, e3, e4, e5] = range(1, 5).map((cv) => fakeEvent(tenant.org.id, cv));
+    const [e1, e2, e3, e4, e5, e6] = range(1, 6).map((cv) => fakeEvent(tenant.org.id, cv));
     // Ahead of a gap: held back (the API has nothing to fill it with), acknowledged all the same.
     expect((await postToRoom(tenant.org.id, { events: [e3] })).body).toMatchObject({ acknowledged: [3], watermark: 0 });
-    await postToRoom(tenant.org.id, { events: [e3, e2] });
-    await settle();
-    expect(socket.events()).toEqual([]);
-    // The missing first one: all three go out, in order.
+    expect((await postToRoom(tenant.org.id, { events: [e3, e2] })).body).toMatchObject({ acknowledged: [3, 2], watermark: 0 });
+    // The missing first one: all three go out, in order. It is the sentinel of "held back": had
+    // e2 or e3 gone out before it, they would have reached the socket first.
     await postToRoom(tenant.org.id, { events: [e1] });
-    await socket.waitForEvents(3);
-    // Repeats of what was delivered, and a batch out of order.
+    expect(await socket.waitForEvents(3)).toEqual([e1, e2, e3]);
+    // Repeats of what was delivered, and a batch out of order; then e6, the sentinel: any repeat
+    // the room sent would have reached the socket before it.
     await postToRoom(tenant.org.id, { events: [e2, e1] });
     await postToRoom(tenant.org.id, { events: [e5, e3, e4, e5] });
-    await socket.waitForEvents(5);
-    await settle();
-    expect(socket.events()).toEqual([e1, e2, e3, e4, e5]);
+    await postToRoom(tenant.org.id, { events: [e6] });
+    expect(await socket.waitFor((events) => events.some((e) => e.id === e6!.id))).toEqual([e1, e2, e3, e4, e5, e6]);
   });
 
   it("an event after a gap makes the room fetch the missing ones from the API first", async () => {
@@ -282,14 +315,14 @@ describe("publishes to the room", () => {
     // The fifth, through the API: published at once; the room fills 1..4 before it.
     await patched(tenant.key, `/v1/projects/${project.id}`, { budget: 5 });
     const events = await socket.waitForEvents(5);
-    await settle();
-    expect(changeVersions(socket.events())).toEqual([1, 2, 3, 4, 5]);
+    expect(changeVersions(events)).toEqual([1, 2, 3, 4, 5]);
     expect(events.slice(0, 4).map((e) => e.data.budget)).toEqual([1, 2, 3, 4]);
-    // The late publishes of 2 and 4 change nothing.
+    // The late publishes of 2 and 4 change nothing: the sixth change, made after them, is the next
+    // thing the socket receives (a repeat from the gap fill or from these would come before it).
     const stored = expectSuccess(await api("/v1/events?after=0", { key: tenant.key })).data as RoomEvent[];
     await postToRoom(tenant.org.id, { events: [stored[3], stored[1]] });
-    await settle();
-    expect(socket.events()).toHaveLength(5);
+    await patched(tenant.key, `/v1/projects/${project.id}`, { budget: 6 });
+    expect(changeVersions(await socket.waitFor(hasChangeVersion(6)))).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it("the room refuses any publisher without the shared secret", async () => {
@@ -302,7 +335,11 @@ describe("publishes to the room", () => {
     expect((await postToRoom(tenant.org.id, { events: [forged] }, tenant.key)).status).toBe(401);
     const get = await fetch(`${inject("realtimeUrl")}/parties/v1/${tenant.org.id}`);
     expect(get.status).toBe(405);
-    await settle();
-    expect(socket.events()).toEqual([]);
+    // The sentinel: the organisation's real first change, through the API. Had the forged event
+    // been taken, the socket would have received it first (and the room, its watermark at 1, would
+    // have dropped this one).
+    const project = await created(tenant.key, "/v1/projects", projectBody());
+    const events = await socket.waitForEvents(1);
+    expect(events.map((e) => [e.id === forged.id, e.type, e.changeVersion, e.data.id])).toEqual([[false, "project.created", 1, project.id]]);
   });
 });

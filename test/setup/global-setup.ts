@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { reserveFreePort } from "../../cli/dev/ports.ts";
-import { startWsBridge, type WsBridge } from "../../cli/lib/ws-bridge.ts";
+import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { startRealtimeControl, type RealtimeControl } from "./realtime-control.ts";
 import { startRealtimeServer, type RealtimeServer } from "./realtime-server.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 
 // Starts, once for the whole run, what every test file talks to: a migrated test database, the
-// WebSocket bridge the Worker's neon driver dials, the realtime server (`partykit dev`, with a
+// local SQL endpoint the Worker's neon driver dials, the realtime server (`partykit dev`, with a
 // control endpoint to stop and start it), and the Worker in workerd. Test files run in Node and reach the Worker over real HTTP (inject("workerUrl")) and
 // the database directly (inject("databaseUrl")) to arrange fixtures and to check that refused
 // calls left no trace.
@@ -34,9 +34,7 @@ declare module "vitest" {
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-type Worker = { url: Promise<URL>; dispose(): Promise<void> };
 
 export default async function setup(project: TestProject) {
   const started = performance.now();
@@ -45,10 +43,10 @@ export default async function setup(project: TestProject) {
   const timed = <T>(label: string, step: Promise<T>) => step.then((value) => (readyAt.push(`${label} ${seconds()}s`), value));
 
   let database: TestDatabase | undefined;
-  let bridge: WsBridge | undefined;
+  let sqlEndpoint: SqlEndpoint | undefined;
   let realtime: RealtimeServer | undefined;
   let control: RealtimeControl | undefined;
-  let worker: Worker | undefined;
+  let worker: TestWorker | undefined;
   let tornDown = false;
 
   const teardown = async () => {
@@ -56,7 +54,7 @@ export default async function setup(project: TestProject) {
     tornDown = true;
     // Every step runs even when an earlier one fails; the first failure is reported at the end.
     const failures: unknown[] = [];
-    for (const step of [() => worker?.dispose(), () => control?.close(), () => realtime?.dispose(), () => bridge?.close(), () => database?.dispose()]) {
+    for (const step of [() => worker?.dispose(), () => control?.close(), () => realtime?.dispose(), () => sqlEndpoint?.close(), () => database?.dispose()]) {
       try {
         await step();
       } catch (error) {
@@ -68,7 +66,7 @@ export default async function setup(project: TestProject) {
   };
   // Ctrl-C: vitest (and miniflare) call process.exit without running teardowns. A database on a
   // real server would outlive the run, so it is dropped synchronously on the way out; workerd is
-  // stopped by miniflare's own exit hook; partykit's process group is killed here; the bridge,
+  // stopped by miniflare's own exit hook; partykit's process group is killed here; the SQL endpoint,
   // the control endpoint and PGlite die with this process.
   const onExit = () => {
     realtime?.killNow();
@@ -79,7 +77,7 @@ export default async function setup(project: TestProject) {
   try {
     database = await createTestDatabase(process.env.DATABASE_URL);
     const db = database;
-    bridge = await startWsBridge({ target: db.target });
+    sqlEndpoint = await startSqlEndpoint({ target: db.target });
     const secret = randomBytes(24).toString("hex");
     // The Worker and the realtime server each need the other's URL, so both ports are chosen first.
     const workerPort = await reserveFreePort();
@@ -88,17 +86,22 @@ export default async function setup(project: TestProject) {
     const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
     const bindings = {
       DATABASE_URL: db.url,
-      DB_WS_PROXY: bridge.address,
+      LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
       REALTIME_URL: realtimeUrl,
       REALTIME_SECRET: secret,
       // The webhook tests' receivers listen on http://127.0.0.1.
       WEBHOOKS_ALLOW_LOOPBACK: "true",
+      // People sign in (test/people/): the session cookies are signed with it.
+      AUTH_SECRET: randomBytes(32).toString("hex"),
     };
     // The Worker and the realtime server need only URLs, so they start while the database is made
     // and migrated. All are awaited to the end, so a failure of one never leaves another running.
     const [databaseReady, workerStarted, realtimeStarted] = await Promise.allSettled([
       timed("database", db.ready),
-      timed("worker", startWorker(bindings, workerPort)),
+      // testScheduled: GET /__scheduled runs the cron handler (the outbox sweep) inside the Worker.
+      // Miniflare's own /cdn-cgi/handler/scheduled fails once wrangler.toml has [assets]: its assets
+      // proxy forwards the ScheduledController over RPC ("DataCloneError: Could not serialize").
+      timed("worker", startTestWorker(bindings, { port: workerPort, testScheduled: true })),
       timed("realtime", startRealtimeServer({ port: realtimePort, secret, apiUrl: `http://127.0.0.1:${workerPort}` })),
     ]);
     if (workerStarted.status === "fulfilled") worker = workerStarted.value;
@@ -107,7 +110,7 @@ export default async function setup(project: TestProject) {
     if (workerStarted.status === "rejected") throw workerStarted.reason;
     if (realtimeStarted.status === "rejected") throw realtimeStarted.reason;
     control = await startRealtimeControl(realtime!);
-    const workerUrl = (await worker!.url).origin;
+    const workerUrl = worker!.url;
 
     project.provide("workerUrl", workerUrl);
     project.provide("databaseUrl", db.url);
@@ -121,28 +124,4 @@ export default async function setup(project: TestProject) {
     throw error;
   }
   return teardown;
-}
-
-async function startWorker(bindings: Record<string, string>, port: number): Promise<Worker> {
-  // Imported here so the environment above is set before wrangler reads it.
-  const { unstable_startWorker } = await import("wrangler");
-  const worker = await unstable_startWorker({
-    config: `${ROOT}wrangler.toml`,
-    bindings: Object.fromEntries(
-      Object.entries(bindings).map(([name, value]) => [name, { type: "plain_text" as const, value }]),
-    ),
-    // persist: false keeps Durable Object state (rate limits) in memory: every run starts clean
-    // and parallel runs do not share .wrangler/state.
-    // testScheduled: GET /__scheduled runs the cron handler (the outbox sweep) inside the Worker.
-    // Miniflare's own /cdn-cgi/handler/scheduled fails once wrangler.toml has [assets]: its assets
-    // proxy forwards the ScheduledController over RPC ("DataCloneError: Could not serialize").
-    dev: { server: { hostname: "127.0.0.1", port }, inspector: false, watch: false, persist: false, logLevel: "warn", testScheduled: true },
-  });
-  try {
-    await worker.url;
-  } catch (error) {
-    await worker.dispose().catch(() => {});
-    throw error;
-  }
-  return worker;
 }

@@ -51,6 +51,7 @@ export async function startRealtimeServer(options: { port: number; secret: strin
       command: localBin("partykit"),
       args: [
         "dev",
+        ...mutantArgs(),
         "--port", String(options.port),
         "--no-hotkeys",
         "--disable-request-cf-fetch",
@@ -65,7 +66,7 @@ export async function startRealtimeServer(options: { port: number; secret: strin
     } catch (error) {
       service = undefined;
       await started.stop();
-      throw new Error(`partykit dev did not start: ${(error as Error).message}\n${started.keptOutput()}`);
+      throw new Error(`partykit dev did not start: ${(error as Error).message}\n${started.keptOutput()}`, { cause: error });
     }
   };
 
@@ -102,6 +103,17 @@ export async function startRealtimeServer(options: { port: number; secret: strin
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Mutation testing (docs/mutation.md): when Stryker names a mutant to activate
+ * (__STRYKER_ACTIVE_MUTANT__), the room runs behind test/mutation/realtime-entry.ts, with the
+ * mutant's id substituted into its prelude, so the mutant is active inside partykit's workerd.
+ */
+function mutantArgs(): string[] {
+  const mutant = process.env.__STRYKER_ACTIVE_MUTANT__;
+  if (!mutant) return [];
+  return ["test/mutation/realtime-entry.ts", "--define", `__STRYKER_MUTANT_ID__=${JSON.stringify(mutant)}`];
 }
 
 /** Waits until nothing accepts connections on the port (workerd has let it go). */

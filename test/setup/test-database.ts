@@ -16,7 +16,7 @@ export interface TestDatabase {
   kind: "server" | "embedded";
   /** postgres:// URL of the test database, known before it is ready. */
   url: string;
-  /** Host and port of the server, for the WebSocket bridge. */
+  /** Host and port of the server, for the local SQL endpoint. */
   target: { host: string; port: number };
   /** Where it lives, for the harness's log line. */
   label: string;
@@ -39,7 +39,7 @@ export async function createTestDatabase(serverUrl: string | undefined): Promise
 }
 
 async function createEmbedded(): Promise<TestDatabase> {
-  // The port is chosen first so the bridge and the Worker can start while PGlite initialises.
+  // The port is chosen first so the SQL endpoint and the Worker can start while PGlite initialises.
   const port = await freePort();
   const starting = startEmbeddedPostgres({ port }).then(async (embedded) => {
     try {

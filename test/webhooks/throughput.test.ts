@@ -5,7 +5,7 @@ import { fakeEvent, postToRoom, useRoom } from "../helpers/realtime.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
 import { registerWebhook, waitForLog } from "./helpers.ts";
 
-// Deliveries per second from one room to a fast local receiver (issue 5, "Done when"): events
+// Deliveries per second from one room to a fast local receiver : events
 // through one webhook, the receiver verifying every request. Measured twice: for the room alone
 // (500 events handed to the room in one publish, to the last delivery) and end to end (writes
 // through the API, 10 at a time, first write to last delivery: 100 in a normal run, which the

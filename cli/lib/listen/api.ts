@@ -1,6 +1,6 @@
 import createClient from "openapi-fetch";
 import type { paths } from "../../../client/schema.d.ts";
-import type { OpsEvent } from "../../../functions/lib/events.ts";
+import type { OpsEvent } from "../../../domain/events.ts";
 import { CommandError } from "../errors.ts";
 
 // The two calls `listen` makes, through the typed client (client/schema.d.ts + openapi-fetch):

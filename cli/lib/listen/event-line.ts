@@ -1,4 +1,4 @@
-import type { OpsEvent } from "../../../functions/lib/events.ts";
+import type { OpsEvent } from "../../../domain/events.ts";
 import { bold, cyan, dim } from "../style.ts";
 
 // How `opsroom listen` shows one event on one line: time, type, changeVersion, the record's id and

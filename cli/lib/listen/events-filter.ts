@@ -1,4 +1,4 @@
-import { EVENT_SCOPES } from "../../../functions/lib/events.ts";
+import { EVENT_SCOPES } from "../../../domain/events.ts";
 import { UsageError } from "../errors.ts";
 
 // `--events task.*,project.created`: the same patterns a webhook takes (POST /v1/webhooks events).

@@ -1,6 +1,6 @@
 import ReconnectingWebSocket from "partysocket/ws";
 import WebSocket from "ws";
-import type { OpsEvent } from "../../../functions/lib/events.ts";
+import type { OpsEvent } from "../../../domain/events.ts";
 import type { ListenApi } from "./api.ts";
 
 // The organisation's room as an ordered stream of events that survives disconnects: partysocket

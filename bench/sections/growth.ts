@@ -1,0 +1,136 @@
+import pg from "pg";
+import type { Database } from "../../db/client.ts";
+import { createTask, listTasks } from "../../db/statements/tasks.ts";
+import { decodeCursor, encodeCursor } from "../../domain/paging.ts";
+import { createBenchOrg, growTasks, type BenchOrg } from "../lib/data.ts";
+import { percentile } from "../lib/load.ts";
+import type { BenchStack } from "../lib/stack.ts";
+import { ms, type Plans } from "../lib/table.ts";
+import type { BenchRun } from "./context.ts";
+
+// Section 4: growth. A filtered, paged task list (first page and a page in the middle), the
+// "what changed since my last sync" list and a single write, at 1 k, 10 k and 100 k tasks; then
+// the query plans they rely on, at the largest size.
+
+export const GROWTH = [1_000, 10_000, 100_000];
+export const STEPS = GROWTH.length + 1;
+
+export async function growth({ stack, plan, progress, rows }: BenchRun): Promise<Plans> {
+  // One organisation per size, all in the same tables, measured in interleaved rounds (one call
+  // to each size in turn), so a change in the machine's load touches every size alike.
+  const sizes: { size: number; org: BenchOrg; listPath: string; deepPath: string; cursor: string; headers: Record<string, string> }[] = [];
+  // "What changed since my last sync": only what the bench itself writes from here on matches.
+  const since = new Date().toISOString();
+  const syncPath = `/v1/tasks?updatedSince=${since}&limit=50`;
+  for (const size of GROWTH) {
+    progress.step(`growth: an organisation with ${size.toLocaleString("en-US")} tasks`);
+    const org = await createBenchOrg(stack.db, `bench growth ${size} ${Date.now()}`);
+    await growTasks(stack.db, org, size);
+    const listPath = `/v1/tasks?projectId=${org.projects[0]}&status=todo,in_progress&limit=50`;
+    const cursor = await middleCursor(stack.db, org, org.projects[0]!);
+    sizes.push({ size, org, listPath, deepPath: `${listPath}&cursor=${cursor}`, cursor, headers: { authorization: `Bearer ${org.key}`, "content-type": "application/json" } });
+    progress.done("loaded and analyzed");
+  }
+  const get = async (path: string, headers: Record<string, string>) => {
+    const response = await fetch(stack.workerUrl + path, { headers });
+    if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  };
+  const post = async ({ org, headers }: (typeof sizes)[number]) => {
+    const response = await fetch(`${stack.workerUrl}/v1/tasks`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ title: "Growth", projectId: org.projects[0], assigneeId: org.people[0], dueDate: "2026-06-01" }),
+    });
+    if (response.status !== 201) throw new Error(`POST /v1/tasks: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  };
+  const timed = async (run: () => Promise<unknown>) => {
+    const t0 = performance.now();
+    await run();
+    return performance.now() - t0;
+  };
+  progress.step(`growth: ${plan.growthSamples} rounds of list, middle page, sync and write at each size`);
+  const results = sizes.map(({ size }) => ({ size, list: [] as number[], deep: [] as number[], sync: [] as number[], write: [] as number[] }));
+  for (let round = -5; round < plan.growthSamples; round++) {
+    for (const [i, entry] of sizes.entries()) {
+      const list = await timed(() => get(entry.listPath, entry.headers));
+      const deep = await timed(() => get(entry.deepPath, entry.headers));
+      const sync = await timed(() => get(syncPath, entry.headers));
+      const write = await timed(() => post(entry));
+      if (round < 0) continue; // warm-up
+      results[i]!.list.push(list);
+      results[i]!.deep.push(deep);
+      results[i]!.sync.push(sync);
+      results[i]!.write.push(write);
+    }
+  }
+  const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
+  progress.done(results.map((r) => `${r.size / 1000}k: ${ms(p50(r.list))}/${ms(p50(r.deep))}/${ms(p50(r.sync))}/${ms(p50(r.write))} ms`).join(", "));
+  const measures: [string, "list" | "deep" | "sync" | "write"][] = [
+    ["GET /v1/tasks?projectId=…&status=todo,in_progress&limit=50", "list"],
+    ["the same list, a page in the middle (cursor)", "deep"],
+    ["GET /v1/tasks?updatedSince=<bench start>&limit=50", "sync"],
+    ["POST /v1/tasks", "write"],
+  ];
+  for (const [name, key] of measures) {
+    const p50s = results.map((r) => p50(r[key]));
+    const spread = Math.max(...p50s) / Math.min(...p50s) - 1;
+    results.forEach((r, i) => {
+      rows.push({
+        section: "4 growth",
+        name,
+        load: `${r.size.toLocaleString("en-US")} tasks`,
+        p50: p50s[i],
+        p99: percentile(Float64Array.from(r[key]).sort(), 99),
+        ...(i === results.length - 1 ? { note: `p50 spread ${Math.round(spread * 100)}% (target ≤ 20%)` } : {}),
+      });
+    });
+  }
+  const largest = sizes.at(-1)!;
+  return explainGrowth(stack, largest.org, largest.org.projects[0]!, largest.cursor, since);
+}
+
+async function middleCursor(db: Database, org: BenchOrg, project: string): Promise<string> {
+  const { rows } = await db.query<{ created_at: Date; id: string }>(
+    `select created_at, id from tasks where org_id = $1 and project_id = $2 and status in ('todo','in_progress')
+      order by created_at, id offset (select count(*) / 2 from tasks where org_id = $1 and project_id = $2 and status in ('todo','in_progress')) limit 1`,
+    [org.orgId, project],
+  );
+  return encodeCursor({ createdAt: rows[0]!.created_at.toISOString(), id: rows[0]!.id });
+}
+
+/** EXPLAIN ANALYZE of the exact statements the growth calls send, at the largest size. */
+async function explainGrowth(stack: BenchStack, org: BenchOrg, project: string, cursor: string, since: string): Promise<Plans> {
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    const statements: { text: string; params: unknown[] }[] = [];
+    const recorder: Database = {
+      query: async <R>(text: string, params: unknown[] = []) => {
+        statements.push({ text, params });
+        return { rows: (await client.query(text, params)).rows as R[] };
+      },
+      queryCount: 0,
+    };
+    const actor = { keyHash: org.keyHash };
+    await client.query("begin");
+    await listTasks(recorder, actor, { limit: 50, after: null }, { projectId: project, status: ["todo", "in_progress"] });
+    await listTasks(recorder, actor, { limit: 50, after: decodeCursor(cursor) }, { projectId: project, status: ["todo", "in_progress"] });
+    await listTasks(recorder, actor, { limit: 50, after: null }, { updatedSince: since });
+    await createTask(recorder, actor, { title: "Plan", projectId: project, assigneeId: org.people[0]!, dueDate: "2026-06-01" });
+    await client.query("rollback");
+    const explain = async ({ text, params }: { text: string; params: unknown[] }) => {
+      await client.query("begin");
+      try {
+        const result = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, costs off, timing off, summary off) ${text}`, params);
+        return result.rows.map((r) => r["QUERY PLAN"]).join("\n");
+      } finally {
+        await client.query("rollback");
+      }
+    };
+    return { list: await explain(statements[0]!), deepPage: await explain(statements[1]!), sync: await explain(statements[2]!), create: await explain(statements[3]!) };
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,52 @@
+// @ts-check
+// Who is signed in. A page that needs a person asks GET /v1/settings/session first; a 401 sends
+// the browser to the sign-in page, which comes back here afterwards.
+
+import { request } from "./api.js";
+
+/**
+ * @typedef {{
+ *   user: { id: string, name: string, email: string },
+ *   organisation: { id: string, name: string },
+ *   role: "owner" | "admin" | "member",
+ *   scopes: string[],
+ *   organisations: { id: string, name: string, role: string }[],
+ * }} Session
+ */
+
+/** Leaves for the sign-in page, which returns to this page once signed in. */
+export function goToSignIn() {
+  location.replace(`/sign-in.html?next=${encodeURIComponent(location.pathname)}`);
+}
+
+/**
+ * The session, or (on a 401) off to sign in: the returned promise then never settles.
+ * @returns {Promise<Session>}
+ */
+export async function requireSession() {
+  try {
+    return (await request("/v1/settings/session")).data;
+  } catch (error) {
+    if (error?.status !== 401) throw error;
+    goToSignIn();
+    return new Promise(() => {});
+  }
+}
+
+/** Where to go after signing in: `?next=` when it is a path of this origin, else the board. */
+export function nextPath() {
+  const next = new URLSearchParams(location.search).get("next") ?? "/";
+  const url = new URL(next, location.origin);
+  return url.origin === location.origin ? url.pathname + url.search : "/";
+}
+
+/** @param {string} email @param {string} password */
+export const signIn = (email, password) => request("/auth/sign-in/email", { body: { email, password } });
+
+/** @param {{ name: string, email: string, password: string, organisationName?: string, invitation?: string }} fields */
+export const signUp = (fields) => request("/auth/sign-up/email", { body: fields });
+
+export async function signOut() {
+  await request("/auth/sign-out", { body: {} });
+  location.replace("/sign-in.html");
+}

@@ -1,0 +1,40 @@
+// @ts-check
+// settings.html: Settings -> Integrations (API keys, webhooks) and Members, as the person signed
+// in. Owners and admins manage; a member sees the members list and, in place of the controls, that
+// the section needs an owner or admin (the API would answer 403 insufficient_role anyway).
+
+import { renderAccount } from "./account.js";
+import { request } from "./api.js";
+import { byId, showError } from "./dom.js";
+import { goToSignIn, requireSession } from "./session.js";
+import { mountApiKeys } from "./settings/api-keys.js";
+import { mountMembers } from "./settings/members.js";
+import { mountWebhooks } from "./settings/webhooks.js";
+
+const MANAGING_ROLES = ["owner", "admin"];
+
+async function start() {
+  const session = await requireSession();
+  renderAccount(byId("account"), session, { settingsLink: false });
+  byId("organisation").textContent = session.organisation.name;
+  const manages = MANAGING_ROLES.includes(session.role);
+  // A member's page holds no managing controls at all, not merely hidden ones.
+  for (const section of document.querySelectorAll(".panel")) {
+    if (manages) section.querySelector(".needs-role")?.remove();
+    else {
+      section.querySelector(".managers-only")?.remove();
+      /** @type {HTMLElement | null} */ (section.querySelector(".needs-role"))?.removeAttribute("hidden");
+    }
+  }
+  byId("settings").hidden = false;
+  if (!manages) return mountMembers({ session, manages });
+  // GET /v1 names the scopes the person holds, with their labels (owners and admins: all).
+  const { scopes } = await request("/v1");
+  await Promise.all([mountApiKeys({ scopes }), mountWebhooks(), mountMembers({ session, manages })]);
+}
+
+start().catch((error) => {
+  if (error?.status === 401) return goToSignIn();
+  byId("settings").hidden = false;
+  showError(byId("settings-error"), error);
+});

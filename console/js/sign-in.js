@@ -1,0 +1,14 @@
+// @ts-check
+// sign-in.html: email and password; then back to the page that asked (?next=) or the board.
+
+import { byId, inputById, submitting } from "./dom.js";
+import { nextPath, signIn } from "./session.js";
+
+const form = /** @type {HTMLFormElement} */ (byId("sign-in-form"));
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  void submitting(form, byId("sign-in-error"), async () => {
+    await signIn(inputById("email").value.trim(), inputById("password").value);
+    location.assign(nextPath());
+  });
+});

@@ -1,0 +1,19 @@
+// @ts-check
+// sign-up.html: a new person and the organisation they will own; then the board.
+
+import { byId, inputById, submitting } from "./dom.js";
+import { signUp } from "./session.js";
+
+const form = /** @type {HTMLFormElement} */ (byId("sign-up-form"));
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  void submitting(form, byId("sign-up-error"), async () => {
+    await signUp({
+      name: inputById("name").value.trim(),
+      email: inputById("email").value.trim(),
+      password: inputById("password").value,
+      organisationName: inputById("organisation-name").value.trim(),
+    });
+    location.assign("/");
+  });
+});

@@ -1,0 +1,98 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import { ROLE_SCOPES, type Role } from "../../domain/roles.ts";
+import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+
+// Every statement starts by finding its caller, so the key check costs no round trip of its own.
+// The CTEs it adds, which the rest of the statement (and any fragment handed to a builder) may use:
+//
+//   key    the caller, if it is valid: its key's id (null for a person), org_id, application (the
+//          key's name or the person's), scopes, user_id, role and session_id (a person's), and actor (as events carry it)
+//   auth   the caller's organisation (org_id), only if the caller holds what the call needs
+//   touch  keeps api_keys.last_used_at fresh, at most once a minute
+//
+// CALLER_ORG names the caller's organisation anywhere in the statement: the tenant filter.
+
+export const CALLER_ORG = sql`(select org_id from auth)`;
+
+/**
+ * What the caller must hold: a scope (null: any valid caller), or, for the settings area, one of
+ * the roles that manage it (a person only; no key holds a role).
+ */
+export type Need = Scope | null | { roles: readonly Role[] };
+
+export function callerCtes(actor: Actor, need: Need): SQL {
+  return sql`${keyCte(actor)}, ${authCte(need)}`;
+}
+
+/** `key`: the caller as a row (id, org_id, application, scopes, user_id, role, actor), or no row. */
+function keyCte(actor: Actor): SQL {
+  if ("keyHash" in actor) {
+    return sql`key as (
+          select k.id, k.org_id, k.application, k.scopes, null::uuid as user_id, null::text as role, null::uuid as session_id,
+                 jsonb_build_object('type', 'key', 'id', k.id, 'name', k.application) as actor
+            from api_keys k
+           where k.key_hash = ${actor.keyHash} and k.revoked_at is null
+        ),
+        touch as (
+          update api_keys set last_used_at = now()
+           where key_hash = ${actor.keyHash} and revoked_at is null
+             and (last_used_at is null or last_used_at < now() - interval '1 minute')
+          returning 1
+        )`;
+  }
+  if ("sessionToken" in actor) {
+    return sql`key as (
+          select null::uuid as id, m.org_id, u.name as application, ${roleScopes} as scopes,
+                 u.id as user_id, m.role, s.id as session_id,
+                 jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor
+            from sessions s
+            join users u on u.id = s.user_id
+            join memberships m on ${sessionMembership}
+           where s.token = ${actor.sessionToken} and s.expires_at > now()
+        )`;
+  }
+  return sql`key as (
+          select null::uuid as id, o.id as org_id, 'opsroom'::text as application, ${sql.param(ALL_SCOPES)}::text[] as scopes,
+                 null::uuid as user_id, 'owner'::text as role, null::uuid as session_id, null::jsonb as actor
+            from organisations o where o.id = ${actor.orgId}
+        )`;
+}
+
+/**
+ * For a session `s`: its membership `m`, in the organisation it acts for (the one chosen, else the
+ * person's first), and `roleScopes`, the scopes of that membership's role.
+ */
+export const sessionMembership = sql`m.user_id = s.user_id
+  and m.org_id = coalesce(s.active_org_id, (select f.org_id from memberships f where f.user_id = s.user_id order by f.created_at, f.org_id limit 1))`;
+const scopesOf = (role: Role) => sql`${sql.param(ROLE_SCOPES[role])}::text[]`;
+export const roleScopes = sql`case m.role when 'owner' then ${scopesOf("owner")} when 'admin' then ${scopesOf("admin")} else ${scopesOf("member")} end`;
+
+/** `auth`: the caller's organisation, only if the caller holds what the call needs. */
+function authCte(need: Need): SQL {
+  if (need === null) return sql`auth as (select org_id from key)`;
+  if (typeof need === "string") return sql`auth as (select org_id from key where ${need} = any(scopes))`;
+  return sql`auth as (select org_id from key where role = any(${sql.param(need.roles)}::text[]))`;
+}
+
+/** Columns every statement answers with, so the service can tell 401 from 403 from the rest. */
+export const callerColumns = sql`exists (select 1 from key) as key_found, exists (select 1 from auth) as allowed,
+  (select scopes from key) as key_scopes`;
+
+export interface CallerRow {
+  key_found: boolean;
+  allowed: boolean;
+  key_scopes: Scope[] | null;
+}
+
+/** What a statement found about its caller. */
+export interface CallerOutcome {
+  /** The key exists and is not revoked (for a system caller: the organisation exists). */
+  found: boolean;
+  /** It holds the scope the call needs. */
+  allowed: boolean;
+  /** The scopes it holds. */
+  scopes: Scope[];
+}
+
+export const callerOf = (row: CallerRow): CallerOutcome => ({ found: row.key_found, allowed: row.allowed, scopes: row.key_scopes ?? [] });

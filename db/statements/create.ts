@@ -1,0 +1,102 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { OpsEvent } from "../../domain/events.ts";
+import { uuidv7 } from "../../domain/ids.ts";
+import type { Database } from "../client.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { parseEvent } from "./events.ts";
+import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
+import { inResponseOrder, projection } from "./projection.ts";
+import type { RecordOf, Resource, WritableOf } from "./resource.ts";
+import { runOne } from "./sql.ts";
+import { bumpAndEvent, changesOf, committedEvent, failed, referenceCte, referencesHold, type Reference } from "./write-ctes.ts";
+
+export interface CreateOptions<R extends Resource> {
+  values: WritableOf<R>;
+  references: Reference[];
+  /** A parent named in the path (POST /v1/projects/:id/milestones). */
+  parent?: { table: string; id: string };
+  /** Replays the first response instead of creating twice. */
+  idempotency?: IdempotencyRequest | undefined;
+  /** What a replay answers, over the CTE `changed`; default the public record. */
+  remember?: SQL;
+}
+
+export interface CreateOutcome<Json> {
+  caller: CallerOutcome;
+  parentFound: boolean;
+  failedReferences: string[];
+  /** The record and its event, when the insert happened. */
+  created: { record: Json; event: OpsEvent | null } | null;
+  /** A stored first response for this Idempotency-Key, and the hash of the request that made it. */
+  replay: { requestHash: string; record: Json } | null;
+}
+
+/**
+ * Inserts one record with its references checked, the changeVersion bump and the event, in one
+ * statement; or finds the stored first response to a repeated Idempotency-Key.
+ */
+export async function createRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: CreateOptions<R>): Promise<CreateOutcome<RecordOf<R>>> {
+  try {
+    return await createOnce(db, actor, resource, options);
+  } catch (error) {
+    // Two requests with one Idempotency-Key at once: the loser's whole statement rolled back on
+    // the key's primary key. Run again, and it finds the winner's response to replay.
+    if (!options.idempotency || !isIdempotencyRace(error)) throw error;
+    if ("keyHash" in actor) await forgetExpired(db, actor.keyHash, options.idempotency);
+    return createOnce(db, actor, resource, options);
+  }
+}
+
+async function createOnce<R extends Resource>(db: Database, actor: Actor, resource: R, options: CreateOptions<R>): Promise<CreateOutcome<RecordOf<R>>> {
+  const changes = changesOf(resource, options.values as Record<string, unknown>);
+  const parent = options.parent
+    ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parent.id}::uuid)`
+    : sql`true`;
+  type Json = RecordOf<R>;
+  const row = await runOne<
+    CallerRow & {
+      parent_found: boolean | null;
+      refs: Record<string, boolean> | null;
+      record: Json | null;
+      event: OpsEvent | null;
+      replay: { request_hash: string; response: Json } | null;
+    }
+  >(
+    db,
+    sql`with ${callerCtes(actor, resource.manageScope)},
+        ${referenceCte(options.references, sql`auth`)},
+        ${replayCte(options.idempotency)},
+        changed as (
+          insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
+            changes.map((c) => sql.identifier(c.column.column)),
+            sql`, `,
+          )})
+          select ${uuidv7()}::uuid, auth.org_id, ${sql.join(
+            changes.map((c) => c.value),
+            sql`, `,
+          )}
+            from auth, refs
+           where ${parent} and ${referencesHold(options.references)} and not exists (select 1 from replay)
+          returning *
+        ),
+        ${bumpAndEvent(resource, "created", sql`null::jsonb`)},
+        ${rememberCte(options.idempotency, options.remember ?? projection(resource, "changed"))}
+        select ${callerColumns},
+               (select ${parent} from auth) as parent_found,
+               (select row_to_json(refs) from refs) as refs,
+               (select ${projection(resource, "changed")} from changed) as record,
+               ${committedEvent},
+               (select row_to_json(replay) from replay) as replay`,
+  );
+  return {
+    caller: callerOf(row),
+    parentFound: row.parent_found !== false,
+    failedReferences: failed(
+      options.references.map((r) => r.field),
+      row.refs,
+    ),
+    created: row.record ? { record: row.record, event: row.event && parseEvent(row.event) } : null,
+    replay: row.replay ? { requestHash: row.replay.request_hash, record: inResponseOrder(resource, row.replay.response) } : null,
+  };
+}

@@ -1,0 +1,60 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { OpsEvent } from "../../domain/events.ts";
+import type { Database } from "../client.ts";
+import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { parseEvent } from "./events.ts";
+import { projection } from "./projection.ts";
+import type { RecordOf, Resource } from "./resource.ts";
+import { runOne } from "./sql.ts";
+import { bumpAndEvent, committedEvent, lockedCte } from "./write-ctes.ts";
+
+export interface DeleteOptions {
+  id: string;
+  ifMatch: number | null;
+  /** Dependants that forbid the delete, each a count over the resource's `locked` row. */
+  blockers: { name: string; count: SQL }[];
+}
+
+export interface DeleteOutcome<Json> {
+  caller: CallerOutcome;
+  found: boolean;
+  versionMatches: boolean;
+  /** How many of each dependant still point at the record. */
+  blockers: Record<string, number>;
+  /** The record as it was and its event, when the delete happened. */
+  deleted: { record: Json; event: OpsEvent | null } | null;
+}
+
+export async function deleteRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: DeleteOptions): Promise<DeleteOutcome<RecordOf<R>>> {
+  const counts = options.blockers.map((b) => sql`(${b.count})::int as ${sql.identifier(b.name)}`);
+  const none = options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`);
+  const row = await runOne<CallerRow & { found: boolean; checks: Record<string, number | boolean> | null; record: RecordOf<R> | null; event: OpsEvent | null }>(
+    db,
+    sql`with ${callerCtes(actor, resource.manageScope)},
+        ${lockedCte(resource, options.id)},
+        checks as (
+          select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches
+                 ${counts.length ? sql`, ${sql.join(counts, sql`, `)}` : sql``}
+            from locked l
+        ),
+        changed as (
+          delete from ${sql.identifier(resource.name)} r using locked l, checks
+           where r.id = l.id and checks.version_matches ${none.length ? sql`and ${sql.join(none, sql` and `)}` : sql``}
+          returning r.*
+        ),
+        ${bumpAndEvent(resource, "deleted", sql`null::jsonb`)}
+        select ${callerColumns},
+               exists (select 1 from locked) as found,
+               (select row_to_json(checks) from checks) as checks,
+               (select ${projection(resource, "changed")} from changed) as record,
+               ${committedEvent}`,
+  );
+  return {
+    caller: callerOf(row),
+    found: row.found,
+    versionMatches: row.checks?.version_matches !== false,
+    blockers: Object.fromEntries(options.blockers.map((b) => [b.name, Number(row.checks?.[b.name] ?? 0)])),
+    deleted: row.record ? { record: row.record, event: row.event && parseEvent(row.event) } : null,
+  };
+}

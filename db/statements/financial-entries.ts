@@ -1,0 +1,60 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { PageRequest } from "../../domain/paging.ts";
+import type { Database } from "../client.ts";
+import { financialEntries } from "../schema/index.ts";
+import { createRecord } from "./create.ts";
+import { deleteRecord } from "./delete.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
+import { getRecord, listRecords } from "./read.ts";
+import { projectOfOrganisation } from "./references.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { updateRecord } from "./update.ts";
+
+// An amount is sent and answered as a decimal string: never a float on the way in or out.
+export const financialEntryResource = defineResource(financialEntries, {
+  type: "financialEntry",
+  readScope: "financials.read",
+  manageScope: "financials.manage",
+  money: ["amount"],
+});
+export type FinancialEntryRecord = RecordOf<typeof financialEntryResource>;
+export type FinancialEntryValues = FieldsOf<typeof financialEntryResource>;
+export type NewFinancialEntry = FinancialEntryValues & Pick<FinancialEntryRecord, "projectId" | "kind" | "amount" | "currency" | "date">;
+
+const { row: r, locked: l } = financialEntryResource;
+
+export function listFinancialEntries(db: Database, actor: Actor, page: PageRequest, f: { projectId?: string | undefined; kind?: string[] | undefined }) {
+  const filters: SQL[] = [];
+  if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
+  if (f.kind) filters.push(sql`${r.kind} = any(${sql.param(f.kind)}::text[])`);
+  return listRecords(db, actor, financialEntryResource, { page, filters });
+}
+
+export function getFinancialEntry(db: Database, actor: Actor, id: string) {
+  return getRecord(db, actor, financialEntryResource, id);
+}
+
+export function createFinancialEntry(db: Database, actor: Actor, values: NewFinancialEntry, idempotency?: IdempotencyRequest) {
+  return createRecord(db, actor, financialEntryResource, { values, references: [projectOfOrganisation(values.projectId)], idempotency });
+}
+
+/**
+ * A patch may carry only the kind or only the amount: `sign_fits_kind` checks the sign against
+ * the stored other half, on the locked row.
+ */
+export function updateFinancialEntry(db: Database, actor: Actor, id: string, patch: FinancialEntryValues, ifMatch: number | null) {
+  const kind = sql`coalesce(${patch.kind ?? null}::text, ${l.kind})`;
+  const amount = sql`coalesce(${patch.amount ?? null}::numeric, ${l.amount})`;
+  return updateRecord(db, actor, financialEntryResource, {
+    id,
+    patch,
+    ifMatch,
+    references: [],
+    rules: [{ name: "sign_fits_kind", holds: sql`${kind} = 'adjustment' or ${amount} > 0` }],
+  });
+}
+
+export function deleteFinancialEntry(db: Database, actor: Actor, id: string, ifMatch: number | null) {
+  return deleteRecord(db, actor, financialEntryResource, { id, ifMatch, blockers: [] });
+}

@@ -1,0 +1,54 @@
+import { sql, type SQL } from "drizzle-orm";
+import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
+import type { Database } from "../client.ts";
+import { run } from "./sql.ts";
+
+/** A POST's Idempotency-Key and the fingerprint of the request it came with. */
+export interface IdempotencyRequest {
+  key: string;
+  /** SHA-256 of method, path and body. */
+  requestHash: string;
+}
+
+const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
+
+/** `replay`: the stored first response for this key and Idempotency-Key, if still within 24 h. */
+export function replayCte(request: IdempotencyRequest | undefined): SQL {
+  if (!request) return sql`replay as (select null::text as request_hash, null::jsonb as response where false)`;
+  return sql`replay as (
+    select i.request_hash, i.response from idempotency_keys i
+     where i.key_id = (select id from key) and i.idempotency_key = ${request.key}
+       and i.created_at > now() - ${REPLAY_WINDOW}
+  )`;
+}
+
+/** `remembered`: stores the created record as the response to replay; fed by the CTE `changed`. */
+export function rememberCte(request: IdempotencyRequest | undefined, response: SQL): SQL {
+  if (!request) return sql`remembered as (select 1 where false)`;
+  return sql`remembered as (
+    insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
+    select (select id from key), changed.org_id, ${request.key}, ${request.requestHash}, 201, ${response}
+      from changed
+    returning 1
+  )`;
+}
+
+/** True for the unique violation of a concurrent request with the same Idempotency-Key. */
+export function isIdempotencyRace(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
+  return code === "23505" && constraint === "idempotency_keys_pkey";
+}
+
+/** An expired entry still holding the Idempotency-Key is removed before the request is retried. */
+export async function forgetExpired(db: Database, keyHash: string, request: IdempotencyRequest): Promise<void> {
+  await run(
+    db,
+    sql`delete from idempotency_keys i using api_keys k
+         where k.key_hash = ${keyHash} and i.key_id = k.id and i.idempotency_key = ${request.key} and i.created_at <= now() - ${REPLAY_WINDOW}`,
+  );
+}
+
+/** Drops stored responses older than the replay window (run by the sweep). */
+export async function pruneIdempotencyKeys(db: Database): Promise<void> {
+  await run(db, sql`delete from idempotency_keys where created_at <= now() - ${REPLAY_WINDOW}`);
+}

@@ -1,0 +1,62 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { PageRequest } from "../../domain/paging.ts";
+import type { Database } from "../client.ts";
+import { issues } from "../schema/index.ts";
+import { createRecord } from "./create.ts";
+import { deleteRecord } from "./delete.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
+import { getRecord, listRecords } from "./read.ts";
+import { activePerson, anyPerson, projectOfOrganisation } from "./references.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { updateRecord } from "./update.ts";
+import type { Reference } from "./write-ctes.ts";
+
+export const issueResource = defineResource(issues, { type: "issue", readScope: "issues.read", manageScope: "issues.manage" });
+export type IssueRecord = RecordOf<typeof issueResource>;
+/** resolvedAt belongs to the service: it follows the status. */
+export type IssueValues = Omit<FieldsOf<typeof issueResource>, "resolvedAt">;
+export type NewIssue = IssueValues & Pick<IssueRecord, "projectId" | "title">;
+
+const { row: r, locked: l } = issueResource;
+
+export function listIssues(db: Database, actor: Actor, page: PageRequest, f: { projectId?: string | undefined; status?: string[] | undefined }) {
+  const filters: SQL[] = [];
+  if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
+  if (f.status) filters.push(sql`${r.status} = any(${sql.param(f.status)}::text[])`);
+  return listRecords(db, actor, issueResource, { page, filters });
+}
+
+export function getIssue(db: Database, actor: Actor, id: string) {
+  return getRecord(db, actor, issueResource, id);
+}
+
+function peopleReferences(values: { reporterId?: string | null | undefined; assigneeId?: string | null | undefined }): Reference[] {
+  const references: Reference[] = [];
+  if (values.reporterId) references.push(anyPerson("reporterId", values.reporterId));
+  if (values.assigneeId) references.push(activePerson("assigneeId", values.assigneeId));
+  return references;
+}
+
+export function createIssue(db: Database, actor: Actor, values: NewIssue, idempotency?: IdempotencyRequest) {
+  const resolvedAt = values.status === "resolved" ? sql`now()` : undefined;
+  return createRecord(db, actor, issueResource, { values: { ...values, resolvedAt }, references: [projectOfOrganisation(values.projectId), ...peopleReferences(values)], idempotency });
+}
+
+/**
+ * resolvedAt follows the status, computed on the locked row: becoming resolved stamps it (a closed
+ * issue resolved earlier keeps its stamp), reopening clears it, closing keeps it.
+ */
+function resolvedAtFor(status: IssueValues["status"]): SQL | null | undefined {
+  if (status === "resolved") return sql`coalesce(${l.resolvedAt}, now())`;
+  if (status === "open" || status === "in_progress") return null;
+  return undefined;
+}
+
+export function updateIssue(db: Database, actor: Actor, id: string, patch: IssueValues, ifMatch: number | null) {
+  return updateRecord(db, actor, issueResource, { id, patch: { ...patch, resolvedAt: resolvedAtFor(patch.status) }, ifMatch, references: peopleReferences(patch), rules: [] });
+}
+
+export function deleteIssue(db: Database, actor: Actor, id: string, ifMatch: number | null) {
+  return deleteRecord(db, actor, issueResource, { id, ifMatch, blockers: [] });
+}

@@ -1,0 +1,45 @@
+import { sql } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { PageRequest } from "../../domain/paging.ts";
+import type { Database } from "../client.ts";
+import { milestones, tasks } from "../schema/index.ts";
+import { createRecord } from "./create.ts";
+import { deleteRecord } from "./delete.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
+import { getRecord, listRecords } from "./read.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { updateRecord } from "./update.ts";
+
+export const milestoneResource = defineResource(milestones, { type: "milestone", readScope: "projects.read", manageScope: "projects.manage" });
+export type MilestoneRecord = RecordOf<typeof milestoneResource>;
+export type MilestoneValues = FieldsOf<typeof milestoneResource>;
+export type NewMilestone = MilestoneValues & Pick<MilestoneRecord, "projectId" | "name" | "dueDate">;
+
+const { row: r, locked: l } = milestoneResource;
+
+/** A project's milestones; `parentFound` is false when the project is not the caller's. */
+export function listMilestones(db: Database, actor: Actor, projectId: string, page: PageRequest, filters: { status?: string[] | undefined }) {
+  const conditions = [sql`${r.projectId} = ${projectId}::uuid`];
+  if (filters.status) conditions.push(sql`${r.status} = any(${sql.param(filters.status)}::text[])`);
+  return listRecords(db, actor, milestoneResource, { page, filters: conditions, parent: { table: "projects", id: projectId } });
+}
+
+export function getMilestone(db: Database, actor: Actor, id: string) {
+  return getRecord(db, actor, milestoneResource, id);
+}
+
+export function createMilestone(db: Database, actor: Actor, values: NewMilestone, idempotency?: IdempotencyRequest) {
+  return createRecord(db, actor, milestoneResource, { values, references: [], parent: { table: "projects", id: values.projectId }, idempotency });
+}
+
+export function updateMilestone(db: Database, actor: Actor, id: string, patch: MilestoneValues, ifMatch: number | null) {
+  return updateRecord(db, actor, milestoneResource, { id, patch, ifMatch, references: [], rules: [] });
+}
+
+export function deleteMilestone(db: Database, actor: Actor, id: string, ifMatch: number | null) {
+  return deleteRecord(db, actor, milestoneResource, {
+    id,
+    ifMatch,
+    blockers: [{ name: "tasks", count: sql`select count(*) from ${tasks} where ${tasks.orgId} = ${l.orgId} and ${tasks.milestoneId} = ${l.id}` }],
+  });
+}

@@ -1,0 +1,156 @@
+import { getTableColumns, getTableName, type Column, type SQL } from "drizzle-orm";
+import { alias, type PgTable } from "drizzle-orm/pg-core";
+import { toSnakeCase } from "drizzle-orm/casing";
+import type { Scope } from "../../domain/scopes.ts";
+
+// A resource as the statement builders see it, derived from its drizzle table: its columns are
+// declared once, in db/schema/<table>.ts. Every column but the bookkeeping ones (id, orgId,
+// version, createdAt, updatedAt, always answered first and last) is a public field unless it is
+// named `hidden`, so a new column reaches the record type (RecordOf) at once, and the public
+// schema that must equal it (functions/schemas) fails to compile until it says what to do with it.
+
+/** How a column travels between SQL and JSON. */
+export type ColumnKind = "uuid" | "text" | "textArray" | "date" | "numeric" | "decimal" | "boolean" | "integer" | "timestamp";
+
+export interface ColumnDef {
+  /** The public (camelCase) field name: the drizzle key. */
+  key: string;
+  /** The SQL column name. */
+  column: string;
+  kind: ColumnKind;
+}
+
+const BOOKKEEPING = ["id", "orgId", "version", "createdAt", "updatedAt"] as const;
+type Bookkeeping = (typeof BOOKKEEPING)[number];
+
+type ColumnsOf<T extends PgTable> = T["_"]["columns"];
+type FieldKey<T extends PgTable> = Exclude<Extract<keyof ColumnsOf<T>, string>, Bookkeeping>;
+
+export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, Money extends FieldKey<T>> {
+  /** Event name prefix: "task" gives task.created, task.updated, task.deleted. */
+  type: string;
+  readScope: Scope;
+  manageScope: Scope;
+  /** Columns written but never answered (a webhook's signing secret). */
+  hidden?: readonly Hidden[];
+  /** numeric columns answered as decimal strings with 2 places (money), not JSON numbers. */
+  money?: readonly Money[];
+  /**
+   * False for integration settings (webhooks) whose writes are not operational data: they move
+   * no changeVersion and emit no event. Default true.
+   */
+  emitsEvents?: boolean;
+}
+
+export interface Resource<T extends PgTable = PgTable, Fields extends string = string, Money extends string = string> {
+  table: T;
+  /** The SQL table name. */
+  name: string;
+  type: string;
+  readScope: Scope;
+  manageScope: Scope;
+  emitsEvents: boolean;
+  /** Every field a write may set, public or hidden. */
+  writable: Record<string, ColumnDef>;
+  /** The public record's fields, in response order (bookkeeping columns around the table's own). */
+  publicColumns: ColumnDef[];
+  /** The table as a listed or read row, `r`: fragments name its columns as row.projectId. */
+  row: T;
+  /** The table as the row locked by an update or delete, `l`. */
+  locked: T;
+  /** Type-level only: the public field names and the money fields. */
+  readonly _fields?: Fields;
+  readonly _money?: Money;
+}
+
+function kindOf(column: Column, money: boolean): ColumnKind {
+  switch (column.columnType) {
+    case "PgUUID":
+      return "uuid";
+    case "PgText":
+    case "PgVarchar":
+      return "text";
+    case "PgArray":
+      return "textArray";
+    case "PgDateString":
+    case "PgDate":
+      return "date";
+    case "PgNumeric":
+      return money ? "decimal" : "numeric";
+    case "PgBoolean":
+      return "boolean";
+    case "PgInteger":
+    case "PgBigInt53":
+      return "integer";
+    case "PgTimestamp":
+    case "PgTimestampString":
+      return "timestamp";
+    default:
+      throw new Error(`column ${column.name} has type ${column.columnType}, which no record field has yet: add it to db/statements/resource.ts`);
+  }
+}
+
+export function defineResource<T extends PgTable, Hidden extends FieldKey<T> = never, Money extends FieldKey<T> = never>(
+  table: T,
+  options: ResourceOptions<T, Hidden, Money>,
+): Resource<T, Exclude<FieldKey<T>, Hidden>, Money> {
+  const hidden = new Set<string>(options.hidden ?? []);
+  const money = new Set<string>(options.money ?? []);
+  const def = (key: string, column: Column): ColumnDef => ({ key, column: toSnakeCase(key), kind: kindOf(column, money.has(key)) });
+  const columns = Object.entries(getTableColumns(table));
+  const own = columns.filter(([key]) => !(BOOKKEEPING as readonly string[]).includes(key));
+  const bookkeeping = (key: Bookkeeping) => def(key, columns.find(([k]) => k === key)![1]);
+  return {
+    table,
+    name: getTableName(table),
+    type: options.type,
+    readScope: options.readScope,
+    manageScope: options.manageScope,
+    emitsEvents: options.emitsEvents ?? true,
+    writable: Object.fromEntries(own.map(([key, column]) => [key, def(key, column)])),
+    publicColumns: [
+      bookkeeping("id"),
+      bookkeeping("orgId"),
+      ...own.filter(([key]) => !hidden.has(key)).map(([key, column]) => def(key, column)),
+      bookkeeping("version"),
+      bookkeeping("createdAt"),
+      bookkeeping("updatedAt"),
+    ],
+    row: alias(table, "r") as unknown as T,
+    locked: alias(table, "l") as unknown as T,
+  };
+}
+
+// ---- The record as JSON, from the table's column types ------------------------------------------
+
+type JsonOf<C extends Column, Money extends boolean> = C["_"]["columnType"] extends "PgTimestamp" | "PgTimestampString"
+  ? string
+  : C["_"]["columnType"] extends "PgNumeric"
+    ? Money extends true
+      ? string
+      : number
+    : C["_"]["data"];
+
+type Nullable<C extends Column, T> = C["_"]["notNull"] extends true ? T : T | null;
+
+/**
+ * The public record of a resource, as the API answers it: every public field with its JSON type
+ * (timestamps and dates as strings, numeric as a number unless it is money), null where the
+ * column is nullable. Public schemas must have exactly this shape (see functions/schemas).
+ */
+export type RecordOf<R> =
+  R extends Resource<infer T, infer Fields, infer Money>
+    ? {
+        [K in Bookkeeping | Fields]: K extends keyof ColumnsOf<T>
+          ? ColumnsOf<T>[K] extends Column
+            ? Nullable<ColumnsOf<T>[K], JsonOf<ColumnsOf<T>[K], K extends Money ? true : false>>
+            : never
+          : never;
+      }
+    : never;
+
+/** The fields a write may set (hidden ones included), each with its JSON value. */
+export type FieldsOf<R> = R extends Resource<infer T, string, infer Money> ? Partial<Omit<RecordOf<Resource<T, FieldKey<T>, Money>>, Bookkeeping>> : never;
+
+/** What a statement writes: each field's JSON value, or an SQL fragment it computes (now(), a value of the caller's key). */
+export type WritableOf<R> = { [K in keyof FieldsOf<R>]?: FieldsOf<R>[K] | SQL };

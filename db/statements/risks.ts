@@ -1,0 +1,46 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { PageRequest } from "../../domain/paging.ts";
+import type { Database } from "../client.ts";
+import { risks } from "../schema/index.ts";
+import { createRecord } from "./create.ts";
+import { deleteRecord } from "./delete.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
+import { getRecord, listRecords } from "./read.ts";
+import { activePerson, projectOfOrganisation } from "./references.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { updateRecord } from "./update.ts";
+import type { Reference } from "./write-ctes.ts";
+
+export const riskResource = defineResource(risks, { type: "risk", readScope: "risks.read", manageScope: "risks.manage" });
+export type RiskRecord = RecordOf<typeof riskResource>;
+export type RiskValues = FieldsOf<typeof riskResource>;
+export type NewRisk = RiskValues & Pick<RiskRecord, "projectId" | "title">;
+
+const { row: r } = riskResource;
+
+export function listRisks(db: Database, actor: Actor, page: PageRequest, f: { projectId?: string | undefined; status?: string[] | undefined }) {
+  const filters: SQL[] = [];
+  if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
+  if (f.status) filters.push(sql`${r.status} = any(${sql.param(f.status)}::text[])`);
+  return listRecords(db, actor, riskResource, { page, filters });
+}
+
+export function getRisk(db: Database, actor: Actor, id: string) {
+  return getRecord(db, actor, riskResource, id);
+}
+
+export function createRisk(db: Database, actor: Actor, values: NewRisk, idempotency?: IdempotencyRequest) {
+  const references: Reference[] = [projectOfOrganisation(values.projectId)];
+  if (values.ownerId) references.push(activePerson("ownerId", values.ownerId));
+  return createRecord(db, actor, riskResource, { values, references, idempotency });
+}
+
+export function updateRisk(db: Database, actor: Actor, id: string, patch: RiskValues, ifMatch: number | null) {
+  const references = patch.ownerId ? [activePerson("ownerId", patch.ownerId)] : [];
+  return updateRecord(db, actor, riskResource, { id, patch, ifMatch, references, rules: [] });
+}
+
+export function deleteRisk(db: Database, actor: Actor, id: string, ifMatch: number | null) {
+  return deleteRecord(db, actor, riskResource, { id, ifMatch, blockers: [] });
+}

@@ -1,0 +1,11 @@
+/**
+ * Who is acting. Checked inside the very statement that does the work (one round trip):
+ * - an API key, known by the SHA-256 of the key;
+ * - a person signed in, known by their session's token (from the signed session cookie); the
+ *   session's organisation is its active one, its scopes those of the person's role there;
+ * - the system (the CLI, the seed), which names its organisation and holds every scope.
+ */
+export type Actor = { keyHash: string } | { sessionToken: string } | { orgId: string };
+
+export const isKeyActor = (actor: Actor): actor is { keyHash: string } => "keyHash" in actor;
+export const isSessionActor = (actor: Actor): actor is { sessionToken: string } => "sessionToken" in actor;

@@ -1,0 +1,54 @@
+// The closed set of error codes, and the one error type every layer throws. A code says what is
+// wrong in the API's own terms; how it is answered (an HTTP status, a CLI exit) is decided at the
+// edge that speaks to the caller (functions/errors.ts maps each code to its status).
+
+export const ERROR_CODES = [
+  "missing_field",
+  "invalid_field",
+  "unknown_field",
+  "invalid_json",
+  "invalid_reference",
+  "unauthorized",
+  "invalid_key",
+  "insufficient_scope",
+  "insufficient_role",
+  "cross_site_request",
+  "not_found",
+  "invalid_transition",
+  "conflict",
+  "precondition_failed",
+  "payload_too_large",
+  "unsupported_media_type",
+  "idempotency_mismatch",
+  "rate_limited",
+  "internal_error",
+  "unavailable",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Extra, code-specific facts a client can act on: the field, the scope needed, the allowed targets. */
+export interface ErrorDetails {
+  field?: string;
+  scope?: string;
+  allowed?: string[];
+  [key: string]: unknown;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = "DomainError";
+    this.code = code;
+    this.details = details;
+  }
+
+  get field(): string | undefined {
+    return this.details.field;
+  }
+}
+
+export const notFound = (noun: string) => new DomainError("not_found", `${noun} not found`);

@@ -1,0 +1,57 @@
+import type { Scope } from "./scopes.ts";
+
+/**
+ * An event as clients receive it, from the room, webhooks and GET /v1/events: `type` is
+ * <resource>.<action>, `changeVersion` the organisation's counter this change produced, `data`
+ * the record after the change (for a delete, as it was), `changes` each changed field's from/to.
+ */
+export interface OpsEvent {
+  id: string;
+  type: string;
+  orgId: string;
+  changeVersion: number;
+  occurredAt: string;
+  data: Record<string, unknown>;
+  changes: Record<string, { from: unknown; to: unknown }> | null;
+  /** Who made the change: an API key (its id and application name), a person, or opsroom itself (the CLI, the seed). */
+  actor: EventActor;
+}
+
+export interface EventActor {
+  type: "key" | "user" | "system";
+  id: string | null;
+  name: string;
+}
+
+/** The read scope a key needs to see an event, by the event's resource (the part of type before the dot). */
+export const EVENT_SCOPES: Record<string, Scope> = {
+  task: "tasks.read",
+  project: "projects.read",
+  milestone: "projects.read",
+  personnel: "organisation.read",
+  risk: "risks.read",
+  issue: "issues.read",
+  financialEntry: "financials.read",
+};
+
+export function scopeOfEvent(type: string): Scope | undefined {
+  return EVENT_SCOPES[type.split(".")[0] ?? ""];
+}
+
+/** The read scopes that see events: a socket's or a webhook's, narrowed to these. */
+export const EVENT_READ_SCOPES: Scope[] = [...new Set(Object.values(EVENT_SCOPES))];
+
+/** The resources events are about. */
+export const EVENT_RESOURCES = Object.keys(EVENT_SCOPES);
+
+/** "task.updated", "task.*" or "*": an event name, a resource's events, or every event. */
+export function isEventPattern(pattern: string): boolean {
+  if (pattern === "*") return true;
+  const [resource, action, ...rest] = pattern.split(".");
+  return rest.length === 0 && EVENT_RESOURCES.includes(resource ?? "") && /^(\*|[a-z]+)$/.test(action ?? "");
+}
+
+export function matchesPattern(pattern: string, type: string): boolean {
+  if (pattern === "*" || pattern === type) return true;
+  return pattern.endsWith(".*") && type.startsWith(pattern.slice(0, -1));
+}

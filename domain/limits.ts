@@ -1,0 +1,19 @@
+// The service's numbers: how much, how long, how often. Read by the code that enforces them, the
+// tests that prove them and the documents that state them.
+
+/** Requests per key per window, unless the key was given a limit of its own. */
+export const DEFAULT_RATE_LIMIT = 600;
+/** Both limiters count in fixed windows of the clock, this long. */
+export const WINDOW_SECONDS = 60;
+/** Refused keys (unknown or revoked) one client address may present per window before it waits for the next. */
+export const FAILED_KEYS_PER_WINDOW = 30;
+
+/** Failed sign-ins per window for one account, and for one client address, before either waits for the next. */
+export const FAILED_SIGN_INS_PER_ACCOUNT = 10;
+export const FAILED_SIGN_INS_PER_ADDRESS = 30;
+
+/** How long events stay readable through GET /v1/events and kept for redeliveries. */
+export const EVENT_RETENTION_DAYS = 30;
+
+/** How long a POST's Idempotency-Key replays its first response. */
+export const IDEMPOTENCY_WINDOW_HOURS = 24;

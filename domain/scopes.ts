@@ -1,0 +1,49 @@
+// The closed set of scopes (docs/api.md "Keys and scopes"). A .manage scope always implies its .read scope.
+export const SCOPES = {
+  "organisation.read": "Read the organisation",
+  "organisation.manage": "Manage the organisation",
+  "projects.read": "Read projects and milestones",
+  "projects.manage": "Create and change projects and milestones",
+  "tasks.read": "Read tasks",
+  "tasks.manage": "Create and change tasks",
+  "risks.read": "Read risks",
+  "risks.manage": "Create and change risks",
+  "issues.read": "Read issues",
+  "issues.manage": "Create and change issues",
+  "financials.read": "Read financial entries and project finances",
+  "financials.manage": "Create and change financial entries",
+  "webhooks.read": "Read webhooks",
+  "webhooks.manage": "Register and change webhooks",
+} as const;
+
+export type Scope = keyof typeof SCOPES;
+
+export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
+
+export function isScope(value: string): value is Scope {
+  return Object.hasOwn(SCOPES, value);
+}
+
+/** The scopes a key holds: the granted ones plus the .read implied by each .manage, in catalogue order. */
+export function expandScopes(granted: readonly Scope[]): Scope[] {
+  const held = new Set<Scope>(granted);
+  for (const scope of granted) {
+    if (scope.endsWith(".manage")) held.add(scope.replace(/\.manage$/, ".read") as Scope);
+  }
+  return ALL_SCOPES.filter((scope) => held.has(scope));
+}
+
+/** Parses a comma list such as "tasks.manage,projects.read"; throws naming the first unknown scope. */
+export function parseScopeList(list: string): Scope[] {
+  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new Error("at least one scope is required");
+  for (const name of names) {
+    if (!isScope(name)) throw new Error(`unknown scope "${name}" (known: ${ALL_SCOPES.join(", ")})`);
+  }
+  return expandScopes(names as Scope[]);
+}
+
+/** The first of `required` (in catalogue order) that `held` lacks, or undefined when all are held. */
+export function firstMissingScope(required: readonly string[], held: readonly string[]): Scope | undefined {
+  return ALL_SCOPES.find((scope) => required.includes(scope) && !held.includes(scope));
+}

@@ -1,0 +1,106 @@
+// ESLint: the recommended rules of JavaScript and typescript-eslint, and the direction of imports
+// between the layers (README "Architecture"). Each layer may import only what lies below it:
+//
+//   domain/    the kernel: imports nothing of the project (and no package but ipaddr.js)
+//   db/        the kernel only; the one place drizzle and the Postgres drivers are imported
+//   services/  the kernel, db/ and realtime/protocol.ts; no HTTP framework, no driver
+//   realtime/  the kernel and its own protocol module
+//   functions/ the kernel, services/ and realtime/protocol.ts (db/ only for the driver's factory)
+//   cli/       the kernel, services/, db/ and the Worker's request schemas
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+/** A relative import of any of these top-level folders (at any depth of ../). */
+const folders = (...names) => `^(\\.\\./)+(${names.join("|")})/`;
+const DRIVERS = ["drizzle-orm", "drizzle-orm/*", "@neondatabase/serverless", "pg", "@electric-sql/pglite", "@electric-sql/pglite/*"];
+const driversMessage = "only db/ (and the local database tooling in cli/lib) talks to drizzle or a Postgres driver";
+
+const restrict = (patterns) => ["error", { patterns }];
+
+export default tseslint.config(
+  { ignores: ["node_modules/", "console/vendor/", "client/schema.d.ts", ".data/", ".wrangler/", "test/artifacts/", "bench/results/", ".stryker-tmp/", "reports/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: "module" },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-explicit-any": "error",
+      "no-empty": ["error", { allowEmptyCatch: true }],
+    },
+  },
+  {
+    files: ["domain/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        { regex: folders("db", "services", "realtime", "functions", "cli", "bench", "test", "client"), message: "the kernel imports nothing of the rest" },
+        { regex: "^(?!\\.|ipaddr\\.js$)", message: "the kernel imports no package (ipaddr.js classifies addresses for it)" },
+      ]),
+    },
+  },
+  {
+    files: ["db/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        { regex: folders("services", "realtime", "functions", "cli", "bench", "test", "client"), message: "db/ imports the kernel only" },
+        { regex: "^(hono|zod|@hono/)", message: "db/ knows nothing of HTTP or request schemas" },
+      ]),
+    },
+  },
+  {
+    files: ["services/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        { regex: folders("functions", "cli", "bench", "test", "client"), message: "services/ are called by the Worker and the CLI, never the other way" },
+        { regex: "^(\\.\\./)+realtime/(?!protocol\\.ts$)", message: "services/ speak to the room through realtime/protocol.ts only" },
+        { regex: "^(hono|@hono/)", message: "no HTTP framework in services/: they answer values and domain errors" },
+        { group: DRIVERS, message: driversMessage },
+      ]),
+    },
+  },
+  {
+    files: ["realtime/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        { regex: folders("db", "services", "functions", "cli", "bench", "test", "client"), message: "realtime/ imports the kernel and its protocol module only" },
+        { group: DRIVERS, message: driversMessage },
+      ]),
+    },
+  },
+  {
+    files: ["functions/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        { regex: folders("cli", "bench", "test", "client"), message: "the Worker imports none of the Node-side tools" },
+        { regex: "^(\\.\\./)+db/(?!client\\.ts$)", message: "the Worker reaches the data through services/ (db/client.ts only, for the driver's factory)" },
+        { regex: "^(\\.\\./)+realtime/(?!protocol\\.ts$)", message: "the Worker speaks to the room through realtime/protocol.ts only" },
+        { group: DRIVERS, message: driversMessage },
+      ]),
+    },
+  },
+  {
+    files: ["cli/commands/**/*.ts", "cli/dev/**/*.ts", "cli/*.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        { regex: folders("bench", "test", "client"), message: "the CLI imports no tests or benchmarks" },
+        { regex: "^(\\.\\./)+functions/(?!schemas/|validation\\.ts$)", message: "the CLI calls services/; from the Worker it takes only the request schemas" },
+        { group: DRIVERS, message: driversMessage },
+      ]),
+    },
+  },
+  {
+    // The console runs in the browser; the CLI's entry point and this file in Node.
+    files: ["console/**/*.js"],
+    languageOptions: { globals: globals.browser },
+  },
+  {
+    files: ["cli/**/*.{js,mjs}", "*.js"],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    // Tests read whatever JSON an answer holds: `any` is the honest type for a body under test.
+    files: ["test/**/*.ts"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+);

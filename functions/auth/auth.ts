@@ -1,0 +1,130 @@
+import { betterAuth } from "better-auth";
+import { APIError } from "better-auth/api";
+import { authDatabaseFor } from "../../db/client.ts";
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/crypto/passwords.ts";
+import { uuidv7 } from "../../domain/ids.ts";
+import { checkSignUp, endSession, welcomeNewUser } from "../../services/people.ts";
+import { roomsAt } from "../../services/rooms.ts";
+import { databaseFor } from "../context.ts";
+import { settingsOf, type Bindings } from "../env.ts";
+import { COOKIE_PREFIX } from "./session-cookie.ts";
+
+// People sign in with better-auth (https://better-auth.com): email and password, sessions in
+// HttpOnly cookies, on the same Postgres through its drizzle adapter (tables in db/schema/people.ts).
+// Mounted at /auth (functions/auth/routes.ts); the console's pages call it. What opsroom adds:
+//
+// - passwords hashed with WebCrypto PBKDF2 (domain/crypto/passwords.ts), native to Workers;
+// - a new user either joins an organisation by invitation or, when sign-up is open, gets one of
+//   their own as its owner (services/people.ts); each session acts for one organisation;
+// - ids are UUIDv7 like every other row; better-auth's own rate limiter is off: sign-in attempts
+//   are counted per account and per address by the Worker's AuthGuard (routes.ts).
+
+/** How long a session lasts without use, and how often use extends it (better-auth's defaults). */
+export const SESSION_DAYS = 7;
+
+function createAuth(env: Bindings, origin: string) {
+  const settings = settingsOf(env);
+  if (!settings.auth) throw new Error("people are not configured (AUTH_SECRET is unset)");
+  const db = databaseFor(env);
+  return betterAuth({
+    appName: "opsroom",
+    baseURL: origin,
+    basePath: "/auth",
+    secret: settings.auth.secret,
+    trustedOrigins: [origin],
+    telemetry: { enabled: false },
+    database: authDatabaseFor(settings.database),
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      password: { hash: hashPassword, verify: verifyPassword },
+      // Sign-up needs an invitation when self-service sign-up is off (checked in the hook below).
+      autoSignIn: true,
+    },
+    session: {
+      expiresIn: SESSION_DAYS * 24 * 60 * 60,
+      additionalFields: { activeOrgId: { type: "string", required: false, input: false } },
+    },
+    rateLimit: { enabled: false },
+    // Only what opsroom offers is served: sign-up, sign-in, sign-out and the session. The rest of
+    // better-auth's endpoints (password change and checks, session lists, account linking, social
+    // sign-in, resets) are off: each would be another way in that the sign-in limits do not cover.
+    disabledPaths: DISABLED_PATHS,
+    advanced: {
+      cookiePrefix: COOKIE_PREFIX,
+      useSecureCookies: origin.startsWith("https://"),
+      defaultCookieAttributes: { httpOnly: true, sameSite: "lax", path: "/" },
+      database: { generateId: () => uuidv7() },
+      ipAddress: { ipAddressHeaders: ["cf-connecting-ip"] },
+    },
+    databaseHooks: {
+      session: {
+        delete: {
+          async after(session) {
+            // Sign-out never fails on the room: a room not told keeps the sockets until they drop,
+            // and the session's tokens open no new ones (the room asks the Worker at each connect).
+            await endSession({ db, rooms: roomsAt(settings.realtime) }, { sessionId: session.id, userId: session.userId }).catch((error: unknown) =>
+              console.warn(JSON.stringify({ level: "warn", message: "could not tell the rooms of a sign-out", cause: String(error) })),
+            );
+          },
+        },
+      },
+      user: {
+        create: {
+          async before(user, context) {
+            const refusal = await checkSignUp({ db, signup: settings.auth!.signup }, { email: user.email, invitation: invitationOf(context?.body) });
+            if (refusal) throw new APIError("FORBIDDEN", { message: refusal, code: "SIGN_UP_CLOSED" });
+          },
+          async after(user, context) {
+            await welcomeNewUser({ db }, { userId: user.id, email: user.email, name: user.name, invitation: invitationOf(context?.body), organisationName: stringOf(context?.body, "organisationName") });
+          },
+        },
+      },
+    },
+  });
+}
+
+function stringOf(body: unknown, name: string): string | undefined {
+  const value = (body as Record<string, unknown> | null | undefined)?.[name];
+  return typeof value === "string" && value.trim() ? value.trim() : undefined;
+}
+
+const invitationOf = (body: unknown) => stringOf(body, "invitation");
+
+export const DISABLED_PATHS = [
+  "/update-user",
+  "/update-session",
+  "/change-email",
+  "/change-password",
+  "/verify-password",
+  "/set-password",
+  "/delete-user",
+  "/list-sessions",
+  "/revoke-session",
+  "/revoke-sessions",
+  "/revoke-other-sessions",
+  "/list-accounts",
+  "/account-info",
+  "/unlink-account",
+  "/link-social",
+  "/get-access-token",
+  "/refresh-token",
+  "/sign-in/social",
+  "/request-password-reset",
+  "/reset-password",
+  "/send-verification-email",
+  "/verify-email",
+];
+
+export type Auth = ReturnType<typeof createAuth>;
+
+const instances = new WeakMap<object, Map<string, Auth>>();
+
+/** better-auth for this Worker's settings and the request's origin: one per isolate and origin. */
+export function authFor(env: Bindings, origin: string): Auth {
+  let byOrigin = instances.get(env);
+  if (!byOrigin) instances.set(env, (byOrigin = new Map()));
+  let auth = byOrigin.get(origin);
+  if (!auth) byOrigin.set(origin, (auth = createAuth(env, origin)));
+  return auth;
+}

@@ -1,0 +1,112 @@
+import { Hono, type Context } from "hono";
+import { clientOf } from "../../domain/client-address.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS } from "../../domain/limits.ts";
+import { acceptInvitation, lookUpInvitation } from "../../services/people.ts";
+import { settingsOf, type AppEnv } from "../env.ts";
+import { clientAddress } from "../middleware/rate-limit.ts";
+import { authFor } from "./auth.ts";
+import { isSameOriginWrite, sessionTokenOf } from "./session-cookie.ts";
+
+// /auth/*: better-auth's endpoints (sign-up, sign-in, sign-out, the session), and the two steps of
+// an invitation that come before a person belongs to the organisation. Answered 404 when the
+// Worker has no AUTH_SECRET. docs/people.md describes the flow.
+
+export const authRoutes = new Hono<AppEnv>();
+
+/** The largest body /auth takes: a sign-up is a few hundred bytes. */
+const MAX_AUTH_BODY_BYTES = 16 * 1024;
+/** Fields of sign-up that opsroom stores and repeats (member lists, event actors): as long as any name. */
+const NAME_FIELDS = ["name", "organisationName"];
+const MAX_NAME_LENGTH = 200;
+
+authRoutes.use("/auth/*", async (c, next) => {
+  if (!settingsOf(c.env).auth) throw new DomainError("not_found", "people are not configured on this deployment (AUTH_SECRET is unset)");
+  if (c.req.method === "POST") c.set("body", await authBody(c));
+  await next();
+});
+
+/**
+ * A POST to /auth is a JSON object of at most 16 KB whose strings hold no NUL (Postgres refuses
+ * them) and whose names are at most 200 characters, checked before better-auth reads it: one
+ * parse, the same body every limit below counts, and nothing half-created by a bad value.
+ */
+async function authBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
+    throw new DomainError("unsupported_media_type", "send the body as application/json");
+  }
+  const text = await c.req.raw.clone().text();
+  if (new TextEncoder().encode(text).length > MAX_AUTH_BODY_BYTES) throw new DomainError("payload_too_large", `the body is over ${MAX_AUTH_BODY_BYTES} bytes`);
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    throw new DomainError("invalid_json", "the body is not valid JSON");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new DomainError("invalid_json", "the body must be a JSON object");
+  for (const [field, value] of Object.entries(body)) {
+    if (typeof value !== "string") continue;
+    if (value.includes("\u0000")) throw new DomainError("invalid_field", `${field} must not contain NUL characters`, { field });
+    if (NAME_FIELDS.includes(field) && value.length > MAX_NAME_LENGTH) throw new DomainError("invalid_field", `${field} must be at most ${MAX_NAME_LENGTH} characters`, { field });
+  }
+  return body as Record<string, unknown>;
+}
+
+/** Whom an invitation link is for, so the page can offer sign-up or sign-in with that address. */
+authRoutes.get("/auth/invitations/:token", async (c) => {
+  const invitation = await lookUpInvitation({ ctx: { db: c.var.db }, input: { token: c.req.param("token") } });
+  return c.json({ success: true, version: "v1", message: "invitation", data: invitation });
+});
+
+/** A signed-in person accepts an invitation to their own address; their session switches to it. */
+authRoutes.post("/auth/invitations/accept", async (c) => {
+  const auth = authFor(c.env, new URL(c.req.url).origin);
+  if (!isSameOriginWrite(c)) throw new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin");
+  const session = await auth.api.getSession({ headers: c.req.raw.headers });
+  const sessionToken = await sessionTokenOf(c, settingsOf(c.env).auth!.secret);
+  if (!session || !sessionToken) throw new DomainError("unauthorized", "sign in first, with the address the invitation is for");
+  const body = c.var.body as { token?: unknown };
+  if (typeof body.token !== "string" || !body.token) throw new DomainError("missing_field", "token is required", { field: "token" });
+  const accepted = await acceptInvitation({ ctx: { db: c.var.db }, input: { token: body.token, userId: session.user.id, sessionToken } });
+  return c.json({ success: true, version: "v1", message: "invitation accepted", data: { organisation: accepted.orgId, role: accepted.role } });
+});
+
+/**
+ * Sign-in attempts are counted per account and per client address (AuthGuard Durable Objects):
+ * after FAILED_SIGN_INS_PER_ACCOUNT failures for one address of email, or FAILED_SIGN_INS_PER_ADDRESS
+ * from one client, further attempts wait for the next minute (429, Retry-After) without a
+ * password being checked.
+ */
+authRoutes.post("/auth/sign-in/email", async (c) => {
+  // The body was checked to be JSON (above), so the address better-auth signs in is the one counted.
+  const { email } = c.var.body as { email?: unknown };
+  if (typeof email !== "string" || !email.trim()) throw new DomainError("missing_field", "email is required", { field: "email" });
+  const guards = [
+    { guard: guardOf(c, `sign-in:address:${clientOf(clientAddress(c))}`), limit: FAILED_SIGN_INS_PER_ADDRESS },
+    { guard: guardOf(c, `sign-in:account:${email.trim().toLowerCase().slice(0, 320)}`), limit: FAILED_SIGN_INS_PER_ACCOUNT },
+  ];
+  for (const { guard, limit } of guards) {
+    const decision = await guard.check(limit);
+    if (decision.blocked) {
+      c.header("Retry-After", String(decision.retryAfter));
+      throw new DomainError("rate_limited", `too many failed sign-ins: wait ${decision.retryAfter} s`, { retryAfter: decision.retryAfter });
+    }
+  }
+  const response = await handle(c);
+  if (response.status === 401) await Promise.all(guards.map(({ guard, limit }) => guard.fail(limit)));
+  return response;
+});
+
+// Only these of better-auth's endpoints are served; every other /auth path is a 404 answered here,
+// before better-auth (or the database) is asked. (disabledPaths in auth.ts turns the rest off too.)
+authRoutes.post("/auth/sign-up/email", (c) => handle(c));
+authRoutes.post("/auth/sign-out", (c) => handle(c));
+authRoutes.get("/auth/get-session", (c) => handle(c));
+
+function handle(c: Context<AppEnv>) {
+  return authFor(c.env, new URL(c.req.url).origin).handler(c.req.raw);
+}
+
+function guardOf(c: Context<AppEnv>, name: string) {
+  return c.env.AUTH_GUARD.get(c.env.AUTH_GUARD.idFromName(name));
+}

@@ -1,0 +1,39 @@
+import type { Context } from "hono";
+import { connectDatabase, type Database } from "../db/client.ts";
+import type { ServiceContext } from "../services/context.ts";
+import { roomsAt } from "../services/rooms.ts";
+import { settingsOf, type AppEnv, type Bindings } from "./env.ts";
+
+/** The database for the Worker's settings: one HTTP request per statement, nothing held open. */
+export function databaseFor(env: Bindings): Database {
+  const { database } = settingsOf(env);
+  return connectDatabase({ url: database.url, localSqlEndpoint: database.localSqlEndpoint });
+}
+
+/** Work after the answer: handed to waitUntil; a failure is logged with the request id. */
+function deferFor(c: Context<AppEnv>) {
+  return (work: () => Promise<unknown>) =>
+    c.executionCtx.waitUntil(
+      work().catch((error: unknown) => console.warn(JSON.stringify({ level: "warn", requestId: c.var.requestId, message: "deferred work failed", cause: String(error) }))),
+    );
+}
+
+/** The services' context for this request: its database handle, its caller, the rooms. */
+export function serviceContext(c: Context<AppEnv>): ServiceContext {
+  return {
+    db: c.var.db,
+    actor: c.var.actor,
+    rooms: roomsAt(settingsOf(c.env).realtime),
+    defer: deferFor(c),
+    idempotency: c.var.idempotency,
+  };
+}
+
+/** A context for work outside a request (the sweep, the room's calls): the system's own. */
+export function backgroundContext(env: Bindings, executionCtx: ExecutionContext): Omit<ServiceContext, "actor"> {
+  return {
+    db: databaseFor(env),
+    rooms: roomsAt(settingsOf(env).realtime),
+    defer: (work) => executionCtx.waitUntil(work().catch(() => {})),
+  };
+}

@@ -1,0 +1,102 @@
+import { z } from "zod";
+
+// The one protocol between the Worker and the organisation's room, parsed on both sides. Every
+// message crosses with the shared REALTIME_SECRET; a malformed one is answered 400, never thrown.
+//
+//   Worker -> room   POST /parties/v1/<orgId>                     RoomMessage
+//   room -> Worker   GET  /internal/rooms/<orgId>/start           -> { watermark }
+//                    GET  /internal/rooms/<orgId>/events?after=N   -> { events }
+//                    GET  /internal/rooms/<orgId>/webhooks         -> { webhooks: WebhookTarget[] }
+//                    POST /internal/rooms/<orgId>/deliveries       { attempts: DeliveryAttempt[] }
+//                    POST /internal/rooms/<orgId>/webhooks/<id>/disable  { reason }
+//                    POST /internal/rooms/<orgId>/sockets          SocketCredential -> SocketIdentity | refusal
+
+const Uuid = z.uuid();
+/** A timestamp as the room and the Worker write them (toISOString), naming a real instant. */
+const Instant = z.iso.datetime();
+
+export const OpsEventSchema = z.object({
+  id: Uuid,
+  type: z.string().min(1).max(100),
+  orgId: Uuid,
+  changeVersion: z.number().int().min(0),
+  occurredAt: Instant,
+  data: z.record(z.string(), z.unknown()),
+  changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })).nullable(),
+  actor: z.object({ type: z.enum(["key", "user", "system"]), id: z.string().nullable(), name: z.string() }),
+});
+
+/** What the Worker tells a room: events to deliver, that its webhooks changed, one delivery, or keys revoked. */
+export const RoomMessageSchema = z.union([
+  z.strictObject({ events: z.array(OpsEventSchema).max(5_000) }),
+  z.strictObject({ webhooksChanged: z.literal(true) }),
+  z.strictObject({ deliver: z.strictObject({ webhookId: Uuid, event: OpsEventSchema }) }),
+  /** These keys were revoked: the room closes every socket opened with them (4401). */
+  z.strictObject({ keysRevoked: z.array(Uuid).min(1).max(1_000) }),
+  /** These sessions were signed out: the room closes every socket opened with their tokens (4401). */
+  z.strictObject({ sessionsEnded: z.array(Uuid).min(1).max(1_000) }),
+  /**
+   * These people left the organisation or changed role: the room closes their sockets (4401); a
+   * person still a member reconnects with a new token, and the scopes of their role now.
+   */
+  z.strictObject({ membersChanged: z.array(Uuid).min(1).max(1_000) }),
+]);
+export type RoomMessage = z.infer<typeof RoomMessageSchema>;
+
+/** What the room knows about a socket's credential before asking the Worker. */
+export const SocketCredentialSchema = z.union([
+  /** An API key, exactly as the client sent it (the Worker checks its shape, limit and state). */
+  z.strictObject({ apiKey: z.string().max(200), clientAddress: z.string().max(100) }),
+  /** A realtime token whose signature the room has verified: is the key it names still active? */
+  z.strictObject({ keyId: Uuid, clientAddress: z.string().max(100) }),
+  /** A realtime token minted for a person: is the session it names still signed in, and a member? */
+  z.strictObject({ sessionId: Uuid, clientAddress: z.string().max(100) }),
+]);
+export type SocketCredential = z.infer<typeof SocketCredentialSchema>;
+
+/** The Worker's answer for an accepted credential. */
+export const SocketIdentitySchema = z.object({
+  orgId: Uuid,
+  /** The key of a socket opened with a key or a key's token; null for a person's. */
+  keyId: Uuid.nullable(),
+  /** A person's token: their session and their id; absent for a key's. */
+  sessionId: Uuid.optional(),
+  userId: Uuid.optional(),
+  scopes: z.array(z.string()),
+});
+export type SocketIdentity = z.infer<typeof SocketIdentitySchema>;
+
+export const WebhookTargetSchema = z.object({
+  id: Uuid,
+  url: z.string(),
+  events: z.array(z.string()),
+  scopes: z.array(z.string()),
+  enabled: z.boolean(),
+  secret: z.string(),
+});
+export type WebhookTarget = z.infer<typeof WebhookTargetSchema>;
+
+export const DeliveryAttemptSchema = z.strictObject({
+  id: Uuid,
+  webhookId: Uuid,
+  eventId: Uuid,
+  eventType: z.string().max(100),
+  changeVersion: z.number().int().min(0).nullable(),
+  attempt: z.number().int().min(1).max(100),
+  outcome: z.enum(["succeeded", "retrying", "failed"]),
+  responseStatus: z.number().int().min(100).max(999).nullable(),
+  durationMs: z.number().int().min(0).nullable(),
+  error: z.string().max(1_000).nullable(),
+  responseExcerpt: z.string().max(1_000).nullable(),
+  nextRetryAt: Instant.nullable(),
+});
+export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;
+
+export const DeliveryReportSchema = z.strictObject({ attempts: z.array(DeliveryAttemptSchema).max(1_000) });
+export const DisableWebhookSchema = z.strictObject({ reason: z.string().min(1).max(500) });
+
+/** Socket close codes the room uses, in the 4000-4999 range applications own. */
+export const CLOSE_CODES = {
+  /** The credential the socket was opened with is no longer valid (a revoked key). */
+  revoked: 4401,
+} as const;

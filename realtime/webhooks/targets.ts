@@ -1,0 +1,110 @@
+import type * as Party from "partykit/server";
+import { matchesPattern, scopeOfEvent, type OpsEvent } from "../../domain/events.ts";
+import { WebhookTargetSchema, type WebhookTarget } from "../protocol.ts";
+import { writeAtomically } from "../storage.ts";
+import { dropJobsOf, webhooksWithJobs } from "./queue.ts";
+
+// The room's copy of the organisation's webhooks (url, patterns, scopes, secret), fetched from the
+// API and kept one storage key each (`webhook:<id>`): an organisation may have hundreds.
+
+const TARGET_PREFIX = "webhook:";
+const TARGETS_LOADED_KEY = "webhooksLoaded";
+/**
+ * How long a loaded copy is trusted without a notice: the API tells the room of every change before
+ * it answers, but a notice that failed (the room busy past the API's timeout) must not leave a
+ * webhook that was turned off or deleted receiving events for as long as the room stays awake.
+ */
+export const TARGETS_MAX_AGE_MS = 60_000;
+
+/** Calls an internal endpoint of the API for this room. */
+export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
+
+/** Whether a webhook receives an event: it is on, its scopes may see it and its patterns select it. */
+export function wants(target: WebhookTarget, event: OpsEvent): boolean {
+  const scope = scopeOfEvent(event.type);
+  if (!target.enabled || !scope || !target.scopes.includes(scope)) return false;
+  return target.events.length === 0 || target.events.some((pattern) => matchesPattern(pattern, event.type));
+}
+
+export class Targets {
+  private loaded: WebhookTarget[] | null = null;
+  private loadedAt = 0;
+  /** Reloads run one after another, so the last one started is the one that stays. */
+  private reloading: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly storage: Party.Storage,
+    private readonly api: InternalApi,
+  ) {}
+
+  /** Fetches the organisation's webhooks again (after the API says they changed). */
+  reload(): Promise<void> {
+    const run = this.reloading.then(() => this.fetch());
+    this.reloading = run.catch(() => {});
+    return run;
+  }
+
+  private async fetch(): Promise<void> {
+    const response = await this.api("/webhooks");
+    if (!response.ok) throw new Error(`API answered ${response.status}`);
+    const targets = WebhookTargetSchema.array().parse(((await response.json()) as { webhooks: unknown }).webhooks);
+    const stored = await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX });
+    this.loaded = targets;
+    this.loadedAt = Date.now();
+    const current = new Set(targets.map((t) => TARGET_PREFIX + t.id));
+    const put = Object.fromEntries([[TARGETS_LOADED_KEY, true], ...targets.map((t) => [TARGET_PREFIX + t.id, t])]);
+    await writeAtomically(this.storage, { put, delete: [...stored.keys()].filter((key) => !current.has(key)) });
+    // What is queued for webhooks that are now gone or off is dropped. The queues are found in
+    // storage, not from the stored copy, so a drop cut short is finished by the next reload.
+    const live = new Set(targets.filter((t) => t.enabled).map((t) => t.id));
+    for (const id of await webhooksWithJobs(this.storage)) if (!live.has(id)) await dropJobsOf(this.storage, id);
+  }
+
+  /**
+   * The webhooks, fetched from the API each time the room wakes, again on a notice that they
+   * changed, and again when the copy is over a minute old: a notice sent while the room was down
+   * (or that failed) is lost, so the stored copy is only the fallback for when the API cannot be
+   * reached.
+   */
+  async all(): Promise<WebhookTarget[]> {
+    if (this.loaded === null || Date.now() - this.loadedAt > TARGETS_MAX_AGE_MS) {
+      try {
+        await this.reload();
+      } catch (error) {
+        if (this.loaded !== null) return this.loaded;
+        if (!(await this.storage.get<boolean>(TARGETS_LOADED_KEY))) throw error;
+        this.loaded = await this.stored();
+      }
+    }
+    return this.loaded ?? [];
+  }
+
+  /** The webhooks that may have jobs queued, without asking the API: the loaded ones, or the stored copy. */
+  async live(): Promise<WebhookTarget[]> {
+    return (this.loaded ?? (await this.stored())).filter((t) => t.enabled);
+  }
+
+  /** The loaded copy of one webhook, looked up now (a change the API answered applies at once). */
+  current(webhookId: string): WebhookTarget | undefined {
+    return this.loaded?.find((t) => t.id === webhookId);
+  }
+
+  /** Whether the loaded copy has the webhook, turned on. */
+  isLive(webhookId: string): boolean {
+    return this.current(webhookId)?.enabled ?? false;
+  }
+
+  /** A receiver answered 410 Gone: the webhook is off here at once, its queue dropped, and the API told. */
+  async disable(target: WebhookTarget, reason: string): Promise<void> {
+    // The current copy (a reload may have replaced the one the attempt started with).
+    const current = this.current(target.id) ?? target;
+    current.enabled = false;
+    await this.storage.put(TARGET_PREFIX + current.id, current);
+    await dropJobsOf(this.storage, current.id);
+    await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason }) }).catch(() => {});
+  }
+
+  private async stored(): Promise<WebhookTarget[]> {
+    return [...(await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX })).values()];
+  }
+}

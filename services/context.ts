@@ -1,0 +1,31 @@
+import type { Database } from "../db/client.ts";
+import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
+import type { Actor } from "../domain/actor.ts";
+import type { Rooms } from "./rooms.ts";
+
+export type { IdempotencyRequest };
+
+/**
+ * What every service verb runs with: the database, who is acting, the rooms to tell of what
+ * changed, and where to put work that follows the commit. The Worker builds one per request (and
+ * hands deferred work to waitUntil, after the answer); the CLI builds one per command (and awaits
+ * deferred work before it exits), so a write or a revocation from either reaches the room at once.
+ */
+export interface ServiceContext {
+  db: Database;
+  actor: Actor;
+  rooms: Rooms;
+  /** Runs `work` after the answer; a failure is logged, not thrown at the caller. */
+  defer(work: () => Promise<unknown>): void;
+  /** The Idempotency-Key a create came with. */
+  idempotency?: IdempotencyRequest | undefined;
+}
+
+/** What the system's own work runs with (the sweep, the room's calls): no caller. */
+export type SystemContext = Omit<ServiceContext, "actor" | "idempotency">;
+
+/** A service verb's argument: its context and its input. */
+export interface Call<Input, Context = ServiceContext> {
+  ctx: Context;
+  input: Input;
+}

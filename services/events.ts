@@ -1,0 +1,87 @@
+import { recentlyRevokedKeys } from "../db/statements/api-keys.ts";
+import { eventsAfter, listEvents as listEventsStatement, pruneEvents, roomStartingPoint, unpublishedEvents } from "../db/statements/events.ts";
+import { pruneIdempotencyKeys } from "../db/statements/idempotency.ts";
+import type { OpsEvent } from "../domain/events.ts";
+import type { Call, ServiceContext, SystemContext } from "./context.ts";
+import { publish } from "./rooms.ts";
+import { settleCaller } from "./settle.ts";
+
+/** GET /v1/events: the events after a changeVersion that the caller may read, oldest first. */
+export async function listEvents({ ctx, input }: Call<{ after: number; limit: number }>) {
+  const { caller, ...page } = await listEventsStatement(ctx.db, ctx.actor, input);
+  settleCaller(caller, ctx.actor, null);
+  return page;
+}
+
+/** Where a room with no memory starts, and the events it missed after a gap (the room's own calls). */
+export const roomStart = ({ ctx, input }: Call<{ orgId: string }, SystemContext>) => roomStartingPoint(ctx.db, input.orgId);
+export const missedEvents = ({ ctx, input }: Call<{ orgId: string; after: number; limit: number }, SystemContext>) => eventsAfter(ctx.db, input.orgId, input.after, input.limit);
+
+/** Events per publish in the sweep: a bounded request, and progress recorded as each batch is acknowledged. */
+const SWEEP_BATCH = 250;
+/** How far back the sweep repeats revocations to the rooms: a few of its one-minute ticks. */
+const REVOCATION_REPEAT_SECONDS = 180;
+
+type SweepContext = Pick<ServiceContext, "db" | "rooms">;
+
+/**
+ * Publishes an organisation's events in order, in batches: a batch the room took stays
+ * acknowledged if a later one fails. Answers how many were sent, and the failure that stopped it.
+ */
+async function publishInBatches(ctx: SweepContext, orgId: string, events: OpsEvent[]): Promise<{ sent: number; error?: unknown }> {
+  let sent = 0;
+  try {
+    while (sent < events.length) {
+      const batch = events.slice(sent, sent + SWEEP_BATCH);
+      await publish(ctx, orgId, batch);
+      sent += batch.length;
+    }
+    return { sent };
+  } catch (error) {
+    return { sent, error };
+  }
+}
+
+/**
+ * Publishes every event of the organisation not yet acknowledged, after a bulk write such as the
+ * seed; throws if the room cannot take them (the sweep publishes them later).
+ */
+export async function publishPending(ctx: SweepContext, orgId: string): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const events = await unpublishedEvents(ctx.db, 0, 1000, orgId);
+    if (events.length === 0) return total;
+    const { sent, error } = await publishInBatches(ctx, orgId, events);
+    total += sent;
+    if (error) throw error;
+  }
+}
+
+const warn = (message: string, facts: Record<string, unknown>) => console.warn(JSON.stringify({ level: "warn", message, ...facts }));
+
+/**
+ * The scheduled sweep: re-publishes what no room acknowledged, per organisation in changeVersion
+ * order and in batches (a batch the room took stays acknowledged if a later one fails); repeats
+ * recent revocations to the rooms (one that was not told closes the key's sockets now); and drops
+ * events and Idempotency-Keys past their retention.
+ */
+export async function sweep(ctx: SweepContext, options: { graceSeconds?: number } = {}): Promise<{ published: number; failed: number }> {
+  const events = await unpublishedEvents(ctx.db, options.graceSeconds ?? 10, 1000);
+  const byOrg = new Map<string, OpsEvent[]>();
+  for (const event of events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);
+  let published = 0;
+  let failed = 0;
+  for (const [orgId, orgEvents] of byOrg) {
+    const { sent, error } = await publishInBatches(ctx, orgId, orgEvents);
+    if (error) warn("sweep publish failed", { orgId, cause: String(error) });
+    failed += orgEvents.length - sent;
+    published += sent;
+  }
+  const revoked = await recentlyRevokedKeys(ctx.db, REVOCATION_REPEAT_SECONDS);
+  await Promise.all(
+    [...revoked].map(([orgId, keyIds]) => ctx.rooms.tell(orgId, { keysRevoked: keyIds }).catch((error: unknown) => warn("could not tell a room of revoked keys", { orgId, cause: String(error) }))),
+  );
+  await pruneEvents(ctx.db);
+  await pruneIdempotencyKeys(ctx.db);
+  return { published, failed };
+}

@@ -1,0 +1,10 @@
+import * as statements from "../db/statements/issues.ts";
+import { resourceService } from "./resource-service.ts";
+
+export type { IssueRecord, IssueValues, NewIssue } from "../db/statements/issues.ts";
+
+export const issues = resourceService({
+  noun: "issue",
+  scopes: { read: "issues.read", manage: "issues.manage" },
+  statements: { list: statements.listIssues, get: statements.getIssue, create: statements.createIssue, update: statements.updateIssue, remove: statements.deleteIssue },
+});

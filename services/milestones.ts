@@ -1,0 +1,18 @@
+import * as statements from "../db/statements/milestones.ts";
+import { resourceService } from "./resource-service.ts";
+
+export type { MilestoneRecord, MilestoneValues, NewMilestone } from "../db/statements/milestones.ts";
+
+/** A project's milestones: listed and created under the project, reached by their own id otherwise. */
+export const milestones = resourceService({
+  noun: "milestone",
+  parentNoun: "project",
+  scopes: { read: "projects.read", manage: "projects.manage" },
+  statements: {
+    list: (db, actor, page, filters: { status?: string[] | undefined }, projectId) => statements.listMilestones(db, actor, projectId!, page, filters),
+    get: statements.getMilestone,
+    create: statements.createMilestone,
+    update: statements.updateMilestone,
+    remove: statements.deleteMilestone,
+  },
+});

@@ -1,0 +1,11 @@
+import * as statements from "../db/statements/personnel.ts";
+import { resourceService } from "./resource-service.ts";
+
+export type { NewPerson, PersonRecord, PersonValues } from "../db/statements/personnel.ts";
+
+/** People are deactivated (active: false), never deleted: records name them. */
+export const personnel = resourceService({
+  noun: "person",
+  scopes: { read: "organisation.read", manage: "organisation.manage" },
+  statements: { list: statements.listPersonnel, get: statements.getPerson, create: statements.createPerson, update: statements.updatePerson },
+});

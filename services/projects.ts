@@ -1,0 +1,23 @@
+import * as statements from "../db/statements/projects.ts";
+import { DomainError } from "../domain/errors.ts";
+import { resourceService } from "./resource-service.ts";
+
+export type { NewProject, ProjectRecord, ProjectValues } from "../db/statements/projects.ts";
+
+export const projects = resourceService({
+  noun: "project",
+  scopes: { read: "projects.read", manage: "projects.manage" },
+  statements: {
+    list: statements.listProjects,
+    get: statements.getProject,
+    create: statements.createProject,
+    update: statements.updateProject,
+    remove: statements.deleteProject,
+  },
+  rules: {
+    dates_ordered: (before, patch) =>
+      new DomainError("invalid_field", `endDate must not be before startDate (the project runs ${before.startDate} to ${before.endDate})`, {
+        field: patch.endDate ? "endDate" : "startDate",
+      }),
+  },
+});

@@ -1,0 +1,106 @@
+import type { CallerOutcome, Need } from "../db/statements/caller.ts";
+import type { CreateOutcome } from "../db/statements/create.ts";
+import type { DeleteOutcome } from "../db/statements/delete.ts";
+import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
+import type { UpdateOutcome } from "../db/statements/update.ts";
+import type { Actor } from "../domain/actor.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
+import type { OpsEvent } from "../domain/events.ts";
+import type { Scope } from "../domain/scopes.ts";
+
+// Turning a statement's outcome into the service's answer or a domain error, in the order of
+// checks every call follows: key -> scope -> input -> existence -> If-Match -> state -> the write.
+
+/** A committed (or replayed) write: the record, and the event it committed (null for a no-op or a replay). */
+export interface WriteResult<Record> {
+  record: Record;
+  event: OpsEvent | null;
+  /** True when this is the stored first response to a repeated Idempotency-Key. */
+  replayed?: boolean;
+}
+
+/**
+ * The caller must exist and hold what the call needs: invalid_key (or, for a person, unauthorized),
+ * then insufficient_scope (or insufficient_role).
+ */
+export function settleCaller(caller: CallerOutcome, actor: Actor, need: Need): void {
+  if (!caller.found) {
+    if ("orgId" in actor) throw new DomainError("not_found", "organisation not found", { field: "orgId" });
+    if ("sessionToken" in actor) throw new DomainError("unauthorized", "the session has ended, or its organisation no longer counts you as a member: sign in again");
+    throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
+  }
+  if (caller.allowed || need === null) return;
+  if (typeof need === "string") throw new DomainError("insufficient_scope", `this call needs the ${need} scope`, { scope: need });
+  throw new DomainError("insufficient_role", `this needs the role ${need.roles.join(" or ")} in the organisation`, { roles: [...need.roles] });
+}
+
+const REFERENCE_MESSAGES: Record<string, string> = {
+  projectId: "projectId does not name a project of this organisation",
+  assigneeId: "assigneeId does not name an active person of this organisation",
+  milestoneId: "milestoneId does not name a milestone of the task's project",
+  ownerId: "ownerId does not name an active person of this organisation",
+  reporterId: "reporterId does not name a person of this organisation",
+};
+
+function assertReferences(failed: string[]): void {
+  const field = failed[0];
+  if (field) throw new DomainError("invalid_reference", REFERENCE_MESSAGES[field] ?? `${field} does not exist`, { field });
+}
+
+const concurrentChange = (noun: string) => new DomainError("conflict", `the ${noun} was changed by a concurrent request; retry`);
+
+export function settleCreate<Record>(
+  outcome: CreateOutcome<Record>,
+  context: { actor: Actor; scope: Scope; noun: string; parentNoun?: string; idempotency?: IdempotencyRequest | undefined },
+): WriteResult<Record> {
+  settleCaller(outcome.caller, context.actor, context.scope);
+  if (outcome.replay) {
+    if (outcome.replay.requestHash !== context.idempotency?.requestHash) {
+      throw new DomainError("idempotency_mismatch", "this Idempotency-Key was used with a different request", { field: "Idempotency-Key" });
+    }
+    return { record: outcome.replay.record, event: null, replayed: true };
+  }
+  if (!outcome.parentFound) throw notFound(context.parentNoun ?? "parent");
+  assertReferences(outcome.failedReferences);
+  if (!outcome.created) throw new Error("insert returned no row although every check held");
+  return outcome.created;
+}
+
+/** `rules` maps a failed rule to its error, given the record as it was. */
+export function settleUpdate<Record extends { version: number }>(
+  outcome: UpdateOutcome<Record>,
+  context: { actor: Actor; scope: Scope; noun: string; rules?: { [name: string]: (before: Record) => DomainError } },
+): WriteResult<Record> {
+  settleCaller(outcome.caller, context.actor, context.scope);
+  const before = outcome.before;
+  if (!before) throw notFound(context.noun);
+  assertReferences(outcome.failedReferences);
+  if (!outcome.versionMatches) {
+    throw new DomainError("precondition_failed", "If-Match does not match the current version", { currentVersion: before.version });
+  }
+  const rule = outcome.failedRules[0];
+  if (rule) throw context.rules![rule]!(before);
+  if (outcome.updated) return outcome.updated;
+  // Nothing to change: a no-op answers the record as it is, with no event.
+  if (!outcome.changesSomething) return { record: before, event: null };
+  throw concurrentChange(context.noun);
+}
+
+export function settleDelete<Record>(outcome: DeleteOutcome<Record>, context: { actor: Actor; scope: Scope; noun: string }): WriteResult<Record> {
+  settleCaller(outcome.caller, context.actor, context.scope);
+  if (!outcome.found) throw notFound(context.noun);
+  if (!outcome.versionMatches) throw new DomainError("precondition_failed", "If-Match does not match the current version");
+  const blockers = Object.entries(outcome.blockers).filter(([, count]) => count > 0);
+  if (blockers.length > 0) {
+    const list = blockers.map(([name, count]) => `${count} ${inWords(name, count)}`).join(" and ");
+    throw new DomainError("conflict", `the ${context.noun} still has ${list}; remove or move them first`, { dependants: Object.fromEntries(blockers) });
+  }
+  if (!outcome.deleted) throw concurrentChange(context.noun);
+  return outcome.deleted;
+}
+
+/** A dependants key as prose: financialEntries -> "financial entries", or "financial entry" for one. */
+function inWords(name: string, count: number): string {
+  const words = name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+  return count === 1 ? words.replace(/ies$/, "y").replace(/s$/, "") : words;
+}
