@@ -73,6 +73,26 @@ export interface paths {
         patch: operations["updateProject"];
         trace?: never;
     };
+    "/v1/projects/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a project: its events, oldest first
+         * @description Every kept event of the project (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted project's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listProjectHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{id}/milestones": {
         parameters: {
             query?: never;
@@ -108,6 +128,26 @@ export interface paths {
         head?: never;
         /** Change a milestone */
         patch: operations["updateMilestone"];
+        trace?: never;
+    };
+    "/v1/milestones/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a milestone: its events, oldest first
+         * @description Every kept event of the milestone (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted milestone's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listMilestoneHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/tasks": {
@@ -150,6 +190,26 @@ export interface paths {
         patch: operations["updateTask"];
         trace?: never;
     };
+    "/v1/tasks/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a task: its events, oldest first
+         * @description Every kept event of the task (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted task's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listTaskHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/risks": {
         parameters: {
             query?: never;
@@ -185,6 +245,26 @@ export interface paths {
         head?: never;
         /** Change a risk (any status move is allowed) */
         patch: operations["updateRisk"];
+        trace?: never;
+    };
+    "/v1/risks/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a risk: its events, oldest first
+         * @description Every kept event of the risk (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted risk's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listRiskHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/issues": {
@@ -225,6 +305,26 @@ export interface paths {
          * @description Any status move is allowed. Moving to resolved sets resolvedAt (an issue closed after being resolved keeps it); moving back to open or in_progress clears it; closing keeps whatever it was. Send If-Match with the ETag to refuse a stale write.
          */
         patch: operations["updateIssue"];
+        trace?: never;
+    };
+    "/v1/issues/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a issue: its events, oldest first
+         * @description Every kept event of the issue (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted issue's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listIssueHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/financial-entries": {
@@ -268,6 +368,26 @@ export interface paths {
          * @description amount is a decimal string with at most 2 decimals ("1234.50"); a JSON number is refused. Only an adjustment may be negative, whichever of kind and amount the patch changes.
          */
         patch: operations["updateFinancialEntry"];
+        trace?: never;
+    };
+    "/v1/financial-entries/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a financial entry: its events, oldest first
+         * @description Every kept event of the financial entry (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted financial entry's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listFinancialEntryHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/projects/{id}/financials": {
@@ -326,6 +446,26 @@ export interface paths {
         patch: operations["updatePerson"];
         trace?: never;
     };
+    "/v1/personnel/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a person: its events, oldest first
+         * @description Every kept event of the person (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted person's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listPersonHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -335,7 +475,7 @@ export interface paths {
         };
         /**
          * Catch up: the events after a changeVersion that this key may see, oldest first
-         * @description Any valid key; the answer holds only events of resources the key can read (none for a key without a read scope). Retained 30 days. Reconnect recipe: remember the last changeVersion you saw; on (re)connect, page through ?after=<it> until nextCursor is null, then apply live events, skipping any changeVersion already seen.
+         * @description Any valid key; the answer holds only events of resources the key can read (none for a key without a read scope), narrowed by the filter (types, projectId, recordId, excludeOwn), which never widens what the scopes allow. Events are kept EVENT_RETENTION_DAYS (default 30); an `after` older than the oldest kept event is 410 resync_required with `oldestChangeVersion`. Sync recipe (docs/sync.md): take a snapshot (any list answers the changeVersion it is exact for), then page through ?after=<it> until nextCursor is null; the last page's changeVersion is where to follow from next, filtered or not.
          */
         get: operations["listEvents"];
         put?: never;
@@ -378,7 +518,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook; the answer carries its signing secret, shown this once
-         * @description The webhook receives the events the registering key's read scopes could see, narrowed by `events` patterns. Requests follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); the URL must be https to a public address.
+         * @description The webhook receives the events the registering key's read scopes could see, narrowed by its filter: `events` patterns, `projectId`, `excludeOwn`. `ordered: true` sends event N+1 only once N is delivered or given up. Requests follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); the URL must be https to a public address.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -406,10 +546,30 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a webhook's url, events or enabled
+         * Change a webhook's url, filter (events, projectId, excludeOwn), ordered, description or enabled
          * @description Needs webhooks.manage and every read scope the webhook carries: whoever points it elsewhere receives what it sees.
          */
         patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a webhook's signing secret; the answer carries the new one, shown this once
+         * @description Needs webhooks.manage and every read scope the webhook carries. For `overlapSeconds` (default 86400, at most 604800) every delivery carries two signatures in webhook-signature, under the new secret and the old one, so a receiver can switch without losing a request; then only the new one. Honours If-Match. A second rotation ends the first one's overlap.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/webhooks/{id}/test": {
@@ -440,7 +600,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List a webhook's delivery attempts, newest first
+         * List a webhook's delivery attempts, newest first, by outcome, event type and time if asked
          * @description Needs webhooks.read and every read scope the webhook carries (the attempts show its events).
          */
         get: operations["listWebhookDeliveries"];
@@ -466,6 +626,26 @@ export interface paths {
          * @description Needs webhooks.manage and every read scope the webhook carries.
          */
         post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook the past events it would have received in (after, until] again
+         * @description Needs webhooks.manage and every read scope the webhook carries. Queues, in changeVersion order, every kept event of the range that the webhook's scopes and filter select (behind what is already queued for it). A range spans at most 10000 changeVersions: split a longer one. 410 resync_required when `after` is older than the events kept (`error.oldestChangeVersion`).
+         */
+        post: operations["replayWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -662,7 +842,10 @@ export interface components {
             version: "v1";
             /** @example API key of warehouse-sync */
             message: string;
-            /** @description The organisation's change counter: +1 per successful write. */
+            /**
+             * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+             * @example 42
+             */
             changeVersion: number;
             /**
              * Format: uuid
@@ -733,7 +916,7 @@ export interface components {
             message: string;
             error: {
                 /** @enum {string} */
-                code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                 /** @description The request field the error is about. */
                 field?: string;
                 /** @description insufficient_scope: the scope the call needs. */
@@ -861,6 +1044,76 @@ export interface components {
             description?: string | null;
             /** @enum {string} */
             status?: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+        };
+        Event: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * @description <resource>.<action>
+             * @example task.updated
+             */
+            type: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /** @description The organisation's changeVersion this change produced. */
+            changeVersion: number;
+            /**
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            /**
+             * @description The full record after the change (for a delete, as it was).
+             * @example {
+             *       "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+             *       "title": "Book the removal van",
+             *       "status": "in_progress",
+             *       "version": 2
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description On updates: each changed field with its old and new value.
+             * @example {
+             *       "status": {
+             *         "from": "todo",
+             *         "to": "in_progress"
+             *       }
+             *     }
+             */
+            changes: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            } | null;
+            actor: components["schemas"]["Actor"];
+        };
+        /**
+         * @description Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).
+         * @example {
+         *       "type": "key",
+         *       "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+         *       "name": "Warehouse sync"
+         *     }
+         */
+        Actor: {
+            /** @enum {string} */
+            type: "key" | "user" | "system";
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string | null;
+            name: string;
         };
         Milestone: {
             /**
@@ -1457,76 +1710,6 @@ export interface components {
             role?: string | null;
             active?: boolean;
         };
-        Event: {
-            /**
-             * Format: uuid
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            id: string;
-            /**
-             * @description <resource>.<action>
-             * @example task.updated
-             */
-            type: string;
-            /**
-             * Format: uuid
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            orgId: string;
-            /** @description The organisation's changeVersion this change produced. */
-            changeVersion: number;
-            /**
-             * @description ISO 8601, UTC.
-             * @example 2026-11-21T23:00:00.000Z
-             */
-            occurredAt: string;
-            /**
-             * @description The full record after the change (for a delete, as it was).
-             * @example {
-             *       "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-             *       "title": "Book the removal van",
-             *       "status": "in_progress",
-             *       "version": 2
-             *     }
-             */
-            data: {
-                [key: string]: unknown;
-            };
-            /**
-             * @description On updates: each changed field with its old and new value.
-             * @example {
-             *       "status": {
-             *         "from": "todo",
-             *         "to": "in_progress"
-             *       }
-             *     }
-             */
-            changes: {
-                [key: string]: {
-                    from?: unknown;
-                    to?: unknown;
-                };
-            } | null;
-            actor: components["schemas"]["Actor"];
-        };
-        /**
-         * @description Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).
-         * @example {
-         *       "type": "key",
-         *       "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-         *       "name": "Warehouse sync"
-         *     }
-         */
-        Actor: {
-            /** @enum {string} */
-            type: "key" | "user" | "system";
-            /**
-             * Format: uuid
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            id: string | null;
-            name: string;
-        };
         RealtimeToken: {
             /**
              * @description Pass as query: { token }.
@@ -1602,9 +1785,19 @@ export interface components {
             description: string | null;
             /** @description Patterns; empty means every event the webhook may see. */
             events: string[];
+            /**
+             * Format: uuid
+             * @description Only this project's own events and those of its milestones, tasks, risks, issues and financial entries; null: every project.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            projectId: string | null;
+            /** @description Leave out the changes made by the key or the person that registered the webhook (a two-way sync's own echo). */
+            excludeOwn: boolean;
             /** @description The read scopes of the key that registered it: what it may see. Changing, testing or redelivering it, or reading its deliveries, needs every one of them. */
             scopes: string[];
             enabled: boolean;
+            /** @description Event N+1 is not sent before N is delivered or finally given up: one request at a time, and a failing event holds back the rest until it succeeds or its retries run out. */
+            ordered: boolean;
             /**
              * Format: uuid
              * @description The API key that registered it. The webhook belongs to the organisation and keeps delivering after that key is revoked.
@@ -1619,6 +1812,13 @@ export interface components {
             createdByUserId: string | null;
             /** @description Why deliveries stopped, e.g. the receiver answered 410. */
             disabledReason: string | null;
+            /**
+             * @description After a rotation: until when deliveries are also signed with the secret it replaced; null if it was never rotated.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            previousSecretExpiresAt: string | null;
+            /** @description The highest changeVersion delivered successfully; null before any. */
+            lastDeliveredChangeVersion: number | null;
         };
         CreatedWebhook: components["schemas"]["Webhook"] & {
             /**
@@ -1631,14 +1831,41 @@ export interface components {
             /** @example https://example.com/hooks/opsroom */
             url: string;
             events?: string[];
+            /**
+             * Format: uuid
+             * @description A project of the organisation (400 invalid_reference otherwise); null: every project.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            projectId?: string | null;
+            /** @description Default false. */
+            excludeOwn?: boolean;
+            /** @description Default false. */
+            ordered?: boolean;
             description?: string | null;
         };
         UpdateWebhook: {
             /** @example https://example.com/hooks/opsroom */
             url?: string;
-            events?: string[];
             enabled?: boolean;
+            events?: string[];
+            /**
+             * Format: uuid
+             * @description A project of the organisation (400 invalid_reference otherwise); null: every project.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            projectId?: string | null;
+            /** @description Default false. */
+            excludeOwn?: boolean;
+            /** @description Default false. */
+            ordered?: boolean;
             description?: string | null;
+        };
+        RotateWebhookSecret: {
+            /**
+             * @description How long the replaced secret keeps signing deliveries too, 0 to 604800 (7 days); default 86400.
+             * @default 86400
+             */
+            overlapSeconds: number;
         };
         WebhookDelivery: {
             /**
@@ -1677,6 +1904,23 @@ export interface components {
              * @example 2026-11-21T23:00:00.000Z
              */
             createdAt: string;
+        };
+        WebhookReplay: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            webhookId: string;
+            after: number;
+            until: number;
+            /** @description Events queued: those of the range the webhook would have received. A range spans at most 10000 changeVersions. */
+            queued: number;
+        };
+        ReplayWebhook: {
+            /** @description Replay the events after this changeVersion. */
+            after: number;
+            /** @description Up to and including this changeVersion; default the organisation's current one. */
+            until?: number;
         };
         Session: {
             user: {
@@ -1827,6 +2071,8 @@ export type Organisation = components['schemas']['Organisation'];
 export type Project = components['schemas']['Project'];
 export type CreateProject = components['schemas']['CreateProject'];
 export type UpdateProject = components['schemas']['UpdateProject'];
+export type Event = components['schemas']['Event'];
+export type Actor = components['schemas']['Actor'];
 export type Milestone = components['schemas']['Milestone'];
 export type CreateMilestone = components['schemas']['CreateMilestone'];
 export type UpdateMilestone = components['schemas']['UpdateMilestone'];
@@ -1846,15 +2092,16 @@ export type ProjectFinancials = components['schemas']['ProjectFinancials'];
 export type Person = components['schemas']['Person'];
 export type CreatePerson = components['schemas']['CreatePerson'];
 export type UpdatePerson = components['schemas']['UpdatePerson'];
-export type Event = components['schemas']['Event'];
-export type Actor = components['schemas']['Actor'];
 export type RealtimeToken = components['schemas']['RealtimeToken'];
 export type CreateRealtimeToken = components['schemas']['CreateRealtimeToken'];
 export type Webhook = components['schemas']['Webhook'];
 export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type CreateWebhook = components['schemas']['CreateWebhook'];
 export type UpdateWebhook = components['schemas']['UpdateWebhook'];
+export type RotateWebhookSecret = components['schemas']['RotateWebhookSecret'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookReplay = components['schemas']['WebhookReplay'];
+export type ReplayWebhook = components['schemas']['ReplayWebhook'];
 export type Session = components['schemas']['Session'];
 export type Member = components['schemas']['Member'];
 export type Invitation = components['schemas']['Invitation'];
@@ -1882,7 +2129,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "API key of warehouse-sync",
-                     *       "changeVersion": 1,
+                     *       "changeVersion": 42,
                      *       "organisation": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *       "application": "warehouse-sync",
                      *       "scopes": [
@@ -1971,6 +2218,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "organisation",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Acme Logistics",
@@ -1986,6 +2234,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Organisation"];
                     };
                 };
@@ -2064,6 +2317,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 projects",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -2090,6 +2344,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -2191,6 +2450,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "project created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -2212,6 +2472,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Project"];
                     };
                 };
@@ -2321,6 +2586,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "project",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -2342,6 +2608,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Project"];
                     };
                 };
@@ -2433,6 +2704,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "project deleted",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -2454,6 +2726,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Project"];
                     };
                 };
@@ -2577,6 +2854,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "project updated",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -2598,6 +2876,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Project"];
                     };
                 };
@@ -2703,6 +2986,151 @@ export interface operations {
             };
         };
     };
+    listProjectHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the project's events in changeVersion order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 project history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "task.updated",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Book the removal van",
+                     *             "status": "in_progress",
+                     *             "version": 2
+                     *           },
+                     *           "changes": {
+                     *             "status": {
+                     *               "from": "todo",
+                     *               "to": "in_progress"
+                     *             }
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Event"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listMilestones: {
         parameters: {
             query?: {
@@ -2732,6 +3160,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 milestones",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -2757,6 +3186,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -2867,6 +3301,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "milestone created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -2887,6 +3322,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Milestone"];
                     };
                 };
@@ -3005,6 +3445,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "milestone",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -3025,6 +3466,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Milestone"];
                     };
                 };
@@ -3116,6 +3562,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "milestone deleted",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -3136,6 +3583,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Milestone"];
                     };
                 };
@@ -3257,6 +3709,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "milestone updated",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -3277,6 +3730,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Milestone"];
                     };
                 };
@@ -3382,6 +3840,151 @@ export interface operations {
             };
         };
     };
+    listMilestoneHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the milestone's events in changeVersion order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 milestone history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "task.updated",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Book the removal van",
+                     *             "status": "in_progress",
+                     *             "version": 2
+                     *           },
+                     *           "changes": {
+                     *             "status": {
+                     *               "from": "todo",
+                     *               "to": "in_progress"
+                     *             }
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Event"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listTasks: {
         parameters: {
             query?: {
@@ -3420,6 +4023,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 tasks",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -3448,6 +4052,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -3551,6 +4160,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "task created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -3574,6 +4184,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Task"];
                     };
                 };
@@ -3683,6 +4298,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "task",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -3706,6 +4322,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Task"];
                     };
                 };
@@ -3797,6 +4418,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "task deleted",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -3820,6 +4442,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Task"];
                     };
                 };
@@ -3944,6 +4571,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "task updated",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -3967,6 +4595,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Task"];
                     };
                 };
@@ -4072,6 +4705,151 @@ export interface operations {
             };
         };
     };
+    listTaskHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the task's events in changeVersion order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 task history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "task.updated",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Book the removal van",
+                     *             "status": "in_progress",
+                     *             "version": 2
+                     *           },
+                     *           "changes": {
+                     *             "status": {
+                     *               "from": "todo",
+                     *               "to": "in_progress"
+                     *             }
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Event"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listRisks: {
         parameters: {
             query?: {
@@ -4100,6 +4878,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 risks",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -4128,6 +4907,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -4231,6 +5015,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "risk created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -4254,6 +5039,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Risk"];
                     };
                 };
@@ -4363,6 +5153,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "risk",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -4386,6 +5177,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Risk"];
                     };
                 };
@@ -4477,6 +5273,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "risk deleted",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -4500,6 +5297,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Risk"];
                     };
                 };
@@ -4624,6 +5426,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "risk updated",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -4647,6 +5450,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Risk"];
                     };
                 };
@@ -4752,6 +5560,151 @@ export interface operations {
             };
         };
     };
+    listRiskHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the risk's events in changeVersion order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 risk history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "task.updated",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Book the removal van",
+                     *             "status": "in_progress",
+                     *             "version": 2
+                     *           },
+                     *           "changes": {
+                     *             "status": {
+                     *               "from": "todo",
+                     *               "to": "in_progress"
+                     *             }
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Event"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listIssues: {
         parameters: {
             query?: {
@@ -4780,6 +5733,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 issues",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -4808,6 +5762,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -4910,6 +5869,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "issue created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -4933,6 +5893,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Issue"];
                     };
                 };
@@ -5042,6 +6007,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "issue",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -5065,6 +6031,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Issue"];
                     };
                 };
@@ -5156,6 +6127,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "issue deleted",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -5179,6 +6151,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Issue"];
                     };
                 };
@@ -5302,6 +6279,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "issue updated",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -5325,6 +6303,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Issue"];
                     };
                 };
@@ -5430,6 +6413,151 @@ export interface operations {
             };
         };
     };
+    listIssueHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the issue's events in changeVersion order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 issue history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "task.updated",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Book the removal van",
+                     *             "status": "in_progress",
+                     *             "version": 2
+                     *           },
+                     *           "changes": {
+                     *             "status": {
+                     *               "from": "todo",
+                     *               "to": "in_progress"
+                     *             }
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Event"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listFinancialEntries: {
         parameters: {
             query?: {
@@ -5458,6 +6586,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 financial entries",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -5485,6 +6614,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -5587,6 +6721,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "financial entry created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -5609,6 +6744,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["FinancialEntry"];
                     };
                 };
@@ -5718,6 +6858,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "financial entry",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -5740,6 +6881,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["FinancialEntry"];
                     };
                 };
@@ -5831,6 +6977,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "financial entry deleted",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -5853,6 +7000,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["FinancialEntry"];
                     };
                 };
@@ -5976,6 +7128,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "financial entry updated",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -5998,6 +7151,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["FinancialEntry"];
                     };
                 };
@@ -6103,6 +7261,151 @@ export interface operations {
             };
         };
     };
+    listFinancialEntryHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the financial entry's events in changeVersion order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 financial entry history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "task.updated",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Book the removal van",
+                     *             "status": "in_progress",
+                     *             "version": 2
+                     *           },
+                     *           "changes": {
+                     *             "status": {
+                     *               "from": "todo",
+                     *               "to": "in_progress"
+                     *             }
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Event"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getProjectFinancials: {
         parameters: {
             query?: {
@@ -6128,6 +7431,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "project financials",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "currency": "EUR",
@@ -6146,6 +7450,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["ProjectFinancials"];
                     };
                 };
@@ -6251,6 +7560,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 personnel",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -6275,6 +7585,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -6374,6 +7689,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "person created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -6393,6 +7709,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Person"];
                     };
                 };
@@ -6511,6 +7832,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "person",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -6530,6 +7852,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Person"];
                     };
                 };
@@ -6633,6 +7960,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "person updated",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -6652,6 +7980,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Person"];
                     };
                 };
@@ -6757,12 +8090,165 @@ export interface operations {
             };
         };
     };
+    listPersonHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the person's events in changeVersion order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 person history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "task.updated",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Book the removal van",
+                     *             "status": "in_progress",
+                     *             "version": 2
+                     *           },
+                     *           "changes": {
+                     *             "status": {
+                     *               "from": "todo",
+                     *               "to": "in_progress"
+                     *             }
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Event"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
                 /** @description Return events with a greater changeVersion. */
                 after?: number | null;
                 limit?: number;
+                /** @description Comma-separated event patterns ("task.*,project.updated"); default every event the key may see. */
+                types?: string;
+                /** @description Only the project's own events and those of its milestones, tasks, risks, issues and financial entries. */
+                projectId?: string;
+                /** @description Only the events of this record. */
+                recordId?: string;
+                /** @description true: leave out the changes this key (or this person) made, so a two-way sync never sees its own echo. */
+                excludeOwn?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -6781,8 +8267,8 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "2 events",
-                     *       "count": 2,
                      *       "changeVersion": 42,
+                     *       "count": 2,
                      *       "data": [
                      *         {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -6819,13 +8305,13 @@ export interface operations {
                         version: "v1";
                         /** @example 2 events */
                         message: string;
-                        /** @example 2 */
-                        count: number;
                         /**
-                         * @description The organisation's current changeVersion.
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
                          * @example 42
                          */
                         changeVersion: number;
+                        /** @example 2 */
+                        count: number;
                         data: components["schemas"]["Event"][];
                         /** @description Pass as ?after= for the next page; null when caught up. */
                         nextCursor: string | null;
@@ -6843,6 +8329,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The events after that changeVersion are past retention: take a fresh snapshot (a list answer's changeVersion) and follow from there (resync_required) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6911,6 +8406,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "realtime token created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "token": "eyJvcmdJZCI6IjAxOWE4YTBlLi4uIn0.c2lnbmF0dXJl",
                      *         "expiresAt": "2026-11-21T23:00:00.000Z",
@@ -6933,6 +8429,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["RealtimeToken"];
                     };
                 };
@@ -7036,6 +8537,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 webhooks",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -7049,13 +8551,18 @@ export interface operations {
                      *           "events": [
                      *             "task.*"
                      *           ],
+                     *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "excludeOwn": true,
                      *           "scopes": [
                      *             "string"
                      *           ],
                      *           "enabled": true,
+                     *           "ordered": true,
                      *           "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "disabledReason": "string"
+                     *           "disabledReason": "string",
+                     *           "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
+                     *           "lastDeliveredChangeVersion": 1
                      *         }
                      *       ],
                      *       "nextCursor": "string"
@@ -7068,6 +8575,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -7150,6 +8662,9 @@ export interface operations {
                  *       "events": [
                  *         "task.*"
                  *       ],
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                 *       "excludeOwn": true,
+                 *       "ordered": true,
                  *       "description": "string"
                  *     }
                  */
@@ -7168,6 +8683,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "webhook created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -7179,13 +8695,18 @@ export interface operations {
                      *         "events": [
                      *           "task.*"
                      *         ],
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "excludeOwn": true,
                      *         "scopes": [
                      *           "string"
                      *         ],
                      *         "enabled": true,
+                     *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "disabledReason": "string",
+                     *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
+                     *         "lastDeliveredChangeVersion": 1,
                      *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *       }
                      *     }
@@ -7196,11 +8717,16 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["CreatedWebhook"];
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field, invalid_json) */
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field, invalid_json, invalid_reference) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7305,6 +8831,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "webhook",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -7316,13 +8843,18 @@ export interface operations {
                      *         "events": [
                      *           "task.*"
                      *         ],
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "excludeOwn": true,
                      *         "scopes": [
                      *           "string"
                      *         ],
                      *         "enabled": true,
+                     *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "disabledReason": "string"
+                     *         "disabledReason": "string",
+                     *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
+                     *         "lastDeliveredChangeVersion": 1
                      *       }
                      *     }
                      */
@@ -7332,6 +8864,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Webhook"];
                     };
                 };
@@ -7423,6 +8960,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "webhook deleted",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -7434,13 +8972,18 @@ export interface operations {
                      *         "events": [
                      *           "task.*"
                      *         ],
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "excludeOwn": true,
                      *         "scopes": [
                      *           "string"
                      *         ],
                      *         "enabled": true,
+                     *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "disabledReason": "string"
+                     *         "disabledReason": "string",
+                     *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
+                     *         "lastDeliveredChangeVersion": 1
                      *       }
                      *     }
                      */
@@ -7450,6 +8993,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Webhook"];
                     };
                 };
@@ -7551,10 +9099,13 @@ export interface operations {
                 /**
                  * @example {
                  *       "url": "https://example.com/hooks/opsroom",
+                 *       "enabled": true,
                  *       "events": [
                  *         "task.*"
                  *       ],
-                 *       "enabled": true,
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                 *       "excludeOwn": true,
+                 *       "ordered": true,
                  *       "description": "string"
                  *     }
                  */
@@ -7573,6 +9124,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "webhook updated",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -7584,13 +9136,18 @@ export interface operations {
                      *         "events": [
                      *           "task.*"
                      *         ],
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "excludeOwn": true,
                      *         "scopes": [
                      *           "string"
                      *         ],
                      *         "enabled": true,
+                     *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "disabledReason": "string"
+                     *         "disabledReason": "string",
+                     *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
+                     *         "lastDeliveredChangeVersion": 1
                      *       }
                      *     }
                      */
@@ -7600,7 +9157,187 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, missing_field, unknown_field, invalid_json, invalid_reference) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's state (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapSeconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWebhookSecret"];
+            };
+        };
+        responses: {
+            /** @description The webhook with its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "string",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "url": "https://example.com/hooks/opsroom",
+                     *         "description": "string",
+                     *         "events": [
+                     *           "task.*"
+                     *         ],
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "excludeOwn": true,
+                     *         "scopes": [
+                     *           "string"
+                     *         ],
+                     *         "enabled": true,
+                     *         "ordered": true,
+                     *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "disabledReason": "string",
+                     *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
+                     *         "lastDeliveredChangeVersion": 1,
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["CreatedWebhook"];
                     };
                 };
             };
@@ -7727,6 +9464,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "string",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "webhookId": "string",
                      *         "eventId": "string",
@@ -7740,6 +9478,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: {
                             webhookId: string;
                             eventId: string;
@@ -7829,6 +9572,10 @@ export interface operations {
                 limit?: number;
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
+                outcome?: "succeeded" | "retrying" | "failed";
+                eventType?: string;
+                /** @description Only attempts made at or after this instant. */
+                since?: string;
             };
             header?: never;
             path: {
@@ -7849,6 +9596,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "3 webhook deliveries",
+                     *       "changeVersion": 42,
                      *       "count": 3,
                      *       "data": [
                      *         {
@@ -7877,6 +9625,11 @@ export interface operations {
                         version: "v1";
                         /** @example 3 tasks */
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         /**
                          * @description Items on this page.
                          * @example 3
@@ -7976,6 +9729,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "string",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "webhookId": "string",
                      *         "eventId": "string",
@@ -7989,6 +9743,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: {
                             webhookId: string;
                             eventId: string;
@@ -8071,6 +9830,163 @@ export interface operations {
             };
         };
     };
+    replayWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "after": 1,
+                 *       "until": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplayWebhook"];
+            };
+        };
+        responses: {
+            /** @description The events are queued; see their attempts under deliveries. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "string",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "webhookId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "after": 1,
+                     *         "until": 1,
+                     *         "queued": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["WebhookReplay"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, missing_field, unknown_field, invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change conflicts with the record's state (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The events after that changeVersion are past retention: take a fresh snapshot (a list answer's changeVersion) and follow from there (resync_required) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getSession: {
         parameters: {
             query?: never;
@@ -8091,6 +10007,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "session",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "user": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -8121,6 +10038,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Session"];
                     };
                 };
@@ -8198,6 +10120,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "string",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "user": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -8228,6 +10151,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Session"];
                     };
                 };
@@ -8335,6 +10263,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "1 members",
+                     *       "changeVersion": 42,
                      *       "count": 1,
                      *       "data": [
                      *         {
@@ -8353,6 +10282,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         count: number;
                         data: components["schemas"]["Member"][];
                     };
@@ -8418,6 +10352,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "string",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "string",
@@ -8433,6 +10368,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Member"];
                     };
                 };
@@ -8548,6 +10488,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "string",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "string",
@@ -8563,6 +10504,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Member"];
                     };
                 };
@@ -8679,6 +10625,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "1 invitations",
+                     *       "changeVersion": 42,
                      *       "count": 1,
                      *       "data": [
                      *         {
@@ -8701,6 +10648,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         count: number;
                         data: components["schemas"]["Invitation"][];
                     };
@@ -8791,6 +10743,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "invitation created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "email": "string",
@@ -8811,6 +10764,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["Invitation"] & {
                             /** @description The one-time link: shown this once. */
                             url: string;
@@ -8923,6 +10881,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "string",
+                     *       "changeVersion": 42,
                      *       "data": null
                      *     }
                      */
@@ -8932,6 +10891,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: null;
                     };
                 };
@@ -9021,6 +10985,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "1 api keys",
+                     *       "changeVersion": 42,
                      *       "count": 1,
                      *       "data": [
                      *         {
@@ -9047,6 +11012,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         count: number;
                         data: components["schemas"]["ApiKey"][];
                     };
@@ -9141,6 +11111,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "api key created",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Warehouse sync",
@@ -9165,6 +11136,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["CreatedApiKey"];
                     };
                 };
@@ -9265,6 +11241,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "string",
+                     *       "changeVersion": 42,
                      *       "data": null
                      *     }
                      */
@@ -9274,6 +11251,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: null;
                     };
                 };
@@ -9365,6 +11347,7 @@ export interface operations {
                      *       "success": true,
                      *       "version": "v1",
                      *       "message": "string",
+                     *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Warehouse sync",
@@ -9390,6 +11373,11 @@ export interface operations {
                         /** @enum {string} */
                         version: "v1";
                         message: string;
+                        /**
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
                         data: components["schemas"]["CreatedApiKey"] & {
                             /**
                              * Format: uuid

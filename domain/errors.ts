@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "precondition_failed",
   "payload_too_large",
   "unsupported_media_type",
+  "resync_required",
   "idempotency_mismatch",
   "rate_limited",
   "internal_error",

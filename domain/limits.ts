@@ -12,7 +12,7 @@ export const FAILED_KEYS_PER_WINDOW = 30;
 export const FAILED_SIGN_INS_PER_ACCOUNT = 10;
 export const FAILED_SIGN_INS_PER_ADDRESS = 30;
 
-/** How long events stay readable through GET /v1/events and kept for redeliveries. */
+/** How long events stay readable through GET /v1/events and kept for redeliveries, unless EVENT_RETENTION_DAYS says otherwise. */
 export const EVENT_RETENTION_DAYS = 30;
 
 /** How long a POST's Idempotency-Key replays its first response. */

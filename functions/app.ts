@@ -11,6 +11,7 @@ import { databaseFor } from "./context.ts";
 import { apiReference } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
 import { statusOf } from "./errors.ts";
+import { stamped } from "./envelope.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { internal } from "./internal.ts";
 import { keysOrSession, sessionOnly } from "./middleware/credentials.ts";
@@ -59,7 +60,7 @@ function handlerOf(route: AnyRoute) {
     try {
       const answer = await route.handler(c, input);
       for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
-      return c.json(answer.body, route.response.status ?? 200);
+      return c.json(stamped(answer.body as Record<string, unknown>, c.var.changeVersion), route.response.status ?? 200);
     } catch (error) {
       if (error instanceof DomainError && statusOf(error) === 400 && c.var.db.queryCount === 0) await refuse(c, error);
       throw error;

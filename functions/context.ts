@@ -25,6 +25,7 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
     actor: c.var.actor,
     rooms: roomsAt(settingsOf(c.env).realtime),
     defer: deferFor(c),
+    observe: (changeVersion) => c.set("changeVersion", changeVersion),
     idempotency: c.var.idempotency,
   };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Database } from "../db/client.ts";
 import type { Actor } from "../domain/actor.ts";
 import type { Scope } from "../domain/scopes.ts";
+import { EVENT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { IdempotencyRequest } from "../services/context.ts";
 import type { AuthGuard } from "./rate-limit/auth-guard.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
@@ -26,6 +27,8 @@ export interface Bindings {
   AUTH_SECRET?: string;
   /** "false" turns self-service sign-up off (people then join by invitation or the CLI). */
   SIGNUP?: string;
+  /** How many days events stay readable (GET /v1/events, history, replays); default 30, fractions allowed. */
+  EVENT_RETENTION_DAYS?: string;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
@@ -44,6 +47,11 @@ const SettingsSchema = z
     WEBHOOKS_ALLOW_LOOPBACK: z.enum(["true", "false"]).optional(),
     AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     SIGNUP: z.enum(["true", "false"]).optional(),
+    EVENT_RETENTION_DAYS: z.coerce
+      .number()
+      .min(1 / 86_400, "must be a number of days of at least one second (0.0000116)")
+      .max(3650)
+      .optional(),
   })
   .refine((s) => Boolean(s.REALTIME_URL) === Boolean(s.REALTIME_SECRET), "REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
 
@@ -55,6 +63,8 @@ export interface Settings {
   webhooks: { allowLoopback: boolean };
   /** People and sessions; null when AUTH_SECRET is unset (keys only). */
   auth: { secret: string; signup: boolean } | null;
+  /** How long events are kept readable, in seconds. */
+  events: { retentionSeconds: number };
 }
 
 const checked = new WeakMap<object, Settings>();
@@ -72,6 +82,7 @@ export function settingsOf(env: Bindings): Settings {
       REALTIME_URL: env.REALTIME_URL || undefined,
       REALTIME_SECRET: env.REALTIME_SECRET || undefined,
       AUTH_SECRET: env.AUTH_SECRET || undefined,
+      EVENT_RETENTION_DAYS: env.EVENT_RETENTION_DAYS || undefined,
     });
     if (!parsed.success) {
       throw new Error(`the Worker is misconfigured: ${parsed.error.issues.map((i) => `${i.path.join(".") || "bindings"} ${i.message}`).join("; ")}`);
@@ -82,6 +93,7 @@ export function settingsOf(env: Bindings): Settings {
       realtime: s.REALTIME_URL && s.REALTIME_SECRET ? { url: s.REALTIME_URL.replace(/\/$/, ""), secret: s.REALTIME_SECRET } : null,
       webhooks: { allowLoopback: s.WEBHOOKS_ALLOW_LOOPBACK === "true" },
       auth: s.AUTH_SECRET ? { secret: s.AUTH_SECRET, signup: s.SIGNUP !== "false" } : null,
+      events: { retentionSeconds: Math.round((s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
     };
     checked.set(env, settings);
   }
@@ -99,6 +111,8 @@ export interface Variables {
   body: unknown;
   /** A POST's Idempotency-Key with the fingerprint of its request; unset without the header. */
   idempotency?: IdempotencyRequest;
+  /** The organisation's changeVersion the call's statements last observed (the envelope's changeVersion). */
+  changeVersion?: number;
   /** The route registry (GET /v1 lists its operations; the OpenAPI document is generated from it). */
   routes: AnyRoute[];
 }

@@ -2,28 +2,44 @@ import { z } from "@hono/zod-openapi";
 import { encodeCursor } from "../domain/paging.ts";
 import type { WriteResult } from "../services/settle.ts";
 
-// The envelope every answer travels in: { success, version, message, data } and, on lists, count
-// and nextCursor. The reply builders below are what handlers return; their bodies are checked
-// against the route's declared schema when the handler compiles.
+// The envelope every answer travels in: { success, version, message, changeVersion, data } and, on
+// lists, count and nextCursor. The reply builders below are what handlers return; their bodies are
+// checked against the route's declared schema when the handler compiles. changeVersion is stamped
+// by the registry (functions/app.ts) from what the call's statements observed, so a handler never
+// passes it on by hand.
 
-export function recordEnvelope<T extends z.ZodType>(schema: T) {
-  return z.object({
-    success: z.literal(true),
-    version: z.literal("v1"),
-    message: z.string(),
-    data: schema,
-  });
+const ChangeVersion = z.number().int().min(0).openapi({
+  description:
+    "The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).",
+  example: 42,
+});
+
+/** The envelope's fields before `data`: an answer with more top-level fields extends it. */
+export function envelope<Shape extends z.ZodRawShape>(shape: Shape, message = z.string()) {
+  return z.object({ success: z.literal(true), version: z.literal("v1"), message, changeVersion: ChangeVersion, ...shape });
 }
 
+export const recordEnvelope = <T extends z.ZodType>(schema: T) => envelope({ data: schema });
+
 export function listEnvelope<T extends z.ZodType>(schema: T) {
-  return z.object({
-    success: z.literal(true),
-    version: z.literal("v1"),
-    message: z.string().openapi({ example: "3 tasks" }),
-    count: z.number().int().openapi({ description: "Items on this page.", example: 3 }),
-    data: z.array(schema),
-    nextCursor: z.string().nullable().openapi({ description: "Pass as ?cursor= for the next page; null on the last page." }),
-  });
+  return envelope(
+    {
+      count: z.number().int().openapi({ description: "Items on this page.", example: 3 }),
+      data: z.array(schema),
+      nextCursor: z.string().nullable().openapi({ description: "Pass as ?cursor= for the next page; null on the last page." }),
+    },
+    z.string().openapi({ example: "3 tasks" }),
+  );
+}
+
+/**
+ * The answer as sent: changeVersion after message, as the document lists it. A body that set its
+ * own keeps it.
+ */
+export function stamped(body: Record<string, unknown>, changeVersion: number | undefined): Record<string, unknown> {
+  if (body.success !== true || (changeVersion === undefined && body.changeVersion === undefined)) return body;
+  const { success, version, message, changeVersion: own, ...rest } = body;
+  return { success, version, message, changeVersion: own ?? changeVersion, ...rest };
 }
 
 /** Data in the envelope, with a message. */
@@ -43,6 +59,14 @@ export function writeReply<Data extends { version: number }>(result: WriteResult
   return answer;
 }
 
+/** A `Link: <this request, with param=cursor>; rel="next"` header when there is a next page. */
+function nextLink(requestUrl: string, param: string, cursor: string | null): Record<string, string> {
+  if (!cursor) return {};
+  const next = new URL(requestUrl);
+  next.searchParams.set(param, cursor);
+  return { Link: `<${next.toString()}>; rel="next"` };
+}
+
 /** A page of records; nextCursor and a Link rel="next" header when there is more. */
 export function listReply<Data extends { createdAt: string; id: string }>(
   requestUrl: string,
@@ -51,15 +75,25 @@ export function listReply<Data extends { createdAt: string; id: string }>(
 ) {
   const last = page.records.at(-1);
   const nextCursor = page.hasMore && last ? encodeCursor(last) : null;
-  const headers: Record<string, string> = {};
-  if (nextCursor) {
-    const next = new URL(requestUrl);
-    next.searchParams.set("cursor", nextCursor);
-    headers.Link = `<${next.toString()}>; rel="next"`;
-  }
+  const headers = nextLink(requestUrl, "cursor", nextCursor);
   const count = page.records.length;
   return {
     body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? noun[0] : noun[1]}`, count, data: page.records, nextCursor },
+    headers,
+  };
+}
+
+/**
+ * A page of events (GET /v1/events, a record's history): the cursor is the last event's
+ * changeVersion, passed back as `param` (after, or cursor), with a Link rel="next".
+ */
+export function eventsReply<Event extends { changeVersion: number }>(requestUrl: string, page: { events: Event[]; hasMore: boolean }, param: "after" | "cursor") {
+  const last = page.events.at(-1);
+  const nextCursor = page.hasMore && last ? String(last.changeVersion) : null;
+  const headers = nextLink(requestUrl, param, nextCursor);
+  const count = page.events.length;
+  return {
+    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? "event" : "events"}`, count, data: page.events, nextCursor },
     headers,
   };
 }

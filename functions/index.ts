@@ -1,7 +1,7 @@
 import { sweep } from "../services/events.ts";
 import { createApp } from "./app.ts";
 import { backgroundContext } from "./context.ts";
-import type { Bindings } from "./env.ts";
+import { settingsOf, type Bindings } from "./env.ts";
 
 // The Worker: the Hono app serves /v1; the cron trigger runs the sweep (re-publishes events no
 // room acknowledged, repeats recent revocations to the rooms, drops what is past retention).
@@ -12,6 +12,6 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(sweep(backgroundContext(env, ctx)).then((result) => console.log(JSON.stringify({ message: "sweep", ...result }))));
+    ctx.waitUntil(sweep(backgroundContext(env, ctx), { retentionSeconds: settingsOf(env).events.retentionSeconds }).then((result) => console.log(JSON.stringify({ message: "sweep", ...result }))));
   },
 } satisfies ExportedHandler<Bindings>;

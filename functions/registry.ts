@@ -14,9 +14,12 @@ export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema
   body: Infer<B>;
 }
 
+/** An envelope as a handler builds it: changeVersion is stamped from what the call observed. */
+type Unstamped<Body> = Body extends { changeVersion: number } ? Omit<Body, "changeVersion"> & { changeVersion?: number } : Body;
+
 /** A handler's answer: the body its declared response schema takes, and any headers to send with it. */
 export interface Reply<R extends z.ZodType> {
-  body: z.input<R>;
+  body: Unstamped<z.input<R>>;
   headers?: Record<string, string>;
 }
 

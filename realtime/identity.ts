@@ -1,4 +1,5 @@
 import { verifyRealtimeToken } from "../domain/crypto/realtime-token.ts";
+import { parseTypes, type EventFilter } from "../domain/event-filter.ts";
 import { EVENT_SCOPES } from "../domain/events.ts";
 import { SocketIdentitySchema, type SocketCredential } from "./protocol.ts";
 
@@ -12,6 +13,8 @@ export interface Identity {
   userId?: string | undefined;
   /** The event read scopes the socket may receive (its connection tags). */
   scopes: string[];
+  /** What the socket asked for, within its scopes: the connection query's types, projectId, recordId, excludeOwn. */
+  filter: EventFilter;
 }
 
 export interface RoomEnv {
@@ -23,8 +26,31 @@ export interface RoomEnv {
 
 const EVENT_READ_SCOPES = new Set<string>(Object.values(EVENT_SCOPES));
 
-function refusal(status: 401 | 403 | 503, code: string, message: string): Response {
-  return Response.json({ success: false, version: "v1", message, error: { code } }, { status });
+function refusal(status: 400 | 401 | 403 | 503, code: string, message: string, field?: string): Response {
+  return Response.json({ success: false, version: "v1", message, error: { code, ...(field ? { field } : {}) } }, { status });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The filter of the connection query, as GET /v1/events takes it (types, projectId, recordId,
+ * excludeOwn), or the 400 naming the parameter that is wrong. Own writes are filled in once the
+ * credential is known.
+ */
+export function socketFilter(query: URLSearchParams): Omit<EventFilter, "excludeOwn"> & { excludeOwn: boolean } | Response {
+  const invalid = (field: string, message: string) => refusal(400, "invalid_field", `${field} ${message}`, field);
+  const list = query.get("types");
+  const types = list === null ? { types: [], invalid: null } : parseTypes(list);
+  if (types.invalid !== null) return invalid("types", `has "${types.invalid.slice(0, 100)}", which is not "*", "<resource>.*" or "<resource>.<action>"`);
+  const ids: Record<"projectId" | "recordId", string | null> = { projectId: null, recordId: null };
+  for (const field of ["projectId", "recordId"] as const) {
+    const value = query.get(field);
+    if (value !== null && !UUID.test(value)) return invalid(field, "must be a UUID");
+    ids[field] = value?.toLowerCase() ?? null;
+  }
+  const excludeOwn = query.get("excludeOwn");
+  if (excludeOwn !== null && excludeOwn !== "true" && excludeOwn !== "false") return invalid("excludeOwn", 'must be "true" or "false"');
+  return { types: types.types, ...ids, excludeOwn: excludeOwn === "true" };
 }
 
 /** The Worker's internal endpoint for this room, or null when the room is not configured to reach it. */
@@ -33,7 +59,7 @@ export function internalUrl(env: RoomEnv, orgId: string, path: string): string |
 }
 
 /** Asks the Worker who the credential belongs to; a refusal (401, 429) is passed on as the Worker gave it. */
-async function identify(env: RoomEnv, orgId: string, credential: SocketCredential): Promise<Identity | Response> {
+async function identify(env: RoomEnv, orgId: string, credential: SocketCredential): Promise<Omit<Identity, "filter"> | Response> {
   const url = internalUrl(env, orgId, "/sockets");
   if (!url || !env.REALTIME_SECRET) return refusal(503, "unavailable", "the realtime server is not configured to check credentials");
   let response: Response;
@@ -66,7 +92,7 @@ export async function authenticate(request: Request, orgId: string, env: RoomEnv
   const apiKey = url.searchParams.get("apiKey");
   const clientAddress = request.headers.get("cf-connecting-ip") ?? "unknown";
   const otherRoom = () => refusal(403, "forbidden", "the credential belongs to another organisation's room");
-  let identity: Identity | Response;
+  let identity: Omit<Identity, "filter"> | Response;
   if (token) {
     const claims = env.REALTIME_SECRET ? await verifyRealtimeToken(env.REALTIME_SECRET, token) : null;
     if (!claims) return refusal(401, "invalid_key", "the realtime token is invalid or has expired");
@@ -82,6 +108,13 @@ export async function authenticate(request: Request, orgId: string, env: RoomEnv
   }
   if (identity instanceof Response) return identity;
   if (identity.orgId !== orgId) return otherRoom();
+  // The filter is checked after the credential, as every API call checks its key before its input.
+  const wanted = socketFilter(url.searchParams);
+  if (wanted instanceof Response) return wanted;
   const scopes = identity.scopes.filter((scope) => EVENT_READ_SCOPES.has(scope));
-  return identity.sessionId ? { orgId, keyId: null, sessionId: identity.sessionId, userId: identity.userId, scopes } : { orgId, keyId: identity.keyId, scopes };
+  // A socket's own writes: its key's (a key's token's too), or its person's.
+  const filter = { ...wanted, excludeOwn: wanted.excludeOwn ? (identity.sessionId ? { userId: identity.userId ?? null } : { keyId: identity.keyId }) : null };
+  return identity.sessionId
+    ? { orgId, keyId: null, sessionId: identity.sessionId, userId: identity.userId, scopes, filter }
+    : { orgId, keyId: identity.keyId, scopes, filter };
 }

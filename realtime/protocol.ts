@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { EventFilter } from "../domain/event-filter.ts";
 
 // The one protocol between the Worker and the organisation's room, parsed on both sides. Every
 // message crosses with the shared REALTIME_SECRET; a malformed one is answered 400, never thrown.
@@ -26,11 +27,16 @@ export const OpsEventSchema = z.object({
   actor: z.object({ type: z.enum(["key", "user", "system"]), id: z.string().nullable(), name: z.string() }),
 });
 
+/** Events per replay message: a replay of thousands of events crosses in requests of bounded size. */
+export const REPLAY_BATCH = 250;
+
 /** What the Worker tells a room: events to deliver, that its webhooks changed, one delivery, or keys revoked. */
 export const RoomMessageSchema = z.union([
   z.strictObject({ events: z.array(OpsEventSchema).max(5_000) }),
   z.strictObject({ webhooksChanged: z.literal(true) }),
   z.strictObject({ deliver: z.strictObject({ webhookId: Uuid, event: OpsEventSchema }) }),
+  /** Past events for one webhook, in changeVersion order, already filtered by the API: queued as they are. */
+  z.strictObject({ replay: z.strictObject({ webhookId: Uuid, events: z.array(OpsEventSchema).min(1).max(REPLAY_BATCH) }) }),
   /** These keys were revoked: the room closes every socket opened with them (4401). */
   z.strictObject({ keysRevoked: z.array(Uuid).min(1).max(1_000) }),
   /** These sessions were signed out: the room closes every socket opened with their tokens (4401). */
@@ -66,15 +72,35 @@ export const SocketIdentitySchema = z.object({
 });
 export type SocketIdentity = z.infer<typeof SocketIdentitySchema>;
 
+// The fields added since the first release have defaults: a room that cannot reach the API falls
+// back on the copy it stored, which may be older than them.
 export const WebhookTargetSchema = z.object({
   id: Uuid,
   url: z.string(),
   events: z.array(z.string()),
+  projectId: Uuid.nullable().default(null),
+  excludeOwn: z.boolean().default(false),
+  createdByKeyId: Uuid.nullable().default(null),
+  createdByUserId: Uuid.nullable().default(null),
   scopes: z.array(z.string()),
   enabled: z.boolean(),
+  ordered: z.boolean().default(false),
   secret: z.string(),
+  /** The secret before the last rotation, and when deliveries stop being signed with it too. */
+  previousSecret: z.string().nullable().default(null),
+  previousSecretExpiresAt: Instant.nullable().default(null),
 });
 export type WebhookTarget = z.infer<typeof WebhookTargetSchema>;
+
+/** The feed filter a webhook's fields describe: the room's fan-out and the API's replay apply the same one. */
+export function webhookFilter(webhook: Pick<WebhookTarget, "events" | "projectId" | "excludeOwn" | "createdByKeyId" | "createdByUserId">): EventFilter {
+  return {
+    types: webhook.events,
+    projectId: webhook.projectId,
+    recordId: null,
+    excludeOwn: webhook.excludeOwn ? { keyId: webhook.createdByKeyId, userId: webhook.createdByUserId } : null,
+  };
+}
 
 export const DeliveryAttemptSchema = z.strictObject({
   id: Uuid,

@@ -1,6 +1,7 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../domain/events.ts";
 import { scopeOfEvent } from "../domain/events.ts";
+import { matchesFilter, NO_FILTER, type EventFilter } from "../domain/event-filter.ts";
 import { bearerToken, secretsEqual } from "../domain/crypto/secrets.ts";
 import { authenticate, internalUrl, type Identity, type RoomEnv } from "./identity.ts";
 import { CLOSE_CODES, RoomMessageSchema } from "./protocol.ts";
@@ -14,12 +15,18 @@ import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 // delivered (the watermark), drops anything at or below it (a repeated publish), and when an
 // event arrives after a gap it fetches the missing ones from the API before going on. Sockets
 // are tagged with the read scopes they hold, so a broadcast reaches exactly the sockets allowed
-// to see the event.
+// to see the event, and each keeps the filter it connected with (types, projectId, recordId,
+// excludeOwn), which narrows what it receives further.
 //
 // Events are kept in storage one key per event, never in one value: a burst of any size must fit
 // (a value is capped at 128 KiB, a few hundred events).
 
 const IDENTITY_HEADER = "x-opsroom-identity";
+
+/** What the room keeps on each socket: the filter it connected with. */
+interface SocketState {
+  filter: EventFilter;
+}
 const WATERMARK_KEY = "watermark";
 /** Events held behind a gap, `pending:<changeVersion>`; mirrored by `this.pending`. */
 const PENDING_PREFIX = "pending:";
@@ -95,7 +102,10 @@ export default class OrganisationRoom implements Party.Server {
     return [...identity.scopes, ...owners.filter((tag): tag is string => Boolean(tag))];
   }
 
-  async onConnect(connection: Party.Connection): Promise<void> {
+  async onConnect(connection: Party.Connection<SocketState>, context: Party.ConnectionContext): Promise<void> {
+    // The socket's filter lives on the connection, so it survives the room hibernating.
+    const identity = JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
+    connection.setState({ filter: identity?.filter ?? NO_FILTER });
     await this.rememberOrg();
     // "ready" promises every event after its changeVersion, so a room new to the organisation asks
     // the API where it stands first (else it would say 0 and never send what came before its
@@ -120,7 +130,7 @@ export default class OrganisationRoom implements Party.Server {
     await this.rememberOrg();
     const parsed = RoomMessageSchema.safeParse(await request.json().catch(() => null));
     if (!parsed.success) {
-      return Response.json({ error: "body must be { events }, { webhooksChanged }, { deliver }, { keysRevoked }, { sessionsEnded } or { membersChanged }" }, { status: 400 });
+      return Response.json({ error: "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded } or { membersChanged }" }, { status: 400 });
     }
     const message = parsed.data;
     if ("keysRevoked" in message) return Response.json({ closed: this.closeSockets(message.keysRevoked.map(keyTag), "the API key this socket was opened with has been revoked") });
@@ -132,8 +142,9 @@ export default class OrganisationRoom implements Party.Server {
       await this.webhooks.reload();
       return Response.json({ reloaded: true });
     }
-    if ("deliver" in message) {
-      const queued = await this.webhooks.enqueueFor(message.deliver.webhookId, message.deliver.event);
+    if ("deliver" in message || "replay" in message) {
+      const { webhookId, events } = "deliver" in message ? { webhookId: message.deliver.webhookId, events: [message.deliver.event] } : message.replay;
+      const queued = await this.webhooks.enqueueFor(webhookId, events);
       if (queued) await this.wakeAt(Date.now());
       return Response.json({ queued });
     }
@@ -239,7 +250,9 @@ export default class OrganisationRoom implements Party.Server {
     const scope = scopeOfEvent(event.type);
     if (!scope) return;
     const message = JSON.stringify(event);
-    for (const connection of this.room.getConnections(scope)) connection.send(message);
+    for (const connection of this.room.getConnections<SocketState>(scope)) {
+      if (matchesFilter(connection.state?.filter ?? NO_FILTER, event)) connection.send(message);
+    }
   }
 
   /** Closes every socket with one of these tags (a key's, a session's, a person's); answers how many. */

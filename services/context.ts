@@ -17,6 +17,11 @@ export interface ServiceContext {
   rooms: Rooms;
   /** Runs `work` after the answer; a failure is logged, not thrown at the caller. */
   defer(work: () => Promise<unknown>): void;
+  /**
+   * Told the organisation's changeVersion each statement saw, and the one each write produced; the
+   * Worker answers the last in the envelope (`changeVersion`). The CLI does not listen.
+   */
+  observe?(changeVersion: number): void;
   /** The Idempotency-Key a create came with. */
   idempotency?: IdempotencyRequest | undefined;
 }

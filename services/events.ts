@@ -1,16 +1,45 @@
 import { recentlyRevokedKeys } from "../db/statements/api-keys.ts";
-import { eventsAfter, listEvents as listEventsStatement, pruneEvents, roomStartingPoint, unpublishedEvents } from "../db/statements/events.ts";
+import { eventsAfter, listEvents as listEventsStatement, pruneEvents, recordHistory as recordHistoryStatement, roomStartingPoint, unpublishedEvents } from "../db/statements/events.ts";
 import { pruneIdempotencyKeys } from "../db/statements/idempotency.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
+import type { EventFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";
+import type { Scope } from "../domain/scopes.ts";
 import type { Call, ServiceContext, SystemContext } from "./context.ts";
 import { publish } from "./rooms.ts";
 import { settleCaller } from "./settle.ts";
 
-/** GET /v1/events: the events after a changeVersion that the caller may read, oldest first. */
-export async function listEvents({ ctx, input }: Call<{ after: number; limit: number }>) {
-  const { caller, ...page } = await listEventsStatement(ctx.db, ctx.actor, input);
-  settleCaller(caller, ctx.actor, null);
+/**
+ * GET /v1/events: the events after a changeVersion that the caller may read and the filter wants,
+ * oldest first. Following from before the first event still kept would silently skip changes:
+ * 410 resync_required instead, naming where the kept events start.
+ */
+export async function listEvents({ ctx, input }: Call<{ after: number; limit: number; filter: EventFilter; retentionSeconds: number }>) {
+  const { caller, firstKept, ...page } = await listEventsStatement(ctx.db, ctx.actor, input);
+  settleCaller(caller, ctx, null);
+  assertKeptAfter(input.after, firstKept, "take a fresh snapshot and follow from its changeVersion");
   return page;
+}
+
+/** 410 resync_required when the events after `after` start before the first one still kept. */
+export function assertKeptAfter(after: number, firstKept: number, remedy: string): void {
+  if (after + 1 >= firstKept) return;
+  throw new DomainError("resync_required", `the events after changeVersion ${after} are no longer kept (the oldest kept is ${firstKept}): ${remedy}`, {
+    field: "after",
+    oldestChangeVersion: firstKept,
+  });
+}
+
+/** One record's history: its events oldest first, with actor and changes; 404 when the organisation never had it. */
+export async function recordHistory({
+  ctx,
+  input,
+}: Call<{ resource: { type: string; readScope: Scope; name: string }; noun: string; id: string; after: number; limit: number; retentionSeconds: number }>) {
+  const { resource, ...rest } = input;
+  const outcome = await recordHistoryStatement(ctx.db, ctx.actor, { ...rest, type: resource.type, scope: resource.readScope, table: resource.name });
+  settleCaller(outcome.caller, ctx, resource.readScope);
+  if (!outcome.known) throw notFound(input.noun);
+  return { events: outcome.events, hasMore: outcome.hasMore };
 }
 
 /** Where a room with no memory starts, and the events it missed after a gap (the room's own calls). */
@@ -65,7 +94,7 @@ const warn = (message: string, facts: Record<string, unknown>) => console.warn(J
  * recent revocations to the rooms (one that was not told closes the key's sockets now); and drops
  * events and Idempotency-Keys past their retention.
  */
-export async function sweep(ctx: SweepContext, options: { graceSeconds?: number } = {}): Promise<{ published: number; failed: number }> {
+export async function sweep(ctx: SweepContext, options: { retentionSeconds: number; graceSeconds?: number }): Promise<{ published: number; failed: number }> {
   const events = await unpublishedEvents(ctx.db, options.graceSeconds ?? 10, 1000);
   const byOrg = new Map<string, OpsEvent[]>();
   for (const event of events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);
@@ -81,7 +110,7 @@ export async function sweep(ctx: SweepContext, options: { graceSeconds?: number 
   await Promise.all(
     [...revoked].map(([orgId, keyIds]) => ctx.rooms.tell(orgId, { keysRevoked: keyIds }).catch((error: unknown) => warn("could not tell a room of revoked keys", { orgId, cause: String(error) }))),
   );
-  await pruneEvents(ctx.db);
+  await pruneEvents(ctx.db, options.retentionSeconds);
   await pruneIdempotencyKeys(ctx.db);
   return { published, failed };
 }

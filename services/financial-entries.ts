@@ -10,7 +10,7 @@ export type { ProjectFinancials } from "../db/statements/project-financials.ts";
 
 export const financialEntries = resourceService({
   noun: "financial entry",
-  scopes: { read: "financials.read", manage: "financials.manage" },
+  resource: statements.financialEntryResource,
   statements: {
     list: statements.listFinancialEntries,
     get: statements.getFinancialEntry,
@@ -29,7 +29,7 @@ export const financialEntries = resourceService({
  */
 export async function projectFinancials({ ctx, input }: Call<{ projectId: string; currency?: string | undefined }>) {
   const outcome = await getProjectFinancials(ctx.db, ctx.actor, input.projectId, input.currency);
-  settleCaller(outcome.caller, ctx.actor, "financials.read");
+  settleCaller(outcome.caller, ctx, "financials.read");
   if (!outcome.found) throw notFound("project");
   const { summary, currencies } = outcome.found;
   if (!input.currency && currencies.length > 1) {

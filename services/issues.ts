@@ -5,6 +5,6 @@ export type { IssueRecord, IssueValues, NewIssue } from "../db/statements/issues
 
 export const issues = resourceService({
   noun: "issue",
-  scopes: { read: "issues.read", manage: "issues.manage" },
+  resource: statements.issueResource,
   statements: { list: statements.listIssues, get: statements.getIssue, create: statements.createIssue, update: statements.updateIssue, remove: statements.deleteIssue },
 });

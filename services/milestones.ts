@@ -7,7 +7,7 @@ export type { MilestoneRecord, MilestoneValues, NewMilestone } from "../db/state
 export const milestones = resourceService({
   noun: "milestone",
   parentNoun: "project",
-  scopes: { read: "projects.read", manage: "projects.manage" },
+  resource: statements.milestoneResource,
   statements: {
     list: (db, actor, page, filters: { status?: string[] | undefined }, projectId) => statements.listMilestones(db, actor, projectId!, page, filters),
     get: statements.getMilestone,

@@ -18,13 +18,13 @@ export type { Caller, Organisation, OrganisationRecord } from "../db/statements/
 export async function describeCaller({ ctx, input }: Call<{ scope?: Scope | null }>) {
   const scope = input.scope ?? null;
   const { caller, self } = await describeCallerStatement(ctx.db, ctx.actor, scope);
-  settleCaller(caller, ctx.actor, scope);
+  settleCaller(caller, ctx, scope);
   return self!;
 }
 
 export async function getOrganisation({ ctx }: Call<Record<string, never>>) {
   const { caller, organisation } = await getOrganisationStatement(ctx.db, ctx.actor);
-  settleCaller(caller, ctx.actor, "organisation.read");
+  settleCaller(caller, ctx, "organisation.read");
   return organisation!;
 }
 

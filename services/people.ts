@@ -25,7 +25,7 @@ const MANAGE = { roles: SETTINGS_ROLES };
 
 export async function describeSession({ ctx }: Call<Record<string, never>>) {
   const outcome = await statements.describeSession(ctx.db, ctx.actor);
-  settleCaller(outcome.caller, ctx.actor, null);
+  settleCaller(outcome.caller, ctx, null);
   return outcome.me!;
 }
 
@@ -36,7 +36,7 @@ export const findLiveSession = ({ ctx, input }: Call<{ sessionId: string }, { db
 export async function switchOrganisation({ ctx, input }: Call<{ sessionToken: string; orgId: string }>) {
   if (await statements.switchOrganisation(ctx.db, input)) return;
   // An ended session (or one whose person belongs nowhere now) is 401, as on every other call.
-  settleCaller((await statements.describeSession(ctx.db, ctx.actor)).caller, ctx.actor, null);
+  settleCaller((await statements.describeSession(ctx.db, ctx.actor)).caller, ctx, null);
   throw notFound("organisation");
 }
 
@@ -45,7 +45,7 @@ export async function switchOrganisation({ ctx, input }: Call<{ sessionToken: st
 
 export async function listMembers({ ctx }: Call<Record<string, never>>) {
   const outcome = await statements.listMembers(ctx.db, ctx.actor);
-  settleCaller(outcome.caller, ctx.actor, null);
+  settleCaller(outcome.caller, ctx, null);
   return outcome.members;
 }
 
@@ -57,7 +57,7 @@ export const removeMember = ({ ctx, input }: Call<{ userId: string }>) => change
 
 async function changeMember(ctx: ServiceContext, userId: string, role: Role | null) {
   const outcome = await statements.changeMember(ctx.db, ctx.actor, userId, role);
-  settleCaller(outcome.caller, ctx.actor, null);
+  settleCaller(outcome.caller, ctx, null);
   // The role is checked before the member's existence, as everywhere: who may ask comes first.
   if (!outcome.permitted) {
     const manages = outcome.role !== null && SETTINGS_ROLES.includes(outcome.role);
@@ -78,7 +78,7 @@ async function changeMember(ctx: ServiceContext, userId: string, role: Role | nu
 
 export async function listInvitations({ ctx }: Call<Record<string, never>>) {
   const outcome = await statements.listInvitations(ctx.db, ctx.actor);
-  settleCaller(outcome.caller, ctx.actor, MANAGE);
+  settleCaller(outcome.caller, ctx, MANAGE);
   return outcome.invitations;
 }
 
@@ -98,7 +98,7 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
     }
     throw error;
   }
-  settleCaller(outcome.caller, ctx.actor, MANAGE);
+  settleCaller(outcome.caller, ctx, MANAGE);
   if (!outcome.permitted) throw new DomainError("insufficient_role", "only an owner invites an owner", { roles: ["owner"], field: "role" });
   if (outcome.alreadyMember) throw new DomainError("conflict", `${email} is already a member`, { field: "email" });
   return { invitation: outcome.invitation!, token };
@@ -106,7 +106,7 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
 
 export async function revokeInvitation({ ctx, input }: Call<{ invitationId: string }>) {
   const outcome = await statements.revokeInvitation(ctx.db, ctx.actor, input.invitationId);
-  settleCaller(outcome.caller, ctx.actor, MANAGE);
+  settleCaller(outcome.caller, ctx, MANAGE);
   if (!outcome.revoked) throw notFound("open invitation");
 }
 
@@ -173,7 +173,7 @@ export async function createUser({ ctx, input }: Call<{ orgId: string; email: st
 
 export async function listKeys({ ctx }: Call<Record<string, never>>) {
   const outcome = await statements.listOrganisationKeys(ctx.db, ctx.actor);
-  settleCaller(outcome.caller, ctx.actor, MANAGE);
+  settleCaller(outcome.caller, ctx, MANAGE);
   return outcome.keys;
 }
 
@@ -181,14 +181,14 @@ export async function listKeys({ ctx }: Call<Record<string, never>>) {
 export async function createKey({ ctx, input }: Call<{ name: string; scopes: Scope[]; rateLimit?: number | undefined }>) {
   const { key, ...stored } = await newApiKey();
   const outcome = await statements.createOrganisationKey(ctx.db, ctx.actor, { ...stored, name: input.name, scopes: expandScopes(input.scopes), rateLimit: input.rateLimit });
-  settleCaller(outcome.caller, ctx.actor, MANAGE);
+  settleCaller(outcome.caller, ctx, MANAGE);
   return { ...outcome.key!, key };
 }
 
 /** Revokes a key: 401 at once over HTTP; its room closes its sockets (after the answer). */
 export async function revokeKey({ ctx, input }: Call<{ keyId: string }>) {
   const outcome = await statements.revokeOrganisationKey(ctx.db, ctx.actor, input.keyId);
-  settleCaller(outcome.caller, ctx.actor, MANAGE);
+  settleCaller(outcome.caller, ctx, MANAGE);
   if (!outcome.revoked) throw notFound("API key");
   const { orgId, id } = outcome.revoked;
   ctx.defer(() => ctx.rooms.tell(orgId, { keysRevoked: [id] }));
@@ -198,7 +198,7 @@ export async function revokeKey({ ctx, input }: Call<{ keyId: string }>) {
 export async function replaceKey({ ctx, input }: Call<{ keyId: string }>) {
   const { key, ...stored } = await newApiKey();
   const outcome = await statements.replaceOrganisationKey(ctx.db, ctx.actor, input.keyId, stored);
-  settleCaller(outcome.caller, ctx.actor, MANAGE);
+  settleCaller(outcome.caller, ctx, MANAGE);
   if (!outcome.key || !outcome.orgId) throw notFound("API key");
   const orgId = outcome.orgId;
   ctx.defer(() => ctx.rooms.tell(orgId, { keysRevoked: [input.keyId] }));

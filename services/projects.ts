@@ -6,7 +6,7 @@ export type { NewProject, ProjectRecord, ProjectValues } from "../db/statements/
 
 export const projects = resourceService({
   noun: "project",
-  scopes: { read: "projects.read", manage: "projects.manage" },
+  resource: statements.projectResource,
   statements: {
     list: statements.listProjects,
     get: statements.getProject,

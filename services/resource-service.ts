@@ -8,13 +8,15 @@ import type { UpdateOutcome } from "../db/statements/update.ts";
 import type { Actor } from "../domain/actor.ts";
 import { notFound, type DomainError } from "../domain/errors.ts";
 import type { PageRequest } from "../domain/paging.ts";
-import type { Scope } from "../domain/scopes.ts";
+import type { Resource } from "../db/statements/resource.ts";
+import type { OpsEvent } from "../domain/events.ts";
 import { guarded } from "./constraint-errors.ts";
+import { recordHistory } from "./events.ts";
 import type { Call } from "./context.ts";
 import { publishAfterCommit } from "./rooms.ts";
 import { settleCaller, settleCreate, settleDelete, settleUpdate, type WriteResult } from "./settle.ts";
 
-// The five verbs of a record resource (list, get, create, update, delete), each the same shape:
+// The verbs of a record resource (list, get, create, update, delete, history), each the same shape:
 // run the resource's statement, settle its outcome into the answer or a domain error, and publish
 // the committed event after the answer. A resource supplies its statements (db/statements), its
 // nouns and what each of its rules means when it fails.
@@ -32,7 +34,8 @@ export interface ResourceServiceSpec<Record, Filters, New, Values> {
   noun: string;
   /** For records listed and created under a parent: the parent's noun ("project not found"). */
   parentNoun?: string;
-  scopes: { read: Scope; manage: Scope };
+  /** The resource as db/statements defines it: its scopes, event type and table. */
+  resource: Resource;
   statements: ResourceStatements<Record, Filters, New, Values>;
   /** What a failed rule of the update statement means, given the record as it was and the patch. */
   rules?: { [name: string]: (before: Record, patch: Values) => DomainError };
@@ -51,44 +54,55 @@ export interface ResourceService<Record, Filters, New, Values> {
   create(call: Call<New>): Promise<WriteResult<Record>>;
   update(call: Call<{ id: string; patch: Values; ifMatch: number | null }>): Promise<WriteResult<Record>>;
   remove?(call: Call<{ id: string; ifMatch: number | null }>): Promise<WriteResult<Record>>;
+  history(call: Call<HistoryInput>): Promise<{ events: OpsEvent[]; hasMore: boolean }>;
+}
+
+export interface HistoryInput {
+  id: string;
+  /** Events after this changeVersion (the page's cursor). */
+  after: number;
+  limit: number;
+  retentionSeconds: number;
 }
 
 export function resourceService<Record extends { version: number }, Filters, New, Values>(
   spec: ResourceServiceSpec<Record, Filters, New, Values>,
 ): ResourceService<Record, Filters, New, Values> {
-  const { noun, scopes, statements } = spec;
+  const { noun, resource, statements } = spec;
+  const scopes = { read: resource.readScope, manage: resource.manageScope };
   const remove = statements.remove;
   return {
     async list({ ctx, input }) {
       const outcome = await statements.list(ctx.db, ctx.actor, input.page, input.filters, input.parentId);
-      settleCaller(outcome.caller, ctx.actor, scopes.read);
+      settleCaller(outcome.caller, ctx, scopes.read);
       if (!outcome.parentFound) throw notFound(spec.parentNoun ?? "parent");
       return { records: outcome.records, hasMore: outcome.hasMore };
     },
     async get({ ctx, input }) {
       const outcome = await statements.get(ctx.db, ctx.actor, input.id);
-      settleCaller(outcome.caller, ctx.actor, scopes.read);
+      settleCaller(outcome.caller, ctx, scopes.read);
       if (!outcome.record) throw notFound(noun);
       return outcome.record;
     },
     async create({ ctx, input }) {
       const outcome = await guarded(statements.create(ctx.db, ctx.actor, input, ctx.idempotency));
-      const result = settleCreate(outcome, { actor: ctx.actor, scope: scopes.manage, noun, ...(spec.parentNoun ? { parentNoun: spec.parentNoun } : {}), idempotency: ctx.idempotency });
+      const result = settleCreate(outcome, { ctx, scope: scopes.manage, noun, ...(spec.parentNoun ? { parentNoun: spec.parentNoun } : {}), idempotency: ctx.idempotency });
       publishAfterCommit(ctx, result.event);
       return result;
     },
     async update({ ctx, input }) {
       const outcome = await guarded(statements.update(ctx.db, ctx.actor, input.id, input.patch, input.ifMatch));
       const rules = Object.fromEntries(Object.entries(spec.rules ?? {}).map(([name, error]) => [name, (before: Record) => error(before, input.patch)]));
-      const result = settleUpdate(outcome, { actor: ctx.actor, scope: scopes.manage, noun, rules });
+      const result = settleUpdate(outcome, { ctx, scope: scopes.manage, noun, rules });
       publishAfterCommit(ctx, result.event);
       return result;
     },
+    history: ({ ctx, input }) => recordHistory({ ctx, input: { ...input, resource, noun } }),
     ...(remove
       ? {
           async remove({ ctx, input }: Call<{ id: string; ifMatch: number | null }>) {
             const outcome = await guarded(remove(ctx.db, ctx.actor, input.id, input.ifMatch), { deleting: true });
-            const result = settleDelete(outcome, { actor: ctx.actor, scope: scopes.manage, noun });
+            const result = settleDelete(outcome, { ctx, scope: scopes.manage, noun });
             publishAfterCommit(ctx, result.event);
             return result;
           },

@@ -5,6 +5,6 @@ export type { NewRisk, RiskRecord, RiskValues } from "../db/statements/risks.ts"
 
 export const risks = resourceService({
   noun: "risk",
-  scopes: { read: "risks.read", manage: "risks.manage" },
+  resource: statements.riskResource,
   statements: { list: statements.listRisks, get: statements.getRisk, create: statements.createRisk, update: statements.updateRisk, remove: statements.deleteRisk },
 });

@@ -3,10 +3,13 @@ import type { CreateOutcome } from "../db/statements/create.ts";
 import type { DeleteOutcome } from "../db/statements/delete.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
 import type { UpdateOutcome } from "../db/statements/update.ts";
-import type { Actor } from "../domain/actor.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { Scope } from "../domain/scopes.ts";
+import type { ServiceContext } from "./context.ts";
+
+/** Who is calling, and where the changeVersion a call observed goes (the answer's envelope). */
+export type Settling = Pick<ServiceContext, "actor" | "observe">;
 
 // Turning a statement's outcome into the service's answer or a domain error, in the order of
 // checks every call follows: key -> scope -> input -> existence -> If-Match -> state -> the write.
@@ -23,13 +26,18 @@ export interface WriteResult<Record> {
  * The caller must exist and hold what the call needs: invalid_key (or, for a person, unauthorized),
  * then insufficient_scope (or insufficient_role).
  */
-export function settleCaller(caller: CallerOutcome, actor: Actor, need: Need): void {
+export function settleCaller(caller: CallerOutcome, ctx: Settling, need: Need): void {
+  const { actor } = ctx;
   if (!caller.found) {
     if ("orgId" in actor) throw new DomainError("not_found", "organisation not found", { field: "orgId" });
     if ("sessionToken" in actor) throw new DomainError("unauthorized", "the session has ended, or its organisation no longer counts you as a member: sign in again");
     throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
   }
-  if (caller.allowed || need === null) return;
+  // The organisation's changeVersion as the statement saw it: the snapshot the answer's data is from.
+  if (caller.allowed || need === null) {
+    ctx.observe?.(caller.changeVersion);
+    return;
+  }
   if (typeof need === "string") throw new DomainError("insufficient_scope", `this call needs the ${need} scope`, { scope: need });
   throw new DomainError("insufficient_role", `this needs the role ${need.roles.join(" or ")} in the organisation`, { roles: [...need.roles] });
 }
@@ -47,31 +55,39 @@ function assertReferences(failed: string[]): void {
   if (field) throw new DomainError("invalid_reference", REFERENCE_MESSAGES[field] ?? `${field} does not exist`, { field });
 }
 
+/** A committed write: the answer carries the changeVersion it produced (a write with no event, the current one). */
+function produced<Result extends { event: OpsEvent | null }>(ctx: Settling, result: Result): Result {
+  if (result.event) ctx.observe?.(result.event.changeVersion);
+  return result;
+}
+
 const concurrentChange = (noun: string) => new DomainError("conflict", `the ${noun} was changed by a concurrent request; retry`);
 
 export function settleCreate<Record>(
   outcome: CreateOutcome<Record>,
-  context: { actor: Actor; scope: Scope; noun: string; parentNoun?: string; idempotency?: IdempotencyRequest | undefined },
+  context: { ctx: Settling; scope: Scope; noun: string; parentNoun?: string; idempotency?: IdempotencyRequest | undefined },
 ): WriteResult<Record> {
-  settleCaller(outcome.caller, context.actor, context.scope);
+  settleCaller(outcome.caller, context.ctx, context.scope);
   if (outcome.replay) {
     if (outcome.replay.requestHash !== context.idempotency?.requestHash) {
       throw new DomainError("idempotency_mismatch", "this Idempotency-Key was used with a different request", { field: "Idempotency-Key" });
     }
+    // The first answer's changeVersion, when its write moved one.
+    if (outcome.replay.changeVersion !== null) context.ctx.observe?.(outcome.replay.changeVersion);
     return { record: outcome.replay.record, event: null, replayed: true };
   }
   if (!outcome.parentFound) throw notFound(context.parentNoun ?? "parent");
   assertReferences(outcome.failedReferences);
   if (!outcome.created) throw new Error("insert returned no row although every check held");
-  return outcome.created;
+  return produced(context.ctx, outcome.created);
 }
 
 /** `rules` maps a failed rule to its error, given the record as it was. */
 export function settleUpdate<Record extends { version: number }>(
   outcome: UpdateOutcome<Record>,
-  context: { actor: Actor; scope: Scope; noun: string; rules?: { [name: string]: (before: Record) => DomainError } },
+  context: { ctx: Settling; scope: Scope; noun: string; rules?: { [name: string]: (before: Record) => DomainError } },
 ): WriteResult<Record> {
-  settleCaller(outcome.caller, context.actor, context.scope);
+  settleCaller(outcome.caller, context.ctx, context.scope);
   const before = outcome.before;
   if (!before) throw notFound(context.noun);
   assertReferences(outcome.failedReferences);
@@ -80,14 +96,14 @@ export function settleUpdate<Record extends { version: number }>(
   }
   const rule = outcome.failedRules[0];
   if (rule) throw context.rules![rule]!(before);
-  if (outcome.updated) return outcome.updated;
+  if (outcome.updated) return produced(context.ctx, outcome.updated);
   // Nothing to change: a no-op answers the record as it is, with no event.
   if (!outcome.changesSomething) return { record: before, event: null };
   throw concurrentChange(context.noun);
 }
 
-export function settleDelete<Record>(outcome: DeleteOutcome<Record>, context: { actor: Actor; scope: Scope; noun: string }): WriteResult<Record> {
-  settleCaller(outcome.caller, context.actor, context.scope);
+export function settleDelete<Record>(outcome: DeleteOutcome<Record>, context: { ctx: Settling; scope: Scope; noun: string }): WriteResult<Record> {
+  settleCaller(outcome.caller, context.ctx, context.scope);
   if (!outcome.found) throw notFound(context.noun);
   if (!outcome.versionMatches) throw new DomainError("precondition_failed", "If-Match does not match the current version");
   const blockers = Object.entries(outcome.blockers).filter(([, count]) => count > 0);
@@ -96,7 +112,7 @@ export function settleDelete<Record>(outcome: DeleteOutcome<Record>, context: { 
     throw new DomainError("conflict", `the ${context.noun} still has ${list}; remove or move them first`, { dependants: Object.fromEntries(blockers) });
   }
   if (!outcome.deleted) throw concurrentChange(context.noun);
-  return outcome.deleted;
+  return produced(context.ctx, outcome.deleted);
 }
 
 /** A dependants key as prose: financialEntries -> "financial entries", or "financial entry" for one. */

@@ -7,7 +7,7 @@ export type { NewTask, TaskFilters, TaskRecord, TaskValues } from "../db/stateme
 
 export const tasks = resourceService({
   noun: "task",
-  scopes: { read: "tasks.read", manage: "tasks.manage" },
+  resource: statements.taskResource,
   statements: { list: statements.listTasks, get: statements.getTask, create: statements.createTask, update: statements.updateTask, remove: statements.deleteTask },
   rules: {
     transition: (before, patch) => {

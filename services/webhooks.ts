@@ -1,14 +1,18 @@
+import type { UpdateOutcome } from "../db/statements/update.ts";
 import * as statements from "../db/statements/webhooks.ts";
-import { deliveredEvent, listDeliveries, recordDeliveries, type DeliveryAttempt } from "../db/statements/webhook-deliveries.ts";
+import { deliveredEvent, listDeliveries, recordDeliveries, type DeliveryAttempt, type DeliveryFilter } from "../db/statements/webhook-deliveries.ts";
 import type { WebhookRecord } from "../db/statements/webhooks.ts";
 import { generateWebhookSecret } from "../domain/crypto/webhook-signature.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
+import { matchesFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import type { PageRequest } from "../domain/paging.ts";
 import { firstMissingScope } from "../domain/scopes.ts";
 import { checkWebhookUrl } from "../domain/webhook-urls.ts";
+import { REPLAY_BATCH, webhookFilter, type RoomMessage } from "../realtime/protocol.ts";
 import { guarded } from "./constraint-errors.ts";
+import { assertKeptAfter } from "./events.ts";
 import type { Call, ServiceContext, SystemContext } from "./context.ts";
 import { settleCaller, settleCreate, settleDelete, settleUpdate, type WriteResult } from "./settle.ts";
 
@@ -20,7 +24,7 @@ import { settleCaller, settleCreate, settleDelete, settleUpdate, type WriteResul
 // next write is already delivered under the new settings.
 
 export type { WebhookRecord } from "../db/statements/webhooks.ts";
-export type { DeliveryAttempt, DeliveryRecord } from "../db/statements/webhook-deliveries.ts";
+export type { DeliveryAttempt, DeliveryFilter, DeliveryRecord } from "../db/statements/webhook-deliveries.ts";
 
 /** Where a webhook may point: https to the public internet, or loopback where local receivers are allowed. */
 export interface UrlPolicy {
@@ -53,14 +57,14 @@ async function reloadRoom(ctx: ServiceContext, orgId: string): Promise<void> {
 
 export async function listWebhooks({ ctx, input }: Call<{ page: PageRequest }>) {
   const outcome = await statements.listWebhooks(ctx.db, ctx.actor, input.page);
-  settleCaller(outcome.caller, ctx.actor, scopes.read);
+  settleCaller(outcome.caller, ctx, scopes.read);
   return { records: outcome.records, hasMore: outcome.hasMore };
 }
 
 /** A webhook's settings (never its secret): webhooks.read. */
 export async function getWebhook({ ctx, input }: Call<{ id: string }>) {
   const outcome = await statements.getWebhook(ctx.db, ctx.actor, input.id, scopes.read);
-  settleCaller(outcome.caller, ctx.actor, scopes.read);
+  settleCaller(outcome.caller, ctx, scopes.read);
   if (!outcome.record) throw notFound("webhook");
   return outcome.record;
 }
@@ -69,36 +73,51 @@ export async function getWebhook({ ctx, input }: Call<{ id: string }>) {
 export async function createWebhook({
   ctx,
   input,
-}: Call<{ url: string; events?: string[] | undefined; description?: string | null | undefined; policy: UrlPolicy }>): Promise<WriteResult<WebhookRecord & { secret: string }>> {
-  const url = checkWebhookUrl(input.url, input.policy.allowLoopback);
+}: Call<statements.WebhookSettings & { url: string; policy: UrlPolicy }>): Promise<WriteResult<WebhookRecord & { secret: string }>> {
+  const { policy, ...settings } = input;
+  const url = checkWebhookUrl(input.url, policy.allowLoopback);
   const secret = generateWebhookSecret();
-  const outcome = await guarded(statements.createWebhook(ctx.db, ctx.actor, { url, events: input.events ?? [], description: input.description, secret }, ctx.idempotency));
-  const result = settleCreate(outcome, { actor: ctx.actor, scope: scopes.manage, noun: "webhook", idempotency: ctx.idempotency });
+  const outcome = await guarded(statements.createWebhook(ctx.db, ctx.actor, { ...settings, url, events: input.events ?? [], secret }, ctx.idempotency));
+  const result = settleCreate(outcome, { ctx, scope: scopes.manage, noun: "webhook", idempotency: ctx.idempotency });
   if (result.replayed) return result as WriteResult<WebhookRecord & { secret: string }>;
   await reloadRoom(ctx, result.record.orgId);
   return { ...result, record: { ...result.record, secret } };
 }
 
-export async function updateWebhook({ ctx, input }: Call<{ id: string; patch: statements.WebhookChange; ifMatch: number | null; policy: UrlPolicy }>) {
-  const patch = input.patch.url === undefined ? input.patch : { ...input.patch, url: checkWebhookUrl(input.patch.url, input.policy.allowLoopback) };
-  const outcome = await guarded(statements.updateWebhook(ctx.db, ctx.actor, input.id, patch, input.ifMatch));
-  // Authorisation comes before the record's version and state.
-  settleCaller(outcome.caller, ctx.actor, scopes.manage);
-  if (outcome.before) assertHoldsScopesOf(outcome.before.scopes, outcome.caller.scopes, "changing it");
+/** A change to a webhook, settled (authorisation before its version and state) and told to the room. */
+async function settleChange(ctx: ServiceContext, outcome: UpdateOutcome<WebhookRecord>, doing: string): Promise<WriteResult<WebhookRecord>> {
+  settleCaller(outcome.caller, ctx, scopes.manage);
+  if (outcome.before) assertHoldsScopesOf(outcome.before.scopes, outcome.caller.scopes, doing);
   const result = settleUpdate(outcome, {
-    actor: ctx.actor,
+    ctx,
     scope: scopes.manage,
     noun: "webhook",
-    rules: { scopes_held: (before) => lacksScopeOf(before.scopes, outcome.caller.scopes, "changing it")! },
+    rules: { scopes_held: (before) => lacksScopeOf(before.scopes, outcome.caller.scopes, doing)! },
   });
   await reloadRoom(ctx, result.record.orgId);
   return result;
 }
 
+export async function updateWebhook({ ctx, input }: Call<{ id: string; patch: statements.WebhookChange; ifMatch: number | null; policy: UrlPolicy }>) {
+  const patch = input.patch.url === undefined ? input.patch : { ...input.patch, url: checkWebhookUrl(input.patch.url, input.policy.allowLoopback) };
+  return settleChange(ctx, await guarded(statements.updateWebhook(ctx.db, ctx.actor, input.id, patch, input.ifMatch)), "changing it");
+}
+
+/**
+ * A new signing secret, answered this once; deliveries carry signatures under both the new and
+ * the old one for `overlapSeconds`, so receivers can switch without losing a request.
+ */
+export async function rotateWebhookSecret({ ctx, input }: Call<{ id: string; overlapSeconds: number; ifMatch: number | null }>) {
+  const secret = generateWebhookSecret();
+  const outcome = await guarded(statements.rotateWebhookSecret(ctx.db, ctx.actor, input.id, { secret, overlapSeconds: input.overlapSeconds }, input.ifMatch));
+  const result = await settleChange(ctx, outcome, "rotating its secret");
+  return { ...result, record: { ...result.record, secret } };
+}
+
 /** Removing a webhook drops what is queued for it; it needs webhooks.manage only. */
 export async function deleteWebhook({ ctx, input }: Call<{ id: string; ifMatch: number | null }>) {
   const result = settleDelete(await guarded(statements.deleteWebhook(ctx.db, ctx.actor, input.id, input.ifMatch), { deleting: true }), {
-    actor: ctx.actor,
+    ctx,
     scope: scopes.manage,
     noun: "webhook",
   });
@@ -107,9 +126,9 @@ export async function deleteWebhook({ ctx, input }: Call<{ id: string; ifMatch: 
 }
 
 /** A webhook's delivery attempts, newest first: webhooks.read and every scope the webhook carries. */
-export async function webhookDeliveries({ ctx, input }: Call<{ webhookId: string; page: PageRequest }>) {
-  const outcome = await listDeliveries(ctx.db, ctx.actor, input.webhookId, input.page);
-  settleCaller(outcome.caller, ctx.actor, scopes.read);
+export async function webhookDeliveries({ ctx, input }: Call<{ webhookId: string; page: PageRequest; filter: DeliveryFilter }>) {
+  const outcome = await listDeliveries(ctx.db, ctx.actor, input.webhookId, input.page, input.filter);
+  settleCaller(outcome.caller, ctx, scopes.read);
   if (!outcome.webhookScopes) throw notFound("webhook");
   assertHoldsScopesOf(outcome.webhookScopes, outcome.caller.scopes, "reading its deliveries");
   return { records: outcome.records, hasMore: outcome.hasMore };
@@ -118,7 +137,7 @@ export async function webhookDeliveries({ ctx, input }: Call<{ webhookId: string
 /** The webhook a test or a redelivery goes to: webhooks.manage and every scope it carries. */
 async function webhookToActOn(ctx: ServiceContext, id: string): Promise<WebhookRecord> {
   const outcome = await statements.getWebhook(ctx.db, ctx.actor, id, scopes.manage);
-  settleCaller(outcome.caller, ctx.actor, scopes.manage);
+  settleCaller(outcome.caller, ctx, scopes.manage);
   if (!outcome.record) throw notFound("webhook");
   assertHoldsScopesOf(outcome.record.scopes, outcome.caller.scopes, "acting on it");
   return outcome.record;
@@ -138,15 +157,29 @@ function testEvent(webhook: WebhookRecord): OpsEvent {
   };
 }
 
-/** Hands one event to the room for one webhook; the room queues it like any delivery. */
-async function queueDelivery(ctx: ServiceContext, webhook: WebhookRecord, event: OpsEvent) {
-  // The room delivers nothing to a webhook that is off: say so rather than queue what never goes.
-  if (!webhook.enabled) throw new DomainError("conflict", 'the webhook is disabled; turn it on with PATCH { "enabled": true } first');
+const webhookOff = () => new DomainError("conflict", 'the webhook is disabled; turn it on with PATCH { "enabled": true } first');
+
+/** The room delivers nothing to a webhook that is off: say so rather than queue what never goes. */
+function assertEnabled(webhook: WebhookRecord): void {
+  if (!webhook.enabled) throw webhookOff();
+}
+
+/** Hands deliveries for one webhook to the room, which queues them like any other. */
+async function handToRoom(ctx: ServiceContext, orgId: string, message: RoomMessage): Promise<void> {
+  let answer: { queued?: boolean };
   try {
-    await ctx.rooms.tell(webhook.orgId, { deliver: { webhookId: webhook.id, event } });
+    answer = (await ctx.rooms.tell(orgId, message)) as { queued?: boolean };
   } catch {
     throw new DomainError("unavailable", "the realtime room could not take the delivery; retry shortly");
   }
+  // The room reloaded its copy of the webhooks and found this one off or gone: changed meanwhile.
+  if (!answer.queued) throw webhookOff();
+}
+
+/** Hands one event to the room for one webhook. */
+async function queueDelivery(ctx: ServiceContext, webhook: WebhookRecord, event: OpsEvent) {
+  assertEnabled(webhook);
+  await handToRoom(ctx, webhook.orgId, { deliver: { webhookId: webhook.id, event } });
   return { webhookId: webhook.id, eventId: event.id, eventType: event.type };
 }
 
@@ -159,12 +192,65 @@ export async function testWebhook({ ctx, input }: Call<{ id: string }>) {
 export async function redeliver({ ctx, input }: Call<{ webhookId: string; deliveryId: string }>) {
   const webhook = await webhookToActOn(ctx, input.webhookId);
   const found = await deliveredEvent(ctx.db, ctx.actor, input.webhookId, input.deliveryId);
-  settleCaller(found.caller, ctx.actor, scopes.manage);
+  settleCaller(found.caller, ctx, scopes.manage);
   if (!found.delivery) throw notFound("delivery");
   const event = found.event ?? (found.delivery.eventType === "webhook.test" ? testEvent(webhook) : null);
   if (!event) throw new DomainError("conflict", "the event of this delivery is older than the retention and no longer kept");
   return queueDelivery(ctx, webhook, event);
 }
+
+/** changeVersions one replay may span: a call's work is bounded, and a longer range is split. */
+export const REPLAY_MAX_SPAN = 10_000;
+
+/** The end of the range (after, until] a replay covers, `current` the organisation's changeVersion; 400 naming the field otherwise. */
+function replayUntil(after: number, until: number | null, current: number): number {
+  const refuse = (field: string, message: string) => new DomainError("invalid_field", message, { field });
+  if (until !== null && until <= after) throw refuse("until", "until must be greater than after: the range (after, until] is empty");
+  if (until !== null && until > current) throw refuse("until", `until is past the organisation's changeVersion, ${current}`);
+  if (until === null && after >= current) throw refuse("after", `nothing to replay after ${after}: the organisation's changeVersion is ${current}`);
+  const end = until ?? current;
+  if (end - after > REPLAY_MAX_SPAN) {
+    throw refuse("until", `(${after}, ${end}] spans ${end - after} changeVersions and a replay at most ${REPLAY_MAX_SPAN}: split the range, e.g. until=${after + REPLAY_MAX_SPAN} first`);
+  }
+  return end;
+}
+
+/**
+ * Queues, in changeVersion order, every kept event in (after, until] that the webhook would have
+ * received (its scopes and its filter): webhooks.manage and every scope it carries. The events are
+ * read and handed to the room a page at a time, so a replay's memory does not grow with its range.
+ */
+export async function replayWebhook({ ctx, input }: Call<{ id: string; after: number; until: number | null; retentionSeconds: number }>) {
+  const read = async (after: number, until: number | null) => {
+    const page = await statements.replayPage(ctx.db, ctx.actor, input.id, { after, until, limit: REPLAY_BATCH, retentionSeconds: input.retentionSeconds });
+    settleCaller(page.caller, ctx, scopes.manage);
+    return page;
+  };
+  let page = await read(input.after, input.until);
+  const until = replayUntil(input.after, input.until, page.caller.changeVersion);
+  const webhook = page.webhook;
+  if (!webhook) throw notFound("webhook");
+  assertHoldsScopesOf(webhook.scopes, page.caller.scopes, "replaying to it");
+  assertEnabled(webhook);
+  assertKeptAfter(input.after, page.firstKept, `replay after=${page.firstKept - 1} or later`);
+  const filter = webhookFilter(webhook);
+  let queued = 0;
+  for (let handed = input.after; ; ) {
+    const wanted = page.events.filter((event) => matchesFilter(filter, event));
+    if (wanted.length > 0) await handToRoom(ctx, webhook.orgId, { replay: { webhookId: webhook.id, events: wanted } }).catch(partly(handed, until));
+    queued += wanted.length;
+    const last = page.events.at(-1);
+    if (!last || page.events.length < REPLAY_BATCH) return { webhookId: webhook.id, after: input.after, until, queued };
+    handed = last.changeVersion;
+    page = await read(handed, until);
+  }
+}
+
+/** A replay the room stopped taking midway: what went is queued, so the caller goes on from there rather than repeat it. */
+const partly = (handed: number, until: number) => (error: unknown) => {
+  if (!(error instanceof DomainError && error.code === "unavailable")) throw error;
+  throw new DomainError("unavailable", `the realtime room took the events up to changeVersion ${handed} only; replay after=${handed}&until=${until} shortly`, { queuedUpTo: handed });
+};
 
 // ---- The room's own calls ------------------------------------------------------------------------
 

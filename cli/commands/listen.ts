@@ -1,9 +1,9 @@
 import type { OpsEvent } from "../../domain/events.ts";
 import type { StreamCommandSpec } from "../lib/command.ts";
 import { UsageError } from "../lib/errors.ts";
-import { createListenApi } from "../lib/listen/api.ts";
+import { createListenApi, type ListenFilter } from "../lib/listen/api.ts";
 import { formatEventLine } from "../lib/listen/event-line.ts";
-import { matchesEvent, parseEventPatterns } from "../lib/listen/events-filter.ts";
+import { parseTypes } from "../../domain/event-filter.ts";
 import { createForwarder, type ForwardOutcome } from "../lib/listen/forwarder.ts";
 import { streamRoom, type RoomStatus } from "../lib/listen/room-stream.ts";
 import { bold, dim, green, red, yellow } from "../lib/style.ts";
@@ -14,8 +14,35 @@ interface ListenInput {
   key: string;
   api: string;
   forwardTo: string | undefined;
-  patterns: string[];
+  filter: ListenFilter;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The feed's filter from the flags; the room and GET /v1/events apply it (docs/sync.md). */
+function filterOf(args: { optional(name: string): string | undefined; flag(name: string): boolean }): ListenFilter {
+  const filter: ListenFilter = {};
+  const types = args.optional("events");
+  if (types !== undefined) {
+    const parsed = parseTypes(types);
+    if (parsed.invalid !== null) throw new UsageError(`--events: "${parsed.invalid}" is not "*", "<resource>.*" or "<resource>.<action>"`);
+    filter.types = parsed.types.join(",");
+  }
+  for (const [flag, field] of [["project", "projectId"], ["record", "recordId"]] as const) {
+    const id = args.optional(flag);
+    if (id === undefined) continue;
+    if (!UUID.test(id)) throw new UsageError(`--${flag} must be a UUID`);
+    filter[field] = id;
+  }
+  if (args.flag("exclude-own")) filter.excludeOwn = "true";
+  return filter;
+}
+
+/** The filter in words, for the status line. */
+const describeFilter = (filter: ListenFilter) =>
+  [filter.types && `events ${filter.types}`, filter.projectId && `project ${filter.projectId}`, filter.recordId && `record ${filter.recordId}`, filter.excludeOwn && "not this key's own changes"]
+    .filter(Boolean)
+    .join("; ");
 
 /** The value itself when it is an http(s) URL; a UsageError naming the flag otherwise. */
 function httpUrl(value: string, flag: string, example: string): string {
@@ -52,6 +79,9 @@ const listen: StreamCommandSpec<ListenInput> = {
     api: { type: "string", placeholder: "URL", description: `the opsroom API (default ${DEFAULT_API}, npm run dev)` },
     "forward-to": { type: "string", placeholder: "URL", description: "POST each event here, signed like a webhook, and print the answer" },
     events: { type: "string", placeholder: "PATTERNS", description: 'only these events, e.g. "task.*,project.created" (default: all)' },
+    project: { type: "string", placeholder: "ID", description: "only this project's events and those of the records under it" },
+    record: { type: "string", placeholder: "ID", description: "only the events of this record" },
+    "exclude-own": { type: "boolean", description: "leave out the changes made with this key (a two-way sync's echo)" },
   },
   jsonOutput: "print each event as one line of raw JSON (status lines go to stderr)",
   source: "API: --api (the room's address comes from its GET /v1). Ctrl-C stops.",
@@ -61,15 +91,15 @@ const listen: StreamCommandSpec<ListenInput> = {
       key: args.required("key").trim(),
       api: httpUrl(args.optional("api") ?? DEFAULT_API, "--api", DEFAULT_API).replace(/\/+$/, ""),
       forwardTo: forwardTo === undefined ? undefined : httpUrl(forwardTo, "--forward-to", "http://localhost:3000/webhooks"),
-      patterns: parseEventPatterns(args.optional("events")),
+      filter: filterOf(args),
     };
   },
-  async stream({ key, api, forwardTo, patterns }, { json, signal }) {
-    const client = createListenApi(api, key);
+  async stream({ key, api, forwardTo, filter }, { json, signal }) {
+    const client = createListenApi(api, key, filter);
     const self = await client.describeKey();
     const forwarder = forwardTo ? createForwarder(forwardTo) : null;
     say(`${bold("Ready.")} Listening to organisation ${self.organisation} as "${self.application}", from changeVersion ${self.changeVersion}.`);
-    if (patterns.length > 0) say(`Only events matching ${patterns.join(", ")}.`);
+    if (Object.keys(filter).length > 0) say(`Only ${describeFilter(filter)}.`);
     if (forwarder) {
       say(`Forwarding to ${forwarder.url}, signed like a webhook. Signing secret for this run:`);
       say(`  ${bold(forwarder.secret)}`);
@@ -82,9 +112,9 @@ const listen: StreamCommandSpec<ListenInput> = {
       api: client,
       url: self.realtimeUrl,
       key,
+      filter,
       after: self.changeVersion,
       onEvent(event) {
-        if (!matchesEvent(patterns, event.type)) return;
         process.stdout.write((json ? JSON.stringify(event) : formatEventLine(event)) + "\n");
         if (forwarder) forwarding = forwarding.then(async () => say(describeOutcome(event, await forwarder.forward(event))));
       },

@@ -2,6 +2,9 @@ import { sql } from "drizzle-orm";
 import { bigint, index, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
 import { organisations } from "./organisations.ts";
 
+/** The project an event belongs to (domain/event-filter.ts projectOf, in SQL), over the events table's own columns. */
+export const PROJECT_OF_EVENT = sql`case when type like 'project.%' then data->>'id' else data->>'projectId' end`;
+
 // The transactional outbox: one row per successful write, committed with the change itself.
 export const events = pgTable(
   "events",
@@ -25,5 +28,9 @@ export const events = pgTable(
     unique("events_org_change_version_key").on(t.orgId, t.changeVersion),
     // The publish sweep reads only what is still unacknowledged.
     index("events_unpublished_idx").on(t.occurredAt).where(sql`${t.publishedAt} is null`),
+    // GET /v1/<resource>/{id}/history and the feed's recordId filter: one record's events in order.
+    index("events_record_idx").on(t.orgId, sql`(${t.data}->>'id')`, t.changeVersion),
+    // The feed's projectId filter: a project's own events and those of the records under it.
+    index("events_project_idx").on(t.orgId, sql`(${PROJECT_OF_EVENT})`, t.changeVersion),
   ],
 );

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { apiKeys } from "./api-keys.ts";
 import { organisations } from "./organisations.ts";
 
@@ -19,6 +19,8 @@ export const idempotencyKeys = pgTable(
     requestHash: text().notNull(),
     status: integer().notNull(),
     response: jsonb().notNull(),
+    // The changeVersion the write produced, answered again by a replay (null: it moved none).
+    changeVersion: bigint({ mode: "number" }),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [

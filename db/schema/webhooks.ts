@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { apiKeys } from "./api-keys.ts";
 import { id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
@@ -19,11 +19,24 @@ export const webhooks = pgTable(
     description: text(),
     // Event name patterns ("task.*", "project.updated"); empty means every visible event.
     events: text().array().notNull().default(sql`'{}'::text[]`),
+    // Only this project's events and those of the records under it (domain/event-filter.ts). No
+    // foreign key: a deleted project must not widen the filter (set null) nor be blocked by it; the
+    // webhook receives its project.deleted and nothing more.
+    projectId: uuid(),
+    // Leave out the changes made by the key or the person that registered it (a two-way sync's echo).
+    excludeOwn: boolean().notNull().default(false),
+    // Event N+1 is not sent before N is delivered or finally given up (one request at a time).
+    ordered: boolean().notNull().default(false),
     enabled: boolean().notNull().default(true),
     // Why deliveries stopped (the receiver answered 410 Gone), shown on the webhook.
     disabledReason: text(),
     // The Standard Webhooks signing secret, whsec_...: needed in clear to sign, shown once.
     secret: text().notNull(),
+    // The secret before the last rotation: deliveries are signed with both until it expires.
+    previousSecret: text(),
+    previousSecretExpiresAt: timestamp({ withTimezone: true, precision: 3 }),
+    // The highest changeVersion delivered successfully, kept by the statement that records attempts.
+    lastDeliveredChangeVersion: bigint({ mode: "number" }),
     version: version(),
     ...timestamps,
   },

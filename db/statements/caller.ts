@@ -77,12 +77,15 @@ function authCte(need: Need): SQL {
 
 /** Columns every statement answers with, so the service can tell 401 from 403 from the rest. */
 export const callerColumns = sql`exists (select 1 from key) as key_found, exists (select 1 from auth) as allowed,
-  (select scopes from key) as key_scopes`;
+  (select scopes from key) as key_scopes,
+  (select o.change_version from organisations o where o.id = (select org_id from auth)) as org_change_version`;
 
 export interface CallerRow {
   key_found: boolean;
   allowed: boolean;
   key_scopes: Scope[] | null;
+  /** bigint: a string from the driver. */
+  org_change_version: string | number | null;
 }
 
 /** What a statement found about its caller. */
@@ -93,6 +96,16 @@ export interface CallerOutcome {
   allowed: boolean;
   /** The scopes it holds. */
   scopes: Scope[];
+  /**
+   * The organisation's changeVersion as this statement saw it (before its own write): what a read
+   * answered is exactly the state after that many changes. 0 for a caller that was refused.
+   */
+  changeVersion: number;
 }
 
-export const callerOf = (row: CallerRow): CallerOutcome => ({ found: row.key_found, allowed: row.allowed, scopes: row.key_scopes ?? [] });
+export const callerOf = (row: CallerRow): CallerOutcome => ({
+  found: row.key_found,
+  allowed: row.allowed,
+  scopes: row.key_scopes ?? [],
+  changeVersion: Number(row.org_change_version ?? 0),
+});

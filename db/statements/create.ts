@@ -29,7 +29,7 @@ export interface CreateOutcome<Json> {
   /** The record and its event, when the insert happened. */
   created: { record: Json; event: OpsEvent | null } | null;
   /** A stored first response for this Idempotency-Key, and the hash of the request that made it. */
-  replay: { requestHash: string; record: Json } | null;
+  replay: { requestHash: string; record: Json; changeVersion: number | null } | null;
 }
 
 /**
@@ -60,7 +60,7 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
       refs: Record<string, boolean> | null;
       record: Json | null;
       event: OpsEvent | null;
-      replay: { request_hash: string; response: Json } | null;
+      replay: { request_hash: string; response: Json; change_version: string | number | null } | null;
     }
   >(
     db,
@@ -97,6 +97,12 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
       row.refs,
     ),
     created: row.record ? { record: row.record, event: row.event && parseEvent(row.event) } : null,
-    replay: row.replay ? { requestHash: row.replay.request_hash, record: inResponseOrder(resource, row.replay.response) } : null,
+    replay: row.replay
+      ? {
+          requestHash: row.replay.request_hash,
+          record: inResponseOrder(resource, row.replay.response),
+          changeVersion: row.replay.change_version === null ? null : Number(row.replay.change_version),
+        }
+      : null,
   };
 }

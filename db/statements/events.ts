@@ -2,11 +2,10 @@ import { sql, type SQL } from "drizzle-orm";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
 import type { Actor } from "../../domain/actor.ts";
-import { EVENT_RETENTION_DAYS } from "../../domain/limits.ts";
+import type { EventFilter } from "../../domain/event-filter.ts";
+import type { Scope } from "../../domain/scopes.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
-
-const EVENT_RETENTION = sql.raw(`interval '${EVENT_RETENTION_DAYS} days'`);
 
 /** The public event, built by Postgres: the write statements, the catch-up list and the sweep share it. */
 export function eventProjection(alias: string): SQL {
@@ -23,34 +22,110 @@ export function parseEvent(raw: OpsEvent): OpsEvent {
   return { ...raw, changeVersion: Number(raw.changeVersion) };
 }
 
-/** GET /v1/events: the events after `after` that the key may read, oldest first. */
+/** Past this many seconds an event is no longer readable (GET /v1/events, history, replays). */
+export const kept = (alias: string, retentionSeconds: number) => sql`${sql.raw(alias)}.occurred_at > now() - make_interval(secs => ${retentionSeconds})`;
+
+/** The caller's organisation's first changeVersion still kept, as a column `first_kept` (null when none is). */
+export const firstKeptColumn = (retentionSeconds: number) =>
+  sql`(select min(k.change_version) from events k where k.org_id = ${CALLER_ORG} and ${kept("k", retentionSeconds)}) as first_kept`;
+
+/** The first changeVersion still kept; the current one + 1 when none is. */
+export const firstKeptOf = (row: { first_kept: string | null }, caller: CallerOutcome) => (row.first_kept === null ? caller.changeVersion + 1 : Number(row.first_kept));
+
+/**
+ * The filter (domain/event-filter.ts) as SQL over the events `e`, for the caller of the statement.
+ * The project and record conditions are the expressions the events indexes are built on.
+ */
+function filterSql(filter: EventFilter): SQL[] {
+  const conditions: SQL[] = [];
+  if (filter.types.length > 0 && !filter.types.includes("*")) {
+    const exact = filter.types.filter((t) => !t.endsWith(".*"));
+    const prefixes = filter.types.filter((t) => t.endsWith(".*")).map((t) => `${t.slice(0, -1)}%`);
+    conditions.push(sql`(e.type = any(${sql.param(exact)}::text[]) or e.type like any(${sql.param(prefixes)}::text[]))`);
+  }
+  // Ids are compared as the text events hold (lower case), so the indexes serve: an id given in
+  // capitals is the same id.
+  if (filter.projectId !== null) conditions.push(sql`(case when e.type like 'project.%' then e.data->>'id' else e.data->>'projectId' end) = ${filter.projectId.toLowerCase()}`);
+  if (filter.recordId !== null) conditions.push(sql`e.data->>'id' = ${filter.recordId.toLowerCase()}`);
+  // The caller's own writes: the same key, or the same person (key.actor is the actor events carry).
+  if (filter.excludeOwn) {
+    conditions.push(sql`not coalesce(e.actor->>'type' = (select actor->>'type' from key) and e.actor->>'id' = (select actor->>'id' from key), false)`);
+  }
+  return conditions;
+}
+
+export interface FeedPage {
+  caller: CallerOutcome;
+  events: OpsEvent[];
+  hasMore: boolean;
+  /** The first changeVersion still kept (the current one + 1 when none is): `after` below it minus one cannot be followed. */
+  firstKept: number;
+}
+
+/**
+ * GET /v1/events: the events after `after` that the caller may read and the filter wants, oldest
+ * first, and where the kept events start.
+ */
 export async function listEvents(
   db: Database,
   actor: Actor,
-  options: { after: number; limit: number },
-): Promise<{ caller: CallerOutcome; events: OpsEvent[]; hasMore: boolean; changeVersion: number }> {
-  const row = await runOne<CallerRow & { events: OpsEvent[]; change_version: string }>(
+  options: { after: number; limit: number; filter: EventFilter; retentionSeconds: number },
+): Promise<FeedPage> {
+  const conditions = [
+    sql`e.org_id = ${CALLER_ORG}`,
+    sql`e.scope = any((select scopes from key)::text[])`,
+    sql`e.change_version > ${options.after}`,
+    kept("e", options.retentionSeconds),
+    ...filterSql(options.filter),
+  ];
+  const row = await runOne<CallerRow & { events: OpsEvent[]; first_kept: string | null }>(
     db,
     sql`with ${callerCtes(actor, null)}
         select ${callerColumns},
-               (select change_version from organisations where id = ${CALLER_ORG}) as change_version,
+               ${firstKeptColumn(options.retentionSeconds)},
                (select coalesce(json_agg(x.event order by x.change_version), '[]'::json) from (
                   select ${eventProjection("e")} as event, e.change_version
                     from events e
-                   where e.org_id = ${CALLER_ORG}
-                     and e.scope = any((select scopes from key)::text[])
-                     and e.change_version > ${options.after}
-                     and e.occurred_at > now() - ${EVENT_RETENTION}
+                   where ${sql.join(conditions, sql` and `)}
                    order by e.change_version
                    limit ${options.limit + 1}
                ) x) as events`,
   );
+  const caller = callerOf(row);
   return {
-    caller: callerOf(row),
+    caller,
     events: row.events.slice(0, options.limit).map(parseEvent),
     hasMore: row.events.length > options.limit,
-    changeVersion: Number(row.change_version),
+    firstKept: firstKeptOf(row, caller),
   };
+}
+
+/**
+ * One record's events, oldest first, after a changeVersion: `GET /v1/<resource>/{id}/history`.
+ * `known` says whether the organisation has the record or any kept event of it (a deleted
+ * record's history stays readable while its events are kept).
+ */
+export async function recordHistory(
+  db: Database,
+  actor: Actor,
+  options: { type: string; scope: Scope; table: string; id: string; after: number; limit: number; retentionSeconds: number },
+): Promise<{ caller: CallerOutcome; events: OpsEvent[]; hasMore: boolean; known: boolean }> {
+  const ofRecord = sql`e.org_id = ${CALLER_ORG} and e.data->>'id' = ${options.id.toLowerCase()} and e.type like ${`${options.type}.%`} and ${kept("e", options.retentionSeconds)}`;
+  const row = await runOne<CallerRow & { events: OpsEvent[]; known: boolean }>(
+    db,
+    sql`with ${callerCtes(actor, options.scope)}
+        select ${callerColumns},
+               (exists (select 1 from ${sql.identifier(options.table)} r where r.org_id = ${CALLER_ORG} and r.id = ${options.id}::uuid)
+                 or exists (select 1 from events e where ${ofRecord})) as known,
+               (select coalesce(json_agg(x.event order by x.change_version), '[]'::json) from (
+                  select ${eventProjection("e")} as event, e.change_version
+                    from events e
+                   where ${ofRecord} and e.change_version > ${options.after}
+                   order by e.change_version
+                   limit ${options.limit + 1}
+               ) x) as events`,
+  );
+  return { caller: callerOf(row), events: row.events.slice(0, options.limit).map(parseEvent), hasMore: row.events.length > options.limit, known: row.known };
 }
 
 /** Every event of an organisation after `after` (the room filling a gap), oldest first. */
@@ -101,7 +176,7 @@ export async function unpublishedEvents(db: Database, graceSeconds: number, limi
 }
 
 /** Drops acknowledged events past the retention window. */
-export async function pruneEvents(db: Database): Promise<number> {
-  const rows = await run(db, sql`delete from events where published_at is not null and occurred_at < now() - ${EVENT_RETENTION} returning 1`);
+export async function pruneEvents(db: Database, retentionSeconds: number): Promise<number> {
+  const rows = await run(db, sql`delete from events e where e.published_at is not null and not ${kept("e", retentionSeconds)} returning 1`);
   return rows.length;
 }

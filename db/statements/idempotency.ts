@@ -14,20 +14,23 @@ const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
 
 /** `replay`: the stored first response for this key and Idempotency-Key, if still within 24 h. */
 export function replayCte(request: IdempotencyRequest | undefined): SQL {
-  if (!request) return sql`replay as (select null::text as request_hash, null::jsonb as response where false)`;
+  if (!request) return sql`replay as (select null::text as request_hash, null::jsonb as response, null::bigint as change_version where false)`;
   return sql`replay as (
-    select i.request_hash, i.response from idempotency_keys i
+    select i.request_hash, i.response, i.change_version from idempotency_keys i
      where i.key_id = (select id from key) and i.idempotency_key = ${request.key}
        and i.created_at > now() - ${REPLAY_WINDOW}
   )`;
 }
 
-/** `remembered`: stores the created record as the response to replay; fed by the CTE `changed`. */
+/**
+ * `remembered`: stores the created record as the response to replay, with the changeVersion the
+ * write produced; fed by the CTEs `changed` and `bump`.
+ */
 export function rememberCte(request: IdempotencyRequest | undefined, response: SQL): SQL {
   if (!request) return sql`remembered as (select 1 where false)`;
   return sql`remembered as (
-    insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
-    select (select id from key), changed.org_id, ${request.key}, ${request.requestHash}, 201, ${response}
+    insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response, change_version)
+    select (select id from key), changed.org_id, ${request.key}, ${request.requestHash}, 201, ${response}, (select change_version from bump)
       from changed
     returning 1
   )`;

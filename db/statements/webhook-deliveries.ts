@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { PageRequest } from "../../domain/paging.ts";
@@ -42,8 +42,24 @@ export interface DeliveriesOutcome {
   hasMore: boolean;
 }
 
+/** What the delivery log may be narrowed to; each is validated by the caller. */
+export interface DeliveryFilter {
+  outcome?: DeliveryAttempt["outcome"] | undefined;
+  eventType?: string | undefined;
+  /** Attempts made at or after this instant (ISO 8601). */
+  since?: string | undefined;
+}
+
+function filterConditions(filter: DeliveryFilter): SQL[] {
+  return [
+    filter.outcome !== undefined && sql`and d.outcome = ${filter.outcome}`,
+    filter.eventType !== undefined && sql`and d.event_type = ${filter.eventType}`,
+    filter.since !== undefined && sql`and d.created_at >= ${filter.since}::timestamptz`,
+  ].filter((condition) => condition !== false);
+}
+
 /** A webhook's delivery attempts, newest first; read only for a caller holding the webhook's scopes. */
-export async function listDeliveries(db: Database, actor: Actor, webhookId: string, page: PageRequest): Promise<DeliveriesOutcome> {
+export async function listDeliveries(db: Database, actor: Actor, webhookId: string, page: PageRequest, filter: DeliveryFilter = {}): Promise<DeliveriesOutcome> {
   const before = page.after ? sql`and (d.created_at, d.id) < (${page.after.createdAt}::timestamptz, ${page.after.id}::uuid)` : sql``;
   const row = await runOne<CallerRow & { webhook_scopes: string[] | null; deliveries: DeliveryRecord[] }>(
     db,
@@ -56,7 +72,7 @@ export async function listDeliveries(db: Database, actor: Actor, webhookId: stri
                (select scopes from webhook) as webhook_scopes,
                (select coalesce(json_agg(x.delivery order by x.created_at desc, x.id desc), '[]'::json) from (
                   select ${deliveryJson} as delivery, d.created_at, d.id from webhook_deliveries d
-                   where d.org_id = ${CALLER_ORG} and d.webhook_id = ${webhookId}::uuid ${before}
+                   where d.org_id = ${CALLER_ORG} and d.webhook_id = ${webhookId}::uuid ${before} ${sql.join(filterConditions(filter), sql` `)}
                      and (select scopes_held from webhook)
                    order by d.created_at desc, d.id desc limit ${page.limit + 1}
                ) x) as deliveries`,
@@ -85,18 +101,31 @@ export async function deliveredEvent(db: Database, actor: Actor, webhookId: stri
   return { caller: callerOf(row), delivery: row.delivery, event: row.event && parseEvent(row.event) };
 }
 
-/** Stores attempts reported by the room (each has its own id, so a repeated report is harmless). */
+/**
+ * Stores attempts reported by the room (each has its own id, so a repeated report is harmless),
+ * and moves each webhook's lastDeliveredChangeVersion up to the highest it now delivered: the
+ * same statement, so the two never disagree. A replay's older event never moves it back.
+ */
 export async function recordDeliveries(db: Database, orgId: string, attempts: DeliveryAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
   await run(
     db,
-    sql`insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, change_version, attempt, outcome,
-                                        response_status, duration_ms, error, response_excerpt, next_retry_at)
-        select a.id, ${orgId}::uuid, a."webhookId", a."eventId", a."eventType", a."changeVersion", a.attempt, a.outcome,
-               a."responseStatus", a."durationMs", a.error, a."responseExcerpt", a."nextRetryAt"
-          from json_to_recordset(${JSON.stringify(attempts)}::json) as a(id uuid, "webhookId" uuid, "eventId" uuid, "eventType" text, "changeVersion" bigint,
-               attempt int, outcome text, "responseStatus" int, "durationMs" int, error text, "responseExcerpt" text, "nextRetryAt" timestamptz)
-         where exists (select 1 from webhooks w where w.org_id = ${orgId}::uuid and w.id = a."webhookId")
-        on conflict (id) do nothing`,
+    sql`with recorded as (
+          insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, change_version, attempt, outcome,
+                                          response_status, duration_ms, error, response_excerpt, next_retry_at)
+          select a.id, ${orgId}::uuid, a."webhookId", a."eventId", a."eventType", a."changeVersion", a.attempt, a.outcome,
+                 a."responseStatus", a."durationMs", a.error, a."responseExcerpt", a."nextRetryAt"
+            from json_to_recordset(${JSON.stringify(attempts)}::json) as a(id uuid, "webhookId" uuid, "eventId" uuid, "eventType" text, "changeVersion" bigint,
+                 attempt int, outcome text, "responseStatus" int, "durationMs" int, error text, "responseExcerpt" text, "nextRetryAt" timestamptz)
+           where exists (select 1 from webhooks w where w.org_id = ${orgId}::uuid and w.id = a."webhookId")
+          on conflict (id) do nothing
+          returning webhook_id, change_version, outcome
+        ),
+        delivered as (
+          select webhook_id, max(change_version) as change_version from recorded
+           where outcome = 'succeeded' and change_version is not null group by webhook_id
+        )
+        update webhooks w set last_delivered_change_version = greatest(w.last_delivered_change_version, delivered.change_version)
+          from delivered where w.org_id = ${orgId}::uuid and w.id = delivered.webhook_id`,
   );
 }

@@ -1,40 +1,55 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import { EVENT_SCOPES } from "../../domain/events.ts";
+import { EVENT_READ_SCOPES, type OpsEvent } from "../../domain/events.ts";
 import type { PageRequest } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
 import { webhooks } from "../schema/index.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
+import { eventProjection, firstKeptColumn, firstKeptOf, kept, parseEvent } from "./events.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { projection } from "./projection.ts";
 import { getRecord, listRecords } from "./read.ts";
+import { projectOfOrganisation } from "./references.ts";
 import { defineResource, type RecordOf } from "./resource.ts";
-import { run } from "./sql.ts";
+import { run, runOne } from "./sql.ts";
 import { updateRecord } from "./update.ts";
+import type { Rule } from "./write-ctes.ts";
 
 // Webhooks are integration settings, not operational data: their writes move no changeVersion and
 // emit no event. The signing secret is stored (it is needed to sign) but is never part of the
-// public record; it is answered once, by the create call (and its Idempotency-Key replay).
+// public record; it is answered once, by the create call (and its Idempotency-Key replay), and by
+// a rotation. The secret it replaced (`previousSecret`) is hidden too.
 
 export const webhookResource = defineResource(webhooks, {
   type: "webhook",
   readScope: "webhooks.read",
   manageScope: "webhooks.manage",
   emitsEvents: false,
-  hidden: ["secret"],
+  hidden: ["secret", "previousSecret"],
 });
 export type WebhookRecord = RecordOf<typeof webhookResource>;
 
 const { locked: l } = webhookResource;
-const EVENT_READ_SCOPES = [...new Set(Object.values(EVENT_SCOPES))];
 
-export interface NewWebhook {
-  url: string;
-  events: string[];
+/** The settings a caller chooses, on create and on change. */
+export interface WebhookSettings {
+  url?: string | undefined;
+  events?: string[] | undefined;
   description?: string | null | undefined;
-  secret: string;
+  projectId?: string | null | undefined;
+  excludeOwn?: boolean | undefined;
+  ordered?: boolean | undefined;
 }
+
+export type NewWebhook = WebhookSettings & { url: string; events: string[]; secret: string };
+
+/** A project filter must name a project of the caller's organisation (400 invalid_reference otherwise). */
+const projectReferences = (projectId: string | null | undefined) => (projectId ? [projectOfOrganisation(projectId)] : []);
+
+/** The caller holds every read scope the webhook carries (`l`, the locked row). */
+const scopesHeld: Rule = { name: "scopes_held", holds: sql`${l.scopes} <@ (select scopes from key)` };
 
 /**
  * What the webhook may see is the registering key's read scopes as they are now, and it records
@@ -48,7 +63,7 @@ export function createWebhook(db: Database, actor: Actor, values: NewWebhook, id
       createdByKeyId: sql`(select id from key)`,
       createdByUserId: sql`(select user_id from key)`,
     },
-    references: [],
+    references: projectReferences(values.projectId),
     idempotency,
     // The first answer carries the secret, so a replay of it must too.
     remember: sql`(${projection(webhookResource, "changed")})::jsonb || jsonb_build_object('secret', changed.secret)`,
@@ -64,24 +79,26 @@ export function getWebhook(db: Database, actor: Actor, id: string, scope: "webho
   return getRecord(db, actor, webhookResource, id, scope);
 }
 
-export interface WebhookChange {
-  url?: string | undefined;
-  events?: string[] | undefined;
-  enabled?: boolean | undefined;
-  description?: string | null | undefined;
-}
+export type WebhookChange = WebhookSettings & { enabled?: boolean | undefined };
 
 /** `scopes_held` fails unless the caller holds every read scope the webhook carries. */
 export function updateWebhook(db: Database, actor: Actor, id: string, patch: WebhookChange, ifMatch: number | null) {
   // Turning a webhook back on clears why it was turned off.
   const values = patch.enabled === true ? { ...patch, disabledReason: null } : patch;
-  return updateRecord(db, actor, webhookResource, {
-    id,
-    patch: values,
-    ifMatch,
-    references: [],
-    rules: [{ name: "scopes_held", holds: sql`${l.scopes} <@ (select scopes from key)` }],
-  });
+  return updateRecord(db, actor, webhookResource, { id, patch: values, ifMatch, references: projectReferences(patch.projectId), rules: [scopesHeld] });
+}
+
+/**
+ * A new signing secret; the one it replaces stays valid (deliveries carry both signatures) for
+ * `overlapSeconds`. A second rotation within the overlap ends the first one's.
+ */
+export function rotateWebhookSecret(db: Database, actor: Actor, id: string, rotation: { secret: string; overlapSeconds: number }, ifMatch: number | null) {
+  const patch = {
+    secret: rotation.secret,
+    previousSecret: sql`l.secret`,
+    previousSecretExpiresAt: sql`now() + make_interval(secs => ${rotation.overlapSeconds})`,
+  };
+  return updateRecord(db, actor, webhookResource, { id, patch, ifMatch, references: [], rules: [scopesHeld] });
 }
 
 export function deleteWebhook(db: Database, actor: Actor, id: string, ifMatch: number | null) {
@@ -90,10 +107,63 @@ export function deleteWebhook(db: Database, actor: Actor, id: string, ifMatch: n
 
 /** What the room needs to deliver: every webhook of the organisation, secrets included. */
 export async function webhookTargets(db: Database, orgId: string) {
-  return run<{ id: string; url: string; events: string[]; scopes: string[]; enabled: boolean; secret: string }>(
+  const rows = await run<{ target: WebhookRecord & { secret: string; previousSecret: string | null } }>(
     db,
-    sql`select id, url, events, scopes, enabled, secret from webhooks where org_id = ${orgId}::uuid order by created_at, id`,
+    sql`select (${projection(webhookResource, "w")})::jsonb || jsonb_build_object('secret', w.secret, 'previousSecret', w.previous_secret) as target
+          from webhooks w where w.org_id = ${orgId}::uuid order by w.created_at, w.id`,
   );
+  return rows.map((row) => row.target);
+}
+
+export interface ReplayPage {
+  caller: CallerOutcome;
+  /** The webhook, or null when the caller's organisation has no such webhook. */
+  webhook: WebhookRecord | null;
+  /** The first changeVersion still kept (the current one + 1 when none is). */
+  firstKept: number;
+  /** Empty unless the caller holds every scope the webhook carries. */
+  events: OpsEvent[];
+}
+
+/**
+ * A page of the events a replay to the webhook goes through: those in (after, until] (until: the
+ * organisation's changeVersion when null) that its scopes may see and that are still kept, oldest
+ * first. Its filter is applied by the caller (domain/event-filter.ts), as the room does.
+ */
+export async function replayPage(
+  db: Database,
+  actor: Actor,
+  id: string,
+  options: { after: number; until: number | null; limit: number; retentionSeconds: number },
+): Promise<ReplayPage> {
+  const row = await runOne<CallerRow & { webhook: WebhookRecord | null; first_kept: string | null; events: OpsEvent[] }>(
+    db,
+    sql`with ${callerCtes(actor, "webhooks.manage")},
+        webhook as (
+          select w.*, w.scopes <@ (select scopes from key) as scopes_held from webhooks w
+           where w.org_id = ${CALLER_ORG} and w.id = ${id}::uuid
+        )
+        select ${callerColumns},
+               (select ${projection(webhookResource, "webhook")} from webhook) as webhook,
+               ${firstKeptColumn(options.retentionSeconds)},
+               (select coalesce(json_agg(x.event order by x.change_version), '[]'::json) from (
+                  select ${eventProjection("e")} as event, e.change_version
+                    from events e, webhook w
+                   where e.org_id = ${CALLER_ORG} and w.scopes_held and e.scope = any(w.scopes)
+                     and e.change_version > ${options.after}
+                     and e.change_version <= coalesce(${options.until}::bigint, (select change_version from organisations where id = ${CALLER_ORG}))
+                     and ${kept("e", options.retentionSeconds)}
+                   order by e.change_version
+                   limit ${options.limit}
+               ) x) as events`,
+  );
+  const caller = callerOf(row);
+  return {
+    caller,
+    webhook: row.webhook,
+    firstKept: firstKeptOf(row, caller),
+    events: row.events.map(parseEvent),
+  };
 }
 
 /** A receiver answered 410 Gone: stop delivering, and say why on the webhook. */

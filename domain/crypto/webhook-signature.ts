@@ -1,6 +1,7 @@
 // Standard Webhooks (standardwebhooks.com) signing, shared by the realtime room (which delivers)
 // and the CLI's `listen --forward-to` (which imitates a delivery): headers webhook-id,
-// webhook-timestamp and webhook-signature = "v1," + base64(HMAC-SHA256(secret, id.timestamp.body)).
+// webhook-timestamp and webhook-signature = "v1," + base64(HMAC-SHA256(secret, id.timestamp.body)),
+// one such entry per secret while a rotated secret is still honoured.
 
 const SECRET_PREFIX = "whsec_";
 
@@ -26,13 +27,19 @@ export interface SignedHeaders {
   "webhook-signature": string;
 }
 
-/** The three Standard Webhooks headers for `body`, sent as message `id` at `timestamp` (seconds). */
-export async function signWebhook(secret: string, id: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<SignedHeaders> {
+/**
+ * The three Standard Webhooks headers for `body`, sent as message `id` at `timestamp` (seconds).
+ * Several secrets (a rotation's overlap) give one space-separated `v1,<sig>` entry each, in the
+ * order given: a receiver accepts the request if any entry verifies under its secret.
+ */
+export async function signWebhook(secrets: string | readonly string[], id: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<SignedHeaders> {
   const content = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
-  const signature = await crypto.subtle.sign("HMAC", await signingKey(secret), content);
+  const signatures = await Promise.all(
+    [secrets].flat().map(async (secret) => `v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(secret), content)))}`),
+  );
   return {
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": `v1,${toBase64(new Uint8Array(signature))}`,
+    "webhook-signature": signatures.join(" "),
   };
 }

@@ -24,6 +24,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_transition: "The status change is not a workflow move; `error.allowed` lists the statuses allowed from the current one.",
   conflict: "The change conflicts with the state: a duplicate email, or records that still depend on the one being deleted.",
   precondition_failed: "`If-Match` does not match the record's current `version` (its ETag).",
+  resync_required: "`after` is older than the events kept (retention); `error.oldestChangeVersion` is the first one still kept. Take a fresh snapshot (a list answer's `changeVersion`) and follow from there.",
   payload_too_large: "The body is over 64 KiB.",
   unsupported_media_type: "The body is not `application/json`.",
   idempotency_mismatch: "The `Idempotency-Key` was used before with a different request.",

@@ -6,52 +6,24 @@ import type { Scope } from "../../domain/scopes.ts";
 import { listEvents } from "../../services/events.ts";
 import { mintRealtimeToken } from "../../services/realtime-tokens.ts";
 import { serviceContext } from "../context.ts";
-import { reply } from "../envelope.ts";
+import { envelope, eventsReply, recordEnvelope, reply } from "../envelope.ts";
 import { settingsOf } from "../env.ts";
 import { defineRoute } from "../registry.ts";
 import { Timestamp, Uuid } from "../schemas/common.ts";
+import { EventSchema, FeedFilterQuery, feedFilterOf } from "../schemas/events.ts";
 import { RealtimeInfoSchema, realtimeInfo } from "./self.ts";
 
 const tag = "Realtime";
 
-const EventSchema = z
-  .object({
-    id: Uuid,
-    type: z.string().openapi({ example: "task.updated", description: "<resource>.<action>" }),
-    orgId: Uuid,
-    changeVersion: z.number().int().openapi({ description: "The organisation's changeVersion this change produced." }),
-    occurredAt: Timestamp,
-    data: z.record(z.string(), z.unknown()).openapi({
-      description: "The full record after the change (for a delete, as it was).",
-      example: { id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", title: "Book the removal van", status: "in_progress", version: 2 },
-    }),
-    changes: z
-      .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
-      .nullable()
-      .openapi({ description: "On updates: each changed field with its old and new value.", example: { status: { from: "todo", to: "in_progress" } } }),
-    actor: z
-      .object({
-        type: z.enum(["key", "user", "system"]),
-        id: Uuid.nullable(),
-        name: z.string(),
-      })
-      .openapi("Actor", {
-        description:
-          "Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).",
-        example: { type: "key", id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", name: "Warehouse sync" },
-      }),
-  })
-  .openapi("Event");
 
-const EventListSchema = z.object({
-  success: z.literal(true),
-  version: z.literal("v1"),
-  message: z.string().openapi({ example: "2 events" }),
-  count: z.number().int().openapi({ example: 2 }),
-  changeVersion: z.number().int().openapi({ description: "The organisation's current changeVersion.", example: 42 }),
-  data: z.array(EventSchema),
-  nextCursor: z.string().nullable().openapi({ description: "Pass as ?after= for the next page; null when caught up." }),
-});
+const EventListSchema = envelope(
+  {
+    count: z.number().int().openapi({ example: 2 }),
+    data: z.array(EventSchema),
+    nextCursor: z.string().nullable().openapi({ description: "Pass as ?after= for the next page; null when caught up." }),
+  },
+  z.string().openapi({ example: "2 events" }),
+);
 
 const TokenRequestSchema = z
   .strictObject({
@@ -87,36 +59,21 @@ export const realtimeRoutes = [
     tag,
     summary: "Catch up: the events after a changeVersion that this key may see, oldest first",
     description:
-      "Any valid key; the answer holds only events of resources the key can read (none for a key without a read scope). Retained 30 days. " +
-      "Reconnect recipe: remember the last changeVersion you saw; on (re)connect, page through ?after=<it> until nextCursor is null, then apply live events, skipping any changeVersion already seen.",
+      "Any valid key; the answer holds only events of resources the key can read (none for a key without a read scope), narrowed by the filter (types, projectId, recordId, excludeOwn), which never widens what the scopes allow. " +
+      "Events are kept EVENT_RETENTION_DAYS (default 30); an `after` older than the oldest kept event is 410 resync_required with `oldestChangeVersion`. " +
+      "Sync recipe (docs/sync.md): take a snapshot (any list answers the changeVersion it is exact for), then page through ?after=<it> until nextCursor is null; the last page's changeVersion is where to follow from next, filtered or not.",
     query: z.strictObject({
       after: z.coerce.number().int().min(0).default(0).openapi({ description: "Return events with a greater changeVersion." }),
       limit: z.coerce.number().int().min(1).max(200).default(50),
+      ...FeedFilterQuery,
     }),
+    errors: ["resync_required"],
     response: { schema: EventListSchema, description: "A page of events in changeVersion order." },
     async handler(c, { query }) {
-      const page = await listEvents({ ctx: serviceContext(c), input: query });
-      const last = page.events.at(-1);
-      const nextCursor = page.hasMore && last ? String(last.changeVersion) : null;
-      const headers: Record<string, string> = {};
-      if (nextCursor) {
-        const next = new URL(c.req.url);
-        next.searchParams.set("after", nextCursor);
-        headers.Link = `<${next.toString()}>; rel="next"`;
-      }
-      const count = page.events.length;
-      return {
-        body: {
-          success: true as const,
-          version: "v1" as const,
-          message: `${count} ${count === 1 ? "event" : "events"}`,
-          count,
-          changeVersion: page.changeVersion,
-          data: page.events,
-          nextCursor,
-        },
-        headers,
-      };
+      const { after, limit, ...filter } = query;
+      const retentionSeconds = settingsOf(c.env).events.retentionSeconds;
+      const page = await listEvents({ ctx: serviceContext(c), input: { after, limit, filter: feedFilterOf(filter), retentionSeconds } });
+      return eventsReply(c.req.url, page, "after");
     },
   }),
   defineRoute({
@@ -129,7 +86,7 @@ export const realtimeRoutes = [
     description: "The token carries the key's organisation and a subset of its read scopes; pass it as query: { token } instead of the key.",
     body: TokenRequestSchema,
     errors: ["insufficient_scope"],
-    response: { status: 201, schema: z.object({ success: z.literal(true), version: z.literal("v1"), message: z.string(), data: TokenSchema }), description: "The token." },
+    response: { status: 201, schema: recordEnvelope(TokenSchema), description: "The token." },
     async handler(c, { body }) {
       const realtime = settingsOf(c.env).realtime;
       if (!realtime) throw new DomainError("unavailable", "realtime is not configured on this deployment");

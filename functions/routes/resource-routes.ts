@@ -4,10 +4,12 @@ import { pageRequest } from "../../domain/paging.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { ResourceService } from "../../services/resource-service.ts";
 import { serviceContext } from "../context.ts";
-import { listEnvelope, listReply, recordEnvelope, recordReply, writeReply } from "../envelope.ts";
+import { eventsReply, listEnvelope, listReply, recordEnvelope, recordReply, writeReply } from "../envelope.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
 import { defineRoute, type AnyRoute, type Infer } from "../registry.ts";
+import { settingsOf } from "../env.ts";
 import { IdParams } from "../schemas/common.ts";
+import { EventSchema, HistoryQuery } from "../schemas/events.ts";
 
 // The five routes of a resource (list, create, get, change, remove), declared from one
 // description, so a new resource is a table, its statements and service, its schemas and this
@@ -129,6 +131,28 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
       },
     }),
   ];
+  routes.push(
+    defineRoute({
+      method: "get",
+      path: `${item}/history`,
+      operationId: `${names.get.replace(/^get/, "list")}History`,
+      scope: scopes.read,
+      tag,
+      summary: `History of a ${one}: its events, oldest first`,
+      description:
+        `Every kept event of the ${one} (created, each update with its changes and actor, deleted), in changeVersion order, paged. ` +
+        `A deleted ${one}'s history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.`,
+      params: IdParams,
+      query: HistoryQuery,
+      response: { schema: listEnvelope(EventSchema), description: `A page of the ${one}'s events in changeVersion order.` },
+      async handler(c, { params, query }) {
+        const after = query.cursor === undefined ? 0 : Number(query.cursor);
+        const retentionSeconds = settingsOf(c.env).events.retentionSeconds;
+        const page = await service.history({ ctx: serviceContext(c), input: { id: params.id, after, limit: query.limit, retentionSeconds } });
+        return eventsReply(c.req.url, page, "cursor");
+      },
+    }),
+  );
   const remove = service.remove;
   if (remove && names.delete && summaries.delete) {
     routes.push(

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { describeCaller } from "../../services/organisation.ts";
 import { serviceContext } from "../context.ts";
+import { envelope } from "../envelope.ts";
 import { settingsOf, type Bindings } from "../env.ts";
 import { SCOPES } from "../../domain/scopes.ts";
 import { defineRoute, operationsOf } from "../registry.ts";
@@ -19,12 +20,8 @@ export const RealtimeInfoSchema = z
     },
   });
 
-const SelfDescriptionSchema = z
-  .object({
-    success: z.literal(true),
-    version: z.literal("v1"),
-    message: z.string().openapi({ example: "API key of warehouse-sync" }),
-    changeVersion: z.number().int().openapi({ description: "The organisation's change counter: +1 per successful write." }),
+const SelfDescriptionSchema = envelope(
+  {
     organisation: Uuid.openapi({ description: "The organisation the key belongs to." }),
     application: z.string().openapi({ description: "The name given to the key's application.", example: "warehouse-sync" }),
     scopes: z.array(z.object({ scope: z.string(), label: z.string() })).openapi({
@@ -39,8 +36,9 @@ const SelfDescriptionSchema = z
       description: "Every operation of the API and the scope it needs (null: any valid key).",
       example: [{ method: "GET", path: "/v1/tasks", scope: "tasks.read", summary: "List tasks, filtered and paged" }],
     }),
-  })
-  .openapi("SelfDescription");
+  },
+  z.string().openapi({ example: "API key of warehouse-sync" }),
+).openapi("SelfDescription");
 
 /**
  * Where and how to join the organisation's realtime room. Without realtime configured, the room's
@@ -74,7 +72,6 @@ export const selfRoutes = [
           success: true as const,
           version: "v1" as const,
           message: caller.keyId ? `API key of ${caller.application}` : `signed in as ${caller.application}`,
-          changeVersion: caller.changeVersion,
           organisation: caller.orgId,
           application: caller.application,
           scopes: caller.scopes.map((scope) => ({ scope, label: SCOPES[scope] })),

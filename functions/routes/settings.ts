@@ -4,7 +4,7 @@ import { ROLES } from "../../domain/roles.ts";
 import { ALL_SCOPES, SCOPES, type Scope } from "../../domain/scopes.ts";
 import * as people from "../../services/people.ts";
 import { serviceContext } from "../context.ts";
-import { recordEnvelope, reply } from "../envelope.ts";
+import { envelope, recordEnvelope, reply } from "../envelope.ts";
 import { defineRoute } from "../registry.ts";
 import { Name, Timestamp, Uuid } from "../schemas/common.ts";
 
@@ -18,12 +18,11 @@ const Role = z.enum(ROLES).openapi({ description: "owner and admin manage the se
 const ScopeName = z.enum(ALL_SCOPES as [Scope, ...Scope[]]);
 const Person = z.object({ id: Uuid, name: z.string() });
 
-const listOf = <T extends z.ZodType>(schema: T) =>
-  z.object({ success: z.literal(true), version: z.literal("v1"), message: z.string(), count: z.number().int(), data: z.array(schema) });
+const listOf = <T extends z.ZodType>(schema: T) => envelope({ count: z.number().int(), data: z.array(schema) });
 const listReply = <T>(items: T[], noun: [string, string]) => ({
   body: { success: true as const, version: "v1" as const, message: `${items.length} ${items.length === 1 ? noun[0] : noun[1]}`, count: items.length, data: items },
 });
-const emptyEnvelope = z.object({ success: z.literal(true), version: z.literal("v1"), message: z.string(), data: z.null() });
+const emptyEnvelope = envelope({ data: z.null() });
 
 const MeSchema = z
   .object({

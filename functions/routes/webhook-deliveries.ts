@@ -1,20 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/paging.ts";
-import { redeliver, testWebhook, webhookDeliveries } from "../../services/webhooks.ts";
+import { redeliver, REPLAY_MAX_SPAN, replayWebhook, testWebhook, webhookDeliveries } from "../../services/webhooks.ts";
 import { serviceContext } from "../context.ts";
-import { listEnvelope, listReply, reply } from "../envelope.ts";
+import { listEnvelope, listReply, recordEnvelope, reply } from "../envelope.ts";
+import { settingsOf } from "../env.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
-import { DeliveryParams, DeliverySchema, ListWebhooksQuery } from "../schemas/webhooks.ts";
+import { DeliveriesQuery, DeliveryParams, DeliverySchema, ReplayedSchema, ReplaySchema } from "../schemas/webhooks.ts";
 
 const tag = "Webhooks";
 
-const QueuedSchema = z.object({
-  success: z.literal(true),
-  version: z.literal("v1"),
-  message: z.string(),
-  data: z.object({ webhookId: z.string(), eventId: z.string(), eventType: z.string() }),
-});
+const QueuedSchema = recordEnvelope(z.object({ webhookId: z.string(), eventId: z.string(), eventType: z.string() }));
 
 export const webhookDeliveryRoutes = [
   defineRoute({
@@ -38,13 +34,15 @@ export const webhookDeliveryRoutes = [
     operationId: "listWebhookDeliveries",
     scope: "webhooks.read",
     tag,
-    summary: "List a webhook's delivery attempts, newest first",
+    summary: "List a webhook's delivery attempts, newest first, by outcome, event type and time if asked",
     description: "Needs webhooks.read and every read scope the webhook carries (the attempts show its events).",
     params: IdParams,
-    query: ListWebhooksQuery,
+    query: DeliveriesQuery,
     response: { schema: listEnvelope(DeliverySchema), description: "A page of attempts." },
     async handler(c, { params, query }) {
-      const page = await webhookDeliveries({ ctx: serviceContext(c), input: { webhookId: params.id, page: pageRequest(query) } });
+      const { outcome, eventType, since, ...paging } = query;
+      const input = { webhookId: params.id, page: pageRequest(paging), filter: { outcome, eventType, since } };
+      const page = await webhookDeliveries({ ctx: serviceContext(c), input });
       return listReply(c.req.url, page, ["delivery", "deliveries"]);
     },
   }),
@@ -61,6 +59,26 @@ export const webhookDeliveryRoutes = [
     response: { status: 202, schema: QueuedSchema, description: "The redelivery is queued." },
     async handler(c, { params }) {
       return reply(await redeliver({ ctx: serviceContext(c), input: { webhookId: params.id, deliveryId: params.deliveryId } }), "delivery queued");
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/v1/webhooks/{id}/replay",
+    operationId: "replayWebhook",
+    scope: "webhooks.manage",
+    tag,
+    summary: "Send a webhook the past events it would have received in (after, until] again",
+    description:
+      "Needs webhooks.manage and every read scope the webhook carries. Queues, in changeVersion order, every kept event of the range that the webhook's scopes and filter select " +
+      `(behind what is already queued for it). A range spans at most ${REPLAY_MAX_SPAN} changeVersions: split a longer one. ` +
+      "410 resync_required when `after` is older than the events kept (`error.oldestChangeVersion`).",
+    params: IdParams,
+    body: ReplaySchema,
+    errors: ["conflict", "resync_required"],
+    response: { status: 202, schema: recordEnvelope(ReplayedSchema), description: "The events are queued; see their attempts under deliveries." },
+    async handler(c, { params, body }) {
+      const input = { id: params.id, after: body.after, until: body.until ?? null, retentionSeconds: settingsOf(c.env).events.retentionSeconds };
+      return reply(await replayWebhook({ ctx: serviceContext(c), input }), "events queued");
     },
   }),
 ];

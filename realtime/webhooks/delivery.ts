@@ -3,9 +3,10 @@ import type { DeliveryAttempt, WebhookTarget } from "../protocol.ts";
 import type { Job } from "./queue.ts";
 
 // One delivery attempt: the event as a signed POST (Standard Webhooks: webhook-id, -timestamp,
-// -signature), 10 s to answer, no redirect followed (a receiver could otherwise bounce the signed
-// request to an address the URL rules refuse). 2xx is success; 410 Gone turns the webhook off;
-// anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then given up.
+// -signature, under both secrets during a rotation's overlap), 10 s to answer, no redirect
+// followed (a receiver could otherwise bounce the signed request to an address the URL rules
+// refuse). 2xx is success; 410 Gone turns the webhook off; anything else is tried again after
+// 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then given up.
 
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 const TIMEOUT_MS = 10_000;
@@ -22,6 +23,12 @@ export interface Answer {
   durationMs: number;
 }
 
+/** The secrets a delivery made `at` is signed with: the current one, and the previous one until its overlap ends. */
+export function signingSecrets(target: WebhookTarget, at: number): string[] {
+  const { previousSecret, previousSecretExpiresAt } = target;
+  return previousSecret && previousSecretExpiresAt && at < Date.parse(previousSecretExpiresAt) ? [target.secret, previousSecret] : [target.secret];
+}
+
 export async function send(target: WebhookTarget, job: Job): Promise<Answer> {
   const body = JSON.stringify(job.event);
   const startedAt = Date.now();
@@ -31,7 +38,7 @@ export async function send(target: WebhookTarget, job: Job): Promise<Answer> {
   try {
     const response = await fetch(target.url, {
       method: "POST",
-      headers: { "content-type": "application/json", "user-agent": "opsroom-webhooks/1", ...(await signWebhook(target.secret, job.event.id, body)) },
+      headers: { "content-type": "application/json", "user-agent": "opsroom-webhooks/1", ...(await signWebhook(signingSecrets(target, startedAt), job.event.id, body)) },
       body,
       redirect: "manual",
       signal: AbortSignal.timeout(TIMEOUT_MS),

@@ -58,16 +58,16 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Queues one event for one webhook, whatever its filters (test deliveries, redeliveries);
-   * answers whether it was queued.
+   * Queues events for one webhook as they are, whatever its filters (test deliveries,
+   * redeliveries, replays the API has filtered); answers whether they were queued.
    */
-  async enqueueFor(webhookId: string, event: OpsEvent): Promise<boolean> {
+  async enqueueFor(webhookId: string, events: OpsEvent[]): Promise<boolean> {
     // The API checked that the webhook exists and is on: a room whose copy says otherwise missed
     // a change, so it loads them again first (the drain reads only the queues of live webhooks).
     await this.targets.all();
     if (!this.targets.isLive(webhookId)) await this.targets.reload();
     if (!this.targets.isLive(webhookId)) return false;
-    await this.storage.put(Object.fromEntries([newJob(webhookId, event)]));
+    await writeAtomically(this.storage, { put: Object.fromEntries(events.map((event) => newJob(webhookId, event))) });
     return true;
   }
 
@@ -86,12 +86,13 @@ export class WebhookDispatcher {
     const live = (await this.targets.all()).filter((t) => t.enabled);
     // Each webhook's due jobs, read a page at a time with its own share of the batch.
     const pageSize = Math.max(CONCURRENCY, Math.floor(DRAIN_BATCH / Math.max(1, live.length)));
-    const queues = live.map((t) => new DueJobs(this.storage, t.id, pageSize));
+    const queues = live.map((t) => new DueJobs(this.storage, t.id, pageSize, t.ordered));
     const waiting = (await Promise.all(queues.map(async (queue) => ((await queue.hasAny()) ? queue : null)))).filter((q) => q !== null);
     // CONCURRENCY requests in flight, split equally between the webhooks with jobs due (at least
     // one lane each): while there are no more than CONCURRENCY of them, every lane has a slot of
     // its own, so a receiver that stalls for the whole timeout holds up only its own deliveries,
-    // and the others' lanes go on taking jobs until the round ends.
+    // and the others' lanes go on taking jobs until the round ends. An ordered webhook has one
+    // lane, and it stops at a job that is not settled (its retry is queued): the next one waits.
     const withSlot = slots(CONCURRENCY);
     const deadline = Date.now() + DRAIN_BUDGET_MS;
     const share = Math.max(1, Math.floor(CONCURRENCY / Math.max(1, waiting.length)));
@@ -99,10 +100,11 @@ export class WebhookDispatcher {
       const lane = async () => {
         for (let entry = await queue.take(); entry && Date.now() < deadline; entry = await queue.take()) {
           const [key, job] = entry;
-          await withSlot(() => (Date.now() < deadline ? this.attempt(key, job) : Promise.resolve()));
+          const settled = await withSlot(() => (Date.now() < deadline ? this.attempt(key, job) : Promise.resolve(false)));
+          if (queue.ordered && !settled) return;
         }
       };
-      return Array.from({ length: share }, lane);
+      return Array.from({ length: queue.ordered ? 1 : share }, lane);
     });
     // Every lane is waited for, even after one fails: none may still be sending when the next
     // drain starts, or it could send the same job again.
@@ -114,21 +116,28 @@ export class WebhookDispatcher {
     return reported ? nextJob : Math.min(nextJob ?? Infinity, Date.now() + REPORT_RETRY_MS);
   }
 
-  private async attempt(key: string, job: Job): Promise<void> {
+  /** One attempt of a job; answers whether the job is settled (delivered, given up, or dropped). */
+  private async attempt(key: string, job: Job): Promise<boolean> {
     // Looked up now, not when the drain began: a change the API has answered applies at once.
     const target = this.targets.current(job.webhookId);
-    if (!target?.enabled) return void (await this.storage.delete(key));
+    if (!target?.enabled) {
+      await this.storage.delete(key);
+      return true;
+    }
     const answer = await send(target, job);
     // Turned off or removed while the request was out: no next attempt.
     const retryAt = this.targets.isLive(job.webhookId) ? nextRetryAt(job, answer) : null;
     const report = reportOf(job, answer, retryAt);
     // The attempt's report and the job's next state in one batch: a retry is never made twice
-    // under one attempt number, nor an attempt left unreported.
+    // under one attempt number, nor an attempt left unreported. An ordered webhook's retry keeps
+    // its place in line (queue.ts); any other is queued under its due time.
     const retried = retryAt !== null ? { ...job, attempt: job.attempt + 1, dueAt: retryAt } : null;
+    const retryKey = retried && (target.ordered ? key : jobKey(retried));
     await writeAtomically(this.storage, {
-      put: { [reportKey(report)]: report, ...(retried ? { [jobKey(retried)]: retried } : {}) },
-      delete: [key],
+      put: { [reportKey(report)]: report, ...(retryKey ? { [retryKey]: retried } : {}) },
+      delete: retryKey === key ? [] : [key],
     });
     if (gone(answer)) await this.targets.disable(target, "the receiver answered 410 Gone");
+    return retried === null;
   }
 }

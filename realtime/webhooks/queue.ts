@@ -5,7 +5,8 @@ import { orderedKey, writeAtomically } from "../storage.ts";
 // The room's queue of webhook jobs, in room storage (a restart loses nothing). Jobs are kept per
 // webhook, by due time, then changeVersion: `job:<webhookId>:<dueAt>:<changeVersion>:<id>`. Each
 // webhook's due jobs are one key range, read with its own limit, so one webhook's backlog never
-// hides another's jobs.
+// hides another's jobs. An ordered webhook's retry keeps the key it was queued under (its place
+// in line) with a later `dueAt` in its value: the jobs behind it wait until it is due again.
 
 export interface Job {
   id: string;
@@ -46,7 +47,16 @@ export async function dropJobsOf(storage: Party.Storage, webhookId: string): Pro
   }
 }
 
-/** When the first job of any of these webhooks falls due, or null. */
+/**
+ * Moves a webhook's first job to the key of its due time. Only an ordered webhook's head waits in
+ * place for its retry, so when the webhook stops being ordered, that job is the one to move.
+ */
+export async function rekeyHead(storage: Party.Storage, webhookId: string): Promise<void> {
+  const [entry] = await storage.list<Job>({ prefix: jobPrefix(webhookId), limit: 1 });
+  if (entry && entry[0] !== jobKey(entry[1])) await writeAtomically(storage, { put: { [jobKey(entry[1])]: entry[1] }, delete: [entry[0]] });
+}
+
+/** When the first job of any of these webhooks falls due, or null (an ordered webhook's head says when its line moves). */
 export async function firstDue(storage: Party.Storage, webhookIds: string[]): Promise<number | null> {
   const firsts = await Promise.all(webhookIds.map(async (id) => [...(await storage.list<Job>({ prefix: jobPrefix(id), limit: 1 })).values()][0]?.dueAt));
   const due = firsts.filter((at): at is number => at !== undefined);
@@ -56,7 +66,8 @@ export async function firstDue(storage: Party.Storage, webhookIds: string[]): Pr
 /**
  * One webhook's jobs that are due, read in key order a page at a time and handed out once each.
  * Pages continue after the last key read: an attempt re-queues its job under a later due time,
- * so nothing in flight is read twice, and jobs that fall due meanwhile are still reached.
+ * so nothing in flight is read twice, and jobs that fall due meanwhile are still reached. For an
+ * ordered webhook, a job waiting for its retry ends the handing out: nothing behind it goes first.
  */
 export class DueJobs {
   private page: Array<[string, Job]> = [];
@@ -69,6 +80,7 @@ export class DueJobs {
     private readonly storage: Party.Storage,
     private readonly webhookId: string,
     private readonly pageSize: number,
+    readonly ordered: boolean,
   ) {}
 
   async hasAny(): Promise<boolean> {
@@ -83,7 +95,10 @@ export class DueJobs {
       this.reading ??= this.readPage().finally(() => (this.reading = null));
       await this.reading;
     }
-    return this.page[this.next++];
+    const entry = this.page[this.next];
+    if (this.ordered && entry && entry[1].dueAt > Date.now()) return undefined;
+    this.next++;
+    return entry;
   }
 
   private async readPage(): Promise<void> {

@@ -1,8 +1,9 @@
 import type * as Party from "partykit/server";
-import { matchesPattern, scopeOfEvent, type OpsEvent } from "../../domain/events.ts";
-import { WebhookTargetSchema, type WebhookTarget } from "../protocol.ts";
+import { matchesFilter } from "../../domain/event-filter.ts";
+import { scopeOfEvent, type OpsEvent } from "../../domain/events.ts";
+import { webhookFilter, WebhookTargetSchema, type WebhookTarget } from "../protocol.ts";
 import { writeAtomically } from "../storage.ts";
-import { dropJobsOf, webhooksWithJobs } from "./queue.ts";
+import { dropJobsOf, rekeyHead, webhooksWithJobs } from "./queue.ts";
 
 // The room's copy of the organisation's webhooks (url, patterns, scopes, secret), fetched from the
 // API and kept one storage key each (`webhook:<id>`): an organisation may have hundreds.
@@ -19,11 +20,14 @@ export const TARGETS_MAX_AGE_MS = 60_000;
 /** Calls an internal endpoint of the API for this room. */
 export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
 
-/** Whether a webhook receives an event: it is on, its scopes may see it and its patterns select it. */
+/**
+ * Whether a webhook receives an event: it is on, its scopes may see it, and its filter (patterns,
+ * project, its own writes left out) selects it. The filter only narrows what the scopes allow.
+ */
 export function wants(target: WebhookTarget, event: OpsEvent): boolean {
   const scope = scopeOfEvent(event.type);
   if (!target.enabled || !scope || !target.scopes.includes(scope)) return false;
-  return target.events.length === 0 || target.events.some((pattern) => matchesPattern(pattern, event.type));
+  return matchesFilter(webhookFilter(target), event);
 }
 
 export class Targets {
@@ -49,6 +53,10 @@ export class Targets {
     if (!response.ok) throw new Error(`API answered ${response.status}`);
     const targets = WebhookTargetSchema.array().parse(((await response.json()) as { webhooks: unknown }).webhooks);
     const stored = await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX });
+    // A webhook no longer ordered: its head may be waiting in place for a retry (queue.ts). Moved
+    // before the copy that says it was ordered is replaced, so a move cut short is made again.
+    const wasOrdered = new Set([...stored.values()].filter((t) => t.ordered).map((t) => t.id));
+    for (const t of targets) if (t.enabled && !t.ordered && wasOrdered.has(t.id)) await rekeyHead(this.storage, t.id);
     this.loaded = targets;
     this.loadedAt = Date.now();
     const current = new Set(targets.map((t) => TARGET_PREFIX + t.id));
@@ -104,7 +112,8 @@ export class Targets {
     await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason }) }).catch(() => {});
   }
 
+  /** The stored copy, parsed: one stored before a field was added gets its default. */
   private async stored(): Promise<WebhookTarget[]> {
-    return [...(await this.storage.list<WebhookTarget>({ prefix: TARGET_PREFIX })).values()];
+    return WebhookTargetSchema.array().parse([...(await this.storage.list({ prefix: TARGET_PREFIX })).values()]);
   }
 }

@@ -128,6 +128,36 @@ describe("opsroom listen", { timeout: 90_000 }, () => {
     expect(await listen.exited).toBe(0);
   });
 
+  it("--project and --exclude-own narrow the stream on the server: the socket's and the catch-up's", async () => {
+    const tenant = await createTenant();
+    const other = await tenant.keyWith(["projects.manage"]);
+    const [p1, p2] = [await tenant.insertProject(), await tenant.insertProject()];
+    const listen = runListen(["--key", tenant.key, "--project", p1.id, "--exclude-own"]);
+    await listen.waitFor("stderr", new RegExp(`^Only project ${p1.id}; not this key's own changes\\.`));
+    await withRoom(async () => {
+      await listen.waitFor("stderr", /^Connected/);
+      await call(tenant, "PATCH", `/v1/projects/${p1.id}`, { name: "Own change" }); // #1: this key's own
+      await call({ ...tenant, key: other.key }, "PATCH", `/v1/projects/${p2.id}`, { name: "Other project" }); // #2: another project
+      await call({ ...tenant, key: other.key }, "PATCH", `/v1/projects/${p1.id}`, { name: "Wanted" }); // #3
+      // Events arrive in changeVersion order: once #3 is printed, #1 and #2 would have been too.
+      await listen.waitFor("stdout", /project\.updated\s+#3\s/);
+    });
+    expect(listen.lines.stdout).toHaveLength(1);
+    listen.stop();
+    expect(await listen.exited).toBe(0);
+  });
+
+  it("refuses a malformed filter before connecting, naming the flag", async () => {
+    for (const [args, message] of [
+      [["--project", "p1"], /--project must be a UUID/],
+      [["--events", "task.*,bogus"], /--events: "bogus" is not/],
+    ] as const) {
+      const listen = runListen(["--key", "ops_unknownunknownunknownunknownunkn0wn", ...args]);
+      expect(await listen.exited).toBe(2);
+      expect(listen.lines.stderr.join("\n")).toMatch(message);
+    }
+  });
+
   it("refuses a key the API does not know, before connecting", async () => {
     const listen = runListen(["--key", "ops_unknownunknownunknownunknownunkn0wn"]);
     expect(await listen.exited).toBe(1);

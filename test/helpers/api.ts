@@ -19,6 +19,8 @@ export interface SuccessEnvelope<Data = unknown> {
   success: true;
   version: "v1";
   message?: string;
+  /** The organisation's changeVersion the answer is exact for (every success answer carries it). */
+  changeVersion: number;
   data: Data;
   count?: number;
   nextCursor?: string | null;
@@ -34,6 +36,8 @@ export interface ApiOptions {
   rawBody?: string;
   /** Extra headers; they override the defaults (Content-Type, Authorization). */
   headers?: Record<string, string>;
+  /** Another Worker than the harness's (one a test started with settings of its own). */
+  baseUrl?: string;
 }
 
 export interface ApiResponse<Body = any> {
@@ -70,7 +74,8 @@ export async function api<Body = any>(path: string, options: ApiOptions = {}): P
   Object.assign(headers, options.headers);
 
   const method = options.method ?? (payload === undefined ? "GET" : "POST");
-  const response = await fetch(new URL(path, workerUrl()), { method, headers, body: payload, redirect: "manual" });
+  const url = new URL(path, options.baseUrl ?? workerUrl());
+  const response = await fetch(url, { method, headers, body: payload, redirect: "manual" });
   const text = await response.text();
   let body: Body = null as Body;
   try {
@@ -78,7 +83,7 @@ export async function api<Body = any>(path: string, options: ApiOptions = {}): P
   } catch {
     // Not JSON: leave body null, tests can read `text` (and should fail on the envelope check).
   }
-  expectDeclared(method, new URL(path, workerUrl()).pathname, response.status, body);
+  expectDeclared(method, url.pathname, response.status, body);
   return { status: response.status, headers: response.headers, body, text };
 }
 

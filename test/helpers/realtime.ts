@@ -31,7 +31,8 @@ export function realtimeHost(): string {
 // ---------------------------------------------------------------------------------------------
 // Sockets
 
-export type Credential = { apiKey: string } | { token: string };
+/** What a socket connects with: a key or a token, and the feed's filter if it wants one (docs/sync.md). */
+export type Credential = ({ apiKey: string } | { token: string }) & { types?: string; projectId?: string; recordId?: string; excludeOwn?: string };
 
 export interface RoomSocket {
   socket: PartySocket;

@@ -50,7 +50,13 @@ const CREATES: Record<string, Create> = {
 };
 
 /** POSTs that create no record: Idempotency-Key is accepted there but nothing is replayed. */
-const NOT_CREATES = new Set(["POST /v1/realtime/tokens", "POST /v1/webhooks/:id/test", "POST /v1/webhooks/:id/deliveries/:deliveryId/redeliver"]);
+const NOT_CREATES = new Set([
+  "POST /v1/realtime/tokens",
+  "POST /v1/webhooks/:id/test",
+  "POST /v1/webhooks/:id/deliveries/:deliveryId/redeliver",
+  "POST /v1/webhooks/:id/replay",
+  "POST /v1/webhooks/:id/rotate-secret",
+]);
 
 const post = (tenantKey: string, path: string, body: unknown, idempotencyKey?: string) =>
   api(path, { key: tenantKey, body, ...(idempotencyKey === undefined ? {} : { headers: { "idempotency-key": idempotencyKey } }) });

@@ -43,6 +43,8 @@ const FIELD_KINDS: Record<string, Kind> = {
   assigneeId: "person",
   ownerId: "person",
   reporterId: "person",
+  // The feed's filter names any record: a task stands for them all.
+  recordId: "task",
 };
 
 /** A body the operation accepts from `tenant`, given the records in its path. */
@@ -65,6 +67,8 @@ const BODIES: Record<string, (tenant: Tenant, ids: Records) => Promise<Record<st
   // A closed loopback port: nothing leaves the machine.
   "POST /v1/webhooks": () => ({ url: "http://127.0.0.1:9/isolation" }),
   "PATCH /v1/webhooks/:id": () => ({ description: "Taken over" }),
+  "POST /v1/webhooks/:id/replay": () => ({ after: 0 }),
+  "POST /v1/webhooks/:id/rotate-secret": () => ({}),
 };
 
 type Records = Record<Kind, string>;

@@ -4,9 +4,9 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateWebhookSecret } from "../../domain/crypto/webhook-signature.ts";
 import type { OpsEvent } from "../../domain/events.ts";
-import type { WebhookTarget } from "../../realtime/protocol.ts";
+import { WebhookTargetSchema, type WebhookTarget } from "../../realtime/protocol.ts";
 import type { Job } from "../../realtime/webhooks/queue.ts";
-import { gone, nextRetryAt, reportOf, RETRY_DELAYS_MS, send, succeeded, type Answer } from "../../realtime/webhooks/delivery.ts";
+import { gone, nextRetryAt, reportOf, RETRY_DELAYS_MS, send, signingSecrets, succeeded, type Answer } from "../../realtime/webhooks/delivery.ts";
 
 // realtime/webhooks/delivery.ts: one attempt as a signed POST to a real node:http receiver on
 // 127.0.0.1, verified with the standardwebhooks package as an integrator would; and what the
@@ -56,7 +56,8 @@ const EVENT: OpsEvent = {
 };
 
 const job = (overrides: Partial<Job> = {}): Job => ({ id: "job-1", webhookId: "0190a5b2-0000-7000-8000-0000000000aa", event: EVENT, attempt: 1, dueAt: 0, ...overrides });
-const target = (url: string, secret = generateWebhookSecret()): WebhookTarget => ({ id: "0190a5b2-0000-7000-8000-0000000000aa", url, events: ["*"], scopes: [], enabled: true, secret });
+const target = (url: string, secret = generateWebhookSecret(), fields: Partial<WebhookTarget> = {}): WebhookTarget =>
+  WebhookTargetSchema.parse({ id: "0190a5b2-0000-7000-8000-0000000000aa", url, events: ["*"], scopes: [], enabled: true, secret, ...fields });
 const answer = (overrides: Partial<Answer>): Answer => ({ status: 200, error: null, excerpt: null, startedAt: 1_000_000, durationMs: 12, ...overrides });
 
 describe("send", () => {
@@ -81,6 +82,24 @@ describe("send", () => {
     const verified = new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
     expect(verified).toEqual(EVENT);
     expect(() => new Webhook(generateWebhookSecret()).verify(request.body, request.headers as Record<string, string>)).toThrow();
+  });
+
+  it("during a rotation's overlap, signs under both secrets: each verifies on its own; after it, only the new one", async () => {
+    const hook = await receiver();
+    const [current, previous] = [generateWebhookSecret(), generateWebhookSecret()];
+    const until = new Date(Date.now() + 60_000).toISOString();
+    await send(target(hook.url, current, { previousSecret: previous, previousSecretExpiresAt: until }), job());
+    const [during] = hook.received as [Received];
+    expect(String(during.headers["webhook-signature"])).toMatch(/^v1,[A-Za-z0-9+/]+=* v1,[A-Za-z0-9+/]+=*$/);
+    for (const secret of [current, previous]) expect(new Webhook(secret).verify(during.body, during.headers as Record<string, string>)).toEqual(EVENT);
+    expect(() => new Webhook(generateWebhookSecret()).verify(during.body, during.headers as Record<string, string>)).toThrow();
+
+    const ended = new Date(Date.now() - 1).toISOString();
+    await send(target(hook.url, current, { previousSecret: previous, previousSecretExpiresAt: ended }), job());
+    const after = hook.received[1]!;
+    expect(String(after.headers["webhook-signature"])).not.toContain(" ");
+    expect(new Webhook(current).verify(after.body, after.headers as Record<string, string>)).toEqual(EVENT);
+    expect(() => new Webhook(previous).verify(after.body, after.headers as Record<string, string>)).toThrow();
   });
 
   it("keeps the first 200 characters of the answer, and null for an empty one", async () => {
@@ -142,6 +161,21 @@ describe("send", () => {
     expect(result.durationMs).toBeGreaterThanOrEqual(9_900);
     expect(result.durationMs).toBeLessThan(12_000);
   }, 20_000);
+});
+
+describe("signingSecrets", () => {
+  const at = Date.parse("2026-04-20T10:00:00.000Z");
+  const rotated = (previousSecretExpiresAt: string | null, previousSecret: string | null = "whsec_old") => target("https://example.com", "whsec_new", { previousSecret, previousSecretExpiresAt });
+
+  it("the new secret first, then the old one, strictly before the overlap ends", () => {
+    expect(signingSecrets(rotated("2026-04-20T10:00:00.001Z"), at)).toEqual(["whsec_new", "whsec_old"]);
+    expect(signingSecrets(rotated("2026-04-20T10:00:00.000Z"), at)).toEqual(["whsec_new"]);
+    expect(signingSecrets(rotated("2026-04-20T09:59:59.999Z"), at)).toEqual(["whsec_new"]);
+  });
+
+  it("the current secret alone for a webhook never rotated", () => {
+    expect(signingSecrets(rotated(null, null), at)).toEqual(["whsec_new"]);
+  });
 });
 
 describe("what an answer means", () => {

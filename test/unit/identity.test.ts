@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { signRealtimeToken, type RealtimeClaims } from "../../domain/crypto/realtime-token.ts";
+import { NO_FILTER } from "../../domain/event-filter.ts";
 import { authenticate, internalUrl, type Identity, type RoomEnv } from "../../realtime/identity.ts";
 
 // realtime/identity.ts, the room's check of a socket's credential, in Node against a stand-in
@@ -79,7 +80,7 @@ describe("authenticate with an API key", () => {
   it("asks the Worker, with the shared secret, whose key it is and from which address; answers its event read scopes", async () => {
     const { env, asked } = await worker(identityAnswer(["organisation.read", "tasks.read", "tasks.manage", "webhooks.read", "webhooks.manage"]));
     const identity = await authenticate(connect({ apiKey: "ops_key" }), ORG, env);
-    expect(identity).toEqual({ orgId: ORG, keyId: KEY_ID, scopes: ["organisation.read", "tasks.read"] });
+    expect(identity).toEqual({ orgId: ORG, keyId: KEY_ID, scopes: ["organisation.read", "tasks.read"], filter: NO_FILTER });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({
       method: "POST",
@@ -152,7 +153,7 @@ describe("authenticate with a realtime token", () => {
     const token = await signRealtimeToken(SECRET, claims({ scopes: ["tasks.read", "projects.read", "webhooks.read"] }));
     const identity = await authenticate(connect({ token }), ORG, env);
     // projects.read: the key no longer holds it; webhooks.read: not an event scope.
-    expect(identity).toEqual({ orgId: ORG, keyId: KEY_ID, scopes: ["tasks.read"] });
+    expect(identity).toEqual({ orgId: ORG, keyId: KEY_ID, scopes: ["tasks.read"], filter: NO_FILTER });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({ headers: { authorization: `Bearer ${SECRET}` }, body: { keyId: KEY_ID, clientAddress: "2001:db8::7" } });
   });
@@ -200,5 +201,45 @@ describe("authenticate with neither", () => {
       await expectRefusal(await authenticate(connect(query), ORG, env), 401, "unauthorized");
     }
     expect(asked).toHaveLength(0);
+  });
+});
+
+describe("the filter of the connection query", () => {
+  const PROJECT = "0190a5b2-0000-7000-8000-0000000000bb";
+
+  it("is the socket's filter: types, projectId and recordId as given; excludeOwn names the key", async () => {
+    const { env } = await worker(identityAnswer(["tasks.read", "projects.read"]));
+    const identity = (await authenticate(connect({ apiKey: "ops_key", types: "task.*, project.updated", projectId: PROJECT.toUpperCase(), recordId: PROJECT, excludeOwn: "true" }), ORG, env)) as Identity;
+    expect(identity.filter).toEqual({ types: ["task.*", "project.updated"], projectId: PROJECT, recordId: PROJECT, excludeOwn: { keyId: KEY_ID } });
+    const plain = (await authenticate(connect({ apiKey: "ops_key", excludeOwn: "false" }), ORG, env)) as Identity;
+    expect(plain.filter).toEqual(NO_FILTER);
+  });
+
+  it("for a person's token, excludeOwn names the person, not the session", async () => {
+    const USER = "0190a5b2-0000-7000-8000-0000000000cc";
+    const SESSION = "0190a5b2-0000-7000-8000-0000000000dd";
+    const { env } = await worker(json(200, { orgId: ORG, keyId: null, sessionId: SESSION, userId: USER, scopes: ["tasks.read"] }));
+    const token = await signRealtimeToken(SECRET, claims({ keyId: undefined, sessionId: SESSION }));
+    const identity = (await authenticate(connect({ token, excludeOwn: "true" }), ORG, env)) as Identity;
+    expect(identity).toMatchObject({ keyId: null, sessionId: SESSION, userId: USER, filter: { excludeOwn: { userId: USER } } });
+  });
+
+  it("a malformed parameter is 400 invalid_field naming it, after the credential was accepted", async () => {
+    const { env, asked } = await worker(identityAnswer(["tasks.read"]));
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ types: "task.*,nope" }, "types"],
+      [{ types: "task.created.now" }, "types"],
+      [{ types: "task.*," }, "types"],
+      [{ types: "" }, "types"],
+      [{ projectId: "x" }, "projectId"],
+      [{ recordId: `${PROJECT}0` }, "recordId"],
+      [{ excludeOwn: "1" }, "excludeOwn"],
+    ];
+    for (const [query, field] of cases) {
+      const result = await authenticate(connect({ apiKey: "ops_key", ...query }), ORG, env);
+      expect((result as Response).status, JSON.stringify(query)).toBe(400);
+      expect(await (result as Response).json()).toEqual({ success: false, version: "v1", message: expect.stringContaining(field), error: { code: "invalid_field", field } });
+    }
+    expect(asked).toHaveLength(cases.length);
   });
 });

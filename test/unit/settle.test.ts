@@ -15,11 +15,11 @@ interface Rec {
   version: number;
 }
 
-const API: Actor = { keyHash: "a".repeat(64) };
-const SYSTEM: Actor = { orgId: "01890000-0000-7000-8000-000000000001" };
-const CALLER_OK: CallerOutcome = { found: true, allowed: true, scopes: ["tasks.read", "tasks.manage"] };
-const NO_KEY: CallerOutcome = { found: false, allowed: false, scopes: [] };
-const NO_SCOPE: CallerOutcome = { found: true, allowed: false, scopes: ["tasks.read"] };
+const API = { actor: { keyHash: "a".repeat(64) } as Actor };
+const SYSTEM = { actor: { orgId: "01890000-0000-7000-8000-000000000001" } as Actor };
+const CALLER_OK: CallerOutcome = { found: true, allowed: true, scopes: ["tasks.read", "tasks.manage"], changeVersion: 7 };
+const NO_KEY: CallerOutcome = { found: false, allowed: false, scopes: [], changeVersion: 0 };
+const NO_SCOPE: CallerOutcome = { found: true, allowed: false, scopes: ["tasks.read"], changeVersion: 7 };
 const RECORD: Rec = { id: "r1", version: 3 };
 const CREATED = { record: { id: "r2", version: 1 }, event: null };
 
@@ -46,7 +46,7 @@ describe("settleCaller", () => {
       expect(error.details).toEqual({});
     }
     // Even when the statement said "allowed" of a key it did not find.
-    expect(caught(() => settleCaller({ found: false, allowed: true, scopes: [] }, API, "tasks.manage")).code).toBe("invalid_key");
+    expect(caught(() => settleCaller({ found: false, allowed: true, scopes: [], changeVersion: 0 }, API, "tasks.manage")).code).toBe("invalid_key");
   });
 
   it("a system caller whose organisation does not exist is not_found naming orgId", () => {
@@ -71,38 +71,38 @@ describe("settleCaller", () => {
 function create(overrides: Partial<CreateOutcome<Rec>>): CreateOutcome<Rec> {
   return { caller: CALLER_OK, parentFound: true, failedReferences: [], created: CREATED, replay: null, ...overrides };
 }
-const createContext = (idempotency?: { key: string; requestHash: string }) => ({ actor: API, scope: "tasks.manage" as const, noun: "task", idempotency });
+const createContext = (idempotency?: { key: string; requestHash: string }) => ({ ctx: API, scope: "tasks.manage" as const, noun: "task", idempotency });
 
 describe("settleCreate: the caller, then Idempotency-Key", () => {
   it("checks the caller before anything else, a replay included", () => {
-    const replay = { requestHash: "h1", record: RECORD };
+    const replay = { requestHash: "h1", record: RECORD, changeVersion: 5 };
     expect(caught(() => settleCreate(create({ caller: NO_KEY, replay }), createContext({ key: "k", requestHash: "h1" }))).code).toBe("invalid_key");
     expect(caught(() => settleCreate(create({ caller: NO_SCOPE, replay }), createContext({ key: "k", requestHash: "h1" }))).code).toBe("insufficient_scope");
     expect(caught(() => settleCreate(create({ caller: NO_SCOPE, parentFound: false }), createContext())).code).toBe("insufficient_scope");
   });
 
   it("the same request again answers the stored record, replayed, with no event", () => {
-    const result = settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD } }), createContext({ key: "k", requestHash: "h1" }));
+    const result = settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), createContext({ key: "k", requestHash: "h1" }));
     expect(result).toEqual({ record: RECORD, event: null, replayed: true });
   });
 
   it("a replay is answered before the other checks: they held when it was first made", () => {
     const result = settleCreate(
-      create({ parentFound: false, failedReferences: ["projectId"], created: null, replay: { requestHash: "h1", record: RECORD } }),
+      create({ parentFound: false, failedReferences: ["projectId"], created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }),
       createContext({ key: "k", requestHash: "h1" }),
     );
     expect(result.replayed).toBe(true);
   });
 
   it("another request with the same Idempotency-Key is idempotency_mismatch naming the header", () => {
-    const error = caught(() => settleCreate(create({ replay: { requestHash: "h1", record: RECORD } }), createContext({ key: "k", requestHash: "h2" })));
+    const error = caught(() => settleCreate(create({ replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), createContext({ key: "k", requestHash: "h2" })));
     expect(error.code).toBe("idempotency_mismatch");
     expect(error.message).toBe("this Idempotency-Key was used with a different request");
     expect(error.details).toEqual({ field: "Idempotency-Key" });
   });
 
   it("a stored response found for a request without the key is never replayed", () => {
-    expect(caught(() => settleCreate(create({ replay: { requestHash: "h1", record: RECORD } }), createContext())).code).toBe("idempotency_mismatch");
+    expect(caught(() => settleCreate(create({ replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), createContext())).code).toBe("idempotency_mismatch");
   });
 
   it("no stored response: the record created, not marked replayed", () => {
@@ -133,7 +133,7 @@ function update(overrides: Partial<UpdateOutcome<Rec>>): UpdateOutcome<Rec> {
     ...overrides,
   };
 }
-const updateContext = { actor: API, scope: "tasks.manage" as const, noun: "task" };
+const updateContext = { ctx: API, scope: "tasks.manage" as const, noun: "task" };
 
 describe("settleUpdate: the caller, then If-Match", () => {
   it("checks the caller first", () => {
@@ -189,5 +189,40 @@ describe("settleDelete: the caller, then If-Match", () => {
     );
     expect(settleDelete(remove({ blockers: { tasks: 0 } }), updateContext).record).toBe(RECORD);
     expect(caught(() => settleDelete(remove({ deleted: null }), updateContext)).code).toBe("conflict");
+  });
+});
+
+describe("the changeVersion an answer carries (observe)", () => {
+  const listening = () => {
+    const seen: number[] = [];
+    return { seen, ctx: { ...API, observe: (changeVersion: number) => seen.push(changeVersion) } };
+  };
+  const event = (changeVersion: number) => ({ changeVersion }) as never;
+
+  it("a read: the organisation's counter as its statement saw it; a refusal observes nothing", () => {
+    const { seen, ctx } = listening();
+    settleCaller(CALLER_OK, ctx, "tasks.read");
+    expect(seen).toEqual([7]);
+    caught(() => settleCaller(NO_SCOPE, ctx, "tasks.manage"));
+    caught(() => settleCaller(NO_KEY, ctx, null));
+    expect(seen).toEqual([7]);
+  });
+
+  it("a write: last the value it produced; a no-op: the current one; a replay: the first answer's", () => {
+    const created = listening();
+    settleCreate(create({ created: { record: RECORD, event: event(8) } }), { ...createContext(), ctx: created.ctx });
+    expect(created.seen.at(-1)).toBe(8);
+
+    const replayed = listening();
+    settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), { ...createContext({ key: "k", requestHash: "h1" }), ctx: replayed.ctx });
+    expect(replayed.seen.at(-1)).toBe(5);
+
+    const noop = listening();
+    settleUpdate(update({ updated: null, changesSomething: false }), { ...updateContext, ctx: noop.ctx });
+    expect(noop.seen).toEqual([7]);
+
+    const removed = listening();
+    settleDelete(remove({ deleted: { record: RECORD, event: event(9) } }), { ...updateContext, ctx: removed.ctx });
+    expect(removed.seen.at(-1)).toBe(9);
   });
 });

@@ -360,7 +360,12 @@ describe("turning deliveries off", () => {
     const receiver = await startReceiver();
     const webhook = await registerWebhook(tenant.key, receiver);
     expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { enabled: false } }));
+    // A witness gets event 1 once the room has turned it into jobs, for every webhook at once: only
+    // then is the first one turned on again (earlier, event 1 could still be queued for it).
+    const witness = await startReceiver("witness");
+    await registerWebhook(tenant.key, witness);
     await created(tenant.key, "/v1/projects", projectBody());
+    await witness.waitForCount(1);
     // The sentinel: turned on again, its next event (2) arrives; event 1, had it been queued while
     // the webhook was off, would be ahead of it.
     await patched(tenant.key, `/v1/webhooks/${webhook.id}`, { enabled: true });

@@ -14,13 +14,21 @@ export interface KeyDescription {
   realtimeUrl: string;
 }
 
+/** The feed's filter as query parameters: GET /v1/events and the socket take the same ones. */
+export interface ListenFilter {
+  types?: string;
+  projectId?: string;
+  recordId?: string;
+  excludeOwn?: "true";
+}
+
 export interface ListenApi {
   describeKey(): Promise<KeyDescription>;
   /** Every visible event after `changeVersion`, oldest first, paging to the end. */
   eventsAfter(changeVersion: number): Promise<OpsEvent[]>;
 }
 
-export function createListenApi(baseUrl: string, key: string): ListenApi {
+export function createListenApi(baseUrl: string, key: string, filter: ListenFilter = {}): ListenApi {
   const client = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${key}` } });
 
   /** Network failures and refusals as the CLI's errors, naming what to check. */
@@ -46,7 +54,7 @@ export function createListenApi(baseUrl: string, key: string): ListenApi {
       const events: OpsEvent[] = [];
       let after = changeVersion;
       for (;;) {
-        const page = await call(() => client.GET("/v1/events", { params: { query: { after, limit: 200 } } }));
+        const page = await call(() => client.GET("/v1/events", { params: { query: { after, limit: 200, ...filter } } }));
         events.push(...(page.data as OpsEvent[]));
         if (!page.nextCursor) return events;
         after = Number(page.nextCursor);

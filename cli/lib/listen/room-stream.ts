@@ -1,7 +1,7 @@
 import ReconnectingWebSocket from "partysocket/ws";
 import WebSocket from "ws";
 import type { OpsEvent } from "../../../domain/events.ts";
-import type { ListenApi } from "./api.ts";
+import type { ListenApi, ListenFilter } from "./api.ts";
 
 // The organisation's room as an ordered stream of events that survives disconnects: partysocket
 // reconnects (with backoff), and on every `ready` the events missed meanwhile are fetched from
@@ -18,6 +18,8 @@ export function streamRoom(options: {
   api: ListenApi;
   url: string;
   key: string;
+  /** Sent as the socket's connection query (the catch-up's is the ListenApi's). */
+  filter?: ListenFilter;
   /** The changeVersion already seen: only later events are handed on. */
   after: number;
   onEvent(event: OpsEvent): void;
@@ -34,7 +36,8 @@ export function streamRoom(options: {
     return true;
   };
 
-  const socket = new ReconnectingWebSocket(`${options.url}?apiKey=${encodeURIComponent(options.key)}`, [], {
+  const query = new URLSearchParams({ apiKey: options.key, ...(options.filter as Record<string, string> | undefined) });
+  const socket = new ReconnectingWebSocket(`${options.url}?${query}`, [], {
     WebSocket,
     minReconnectionDelay: 500,
     maxReconnectionDelay: 10_000,

@@ -1,0 +1,72 @@
+import { z } from "@hono/zod-openapi";
+import { EVENT_RESOURCES, isEventPattern } from "../../domain/events.ts";
+import type { EventFilter, OwnWrites } from "../../domain/event-filter.ts";
+import { BooleanQuery, Timestamp, Uuid } from "./common.ts";
+
+// The change feed's filter (domain/event-filter.ts) as request fields: the query of GET /v1/events,
+// the same names as a socket's connection query, and a webhook's fields.
+
+/** An event as GET /v1/events, history, sockets and webhooks carry it (domain/events.ts OpsEvent). */
+export const EventSchema = z
+  .object({
+    id: Uuid,
+    type: z.string().openapi({ example: "task.updated", description: "<resource>.<action>" }),
+    orgId: Uuid,
+    changeVersion: z.number().int().openapi({ description: "The organisation's changeVersion this change produced." }),
+    occurredAt: Timestamp,
+    data: z.record(z.string(), z.unknown()).openapi({
+      description: "The full record after the change (for a delete, as it was).",
+      example: { id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", title: "Book the removal van", status: "in_progress", version: 2 },
+    }),
+    changes: z
+      .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
+      .nullable()
+      .openapi({ description: "On updates: each changed field with its old and new value.", example: { status: { from: "todo", to: "in_progress" } } }),
+    actor: z
+      .object({
+        type: z.enum(["key", "user", "system"]),
+        id: Uuid.nullable(),
+        name: z.string(),
+      })
+      .openapi("Actor", {
+        description:
+          "Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).",
+        example: { type: "key", id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", name: "Warehouse sync" },
+      }),
+  })
+  .openapi("Event");
+
+/** "task.updated", "task.*" or "*": an event name, a resource's events, or every event. */
+export const EventPattern = z
+  .string()
+  .max(100)
+  .refine(isEventPattern, `must be "*", "<resource>.*" or "<resource>.<action>" with resource one of ${EVENT_RESOURCES.join(", ")}`)
+  .openapi({ example: "task.*" });
+
+export const FeedFilterQuery = {
+  types: z
+    .string()
+    .max(1000)
+    .transform((list) => list.split(",").map((p) => p.trim()))
+    .pipe(z.array(EventPattern).min(1).max(50))
+    .optional()
+    .openapi({ type: "string", description: 'Comma-separated event patterns ("task.*,project.updated"); default every event the key may see.', example: "task.*" }),
+  projectId: Uuid.optional().openapi({ description: "Only the project's own events and those of its milestones, tasks, risks, issues and financial entries." }),
+  recordId: Uuid.optional().openapi({ description: "Only the events of this record." }),
+  excludeOwn: BooleanQuery.optional().openapi({ type: "string", enum: ["true", "false"], description: "true: leave out the changes this key (or this person) made, so a two-way sync never sees its own echo." }),
+};
+
+/** The filter a validated query asks for; own writes are the caller's, found by the statement. */
+export function feedFilterOf(query: { types?: string[] | undefined; projectId?: string | undefined; recordId?: string | undefined; excludeOwn?: boolean | undefined }, own: OwnWrites = {}): EventFilter {
+  return { types: query.types ?? [], projectId: query.projectId ?? null, recordId: query.recordId ?? null, excludeOwn: query.excludeOwn ? own : null };
+}
+
+/** A record's history, paged: the cursor is the changeVersion of the last event of the page before. */
+export const HistoryQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z
+    .string()
+    .regex(/^\d{1,15}$/, "must be the nextCursor of the page before")
+    .optional()
+    .openapi({ description: "The nextCursor of the page before." }),
+});
