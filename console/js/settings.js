@@ -26,11 +26,15 @@ async function start() {
       /** @type {HTMLElement | null} */ (section.querySelector(".needs-role"))?.removeAttribute("hidden");
     }
   }
+  if (!manages) await mountMembers({ session, manages });
+  else {
+    // GET /v1 names the scopes the person holds, with their labels (owners and admins: all).
+    const { scopes } = await request("/v1");
+    await Promise.all([mountApiKeys({ scopes }), mountWebhooks(), mountMembers({ session, manages })]);
+  }
+  // Shown once every form has its handler: a form used before would submit natively (a page load)
+  // and lose what was typed.
   byId("settings").hidden = false;
-  if (!manages) return mountMembers({ session, manages });
-  // GET /v1 names the scopes the person holds, with their labels (owners and admins: all).
-  const { scopes } = await request("/v1");
-  await Promise.all([mountApiKeys({ scopes }), mountWebhooks(), mountMembers({ session, manages })]);
 }
 
 start().catch((error) => {

@@ -12,3 +12,6 @@ form.addEventListener("submit", (event) => {
     location.assign(nextPath());
   });
 });
+// The form is hidden until this handler is attached: submitted natively, it would put the
+// password in the page's URL.
+form.hidden = false;
