@@ -14,7 +14,8 @@ import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 // never a page that silently starts later; after=current or later is never 410; a record's history
 // no longer lists what expired. Two ways: on the harness's Worker (30 days) by backdating a
 // tenant's events in the database, and on Workers of this file's own with a retention of seconds,
-// where time really passes. A malformed setting is a misconfigured Worker.
+// where time really passes. A malformed setting is refused when the Worker starts
+// (test/unit/settings.test.ts).
 
 const versionsOf = (body: { data: Array<{ changeVersion: number }> }) => body.data.map((e) => e.changeVersion);
 const typedVersionsOf = (body: { data: Array<{ type: string; changeVersion: number }> }) => body.data.map((e) => [e.type, e.changeVersion]);
@@ -205,7 +206,6 @@ afterAll(async () => {
 const workerWith = (retention: string) =>
   startTestWorker({ DATABASE_URL: inject("databaseUrl"), LOCAL_SQL_ENDPOINT: sqlEndpoint.address, EVENT_RETENTION_DAYS: retention });
 
-/** A call to one of this file's Workers, as `api` makes it (no schema check: the registry's is the same code). */
 /** A call to the test's own Worker, checked against the registry like every other answer. */
 const callAt = (worker: TestWorker, path: string, options: { key: string; method?: Method; body?: unknown }): Promise<ApiResponse> => api(path, { ...options, baseUrl: worker.url });
 
@@ -286,77 +286,4 @@ describe("a Worker with a retention of seconds (EVENT_RETENTION_DAYS=0.0001: 8.6
     expect(empty.status, empty.text).toBe(200);
     expect(empty.body).toMatchObject({ count: 0, data: [] });
   }, 90_000);
-});
-
-describe("a malformed EVENT_RETENTION_DAYS", () => {
-  /** Records what this process prints (the Worker's console reaches it through wrangler) while `work` runs. */
-  async function capturingOutput<T>(work: (output: () => string) => Promise<T>): Promise<T> {
-    const chunks: string[] = [];
-    const restore: Array<() => void> = [];
-    for (const stream of [process.stdout, process.stderr]) {
-      const write = stream.write.bind(stream);
-      stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-        chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-        return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-      }) as typeof stream.write;
-      restore.push(() => (stream.write = write));
-    }
-    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-      const original = console[method];
-      console[method] = (...args: unknown[]) => {
-        chunks.push(`${args.map(String).join(" ")}\n`);
-        original.apply(console, args);
-      };
-      restore.push(() => (console[method] = original));
-    }
-    try {
-      return await work(() => chunks.join(""));
-    } finally {
-      for (const undo of restore.reverse()) undo();
-    }
-  }
-
-  for (const value of ["0", "abc"]) {
-    it(`"${value}": the Worker answers every call 500 internal_error, changes nothing, and logs the misconfiguration naming the setting`, () =>
-      capturingOutput(async (output) => {
-        const tenant = await createTenant();
-        const worker = await workerWith(value);
-        try {
-          for (const [path, body] of [["/v1/events?after=0", undefined], ["/v1/tasks", undefined], ["/v1/projects", projectBody()]] as const) {
-            await expectRefused(tenant.org.id, () => callAt(worker, path, { key: tenant.key, body }), 500, "internal_error");
-          }
-          const answer = await callAt(worker, "/v1/events", { key: tenant.key });
-          const requestId = answer.body.error.requestId as string;
-          // The answer itself says no more than that; the operator's log names the setting.
-          expect(answer.body.message).toBe("unexpected error; nothing was changed");
-          await pollUntil(async () => output(), (text) => text.includes(requestId), 10_000);
-          const line = output()
-            .split("\n")
-            .find((l) => l.includes(requestId))!;
-          expect(line).toContain("the Worker is misconfigured");
-          expect(line).toContain("EVENT_RETENTION_DAYS");
-        } finally {
-          await worker.dispose();
-        }
-      }),
-    120_000);
-  }
-
-  it('"0.000001" (0.09 s, 0 once rounded to seconds): refused as misconfigured, or else an event is readable right after its write', async () => {
-    const tenant = await createTenant();
-    const worker = await workerWith("0.000001");
-    try {
-      const written = await callAt(worker, "/v1/projects", { key: tenant.key, body: projectBody() });
-      if (written.status === 500) {
-        expectError(written, 500, "internal_error");
-        return;
-      }
-      expect(written.status, written.text).toBe(201);
-      const read = await callAt(worker, "/v1/events?after=0", { key: tenant.key });
-      expect(read.status, `a retention the Worker accepted must keep an event it just wrote: ${read.text}`).toBe(200);
-      expect(versionsOf(read.body)).toEqual([1]);
-    } finally {
-      await worker.dispose();
-    }
-  }, 120_000);
 });

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { settingsOf, type Bindings } from "../../functions/env.ts";
+
+// functions/env.ts settingsOf: the Worker's bindings, checked once, read by the code as settings.
+// Here the event retention (EVENT_RETENTION_DAYS): a malformed value must stop the Worker with a
+// message naming it, never run with a retention that keeps nothing (test/sync/retention.test.ts
+// runs a Worker with a retention of seconds).
+
+const bindings = (extra: Record<string, string> = {}) => ({ DATABASE_URL: "postgres://localhost/opsroom", ...extra }) as unknown as Bindings;
+
+describe("EVENT_RETENTION_DAYS", () => {
+  it("defaults to 30 days; takes fractions, rounded to seconds", () => {
+    expect(settingsOf(bindings()).events.retentionSeconds).toBe(30 * 86_400);
+    expect(settingsOf(bindings({ EVENT_RETENTION_DAYS: "" })).events.retentionSeconds).toBe(30 * 86_400);
+    expect(settingsOf(bindings({ EVENT_RETENTION_DAYS: "0.5" })).events.retentionSeconds).toBe(43_200);
+    expect(settingsOf(bindings({ EVENT_RETENTION_DAYS: "0.0001" })).events.retentionSeconds).toBe(9);
+  });
+
+  it("refuses what is not a number of days of at least one second, naming the setting", () => {
+    for (const value of ["0", "abc", "-1", "0.000001", "4000"]) {
+      expect(() => settingsOf(bindings({ EVENT_RETENTION_DAYS: value })), value).toThrow(/the Worker is misconfigured: EVENT_RETENTION_DAYS/);
+    }
+  });
+});
