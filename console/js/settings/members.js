@@ -38,8 +38,8 @@ export async function mountMembers({ session, manages }) {
             alert,
             async onConfirm() {
               await request(`/v1/settings/members/${member.userId}`, { method: "DELETE" });
-              status.textContent = `${member.name} was removed.`;
               await refresh();
+              status.textContent = `${member.name} was removed.`;
             },
           }),
         ),
@@ -61,13 +61,16 @@ export async function mountMembers({ session, manages }) {
     select.addEventListener("change", async () => {
       showError(alert);
       select.disabled = true;
+      let done = "";
       try {
         await request(`/v1/settings/members/${member.userId}`, { method: "PATCH", body: { role: select.value } });
-        status.textContent = `${member.name} is now ${ROLE_LABELS[select.value]}.`;
+        done = `${member.name} is now ${ROLE_LABELS[select.value]}.`;
       } catch (error) {
         showError(alert, error);
       }
       await refresh();
+      // Said once the list is redrawn: the rows seen after it are the ones that stay.
+      if (done) status.textContent = done;
     });
     return [el("label", { for: id, class: "visually-hidden" }, [`Role of ${member.name}`]), select];
   }

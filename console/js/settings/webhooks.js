@@ -36,8 +36,8 @@ export async function mountWebhooks() {
       }),
       actionButton(webhook.enabled ? "Disable" : "Enable", alert, async () => {
         await request(`/v1/webhooks/${webhook.id}`, { method: "PATCH", body: { enabled: !webhook.enabled } });
-        status.textContent = `${webhook.url} is ${webhook.enabled ? "disabled" : "enabled"}.`;
         await refresh();
+        status.textContent = `${webhook.url} is ${webhook.enabled ? "disabled" : "enabled"}.`;
       }),
       actionButton("Delete", alert, () =>
         confirmIn(actions, {
@@ -47,8 +47,8 @@ export async function mountWebhooks() {
           async onConfirm() {
             await request(`/v1/webhooks/${webhook.id}`, { method: "DELETE" });
             log.closeIf(webhook.id);
-            status.textContent = `The webhook to ${webhook.url} is deleted.`;
             await refresh();
+            status.textContent = `The webhook to ${webhook.url} is deleted.`;
           },
         }),
       ),
@@ -106,8 +106,8 @@ function createDeliveryLog(alert, status) {
   function row(webhook, delivery) {
     const redeliver = actionButton("Redeliver", alert, async () => {
       await request(`/v1/webhooks/${webhook.id}/deliveries/${delivery.id}/redeliver`, { method: "POST" });
-      status.textContent = `${delivery.eventType} is queued for ${webhook.url} again.`;
       await refresh();
+      status.textContent = `${delivery.eventType} is queued for ${webhook.url} again.`;
     });
     const response = delivery.responseStatus ? `HTTP ${delivery.responseStatus}` : (delivery.error ?? "");
     return el("tr", { "data-id": delivery.id }, [
