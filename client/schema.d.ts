@@ -1817,7 +1817,7 @@ export interface components {
              * @example 2026-11-21T23:00:00.000Z
              */
             previousSecretExpiresAt: string | null;
-            /** @description The highest changeVersion delivered successfully; null before any. */
+            /** @description The highest changeVersion delivered successfully; null before any. A high-water mark: an unordered webhook may still be retrying an earlier event. */
             lastDeliveredChangeVersion: number | null;
         };
         CreatedWebhook: components["schemas"]["Webhook"] & {

@@ -40,7 +40,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function socketFilter(query: URLSearchParams): Omit<EventFilter, "excludeOwn"> & { excludeOwn: boolean } | Response {
   const invalid = (field: string, message: string) => refusal(400, "invalid_field", `${field} ${message}`, field);
   const list = query.get("types");
+  // The bounds GET /v1/events sets: the list is kept with the socket.
+  if (list !== null && list.length > 1000) return invalid("types", "is longer than 1000 characters");
   const types = list === null ? { types: [], invalid: null } : parseTypes(list);
+  if (types.types.length > 50) return invalid("types", "has more than 50 patterns");
   if (types.invalid !== null) return invalid("types", `has "${types.invalid.slice(0, 100)}", which is not "*", "<resource>.*" or "<resource>.<action>"`);
   const ids: Record<"projectId" | "recordId", string | null> = { projectId: null, recordId: null };
   for (const field of ["projectId", "recordId"] as const) {

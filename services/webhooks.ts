@@ -207,7 +207,8 @@ function replayUntil(after: number, until: number | null, current: number): numb
   const refuse = (field: string, message: string) => new DomainError("invalid_field", message, { field });
   if (until !== null && until <= after) throw refuse("until", "until must be greater than after: the range (after, until] is empty");
   if (until !== null && until > current) throw refuse("until", `until is past the organisation's changeVersion, ${current}`);
-  if (until === null && after >= current) throw refuse("after", `nothing to replay after ${after}: the organisation's changeVersion is ${current}`);
+  // after = the current changeVersion is "caught up": 202 with nothing queued, so a repair job need not special-case it.
+  if (until === null && after > current) throw refuse("after", `after is past the organisation's changeVersion, ${current}`);
   const end = until ?? current;
   if (end - after > REPLAY_MAX_SPAN) {
     throw refuse("until", `(${after}, ${end}] spans ${end - after} changeVersions and a replay at most ${REPLAY_MAX_SPAN}: split the range, e.g. until=${after + REPLAY_MAX_SPAN} first`);

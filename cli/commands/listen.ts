@@ -108,6 +108,8 @@ const listen: StreamCommandSpec<ListenInput> = {
 
     // Forwards go out one at a time, in changeVersion order, as a webhook receiver would get them.
     let forwarding: Promise<void> = Promise.resolve();
+    let fail: (error: Error) => void = () => {};
+    const failed = new Promise<never>((_, reject) => (fail = reject));
     const room = streamRoom({
       api: client,
       url: self.realtimeUrl,
@@ -119,11 +121,15 @@ const listen: StreamCommandSpec<ListenInput> = {
         if (forwarder) forwarding = forwarding.then(async () => say(describeOutcome(event, await forwarder.forward(event))));
       },
       onStatus: (status) => say(describeStatus(status)),
+      onFatal: (error) => fail(error),
     });
 
-    await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-    room.close();
-    await forwarding;
+    try {
+      await Promise.race([new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })), failed]);
+    } finally {
+      room.close();
+      await forwarding;
+    }
     say(dim("Stopped."));
   },
 };

@@ -22,15 +22,24 @@ export function parseEvent(raw: OpsEvent): OpsEvent {
   return { ...raw, changeVersion: Number(raw.changeVersion) };
 }
 
-/** Past this many seconds an event is no longer readable (GET /v1/events, history, replays). */
-export const kept = (alias: string, retentionSeconds: number) => sql`${sql.raw(alias)}.occurred_at > now() - make_interval(secs => ${retentionSeconds})`;
+/**
+ * Retention is decided by time once, then by number: the first changeVersion whose event is
+ * younger than the retention is where the kept events start, and everything from it on is kept.
+ * (An event's time is when its statement began, so a write that waited on a lock can be older
+ * than the one before it: deciding row by row by time could leave a hole that no 410 reports.)
+ */
+const youngerThan = (alias: string, retentionSeconds: number) => sql`${sql.raw(alias)}.occurred_at > now() - make_interval(secs => ${retentionSeconds})`;
+const firstKeptIn = (org: SQL, retentionSeconds: number) =>
+  sql`coalesce((select min(k.change_version) from events k where k.org_id = ${org} and ${youngerThan("k", retentionSeconds)}), 9223372036854775807)`;
 
-/** The caller's organisation's first changeVersion still kept, as a column `first_kept` (null when none is). */
-export const firstKeptColumn = (retentionSeconds: number) =>
-  sql`(select min(k.change_version) from events k where k.org_id = ${CALLER_ORG} and ${kept("k", retentionSeconds)}) as first_kept`;
+/** The event `alias` of the caller's organisation is still kept. */
+export const kept = (alias: string, retentionSeconds: number) => sql`${sql.raw(alias)}.change_version >= ${firstKeptIn(CALLER_ORG, retentionSeconds)}`;
+
+/** The caller's organisation's first changeVersion still kept, as a column `first_kept` (the largest bigint when none is). */
+export const firstKeptColumn = (retentionSeconds: number) => sql`${firstKeptIn(CALLER_ORG, retentionSeconds)} as first_kept`;
 
 /** The first changeVersion still kept; the current one + 1 when none is. */
-export const firstKeptOf = (row: { first_kept: string | null }, caller: CallerOutcome) => (row.first_kept === null ? caller.changeVersion + 1 : Number(row.first_kept));
+export const firstKeptOf = (row: { first_kept: string | null }, caller: CallerOutcome) => Math.min(Number(row.first_kept ?? Infinity), caller.changeVersion + 1);
 
 /**
  * The filter (domain/event-filter.ts) as SQL over the events `e`, for the caller of the statement.
@@ -175,8 +184,16 @@ export async function unpublishedEvents(db: Database, graceSeconds: number, limi
   return rows.map((r) => parseEvent(r.event));
 }
 
-/** Drops acknowledged events past the retention window. */
+/**
+ * Drops the events past retention, published or not: nothing reads them any more (a room that
+ * was down that long has its own gap to fill from what is kept).
+ */
 export async function pruneEvents(db: Database, retentionSeconds: number): Promise<number> {
-  const rows = await run(db, sql`delete from events e where e.published_at is not null and not ${kept("e", retentionSeconds)} returning 1`);
+  const rows = await run(
+    db,
+    sql`delete from events e
+         where not ${youngerThan("e", retentionSeconds)} and e.change_version < ${firstKeptIn(sql`e.org_id`, retentionSeconds)}
+        returning 1`,
+  );
   return rows.length;
 }

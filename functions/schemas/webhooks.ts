@@ -32,7 +32,7 @@ export const WebhookSchema = publicRecord<WebhookRecord>()(
       previousSecretExpiresAt: Timestamp.nullable().openapi({
         description: "After a rotation: until when deliveries are also signed with the secret it replaced; null if it was never rotated.",
       }),
-      lastDeliveredChangeVersion: z.number().int().nullable().openapi({ description: "The highest changeVersion delivered successfully; null before any." }),
+      lastDeliveredChangeVersion: z.number().int().nullable().openapi({ description: "The highest changeVersion delivered successfully; null before any. A high-water mark: an unordered webhook may still be retrying an earlier event." }),
     })
     .openapi("Webhook")
 );

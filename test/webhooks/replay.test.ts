@@ -98,7 +98,6 @@ describe("refused replays", () => {
     await created(tenant.key, "/v1/projects", projectBody());
     const before = await snapshot(tenant.org.id);
     const refusals: Array<[unknown, string]> = [
-      [{ after: 1 }, "after"],
       [{ after: 5 }, "after"],
       [{ after: 1, until: 1 }, "until"],
       [{ after: 1, until: 0 }, "until"],
@@ -110,6 +109,9 @@ describe("refused replays", () => {
     ];
     for (const [body, field] of refusals) expectError(await replay(tenant.key, webhook, body), 400, ["invalid_field", "missing_field"], { field });
     expectError(await replay(tenant.key, webhook, { after: 0, from: 1 }), 400, "unknown_field", { field: "from" });
+    // Caught up is not an error: nothing to queue.
+    const caughtUp = await replay(tenant.key, webhook, { after: 1 });
+    expect(expectSuccess(caughtUp, 202).data).toMatchObject({ after: 1, until: 1, queued: 0 });
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
 

@@ -24,9 +24,16 @@ export interface ListenFilter {
 
 export interface ListenApi {
   describeKey(): Promise<KeyDescription>;
-  /** Every visible event after `changeVersion`, oldest first, paging to the end. */
-  eventsAfter(changeVersion: number): Promise<OpsEvent[]>;
+  /**
+   * Every visible event after `changeVersion`, oldest first, paging to the end, and the
+   * changeVersion the answer is exact for (where to follow from, filter or not). Past retention:
+   * a ResyncRequired.
+   */
+  eventsAfter(changeVersion: number): Promise<{ events: OpsEvent[]; changeVersion: number }>;
 }
+
+/** GET /v1/events answered 410: the events after that changeVersion are no longer kept. */
+export class ResyncRequired extends CommandError {}
 
 export function createListenApi(baseUrl: string, key: string, filter: ListenFilter = {}): ListenApi {
   const client = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${key}` } });
@@ -54,9 +61,14 @@ export function createListenApi(baseUrl: string, key: string, filter: ListenFilt
       const events: OpsEvent[] = [];
       let after = changeVersion;
       for (;;) {
-        const page = await call(() => client.GET("/v1/events", { params: { query: { after, limit: 200, ...filter } } }));
+        const page = await call(() => client.GET("/v1/events", { params: { query: { after, limit: 200, ...filter } } })).catch((error: unknown) => {
+          if (error instanceof CommandError && / 410 resync_required /.test(`${error.message} `)) {
+            throw new ResyncRequired(`the events after #${after} are past the API's retention: run listen again to follow from now`);
+          }
+          throw error;
+        });
         events.push(...(page.data as OpsEvent[]));
-        if (!page.nextCursor) return events;
+        if (!page.nextCursor) return { events, changeVersion: page.changeVersion };
         after = Number(page.nextCursor);
       }
     },

@@ -1,7 +1,7 @@
 import ReconnectingWebSocket from "partysocket/ws";
 import WebSocket from "ws";
 import type { OpsEvent } from "../../../domain/events.ts";
-import type { ListenApi, ListenFilter } from "./api.ts";
+import { ResyncRequired, type ListenApi, type ListenFilter } from "./api.ts";
 
 // The organisation's room as an ordered stream of events that survives disconnects: partysocket
 // reconnects (with backoff), and on every `ready` the events missed meanwhile are fetched from
@@ -24,6 +24,8 @@ export function streamRoom(options: {
   after: number;
   onEvent(event: OpsEvent): void;
   onStatus(status: RoomStatus): void;
+  /** The stream cannot go on (its events are past retention): it is closed. */
+  onFatal(error: Error): void;
 }): RoomStream {
   let seen = options.after;
   let connectedBefore = false;
@@ -57,15 +59,23 @@ export function streamRoom(options: {
     options.api.eventsAfter(seen).then(
       (missed) => {
         if (connection !== connections) return;
-        const caughtUp = missed.filter(deliver).length;
+        const caughtUp = missed.events.filter(deliver).length;
+        // A filtered stream may have seen nothing for a long while: it is exact up to the answer's
+        // changeVersion, so the next catch-up starts there (and never falls past retention).
+        seen = Math.max(seen, missed.changeVersion);
         for (const event of held ?? []) deliver(event);
         held = null;
         open = true;
         options.onStatus({ kind: "connected", caughtUp, reconnected: connectedBefore });
         connectedBefore = true;
       },
-      // The API could not be asked: drop this connection, the next one catches up again.
-      () => connection === connections && socket.reconnect(4000, "catch-up failed"),
+      (error: unknown) => {
+        if (connection !== connections) return;
+        // Past retention, reconnecting cannot help: say so and stop.
+        if (error instanceof ResyncRequired) return options.onFatal(error);
+        // The API could not be asked: drop this connection, the next one catches up again.
+        socket.reconnect(4000, "catch-up failed");
+      },
     );
   });
   let closing = false;
