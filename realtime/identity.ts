@@ -1,6 +1,7 @@
 import { verifyRealtimeToken } from "../domain/crypto/realtime-token.ts";
 import { parseTypes, type EventFilter } from "../domain/event-filter.ts";
 import { EVENT_SCOPES } from "../domain/events.ts";
+import { UUID_PATTERN } from "../domain/ids.ts";
 import { SocketIdentitySchema, type SocketCredential } from "./protocol.ts";
 
 /** Who a socket belongs to, decided before it opens. */
@@ -30,8 +31,6 @@ function refusal(status: 400 | 401 | 403 | 503, code: string, message: string, f
   return Response.json({ success: false, version: "v1", message, error: { code, ...(field ? { field } : {}) } }, { status });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The filter of the connection query, as GET /v1/events takes it (types, projectId, recordId,
  * excludeOwn), or the 400 naming the parameter that is wrong. Own writes are filled in once the
@@ -48,7 +47,7 @@ export function socketFilter(query: URLSearchParams): Omit<EventFilter, "exclude
   const ids: Record<"projectId" | "recordId", string | null> = { projectId: null, recordId: null };
   for (const field of ["projectId", "recordId"] as const) {
     const value = query.get(field);
-    if (value !== null && !UUID.test(value)) return invalid(field, "must be a UUID");
+    if (value !== null && !UUID_PATTERN.test(value)) return invalid(field, "must be a UUID");
     ids[field] = value?.toLowerCase() ?? null;
   }
   const excludeOwn = query.get("excludeOwn");

@@ -4,6 +4,7 @@ import { UsageError } from "../lib/errors.ts";
 import { createListenApi, type ListenFilter } from "../lib/listen/api.ts";
 import { formatEventLine } from "../lib/listen/event-line.ts";
 import { parseTypes } from "../../domain/event-filter.ts";
+import { UUID_PATTERN } from "../../domain/ids.ts";
 import { createForwarder, type ForwardOutcome } from "../lib/listen/forwarder.ts";
 import { streamRoom, type RoomStatus } from "../lib/listen/room-stream.ts";
 import { bold, dim, green, red, yellow } from "../lib/style.ts";
@@ -17,8 +18,6 @@ interface ListenInput {
   filter: ListenFilter;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The feed's filter from the flags; the room and GET /v1/events apply it (docs/sync.md). */
 function filterOf(args: { optional(name: string): string | undefined; flag(name: string): boolean }): ListenFilter {
   const filter: ListenFilter = {};
@@ -31,7 +30,7 @@ function filterOf(args: { optional(name: string): string | undefined; flag(name:
   for (const [flag, field] of [["project", "projectId"], ["record", "recordId"]] as const) {
     const id = args.optional(flag);
     if (id === undefined) continue;
-    if (!UUID.test(id)) throw new UsageError(`--${flag} must be a UUID`);
+    if (!UUID_PATTERN.test(id)) throw new UsageError(`--${flag} must be a UUID`);
     filter[field] = id;
   }
   if (args.flag("exclude-own")) filter.excludeOwn = "true";
