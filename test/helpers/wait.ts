@@ -27,3 +27,14 @@ export function waitUntil<T>(
     check();
   });
 }
+
+/** Calls `read` until `done` holds of what it answers, or fails after `timeoutMs` with the last answer. */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`still not there after ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

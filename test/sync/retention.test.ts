@@ -6,6 +6,7 @@ import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { asPerson, signUp } from "../helpers/people.ts";
 import { runSweep, waitForAcknowledged, withRoom } from "../helpers/realtime.ts";
 import { expectRefused, projectBody, taskBody } from "../helpers/resources.ts";
+import { pollUntil } from "../helpers/wait.ts";
 import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 
 // Retention (EVENT_RETENTION_DAYS, default 30, fractions allowed): past it an event is no longer
@@ -208,17 +209,6 @@ const workerWith = (retention: string) =>
 
 /** A call to the test's own Worker, checked against the registry like every other answer. */
 const callAt = (worker: TestWorker, path: string, options: { key: string; method?: Method; body?: unknown }): Promise<ApiResponse> => api(path, { ...options, baseUrl: worker.url });
-
-/** Calls `read` until `done` holds of what it answers, or fails after `timeoutMs` with the last answer. */
-async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`still not there after ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe("a Worker with a retention of seconds (EVENT_RETENTION_DAYS=0.0001: 8.64 s, 9 once rounded)", () => {
   let worker: TestWorker;

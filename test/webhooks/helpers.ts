@@ -125,17 +125,6 @@ export async function untilPast(at: number): Promise<void> {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
-/** Calls `read` until `done` holds of what it answers, or fails after `timeoutMs` with the last answer. */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`still not there after ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** A webhook row straight in the database (no room involved): for refusal tests. */
 export async function insertWebhook(tenant: Tenant): Promise<string> {
   const id = uuidv7();

@@ -6,7 +6,8 @@ import { fakeEvent, postToRoom, useRoom } from "../helpers/realtime.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, patched, personBody, projectBody, taskBody } from "../helpers/resources.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
-import { deliveryLog, insertDelivery, insertWebhook, pollUntil, registerWebhook, stalledAndHealthy, untilPast, waitForAttempt, waitForLog } from "./helpers.ts";
+import { pollUntil } from "../helpers/wait.ts";
+import { deliveryLog, insertDelivery, insertWebhook, registerWebhook, stalledAndHealthy, untilPast, waitForAttempt, waitForLog } from "./helpers.ts";
 
 // One file over 300 lines: every case shares one realtime room lease and the same receivers; the
 // cases with a seam of their own (bursts, restarts, scopes, redirects, URLs) have files of their own.
