@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=http,roundtrips] [-- --label=before]`: opsroom measured
+// `npm run bench [-- --quick] [-- --only=http,roundtrips,batch] [-- --label=before]`: opsroom measured
 // against its ceilings, in one run on one stack. Each section is a file of bench/sections/:
 //
 //  1, 2. reads-writes.ts: GET /v1/tasks?limit=50, GET /v1/tasks/:id, POST /v1/tasks and
@@ -6,7 +6,8 @@
 //  3.    round trips per call, with the SQL endpoint delaying every statement (../round-trips.ts);
 //  4.    growth.ts: a filtered, paged task list and a write at 1 k, 10 k and 100 k tasks;
 //  5.    fan-out.ts: write-to-socket latency with 1, 100 and 1000 sockets in one room;
-//  6.    webhooks.ts: deliveries per second from one room to a fast local receiver.
+//  6.    webhooks.ts: deliveries per second from one room to a fast local receiver;
+//  7.    batch.ts: 1000 tasks as 10 POST /v1/batch of 100 against 1000 POST /v1/tasks, wall time and round trips.
 //
 // Prints one table, and writes it as JSON and Markdown to bench/results/ (plus the query plans).
 // bench/README.md says how to read it, and what it has shown so far.
@@ -16,6 +17,7 @@ import { createProgress } from "./lib/progress.ts";
 import { startBenchStack } from "./lib/stack.ts";
 import { ms, writeReport, type Plans, type Row } from "./lib/table.ts";
 import { DELAY_MS, measureRoundTrips, type RoundTrips } from "./round-trips.ts";
+import { batchLoading, steps as batchSteps, type BatchSection } from "./sections/batch.ts";
 import { FULL, QUICK, type BenchRun } from "./sections/context.ts";
 import { fanOut, STEPS as FANOUT_STEPS } from "./sections/fan-out.ts";
 import { GROWTH, growth, STEPS as GROWTH_STEPS } from "./sections/growth.ts";
@@ -25,7 +27,7 @@ import { webhooks, STEPS as WEBHOOK_STEPS } from "./sections/webhooks.ts";
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 const label = process.argv.find((a) => a.startsWith("--label="))?.slice("--label=".length);
-const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks") => !only || only.includes(section);
+const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks" | "batch") => !only || only.includes(section);
 const plan = quick ? QUICK : FULL;
 const ROUND_TRIP_STEPS = 5;
 
@@ -35,7 +37,8 @@ const steps =
   (wanted("roundtrips") ? ROUND_TRIP_STEPS : 0) +
   (wanted("growth") ? GROWTH_STEPS : 0) +
   (wanted("fanout") ? FANOUT_STEPS : 0) +
-  (wanted("webhooks") ? WEBHOOK_STEPS : 0);
+  (wanted("webhooks") ? WEBHOOK_STEPS : 0) +
+  (wanted("batch") ? batchSteps(plan) : 0);
 const progress = createProgress(steps);
 const machine = {
   cores: cpus().length,
@@ -56,11 +59,13 @@ try {
   const run: BenchRun = { stack, plan, progress, rows };
   let roundTrips: RoundTrips[] = [];
   let plans: Plans | null = null;
+  let batch: BatchSection | null = null;
   if (wanted("http")) await readsAndWrites(run);
   if (wanted("roundtrips")) roundTrips = await roundTripSection(run);
   if (wanted("growth")) plans = await growth(run);
   if (wanted("fanout")) await fanOut(run);
   if (wanted("webhooks")) await webhooks(run);
+  if (wanted("batch")) batch = await batchLoading(run);
   machine.loadAfter = loadavg().map((v) => v.toFixed(2)).join(" ");
   progress.finish();
   const title =
@@ -75,7 +80,7 @@ try {
     rows,
     plans,
     largestGrowth: GROWTH.at(-1)!,
-    extra: { quick, database: stack.kind === "server" ? databaseVersion : "PGlite", machine, plan, roundTrips },
+    extra: { quick, database: stack.kind === "server" ? databaseVersion : "PGlite", machine, plan, roundTrips, batch },
   });
 } finally {
   await stack.close();

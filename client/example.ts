@@ -3,10 +3,11 @@ import PartySocket from "partysocket";
 import WebSocket from "ws"; // Node 20 only: browsers and Node 22+ have a WebSocket of their own
 import type { Event, paths } from "./schema.d.ts";
 
-const api = createClient<paths>({ baseUrl: "http://127.0.0.1:8787", headers: { authorization: `Bearer ${process.env.OPSROOM_KEY}` } });
+// Lists as the document says: one parameter, values joined by commas (?status=todo,blocked).
+const api = createClient<paths>({ baseUrl: "http://127.0.0.1:8787", headers: { authorization: `Bearer ${process.env.OPSROOM_KEY}` }, querySerializer: { array: { style: "form", explode: false } } });
 
 const { data: self } = await api.GET("/v1"); // the organisation, its changeVersion and where its room is
-const { data: todo } = await api.GET("/v1/tasks", { params: { query: { status: "todo", limit: 20 } } });
+const { data: todo } = await api.GET("/v1/tasks", { params: { query: { status: ["todo", "blocked"], limit: 20 } } });
 for (const task of todo?.data ?? []) console.log(task.dueDate, task.title);
 
 let seen = self!.changeVersion, queue = Promise.resolve();

@@ -24,10 +24,34 @@ export interface QueryResult<Row> {
   rows: Row[];
 }
 
+export interface Statement {
+  text: string;
+  params: unknown[];
+}
+
 export interface Database {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<Row>>;
+  /**
+   * Runs statements as one transaction sent in one request (Neon's non-interactive transaction
+   * over HTTP): every statement commits, or, when one fails, none does. One round trip.
+   */
+  transaction(statements: Statement[]): Promise<QueryResult<Record<string, unknown>>[]>;
+  /**
+   * Set on the handle a batch's operation runs against (services/batch.ts): its statements end in
+   * the batch's step check (db/statements/sql.ts runWrite), so a refused operation undoes the batch.
+   */
+  readonly batch?: BatchStep;
   /** Queries sent by this handle so far (the round-trip budget is checked against it in tests). */
   readonly queryCount: number;
+}
+
+/** Where a batched statement stands: its operation's index, and whether the batch stores its answer. */
+export interface BatchStep {
+  operation: number;
+  /** The batch came with an Idempotency-Key: each operation's answer is kept for the replay. */
+  remember: boolean;
+  /** The id a create gives its record, chosen before the batch runs so later operations can name it ($ref.id). */
+  newId?: string | undefined;
 }
 
 /** A database a Node process opened (node-postgres pool): it must be closed when done. */
@@ -83,6 +107,18 @@ export function connectDatabase(config: DatabaseConfig): Database {
       try {
         const result = await send.query(text, params, { fetchOptions: { signal: AbortSignal.timeout(STATEMENT_TIMEOUT_MS) } });
         return { rows: result.rows as Row[] };
+      } catch (error) {
+        throw classifyDatabaseError(error);
+      }
+    },
+    async transaction(statements) {
+      queryCount++;
+      try {
+        const results = await send.transaction(
+          statements.map((s) => send.query(s.text, s.params)),
+          { fetchOptions: { signal: AbortSignal.timeout(STATEMENT_TIMEOUT_MS) } },
+        );
+        return results.map((result) => ({ rows: result.rows as Record<string, unknown>[] }));
       } catch (error) {
         throw classifyDatabaseError(error);
       }

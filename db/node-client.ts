@@ -15,6 +15,22 @@ export function connectNodeDatabase(url: string, options: { max?: number } = {})
       const result = await pool.query(text, params);
       return { rows: result.rows as Row[] };
     },
+    async transaction(statements) {
+      queryCount++;
+      const client = await pool.connect();
+      try {
+        await client.query("begin");
+        const results = [];
+        for (const { text, params } of statements) results.push({ rows: (await client.query(text, params)).rows as Record<string, unknown>[] });
+        await client.query("commit");
+        return results;
+      } catch (error) {
+        await client.query("rollback").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
     get queryCount() {
       return queryCount;
     },

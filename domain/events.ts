@@ -15,6 +15,8 @@ export interface OpsEvent {
   changes: Record<string, { from: unknown; to: unknown }> | null;
   /** Who made the change: an API key (its id and application name), a person, or opsroom itself (the CLI, the seed). */
   actor: EventActor;
+  /** The POST /v1/batch that committed it (every event of one batch carries the same id); null for a single call. */
+  batchId: string | null;
 }
 
 export interface EventActor {

@@ -15,7 +15,8 @@ import { stamped } from "./envelope.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { internal } from "./internal.ts";
 import { keysOrSession, sessionOnly } from "./middleware/credentials.ts";
-import { jsonBody } from "./middleware/json-body.ts";
+import { EXPOSED_HEADERS, replaysIdempotencyKey, RESPONSE_HEADERS } from "./headers.ts";
+import { jsonBodyUpTo, MAX_BODY_BYTES, refuseIdempotencyKey } from "./middleware/json-body.ts";
 import { logRequests } from "./middleware/log.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { refuse } from "./middleware/refuse.ts";
@@ -25,7 +26,9 @@ import { validationError } from "./validation.ts";
 
 export function sendError(c: Context<AppEnv>, error: DomainError) {
   const status = statusOf(error);
-  if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="opsroom"');
+  if (status === 401) c.header(RESPONSE_HEADERS.wwwAuthenticate.name, 'Bearer realm="opsroom"');
+  // Unavailable is momentary (the database out of reach): a client may retry after a second.
+  if (status === 503) c.header(RESPONSE_HEADERS.retryAfter.name, "1");
   return c.json(
     { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details, requestId: c.var.requestId } },
     status,
@@ -46,6 +49,13 @@ async function parsed(c: Context<AppEnv>, schema: z.ZodType | undefined, value: 
   return result.data;
 }
 
+/** An operation that takes no query parameters refuses any, as a list refuses one it does not know. */
+async function noQuery(c: Context<AppEnv>): Promise<undefined> {
+  const [name] = new URL(c.req.url).searchParams.keys();
+  if (name !== undefined) await refuse(c, new DomainError("unknown_field", `${name} is not a query parameter this endpoint takes (it takes none)`, { field: name }));
+  return undefined;
+}
+
 /**
  * The route's handler, after its input is validated: params, query, then body. A 400 the handler
  * decides before asking the database (a bad cursor or If-Match) still answers 401/403 first.
@@ -54,13 +64,13 @@ function handlerOf(route: AnyRoute) {
   return async (c: Context<AppEnv>) => {
     const input = {
       params: await parsed(c, route.params, () => c.req.param(), "param"),
-      query: await parsed(c, route.query, () => queryOf(c), "query"),
+      query: route.query ? await parsed(c, route.query, () => queryOf(c), "query") : await noQuery(c),
       body: await parsed(c, route.body, () => c.var.body, "json"),
     };
     try {
       const answer = await route.handler(c, input);
       for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
-      return c.json(stamped(answer.body as Record<string, unknown>, c.var.changeVersion), route.response.status ?? 200);
+      return c.json(stamped(answer.body as Record<string, unknown>, c.var.changeVersion), answer.status ?? route.response.status ?? 200);
     } catch (error) {
       if (error instanceof DomainError && statusOf(error) === 400 && c.var.db.queryCount === 0) await refuse(c, error);
       throw error;
@@ -80,9 +90,9 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
       // Keys travel in the Authorization header, so any origin may call with one. No credentials
       // are allowed across origins: the session cookie works from this origin's pages only.
       origin: "*",
-      allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
       allowHeaders: ["Authorization", "Content-Type", "If-Match", "Idempotency-Key", "X-Request-Id"],
-      exposeHeaders: ["ETag", "Link", "X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Idempotent-Replayed"],
+      exposeHeaders: EXPOSED_HEADERS,
       maxAge: 86400,
     }),
     createMiddleware<AppEnv>(async (c, next) => {
@@ -100,7 +110,13 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
       await next();
     });
     const credentials = route.scope === "public" ? [] : [route.auth === "session" ? sessionOnly : keysOrSession, rateLimit];
-    const middleware: MiddlewareHandler<AppEnv>[] = [scope, ...credentials, ...(route.body ? [jsonBody] : [])];
+    const replays = route.method !== "post" || replaysIdempotencyKey(route) || route.scope === "public";
+    const middleware: MiddlewareHandler<AppEnv>[] = [
+      scope,
+      ...credentials,
+      ...(replays ? [] : [refuseIdempotencyKey]),
+      ...(route.body ? [jsonBodyUpTo(route.bodyLimit ?? MAX_BODY_BYTES)] : []),
+    ];
     app.on(route.method.toUpperCase(), [route.path.replace(/\{(\w+)\}/g, ":$1")], ...middleware, handlerOf(route));
   }
 

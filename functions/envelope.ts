@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { encodeCursor } from "../domain/paging.ts";
 import type { WriteResult } from "../services/settle.ts";
+import { RESPONSE_HEADERS } from "./headers.ts";
 
 // The envelope every answer travels in: { success, version, message, changeVersion, data } and, on
 // lists, count and nextCursor. The reply builders below are what handlers return; their bodies are
@@ -49,13 +50,13 @@ export function reply<Data>(data: Data, message: string, headers: Record<string,
 
 /** One record, with its version as the ETag (send it back in If-Match). */
 export function recordReply<Data extends { version: number }>(record: Data, message: string) {
-  return reply(record, message, { ETag: `"${record.version}"` });
+  return reply(record, message, { [RESPONSE_HEADERS.etag.name]: `"${record.version}"` });
 }
 
 /** A committed write: the record, and `Idempotent-Replayed` when it is the stored first answer. */
 export function writeReply<Data extends { version: number }>(result: WriteResult<Data>, message: string) {
   const answer = recordReply(result.record, message);
-  if (result.replayed) answer.headers["Idempotent-Replayed"] = "true";
+  if (result.replayed) answer.headers[RESPONSE_HEADERS.idempotentReplayed.name] = "true";
   return answer;
 }
 
@@ -64,7 +65,7 @@ function nextLink(requestUrl: string, param: string, cursor: string | null): Rec
   if (!cursor) return {};
   const next = new URL(requestUrl);
   next.searchParams.set(param, cursor);
-  return { Link: `<${next.toString()}>; rel="next"` };
+  return { [RESPONSE_HEADERS.link.name]: `<${next.toString()}>; rel="next"` };
 }
 
 /** A page of records; nextCursor and a Link rel="next" header when there is more. */
@@ -93,7 +94,8 @@ export function eventsReply<Event extends { changeVersion: number }>(requestUrl:
   const headers = nextLink(requestUrl, param, nextCursor);
   const count = page.events.length;
   return {
-    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? "event" : "events"}`, count, data: page.events, nextCursor },
+    // The typed events (schemas/event-types.ts) are checked against every answer by the tests.
+    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? "event" : "events"}`, count, data: page.events as (Event & Record<string, unknown>)[], nextCursor },
     headers,
   };
 }

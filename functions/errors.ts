@@ -34,22 +34,46 @@ export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 /** The HTTP status an error answers with. */
 export const statusOf = (error: DomainError): ErrorStatus => ERROR_STATUS[error.code];
 
-export const ErrorEnvelopeSchema = z
-  .object({
+/**
+ * Every field an error may carry beyond its code, typed: what a client can act on. The object is
+ * strict, so an error sending a field not named here fails the tests' check of every answer
+ * (test/helpers/api.ts) before it reaches the document.
+ */
+const errorDetails = {
+  field: z.string().optional().openapi({ description: "The request field (or header, or query parameter) the error is about." }),
+  issues: z
+    .array(z.object({ code: z.enum(ERROR_CODES), field: z.string(), message: z.string() }))
+    .optional()
+    .openapi({ description: "Validation: every problem found, the most telling first." }),
+  scope: z.string().optional().openapi({ description: "insufficient_scope: the scope the call needs." }),
+  roles: z.array(z.string()).optional().openapi({ description: "insufficient_role: the roles that may make the call." }),
+  from: z.string().optional().openapi({ description: "invalid_transition: the record's current status." }),
+  allowed: z.array(z.string()).optional().openapi({ description: "invalid_transition: the statuses allowed from it." }),
+  currentVersion: z.number().int().optional().openapi({ description: "precondition_failed: the record's version now." }),
+  dependants: z.record(z.string(), z.number().int()).optional().openapi({ description: "conflict on a delete: how many of each kind still point at the record." }),
+  currencies: z.array(z.string()).optional().openapi({ description: "conflict on a project's finances: the currencies to choose from with ?currency=." }),
+  retryAfter: z.number().int().optional().openapi({ description: "rate_limited: seconds to wait (also the Retry-After header)." }),
+  oldestChangeVersion: z.number().int().optional().openapi({ description: "resync_required: the oldest changeVersion still kept." }),
+  queuedUpTo: z.number().int().optional().openapi({ description: "unavailable during a webhook replay: the changeVersion the room took events up to." }),
+  operation: z.number().int().optional().openapi({ description: "POST /v1/batch: the index of the operation refused." }),
+  requestId: z.string().openapi({ description: "This request's id, as in X-Request-Id." }),
+};
+
+/** The error envelope for answers with these codes. */
+export function errorEnvelopeOf(codes: readonly [ErrorCode, ...ErrorCode[]]) {
+  return z.object({
     success: z.literal(false),
     version: z.literal("v1"),
     message: z.string().openapi({ example: "budget is required" }),
-    error: z
-      .object({
-        code: z.enum(ERROR_CODES),
-        field: z.string().optional().openapi({ description: "The request field the error is about." }),
-        scope: z.string().optional().openapi({ description: "insufficient_scope: the scope the call needs." }),
-        allowed: z.array(z.string()).optional().openapi({ description: "invalid_transition: the statuses allowed from the current one." }),
-        requestId: z.string(),
-      })
-      .passthrough(),
-  })
-  .openapi("Error");
+    error: z.strictObject({ code: z.enum(codes), ...errorDetails }),
+  });
+}
+
+/**
+ * Any error answer. Named ApiError, not Error: a generated TypeScript client would otherwise
+ * shadow the language's own Error.
+ */
+export const ErrorEnvelopeSchema = errorEnvelopeOf(ERROR_CODES).openapi("ApiError");
 
 const STATUS_DESCRIPTION: Record<ErrorStatus, string> = {
   400: "Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist",
@@ -68,7 +92,7 @@ const STATUS_DESCRIPTION: Record<ErrorStatus, string> = {
 };
 
 /** OpenAPI responses for the given codes, grouped by status, each listing its possible codes. */
-export function errorResponses(codes: readonly ErrorCode[]) {
+export function errorResponses(codes: readonly ErrorCode[], headersOf: (status: ErrorStatus) => Record<string, unknown> = () => ({})) {
   const byStatus = new Map<ErrorStatus, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
@@ -76,7 +100,9 @@ export function errorResponses(codes: readonly ErrorCode[]) {
       status,
       {
         description: `${STATUS_DESCRIPTION[status]} (${statusCodes.join(", ")})`,
-        content: { "application/json": { schema: ErrorEnvelopeSchema } },
+        headers: headersOf(status),
+        // Each status lists exactly the codes this operation can answer with it.
+        content: { "application/json": { schema: errorEnvelopeOf(statusCodes as [ErrorCode, ...ErrorCode[]]) } },
       },
     ]),
   );

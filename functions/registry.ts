@@ -2,8 +2,11 @@ import { createRoute, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ErrorCode } from "../domain/errors.ts";
 import type { Scope } from "../domain/scopes.ts";
+import type { BatchOperation } from "../services/batch.ts";
+import type { ServiceContext } from "../services/context.ts";
 import type { AppEnv } from "./env.ts";
 import { errorResponses } from "./errors.ts";
+import { asHeaderObjects, asHeaderParameters, requestHeadersOf, responseHeadersOf, type ResponseHeader } from "./headers.ts";
 
 type Schema = z.ZodType | undefined;
 export type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -21,6 +24,23 @@ type Unstamped<Body> = Body extends { changeVersion: number } ? Omit<Body, "chan
 export interface Reply<R extends z.ZodType> {
   body: Unstamped<z.input<R>>;
   headers?: Record<string, string>;
+  /** When the route answers more than one success status (an upsert: 201 created, 200 changed). */
+  status?: 200 | 201;
+}
+
+/**
+ * A create, change or delete as POST /v1/batch runs it: the same service verb the route's handler
+ * calls, on the context it is handed, with the route's validated input.
+ */
+export interface Batchable<P extends Schema, B extends Schema> {
+  /** What the operation answers when it succeeds (an upsert answers 201 when it creates). */
+  status: 200 | 201;
+  /** It creates a record whose id later operations may name ($ref.id). */
+  creates: boolean;
+  /** Its record's id is known only once it has run (PUT by external id): no ref may name it. */
+  idUnknownBefore?: boolean;
+  resource: BatchOperation["resource"];
+  run(ctx: ServiceContext, input: RouteInput<P, undefined, B>, ifMatch: number | null): ReturnType<BatchOperation["run"]>;
 }
 
 /**
@@ -30,7 +50,7 @@ export interface Reply<R extends z.ZodType> {
  * an answer off the document does not compile.
  */
 export interface RouteDefinition<P extends Schema = Schema, Q extends Schema = Schema, B extends Schema = Schema, R extends z.ZodType = z.ZodType> {
-  method: "get" | "post" | "patch" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   /** OpenAPI-style path: /v1/tasks/{id}. */
   path: `/v1${string}`;
   /** A stable verb-noun name (createTask): the method name in generated clients. */
@@ -48,7 +68,19 @@ export interface RouteDefinition<P extends Schema = Schema, Q extends Schema = S
   params?: P;
   query?: Q;
   body?: B;
-  response: { status?: 200 | 201 | 202; schema: R; description: string };
+  response: {
+    status?: 200 | 201 | 202;
+    schema: R;
+    description: string;
+    /** A second success: an upsert answers 201 when it created the record (with the same schema). */
+    created?: string;
+    /** The headers a success carries beyond those of every answer (functions/headers.ts). */
+    headers?: ResponseHeader[];
+  };
+  /** Largest body accepted, in bytes; default 64 KiB. */
+  bodyLimit?: number;
+  /** Set on creates, changes and deletes of records: how POST /v1/batch runs it. */
+  batch?: Batchable<P, B>;
   /** Errors particular to this endpoint; the common ones are derived from its shape. */
   errors?: ErrorCode[];
   handler(c: Context<AppEnv>, input: RouteInput<P, Q, B>): Reply<R> | Promise<Reply<R>>;
@@ -74,7 +106,9 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   if (route.scope !== "public" && route.method !== "get") codes.add("cross_site_request");
   if (route.auth === "session") codes.delete("invalid_key");
   if (route.params || route.query) codes.add("invalid_field");
-  if (route.query) codes.add("unknown_field");
+  // Every operation refuses query parameters it does not take (one with none refuses any).
+  codes.add("unknown_field");
+  if (route.method === "post" && route.scope !== "public") codes.add("invalid_field");
   if (route.params) codes.add("not_found");
   if (route.body) {
     for (const code of ["missing_field", "invalid_field", "unknown_field", "invalid_json", "payload_too_large", "unsupported_media_type"] as const) codes.add(code);
@@ -86,6 +120,12 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
 /** The route as the OpenAPI document wants it: request schemas, success and error responses, security. */
 export function toOpenApiRoute(route: AnyRoute) {
   const scopes = typeof route.scope === "string" && route.scope !== "public" ? [route.scope] : [];
+  const success = (status: number, description: string) => ({
+    description,
+    headers: asHeaderObjects(responseHeadersOf(route, status)),
+    content: { "application/json": { schema: route.response.schema } },
+  });
+  const requestHeaders = asHeaderParameters(requestHeadersOf(route));
   return createRoute({
     method: route.method,
     path: route.path,
@@ -94,17 +134,16 @@ export function toOpenApiRoute(route: AnyRoute) {
     tags: [route.tag],
     operationId: route.operationId,
     security: route.scope === "public" ? [] : route.auth === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: scopes }, { sessionCookie: [] }],
+    ...(requestHeaders.length ? { parameters: requestHeaders } : {}),
     request: {
       ...(route.params ? { params: route.params } : {}),
       ...(route.query ? { query: route.query } : {}),
       ...(route.body ? { body: { required: true, content: { "application/json": { schema: route.body } } } } : {}),
     },
     responses: {
-      [route.response.status ?? 200]: {
-        description: route.response.description,
-        content: { "application/json": { schema: route.response.schema } },
-      },
-      ...errorResponses(errorCodesOf(route)),
+      [route.response.status ?? 200]: success(route.response.status ?? 200, route.response.description),
+      ...(route.response.created ? { 201: success(201, route.response.created) } : {}),
+      ...errorResponses(errorCodesOf(route), (status) => asHeaderObjects(responseHeadersOf(route, status))),
     },
   });
 }
@@ -137,7 +176,28 @@ export function operationsOf(routes: AnyRoute[], caller: "key" | "person"): Oper
   return operations;
 }
 
-/** The route serving `method` `path` (a request's own path, /v1/tasks/0190...), or undefined. */
-export function routeFor(routes: AnyRoute[], method: string, path: string): AnyRoute | undefined {
-  return routes.find((route) => route.method === method.toLowerCase() && new RegExp(`^${route.path.replace(/\{\w+\}/g, "[^/]+")}$`).test(path));
+const patterns = new WeakMap<AnyRoute, { regex: RegExp; names: string[] }>();
+
+/** A route's path as a pattern, compiled once: /v1/tasks/{id} -> ^/v1/tasks/([^/]+)$ and [id]. */
+function patternOf(route: AnyRoute) {
+  let pattern = patterns.get(route);
+  if (!pattern) {
+    pattern = { regex: new RegExp(`^${route.path.replace(/\{\w+\}/g, "([^/]+)")}$`), names: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!) };
+    patterns.set(route, pattern);
+  }
+  return pattern;
 }
+
+/** The route serving `method` `path` (a request's own path, /v1/tasks/0190...) and its path parameters as sent (not decoded). */
+export function matchRoute(routes: AnyRoute[], method: string, path: string): { route: AnyRoute; params: Record<string, string> } | undefined {
+  for (const route of routes) {
+    if (route.method !== method.toLowerCase()) continue;
+    const { regex, names } = patternOf(route);
+    const values = regex.exec(path);
+    if (values) return { route, params: Object.fromEntries(names.map((name, i) => [name, values[i + 1]!])) };
+  }
+  return undefined;
+}
+
+/** The route serving `method` `path`, or undefined. */
+export const routeFor = (routes: AnyRoute[], method: string, path: string): AnyRoute | undefined => matchRoute(routes, method, path)?.route;

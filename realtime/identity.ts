@@ -1,6 +1,7 @@
 import { verifyRealtimeToken } from "../domain/crypto/realtime-token.ts";
 import { parseTypes, type EventFilter } from "../domain/event-filter.ts";
 import { EVENT_SCOPES } from "../domain/events.ts";
+import type { ErrorCode } from "../domain/errors.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
 import { SocketIdentitySchema, type SocketCredential } from "./protocol.ts";
 
@@ -27,8 +28,9 @@ export interface RoomEnv {
 
 const EVENT_READ_SCOPES = new Set<string>(Object.values(EVENT_SCOPES));
 
-function refusal(status: 400 | 401 | 403 | 503, code: string, message: string, field?: string): Response {
-  return Response.json({ success: false, version: "v1", message, error: { code, ...(field ? { field } : {}) } }, { status });
+/** A refusal in the API's error shape: one of its closed codes, and a request id to quote. */
+function refusal(status: 400 | 401 | 404 | 503, code: ErrorCode, message: string, field?: string): Response {
+  return Response.json({ success: false, version: "v1", message, error: { code, ...(field ? { field } : {}), requestId: crypto.randomUUID() } }, { status });
 }
 
 /**
@@ -86,14 +88,15 @@ async function identify(env: RoomEnv, orgId: string, credential: SocketCredentia
  * Checks the credential of a connection to room `orgId`: a realtime token (its signature checked
  * here, then its key asked of the Worker) or an API key (checked by the Worker as any call's
  * key is). Answers the identity, or the refusal to send instead of opening the socket: 401 for a
- * bad credential, 403 for another organisation's room, 429 for an address or key over its limit.
+ * bad credential, 404 for another organisation's room (as another organisation's id is everywhere), 429 for an address or key over its limit.
  */
 export async function authenticate(request: Request, orgId: string, env: RoomEnv): Promise<Identity | Response> {
   const url = new URL(request.url);
   const token = url.searchParams.get("token");
   const apiKey = url.searchParams.get("apiKey");
   const clientAddress = request.headers.get("cf-connecting-ip") ?? "unknown";
-  const otherRoom = () => refusal(403, "forbidden", "the credential belongs to another organisation's room");
+  // Another organisation's room is not found, as another organisation's id is everywhere in the API.
+  const otherRoom = () => refusal(404, "not_found", "no room of this credential's organisation has this id");
   let identity: Omit<Identity, "filter"> | Response;
   if (token) {
     const claims = env.REALTIME_SECRET ? await verifyRealtimeToken(env.REALTIME_SECRET, token) : null;

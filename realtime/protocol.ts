@@ -25,6 +25,7 @@ export const OpsEventSchema = z.object({
   data: z.record(z.string(), z.unknown()),
   changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })).nullable(),
   actor: z.object({ type: z.enum(["key", "user", "system"]), id: z.string().nullable(), name: z.string() }),
+  batchId: Uuid.nullable().default(null),
 });
 
 /** Events per replay message: a replay of thousands of events crosses in requests of bounded size. */

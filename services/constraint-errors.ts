@@ -16,6 +16,12 @@ const CONSTRAINTS: Record<string, DomainError> = {
   issues_reporter_fk: new DomainError("invalid_reference", "reporterId does not name a person of this organisation", { field: "reporterId" }),
   issues_assignee_fk: new DomainError("invalid_reference", "assigneeId does not name a person of this organisation", { field: "assigneeId" }),
   financial_entries_project_fk: new DomainError("invalid_reference", "projectId does not name a project of this organisation", { field: "projectId" }),
+  ...Object.fromEntries(
+    ["projects", "milestones", "tasks", "personnel", "risks", "issues", "financial_entries"].map((table) => [
+      `${table}_org_external_id_key`,
+      new DomainError("conflict", "another record of this organisation already has this externalId", { field: "externalId" }),
+    ]),
+  ),
   projects_dates_ordered: new DomainError("invalid_field", "endDate must not be before startDate", { field: "endDate" }),
   projects_budget_non_negative: new DomainError("invalid_field", "budget must be 0 or more", { field: "budget" }),
 };
@@ -29,7 +35,7 @@ interface PostgresError {
  * A constraint violation becomes its domain error; anything else is passed on unchanged.
  * `deleting`: a foreign key failing on a delete means a dependant appeared concurrently.
  */
-function translateConstraintError(error: unknown, deleting: boolean): unknown {
+export function translateConstraintError(error: unknown, deleting: boolean): unknown {
   const { code, constraint } = (error ?? {}) as PostgresError;
   if (code === "40001" || code === "40P01") {
     return new DomainError("conflict", "the record was changed by a concurrent request; retry");

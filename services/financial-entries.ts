@@ -16,6 +16,7 @@ export const financialEntries = resourceService({
     get: statements.getFinancialEntry,
     create: statements.createFinancialEntry,
     update: statements.updateFinancialEntry,
+    upsert: statements.upsertFinancialEntry,
     remove: statements.deleteFinancialEntry,
   },
   rules: {

@@ -6,5 +6,5 @@ export type { IssueRecord, IssueValues, NewIssue } from "../db/statements/issues
 export const issues = resourceService({
   noun: "issue",
   resource: statements.issueResource,
-  statements: { list: statements.listIssues, get: statements.getIssue, create: statements.createIssue, update: statements.updateIssue, remove: statements.deleteIssue },
+  statements: { list: statements.listIssues, get: statements.getIssue, create: statements.createIssue, update: statements.updateIssue, remove: statements.deleteIssue, upsert: statements.upsertIssue },
 });

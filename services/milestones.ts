@@ -13,6 +13,7 @@ export const milestones = resourceService({
     get: statements.getMilestone,
     create: statements.createMilestone,
     update: statements.updateMilestone,
+    upsert: statements.upsertMilestone,
     remove: statements.deleteMilestone,
   },
 });

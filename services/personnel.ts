@@ -7,5 +7,5 @@ export type { NewPerson, PersonRecord, PersonValues } from "../db/statements/per
 export const personnel = resourceService({
   noun: "person",
   resource: statements.personnelResource,
-  statements: { list: statements.listPersonnel, get: statements.getPerson, create: statements.createPerson, update: statements.updatePerson },
+  statements: { list: statements.listPersonnel, get: statements.getPerson, create: statements.createPerson, update: statements.updatePerson, upsert: statements.upsertPerson },
 });

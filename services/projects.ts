@@ -12,6 +12,7 @@ export const projects = resourceService({
     get: statements.getProject,
     create: statements.createProject,
     update: statements.updateProject,
+    upsert: statements.upsertProject,
     remove: statements.deleteProject,
   },
   rules: {

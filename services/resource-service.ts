@@ -6,7 +6,7 @@ import type { ListOutcome } from "../db/statements/read.ts";
 import type { CallerOutcome } from "../db/statements/caller.ts";
 import type { UpdateOutcome } from "../db/statements/update.ts";
 import type { Actor } from "../domain/actor.ts";
-import { notFound, type DomainError } from "../domain/errors.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
 import type { PageRequest } from "../domain/paging.ts";
 import type { Resource } from "../db/statements/resource.ts";
 import type { OpsEvent } from "../domain/events.ts";
@@ -14,7 +14,8 @@ import { guarded } from "./constraint-errors.ts";
 import { recordHistory } from "./events.ts";
 import type { Call } from "./context.ts";
 import { publishAfterCommit } from "./rooms.ts";
-import { settleCaller, settleCreate, settleDelete, settleUpdate, type WriteResult } from "./settle.ts";
+import { settleCaller, settleCreate, settleDelete, settleUpdate, settleUpsert, type UpsertResult, type WriteResult } from "./settle.ts";
+import type { UpsertOutcome } from "../db/statements/upsert.ts";
 
 // The verbs of a record resource (list, get, create, update, delete, history), each the same shape:
 // run the resource's statement, settle its outcome into the answer or a domain error, and publish
@@ -27,6 +28,7 @@ export interface ResourceStatements<Record, Filters, New, Values> {
   create(db: Database, actor: Actor, values: New, idempotency?: IdempotencyRequest): Promise<CreateOutcome<Record>>;
   update(db: Database, actor: Actor, id: string, patch: Values, ifMatch: number | null): Promise<UpdateOutcome<Record>>;
   remove?(db: Database, actor: Actor, id: string, ifMatch: number | null): Promise<DeleteOutcome<Record>>;
+  upsert(db: Database, actor: Actor, externalId: string, values: New, ifMatch: number | null): Promise<UpsertOutcome<Record>>;
 }
 
 export interface ResourceServiceSpec<Record, Filters, New, Values> {
@@ -41,6 +43,8 @@ export interface ResourceServiceSpec<Record, Filters, New, Values> {
   rules?: { [name: string]: (before: Record, patch: Values) => DomainError };
 }
 
+const concurrentCreate = (noun: string) => new DomainError("conflict", `a concurrent request created a ${noun} with this externalId; retry`, { field: "externalId" });
+
 export interface ListInput<Filters> {
   page: PageRequest;
   filters: Filters;
@@ -49,11 +53,15 @@ export interface ListInput<Filters> {
 }
 
 export interface ResourceService<Record, Filters, New, Values> {
+  /** The resource its verbs write (a batch puts a replayed record back in its answer order). */
+  resource: Resource;
   list(call: Call<ListInput<Filters>>): Promise<{ records: Record[]; hasMore: boolean }>;
   get(call: Call<{ id: string }>): Promise<Record>;
   create(call: Call<New>): Promise<WriteResult<Record>>;
   update(call: Call<{ id: string; patch: Values; ifMatch: number | null }>): Promise<WriteResult<Record>>;
   remove?(call: Call<{ id: string; ifMatch: number | null }>): Promise<WriteResult<Record>>;
+  /** PUT by external id: creates the record, or changes the one with this external id. */
+  upsert(call: Call<{ externalId: string; values: New; ifMatch: number | null }>): Promise<UpsertResult<Record>>;
   history(call: Call<HistoryInput>): Promise<{ events: OpsEvent[]; hasMore: boolean }>;
 }
 
@@ -71,7 +79,11 @@ export function resourceService<Record extends { version: number }, Filters, New
   const { noun, resource, statements } = spec;
   const scopes = { read: resource.readScope, manage: resource.manageScope };
   const remove = statements.remove;
+  /** What each failed rule of a change means, given the values the change was asked for. */
+  const rulesFor = (values: Values) =>
+    Object.fromEntries(Object.entries(spec.rules ?? {}).map(([name, error]) => [name, (before: Record) => error(before, values)]));
   return {
+    resource,
     async list({ ctx, input }) {
       const outcome = await statements.list(ctx.db, ctx.actor, input.page, input.filters, input.parentId);
       settleCaller(outcome.caller, ctx, scopes.read);
@@ -92,8 +104,18 @@ export function resourceService<Record extends { version: number }, Filters, New
     },
     async update({ ctx, input }) {
       const outcome = await guarded(statements.update(ctx.db, ctx.actor, input.id, input.patch, input.ifMatch));
-      const rules = Object.fromEntries(Object.entries(spec.rules ?? {}).map(([name, error]) => [name, (before: Record) => error(before, input.patch)]));
-      const result = settleUpdate(outcome, { ctx, scope: scopes.manage, noun, rules });
+      const result = settleUpdate(outcome, { ctx, scope: scopes.manage, noun, rules: rulesFor(input.patch) });
+      publishAfterCommit(ctx, result.event);
+      return result;
+    },
+    async upsert({ ctx, input }) {
+      // The body of a PUT is a create's; the rules read the fields a change would.
+      const context = { ctx, scope: scopes.manage, noun, ifMatch: input.ifMatch, rules: rulesFor(input.values as unknown as Values) };
+      const run = () => guarded(statements.upsert(ctx.db, ctx.actor, input.externalId, input.values, input.ifMatch));
+      // A concurrent PUT created the record between this statement's look and its insert: once
+      // more, and it is found and changed. A batch cannot run a statement twice: it refuses.
+      const result = settleUpsert(await run(), context) ?? (ctx.db.batch ? null : settleUpsert(await run(), context));
+      if (!result) throw concurrentCreate(noun);
       publishAfterCommit(ctx, result.event);
       return result;
     },

@@ -6,5 +6,5 @@ export type { NewRisk, RiskRecord, RiskValues } from "../db/statements/risks.ts"
 export const risks = resourceService({
   noun: "risk",
   resource: statements.riskResource,
-  statements: { list: statements.listRisks, get: statements.getRisk, create: statements.createRisk, update: statements.updateRisk, remove: statements.deleteRisk },
+  statements: { list: statements.listRisks, get: statements.getRisk, create: statements.createRisk, update: statements.updateRisk, remove: statements.deleteRisk, upsert: statements.upsertRisk },
 });

@@ -3,6 +3,7 @@ import type { CreateOutcome } from "../db/statements/create.ts";
 import type { DeleteOutcome } from "../db/statements/delete.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
 import type { UpdateOutcome } from "../db/statements/update.ts";
+import type { UpsertOutcome } from "../db/statements/upsert.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { Scope } from "../domain/scopes.ts";
@@ -50,8 +51,19 @@ const REFERENCE_MESSAGES: Record<string, string> = {
   reporterId: "reporterId does not name a person of this organisation",
 };
 
-function assertReferences(failed: string[]): void {
+/** A taken externalId: another record of the resource in the organisation already has it. */
+export const externalIdTaken = (noun: string) =>
+  new DomainError("conflict", `another ${noun} of this organisation already has this externalId`, { field: "externalId" });
+
+/** Checks of a value another record already has: each fails as 409 conflict, not as a reference. */
+const TAKEN: Record<string, (noun: string) => DomainError> = {
+  externalId: externalIdTaken,
+  email: () => new DomainError("conflict", "a person with this email already exists in the organisation", { field: "email" }),
+};
+
+function assertReferences(failed: string[], noun: string): void {
   const field = failed[0];
+  if (field && TAKEN[field]) throw TAKEN[field](noun);
   if (field) throw new DomainError("invalid_reference", REFERENCE_MESSAGES[field] ?? `${field} does not exist`, { field });
 }
 
@@ -77,9 +89,41 @@ export function settleCreate<Record>(
     return { record: outcome.replay.record, event: null, replayed: true };
   }
   if (!outcome.parentFound) throw notFound(context.parentNoun ?? "parent");
-  assertReferences(outcome.failedReferences);
+  assertReferences(outcome.failedReferences, context.noun);
   if (!outcome.created) throw new Error("insert returned no row although every check held");
   return produced(context.ctx, outcome.created);
+}
+
+export interface UpsertResult<Record> extends WriteResult<Record> {
+  /** True when the record was created (201), false when an existing one was changed (200). */
+  created: boolean;
+}
+
+/**
+ * A PUT by external id: a new record is settled as a create would be, an existing one as a change.
+ * Null when the statement lost a race with a concurrent create of the same external id (it
+ * neither found the record nor could insert it): the caller runs it again.
+ */
+export function settleUpsert<Record extends { version: number }>(
+  outcome: UpsertOutcome<Record>,
+  context: { ctx: Settling; scope: Scope; noun: string; ifMatch: number | null; rules?: { [name: string]: (before: Record) => DomainError } },
+): UpsertResult<Record> | null {
+  settleCaller(outcome.caller, context.ctx, context.scope);
+  const before = outcome.before;
+  if (!before) {
+    if (context.ifMatch !== null) {
+      throw new DomainError("precondition_failed", `If-Match names a version, but no ${context.noun} has this externalId yet`, { field: "If-Match" });
+    }
+    assertReferences(outcome.failedReferences, context.noun);
+    return outcome.written ? { ...produced(context.ctx, outcome.written), created: true } : null;
+  }
+  const fixed = outcome.fixedDiffers[0];
+  if (fixed) {
+    throw new DomainError("conflict", `the ${context.noun} with this externalId has another ${fixed}; ${fixed} is set when a ${context.noun} is created and cannot change`, {
+      field: fixed,
+    });
+  }
+  return { ...settleUpdate({ ...outcome, updated: outcome.written }, context), created: false };
 }
 
 /** `rules` maps a failed rule to its error, given the record as it was. */
@@ -90,7 +134,7 @@ export function settleUpdate<Record extends { version: number }>(
   settleCaller(outcome.caller, context.ctx, context.scope);
   const before = outcome.before;
   if (!before) throw notFound(context.noun);
-  assertReferences(outcome.failedReferences);
+  assertReferences(outcome.failedReferences, context.noun);
   if (!outcome.versionMatches) {
     throw new DomainError("precondition_failed", "If-Match does not match the current version", { currentVersion: before.version });
   }

@@ -8,7 +8,7 @@ export type { NewTask, TaskFilters, TaskRecord, TaskValues } from "../db/stateme
 export const tasks = resourceService({
   noun: "task",
   resource: statements.taskResource,
-  statements: { list: statements.listTasks, get: statements.getTask, create: statements.createTask, update: statements.updateTask, remove: statements.deleteTask },
+  statements: { list: statements.listTasks, get: statements.getTask, create: statements.createTask, update: statements.updateTask, remove: statements.deleteTask, upsert: statements.upsertTask },
   rules: {
     transition: (before, patch) => {
       const allowed = [...TASK_TRANSITIONS[before.status]];

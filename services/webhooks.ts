@@ -154,6 +154,7 @@ function testEvent(webhook: WebhookRecord): OpsEvent {
     data: { webhookId: webhook.id, message: "This is a test delivery from opsroom." },
     actor: { type: "system", id: null, name: "opsroom" },
     changes: null,
+    batchId: null,
   };
 }
 

@@ -111,6 +111,7 @@ async function explainGrowth(stack: BenchStack, org: BenchOrg, project: string, 
         statements.push({ text, params });
         return { rows: (await client.query(text, params)).rows as R[] };
       },
+      transaction: () => Promise.reject(new Error("the growth plans explain single statements")),
       queryCount: 0,
     };
     const actor = { keyHash: org.keyHash };

@@ -89,7 +89,10 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
         password: password || undefined,
         database,
         max: poolSize,
-        connectionTimeoutMillis: 5_000,
+        // As Neon's pooler queues a burst, so does this one: a wait for a free connection may take
+        // as long as a statement may (db/client.ts), rather than failing a burst of writes that
+        // queue on one organisation's row.
+        connectionTimeoutMillis: 15_000,
         idleTimeoutMillis: 30_000,
       });
       // A pooled connection that dies (database dropped or restarted) is replaced, not fatal.

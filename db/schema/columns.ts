@@ -1,4 +1,5 @@
-import { bigint, integer, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, check, integer, text, timestamp, uniqueIndex, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
 
 // Shared columns. Ids are UUIDv7 minted by the caller (so they sort by creation); the database
 // default only covers rows written by hand.
@@ -15,3 +16,18 @@ export const timestamps = {
 export const version = () => integer().notNull().default(1);
 
 export const counter = () => bigint({ mode: "number" }).notNull().default(0);
+
+/**
+ * The id a record has in another system (a CRM's, a spreadsheet row's): set by integrators, unique
+ * per organisation and resource, so PUT /v1/<resource>/by-external-id/{externalId} finds the one
+ * record it names. NULLs do not collide, so records without one are unconstrained.
+ */
+export const externalId = () => text();
+
+/** The unique (org_id, external_id) index and the length rule of a table's externalId. */
+export function externalIdConstraints(table: string, t: { orgId: AnyPgColumn; externalId: AnyPgColumn }) {
+  return [
+    uniqueIndex(`${table}_org_external_id_key`).on(t.orgId, t.externalId),
+    check(`${table}_external_id_length`, sql`char_length(${t.externalId}) between 1 and 200`),
+  ];
+}

@@ -19,6 +19,8 @@ export const events = pgTable(
     changes: jsonb(),
     // Who made the change: { type: "key" | "user" | "system", id, name } (docs/api.md "Events").
     actor: jsonb(),
+    // The POST /v1/batch this event was committed by; every event of one batch carries the same id.
+    batchId: uuid(),
     occurredAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     // Set when the realtime room acknowledged the event; null rows are re-published by the sweep.
     publishedAt: timestamp({ withTimezone: true, precision: 3 }),

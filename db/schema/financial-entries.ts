@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { id, orgId, timestamps, version } from "./columns.ts";
+import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { projects } from "./projects.ts";
 import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
@@ -21,10 +21,12 @@ export const financialEntries = pgTable(
     description: text(),
     // The caller's own document number (an invoice number, a purchase order).
     reference: text(),
+    externalId: externalId(),
     version: version(),
     ...timestamps,
   },
   (t) => [
+    ...externalIdConstraints("financial_entries", t),
     // The project must be in the entry's organisation.
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id], name: "financial_entries_project_fk" }),
     // The default list order (keyset pagination on created_at, id).

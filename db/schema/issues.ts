@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, foreignKey, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { id, orgId, timestamps, version } from "./columns.ts";
+import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
@@ -21,10 +21,12 @@ export const issues = pgTable(
     assigneeId: uuid(),
     // Set by the service when the issue becomes resolved, never by a client.
     resolvedAt: timestamp({ withTimezone: true, precision: 3 }),
+    externalId: externalId(),
     version: version(),
     ...timestamps,
   },
   (t) => [
+    ...externalIdConstraints("issues", t),
     // References stay inside the organisation, enforced by the database as well as by the API.
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id], name: "issues_project_fk" }),
     // MATCH SIMPLE: each checked only when set.

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
-import { id, orgId, timestamps, version } from "./columns.ts";
+import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { projects } from "./projects.ts";
 import { MILESTONE_STATUSES } from "../../domain/records.ts";
@@ -15,10 +15,12 @@ export const milestones = pgTable(
     description: text(),
     dueDate: date({ mode: "string" }).notNull(),
     status: text({ enum: MILESTONE_STATUSES }).notNull().default("open"),
+    externalId: externalId(),
     version: version(),
     ...timestamps,
   },
   (t) => [
+    ...externalIdConstraints("milestones", t),
     // The project must be in the milestone's organisation.
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id], name: "milestones_project_fk" }),
     // Target of the tasks (org_id, project_id, milestone_id) foreign key: a task's milestone is in the task's project.

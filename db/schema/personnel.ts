@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, pgTable, text, unique, uniqueIndex } from "drizzle-orm/pg-core";
-import { id, orgId, timestamps, version } from "./columns.ts";
+import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 
 export const personnel = pgTable(
@@ -12,10 +12,12 @@ export const personnel = pgTable(
     email: text().notNull(),
     role: text(),
     active: boolean().notNull().default(true),
+    externalId: externalId(),
     version: version(),
     ...timestamps,
   },
   (t) => [
+    ...externalIdConstraints("personnel", t),
     // Target of the tasks (org_id, assignee_id) foreign key: an assignee is always in the task's organisation.
     unique("personnel_org_id_id_key").on(t.orgId, t.id),
     // One person per email in an organisation, whatever the letter case.

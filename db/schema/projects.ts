@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, index, numeric, pgTable, text, unique } from "drizzle-orm/pg-core";
-import { id, orgId, timestamps, version } from "./columns.ts";
+import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { PROJECT_STATUSES } from "../../domain/records.ts";
 
@@ -16,10 +16,12 @@ export const projects = pgTable(
     startDate: date({ mode: "string" }).notNull(),
     endDate: date({ mode: "string" }).notNull(),
     status: text({ enum: PROJECT_STATUSES }).notNull().default("planned"),
+    externalId: externalId(),
     version: version(),
     ...timestamps,
   },
   (t) => [
+    ...externalIdConstraints("projects", t),
     // Target of the (org_id, project_id) foreign keys of milestones and tasks.
     unique("projects_org_id_id_key").on(t.orgId, t.id),
     // Keyset pagination in list order.

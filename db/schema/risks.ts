@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, foreignKey, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { id, orgId, timestamps, version } from "./columns.ts";
+import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
@@ -20,10 +20,12 @@ export const risks = pgTable(
     status: text({ enum: RISK_STATUSES }).notNull().default("open"),
     ownerId: uuid(),
     mitigation: text(),
+    externalId: externalId(),
     version: version(),
     ...timestamps,
   },
   (t) => [
+    ...externalIdConstraints("risks", t),
     // References stay inside the organisation, enforced by the database as well as by the API.
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id], name: "risks_project_fk" }),
     // MATCH SIMPLE: checked only when owner_id is set.

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { id, orgId, timestamps, version } from "./columns.ts";
+import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { milestones } from "./milestones.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
@@ -20,10 +20,12 @@ export const tasks = pgTable(
     status: text({ enum: TASK_STATUSES }).notNull().default("todo"),
     priority: text({ enum: TASK_PRIORITIES }).notNull().default("medium"),
     dueDate: date({ mode: "string" }).notNull(),
+    externalId: externalId(),
     version: version(),
     ...timestamps,
   },
   (t) => [
+    ...externalIdConstraints("tasks", t),
     // References stay inside the organisation, enforced by the database as well as by the API.
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id], name: "tasks_project_fk" }),
     foreignKey({ columns: [t.orgId, t.assigneeId], foreignColumns: [personnel.orgId, personnel.id], name: "tasks_assignee_fk" }),

@@ -21,13 +21,22 @@ export const CALLER_ORG = sql`(select org_id from auth)`;
  */
 export type Need = Scope | null | { roles: readonly Role[] };
 
-export function callerCtes(actor: Actor, need: Need): SQL {
-  return sql`${keyCte(actor)}, ${authCte(need)}`;
+/**
+ * `writes`: the statement changes the organisation's data, so `auth` first takes the
+ * organisation's write lock (ORG_WRITE_LOCK), before the statement locks any record: all writes of
+ * an organisation queue on it in one order, so a batch (which holds it from its first statement to
+ * its commit) and single writes never deadlock over records.
+ */
+export function callerCtes(actor: Actor, need: Need, options: { writes?: boolean } = {}): SQL {
+  return sql`${keyCte(actor)}, ${authCte(need, options.writes ?? false)}`;
 }
 
 /** `key`: the caller as a row (id, org_id, application, scopes, user_id, role, actor), or no row. */
 function keyCte(actor: Actor): SQL {
   if ("keyHash" in actor) {
+    // touch skips a key row another statement is touching (SKIP LOCKED): that one has it covered,
+    // and no statement ever waits on the key's row. (A write holds the organisation's row from its
+    // start; waiting here for a key row held by a write waiting for that row would deadlock.)
     return sql`key as (
           select k.id, k.org_id, k.application, k.scopes, null::uuid as user_id, null::text as role, null::uuid as session_id,
                  jsonb_build_object('type', 'key', 'id', k.id, 'name', k.application) as actor
@@ -36,8 +45,10 @@ function keyCte(actor: Actor): SQL {
         ),
         touch as (
           update api_keys set last_used_at = now()
-           where key_hash = ${actor.keyHash} and revoked_at is null
-             and (last_used_at is null or last_used_at < now() - interval '1 minute')
+           where id = (select t.id from api_keys t
+                        where t.key_hash = ${actor.keyHash} and t.revoked_at is null
+                          and (t.last_used_at is null or t.last_used_at < now() - interval '1 minute')
+                          for update skip locked)
           returning 1
         )`;
   }
@@ -68,12 +79,22 @@ export const sessionMembership = sql`m.user_id = s.user_id
 const scopesOf = (role: Role) => sql`${sql.param(ROLE_SCOPES[role])}::text[]`;
 export const roleScopes = sql`case m.role when 'owner' then ${scopesOf("owner")} when 'admin' then ${scopesOf("admin")} else ${scopesOf("member")} end`;
 
-/** `auth`: the caller's organisation, only if the caller holds what the call needs. */
-function authCte(need: Need): SQL {
-  if (need === null) return sql`auth as (select org_id from key)`;
-  if (typeof need === "string") return sql`auth as (select org_id from key where ${need} = any(scopes))`;
-  return sql`auth as (select org_id from key where role = any(${sql.param(need.roles)}::text[]))`;
+/** `auth`: the caller's organisation, only if the caller holds what the call needs (locked, for a write). */
+function authCte(need: Need, writes: boolean): SQL {
+  const holds =
+    need === null ? sql`true` : typeof need === "string" ? sql`${need} = any(scopes)` : sql`role = any(${sql.param(need.roles)}::text[])`;
+  if (!writes) return sql`auth as (select org_id from key where ${holds})`;
+  return sql`auth as (select k.org_id from key k cross join lateral (select ${orgWriteLock(sql`k.org_id`)}) w where ${holds})`;
 }
+
+/**
+ * The organisation's write lock: a transaction-scoped advisory lock on its id (re-entrant, released
+ * at commit). Not a lock on the organisation's row: the rows of an organisation's records hold
+ * FOR KEY SHARE locks on it (their foreign keys), and taking the row first, then updating it (the
+ * changeVersion bump) could wait on those and deadlock with another writer.
+ */
+export const orgWriteLock = (orgId: SQL) => sql`pg_advisory_xact_lock(${ORG_LOCK_SPACE}::int, hashtext(${orgId}::text))`;
+const ORG_LOCK_SPACE = 0x6f707300; // "ops\0": the advisory lock space of organisations' writes
 
 /** Columns every statement answers with, so the service can tell 401 from 403 from the rest. */
 export const callerColumns = sql`exists (select 1 from key) as key_found, exists (select 1 from auth) as allowed,

@@ -8,8 +8,8 @@ import { parseEvent } from "./events.ts";
 import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
 import { inResponseOrder, projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
-import { runOne } from "./sql.ts";
-import { bumpAndEvent, changesOf, committedEvent, failed, referenceCte, referencesHold, type Reference } from "./write-ctes.ts";
+import { runWrite } from "./sql.ts";
+import { bumpAndEvent, changesOf, committedEvent, externalIdFree, failed, referenceCte, referencesHold, type Reference } from "./write-ctes.ts";
 
 export interface CreateOptions<R extends Resource> {
   values: WritableOf<R>;
@@ -50,11 +50,12 @@ export async function createRecord<R extends Resource>(db: Database, actor: Acto
 
 async function createOnce<R extends Resource>(db: Database, actor: Actor, resource: R, options: CreateOptions<R>): Promise<CreateOutcome<RecordOf<R>>> {
   const changes = changesOf(resource, options.values as Record<string, unknown>);
+  const references = [...options.references, ...externalIdFree(resource, (options.values as { externalId?: unknown }).externalId)];
   const parent = options.parent
     ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parent.id}::uuid)`
     : sql`true`;
   type Json = RecordOf<R>;
-  const row = await runOne<
+  const row = await runWrite<
     CallerRow & {
       parent_found: boolean | null;
       refs: Record<string, boolean> | null;
@@ -64,36 +65,41 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
     }
   >(
     db,
-    sql`with ${callerCtes(actor, resource.manageScope)},
-        ${referenceCte(options.references, sql`auth`)},
+    {
+      ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
+        ${referenceCte(references, sql`auth`)},
         ${replayCte(options.idempotency)},
         changed as (
           insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
             changes.map((c) => sql.identifier(c.column.column)),
             sql`, `,
           )})
-          select ${uuidv7()}::uuid, auth.org_id, ${sql.join(
+          select ${db.batch?.newId ?? uuidv7()}::uuid, auth.org_id, ${sql.join(
             changes.map((c) => c.value),
             sql`, `,
           )}
             from auth, refs
-           where ${parent} and ${referencesHold(options.references)} and not exists (select 1 from replay)
+           where ${parent} and ${referencesHold(references)} and not exists (select 1 from replay)
           returning *
         ),
         ${bumpAndEvent(resource, "created", sql`null::jsonb`)},
-        ${rememberCte(options.idempotency, options.remember ?? projection(resource, "changed"))}
-        select ${callerColumns},
+        ${rememberCte(options.idempotency, options.remember ?? projection(resource, "changed"))}`,
+      columns: sql`${callerColumns},
                (select ${parent} from auth) as parent_found,
                (select row_to_json(refs) from refs) as refs,
                (select ${projection(resource, "changed")} from changed) as record,
                ${committedEvent},
                (select row_to_json(replay) from replay) as replay`,
+      succeeded: sql`o.record is not null`,
+      answer: sql`o.record`,
+      created: sql`true`,
+    },
   );
   return {
     caller: callerOf(row),
     parentFound: row.parent_found !== false,
     failedReferences: failed(
-      options.references.map((r) => r.field),
+      references.map((r) => r.field),
       row.refs,
     ),
     created: row.record ? { record: row.record, event: row.event && parseEvent(row.event) } : null,

@@ -6,7 +6,7 @@ import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow
 import { parseEvent } from "./events.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource } from "./resource.ts";
-import { runOne } from "./sql.ts";
+import { runWrite } from "./sql.ts";
 import { bumpAndEvent, committedEvent, lockedCte } from "./write-ctes.ts";
 
 export interface DeleteOptions {
@@ -29,9 +29,10 @@ export interface DeleteOutcome<Json> {
 export async function deleteRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: DeleteOptions): Promise<DeleteOutcome<RecordOf<R>>> {
   const counts = options.blockers.map((b) => sql`(${b.count})::int as ${sql.identifier(b.name)}`);
   const none = options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`);
-  const row = await runOne<CallerRow & { found: boolean; checks: Record<string, number | boolean> | null; record: RecordOf<R> | null; event: OpsEvent | null }>(
+  const row = await runWrite<CallerRow & { found: boolean; checks: Record<string, number | boolean> | null; record: RecordOf<R> | null; event: OpsEvent | null }>(
     db,
-    sql`with ${callerCtes(actor, resource.manageScope)},
+    {
+      ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
         ${lockedCte(resource, options.id)},
         checks as (
           select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches
@@ -43,12 +44,16 @@ export async function deleteRecord<R extends Resource>(db: Database, actor: Acto
            where r.id = l.id and checks.version_matches ${none.length ? sql`and ${sql.join(none, sql` and `)}` : sql``}
           returning r.*
         ),
-        ${bumpAndEvent(resource, "deleted", sql`null::jsonb`)}
-        select ${callerColumns},
+        ${bumpAndEvent(resource, "deleted", sql`null::jsonb`)}`,
+      columns: sql`${callerColumns},
                exists (select 1 from locked) as found,
                (select row_to_json(checks) from checks) as checks,
                (select ${projection(resource, "changed")} from changed) as record,
                ${committedEvent}`,
+      succeeded: sql`o.record is not null`,
+      answer: sql`o.record`,
+      created: sql`false`,
+    },
   );
   return {
     caller: callerOf(row),

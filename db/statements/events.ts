@@ -14,7 +14,8 @@ export function eventProjection(alias: string): SQL {
     'id', ${e("id")}, 'type', ${e("type")}, 'orgId', ${e("org_id")}, 'changeVersion', ${e("change_version")},
     'occurredAt', to_char(${e("occurred_at")} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'data', ${e("data")}, 'changes', ${e("changes")},
-    'actor', coalesce(${e("actor")}, '{"type":"system","id":null,"name":"opsroom"}'::jsonb))`;
+    'actor', coalesce(${e("actor")}, '{"type":"system","id":null,"name":"opsroom"}'::jsonb),
+    'batchId', ${e("batch_id")})`;
 }
 
 export function parseEvent(raw: OpsEvent): OpsEvent {

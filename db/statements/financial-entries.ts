@@ -10,6 +10,7 @@ import { getRecord, listRecords } from "./read.ts";
 import { projectOfOrganisation } from "./references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
+import { upsertRecord } from "./upsert.ts";
 
 // An amount is sent and answered as a decimal string: never a float on the way in or out.
 export const financialEntryResource = defineResource(financialEntries, {
@@ -24,11 +25,11 @@ export type NewFinancialEntry = FinancialEntryValues & Pick<FinancialEntryRecord
 
 const { row: r, locked: l } = financialEntryResource;
 
-export function listFinancialEntries(db: Database, actor: Actor, page: PageRequest, f: { projectId?: string | undefined; kind?: string[] | undefined }) {
+export function listFinancialEntries(db: Database, actor: Actor, page: PageRequest, f: { externalId?: string | undefined; projectId?: string | undefined; kind?: string[] | undefined }) {
   const filters: SQL[] = [];
   if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
   if (f.kind) filters.push(sql`${r.kind} = any(${sql.param(f.kind)}::text[])`);
-  return listRecords(db, actor, financialEntryResource, { page, filters });
+  return listRecords(db, actor, financialEntryResource, { page, filters, externalId: f.externalId });
 }
 
 export function getFinancialEntry(db: Database, actor: Actor, id: string) {
@@ -44,14 +45,23 @@ export function createFinancialEntry(db: Database, actor: Actor, values: NewFina
  * the stored other half, on the locked row.
  */
 export function updateFinancialEntry(db: Database, actor: Actor, id: string, patch: FinancialEntryValues, ifMatch: number | null) {
+  return updateRecord(db, actor, financialEntryResource, { id, patch, ifMatch, ...updateChecks(patch) });
+}
+
+function updateChecks(patch: FinancialEntryValues) {
   const kind = sql`coalesce(${patch.kind ?? null}::text, ${l.kind})`;
   const amount = sql`coalesce(${patch.amount ?? null}::numeric, ${l.amount})`;
-  return updateRecord(db, actor, financialEntryResource, {
-    id,
-    patch,
+  return { references: [], rules: [{ name: "sign_fits_kind", holds: sql`${kind} = 'adjustment' or ${amount} > 0` }] };
+}
+
+export function upsertFinancialEntry(db: Database, actor: Actor, externalId: string, values: NewFinancialEntry, ifMatch: number | null) {
+  return upsertRecord(db, actor, financialEntryResource, {
+    externalId,
+    values,
+    fixed: ["projectId"],
     ifMatch,
-    references: [],
-    rules: [{ name: "sign_fits_kind", holds: sql`${kind} = 'adjustment' or ${amount} > 0` }],
+    create: { references: [projectOfOrganisation(values.projectId)] },
+    update: updateChecks(values),
   });
 }
 

@@ -10,6 +10,7 @@ import { getRecord, listRecords } from "./read.ts";
 import { activePerson, anyPerson, projectOfOrganisation } from "./references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
+import { upsertRecord } from "./upsert.ts";
 import type { Reference } from "./write-ctes.ts";
 
 export const issueResource = defineResource(issues, { type: "issue", readScope: "issues.read", manageScope: "issues.manage" });
@@ -20,11 +21,11 @@ export type NewIssue = IssueValues & Pick<IssueRecord, "projectId" | "title">;
 
 const { row: r, locked: l } = issueResource;
 
-export function listIssues(db: Database, actor: Actor, page: PageRequest, f: { projectId?: string | undefined; status?: string[] | undefined }) {
+export function listIssues(db: Database, actor: Actor, page: PageRequest, f: { externalId?: string | undefined; projectId?: string | undefined; status?: string[] | undefined }) {
   const filters: SQL[] = [];
   if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
   if (f.status) filters.push(sql`${r.status} = any(${sql.param(f.status)}::text[])`);
-  return listRecords(db, actor, issueResource, { page, filters });
+  return listRecords(db, actor, issueResource, { page, filters, externalId: f.externalId });
 }
 
 export function getIssue(db: Database, actor: Actor, id: string) {
@@ -38,9 +39,11 @@ function peopleReferences(values: { reporterId?: string | null | undefined; assi
   return references;
 }
 
+const newIssue = (values: NewIssue) => ({ ...values, resolvedAt: values.status === "resolved" ? sql`now()` : undefined });
+const createReferences = (values: NewIssue) => [projectOfOrganisation(values.projectId), ...peopleReferences(values)];
+
 export function createIssue(db: Database, actor: Actor, values: NewIssue, idempotency?: IdempotencyRequest) {
-  const resolvedAt = values.status === "resolved" ? sql`now()` : undefined;
-  return createRecord(db, actor, issueResource, { values: { ...values, resolvedAt }, references: [projectOfOrganisation(values.projectId), ...peopleReferences(values)], idempotency });
+  return createRecord(db, actor, issueResource, { values: newIssue(values), references: createReferences(values), idempotency });
 }
 
 /**
@@ -55,6 +58,19 @@ function resolvedAtFor(status: IssueValues["status"]): SQL | null | undefined {
 
 export function updateIssue(db: Database, actor: Actor, id: string, patch: IssueValues, ifMatch: number | null) {
   return updateRecord(db, actor, issueResource, { id, patch: { ...patch, resolvedAt: resolvedAtFor(patch.status) }, ifMatch, references: peopleReferences(patch), rules: [] });
+}
+
+export function upsertIssue(db: Database, actor: Actor, externalId: string, values: NewIssue, ifMatch: number | null) {
+  const { projectId: _fixed, ...patch } = values;
+  return upsertRecord(db, actor, issueResource, {
+    externalId,
+    values: newIssue(values),
+    patch: { ...patch, resolvedAt: resolvedAtFor(patch.status) },
+    fixed: ["projectId"],
+    ifMatch,
+    create: { references: createReferences(values) },
+    update: { references: peopleReferences(patch), rules: [] },
+  });
 }
 
 export function deleteIssue(db: Database, actor: Actor, id: string, ifMatch: number | null) {

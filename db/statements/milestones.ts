@@ -9,6 +9,8 @@ import type { IdempotencyRequest } from "./idempotency.ts";
 import { getRecord, listRecords } from "./read.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
+import { projectOfOrganisation } from "./references.ts";
+import { upsertRecord } from "./upsert.ts";
 
 export const milestoneResource = defineResource(milestones, { type: "milestone", readScope: "projects.read", manageScope: "projects.manage" });
 export type MilestoneRecord = RecordOf<typeof milestoneResource>;
@@ -18,10 +20,10 @@ export type NewMilestone = MilestoneValues & Pick<MilestoneRecord, "projectId" |
 const { row: r, locked: l } = milestoneResource;
 
 /** A project's milestones; `parentFound` is false when the project is not the caller's. */
-export function listMilestones(db: Database, actor: Actor, projectId: string, page: PageRequest, filters: { status?: string[] | undefined }) {
+export function listMilestones(db: Database, actor: Actor, projectId: string, page: PageRequest, filters: { externalId?: string | undefined; status?: string[] | undefined }) {
   const conditions = [sql`${r.projectId} = ${projectId}::uuid`];
   if (filters.status) conditions.push(sql`${r.status} = any(${sql.param(filters.status)}::text[])`);
-  return listRecords(db, actor, milestoneResource, { page, filters: conditions, parent: { table: "projects", id: projectId } });
+  return listRecords(db, actor, milestoneResource, { page, filters: conditions, externalId: filters.externalId, parent: { table: "projects", id: projectId } });
 }
 
 export function getMilestone(db: Database, actor: Actor, id: string) {
@@ -34,6 +36,19 @@ export function createMilestone(db: Database, actor: Actor, values: NewMilestone
 
 export function updateMilestone(db: Database, actor: Actor, id: string, patch: MilestoneValues, ifMatch: number | null) {
   return updateRecord(db, actor, milestoneResource, { id, patch, ifMatch, references: [], rules: [] });
+}
+
+/** PUT by external id: the body names the project (a new milestone is created under it; an existing one must be in it). */
+export function upsertMilestone(db: Database, actor: Actor, externalId: string, values: NewMilestone, ifMatch: number | null) {
+  return upsertRecord(db, actor, milestoneResource, {
+    externalId,
+    values,
+    fixed: ["projectId"],
+    ifMatch,
+    // The project is named in the body here, not the path: a foreign one is an invalid reference.
+    create: { references: [projectOfOrganisation(values.projectId)] },
+    update: { references: [], rules: [] },
+  });
 }
 
 export function deleteMilestone(db: Database, actor: Actor, id: string, ifMatch: number | null) {

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import type { PageRequest } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
@@ -8,6 +8,8 @@ import type { IdempotencyRequest } from "./idempotency.ts";
 import { getRecord, listRecords } from "./read.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
+import { notTaken, type Reference } from "./write-ctes.ts";
+import { upsertRecord } from "./upsert.ts";
 
 // People are deactivated (active: false), never deleted: tasks, risks and issues name them.
 
@@ -18,18 +20,41 @@ export type NewPerson = PersonValues & Pick<PersonRecord, "name" | "email">;
 
 const { row: r } = personnelResource;
 
-export function listPersonnel(db: Database, actor: Actor, page: PageRequest, filters: { active?: boolean | undefined }) {
-  return listRecords(db, actor, personnelResource, { page, filters: filters.active === undefined ? [] : [sql`${r.active} = ${filters.active}`] });
+export function listPersonnel(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined; active?: boolean | undefined }) {
+  return listRecords(db, actor, personnelResource, {
+    page,
+    filters: filters.active === undefined ? [] : [sql`${r.active} = ${filters.active}`],
+    externalId: filters.externalId,
+  });
 }
 
 export function getPerson(db: Database, actor: Actor, id: string) {
   return getRecord(db, actor, personnelResource, id);
 }
 
+/**
+ * `email` holds when no other person of the organisation has the address, whatever its case. The
+ * unique index is the last word; this check names the field, and refuses a batch's operation
+ * before the index would (so the batch can say which operation it was).
+ */
+function emailFree(email: unknown, except?: SQL): Reference[] {
+  return typeof email === "string" ? [notTaken("personnel", "email", sql`lower(x.email) = lower(${email})`, except)] : [];
+}
+
 export function createPerson(db: Database, actor: Actor, values: NewPerson, idempotency?: IdempotencyRequest) {
-  return createRecord(db, actor, personnelResource, { values, references: [], idempotency });
+  return createRecord(db, actor, personnelResource, { values, references: emailFree(values.email), idempotency });
 }
 
 export function updatePerson(db: Database, actor: Actor, id: string, patch: PersonValues, ifMatch: number | null) {
-  return updateRecord(db, actor, personnelResource, { id, patch, ifMatch, references: [], rules: [] });
+  return updateRecord(db, actor, personnelResource, { id, patch, ifMatch, references: emailFree(patch.email, sql`(select id from locked)`), rules: [] });
+}
+
+export function upsertPerson(db: Database, actor: Actor, externalId: string, values: NewPerson, ifMatch: number | null) {
+  return upsertRecord(db, actor, personnelResource, {
+    externalId,
+    values,
+    ifMatch,
+    create: { references: emailFree(values.email) },
+    update: { references: emailFree(values.email, sql`l.id`), rules: [] },
+  });
 }

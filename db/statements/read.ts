@@ -30,6 +30,8 @@ export interface ListOptions {
   /** Boolean SQL over the resource's `row` (r), already validated by the service. */
   filters: SQL[];
   page: PageRequest;
+  /** Only the record with this external id (?externalId=). */
+  externalId?: string | undefined;
   /** When listing under a parent (a project's milestones): the parent must exist. */
   parent?: { table: string; id: string };
 }
@@ -45,6 +47,7 @@ export interface ListOutcome<Json> {
 export async function listRecords<R extends Resource>(db: Database, actor: Actor, resource: R, options: ListOptions): Promise<ListOutcome<RecordOf<R>>> {
   const { limit, after } = options.page;
   const conditions = [sql`r.org_id = ${CALLER_ORG}`, ...options.filters];
+  if (options.externalId !== undefined) conditions.push(sql`r.external_id = ${options.externalId}`);
   if (after) conditions.push(sql`(r.created_at, r.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
   const parent = options.parent
     ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parent.id}::uuid)`

@@ -10,6 +10,7 @@ import { getRecord, listRecords } from "./read.ts";
 import { activePerson, projectOfOrganisation } from "./references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
+import { upsertRecord } from "./upsert.ts";
 import type { Reference } from "./write-ctes.ts";
 
 export const riskResource = defineResource(risks, { type: "risk", readScope: "risks.read", manageScope: "risks.manage" });
@@ -19,26 +20,42 @@ export type NewRisk = RiskValues & Pick<RiskRecord, "projectId" | "title">;
 
 const { row: r } = riskResource;
 
-export function listRisks(db: Database, actor: Actor, page: PageRequest, f: { projectId?: string | undefined; status?: string[] | undefined }) {
+export function listRisks(db: Database, actor: Actor, page: PageRequest, f: { externalId?: string | undefined; projectId?: string | undefined; status?: string[] | undefined }) {
   const filters: SQL[] = [];
   if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
   if (f.status) filters.push(sql`${r.status} = any(${sql.param(f.status)}::text[])`);
-  return listRecords(db, actor, riskResource, { page, filters });
+  return listRecords(db, actor, riskResource, { page, filters, externalId: f.externalId });
 }
 
 export function getRisk(db: Database, actor: Actor, id: string) {
   return getRecord(db, actor, riskResource, id);
 }
 
-export function createRisk(db: Database, actor: Actor, values: NewRisk, idempotency?: IdempotencyRequest) {
+function createReferences(values: NewRisk): Reference[] {
   const references: Reference[] = [projectOfOrganisation(values.projectId)];
   if (values.ownerId) references.push(activePerson("ownerId", values.ownerId));
-  return createRecord(db, actor, riskResource, { values, references, idempotency });
+  return references;
 }
 
+export function createRisk(db: Database, actor: Actor, values: NewRisk, idempotency?: IdempotencyRequest) {
+  return createRecord(db, actor, riskResource, { values, references: createReferences(values), idempotency });
+}
+
+const updateReferences = (patch: RiskValues) => (patch.ownerId ? [activePerson("ownerId", patch.ownerId)] : []);
+
 export function updateRisk(db: Database, actor: Actor, id: string, patch: RiskValues, ifMatch: number | null) {
-  const references = patch.ownerId ? [activePerson("ownerId", patch.ownerId)] : [];
-  return updateRecord(db, actor, riskResource, { id, patch, ifMatch, references, rules: [] });
+  return updateRecord(db, actor, riskResource, { id, patch, ifMatch, references: updateReferences(patch), rules: [] });
+}
+
+export function upsertRisk(db: Database, actor: Actor, externalId: string, values: NewRisk, ifMatch: number | null) {
+  return upsertRecord(db, actor, riskResource, {
+    externalId,
+    values,
+    fixed: ["projectId"],
+    ifMatch,
+    create: { references: createReferences(values) },
+    update: { references: updateReferences(values), rules: [] },
+  });
 }
 
 export function deleteRisk(db: Database, actor: Actor, id: string, ifMatch: number | null) {

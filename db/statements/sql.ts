@@ -1,5 +1,5 @@
 import { PgDialect } from "drizzle-orm/pg-core";
-import type { SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Database } from "../client.ts";
 
 /** Compiles statements as drizzle-kit names the columns: snake_case. */
@@ -17,4 +17,32 @@ export async function runOne<Row>(db: Database, query: SQL): Promise<Row> {
   const rows = await run<Row>(db, query);
   if (rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
   return rows[0]!;
+}
+
+export interface WriteStatement {
+  /** The statement's CTEs: the caller, the checks, the change, the bump and the event. */
+  ctes: SQL;
+  /** The outcome's columns, computed over the CTEs: what the service settles. */
+  columns: SQL;
+  /** Boolean over the outcome `o`: the write did what it was asked (a no-op change counts). */
+  succeeded: SQL;
+  /** Over `o`: what the operation answers as its data when it succeeds. */
+  answer: SQL;
+  /** Over `o`: whether the write created its record (a create: true; a change or delete: false). */
+  created: SQL;
+}
+
+/**
+ * Runs a write statement and answers its outcome row. Alone, that is all. As an operation of a
+ * batch (db.batch set), the statement also checks its own outcome: a refused operation raises
+ * with its outcome, so the batch's transaction rolls back whole and the service settles the
+ * outcome into the error a single call would answer (services/batch.ts).
+ */
+export function runWrite<Row>(db: Database, statement: WriteStatement): Promise<Row> {
+  const step = db.batch;
+  const check = step
+    ? sql`where opsroom_batch_step(${statement.succeeded}, ${step.operation}::int, row_to_json(o),
+        ${step.remember ? sql`json_build_object('created', ${statement.created}, 'data', ${statement.answer})` : sql`null::json`})`
+    : sql``;
+  return runOne<Row>(db, sql`with ${statement.ctes}, outcome as (select ${statement.columns}) select * from outcome o ${check}`);
 }

@@ -11,6 +11,7 @@ import { getRecord, listRecords } from "./read.ts";
 import { activePerson, milestoneOfProject, projectOfOrganisation } from "./references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
+import { upsertRecord } from "./upsert.ts";
 import type { Reference } from "./write-ctes.ts";
 
 export const taskResource = defineResource(tasks, { type: "task", readScope: "tasks.read", manageScope: "tasks.manage" });
@@ -21,6 +22,7 @@ export type NewTask = TaskValues & Pick<TaskRecord, "projectId" | "assigneeId" |
 const { row: r, locked: l } = taskResource;
 
 export interface TaskFilters {
+  externalId?: string | undefined;
   projectId?: string | undefined;
   assigneeId?: string | undefined;
   milestoneId?: string | undefined;
@@ -44,17 +46,21 @@ export function listTasks(db: Database, actor: Actor, page: PageRequest, f: Task
   if (f.dueBefore) filters.push(sql`${r.dueDate} < ${f.dueBefore}::date`);
   if (f.dueAfter) filters.push(sql`${r.dueDate} > ${f.dueAfter}::date`);
   if (f.updatedSince) filters.push(sql`${r.updatedAt} >= ${f.updatedSince}::timestamptz`);
-  return listRecords(db, actor, taskResource, { page, filters });
+  return listRecords(db, actor, taskResource, { page, filters, externalId: f.externalId });
 }
 
 export function getTask(db: Database, actor: Actor, id: string) {
   return getRecord(db, actor, taskResource, id);
 }
 
-export function createTask(db: Database, actor: Actor, values: NewTask, idempotency?: IdempotencyRequest) {
+function createReferences(values: NewTask): Reference[] {
   const references: Reference[] = [projectOfOrganisation(values.projectId), activePerson("assigneeId", values.assigneeId)];
   if (values.milestoneId) references.push(milestoneOfProject(values.milestoneId, sql`${values.projectId}::uuid`));
-  return createRecord(db, actor, taskResource, { values, references, idempotency });
+  return references;
+}
+
+export function createTask(db: Database, actor: Actor, values: NewTask, idempotency?: IdempotencyRequest) {
+  return createRecord(db, actor, taskResource, { values, references: createReferences(values), idempotency });
 }
 
 // The workflow as SQL pairs, so the check runs on the locked row inside the statement.
@@ -64,7 +70,7 @@ const transitionPairs = sql.join(
 );
 
 /** The rules a task change is checked against; `transition` fails for a move outside the workflow. */
-export function updateTask(db: Database, actor: Actor, id: string, patch: TaskValues, ifMatch: number | null) {
+function updateChecks(patch: TaskValues) {
   const references: Reference[] = [];
   // Resending the current assignee is fine even if they left since.
   if (patch.assigneeId) {
@@ -73,7 +79,23 @@ export function updateTask(db: Database, actor: Actor, id: string, patch: TaskVa
   }
   if (patch.milestoneId) references.push(milestoneOfProject(patch.milestoneId, sql`${l.projectId}`));
   const rules = patch.status ? [{ name: "transition", holds: sql`${l.status} = ${patch.status} or (${l.status}, ${patch.status}::text) in (${transitionPairs})` }] : [];
-  return updateRecord(db, actor, taskResource, { id, patch, ifMatch, references, rules });
+  return { references, rules };
+}
+
+export function updateTask(db: Database, actor: Actor, id: string, patch: TaskValues, ifMatch: number | null) {
+  return updateRecord(db, actor, taskResource, { id, patch, ifMatch, ...updateChecks(patch) });
+}
+
+/** PUT by external id: a new task is checked as a create; an existing one as a change, in its own project. */
+export function upsertTask(db: Database, actor: Actor, externalId: string, values: NewTask, ifMatch: number | null) {
+  return upsertRecord(db, actor, taskResource, {
+    externalId,
+    values,
+    fixed: ["projectId"],
+    ifMatch,
+    create: { references: createReferences(values) },
+    update: updateChecks(values),
+  });
 }
 
 export function deleteTask(db: Database, actor: Actor, id: string, ifMatch: number | null) {

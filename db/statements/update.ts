@@ -6,8 +6,8 @@ import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow
 import { parseEvent } from "./events.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
-import { runOne } from "./sql.ts";
-import { bumpAndEvent, changedFields, changesOf, committedEvent, failed, lockedCte, referenceCte, referencesHold, type Reference, type Rule } from "./write-ctes.ts";
+import { runWrite } from "./sql.ts";
+import { bumpAndEvent, changedFields, changeOfLocked, changesOf, changeSucceeded, committedEvent, externalIdFree, failed, lockedCte, referenceCte, type Reference, type Rule } from "./write-ctes.ts";
 
 export interface UpdateOptions<R extends Resource> {
   id: string;
@@ -38,18 +38,9 @@ export interface UpdateOutcome<Json> {
  */
 export async function updateRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: UpdateOptions<R>): Promise<UpdateOutcome<RecordOf<R>>> {
   const changes = changesOf(resource, options.patch as Record<string, unknown>);
-  const current = changes.map((c) => sql.raw(`l.${c.column.column}`));
-  const changesSomething = changes.length
-    ? sql`(${sql.join(current, sql`, `)}, null) is distinct from (${sql.join(
-        changes.map((c) => c.value),
-        sql`, `,
-      )}, null)`
-    : sql`false`;
-  const rules = options.rules.map((r) => sql`(${r.holds}) as ${sql.identifier(r.name)}`);
-  const rulesHold = options.rules.map((r) => sql`checks.${sql.identifier(r.name)}`);
-  const assignments = changes.map((c) => sql`${sql.identifier(c.column.column)} = ${c.value},`);
+  const references = [...options.references, ...externalIdFree(resource, (options.patch as { externalId?: unknown }).externalId, sql`(select id from locked)`)];
   type Json = RecordOf<R>;
-  const row = await runOne<
+  const row = await runWrite<
     CallerRow & {
       before: Json | null;
       checks: Record<string, boolean> | null;
@@ -59,31 +50,22 @@ export async function updateRecord<R extends Resource>(db: Database, actor: Acto
     }
   >(
     db,
-    sql`with ${callerCtes(actor, resource.manageScope)},
+    {
+      ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
         ${lockedCte(resource, options.id)},
-        ${referenceCte(options.references, sql`auth, locked l`)},
-        checks as (
-          select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches,
-                 ${changesSomething} as changes_something
-                 ${rules.length ? sql`, ${sql.join(rules, sql`, `)}` : sql``}
-            from locked l
-        ),
-        changed as (
-          update ${sql.identifier(resource.name)} r
-             set ${sql.join(assignments, sql` `)} version = r.version + 1, updated_at = now()
-            from locked l, checks, refs
-           where r.id = l.id and checks.version_matches and checks.changes_something
-                 and ${referencesHold(options.references)}
-                 ${rulesHold.length ? sql`and ${sql.join(rulesHold, sql` and `)}` : sql``}
-          returning r.*
-        ),
-        ${bumpAndEvent(resource, "updated", changedFields(resource))}
-        select ${callerColumns},
+        ${referenceCte(references, sql`auth, locked l`)},
+        ${changeOfLocked(resource, { changes, ifMatch: options.ifMatch, rules: options.rules, references }, "changed")},
+        ${bumpAndEvent(resource, "updated", changedFields(resource))}`,
+      columns: sql`${callerColumns},
                (select ${projection(resource, "l")} from locked l) as before,
                (select row_to_json(checks) from checks) as checks,
                (select row_to_json(refs) from refs) as refs,
                (select ${projection(resource, "changed")} from changed) as record,
                ${committedEvent}`,
+      succeeded: changeSucceeded(),
+      answer: sql`coalesce(o.record, o.before)`,
+      created: sql`false`,
+    },
   );
   return {
     caller: callerOf(row),
@@ -91,7 +73,7 @@ export async function updateRecord<R extends Resource>(db: Database, actor: Acto
     versionMatches: row.checks?.version_matches !== false,
     changesSomething: row.checks?.changes_something !== false,
     failedReferences: failed(
-      options.references.map((r) => r.field),
+      references.map((r) => r.field),
       row.refs,
     ),
     failedRules: failed(

@@ -41,13 +41,13 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number
  * validator through Hono's body cache. A POST's Idempotency-Key is fingerprinted here, over the
  * exact bytes received.
  */
-export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
+export const jsonBodyUpTo = (limit: number) => createMiddleware<AppEnv>(async (c, next) => {
   if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
     return refuse(c, new DomainError("unsupported_media_type", "send the body as JSON with Content-Type: application/json"));
   }
-  const tooLarge = () => new DomainError("payload_too_large", `the body must be at most ${MAX_BODY_BYTES} bytes`);
-  if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) return refuse(c, tooLarge());
-  const text = await readCapped(c.req.raw.body, MAX_BODY_BYTES);
+  const tooLarge = () => new DomainError("payload_too_large", `the body must be at most ${limit} bytes`);
+  if (Number(c.req.header("content-length") ?? 0) > limit) return refuse(c, tooLarge());
+  const text = await readCapped(c.req.raw.body, limit);
   if (text === null) return refuse(c, tooLarge());
   let body: unknown;
   try {
@@ -72,3 +72,24 @@ export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
   await next();
 });
+
+/**
+ * For a POST that does not replay (it creates nothing to answer again: a realtime token, a test
+ * delivery): an Idempotency-Key from a key is refused rather than silently ignored, so a client
+ * never believes a retry of it is safe. A person's writes never use the header (above).
+ */
+export const refuseIdempotencyKey = createMiddleware<AppEnv>(async (c, next) => {
+  const personal = c.var.actor !== undefined && "sessionToken" in c.var.actor;
+  if (c.req.header("idempotency-key") !== undefined && !personal) {
+    return refuse(
+      c,
+      new DomainError("invalid_field", `Idempotency-Key: ${c.req.method} ${new URL(c.req.url).pathname} does not replay an answer; send the header on creates and batches only`, {
+        field: "Idempotency-Key",
+      }),
+    );
+  }
+  await next();
+});
+
+/** The body checks with the default limit, 64 KiB. */
+export const jsonBody = jsonBodyUpTo(MAX_BODY_BYTES);

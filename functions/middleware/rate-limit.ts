@@ -6,6 +6,7 @@ import { serviceContext } from "../context.ts";
 import type { AppEnv, Bindings } from "../env.ts";
 import type { RateLimitDecision } from "../rate-limit/limiter.ts";
 import { DomainError } from "../../domain/errors.ts";
+import { RESPONSE_HEADERS } from "../headers.ts";
 
 /**
  * The address the request came from: Cloudflare sets CF-Connecting-IP on every request and
@@ -16,9 +17,9 @@ export function clientAddress(c: Context<AppEnv>): string {
 }
 
 /** Asks the key's RateLimiter for a decision; it fails only when the database is out of reach. */
-export function consumeRateLimit(env: Bindings, keyHash: string, address: string): Promise<RateLimitDecision> {
+export function consumeRateLimit(env: Bindings, keyHash: string, address: string, cost = 1): Promise<RateLimitDecision> {
   const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(keyHash));
-  return limiter.consume(keyHash, address).catch((error: unknown) => {
+  return limiter.consume(keyHash, address, cost).catch((error: unknown) => {
     throw new DatabaseUnavailableError(error);
   });
 }
@@ -37,6 +38,13 @@ export function addressBlocked(retryAfter: number): DomainError {
   return new DomainError("rate_limited", `too many refused API keys from this address; retry in ${retryAfter} s`, { retryAfter });
 }
 
+/** RateLimit-Limit, -Remaining and -Reset of a decision. */
+const rateLimitHeaders = (decision: RateLimitDecision) => ({
+  [RESPONSE_HEADERS.rateLimitLimit.name]: String(decision.limit),
+  [RESPONSE_HEADERS.rateLimitRemaining.name]: String(decision.remaining),
+  [RESPONSE_HEADERS.rateLimitReset.name]: String(decision.resetSeconds),
+});
+
 /**
  * Per-key rate limit (docs/api.md "Limits"), counted by the key's RateLimiter Durable Object before
  * any work. Every keyed response carries RateLimit-Limit, -Remaining and -Reset; a limited call
@@ -50,15 +58,11 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const address = clientAddress(c);
   const decision = await consumeRateLimit(c.env, actor.keyHash, address);
   if (decision.blocked) {
-    c.header("Retry-After", String(decision.resetSeconds));
+    c.header(RESPONSE_HEADERS.retryAfter.name, String(decision.resetSeconds));
     throw addressBlocked(decision.resetSeconds);
   }
   if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
-  const headers = {
-    "RateLimit-Limit": String(decision.limit),
-    "RateLimit-Remaining": String(decision.remaining),
-    "RateLimit-Reset": String(decision.resetSeconds),
-  };
+  const headers = rateLimitHeaders(decision);
   const forget = () => forgetRevokedKey(c.env, c.executionCtx, actor.keyHash, address);
   if (!decision.allowed) {
     await describeCaller({ ctx: serviceContext(c), input: {} }).catch((error: unknown) => {
@@ -66,7 +70,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
       throw error;
     });
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    c.header("Retry-After", String(decision.resetSeconds));
+    c.header(RESPONSE_HEADERS.retryAfter.name, String(decision.resetSeconds));
     throw new DomainError("rate_limited", `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, {
       retryAfter: decision.resetSeconds,
     });
@@ -74,5 +78,30 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   // The limiter knew the key, but the call's own statement found it revoked since.
   if (c.res.status === 401) forget();
+  // A batch that counted its further operations has set its own, later figures.
+  if (c.res.headers.has(RESPONSE_HEADERS.rateLimitRemaining.name)) return;
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
 });
+
+/**
+ * Counts `more` requests beyond the one the middleware counted (a batch counts each of its
+ * operations). Over the limit, nothing more is counted and the call answers 429.
+ */
+export async function consumeMore(c: Context<AppEnv>, more: number, what: string): Promise<void> {
+  const actor = c.var.actor;
+  if (more <= 0 || !("keyHash" in actor)) return;
+  const decision = await consumeRateLimit(c.env, actor.keyHash, clientAddress(c), more);
+  // Revoked since the middleware counted the call.
+  if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
+  if (more + 1 > decision.limit) {
+    throw new DomainError("rate_limited", `${what} counts ${more + 1} requests, more than this key's limit of ${decision.limit} a minute allows at all; send at most ${decision.limit} operations at a time`, {
+      retryAfter: decision.resetSeconds,
+    });
+  }
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  if (decision.allowed) return;
+  c.header(RESPONSE_HEADERS.retryAfter.name, String(decision.resetSeconds));
+  throw new DomainError("rate_limited", `${what} counts ${more + 1} requests against the limit of ${decision.limit} a minute, and only ${decision.remaining + 1} were left; retry in ${decision.resetSeconds} s or send fewer operations`, {
+    retryAfter: decision.resetSeconds,
+  });
+}

@@ -55,7 +55,8 @@ export class RateLimiter extends DurableObject<Bindings> {
     });
   }
 
-  async consume(keyHash: string, clientAddress: string): Promise<RateLimitDecision> {
+  /** Counts `cost` requests (a batch counts its operations): all of them fit in the window, or none is counted. */
+  async consume(keyHash: string, clientAddress: string, cost = 1): Promise<RateLimitDecision> {
     await this.loaded;
     const limit = await this.limitOf(keyHash, clientAddress);
     const now = Date.now();
@@ -71,8 +72,8 @@ export class RateLimiter extends DurableObject<Bindings> {
       await this.guardOf(clientAddress).fail();
       return { known: false, blocked: false, allowed: false, limit: 0, remaining: 0, resetSeconds };
     }
-    const allowed = this.window.count < limit;
-    if (allowed) this.window.count++;
+    const allowed = this.window.count + cost <= limit;
+    if (allowed) this.window.count += cost;
     void this.ctx.storage.put("window", this.window);
     return { known: true, blocked: false, allowed, limit, remaining: Math.max(0, limit - this.window.count), resetSeconds };
   }

@@ -1,5 +1,5 @@
 import { financialEntries } from "../../services/financial-entries.ts";
-import { CreateFinancialEntrySchema, FinancialEntrySchema, ListFinancialEntriesQuery, UpdateFinancialEntrySchema } from "../schemas/financial-entries.ts";
+import { CreateFinancialEntrySchema, UpsertFinancialEntrySchema, FinancialEntrySchema, ListFinancialEntriesQuery, UpdateFinancialEntrySchema } from "../schemas/financial-entries.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 const MONEY_NOTE = 'amount is a decimal string with at most 2 decimals ("1234.50"); a JSON number is refused.';
@@ -16,7 +16,7 @@ export const financialEntryRoutes = resourceRoutes({
     delete: "deleteFinancialEntry",
   },
   scopes: { read: "financials.read", manage: "financials.manage" },
-  schemas: { record: FinancialEntrySchema, create: CreateFinancialEntrySchema, update: UpdateFinancialEntrySchema, list: ListFinancialEntriesQuery },
+  schemas: { record: FinancialEntrySchema, create: CreateFinancialEntrySchema, update: UpdateFinancialEntrySchema, list: ListFinancialEntriesQuery, upsert: UpsertFinancialEntrySchema },
   summaries: {
     list: "List financial entries, filtered by project and kind, paged",
     create: "Record a cost, invoice, payment or adjustment of a project (projectId, kind, amount, currency and date are required)",
@@ -29,6 +29,7 @@ export const financialEntryRoutes = resourceRoutes({
     update: `${MONEY_NOTE} Only an adjustment may be negative, whichever of kind and amount the patch changes.`,
   },
   errors: { create: ["invalid_reference"] },
+  upsertFixed: "projectId",
   service: financialEntries,
   inputs: requestsAsIs,
 });

@@ -1,4 +1,5 @@
 import type { AnyRoute } from "../registry.ts";
+import { batchRoutes } from "./batch.ts";
 import { milestoneRoutes } from "./milestones.ts";
 import { openApiRoute } from "./openapi.ts";
 import { organisationRoutes } from "./organisation.ts";
@@ -27,6 +28,7 @@ export const routes: AnyRoute[] = [
   ...financialEntryRoutes,
   ...projectFinancialsRoutes,
   ...personnelRoutes,
+  ...batchRoutes,
   ...realtimeRoutes,
   ...webhookRoutes,
   ...webhookDeliveryRoutes,

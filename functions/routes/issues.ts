@@ -1,5 +1,5 @@
 import { issues } from "../../services/issues.ts";
-import { CreateIssueSchema, IssueSchema, ListIssuesQuery, UpdateIssueSchema } from "../schemas/issues.ts";
+import { CreateIssueSchema, UpsertIssueSchema, IssueSchema, ListIssuesQuery, UpdateIssueSchema } from "../schemas/issues.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 export const issueRoutes = resourceRoutes({
@@ -8,7 +8,7 @@ export const issueRoutes = resourceRoutes({
   noun: ["issue", "issues"],
   names: { list: "listIssues", create: "createIssue", get: "getIssue", update: "updateIssue", delete: "deleteIssue" },
   scopes: { read: "issues.read", manage: "issues.manage" },
-  schemas: { record: IssueSchema, create: CreateIssueSchema, update: UpdateIssueSchema, list: ListIssuesQuery },
+  schemas: { record: IssueSchema, create: CreateIssueSchema, update: UpdateIssueSchema, list: ListIssuesQuery, upsert: UpsertIssueSchema },
   summaries: {
     list: "List issues, filtered by project and status, paged",
     create: "Report an issue of a project (projectId and title are required)",
@@ -22,6 +22,7 @@ export const issueRoutes = resourceRoutes({
       "moving back to open or in_progress clears it; closing keeps whatever it was. Send If-Match with the ETag to refuse a stale write.",
   },
   errors: { create: ["invalid_reference"], update: ["invalid_reference"] },
+  upsertFixed: "projectId",
   service: issues,
   inputs: requestsAsIs,
 });

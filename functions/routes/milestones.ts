@@ -1,5 +1,5 @@
 import { milestones } from "../../services/milestones.ts";
-import { CreateMilestoneSchema, ListMilestonesQuery, MilestoneSchema, UpdateMilestoneSchema } from "../schemas/milestones.ts";
+import { CreateMilestoneSchema, UpsertMilestoneSchema, ListMilestonesQuery, MilestoneSchema, UpdateMilestoneSchema } from "../schemas/milestones.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 // A project's milestones: listed and added under the project, reached by their own id otherwise.
@@ -12,7 +12,7 @@ export const milestoneRoutes = resourceRoutes({
   noun: ["milestone", "milestones"],
   names: { list: "listMilestones", create: "createMilestone", get: "getMilestone", update: "updateMilestone", delete: "deleteMilestone" },
   scopes: { read: "projects.read", manage: "projects.manage" },
-  schemas: { record: MilestoneSchema, create: CreateMilestoneSchema, update: UpdateMilestoneSchema, list: ListMilestonesQuery },
+  schemas: { record: MilestoneSchema, create: CreateMilestoneSchema, update: UpdateMilestoneSchema, list: ListMilestonesQuery, upsert: UpsertMilestoneSchema },
   summaries: {
     list: "List a project's milestones",
     create: "Add a milestone to a project (name and dueDate are required)",
@@ -21,6 +21,7 @@ export const milestoneRoutes = resourceRoutes({
     delete: "Remove a milestone that no task points at",
   },
   listDescription: "A page of the project's milestones.",
+  upsertFixed: "projectId",
   service: milestones,
   inputs: {
     ...requestsAsIs,

@@ -1,5 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
+import { EVENT_TYPES } from "../schemas/event-types.ts";
 import { addOperationExamples } from "../lib/openapi-examples.ts";
 import { defineRoute, toOpenApiRoute, type AnyRoute } from "../registry.ts";
 import { apiGuide } from "./openapi-guide.ts";
@@ -7,6 +8,32 @@ import { apiGuide } from "./openapi-guide.ts";
 type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
 
 const documents = new WeakMap<object, OpenApiDocument>();
+
+const StandardWebhookHeaders = z.object({
+  "webhook-id": z.string().openapi({ description: "The event's id: the same on every retry of it, to drop duplicates.", example: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10" }),
+  "webhook-timestamp": z.string().openapi({ description: "Unix seconds when this attempt was signed; refuse one too far from now.", example: "1795471084" }),
+  "webhook-signature": z.string().openapi({
+    description: "Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks.",
+    example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+  }),
+});
+
+/** The document's `webhooks`: one entry per event type, as a webhook receiver gets it. */
+function registerWebhooks(app: OpenAPIHono<AppEnv>) {
+  for (const { type, schema } of EVENT_TYPES) {
+    app.openAPIRegistry.registerWebhook({
+      method: "post",
+      path: type,
+      summary: `${type}, as a webhook delivers it`,
+      description: "Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.",
+      tags: ["Webhooks"],
+      // The receiver authenticates the request by its signature (the headers), not by a scheme of ours.
+      security: [],
+      request: { headers: StandardWebhookHeaders, body: { content: { "application/json": { schema } } } },
+      responses: { 200: { description: "Any 2xx acknowledges the delivery." } },
+    });
+  }
+}
 
 /** The OpenAPI 3.1 document, generated from the route registry once per isolate. */
 export function openApiDocument(routes: AnyRoute[], serverUrl: string): OpenApiDocument {
@@ -26,6 +53,7 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): OpenApiD
       description:
         "A signed-in person's session (sign in at /sign-in; __Secure-opsroom.session_token over https). Its scopes are those of the person's role; a write must come from this origin.",
     });
+    registerWebhooks(app);
     const generated = app.getOpenAPI31Document({
       openapi: "3.1.0",
       info: {
@@ -46,6 +74,7 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): OpenApiD
         { name: "Risks", description: "The risks of a project: probability, impact, owner and mitigation." },
         { name: "Issues", description: "The issues of a project: severity, reporter, assignee and resolution." },
         { name: "Financial entries", description: "Costs, invoices, payments and adjustments of a project, and its finances." },
+        { name: "Batch", description: "Many creates, changes and deletes in one call, all or nothing." },
         { name: "Realtime", description: "Catching up on events, and tokens for the realtime room." },
         { name: "Webhooks", description: "Endpoints that receive every visible event, signed per Standard Webhooks." },
         {

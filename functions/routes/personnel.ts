@@ -1,5 +1,5 @@
 import { personnel } from "../../services/personnel.ts";
-import { CreatePersonSchema, ListPersonnelQuery, PersonSchema, UpdatePersonSchema } from "../schemas/personnel.ts";
+import { CreatePersonSchema, UpsertPersonSchema, ListPersonnelQuery, PersonSchema, UpdatePersonSchema } from "../schemas/personnel.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 // People are deactivated (active=false), never deleted: tasks, risks and issues keep pointing at them.
@@ -9,7 +9,7 @@ export const personnelRoutes = resourceRoutes({
   noun: ["person", "people"],
   names: { list: "listPersonnel", create: "createPerson", get: "getPerson", update: "updatePerson" },
   scopes: { read: "organisation.read", manage: "organisation.manage" },
-  schemas: { record: PersonSchema, create: CreatePersonSchema, update: UpdatePersonSchema, list: ListPersonnelQuery },
+  schemas: { record: PersonSchema, create: CreatePersonSchema, update: UpdatePersonSchema, list: ListPersonnelQuery, upsert: UpsertPersonSchema },
   summaries: {
     list: "List the people who may be assigned to tasks",
     create: "Add a person (name and email are required; email is unique in the organisation)",

@@ -1,5 +1,5 @@
 import { projects } from "../../services/projects.ts";
-import { CreateProjectSchema, ListProjectsQuery, ProjectSchema, UpdateProjectSchema } from "../schemas/projects.ts";
+import { CreateProjectSchema, UpsertProjectSchema, ListProjectsQuery, ProjectSchema, UpdateProjectSchema } from "../schemas/projects.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 export const projectRoutes = resourceRoutes({
@@ -8,7 +8,7 @@ export const projectRoutes = resourceRoutes({
   noun: ["project", "projects"],
   names: { list: "listProjects", create: "createProject", get: "getProject", update: "updateProject", delete: "deleteProject" },
   scopes: { read: "projects.read", manage: "projects.manage" },
-  schemas: { record: ProjectSchema, create: CreateProjectSchema, update: UpdateProjectSchema, list: ListProjectsQuery },
+  schemas: { record: ProjectSchema, create: CreateProjectSchema, update: UpdateProjectSchema, list: ListProjectsQuery, upsert: UpsertProjectSchema },
   summaries: {
     list: "List the organisation's projects",
     create: "Create a project (name, budget, startDate and endDate are required; budget 0 means none)",

@@ -10,7 +10,8 @@ import { envelope, eventsReply, recordEnvelope, reply } from "../envelope.ts";
 import { settingsOf } from "../env.ts";
 import { defineRoute } from "../registry.ts";
 import { Timestamp, Uuid } from "../schemas/common.ts";
-import { EventSchema, FeedFilterQuery, feedFilterOf } from "../schemas/events.ts";
+import { FeedFilterQuery, feedFilterOf } from "../schemas/events.ts";
+import { EventSchema } from "../schemas/event-types.ts";
 import { RealtimeInfoSchema, realtimeInfo } from "./self.ts";
 
 const tag = "Realtime";
@@ -63,12 +64,12 @@ export const realtimeRoutes = [
       "Events are kept EVENT_RETENTION_DAYS (default 30); an `after` older than the oldest kept event is 410 resync_required with `oldestChangeVersion`. " +
       "Sync recipe (docs/sync.md): take a snapshot (any list answers the changeVersion it is exact for), then page through ?after=<it> until nextCursor is null; the last page's changeVersion is where to follow from next, filtered or not.",
     query: z.strictObject({
-      after: z.coerce.number().int().min(0).default(0).openapi({ description: "Return events with a greater changeVersion." }),
+      after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).openapi({ description: "Return events with a greater changeVersion." }),
       limit: z.coerce.number().int().min(1).max(200).default(50),
       ...FeedFilterQuery,
     }),
     errors: ["resync_required"],
-    response: { schema: EventListSchema, description: "A page of events in changeVersion order." },
+    response: { schema: EventListSchema, description: "A page of events in changeVersion order.", headers: ["Link"] },
     async handler(c, { query }) {
       const { after, limit, ...filter } = query;
       const retentionSeconds = settingsOf(c.env).events.retentionSeconds;

@@ -8,8 +8,10 @@ import { eventsReply, listEnvelope, listReply, recordEnvelope, recordReply, writ
 import { parseIfMatch } from "../lib/preconditions.ts";
 import { defineRoute, type AnyRoute, type Infer } from "../registry.ts";
 import { settingsOf } from "../env.ts";
-import { IdParams } from "../schemas/common.ts";
-import { EventSchema, HistoryQuery } from "../schemas/events.ts";
+import { ExternalIdParams, IdParams } from "../schemas/common.ts";
+import type { ServiceContext } from "../../services/context.ts";
+import { HistoryQuery } from "../schemas/events.ts";
+import { resourceEventSchema } from "../schemas/event-types.ts";
 
 // The five routes of a resource (list, create, get, change, remove), declared from one
 // description, so a new resource is a table, its statements and service, its schemas and this
@@ -19,7 +21,7 @@ import { EventSchema, HistoryQuery } from "../schemas/events.ts";
 type PageQuery = { limit: number; cursor?: string | undefined };
 type ListQuery = z.ZodType<PageQuery>;
 
-export interface ResourceRoutesSpec<Record extends { id: string; version: number; createdAt: string }, Filters, New, Values, Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery> {
+export interface ResourceRoutesSpec<Record extends { id: string; version: number; createdAt: string }, Filters, New, Values, Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery, Upsert extends z.ZodType> {
   tag: string;
   /** The collection, e.g. /v1/risks; one record lives at <path>/{id}. */
   path: `/v1/${string}`;
@@ -34,18 +36,22 @@ export interface ResourceRoutesSpec<Record extends { id: string; version: number
   names: { list: string; create: string; get: string; update: string; delete?: string };
   scopes: { read: Scope; manage: Scope };
   /** The public record's schema: what the service answers must fit it (checked by tsc). */
-  schemas: { record: z.ZodType<Record>; create: Create; update: Update; list: Query };
+  /** `upsert`: the body of PUT by-external-id, the create's without externalId (the path names it). */
+  schemas: { record: z.ZodType<Record>; create: Create; update: Update; list: Query; upsert: Upsert };
   summaries: { list: string; create: string; get: string; update: string; delete?: string };
   /** What a list answers, for its OpenAPI description; default "A page of <plural> in creation order." */
   listDescription?: string;
   descriptions?: { list?: string; create?: string; update?: string; delete?: string };
   errors?: { create?: ErrorCode[]; update?: ErrorCode[]; delete?: ErrorCode[] };
+  /** The create-only field a PUT by external id must not change (a task's projectId), for its description. */
+  upsertFixed?: string;
   service: ResourceService<Record, Filters, New, Values>;
   /** The service's input from a validated request: filters from the query, a new record from the body and the path. */
   inputs: {
     filters(query: Omit<Infer<Query>, "limit" | "cursor">): Filters;
     create(body: Infer<Create>, parentId: string | undefined): New;
     update(body: Infer<Update>): Values;
+    upsert(body: Infer<Upsert>): New;
   };
 }
 
@@ -57,10 +63,11 @@ export const requestsAsIs = {
   filters: <T>(query: T): T => query,
   create: <T>(body: T): T => body,
   update: <T>(body: T): T => body,
+  upsert: <T>(body: T): T => body,
 };
 
-export function resourceRoutes<Record extends { id: string; version: number; createdAt: string }, Filters, New, Values, Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery>(
-  spec: ResourceRoutesSpec<Record, Filters, New, Values, Create, Update, Query>,
+export function resourceRoutes<Record extends { id: string; version: number; createdAt: string }, Filters, New, Values, Create extends z.ZodType, Update extends z.ZodType, Query extends ListQuery, Upsert extends z.ZodType>(
+  spec: ResourceRoutesSpec<Record, Filters, New, Values, Create, Update, Query, Upsert>,
 ): AnyRoute[] {
   const { tag, path, collectionPath, noun, names, scopes, schemas, summaries, descriptions = {}, errors = {}, service, inputs } = spec;
   const [one] = noun;
@@ -68,6 +75,13 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
   const RecordReply = recordEnvelope(schemas.record);
   const parentOf = (params: { id: string } | undefined) => (collectionPath ? params?.id : undefined);
   const collection = { path: collectionPath ?? path, ...(collectionPath ? { params: IdParams } : {}) };
+  // The writes, as the routes' handlers and POST /v1/batch both run them.
+  const create = (ctx: ServiceContext, { params, body }: { params: { id: string } | undefined; body: Infer<Create> }) =>
+    service.create({ ctx, input: inputs.create(body, parentOf(params)) });
+  const update = (ctx: ServiceContext, { params, body }: { params: { id: string }; body: Infer<Update> }, ifMatch: number | null) =>
+    service.update({ ctx, input: { id: params.id, patch: inputs.update(body), ifMatch } });
+  const upsert = (ctx: ServiceContext, { params, body }: { params: { externalId: string }; body: Infer<Upsert> }, ifMatch: number | null) =>
+    service.upsert({ ctx, input: { externalId: params.externalId, values: inputs.upsert(body), ifMatch } });
   const routes: AnyRoute[] = [
     defineRoute({
       method: "get",
@@ -78,7 +92,7 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
       summary: summaries.list,
       ...(descriptions.list ? { description: descriptions.list } : {}),
       query: schemas.list,
-      response: { schema: listEnvelope(schemas.record), description: spec.listDescription ?? `A page of ${noun[1]} in creation order.` },
+      response: { schema: listEnvelope(schemas.record), description: spec.listDescription ?? `A page of ${noun[1]} in creation order.`, headers: ["Link"] },
       async handler(c, { params, query }) {
         const { limit, cursor, ...filters } = query as Infer<Query> & PageQuery;
         const page = await service.list({ ctx: serviceContext(c), input: { page: pageRequest({ limit, cursor }), filters: inputs.filters(filters), parentId: parentOf(params) } });
@@ -94,10 +108,12 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
       summary: summaries.create,
       ...(descriptions.create ? { description: descriptions.create } : {}),
       body: schemas.create,
-      errors: [...(errors.create ?? []), "idempotency_mismatch"],
-      response: { status: 201, schema: RecordReply, description: `The created ${one}.` },
-      async handler(c, { params, body }) {
-        return writeReply(await service.create({ ctx: serviceContext(c), input: inputs.create(body, parentOf(params)) }), `${one} created`);
+      // conflict: another record of the resource already has the externalId sent.
+      errors: [...new Set([...(errors.create ?? []), "conflict" as const, "idempotency_mismatch" as const])],
+      response: { status: 201, schema: RecordReply, description: `The created ${one}.`, headers: ["ETag", "Idempotent-Replayed"] },
+      batch: { status: 201, creates: true, resource: service.resource, run: create },
+      async handler(c, input) {
+        return writeReply(await create(serviceContext(c), input), `${one} created`);
       },
     }),
     defineRoute({
@@ -108,7 +124,7 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
       tag,
       summary: summaries.get,
       params: IdParams,
-      response: { schema: RecordReply, description: `The ${one}.` },
+      response: { schema: RecordReply, description: `The ${one}.`, headers: ["ETag"] },
       async handler(c, { params }) {
         return recordReply(await service.get({ ctx: serviceContext(c), input: { id: params.id } }), one);
       },
@@ -124,10 +140,34 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
       params: IdParams,
       body: schemas.update,
       errors: [...(errors.update ?? []), "conflict", "precondition_failed"],
-      response: { schema: RecordReply, description: `The changed ${one}.` },
-      async handler(c, { params, body }) {
-        const result = await service.update({ ctx: serviceContext(c), input: { id: params.id, patch: inputs.update(body), ifMatch: parseIfMatch(c.req.header("if-match")) } });
+      response: { schema: RecordReply, description: `The changed ${one}.`, headers: ["ETag"] },
+      batch: { status: 200, creates: false, resource: service.resource, run: update },
+      async handler(c, input) {
+        const result = await update(serviceContext(c), input, parseIfMatch(c.req.header("if-match")));
         return writeReply(result, result.event ? `${one} updated` : `${one} unchanged`);
+      },
+    }),
+    defineRoute({
+      method: "put",
+      path: `${path}/by-external-id/{externalId}`,
+      operationId: names.create.replace(/^create/, "upsert"),
+      scope: scopes.manage,
+      tag,
+      summary: `Create or change the ${one} with this externalId`,
+      description:
+        `The body is a create's (without externalId, which the path gives). No ${one} has this externalId yet: it is created (201), as POST would. ` +
+        `One has: the body's fields change it (200), as PATCH would, and fields left out keep their values` +
+        (spec.upsertFixed ? `; ${spec.upsertFixed} must be the one it has (409 otherwise)` : "") +
+        `. Concurrent PUTs of one new externalId create exactly one ${one}. If-Match applies to an existing ${one} (412 when there is none).`,
+      params: ExternalIdParams,
+      body: schemas.upsert,
+      // A record created under a parent (a milestone) names the parent in this body: a reference here.
+      errors: [...(errors.create ?? []), ...(errors.update ?? []), ...(collectionPath ? ["invalid_reference" as const] : []), "conflict", "precondition_failed"],
+      response: { schema: RecordReply, description: `The changed ${one}.`, created: `The created ${one}.`, headers: ["ETag"] },
+      batch: { status: 200, creates: false, idUnknownBefore: true, resource: service.resource, run: upsert },
+      async handler(c, input) {
+        const result = await upsert(serviceContext(c), input, parseIfMatch(c.req.header("if-match")));
+        return { ...writeReply(result, result.created ? `${one} created` : result.event ? `${one} updated` : `${one} unchanged`), status: result.created ? 201 : 200 };
       },
     }),
   ];
@@ -144,7 +184,7 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
         `A deleted ${one}'s history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.`,
       params: IdParams,
       query: HistoryQuery,
-      response: { schema: listEnvelope(EventSchema), description: `A page of the ${one}'s events in changeVersion order.` },
+      response: { schema: listEnvelope(resourceEventSchema(service.resource.type)), description: `A page of the ${one}'s events in changeVersion order.`, headers: ["Link"] },
       async handler(c, { params, query }) {
         const after = query.cursor === undefined ? 0 : Number(query.cursor);
         const retentionSeconds = settingsOf(c.env).events.retentionSeconds;
@@ -166,9 +206,10 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
         ...(descriptions.delete ? { description: descriptions.delete } : {}),
         params: IdParams,
         errors: [...(errors.delete ?? []), "conflict", "precondition_failed"],
-        response: { schema: RecordReply, description: `The ${one} as it was before removal.` },
-        async handler(c, { params }) {
-          return writeReply(await remove({ ctx: serviceContext(c), input: { id: params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), `${one} deleted`);
+        response: { schema: RecordReply, description: `The ${one} as it was before removal.`, headers: ["ETag"] },
+        batch: { status: 200, creates: false, resource: service.resource, run: (ctx, { params }, ifMatch) => remove({ ctx, input: { id: params.id, ifMatch } }) },
+        async handler(c, input) {
+          return writeReply(await remove({ ctx: serviceContext(c), input: { id: input.params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), `${one} deleted`);
         },
       }),
     );

@@ -1,5 +1,5 @@
 import { risks } from "../../services/risks.ts";
-import { CreateRiskSchema, ListRisksQuery, RiskSchema, UpdateRiskSchema } from "../schemas/risks.ts";
+import { CreateRiskSchema, UpsertRiskSchema, ListRisksQuery, RiskSchema, UpdateRiskSchema } from "../schemas/risks.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 export const riskRoutes = resourceRoutes({
@@ -8,7 +8,7 @@ export const riskRoutes = resourceRoutes({
   noun: ["risk", "risks"],
   names: { list: "listRisks", create: "createRisk", get: "getRisk", update: "updateRisk", delete: "deleteRisk" },
   scopes: { read: "risks.read", manage: "risks.manage" },
-  schemas: { record: RiskSchema, create: CreateRiskSchema, update: UpdateRiskSchema, list: ListRisksQuery },
+  schemas: { record: RiskSchema, create: CreateRiskSchema, update: UpdateRiskSchema, list: ListRisksQuery, upsert: UpsertRiskSchema },
   summaries: {
     list: "List risks, filtered by project and status, paged",
     create: "Record a risk of a project (projectId and title are required)",
@@ -17,6 +17,7 @@ export const riskRoutes = resourceRoutes({
     delete: "Remove a risk",
   },
   errors: { create: ["invalid_reference"], update: ["invalid_reference"] },
+  upsertFixed: "projectId",
   service: risks,
   inputs: requestsAsIs,
 });

@@ -38,7 +38,7 @@ export const webhookDeliveryRoutes = [
     description: "Needs webhooks.read and every read scope the webhook carries (the attempts show its events).",
     params: IdParams,
     query: DeliveriesQuery,
-    response: { schema: listEnvelope(DeliverySchema), description: "A page of attempts." },
+    response: { schema: listEnvelope(DeliverySchema), description: "A page of attempts.", headers: ["Link"] },
     async handler(c, { params, query }) {
       const { outcome, eventType, since, ...paging } = query;
       const input = { webhookId: params.id, page: pageRequest(paging), filter: { outcome, eventType, since } };

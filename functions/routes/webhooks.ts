@@ -19,7 +19,7 @@ export const webhookRoutes = [
     tag,
     summary: "List the organisation's webhooks (never their secrets)",
     query: ListWebhooksQuery,
-    response: { schema: listEnvelope(WebhookSchema), description: "A page of webhooks in creation order." },
+    response: { schema: listEnvelope(WebhookSchema), description: "A page of webhooks in creation order.", headers: ["Link"] },
     async handler(c, { query }) {
       return listReply(c.req.url, await listWebhooks({ ctx: serviceContext(c), input: { page: pageRequest(query) } }), ["webhook", "webhooks"]);
     },
@@ -37,7 +37,7 @@ export const webhookRoutes = [
       "Requests follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); the URL must be https to a public address.",
     body: CreateWebhookSchema,
     errors: ["idempotency_mismatch", "invalid_reference"],
-    response: { status: 201, schema: recordEnvelope(CreatedWebhookSchema), description: "The webhook with its secret." },
+    response: { status: 201, schema: recordEnvelope(CreatedWebhookSchema), description: "The webhook with its secret.", headers: ["ETag", "Idempotent-Replayed"] },
     async handler(c, { body }) {
       const result = await createWebhook({ ctx: serviceContext(c), input: { ...body, policy: settingsOf(c.env).webhooks } });
       return writeReply(result, "webhook created");
@@ -51,7 +51,7 @@ export const webhookRoutes = [
     tag,
     summary: "Fetch one webhook",
     params: IdParams,
-    response: { schema: recordEnvelope(WebhookSchema), description: "The webhook." },
+    response: { schema: recordEnvelope(WebhookSchema), description: "The webhook.", headers: ["ETag"] },
     async handler(c, { params }) {
       return recordReply(await getWebhook({ ctx: serviceContext(c), input: { id: params.id } }), "webhook");
     },
@@ -67,7 +67,7 @@ export const webhookRoutes = [
     params: IdParams,
     body: UpdateWebhookSchema,
     errors: ["precondition_failed", "conflict", "invalid_reference"],
-    response: { schema: recordEnvelope(WebhookSchema), description: "The changed webhook." },
+    response: { schema: recordEnvelope(WebhookSchema), description: "The changed webhook.", headers: ["ETag"] },
     async handler(c, { params, body }) {
       const input = { id: params.id, patch: body, ifMatch: parseIfMatch(c.req.header("if-match")), policy: settingsOf(c.env).webhooks };
       return writeReply(await updateWebhook({ ctx: serviceContext(c), input }), "webhook updated");
@@ -83,7 +83,7 @@ export const webhookRoutes = [
     description: "Needs webhooks.manage only: removing a webhook discloses nothing.",
     params: IdParams,
     errors: ["precondition_failed", "conflict"],
-    response: { schema: recordEnvelope(WebhookSchema), description: "The webhook as it was." },
+    response: { schema: recordEnvelope(WebhookSchema), description: "The webhook as it was.", headers: ["ETag"] },
     async handler(c, { params }) {
       return writeReply(await deleteWebhook({ ctx: serviceContext(c), input: { id: params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), "webhook deleted");
     },
@@ -102,7 +102,7 @@ export const webhookRoutes = [
     params: IdParams,
     body: RotateSecretSchema,
     errors: ["precondition_failed", "conflict"],
-    response: { schema: recordEnvelope(CreatedWebhookSchema), description: "The webhook with its new secret." },
+    response: { schema: recordEnvelope(CreatedWebhookSchema), description: "The webhook with its new secret.", headers: ["ETag"] },
     async handler(c, { params, body }) {
       const input = { id: params.id, overlapSeconds: body.overlapSeconds, ifMatch: parseIfMatch(c.req.header("if-match")) };
       return writeReply(await rotateWebhookSecret({ ctx: serviceContext(c), input }), "webhook secret rotated");

@@ -13,7 +13,7 @@ export const noNul = (text: string) => !text.includes("\u0000");
 const NUL_MESSAGE = "must not contain NUL characters";
 
 
-export const Timestamp = z.string().openapi({ description: "ISO 8601, UTC.", example: "2026-11-21T23:00:00.000Z" });
+export const Timestamp = z.string().openapi({ description: "ISO 8601, UTC.", format: "date-time", example: "2026-11-21T23:00:00.000Z" });
 
 /** An instant sent by a client (a filter): ISO 8601 with an offset, in years Postgres reads (0001 on). */
 export const InstantQuery = z.iso
@@ -24,6 +24,26 @@ export const InstantQuery = z.iso
 export const Name = z.string().trim().min(1).max(200).refine(noNul, NUL_MESSAGE);
 
 export const Description = z.string().max(10_000).refine(noNul, NUL_MESSAGE).nullable();
+
+/** The id a record has in another system: 1 to 200 characters, unique per organisation and resource. */
+export const ExternalId = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine(noNul, NUL_MESSAGE)
+  .openapi({ description: "The record's id in another system, unique per organisation and resource (1 to 200 characters).", example: "crm-4471" });
+
+/** externalId on a record, a create body, a change (null clears it), and a list's filter. */
+export const externalIdFields = {
+  record: { externalId: ExternalId.nullable() },
+  create: { externalId: ExternalId.optional() },
+  update: { externalId: ExternalId.nullable().optional() },
+  query: { externalId: ExternalId.optional().openapi({ description: "Only the record with this externalId." }) },
+};
+
+export const ExternalIdParams = z.object({
+  externalId: ExternalId.openapi({ param: { name: "externalId", in: "path" } }),
+});
 
 /** Fields every record carries (docs/api.md "Records"). */
 export const recordFields = {
@@ -46,14 +66,25 @@ export const pageQuery = {
 
 /** A comma list of enum values, as in `?status=todo,in_progress`. */
 export function commaList<const T extends readonly [string, ...string[]]>(values: T) {
+  // ?status=todo,blocked as the document declares it; ?status=todo&status=blocked (a repeated
+  // parameter, how many clients send an array) means the same.
   return z
-    .string()
-    .transform((list) => list.split(",").map((s) => s.trim()))
+    .union([z.string(), z.array(z.string())])
+    .transform((list) => (Array.isArray(list) ? list.join(",") : list).split(",").map((s) => s.trim()))
     .pipe(z.array(z.enum(values)).min(1))
-    .openapi({ description: `Comma-separated, any of: ${values.join(", ")}.`, type: "string" });
+    .openapi({
+      description: `Comma-separated, any of: ${values.join(", ")}.`,
+      // As a client sends it: one parameter, the values joined by commas (form style, not exploded).
+      type: "array",
+      items: { type: "string", enum: [...values] },
+      param: { style: "form", explode: false },
+    });
 }
 
-export const BooleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
+export const BooleanQuery = z
+  .enum(["true", "false"])
+  .transform((v) => v === "true")
+  .openapi({ type: "string", enum: ["true", "false"] });
 
 type Equals<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false) : false) : false;
 

@@ -6,35 +6,28 @@ import { BooleanQuery, Timestamp, Uuid } from "./common.ts";
 // The change feed's filter (domain/event-filter.ts) as request fields: the query of GET /v1/events,
 // the same names as a socket's connection query, and a webhook's fields.
 
-/** An event as GET /v1/events, history, sockets and webhooks carry it (domain/events.ts OpsEvent). */
-export const EventSchema = z
-  .object({
-    id: Uuid,
-    type: z.string().openapi({ example: "task.updated", description: "<resource>.<action>" }),
-    orgId: Uuid,
-    changeVersion: z.number().int().openapi({ description: "The organisation's changeVersion this change produced." }),
-    occurredAt: Timestamp,
-    data: z.record(z.string(), z.unknown()).openapi({
-      description: "The full record after the change (for a delete, as it was).",
-      example: { id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", title: "Book the removal van", status: "in_progress", version: 2 },
+/**
+ * The fields every event has, whatever its type (domain/events.ts OpsEvent). The typed events,
+ * one per type with its record as `data` and its fields' `changes`, are in event-types.ts.
+ */
+export const eventFields = {
+  id: Uuid,
+  orgId: Uuid,
+  changeVersion: z.number().int().openapi({ description: "The organisation's changeVersion this change produced." }),
+  occurredAt: Timestamp,
+  actor: z
+    .object({
+      type: z.enum(["key", "user", "system"]),
+      id: Uuid.nullable(),
+      name: z.string(),
+    })
+    .openapi("Actor", {
+      description:
+        "Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).",
+      example: { type: "key", id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", name: "Warehouse sync" },
     }),
-    changes: z
-      .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
-      .nullable()
-      .openapi({ description: "On updates: each changed field with its old and new value.", example: { status: { from: "todo", to: "in_progress" } } }),
-    actor: z
-      .object({
-        type: z.enum(["key", "user", "system"]),
-        id: Uuid.nullable(),
-        name: z.string(),
-      })
-      .openapi("Actor", {
-        description:
-          "Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).",
-        example: { type: "key", id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", name: "Warehouse sync" },
-      }),
-  })
-  .openapi("Event");
+  batchId: Uuid.nullable().openapi({ description: "The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call." }),
+};
 
 /** "task.updated", "task.*" or "*": an event name, a resource's events, or every event. */
 export const EventPattern = z

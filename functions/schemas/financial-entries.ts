@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
-import { DateString, Description, Uuid, commaList, noNul, pageQuery, publicRecord, recordFields } from "./common.ts";
+import { DateString, Description, Uuid, commaList, noNul, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { FinancialEntryRecord } from "../../services/financial-entries.ts";
 
 // Money is a decimal string, never a JSON number: JSON.parse turns 0.1 into a binary float before
@@ -31,6 +31,7 @@ export const FinancialEntrySchema = publicRecord<FinancialEntryRecord>()(
   z
     .object({
       ...recordFields,
+      ...externalIdFields.record,
       projectId: Uuid,
       kind: z.enum(FINANCIAL_ENTRY_KINDS),
       amount: Money("1234.50"),
@@ -46,23 +47,29 @@ const signFitsKind = (entry: { kind?: string | undefined; amount?: string | unde
   entry.kind === undefined || entry.amount === undefined || entry.kind === "adjustment" || !entry.amount.startsWith("-");
 const SIGN_RULE = { message: "only an adjustment may be negative", path: ["amount"] };
 
+const newEntry = {
+  projectId: Uuid,
+  kind: z.enum(FINANCIAL_ENTRY_KINDS),
+  amount: Amount,
+  currency: Currency,
+  date: DateString,
+  description: Description.optional(),
+  reference: Reference.optional(),
+};
+
 export const CreateFinancialEntrySchema = z
-  .strictObject({
-    projectId: Uuid,
-    kind: z.enum(FINANCIAL_ENTRY_KINDS),
-    amount: Amount,
-    currency: Currency,
-    date: DateString,
-    description: Description.optional(),
-    reference: Reference.optional(),
-  })
+  .strictObject({ ...externalIdFields.create, ...newEntry })
   .refine(signFitsKind, SIGN_RULE)
   .openapi("CreateFinancialEntry");
+
+/** PUT by external id: a create's body; the path gives the externalId. */
+export const UpsertFinancialEntrySchema = z.strictObject(newEntry).refine(signFitsKind, SIGN_RULE).openapi("UpsertFinancialEntry");
 
 // An entry stays with its project. A patch with only kind or only amount is checked against the
 // stored other half by the update statement.
 export const UpdateFinancialEntrySchema = z
   .strictObject({
+    ...externalIdFields.update,
     kind: z.enum(FINANCIAL_ENTRY_KINDS).optional(),
     amount: Amount.optional(),
     currency: Currency.optional(),
@@ -75,6 +82,7 @@ export const UpdateFinancialEntrySchema = z
 
 export const ListFinancialEntriesQuery = z.strictObject({
   ...pageQuery,
+  ...externalIdFields.query,
   projectId: Uuid.optional(),
   kind: commaList(FINANCIAL_ENTRY_KINDS).optional(),
 });

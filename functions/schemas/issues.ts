@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ISSUE_SEVERITIES, ISSUE_STATUSES } from "../../domain/records.ts";
-import { Description, Name, Timestamp, Uuid, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import { Description, Name, Timestamp, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { IssueRecord } from "../../services/issues.ts";
 
 const Severity = z.enum(ISSUE_SEVERITIES).nullable();
@@ -9,6 +9,7 @@ export const IssueSchema = publicRecord<IssueRecord>()(
   z
     .object({
       ...recordFields,
+      ...externalIdFields.record,
       projectId: Uuid,
       title: z.string().openapi({ example: "Loading dock door jams" }),
       description: z.string().nullable(),
@@ -25,6 +26,7 @@ export const IssueSchema = publicRecord<IssueRecord>()(
 
 export const CreateIssueSchema = z
   .strictObject({
+    ...externalIdFields.create,
     projectId: Uuid,
     title: Name.openapi({ example: "Loading dock door jams" }),
     description: Description.optional(),
@@ -35,9 +37,13 @@ export const CreateIssueSchema = z
   })
   .openapi("CreateIssue");
 
+/** PUT by external id: a create's body; the path gives the externalId. */
+export const UpsertIssueSchema = CreateIssueSchema.omit({ externalId: true }).openapi("UpsertIssue");
+
 // An issue stays with its project; resolvedAt belongs to the service.
 export const UpdateIssueSchema = z
   .strictObject({
+    ...externalIdFields.update,
     title: Name.optional(),
     description: Description.optional(),
     severity: Severity.optional(),
@@ -47,7 +53,8 @@ export const UpdateIssueSchema = z
   })
   .openapi("UpdateIssue");
 
-export const ListIssuesQuery = z.strictObject({ ...pageQuery, projectId: Uuid.optional(), status: commaList(ISSUE_STATUSES).optional() });
+export const ListIssuesQuery = z.strictObject({ ...pageQuery,
+  ...externalIdFields.query, projectId: Uuid.optional(), status: commaList(ISSUE_STATUSES).optional() });
 
 export type CreateIssueInput = z.infer<typeof CreateIssueSchema>;
 export type UpdateIssueInput = z.infer<typeof UpdateIssueSchema>;

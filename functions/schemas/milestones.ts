@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { MILESTONE_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, Uuid, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import { DateString, Description, Name, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { MilestoneRecord } from "../../services/milestones.ts";
 
 export const MilestoneSchema = publicRecord<MilestoneRecord>()(
   z
     .object({
       ...recordFields,
+      ...externalIdFields.record,
       projectId: Uuid,
       name: z.string().openapi({ example: "Lease signed" }),
       description: z.string().nullable(),
@@ -18,6 +19,7 @@ export const MilestoneSchema = publicRecord<MilestoneRecord>()(
 
 export const CreateMilestoneSchema = z
   .strictObject({
+    ...externalIdFields.create,
     name: Name.openapi({ example: "Lease signed" }),
     dueDate: DateString,
     description: Description.optional(),
@@ -25,8 +27,12 @@ export const CreateMilestoneSchema = z
   })
   .openapi("CreateMilestone");
 
+/** PUT /v1/milestones/by-external-id/{externalId}: a create's body, naming the project (a new milestone is created under it). */
+export const UpsertMilestoneSchema = CreateMilestoneSchema.omit({ externalId: true }).extend({ projectId: Uuid }).openapi("UpsertMilestone");
+
 export const UpdateMilestoneSchema = z
   .strictObject({
+    ...externalIdFields.update,
     name: Name.optional(),
     dueDate: DateString.optional(),
     description: Description.optional(),
@@ -34,7 +40,8 @@ export const UpdateMilestoneSchema = z
   })
   .openapi("UpdateMilestone");
 
-export const ListMilestonesQuery = z.strictObject({ ...pageQuery, status: commaList(MILESTONE_STATUSES).optional() });
+export const ListMilestonesQuery = z.strictObject({ ...pageQuery,
+  ...externalIdFields.query, status: commaList(MILESTONE_STATUSES).optional() });
 
 export type CreateMilestoneInput = z.infer<typeof CreateMilestoneSchema>;
 export type UpdateMilestoneInput = z.infer<typeof UpdateMilestoneSchema>;

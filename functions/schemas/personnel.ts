@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BooleanQuery, Name, noNul, pageQuery, publicRecord, recordFields } from "./common.ts";
+import { BooleanQuery, Name, noNul, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { PersonRecord } from "../../services/personnel.ts";
 
 const Email = z.email().max(320).refine(noNul).openapi({ example: "ada@example.com" });
@@ -9,6 +9,7 @@ export const PersonSchema = publicRecord<PersonRecord>()(
   z
     .object({
       ...recordFields,
+      ...externalIdFields.record,
       name: z.string().openapi({ example: "Ada Lovelace" }),
       email: z.string().openapi({ example: "ada@example.com" }),
       role: z.string().nullable().openapi({ example: "Site lead" }),
@@ -19,6 +20,7 @@ export const PersonSchema = publicRecord<PersonRecord>()(
 
 export const CreatePersonSchema = z
   .strictObject({
+    ...externalIdFields.create,
     name: Name.openapi({ example: "Ada Lovelace" }),
     email: Email,
     role: Role.optional(),
@@ -26,13 +28,18 @@ export const CreatePersonSchema = z
   })
   .openapi("CreatePerson");
 
+/** PUT by external id: a create's body; the path gives the externalId. */
+export const UpsertPersonSchema = CreatePersonSchema.omit({ externalId: true }).openapi("UpsertPerson");
+
 export const UpdatePersonSchema = z
-  .strictObject({ name: Name.optional(), email: Email.optional(), role: Role.optional(), active: z.boolean().optional() })
+  .strictObject({
+    ...externalIdFields.update, name: Name.optional(), email: Email.optional(), role: Role.optional(), active: z.boolean().optional() })
   .openapi("UpdatePerson");
 
 export const ListPersonnelQuery = z.strictObject({
   ...pageQuery,
-  active: BooleanQuery.optional().openapi({ description: "true or false.", type: "string" }),
+  ...externalIdFields.query,
+  active: BooleanQuery.optional().openapi({ description: "true or false.", type: "string", enum: ["true", "false"] }),
 });
 
 export type CreatePersonInput = z.infer<typeof CreatePersonSchema>;

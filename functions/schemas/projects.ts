@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PROJECT_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import { DateString, Description, Name, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { ProjectRecord } from "../../services/projects.ts";
 
 const Budget = z
@@ -8,12 +8,13 @@ const Budget = z
   .min(0)
   .max(9_999_999_999_999)
   .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, "budget has at most 2 decimal places")
-  .openapi({ description: "0 means the project has no budget.", example: 25000 });
+  .openapi({ description: "0 means the project has no budget; at most 2 decimal places.", multipleOf: 0.01, example: 25000 });
 
 export const ProjectSchema = publicRecord<ProjectRecord>()(
   z
     .object({
       ...recordFields,
+      ...externalIdFields.record,
       name: z.string().openapi({ example: "Warehouse move" }),
       description: z.string().nullable(),
       budget: z.number().openapi({ example: 25000 }),
@@ -27,20 +28,27 @@ export const ProjectSchema = publicRecord<ProjectRecord>()(
 const datesOrdered = (p: { startDate?: string | undefined; endDate?: string | undefined }) =>
   !p.startDate || !p.endDate || p.endDate >= p.startDate;
 
+const newProject = {
+  name: Name.openapi({ example: "Warehouse move" }),
+  budget: Budget,
+  startDate: DateString,
+  endDate: DateString.openapi({ example: "2027-03-31" }),
+  description: Description.optional(),
+  status: z.enum(PROJECT_STATUSES).optional().openapi({ description: "Defaults to planned." }),
+};
+const DATES_RULE = { message: "endDate must not be before startDate", path: ["endDate"] };
+
 export const CreateProjectSchema = z
-  .strictObject({
-    name: Name.openapi({ example: "Warehouse move" }),
-    budget: Budget,
-    startDate: DateString,
-    endDate: DateString.openapi({ example: "2027-03-31" }),
-    description: Description.optional(),
-    status: z.enum(PROJECT_STATUSES).optional().openapi({ description: "Defaults to planned." }),
-  })
-  .refine(datesOrdered, { message: "endDate must not be before startDate", path: ["endDate"] })
+  .strictObject({ ...externalIdFields.create, ...newProject })
+  .refine(datesOrdered, DATES_RULE)
   .openapi("CreateProject");
+
+/** PUT by external id: a create's body; the path gives the externalId. */
+export const UpsertProjectSchema = z.strictObject(newProject).refine(datesOrdered, DATES_RULE).openapi("UpsertProject");
 
 export const UpdateProjectSchema = z
   .strictObject({
+    ...externalIdFields.update,
     name: Name.optional(),
     budget: Budget.optional(),
     startDate: DateString.optional(),
@@ -48,10 +56,11 @@ export const UpdateProjectSchema = z
     description: Description.optional(),
     status: z.enum(PROJECT_STATUSES).optional(),
   })
-  .refine(datesOrdered, { message: "endDate must not be before startDate", path: ["endDate"] })
+  .refine(datesOrdered, DATES_RULE)
   .openapi("UpdateProject");
 
-export const ListProjectsQuery = z.strictObject({ ...pageQuery, status: commaList(PROJECT_STATUSES).optional() });
+export const ListProjectsQuery = z.strictObject({ ...pageQuery,
+  ...externalIdFields.query, status: commaList(PROJECT_STATUSES).optional() });
 
 export type CreateProjectInput = z.infer<typeof CreateProjectSchema>;
 export type UpdateProjectInput = z.infer<typeof UpdateProjectSchema>;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { RISK_LEVELS, RISK_STATUSES } from "../../domain/records.ts";
-import { Description, Name, Uuid, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import { Description, Name, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { RiskRecord } from "../../services/risks.ts";
 
 const Level = z.enum(RISK_LEVELS).nullable();
@@ -9,6 +9,7 @@ export const RiskSchema = publicRecord<RiskRecord>()(
   z
     .object({
       ...recordFields,
+      ...externalIdFields.record,
       projectId: Uuid,
       title: z.string().openapi({ example: "Removal van unavailable on moving day" }),
       description: z.string().nullable(),
@@ -23,6 +24,7 @@ export const RiskSchema = publicRecord<RiskRecord>()(
 
 export const CreateRiskSchema = z
   .strictObject({
+    ...externalIdFields.create,
     projectId: Uuid,
     title: Name.openapi({ example: "Removal van unavailable on moving day" }),
     description: Description.optional(),
@@ -34,9 +36,13 @@ export const CreateRiskSchema = z
   })
   .openapi("CreateRisk");
 
+/** PUT by external id: a create's body; the path gives the externalId. */
+export const UpsertRiskSchema = CreateRiskSchema.omit({ externalId: true }).openapi("UpsertRisk");
+
 // A risk stays with its project: projectId is not changeable.
 export const UpdateRiskSchema = z
   .strictObject({
+    ...externalIdFields.update,
     title: Name.optional(),
     description: Description.optional(),
     probability: Level.optional(),
@@ -47,7 +53,8 @@ export const UpdateRiskSchema = z
   })
   .openapi("UpdateRisk");
 
-export const ListRisksQuery = z.strictObject({ ...pageQuery, projectId: Uuid.optional(), status: commaList(RISK_STATUSES).optional() });
+export const ListRisksQuery = z.strictObject({ ...pageQuery,
+  ...externalIdFields.query, projectId: Uuid.optional(), status: commaList(RISK_STATUSES).optional() });
 
 export type CreateRiskInput = z.infer<typeof CreateRiskSchema>;
 export type UpdateRiskInput = z.infer<typeof UpdateRiskSchema>;

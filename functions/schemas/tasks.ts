@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, InstantQuery, Name, Uuid, commaList, pageQuery, publicRecord, recordFields } from "./common.ts";
+import { DateString, Description, InstantQuery, Name, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { TaskRecord } from "../../services/tasks.ts";
 
 export const TaskSchema = publicRecord<TaskRecord>()(
   z
     .object({
       ...recordFields,
+      ...externalIdFields.record,
       projectId: Uuid,
       assigneeId: Uuid,
       milestoneId: Uuid.nullable(),
@@ -21,6 +22,7 @@ export const TaskSchema = publicRecord<TaskRecord>()(
 
 export const CreateTaskSchema = z
   .strictObject({
+    ...externalIdFields.create,
     title: Name.openapi({ example: "Book the removal van" }),
     projectId: Uuid,
     assigneeId: Uuid.openapi({ description: "An active person of the organisation." }),
@@ -32,8 +34,12 @@ export const CreateTaskSchema = z
   })
   .openapi("CreateTask");
 
+/** PUT by external id: a create's body; the path gives the externalId. */
+export const UpsertTaskSchema = CreateTaskSchema.omit({ externalId: true }).openapi("UpsertTask");
+
 export const UpdateTaskSchema = z
   .strictObject({
+    ...externalIdFields.update,
     title: Name.optional(),
     assigneeId: Uuid.optional(),
     dueDate: DateString.optional(),
@@ -46,6 +52,7 @@ export const UpdateTaskSchema = z
 
 export const ListTasksQuery = z.strictObject({
   ...pageQuery,
+  ...externalIdFields.query,
   projectId: Uuid.optional(),
   assigneeId: Uuid.optional(),
   milestoneId: Uuid.optional(),

@@ -70,6 +70,7 @@ describe("events of every write", () => {
         data: writes[i]!.record,
         changes: writes[i]!.changes,
         actor: { type: "key", id: tenant.keyId, name: tenant.application },
+        batchId: null,
       });
       expect(event.id).toMatch(UUID);
     });

@@ -1,3 +1,4 @@
+import { RESPONSE_HEADERS, responseHeadersOf } from "../../functions/headers.ts";
 import { createHash } from "node:crypto";
 import { expect, inject } from "vitest";
 import { ErrorEnvelopeSchema } from "../../functions/errors.ts";
@@ -84,7 +85,18 @@ export async function api<Body = any>(path: string, options: ApiOptions = {}): P
     // Not JSON: leave body null, tests can read `text` (and should fail on the envelope check).
   }
   expectDeclared(method, url.pathname, response.status, body);
+  expectHeadersDeclared(method, url.pathname, response.status, response.headers);
   return { status: response.status, headers: response.headers, body, text };
+}
+
+/** Every header of the API's own (functions/headers.ts) that an answer carries is declared for its operation and status. */
+function expectHeadersDeclared(method: string, pathname: string, status: number, headers: Headers): void {
+  const route = routeFor(routes, method, pathname);
+  if (!route || method === "OPTIONS") return;
+  const declared = new Set(responseHeadersOf(route, status).map((h) => h.name.toLowerCase()));
+  for (const { name } of Object.values(RESPONSE_HEADERS)) {
+    if (headers.has(name)) expect(declared.has(name.toLowerCase()), `${method} ${pathname} -> ${status}: sends ${name}, which its OpenAPI entry does not declare`).toBe(true);
+  }
 }
 
 /**
@@ -104,7 +116,8 @@ function expectDeclared(method: string, pathname: string, status: number, body: 
     return;
   }
   if (!route) return;
-  expect(status, `${where}: not the route's declared status`).toBe(route.response.status ?? 200);
+  const declared = [route.response.status ?? 200, ...(route.response.created ? [201] : [])];
+  expect(declared, `${where}: not the route's declared status`).toContain(status);
   const parsed = route.response.schema.safeParse(body);
   expect(parsed.success, `${where}: off its declared schema: ${parsed.success ? "" : JSON.stringify(parsed.error.issues).slice(0, 500)}`).toBe(true);
   // zod drops what a schema does not name: what it dropped was a field off the document.

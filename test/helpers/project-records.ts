@@ -57,7 +57,7 @@ const money: Check = (v) => typeof v === "string" && /^-?\d+\.\d{2}$/.test(v);
 const oneOf = (...values: string[]): Check => (v) => values.includes(v as string);
 const nullable = (check: Check): Check => (v) => v === null || check(v);
 
-const RECORD = { id: uuid, orgId: uuid, version: int, createdAt: timestamp, updatedAt: timestamp };
+const RECORD = { id: uuid, orgId: uuid, externalId: nullable(text), version: int, createdAt: timestamp, updatedAt: timestamp };
 const level = nullable(oneOf("low", "medium", "high"));
 
 export const SHAPES = {

@@ -160,7 +160,7 @@ export function upgradeStatus(orgId: string, params: Record<string, string>): Pr
 
 /** A made-up task event of the organisation, as the Worker would publish it (the room only relays what it is given). */
 export function fakeEvent(orgId: string, changeVersion: number): RoomEvent {
-  return { id: randomUUID(), type: "task.updated", orgId, changeVersion, occurredAt: new Date().toISOString(), data: { n: changeVersion }, changes: null, actor: { type: "system", id: null, name: "opsroom" } };
+  return { id: randomUUID(), type: "task.updated", orgId, changeVersion, occurredAt: new Date().toISOString(), data: { n: changeVersion }, changes: null, actor: { type: "system", id: null, name: "opsroom" }, batchId: null };
 }
 
 /**

@@ -111,7 +111,7 @@ export function refusedCall(
 // Hand-written response shapes. Each kind names what a field's value must look like.
 type Kind = "uuid" | "uuid?" | "string" | "string?" | "date" | "timestamp" | "int" | "number" | "boolean" | readonly string[];
 
-const RECORD: Record<string, Kind> = { id: "uuid", orgId: "uuid", version: "int", createdAt: "timestamp", updatedAt: "timestamp" };
+const RECORD: Record<string, Kind> = { id: "uuid", orgId: "uuid", externalId: "string?", version: "int", createdAt: "timestamp", updatedAt: "timestamp" };
 
 export const SHAPES = {
   project: {

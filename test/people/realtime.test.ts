@@ -56,9 +56,9 @@ describe("a session's realtime token", () => {
     expect((await upgradeStatus(owner.orgId, { token: second.token })).status).toBe(101);
   });
 
-  it("is refused for another organisation's room (403)", async () => {
+  it("is refused for another organisation's room (404, as another organisation's ids are)", async () => {
     const [owner, stranger] = [await signUp(), await signUp()];
     const { token } = await mint(owner);
-    expect((await upgradeStatus(stranger.orgId, { token })).status).toBe(403);
+    expect((await upgradeStatus(stranger.orgId, { token })).status).toBe(404);
   });
 });

@@ -49,13 +49,15 @@ const CREATES: Record<string, Create> = {
   },
 };
 
-/** POSTs that create no record: Idempotency-Key is accepted there but nothing is replayed. */
+/** POSTs that create no record, so replay nothing: Idempotency-Key is refused there (test/api/unused-inputs.test.ts). */
 const NOT_CREATES = new Set([
   "POST /v1/realtime/tokens",
   "POST /v1/webhooks/:id/test",
   "POST /v1/webhooks/:id/deliveries/:deliveryId/redeliver",
   "POST /v1/webhooks/:id/replay",
   "POST /v1/webhooks/:id/rotate-secret",
+  // A batch's Idempotency-Key covers the whole batch: test/batch/.
+  "POST /v1/batch",
 ]);
 
 const post = (tenantKey: string, path: string, body: unknown, idempotencyKey?: string) =>

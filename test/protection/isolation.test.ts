@@ -18,7 +18,7 @@ import { milestoneBody, personBody, projectBody, taskBody } from "../helpers/res
 //     400 invalid_reference naming the field, and neither organisation changes.
 
 interface Operation {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
 }
 
@@ -62,6 +62,14 @@ const BODIES: Record<string, (tenant: Tenant, ids: Records) => Promise<Record<st
   "POST /v1/financial-entries": (t, r) => financialEntryBody(t, { projectId: r.project }),
   "PATCH /v1/financial-entries/:id": () => ({ description: "Taken over" }),
   "POST /v1/personnel": () => personBody(),
+  "PUT /v1/projects/by-external-id/:externalId": () => projectBody(),
+  "PUT /v1/milestones/by-external-id/:externalId": (_, r) => milestoneBody({ projectId: r.project }),
+  "PUT /v1/tasks/by-external-id/:externalId": (t, r) => taskBody(t, { projectId: r.project, assigneeId: r.person, milestoneId: r.milestone }),
+  "PUT /v1/risks/by-external-id/:externalId": (t, r) => riskBody(t, { projectId: r.project, ownerId: r.person }),
+  "PUT /v1/issues/by-external-id/:externalId": (t, r) => issueBody(t, { projectId: r.project, reporterId: r.person, assigneeId: r.person }),
+  "PUT /v1/financial-entries/by-external-id/:externalId": (t, r) => financialEntryBody(t, { projectId: r.project }),
+  "PUT /v1/personnel/by-external-id/:externalId": () => personBody(),
+  "POST /v1/batch": () => ({ operations: [{ method: "POST", path: "/v1/projects", body: projectBody() }] }),
   "PATCH /v1/personnel/:id": () => ({ role: "Taken over" }),
   "POST /v1/realtime/tokens": () => ({}),
   // A closed loopback port: nothing leaves the machine.
@@ -98,16 +106,19 @@ async function arrange(tenant: Tenant): Promise<Records> {
   };
 }
 
+/** A path that names a record by its external id: another organisation's external id names nothing of it. */
+const byExternalId = (op: Operation) => op.path.includes(":externalId");
+
 function paramKinds(op: Operation): Array<[param: string, kind: Kind]> {
   const segment = op.path.split("/")[2]!;
-  return (op.path.match(/:\w+/g) ?? []).map((param) => {
+  return (op.path.match(/:\w+/g) ?? []).filter((param) => param !== ":externalId").map((param) => {
     const kind = param === ":deliveryId" ? "delivery" : PATH_KINDS[segment];
     if (!kind) throw new Error(`${op.method} ${op.path}: say in PATH_KINDS what ${param} names`);
     return [param, kind];
   });
 }
 
-const fill = (op: Operation, values: Record<string, string>) => op.path.replace(/:\w+/g, (param) => values[param]!);
+const fill = (op: Operation, values: Record<string, string>) => op.path.replace(/:\w+/g, (param) => values[param] ?? `isolation-${uuidv7()}`);
 
 // Read when the file is collected, so each operation is a test of its own, named after it.
 const [a, b] = [await createTenant(), await createTenant()];
@@ -149,12 +160,12 @@ async function bodyFor(op: Operation, tenant: Tenant, records: Records) {
 
 describe("organisation B's key with organisation A's ids in the path", () => {
   it("probes every operation GET /v1 lists that takes an id", () => {
-    const probed = operations.filter((op) => op.path.includes(":"));
+    const probed = operations.filter((op) => op.path.includes(":") && !byExternalId(op));
     expect(probed.length).toBeGreaterThan(20);
     for (const op of probed) paramKinds(op); // throws for a path this file cannot fill
   });
 
-  for (const op of operations.filter((o) => o.path.includes(":"))) {
+  for (const op of operations.filter((o) => o.path.includes(":") && !byExternalId(o))) {
     it(`${op.method} ${op.path}: 404 for each foreign id, nothing changes in either organisation`, async () => {
       const ofB = await arrange(b);
       const body = await bodyFor(op, b, ofB);
@@ -175,6 +186,41 @@ describe("organisation B's key with organisation A's ids in the path", () => {
       // B's own ids are not refused as not found: the 404 above was about the organisation alone.
       const own = await api(fill(op, Object.fromEntries(params.map(([p, kind]) => [p, ofB[kind]]))), { key: b.key, method: op.method, body });
       expect(own.status, `${op.method} ${op.path} on B's own records: ${own.text.slice(0, 200)}`).not.toBe(404);
+    });
+  }
+});
+
+/** The table each by-external-id path's records live in. */
+const TABLES: Record<string, string> = {
+  projects: "projects",
+  milestones: "milestones",
+  tasks: "tasks",
+  risks: "risks",
+  issues: "issues",
+  "financial-entries": "financial_entries",
+  personnel: "personnel",
+};
+
+describe("organisation B's PUT by an external id organisation A uses", () => {
+  it("covers every PUT by external id", () => {
+    expect(operations.filter(byExternalId).map((op) => op.path.split("/")[2]).sort()).toEqual(Object.keys(TABLES).sort());
+  });
+
+  for (const op of operations.filter(byExternalId)) {
+    it(`${op.method} ${op.path}: creates B's own record; A's with that external id is untouched and unnamed`, async () => {
+      const segment = op.path.split("/")[2]!;
+      const kind = PATH_KINDS[segment]!;
+      const externalId = `shared-${uuidv7()}`;
+      await query(`update ${TABLES[segment]} set external_id = $1 where id = $2`, [externalId, ofA[kind]]);
+      const ofB = await arrange(b);
+      const before = await snapshot(a.org.id);
+      const response = await api(fill(op, { ":externalId": externalId }), { key: b.key, method: op.method, body: await bodyFor(op, b, ofB) });
+      const created = expectSuccess(response, 201).data;
+      expect(created.orgId).toBe(b.org.id);
+      expect(created.externalId).toBe(externalId);
+      expect(response.text, "the answer names nothing of A").not.toContain(a.org.id);
+      expect(response.text).not.toContain(ofA[kind]);
+      expectNoTrace(before, await snapshot(a.org.id));
     });
   }
 });
@@ -215,7 +261,7 @@ describe("organisation B's reads without a path id", () => {
 describe("organisation B's writes naming A's records in the body", () => {
   it("are refused with 400 invalid_reference naming the field; nothing changes", async () => {
     let tried = 0;
-    for (const op of operations.filter((o) => (o.method === "POST" || o.method === "PATCH") && takesBody(o))) {
+    for (const op of operations.filter((o) => ["POST", "PUT", "PATCH"].includes(o.method) && takesBody(o))) {
       const schema = resolve(operationDoc(op).requestBody.content["application/json"].schema);
       for (const field of referenceFields(schema.properties ?? {})) {
         const kind = FIELD_KINDS[field];

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ERROR_CODES } from "../../domain/errors.ts";
 import { describe, expect, inject, it } from "vitest";
 import { generateApiKey } from "../../domain/crypto/api-keys.ts";
 import { signRealtimeToken } from "../../domain/crypto/realtime-token.ts";
@@ -84,6 +85,7 @@ describe("events on the socket", () => {
       data: response.body.data,
       changes: { status: { from: "todo", to: "in_progress" }, priority: { from: "low", to: "high" } },
       actor: { type: "key", id: expect.any(String), name: expect.any(String) },
+      batchId: null,
     });
     // The same event GET /v1/events answers.
     const page = expectSuccess(await api("/v1/events?after=1", { key: tenant.key }));
@@ -198,16 +200,22 @@ describe("who may connect", () => {
       const tenant = await createTenant();
       const refused = await status(tenant, await params(tenant));
       expect(refused.status, refused.body).toBe(expected);
-      expect(JSON.parse(refused.body)).toMatchObject({ success: false, error: { code: expect.any(String) } });
+      // The API's error shape: a code of its closed set, and a request id to quote.
+      const body = JSON.parse(refused.body);
+      expect(body).toMatchObject({ success: false, version: "v1", message: expect.any(String), error: { code: expect.any(String), requestId: expect.any(String) } });
+      expect(ERROR_CODES).toContain(body.error.code);
     });
   }
 
-  it("another organisation's room: 403 with a key, and with a token", async () => {
+  it("another organisation's room: 404 with a key, and with a token", async () => {
     const tenant = await createTenant();
     const other = await createTenant();
     const token = expectSuccess(await api("/v1/realtime/tokens", { key: tenant.key, body: {} }), 201).data.token;
-    expect((await status(tenant, { apiKey: tenant.key }, other.org.id)).status).toBe(403);
-    expect((await status(tenant, { token }, other.org.id)).status).toBe(403);
+    for (const credential of [{ apiKey: tenant.key }, { token }] as Record<string, string>[]) {
+      const refused = await status(tenant, credential, other.org.id);
+      expect(refused.status).toBe(404);
+      expect(JSON.parse(refused.body).error).toMatchObject({ code: "not_found", requestId: expect.any(String) });
+    }
   });
 
   it("the revoked key of a connected client is refused at its next connection", async () => {
@@ -305,10 +313,12 @@ describe("publishes to the room", () => {
     const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
     const project = await tenant.insertProject();
     // Four changes committed whose publishes never reached the room (Worker evicted, say).
+    // Each the project.updated event the API would have stored: the whole record, and its change.
+    const record = expectSuccess(await api(`/v1/projects/${project.id}`, { key: tenant.key })).data;
     for (let cv = 1; cv <= 4; cv++) {
       await query(
-        `insert into events (id, org_id, change_version, type, scope, data) values ($1, $2, $3, 'project.updated', 'projects.read', $4)`,
-        [randomUUID(), tenant.org.id, cv, JSON.stringify({ id: project.id, budget: cv })],
+        `insert into events (id, org_id, change_version, type, scope, data, changes) values ($1, $2, $3, 'project.updated', 'projects.read', $4, $5)`,
+        [randomUUID(), tenant.org.id, cv, JSON.stringify({ ...record, budget: cv }), JSON.stringify({ budget: { from: cv === 1 ? record.budget : cv - 1, to: cv } })],
       );
     }
     await query("update organisations set change_version = 4 where id = $1", [tenant.org.id]);

@@ -162,7 +162,7 @@ describe("a record's history", () => {
       const id = createdBody.data.id;
       const path = `/v1/${resource}/${id}`;
       const expectedEvents: Array<Omit<HistoryEvent, "id" | "occurredAt">> = [
-        { type: `${type}.created`, orgId, changeVersion: createdBody.changeVersion, data: createdBody.data, changes: null, actor: actorOf("A") },
+        { type: `${type}.created`, orgId, changeVersion: createdBody.changeVersion, data: createdBody.data, changes: null, actor: actorOf("A"), batchId: null },
       ];
       let before = createdBody.data;
       for (const [i, update] of lifecycle.updates.entries()) {
@@ -171,7 +171,7 @@ describe("a record's history", () => {
         const sibling = await lifecycle.sibling();
         await write(who, sibling.path, "POST", sibling.body);
         const updated = await write(who, path, "PATCH", update.body);
-        expectedEvents.push({ type: `${type}.updated`, orgId, changeVersion: updated.changeVersion, data: updated.data, changes: update.changes(before), actor: actorOf(who) });
+        expectedEvents.push({ type: `${type}.updated`, orgId, changeVersion: updated.changeVersion, data: updated.data, changes: update.changes(before), actor: actorOf(who), batchId: null });
         // The same patch again changes nothing: no event.
         const repeated = await write(who, path, "PATCH", update.body);
         expect(repeated.changeVersion, "a no-op moves nothing").toBe(updated.changeVersion);
@@ -179,7 +179,7 @@ describe("a record's history", () => {
       }
       if (lifecycle.deletable) {
         const deleted = await write("A", path, "DELETE");
-        expectedEvents.push({ type: `${type}.deleted`, orgId, changeVersion: deleted.changeVersion, data: deleted.data, changes: null, actor: actorOf("A") });
+        expectedEvents.push({ type: `${type}.deleted`, orgId, changeVersion: deleted.changeVersion, data: deleted.data, changes: null, actor: actorOf("A"), batchId: null });
         expectError(await as.A(path), 404, "not_found");
       }
 

@@ -105,7 +105,7 @@ describe("a filter the room refuses", () => {
     for (const [params, field] of cases) {
       const answer = await upgradeStatus(tenant.org.id, { apiKey: tenant.key, ...params });
       expect(answer.status, JSON.stringify(params)).toBe(400);
-      expect(JSON.parse(answer.body).error, JSON.stringify(params)).toEqual({ code: "invalid_field", field });
+      expect(JSON.parse(answer.body).error, JSON.stringify(params)).toEqual({ code: "invalid_field", field, requestId: expect.any(String) });
     }
   });
 

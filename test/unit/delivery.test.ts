@@ -53,6 +53,7 @@ const EVENT: OpsEvent = {
   data: { id: "t1", title: "Ünïcode ✓", status: "in_progress" },
   changes: { status: { from: "todo", to: "in_progress" } },
   actor: { type: "key", id: "0190a5b2-0000-7000-8000-0000000000bb", name: "Ünïcode app" },
+  batchId: null,
 };
 
 const job = (overrides: Partial<Job> = {}): Job => ({ id: "job-1", webhookId: "0190a5b2-0000-7000-8000-0000000000aa", event: EVENT, attempt: 1, dueAt: 0, ...overrides });

@@ -1,3 +1,4 @@
+import { ERROR_CODES } from "../../domain/errors.ts";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -58,11 +59,15 @@ function connect(query: Record<string, string>, orgId = ORG, headers: Record<str
 }
 
 /** The refusal the room answers instead of opening the socket, checked whole. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 async function expectRefusal(result: Identity | Response, status: number, code: string): Promise<void> {
   expect(result).toBeInstanceOf(Response);
   const response = result as Response;
   expect(response.status).toBe(status);
-  expect(await response.json()).toEqual({ success: false, version: "v1", message: expect.stringMatching(/^[a-z].{10,}/), error: { code } });
+  const body = (await response.json()) as { error: { code: string; field?: string } };
+  expect(body).toEqual({ success: false, version: "v1", message: expect.stringMatching(/^[a-z].{10,}/), error: { code, requestId: expect.stringMatching(UUID), ...(body.error.field ? { field: body.error.field } : {}) } });
+  expect(ERROR_CODES).toContain(body.error.code);
 }
 
 const claims = (overrides: Record<string, unknown> = {}) =>
@@ -134,9 +139,9 @@ describe("authenticate with an API key", () => {
     await expectRefusal(await authenticate(connect({ apiKey: "ops_key" }), ORG, env), 503, "unavailable");
   });
 
-  it("a key of another organisation is 403 forbidden", async () => {
+  it("a key of another organisation is 404 not_found", async () => {
     const { env } = await worker(identityAnswer(["tasks.read"], OTHER_ORG));
-    await expectRefusal(await authenticate(connect({ apiKey: "ops_key" }), ORG, env), 403, "forbidden");
+    await expectRefusal(await authenticate(connect({ apiKey: "ops_key" }), ORG, env), 404, "not_found");
   });
 
   it("a room that cannot ask the Worker (no API_URL or no secret) is 503 unavailable, and asks nothing", async () => {
@@ -174,15 +179,15 @@ describe("authenticate with a realtime token", () => {
     expect(asked).toHaveLength(0);
   });
 
-  it("a token for another organisation's room is 403 forbidden, and the Worker is not asked", async () => {
+  it("a token for another organisation's room is 404 not_found, and the Worker is not asked", async () => {
     const { env, asked } = await worker(identityAnswer(["tasks.read"], OTHER_ORG));
-    await expectRefusal(await authenticate(connect({ token: await signRealtimeToken(SECRET, claims({ orgId: OTHER_ORG })) }), ORG, env), 403, "forbidden");
+    await expectRefusal(await authenticate(connect({ token: await signRealtimeToken(SECRET, claims({ orgId: OTHER_ORG })) }), ORG, env), 404, "not_found");
     expect(asked).toHaveLength(0);
   });
 
-  it("a token whose key the Worker places in another organisation is 403 forbidden", async () => {
+  it("a token whose key the Worker places in another organisation is 404 not_found", async () => {
     const { env } = await worker(identityAnswer(["tasks.read"], OTHER_ORG));
-    await expectRefusal(await authenticate(connect({ token: await signRealtimeToken(SECRET, claims()) }), ORG, env), 403, "forbidden");
+    await expectRefusal(await authenticate(connect({ token: await signRealtimeToken(SECRET, claims()) }), ORG, env), 404, "not_found");
   });
 
   it("the Worker's refusal of the token's key is passed on", async () => {
@@ -238,7 +243,12 @@ describe("the filter of the connection query", () => {
     for (const [query, field] of cases) {
       const result = await authenticate(connect({ apiKey: "ops_key", ...query }), ORG, env);
       expect((result as Response).status, JSON.stringify(query)).toBe(400);
-      expect(await (result as Response).json()).toEqual({ success: false, version: "v1", message: expect.stringContaining(field), error: { code: "invalid_field", field } });
+      expect(await (result as Response).json()).toEqual({
+        success: false,
+        version: "v1",
+        message: expect.stringContaining(field),
+        error: { code: "invalid_field", field, requestId: expect.stringMatching(UUID) },
+      });
     }
     expect(asked).toHaveLength(cases.length);
   });

@@ -1,0 +1,95 @@
+import { sql } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
+import type { Statement } from "../client.ts";
+import { orgWriteLock, sessionMembership } from "./caller.ts";
+import { dialect } from "./sql.ts";
+
+// The statements POST /v1/batch wraps around its operations' own (services/batch.ts), all sent as
+// one transaction: the opening sets the batch's id (every event it commits carries it) and, with
+// an Idempotency-Key, looks for a stored answer; the closing stores this one. The operations'
+// statements sit between, each ending in opsroom_batch_step (migration 0009, db/statements/sql.ts).
+
+const compile = (query: ReturnType<typeof sql>): Statement => {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return { text, params };
+};
+
+const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
+const keyId = (keyHash: string) => sql`(select k.id from api_keys k where k.key_hash = ${keyHash} and k.revoked_at is null)`;
+
+/** The operation index opsroom_batch_step reports for a stored answer found by the opening statement. */
+export const STORED_ANSWER = -1;
+
+export interface BatchIdempotency {
+  key: string;
+  requestHash: string;
+}
+
+const orgOf = (actor: Actor) =>
+  "keyHash" in actor
+    ? sql`(select k.org_id from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null)`
+    : "sessionToken" in actor
+      ? sql`(select m.org_id from sessions s join memberships m on ${sessionMembership} where s.token = ${actor.sessionToken} and s.expires_at > now())`
+      : sql`${actor.orgId}::uuid`;
+
+/**
+ * The statements that open a batch's transaction. First the batch's id, for every event it commits,
+ * and the organisation's write lock, which every write takes first (db/statements/caller.ts), so
+ * the batch and single writes queue on it rather than deadlock. With an Idempotency-Key: an
+ * expired entry for the key is dropped; a stored answer aborts the transaction (reported as
+ * STORED_ANSWER); otherwise the key is claimed, so a concurrent request with it waits on the claim
+ * and, once this batch commits, fails on it, runs again, and finds this batch's answer.
+ */
+export function openBatch(actor: Actor, batchId: string, idempotency: BatchIdempotency | undefined): Statement[] {
+  const opening = compile(sql`select set_config('opsroom.batch_id', ${batchId}, true) as batch_id,
+      (select ${orgWriteLock(sql`o.id`)} from organisations o where o.id = ${orgOf(actor)}) as locked`);
+  if (!idempotency || !("keyHash" in actor)) return [opening];
+  const key = sql`i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`;
+  return [
+    opening,
+    compile(sql`delete from idempotency_keys i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
+    compile(sql`select bool_and(opsroom_batch_step(false, ${STORED_ANSWER}::int,
+        json_build_object('request_hash', i.request_hash, 'response', i.response, 'change_version', i.change_version), null)) as replay
+      from idempotency_keys i where ${key}`),
+    compile(sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
+      select k.id, k.org_id, ${idempotency.key}, ${idempotency.requestHash}, 200, '{}'::jsonb
+        from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null`),
+  ];
+}
+
+/**
+ * Stores the batch's answer on its claimed Idempotency-Key: the operations' answers, gathered by
+ * opsroom_batch_step, and the changeVersion the batch ended at.
+ */
+export function rememberBatch(actor: Actor, idempotency: BatchIdempotency): Statement | null {
+  if (!("keyHash" in actor)) return null;
+  return compile(sql`update idempotency_keys i
+       set response = jsonb_build_object(
+             'batchId', (select e.batch_id from events e where e.org_id = i.org_id and e.change_version = o.change_version
+                            and e.batch_id = nullif(current_setting('opsroom.batch_id', true), '')::uuid),
+             'results', ('[' || coalesce(nullif(current_setting('opsroom.batch_answers', true), ''), '') || ']')::jsonb),
+           change_version = o.change_version
+      from organisations o
+     where o.id = i.org_id and i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`);
+}
+
+/** What opsroom_batch_step raised: the operation it refused and that operation's outcome row. */
+export interface BatchRefusal {
+  operation: number;
+  outcome: Record<string, unknown>;
+}
+
+/** The refusal an error of the batch's transaction carries, or null for any other error. */
+export function batchRefusalOf(error: unknown): BatchRefusal | null {
+  const { code, message, detail } = (error ?? {}) as { code?: string; message?: string; detail?: string };
+  if (code !== "P0001" || !message?.includes("opsroom_batch_refused") || typeof detail !== "string") return null;
+  return JSON.parse(detail) as BatchRefusal;
+}
+
+/** A stored batch answer, as the opening statement found it. */
+export interface StoredBatch {
+  request_hash: string;
+  response: { batchId: string | null; results: { created: boolean; data: Record<string, unknown> }[] };
+  change_version: number | string | null;
+}

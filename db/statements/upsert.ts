@@ -1,0 +1,120 @@
+import { sql } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { OpsEvent } from "../../domain/events.ts";
+import { uuidv7 } from "../../domain/ids.ts";
+import type { Database } from "../client.ts";
+import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { parseEvent } from "./events.ts";
+import { projection } from "./projection.ts";
+import type { RecordOf, Resource, WritableOf } from "./resource.ts";
+import { runWrite } from "./sql.ts";
+import { bumpAndEvent, changedFields, changeOfLocked, lockedCte, changesOf, changeSucceeded, committedEvent, failed, referenceCte, referencesHold, type Reference, type Rule } from "./write-ctes.ts";
+
+// PUT /v1/<resource>/by-external-id/{externalId}: one statement that changes the record with that
+// external id (locked, as an update is) or, when there is none, creates it, as the create would.
+// Two PUTs of one new external id at once: both find no record, both insert, and the unique index
+// (org_id, external_id) lets one in; the other's insert does nothing (ON CONFLICT DO NOTHING), and
+// its service runs the statement again, which now finds the record and changes it.
+
+export interface UpsertOptions<R extends Resource> {
+  externalId: string;
+  /** The body as a create takes it: every field a new record is created with. */
+  values: WritableOf<R>;
+  /** Fields a record only gets when created (a task's projectId): an existing record must already have these values. Default none. */
+  fixed?: readonly string[];
+  /**
+   * What an existing record is changed by, as a change takes it; default `values` without the
+   * `fixed` fields. (An issue's differs: its resolvedAt follows the status on the locked row.)
+   */
+  patch?: WritableOf<R>;
+  ifMatch: number | null;
+  /** The create's checks. */
+  create: { references: Reference[] };
+  /** The change's checks, over the locked row `l`. */
+  update: { references: Reference[]; rules: Rule[] };
+}
+
+export interface UpsertOutcome<Json> {
+  caller: CallerOutcome;
+  /** The record with the external id as it was; null when there was none. */
+  before: Json | null;
+  versionMatches: boolean;
+  changesSomething: boolean;
+  /** References of the branch taken (create's with no record, the change's otherwise) that do not hold. */
+  failedReferences: string[];
+  failedRules: string[];
+  /** Create-only fields the existing record has other values for. */
+  fixedDiffers: string[];
+  written: { record: Json; event: OpsEvent | null; created: boolean } | null;
+}
+
+const NEW = "new:";
+const EXISTING = "existing:";
+const prefixed = (prefix: string, references: Reference[]) => references.map((r) => ({ ...r, field: prefix + r.field }));
+
+export async function upsertRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: UpsertOptions<R>): Promise<UpsertOutcome<RecordOf<R>>> {
+  const values = options.values as Record<string, unknown>;
+  const isFixed = (key: string) => (options.fixed ?? []).includes(key);
+  const inserts = changesOf(resource, { ...values, externalId: options.externalId });
+  const patch = (options.patch as Record<string, unknown> | undefined) ?? Object.fromEntries(Object.entries(values).filter(([key]) => !isFixed(key)));
+  const fixed = changesOf(resource, Object.fromEntries(Object.entries(values).filter(([key]) => isFixed(key)))).map((c) => ({
+    name: `fixed:${c.column.key}`,
+    holds: sql`${sql.raw(`l.${c.column.column}`)} is not distinct from ${c.value}`,
+  }));
+  const [create, change] = [prefixed(NEW, options.create.references), prefixed(EXISTING, options.update.references)];
+  const ifMatch = options.ifMatch;
+  type Json = RecordOf<R>;
+  const row = await runWrite<
+    CallerRow & {
+      before: Json | null;
+      checks: Record<string, boolean> | null;
+      refs: Record<string, boolean> | null;
+      record: Json | null;
+      event: OpsEvent | null;
+      created: boolean;
+    }
+  >(db, {
+    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
+        ${lockedCte(resource, { externalId: options.externalId })},
+        ${referenceCte([...create, ...change], sql`auth left join locked l on true`)},
+        ${changeOfLocked(resource, { changes: changesOf(resource, patch), ifMatch, rules: [...options.update.rules, ...fixed], references: change }, "updated")},
+        inserted as (
+          insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(inserts.map((c) => sql.identifier(c.column.column)), sql`, `)})
+          select ${uuidv7()}::uuid, auth.org_id, ${sql.join(inserts.map((c) => c.value), sql`, `)}
+            from auth, refs
+           where not exists (select 1 from locked) and ${ifMatch}::int is null
+                 and ${referencesHold(create)}
+          on conflict (org_id, external_id) do nothing
+          returning *
+        ),
+        changed as (select * from updated union all select * from inserted),
+        ${bumpAndEvent(
+          resource,
+          sql`case when exists (select 1 from inserted) then 'created' else 'updated' end`,
+          sql`case when exists (select 1 from inserted) then null::jsonb else ${changedFields(resource)} end`,
+        )}`,
+    columns: sql`${callerColumns},
+               (select ${projection(resource, "l")} from locked l) as before,
+               (select row_to_json(checks) from checks) as checks,
+               (select row_to_json(refs) from refs) as refs,
+               (select ${projection(resource, "changed")} from changed) as record,
+               ${committedEvent},
+               exists (select 1 from inserted) as created`,
+    // As an update's success, with only the change's references counting when the record exists.
+    succeeded: changeSucceeded(EXISTING),
+    answer: sql`coalesce(o.record, o.before)`,
+    created: sql`o.created`,
+  });
+  const existing = row.before !== null;
+  const branch = existing ? EXISTING : NEW;
+  return {
+    caller: callerOf(row),
+    before: row.before,
+    versionMatches: existing ? row.checks?.version_matches !== false : ifMatch === null,
+    changesSomething: row.checks?.changes_something !== false,
+    failedReferences: failed((existing ? change : create).map((r) => r.field), row.refs).map((field) => field.slice(branch.length)),
+    failedRules: failed(options.update.rules.map((r) => r.name), row.checks),
+    fixedDiffers: failed(fixed.map((r) => r.name), row.checks).map((name) => name.slice("fixed:".length)),
+    written: row.record ? { record: row.record, event: row.event && parseEvent(row.event), created: row.created } : null,
+  };
+}
