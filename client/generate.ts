@@ -1,9 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { renderClientSchema } from "./render-schema.ts";
+import { renderClientSchema, renderOpenApiJson } from "./render-schema.ts";
 
-// `npm run client:generate`: writes client/schema.d.ts from the route registry.
-const target = fileURLToPath(new URL("./schema.d.ts", import.meta.url));
-const schema = await renderClientSchema();
-writeFileSync(target, schema);
-process.stdout.write(`wrote ${target} (${schema.split("\n").length} lines)\n`);
+// `npm run client:generate`: writes client/openapi.json and client/schema.d.ts from the route registry.
+for (const [name, text] of [
+  ["openapi.json", renderOpenApiJson()],
+  ["schema.d.ts", await renderClientSchema()],
+] as const) {
+  const target = fileURLToPath(new URL(`./${name}`, import.meta.url));
+  writeFileSync(target, text);
+  process.stdout.write(`wrote ${target} (${text.split("\n").length} lines)\n`);
+}

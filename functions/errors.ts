@@ -75,6 +75,21 @@ export function errorEnvelopeOf(codes: readonly [ErrorCode, ...ErrorCode[]]) {
  */
 export const ErrorEnvelopeSchema = errorEnvelopeOf(ERROR_CODES).openapi("ApiError");
 
+/** "not_found" -> "NotFoundError", "internal_error" -> "InternalError". */
+const componentNameOf = (code: ErrorCode) => code.replace(/(^|_)(\w)/g, (_, _sep, letter: string) => letter.toUpperCase()).replace(/(?<!Error)$/, "Error");
+
+/** One component per code, so a status's answer is a union of references, not a copy. */
+const ERROR_CODE_SCHEMAS = Object.fromEntries(ERROR_CODES.map((code) => [code, errorEnvelopeOf([code]).openapi(componentNameOf(code))])) as Record<
+  ErrorCode,
+  ReturnType<typeof errorEnvelopeOf>
+>;
+
+/** The answer of a status that can carry `codes`: the code's component, or a union of them. */
+function errorSchemaOf(codes: readonly [ErrorCode, ...ErrorCode[]]) {
+  const [first, second, ...rest] = codes.map((code) => ERROR_CODE_SCHEMAS[code]);
+  return second ? z.union([first!, second, ...rest]) : first!;
+}
+
 const STATUS_DESCRIPTION: Record<ErrorStatus, string> = {
   400: "Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist",
   401: "Missing, malformed, unknown or revoked API key",
@@ -102,7 +117,7 @@ export function errorResponses(codes: readonly ErrorCode[], headersOf: (status: 
         description: `${STATUS_DESCRIPTION[status]} (${statusCodes.join(", ")})`,
         headers: headersOf(status),
         // Each status lists exactly the codes this operation can answer with it.
-        content: { "application/json": { schema: errorEnvelopeOf(statusCodes as [ErrorCode, ...ErrorCode[]]) } },
+        content: { "application/json": { schema: errorSchemaOf(statusCodes as [ErrorCode, ...ErrorCode[]]) } },
       },
     ]),
   );

@@ -68,8 +68,17 @@ export function requestHeadersOf(route: AnyRoute): HeaderSpec[] {
   return [...(checksIfMatch(route) ? [REQUEST_HEADERS.ifMatch] : []), ...(replaysIdempotencyKey(route) ? [REQUEST_HEADERS.idempotencyKey] : [])];
 }
 
-/** As OpenAPI wants a response's headers. */
-export const asHeaderObjects = (headers: HeaderSpec[]) => Object.fromEntries(headers.map((h) => [h.name, { description: h.description, schema: h.schema }]));
+/** The document's `components.headers`: each response header declared once, by its name. */
+export const headerComponents = () => Object.fromEntries(Object.values(RESPONSE_HEADERS).map((h) => [h.name, { description: h.description, schema: h.schema }]));
 
-/** As OpenAPI wants request headers: parameters in the header. */
-export const asHeaderParameters = (headers: HeaderSpec[]) => headers.map((h) => ({ name: h.name, in: "header" as const, required: false, description: h.description, schema: h.schema }));
+/** The document's `components.parameters`: each request header declared once, by its name without dashes. */
+export const headerParameterComponents = () =>
+  Object.fromEntries(Object.values(REQUEST_HEADERS).map((h) => [parameterName(h), { name: h.name, in: "header" as const, required: false, description: h.description, schema: h.schema }]));
+
+const parameterName = (h: HeaderSpec) => h.name.replace(/-/g, "");
+
+/** As a response's headers: references to the components. */
+export const asHeaderObjects = (headers: HeaderSpec[]) => Object.fromEntries(headers.map((h) => [h.name, { $ref: `#/components/headers/${h.name}` }]));
+
+/** As an operation's header parameters: references to the components. */
+export const asHeaderParameters = (headers: HeaderSpec[]) => headers.map((h) => ({ $ref: `#/components/parameters/${parameterName(h)}` }));

@@ -2,6 +2,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { EVENT_TYPES } from "../schemas/event-types.ts";
 import { addOperationExamples } from "../lib/openapi-examples.ts";
+import { headerComponents, headerParameterComponents } from "../headers.ts";
 import { defineRoute, toOpenApiRoute, type AnyRoute } from "../registry.ts";
 import { apiGuide } from "./openapi-guide.ts";
 
@@ -35,8 +36,12 @@ function registerWebhooks(app: OpenAPIHono<AppEnv>) {
   }
 }
 
-/** The OpenAPI 3.1 document, generated from the route registry once per isolate. */
+/** The OpenAPI 3.1 document, generated from the route registry once per isolate; `serverUrl` is where it was asked for. */
 export function openApiDocument(routes: AnyRoute[], serverUrl: string): OpenApiDocument {
+  return { ...documentOf(routes), servers: [{ url: serverUrl }] };
+}
+
+function documentOf(routes: AnyRoute[]): OpenApiDocument {
   let document = documents.get(routes);
   if (!document) {
     const app = new OpenAPIHono<AppEnv>();
@@ -53,6 +58,8 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): OpenApiD
       description:
         "A signed-in person's session (sign in at /sign-in; __Secure-opsroom.session_token over https). Its scopes are those of the person's role; a write must come from this origin.",
     });
+    for (const [name, header] of Object.entries(headerComponents())) app.openAPIRegistry.registerComponent("headers", name, header);
+    for (const [name, parameter] of Object.entries(headerParameterComponents())) app.openAPIRegistry.registerComponent("parameters", name, parameter);
     registerWebhooks(app);
     const generated = app.getOpenAPI31Document({
       openapi: "3.1.0",
@@ -64,7 +71,6 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): OpenApiD
         // openapi3-ts types lack 3.1's license.identifier; the document itself is 3.1.
         license: { name: "Proprietary", identifier: "LicenseRef-opsroom" } as { name: string },
       },
-      servers: [{ url: serverUrl }],
       tags: [
         { name: "Organisation", description: "The key's organisation and self-description." },
         { name: "Projects", description: "Projects: name, budget, dates and status." },

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { renderClientSchema } from "../../client/render-schema.ts";
+import { renderClientSchema, renderOpenApiJson } from "../../client/render-schema.ts";
 
 // The typed client (client/): its committed types match the route registry, and the typed client in
 // docs/integrating.md is client/example.ts, which tsc checks against those types.
@@ -12,6 +12,10 @@ describe("the typed client", () => {
   it("client/schema.d.ts is current (run `npm run client:generate` after changing a route or schema)", async () => {
     const current = await renderClientSchema();
     expect(file("client/schema.d.ts") === current, "client/schema.d.ts is stale: run `npm run client:generate` and commit it").toBe(true);
+  });
+
+  it("client/openapi.json is current (run `npm run client:generate` after changing a route or schema)", () => {
+    expect(file("client/openapi.json") === renderOpenApiJson(), "client/openapi.json is stale: run `npm run client:generate` and commit it").toBe(true);
   });
 
   it("docs/integrating.md's typed client is client/example.ts, word for word", () => {
