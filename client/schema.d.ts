@@ -6636,14 +6636,14 @@ export interface operations {
                      *           "updatedAt": "2026-11-21T23:00:00.000Z",
                      *           "externalId": "crm-4471",
                      *           "name": "Warehouse move",
-                     *           "description": "string",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "budget": 25000,
                      *           "startDate": "2026-12-15",
                      *           "endDate": "2026-12-15",
                      *           "status": "planned"
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -6766,13 +6766,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
                  *       "name": "Warehouse move",
                  *       "budget": 25000,
                  *       "startDate": "2026-12-15",
                  *       "endDate": "2027-03-31",
-                 *       "description": "string",
-                 *       "status": "planned"
+                 *       "status": "planned",
+                 *       "externalId": "crm-4471"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateProject"];
@@ -6805,7 +6804,7 @@ export interface operations {
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "externalId": "crm-4471",
                      *         "name": "Warehouse move",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
@@ -6968,6 +6967,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-020000000000 */
                 id: string;
             };
             cookie?: never;
@@ -6999,7 +6999,7 @@ export interface operations {
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "externalId": "crm-4471",
                      *         "name": "Warehouse move",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
@@ -7126,6 +7126,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-020000000003 */
                 id: string;
             };
             cookie?: never;
@@ -7157,7 +7158,7 @@ export interface operations {
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "externalId": "crm-4471",
                      *         "name": "Warehouse move",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
@@ -7310,6 +7311,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-020000000000 */
                 id: string;
             };
             cookie?: never;
@@ -7318,13 +7320,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "name": "Warehouse move",
-                 *       "budget": 25000,
-                 *       "startDate": "2026-12-15",
-                 *       "endDate": "2026-12-15",
-                 *       "description": "string",
-                 *       "status": "planned"
+                 *       "budget": 190000,
+                 *       "description": "Third-floor fit-out for 64 staff after the client's late change."
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateProject"];
@@ -7356,7 +7353,7 @@ export interface operations {
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "externalId": "crm-4471",
                      *         "name": "Warehouse move",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
@@ -7535,7 +7532,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id in another system, unique per organisation and resource (1 to 200 characters). */
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
                 externalId: string;
             };
             cookie?: never;
@@ -7544,11 +7544,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Warehouse move",
-                 *       "budget": 25000,
-                 *       "startDate": "2026-12-15",
-                 *       "endDate": "2027-03-31",
-                 *       "description": "string",
+                 *       "name": "Warehouse move, phase 2",
+                 *       "budget": 40000,
+                 *       "startDate": "2027-04-01",
+                 *       "endDate": "2027-06-30",
                  *       "status": "planned"
                  *     }
                  */
@@ -7571,7 +7570,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -7581,7 +7580,7 @@ export interface operations {
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "externalId": "crm-4471",
                      *         "name": "Warehouse move",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
@@ -7619,7 +7618,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -7629,7 +7628,7 @@ export interface operations {
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "externalId": "crm-4471",
                      *         "name": "Warehouse move",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
@@ -7809,6 +7808,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-020000000000 */
                 id: string;
             };
             cookie?: never;
@@ -7854,7 +7854,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-21T23:00:00.000Z",
                      *             "externalId": "crm-4471",
                      *             "name": "Warehouse move",
-                     *             "description": "string",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "budget": 25000,
                      *             "startDate": "2026-12-15",
                      *             "endDate": "2026-12-15",
@@ -7863,7 +7863,7 @@ export interface operations {
                      *           "changes": null
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -7999,6 +7999,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-020000000000 */
                 id: string;
             };
             cookie?: never;
@@ -8033,12 +8034,12 @@ export interface operations {
                      *           "externalId": "crm-4471",
                      *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "name": "Lease signed",
-                     *           "description": "string",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "dueDate": "2026-12-15",
                      *           "status": "open"
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -8168,6 +8169,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-020000000000 */
                 id: string;
             };
             cookie?: never;
@@ -8176,11 +8178,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "name": "Lease signed",
-                 *       "dueDate": "2026-12-15",
-                 *       "description": "string",
-                 *       "status": "open"
+                 *       "name": "Data cabling tested",
+                 *       "dueDate": "2027-01-20",
+                 *       "externalId": "crm-4471"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateMilestone"];
@@ -8214,7 +8214,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Lease signed",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
                      *         "status": "open"
                      *       }
@@ -8388,6 +8388,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-030000000001 */
                 id: string;
             };
             cookie?: never;
@@ -8420,7 +8421,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Lease signed",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
                      *         "status": "open"
                      *       }
@@ -8545,6 +8546,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-030000000022 */
                 id: string;
             };
             cookie?: never;
@@ -8577,7 +8579,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Lease signed",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
                      *         "status": "open"
                      *       }
@@ -8728,6 +8730,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-030000000001 */
                 id: string;
             };
             cookie?: never;
@@ -8736,11 +8739,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "name": "Lease signed",
-                 *       "dueDate": "2026-12-15",
-                 *       "description": "string",
-                 *       "status": "open"
+                 *       "name": "First fix electrics, plumbing and data",
+                 *       "description": "Data added at the client's request."
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateMilestone"];
@@ -8773,7 +8773,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Lease signed",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
                      *         "status": "open"
                      *       }
@@ -8950,7 +8950,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id in another system, unique per organisation and resource (1 to 200 characters). */
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
                 externalId: string;
             };
             cookie?: never;
@@ -8959,11 +8962,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Lease signed",
-                 *       "dueDate": "2026-12-15",
-                 *       "description": "string",
-                 *       "status": "open",
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
+                 *       "name": "Client walk-round",
+                 *       "dueDate": "2027-02-10"
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertMilestone"];
@@ -8985,7 +8986,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -8996,7 +8997,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Lease signed",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
                      *         "status": "open"
                      *       }
@@ -9032,7 +9033,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -9043,7 +9044,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "name": "Lease signed",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
                      *         "status": "open"
                      *       }
@@ -9221,6 +9222,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-030000000001 */
                 id: string;
             };
             cookie?: never;
@@ -9267,14 +9269,14 @@ export interface operations {
                      *             "externalId": "crm-4471",
                      *             "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *             "name": "Lease signed",
-                     *             "description": "string",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "dueDate": "2026-12-15",
                      *             "status": "open"
                      *           },
                      *           "changes": null
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -9455,13 +9457,13 @@ export interface operations {
                      *           "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "title": "Book the removal van",
-                     *           "description": "string",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "status": "todo",
                      *           "priority": "low",
                      *           "dueDate": "2026-12-15"
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -9584,15 +9586,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
                  *       "title": "Book the removal van",
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "dueDate": "2026-12-15",
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
+                 *       "milestoneId": "019a8a0e-7c5e-7b52-9a43-030000000001",
+                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-010000000004",
+                 *       "dueDate": "2027-01-08",
                  *       "priority": "high",
-                 *       "status": "todo",
-                 *       "description": "string",
-                 *       "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "externalId": "crm-4471"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateTask"];
@@ -9628,7 +9628,7 @@ export interface operations {
                      *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Book the removal van",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
                      *         "dueDate": "2026-12-15"
@@ -9790,6 +9790,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-040000000003 */
                 id: string;
             };
             cookie?: never;
@@ -9824,7 +9825,7 @@ export interface operations {
                      *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Book the removal van",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
                      *         "dueDate": "2026-12-15"
@@ -9950,6 +9951,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-040000000013 */
                 id: string;
             };
             cookie?: never;
@@ -9984,7 +9986,7 @@ export interface operations {
                      *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Book the removal van",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
                      *         "dueDate": "2026-12-15"
@@ -10136,6 +10138,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-040000000003 */
                 id: string;
             };
             cookie?: never;
@@ -10144,14 +10147,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "title": "Book the removal van",
-                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "dueDate": "2026-12-15",
-                 *       "priority": "low",
-                 *       "status": "todo",
-                 *       "description": "string",
-                 *       "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "priority": "urgent",
+                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-010000000002",
+                 *       "description": "The client moved the north-side desks; re-check the lighting layout."
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateTask"];
@@ -10186,7 +10184,7 @@ export interface operations {
                      *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Book the removal van",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
                      *         "dueDate": "2026-12-15"
@@ -10364,7 +10362,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id in another system, unique per organisation and resource (1 to 200 characters). */
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
                 externalId: string;
             };
             cookie?: never;
@@ -10373,14 +10374,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "title": "Book the removal van",
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "dueDate": "2026-12-15",
-                 *       "priority": "high",
-                 *       "status": "todo",
-                 *       "description": "string",
-                 *       "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "title": "Label the patch panels",
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
+                 *       "milestoneId": "019a8a0e-7c5e-7b52-9a43-030000000001",
+                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-010000000003",
+                 *       "dueDate": "2027-01-12",
+                 *       "priority": "medium"
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertTask"];
@@ -10402,7 +10401,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -10415,7 +10414,7 @@ export interface operations {
                      *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Book the removal van",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
                      *         "dueDate": "2026-12-15"
@@ -10452,7 +10451,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -10465,7 +10464,7 @@ export interface operations {
                      *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Book the removal van",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
                      *         "dueDate": "2026-12-15"
@@ -10644,6 +10643,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-040000000003 */
                 id: string;
             };
             cookie?: never;
@@ -10692,7 +10692,7 @@ export interface operations {
                      *             "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *             "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *             "title": "Book the removal van",
-                     *             "description": "string",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "status": "todo",
                      *             "priority": "low",
                      *             "dueDate": "2026-12-15"
@@ -10700,7 +10700,7 @@ export interface operations {
                      *           "changes": null
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -10869,15 +10869,15 @@ export interface operations {
                      *           "externalId": "crm-4471",
                      *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "title": "Removal van unavailable on moving day",
-                     *           "description": "string",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "probability": "low",
                      *           "impact": "low",
                      *           "status": "open",
                      *           "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "mitigation": "string"
+                     *           "mitigation": "Order a stock cabinet now and swap it at second fix."
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -11000,15 +11000,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "title": "Removal van unavailable on moving day",
-                 *       "description": "string",
-                 *       "probability": "low",
-                 *       "impact": "low",
-                 *       "status": "open",
-                 *       "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "mitigation": "string"
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
+                 *       "title": "Lift out of service during delivery",
+                 *       "probability": "medium",
+                 *       "impact": "medium",
+                 *       "ownerId": "019a8a0e-7c5e-7b52-9a43-010000000001",
+                 *       "mitigation": "Book the goods lift for the morning."
                  *     }
                  */
                 "application/json": components["schemas"]["CreateRisk"];
@@ -11042,12 +11039,12 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Removal van unavailable on moving day",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "probability": "low",
                      *         "impact": "low",
                      *         "status": "open",
                      *         "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "mitigation": "string"
+                     *         "mitigation": "Order a stock cabinet now and swap it at second fix."
                      *       }
                      *     }
                      */
@@ -11206,6 +11203,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-050000000000 */
                 id: string;
             };
             cookie?: never;
@@ -11238,12 +11236,12 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Removal van unavailable on moving day",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "probability": "low",
                      *         "impact": "low",
                      *         "status": "open",
                      *         "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "mitigation": "string"
+                     *         "mitigation": "Order a stock cabinet now and swap it at second fix."
                      *       }
                      *     }
                      */
@@ -11366,6 +11364,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-050000000001 */
                 id: string;
             };
             cookie?: never;
@@ -11398,12 +11397,12 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Removal van unavailable on moving day",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "probability": "low",
                      *         "impact": "low",
                      *         "status": "open",
                      *         "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "mitigation": "string"
+                     *         "mitigation": "Order a stock cabinet now and swap it at second fix."
                      *       }
                      *     }
                      */
@@ -11552,6 +11551,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-050000000000 */
                 id: string;
             };
             cookie?: never;
@@ -11560,14 +11560,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "title": "Removal van unavailable on moving day",
-                 *       "description": "string",
-                 *       "probability": "low",
-                 *       "impact": "low",
-                 *       "status": "open",
-                 *       "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "mitigation": "string"
+                 *       "status": "mitigated",
+                 *       "mitigation": "A stock cabinet is ordered; swap it at second fix."
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateRisk"];
@@ -11600,12 +11594,12 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Removal van unavailable on moving day",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "probability": "low",
                      *         "impact": "low",
                      *         "status": "open",
                      *         "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "mitigation": "string"
+                     *         "mitigation": "Order a stock cabinet now and swap it at second fix."
                      *       }
                      *     }
                      */
@@ -11780,7 +11774,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id in another system, unique per organisation and resource (1 to 200 characters). */
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
                 externalId: string;
             };
             cookie?: never;
@@ -11789,14 +11786,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "title": "Removal van unavailable on moving day",
-                 *       "description": "string",
-                 *       "probability": "low",
-                 *       "impact": "low",
-                 *       "status": "open",
-                 *       "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "mitigation": "string"
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
+                 *       "title": "Client changes the layout after first fix",
+                 *       "probability": "medium",
+                 *       "impact": "high",
+                 *       "ownerId": "019a8a0e-7c5e-7b52-9a43-010000000001"
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertRisk"];
@@ -11818,7 +11812,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -11829,12 +11823,12 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Removal van unavailable on moving day",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "probability": "low",
                      *         "impact": "low",
                      *         "status": "open",
                      *         "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "mitigation": "string"
+                     *         "mitigation": "Order a stock cabinet now and swap it at second fix."
                      *       }
                      *     }
                      */
@@ -11868,7 +11862,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -11879,12 +11873,12 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Removal van unavailable on moving day",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "probability": "low",
                      *         "impact": "low",
                      *         "status": "open",
                      *         "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "mitigation": "string"
+                     *         "mitigation": "Order a stock cabinet now and swap it at second fix."
                      *       }
                      *     }
                      */
@@ -12060,6 +12054,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-050000000000 */
                 id: string;
             };
             cookie?: never;
@@ -12106,17 +12101,17 @@ export interface operations {
                      *             "externalId": "crm-4471",
                      *             "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *             "title": "Removal van unavailable on moving day",
-                     *             "description": "string",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "probability": "low",
                      *             "impact": "low",
                      *             "status": "open",
                      *             "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *             "mitigation": "string"
+                     *             "mitigation": "Order a stock cabinet now and swap it at second fix."
                      *           },
                      *           "changes": null
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -12285,7 +12280,7 @@ export interface operations {
                      *           "externalId": "crm-4471",
                      *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "title": "Loading dock door jams",
-                     *           "description": "string",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "severity": "low",
                      *           "status": "open",
                      *           "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -12293,7 +12288,7 @@ export interface operations {
                      *           "resolvedAt": "2026-11-21T23:00:00.000Z"
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -12416,14 +12411,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
                  *       "title": "Loading dock door jams",
-                 *       "description": "string",
-                 *       "severity": "low",
-                 *       "status": "open",
-                 *       "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "severity": "medium",
+                 *       "reporterId": "019a8a0e-7c5e-7b52-9a43-010000000002",
+                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-010000000003",
+                 *       "externalId": "crm-4471"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateIssue"];
@@ -12457,7 +12450,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Loading dock door jams",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "severity": "low",
                      *         "status": "open",
                      *         "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -12621,6 +12614,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-060000000000 */
                 id: string;
             };
             cookie?: never;
@@ -12653,7 +12647,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Loading dock door jams",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "severity": "low",
                      *         "status": "open",
                      *         "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -12781,6 +12775,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-060000000001 */
                 id: string;
             };
             cookie?: never;
@@ -12813,7 +12808,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Loading dock door jams",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "severity": "low",
                      *         "status": "open",
                      *         "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -12967,6 +12962,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-060000000000 */
                 id: string;
             };
             cookie?: never;
@@ -12975,13 +12971,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "title": "Loading dock door jams",
-                 *       "description": "string",
-                 *       "severity": "low",
-                 *       "status": "open",
-                 *       "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "status": "in_progress",
+                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-010000000003"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateIssue"];
@@ -13014,7 +13005,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Loading dock door jams",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "severity": "low",
                      *         "status": "open",
                      *         "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -13194,7 +13185,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id in another system, unique per organisation and resource (1 to 200 characters). */
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
                 externalId: string;
             };
             cookie?: never;
@@ -13203,13 +13197,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "title": "Loading dock door jams",
-                 *       "description": "string",
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
+                 *       "title": "Fire door closer too strong",
                  *       "severity": "low",
-                 *       "status": "open",
-                 *       "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "reporterId": "019a8a0e-7c5e-7b52-9a43-010000000002"
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertIssue"];
@@ -13231,7 +13222,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -13242,7 +13233,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Loading dock door jams",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "severity": "low",
                      *         "status": "open",
                      *         "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -13281,7 +13272,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -13292,7 +13283,7 @@ export interface operations {
                      *         "externalId": "crm-4471",
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "title": "Loading dock door jams",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "severity": "low",
                      *         "status": "open",
                      *         "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -13473,6 +13464,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-060000000000 */
                 id: string;
             };
             cookie?: never;
@@ -13519,7 +13511,7 @@ export interface operations {
                      *             "externalId": "crm-4471",
                      *             "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *             "title": "Loading dock door jams",
-                     *             "description": "string",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "severity": "low",
                      *             "status": "open",
                      *             "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -13529,7 +13521,7 @@ export interface operations {
                      *           "changes": null
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -13701,11 +13693,11 @@ export interface operations {
                      *           "amount": "1234.50",
                      *           "currency": "EUR",
                      *           "date": "2026-12-15",
-                     *           "description": "string",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "reference": "INV-2026-0042"
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -13828,14 +13820,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
                  *       "kind": "cost",
                  *       "amount": "1234.50",
-                 *       "currency": "EUR",
+                 *       "currency": "GBP",
                  *       "date": "2026-12-15",
-                 *       "description": "string",
-                 *       "reference": "string"
+                 *       "description": "Cable tray and fixings",
+                 *       "reference": "PO-2026-0140",
+                 *       "externalId": "crm-4471"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateFinancialEntry"];
@@ -13872,7 +13864,7 @@ export interface operations {
                      *         "amount": "1234.50",
                      *         "currency": "EUR",
                      *         "date": "2026-12-15",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "reference": "INV-2026-0042"
                      *       }
                      *     }
@@ -14032,6 +14024,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-070000000000 */
                 id: string;
             };
             cookie?: never;
@@ -14067,7 +14060,7 @@ export interface operations {
                      *         "amount": "1234.50",
                      *         "currency": "EUR",
                      *         "date": "2026-12-15",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "reference": "INV-2026-0042"
                      *       }
                      *     }
@@ -14191,6 +14184,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-070000000001 */
                 id: string;
             };
             cookie?: never;
@@ -14226,7 +14220,7 @@ export interface operations {
                      *         "amount": "1234.50",
                      *         "currency": "EUR",
                      *         "date": "2026-12-15",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "reference": "INV-2026-0042"
                      *       }
                      *     }
@@ -14376,6 +14370,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-070000000000 */
                 id: string;
             };
             cookie?: never;
@@ -14384,13 +14379,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "kind": "cost",
-                 *       "amount": "1234.50",
-                 *       "currency": "EUR",
-                 *       "date": "2026-12-15",
-                 *       "description": "string",
-                 *       "reference": "string"
+                 *       "reference": "PO-2026-0113",
+                 *       "description": "Strip-out labour, skips and a second skip"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateFinancialEntry"];
@@ -14426,7 +14416,7 @@ export interface operations {
                      *         "amount": "1234.50",
                      *         "currency": "EUR",
                      *         "date": "2026-12-15",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "reference": "INV-2026-0042"
                      *       }
                      *     }
@@ -14602,7 +14592,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id in another system, unique per organisation and resource (1 to 200 characters). */
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
                 externalId: string;
             };
             cookie?: never;
@@ -14611,13 +14604,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "kind": "cost",
-                 *       "amount": "1234.50",
-                 *       "currency": "EUR",
-                 *       "date": "2026-12-15",
-                 *       "description": "string",
-                 *       "reference": "string"
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
+                 *       "kind": "payment",
+                 *       "amount": "46250.00",
+                 *       "currency": "GBP",
+                 *       "date": "2026-12-20",
+                 *       "reference": "BACS-77120"
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertFinancialEntry"];
@@ -14639,7 +14631,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -14653,7 +14645,7 @@ export interface operations {
                      *         "amount": "1234.50",
                      *         "currency": "EUR",
                      *         "date": "2026-12-15",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "reference": "INV-2026-0042"
                      *       }
                      *     }
@@ -14688,7 +14680,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -14702,7 +14694,7 @@ export interface operations {
                      *         "amount": "1234.50",
                      *         "currency": "EUR",
                      *         "date": "2026-12-15",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "reference": "INV-2026-0042"
                      *       }
                      *     }
@@ -14879,6 +14871,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-070000000000 */
                 id: string;
             };
             cookie?: never;
@@ -14928,13 +14921,13 @@ export interface operations {
                      *             "amount": "1234.50",
                      *             "currency": "EUR",
                      *             "date": "2026-12-15",
-                     *             "description": "string",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "reference": "INV-2026-0042"
                      *           },
                      *           "changes": null
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -15064,6 +15057,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-020000000000 */
                 id: string;
             };
             cookie?: never;
@@ -15272,7 +15266,7 @@ export interface operations {
                      *           "active": true
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -15395,11 +15389,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
                  *       "name": "Ada Lovelace",
-                 *       "email": "ada@example.com",
-                 *       "role": "string",
-                 *       "active": true
+                 *       "email": "ada.lovelace@kestrel.example",
+                 *       "role": "Estimator",
+                 *       "externalId": "crm-4471"
                  *     }
                  */
                 "application/json": components["schemas"]["CreatePerson"];
@@ -15593,6 +15586,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-010000000003 */
                 id: string;
             };
             cookie?: never;
@@ -15749,6 +15743,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-010000000003 */
                 id: string;
             };
             cookie?: never;
@@ -15757,11 +15752,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "name": "Ada Lovelace",
-                 *       "email": "ada@example.com",
-                 *       "role": "string",
-                 *       "active": true
+                 *       "role": "Lead electrician"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdatePerson"];
@@ -15970,7 +15961,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id in another system, unique per organisation and resource (1 to 200 characters). */
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
                 externalId: string;
             };
             cookie?: never;
@@ -15979,10 +15973,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Ada Lovelace",
-                 *       "email": "ada@example.com",
-                 *       "role": "string",
-                 *       "active": true
+                 *       "name": "Grace Hopper",
+                 *       "email": "grace.hopper@kestrel.example",
+                 *       "role": "Quantity surveyor"
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertPerson"];
@@ -16004,7 +15997,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -16050,7 +16043,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -16238,6 +16231,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-010000000003 */
                 id: string;
             };
             cookie?: never;
@@ -16290,7 +16284,7 @@ export interface operations {
                      *           "changes": null
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -16469,7 +16463,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "batchId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *       "data": [
@@ -16723,7 +16717,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-21T23:00:00.000Z",
                      *             "externalId": "crm-4471",
                      *             "name": "Warehouse move",
-                     *             "description": "string",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "budget": 25000,
                      *             "startDate": "2026-12-15",
                      *             "endDate": "2026-12-15",
@@ -16732,7 +16726,7 @@ export interface operations {
                      *           "changes": null
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -17055,25 +17049,25 @@ export interface operations {
                      *           "createdAt": "2026-11-21T23:00:00.000Z",
                      *           "updatedAt": "2026-11-21T23:00:00.000Z",
                      *           "url": "https://example.com/hooks/opsroom",
-                     *           "description": "string",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "events": [
                      *             "task.*"
                      *           ],
                      *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "excludeOwn": true,
                      *           "scopes": [
-                     *             "string"
+                     *             "tasks.read"
                      *           ],
                      *           "enabled": true,
                      *           "ordered": true,
                      *           "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "disabledReason": "string",
+                     *           "disabledReason": "every delivery failed for 3 days",
                      *           "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
                      *           "lastDeliveredChangeVersion": 1
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -17196,14 +17190,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/hooks/opsroom",
+                 *       "url": "https://example.com/hooks/opsroom-money",
                  *       "events": [
-                 *         "task.*"
+                 *         "financialEntry.*"
                  *       ],
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "excludeOwn": true,
-                 *       "ordered": true,
-                 *       "description": "string"
+                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-020000000000",
+                 *       "description": "Money to the finance system"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateWebhook"];
@@ -17235,20 +17227,20 @@ export interface operations {
                      *         "createdAt": "2026-11-21T23:00:00.000Z",
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "url": "https://example.com/hooks/opsroom",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "events": [
                      *           "task.*"
                      *         ],
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "excludeOwn": true,
                      *         "scopes": [
-                     *           "string"
+                     *           "tasks.read"
                      *         ],
                      *         "enabled": true,
                      *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "disabledReason": "string",
+                     *         "disabledReason": "every delivery failed for 3 days",
                      *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
                      *         "lastDeliveredChangeVersion": 1,
                      *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -17397,6 +17389,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-080000000000 */
                 id: string;
             };
             cookie?: never;
@@ -17427,20 +17420,20 @@ export interface operations {
                      *         "createdAt": "2026-11-21T23:00:00.000Z",
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "url": "https://example.com/hooks/opsroom",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "events": [
                      *           "task.*"
                      *         ],
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "excludeOwn": true,
                      *         "scopes": [
-                     *           "string"
+                     *           "tasks.read"
                      *         ],
                      *         "enabled": true,
                      *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "disabledReason": "string",
+                     *         "disabledReason": "every delivery failed for 3 days",
                      *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
                      *         "lastDeliveredChangeVersion": 1
                      *       }
@@ -17565,6 +17558,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-080000000001 */
                 id: string;
             };
             cookie?: never;
@@ -17595,20 +17589,20 @@ export interface operations {
                      *         "createdAt": "2026-11-21T23:00:00.000Z",
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "url": "https://example.com/hooks/opsroom",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "events": [
                      *           "task.*"
                      *         ],
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "excludeOwn": true,
                      *         "scopes": [
-                     *           "string"
+                     *           "tasks.read"
                      *         ],
                      *         "enabled": true,
                      *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "disabledReason": "string",
+                     *         "disabledReason": "every delivery failed for 3 days",
                      *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
                      *         "lastDeliveredChangeVersion": 1
                      *       }
@@ -17759,6 +17753,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-080000000000 */
                 id: string;
             };
             cookie?: never;
@@ -17767,15 +17762,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/hooks/opsroom",
-                 *       "enabled": true,
                  *       "events": [
-                 *         "task.*"
+                 *         "task.*",
+                 *         "milestone.*"
                  *       ],
-                 *       "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "excludeOwn": true,
-                 *       "ordered": true,
-                 *       "description": "string"
+                 *       "description": "Tasks and milestones to the site team's chat"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateWebhook"];
@@ -17806,20 +17797,20 @@ export interface operations {
                      *         "createdAt": "2026-11-21T23:00:00.000Z",
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "url": "https://example.com/hooks/opsroom",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "events": [
                      *           "task.*"
                      *         ],
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "excludeOwn": true,
                      *         "scopes": [
-                     *           "string"
+                     *           "tasks.read"
                      *         ],
                      *         "enabled": true,
                      *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "disabledReason": "string",
+                     *         "disabledReason": "every delivery failed for 3 days",
                      *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
                      *         "lastDeliveredChangeVersion": 1
                      *       }
@@ -17993,6 +17984,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-080000000000 */
                 id: string;
             };
             cookie?: never;
@@ -18001,7 +17993,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "overlapSeconds": 86400
+                 *       "overlapSeconds": 3600
                  *     }
                  */
                 "application/json": components["schemas"]["RotateWebhookSecret"];
@@ -18023,7 +18015,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -18032,20 +18024,20 @@ export interface operations {
                      *         "createdAt": "2026-11-21T23:00:00.000Z",
                      *         "updatedAt": "2026-11-21T23:00:00.000Z",
                      *         "url": "https://example.com/hooks/opsroom",
-                     *         "description": "string",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "events": [
                      *           "task.*"
                      *         ],
                      *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "excludeOwn": true,
                      *         "scopes": [
-                     *           "string"
+                     *           "tasks.read"
                      *         ],
                      *         "enabled": true,
                      *         "ordered": true,
                      *         "createdByKeyId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "createdByUserId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "disabledReason": "string",
+                     *         "disabledReason": "every delivery failed for 3 days",
                      *         "previousSecretExpiresAt": "2026-11-21T23:00:00.000Z",
                      *         "lastDeliveredChangeVersion": 1,
                      *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -18220,6 +18212,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-080000000000 */
                 id: string;
             };
             cookie?: never;
@@ -18240,12 +18233,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
-                     *         "webhookId": "string",
-                     *         "eventId": "string",
-                     *         "eventType": "string"
+                     *         "webhookId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "eventId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "eventType": "task.updated"
                      *       }
                      *     }
                      */
@@ -18391,6 +18384,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-080000000000 */
                 id: string;
             };
             cookie?: never;
@@ -18420,19 +18414,19 @@ export interface operations {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "webhookId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "eventId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "eventType": "string",
+                     *           "eventType": "task.updated",
                      *           "changeVersion": 1,
                      *           "attempt": 1,
                      *           "outcome": "succeeded",
                      *           "responseStatus": 1,
                      *           "durationMs": 1,
-                     *           "error": "string",
-                     *           "responseExcerpt": "string",
+                     *           "error": "connection refused",
+                     *           "responseExcerpt": "ok",
                      *           "nextRetryAt": "2026-11-21T23:00:00.000Z",
                      *           "createdAt": "2026-11-21T23:00:00.000Z"
                      *         }
                      *       ],
-                     *       "nextCursor": "string"
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
                      *     }
                      */
                     "application/json": {
@@ -18559,7 +18553,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-080000000000 */
                 id: string;
+                /** @example 019a8a0e-7c5e-7b52-9a43-090000000000 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -18580,12 +18576,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
-                     *         "webhookId": "string",
-                     *         "eventId": "string",
-                     *         "eventType": "string"
+                     *         "webhookId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "eventId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "eventType": "task.updated"
                      *       }
                      *     }
                      */
@@ -18722,6 +18718,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-080000000000 */
                 id: string;
             };
             cookie?: never;
@@ -18730,8 +18727,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "after": 1,
-                 *       "until": 1
+                 *       "after": 0
                  *     }
                  */
                 "application/json": components["schemas"]["ReplayWebhook"];
@@ -18752,7 +18748,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "webhookId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -18953,12 +18949,12 @@ export interface operations {
                      *       "data": {
                      *         "user": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "string",
-                     *           "email": "string"
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com"
                      *         },
                      *         "organisation": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "string"
+                     *           "name": "Ada Lovelace"
                      *         },
                      *         "role": "owner",
                      *         "scopes": [
@@ -18967,7 +18963,7 @@ export interface operations {
                      *         "organisations": [
                      *           {
                      *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *             "name": "string",
+                     *             "name": "Ada Lovelace",
                      *             "role": "owner"
                      *           }
                      *         ]
@@ -19070,7 +19066,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "orgId": "019a8a0e-7c5e-7b52-9a43-000000000000"
                  *     }
                  */
                 "application/json": {
@@ -19097,17 +19093,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "user": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "string",
-                     *           "email": "string"
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com"
                      *         },
                      *         "organisation": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "string"
+                     *           "name": "Ada Lovelace"
                      *         },
                      *         "role": "owner",
                      *         "scopes": [
@@ -19116,7 +19112,7 @@ export interface operations {
                      *         "organisations": [
                      *           {
                      *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *             "name": "string",
+                     *             "name": "Ada Lovelace",
                      *             "role": "owner"
                      *           }
                      *         ]
@@ -19289,8 +19285,8 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "string",
-                     *           "email": "string",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
                      *           "role": "owner",
                      *           "joinedAt": "2026-11-21T23:00:00.000Z"
                      *         }
@@ -19388,6 +19384,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-0a0000000001 */
                 userId: string;
             };
             cookie?: never;
@@ -19408,12 +19405,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "name": "string",
-                     *         "email": "string",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com",
                      *         "role": "owner",
                      *         "joinedAt": "2026-11-21T23:00:00.000Z"
                      *       }
@@ -19548,6 +19545,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-0a0000000000 */
                 userId: string;
             };
             cookie?: never;
@@ -19556,7 +19554,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "role": "owner"
+                 *       "role": "admin"
                  *     }
                  */
                 "application/json": {
@@ -19583,12 +19581,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "name": "string",
-                     *         "email": "string",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com",
                      *         "role": "owner",
                      *         "joinedAt": "2026-11-21T23:00:00.000Z"
                      *       }
@@ -19773,11 +19771,11 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "email": "string",
+                     *           "email": "ada@example.com",
                      *           "role": "owner",
                      *           "invitedBy": {
                      *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *             "name": "string"
+                     *             "name": "Ada Lovelace"
                      *           },
                      *           "createdAt": "2026-11-21T23:00:00.000Z",
                      *           "expiresAt": "2026-11-21T23:00:00.000Z"
@@ -19895,8 +19893,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "ada@example.com",
-                 *       "role": "owner"
+                 *       "email": "sam.whitaker@kestrel.example",
+                 *       "role": "member"
                  *     }
                  */
                 "application/json": {
@@ -19929,15 +19927,15 @@ export interface operations {
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "email": "string",
+                     *         "email": "ada@example.com",
                      *         "role": "owner",
                      *         "invitedBy": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "string"
+                     *           "name": "Ada Lovelace"
                      *         },
                      *         "createdAt": "2026-11-21T23:00:00.000Z",
                      *         "expiresAt": "2026-11-21T23:00:00.000Z",
-                     *         "url": "string"
+                     *         "url": "https://opsroom.example.com/invitations#k3Jd9sQx"
                      *       }
                      *     }
                      */
@@ -20086,6 +20084,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-0b0000000000 */
                 id: string;
             };
             cookie?: never;
@@ -20106,7 +20105,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": null
                      *     }
@@ -20259,7 +20258,7 @@ export interface operations {
                      *           "rateLimit": 1,
                      *           "createdBy": {
                      *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *             "name": "string"
+                     *             "name": "Ada Lovelace"
                      *           },
                      *           "createdAt": "2026-11-21T23:00:00.000Z",
                      *           "lastUsedAt": "2026-11-21T23:00:00.000Z"
@@ -20377,11 +20376,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Warehouse sync",
+                 *       "name": "Payroll export",
                  *       "scopes": [
-                 *         "organisation.read"
-                 *       ],
-                 *       "rateLimit": 1
+                 *         "organisation.read",
+                 *         "financials.read"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -20423,7 +20422,7 @@ export interface operations {
                      *         "rateLimit": 1,
                      *         "createdBy": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "string"
+                     *           "name": "Ada Lovelace"
                      *         },
                      *         "createdAt": "2026-11-21T23:00:00.000Z",
                      *         "lastUsedAt": "2026-11-21T23:00:00.000Z",
@@ -20560,6 +20559,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-0c0000000000 */
                 id: string;
             };
             cookie?: never;
@@ -20580,7 +20580,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": null
                      *     }
@@ -20701,6 +20701,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 019a8a0e-7c5e-7b52-9a43-0c0000000001 */
                 id: string;
             };
             cookie?: never;
@@ -20721,7 +20722,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "version": "v1",
-                     *       "message": "string",
+                     *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
                      *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -20733,7 +20734,7 @@ export interface operations {
                      *         "rateLimit": 1,
                      *         "createdBy": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "string"
+                     *           "name": "Ada Lovelace"
                      *         },
                      *         "createdAt": "2026-11-21T23:00:00.000Z",
                      *         "lastUsedAt": "2026-11-21T23:00:00.000Z",

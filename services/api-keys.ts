@@ -24,17 +24,17 @@ export interface CreatedApiKey {
 }
 
 /** A new key with its id, and what is stored of it: its hash and display prefix (the CLI's and the settings area's keys). */
-export async function newApiKey(): Promise<{ key: string; id: string; keyHash: string; prefix: string }> {
+export async function newApiKey(id: string = uuidv7()): Promise<{ key: string; id: string; keyHash: string; prefix: string }> {
   const key = generateApiKey();
-  return { key, id: uuidv7(), keyHash: await hashApiKey(key), prefix: displayPrefix(key) };
+  return { key, id, keyHash: await hashApiKey(key), prefix: displayPrefix(key) };
 }
 
 /** `scopes` must already be expanded (see expandScopes): they are stored as held. */
 export async function createApiKey({
   ctx,
   input,
-}: Call<{ orgId: string; application: string; scopes: Scope[]; rateLimit?: number | undefined }, Pick<SystemContext, "db">>): Promise<CreatedApiKey> {
-  const { key, id, keyHash, prefix } = await newApiKey();
+}: Call<{ orgId: string; application: string; scopes: Scope[]; rateLimit?: number | undefined; id?: string | undefined }, Pick<SystemContext, "db">>): Promise<CreatedApiKey> {
+  const { key, id, keyHash, prefix } = await newApiKey(input.id);
   const { rateLimit } = await statements.insertApiKey(ctx.db, { id, orgId: input.orgId, application: input.application, keyHash, prefix, scopes: input.scopes, rateLimit: input.rateLimit });
   return { id, key, prefix, orgId: input.orgId, application: input.application, scopes: input.scopes, rateLimit };
 }

@@ -158,9 +158,12 @@ export async function endSession(ctx: { db: Database; rooms: Rooms }, input: { s
 }
 
 /** `opsroom user create`: a person with a password credential and a role; the password is generated unless given. */
-export async function createUser({ ctx, input }: Call<{ orgId: string; email: string; name: string; role: Role; password?: string | undefined }, { db: Database }>) {
+export async function createUser({
+  ctx,
+  input,
+}: Call<{ orgId: string; email: string; name: string; role: Role; password?: string | undefined; userId?: string | undefined }, { db: Database }>) {
   const password = input.password ?? generatePassword();
-  const userId = uuidv7();
+  const userId = input.userId ?? uuidv7();
   const email = input.email.trim().toLowerCase();
   const result = await statements.insertUser(ctx.db, { userId, accountId: uuidv7(), orgId: input.orgId, name: input.name, email, passwordHash: await hashPassword(password), role: input.role });
   if (!result.orgFound) throw new DomainError("not_found", "organisation not found", { field: "orgId" });

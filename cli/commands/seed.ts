@@ -33,7 +33,7 @@ const seed: CommandSpec<{ tasks: number | undefined }, SeedResult> = {
   render: ({ organisation, key, counts }) =>
     [
       `Created demo organisation "${organisation.name}": ${organisation.id}`,
-      `  ${counts.personnel} people, ${counts.projects} projects, ${counts.milestones} milestones, ${counts.tasks} tasks`,
+      `  ${counts.personnel} people, ${counts.projects} projects, ${counts.milestones} milestones, ${counts.tasks} tasks, ${counts.risks} risks, ${counts.issues} issues, ${counts.financialEntries} financial entries`,
       "",
       "API key with every scope (shown once):",
       `  ${key.key}`,

@@ -46,7 +46,8 @@ export type DemoOutcome =
  */
 export async function ensureDemoKey(db: Database, rooms: Rooms, databaseLabel: string): Promise<DemoOutcome> {
   if (!(await hasOrganisations(db))) {
-    const seeded = await seedDemo({ db, rooms });
+    // The database is empty, so the demo can take the fixed ids the OpenAPI examples name.
+    const seeded = await seedDemo({ db, rooms }, { exampleIds: true });
     const demo = { orgId: seeded.organisation.id, orgName: seeded.organisation.name, keyId: seeded.key.id, key: seeded.key.key };
     return remember(databaseLabel, { ...demo, owner: await demoOwner(db, demo.orgId) }, "seeded");
   }

@@ -12,8 +12,8 @@ export interface Organisation {
 }
 
 /** Organisations are made outside the API (the CLI, the seed): not an event resource, no changeVersion. */
-export async function createOrganisation(db: Database, input: { name: string }): Promise<Organisation> {
-  const [row] = await run<Organisation>(db, sql`insert into organisations (id, name) values (${uuidv7()}, ${input.name}) returning id, name`);
+export async function createOrganisation(db: Database, input: { name: string; id?: string | undefined }): Promise<Organisation> {
+  const [row] = await run<Organisation>(db, sql`insert into organisations (id, name) values (${input.id ?? uuidv7()}, ${input.name}) returning id, name`);
   return row!;
 }
 

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { EVENT_TYPES } from "../schemas/event-types.ts";
-import { addOperationExamples } from "../lib/openapi-examples.ts";
+import { addOperationExamples, addRequestExamples } from "../lib/openapi-examples.ts";
 import { headerComponents, headerParameterComponents } from "../headers.ts";
 import { defineRoute, toOpenApiRoute, type AnyRoute } from "../registry.ts";
 import { apiGuide } from "./openapi-guide.ts";
@@ -90,6 +90,7 @@ function documentOf(routes: AnyRoute[]): OpenApiDocument {
         { name: "Meta", description: "The API's own description." },
       ],
     });
+    addRequestExamples(generated as Parameters<typeof addRequestExamples>[0]);
     addOperationExamples(generated as Parameters<typeof addOperationExamples>[0]);
     document = generated;
     documents.set(routes, document);

@@ -50,8 +50,42 @@ export const DEMO_PROJECTS = [
     milestones: [
       { name: "Boiler services done", due: 20 },
       { name: "Roof and gutter checks done", due: 45 },
+      { name: "Frost protection checks done", due: 60 },
     ],
   },
+  {
+    name: "Car park resurfacing (quote)",
+    description: "Quote for resurfacing and relining the Harbour Street car park; nothing planned until it is accepted.",
+    budget: 18000,
+    start: 40,
+    end: 70,
+    status: "planned",
+    milestones: [],
+  },
+] as const;
+
+// Risks, issues and money of the first project; references are indexes into DEMO_PEOPLE.
+export const DEMO_RISKS = [
+  {
+    title: "Data cabinet delivery slips past first fix",
+    description: "The supplier quotes six weeks; first fix needs it in four.",
+    probability: "high",
+    impact: "medium",
+    status: "open",
+    owner: 4,
+    mitigation: "Order a stock cabinet now and swap it at second fix.",
+  },
+  { title: "Asbestos found behind the kitchen wall", description: "The survey could not reach behind the old units.", probability: "low", impact: "high", status: "open", owner: 1, mitigation: "Keep the licensed contractor on call." },
+] as const;
+
+export const DEMO_ISSUES = [
+  { title: "Riser cupboard door will not lock", description: "Found at the site walk; the cabling contractor needs it secure.", severity: "medium", status: "open", reporter: 2, assignee: 3 },
+  { title: "Wrong ceiling tile colour delivered", description: "Delivered white instead of off-white; the supplier will collect.", severity: "low", status: "in_progress", reporter: 2, assignee: 4 },
+] as const;
+
+export const DEMO_FINANCIAL_ENTRIES = [
+  { kind: "cost", amount: "14250.00", currency: "GBP", date: -20, description: "Strip-out labour and skips", reference: "PO-2026-0112" },
+  { kind: "invoice", amount: "46250.00", currency: "GBP", date: -15, description: "Stage 1 invoice: strip-out", reference: "INV-2026-0042" },
 ] as const;
 
 export interface DemoTaskPlan {
@@ -95,13 +129,16 @@ const PLACES = ["ground floor", "level 1", "level 2", "stairwell", "plant room",
 const STATUS_MIX = ["todo", "todo", "todo", "in_progress", "in_progress", "done", "done", "todo", "blocked", "cancelled"] as const;
 const PRIORITY_MIX = ["medium", "low", "high", "medium", "medium", "urgent", "low", "high"] as const;
 
+/** The projects work is planned in (not a quote, which has no milestones yet). */
+const WORK_PROJECTS = DEMO_PROJECTS.flatMap((project, index) => (project.milestones.length > 0 ? [index] : []));
+
 /** `count` tasks: the curated ones first, then generated ones spread over projects, people and states. */
 export function planDemoTasks(count: number): DemoTaskPlan[] {
   const plans = CURATED_TASKS.slice(0, count);
   for (let n = plans.length; n < count; n++) {
-    const project = n % DEMO_PROJECTS.length;
+    const project = WORK_PROJECTS[n % WORK_PROJECTS.length]!;
     // Advances once per pass over the projects, so every person and milestone meets every project.
-    const round = Math.floor(n / DEMO_PROJECTS.length);
+    const round = Math.floor(n / WORK_PROJECTS.length);
     const milestones = DEMO_PROJECTS[project]!.milestones.length;
     // One choice in (milestones + 1) is "no milestone", as in real projects.
     const milestone = round % (milestones + 1);
@@ -119,3 +156,45 @@ export function planDemoTasks(count: number): DemoTaskPlan[] {
 }
 
 export const DEFAULT_DEMO_TASKS = CURATED_TASKS.length;
+
+// The settings area's demo: people who sign in besides the owner, an open invitation and two
+// application keys (seeded only with the example ids: users' addresses are unique across organisations).
+export const DEMO_MEMBERS = [
+  { name: "Tom Lindqvist", email: "tom.lindqvist@kestrel.example", role: "member" },
+  { name: "Chloe Martin", email: "chloe.martin@kestrel.example", role: "member" },
+] as const;
+export const DEMO_INVITATION = { email: "priya.raman@kestrel.example", role: "member" } as const;
+export const DEMO_API_KEYS = [
+  { application: "Warehouse sync", scopes: ["tasks.manage"] },
+  { application: "Finance export", scopes: ["financials.read"] },
+] as const;
+export const DEMO_WEBHOOKS = [
+  { url: "https://example.com/hooks/opsroom", events: ["task.*"], description: "Tasks to the site team's chat" },
+  { url: "https://example.com/hooks/opsroom-legacy", events: ["project.*"], description: "The old project board (being retired)" },
+] as const;
+
+/** uuidv7-shaped ids with a kind and an index in the last group: 019a8a0e-7c5e-7b52-9a43-KKNNNNNNNNNN. */
+const fixed = (kind: number, index: number) => `019a8a0e-7c5e-7b52-9a43-${kind.toString(16).padStart(2, "0")}${index.toString(16).padStart(10, "0")}`;
+const each = <T>(kind: number, list: readonly T[]) => list.map((_, index) => fixed(kind, index));
+
+/**
+ * The ids of the demo organisation that the first `npm run dev` seeds into an empty database. They
+ * are fixed so that the OpenAPI document's request examples name records that exist there: each
+ * example, sent as it is, succeeds (functions/lib/openapi-examples.ts, test/api/openapi-examples.test.ts).
+ * Only one organisation of a database can have them; `opsroom seed` makes others with new ids.
+ */
+export const DEMO_IDS = {
+  organisation: fixed(0, 0),
+  people: each(1, DEMO_PEOPLE),
+  projects: each(2, DEMO_PROJECTS),
+  milestones: DEMO_PROJECTS.map((project, p) => project.milestones.map((_, m) => fixed(3, p * 16 + m))),
+  tasks: each(4, CURATED_TASKS),
+  risks: each(5, DEMO_RISKS),
+  issues: each(6, DEMO_ISSUES),
+  financialEntries: each(7, DEMO_FINANCIAL_ENTRIES),
+  webhooks: each(8, DEMO_WEBHOOKS),
+  delivery: fixed(9, 0),
+  members: each(10, DEMO_MEMBERS),
+  invitation: fixed(11, 0),
+  apiKeys: each(12, DEMO_API_KEYS),
+};

@@ -1,27 +1,45 @@
-import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+import { ALL_SCOPES, expandScopes, type Scope } from "../../domain/scopes.ts";
 import { createOrganisation, type Organisation } from "../../db/statements/organisations.ts";
+import { createInvitation } from "../../db/statements/people.ts";
+import { recordDeliveries } from "../../db/statements/webhook-deliveries.ts";
+import { webhookResource } from "../../db/statements/webhooks.ts";
+import { sha256Hex } from "../../domain/crypto/hash.ts";
+import { uuidv7 } from "../../domain/ids.ts";
 import { createApiKey } from "../api-keys.ts";
+import { runBatch, type BatchOperation } from "../batch.ts";
 import type { ServiceContext } from "../context.ts";
 import { publishPending } from "../events.ts";
+import { financialEntries } from "../financial-entries.ts";
+import { issues } from "../issues.ts";
 import { milestones } from "../milestones.ts";
+import { createUser } from "../people.ts";
 import { personnel } from "../personnel.ts";
 import { projects } from "../projects.ts";
+import { risks } from "../risks.ts";
 import { tasks } from "../tasks.ts";
+import { createWebhook } from "../webhooks.ts";
 import {
   DEFAULT_DEMO_TASKS,
+  DEMO_API_KEYS,
+  DEMO_FINANCIAL_ENTRIES,
+  DEMO_IDS,
+  DEMO_INVITATION,
+  DEMO_ISSUES,
   DEMO_KEY_APPLICATION,
+  DEMO_MEMBERS,
   DEMO_ORGANISATION_NAME,
   DEMO_PEOPLE,
   DEMO_PROJECTS,
+  DEMO_RISKS,
+  DEMO_WEBHOOKS,
   planDemoTasks,
 } from "./demo-company.ts";
 
-// Writes in flight at once while seeding tasks: enough to overlap round trips, few enough to stay
-// within a small connection pool (node-postgres defaults to 4 here) and PGlite's single writer.
-const SEED_CONCURRENCY = 4;
+/** Operations per batch: the API's own limit for POST /v1/batch. */
+const BATCH_SIZE = 100;
 
 export interface SeedProgress {
-  /** Records written so far (people, projects, milestones and tasks). */
+  /** Records written so far (people, projects, milestones, tasks, risks, issues and entries). */
   done: number;
   total: number;
 }
@@ -30,65 +48,81 @@ export interface SeedOptions {
   /** How many tasks to create (default: the curated demo set of about 20). */
   tasks?: number;
   onProgress?: (progress: SeedProgress) => void;
+  /**
+   * Give the organisation the fixed ids of DEMO_IDS (the OpenAPI examples name them), with its
+   * settings-area demo (members, an invitation, keys, a webhook). Only one organisation of a
+   * database can have them: the first `npm run dev` asks for them in an empty database.
+   */
+  exampleIds?: boolean;
 }
 
 export interface SeedResult {
   organisation: Organisation;
   /** An all-scopes key; `key.key` is the only copy of the secret. */
   key: { id: string; key: string; scopes: Scope[] };
-  counts: { personnel: number; projects: number; milestones: number; tasks: number };
+  counts: { personnel: number; projects: number; milestones: number; tasks: number; risks: number; issues: number; financialEntries: number };
+}
+
+/** A create of the demo, run by the resource's own service verb with the id chosen beforehand. */
+interface Creatable<Input> {
+  resource: BatchOperation["resource"];
+  create(call: { ctx: ServiceContext; input: Input }): ReturnType<BatchOperation["run"]>;
 }
 
 /**
- * Creates the demo organisation through the same services the API uses, so every record moves
- * changeVersion and leaves an event, exactly as if a client had made it. The events reach the
- * organisation's room at the end, in order and in batches, rather than one request per record.
+ * Creates the demo organisation through the same services the API uses, in batches of 100 as
+ * POST /v1/batch runs them, so every record moves changeVersion and leaves an event, exactly as if
+ * a client had made it. The events reach the organisation's room at the end, in order.
  */
 export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, options: SeedOptions = {}): Promise<SeedResult> {
-  const taskPlans = planDemoTasks(options.tasks ?? DEFAULT_DEMO_TASKS);
-  const milestoneCount = DEMO_PROJECTS.reduce((sum, project) => sum + project.milestones.length, 0);
-  const progress: SeedProgress = { done: 0, total: DEMO_PEOPLE.length + DEMO_PROJECTS.length + milestoneCount + taskPlans.length };
-  const advance = () => {
-    progress.done++;
-    options.onProgress?.({ ...progress });
-  };
-
-  const organisation = await createOrganisation(base.db, { name: DEMO_ORGANISATION_NAME });
+  const fixed = options.exampleIds ? DEMO_IDS : undefined;
+  const idOf = (fixedId: string | undefined) => fixedId ?? uuidv7();
+  const organisation = await createOrganisation(base.db, { name: DEMO_ORGANISATION_NAME, id: fixed?.organisation });
   const ctx: ServiceContext = { ...base, actor: { orgId: organisation.id }, defer: () => {} };
 
-  const personIds: string[] = [];
-  for (const person of DEMO_PEOPLE) {
-    personIds.push((await personnel.create({ ctx, input: person })).record.id);
-    advance();
-  }
+  const operations: BatchOperation[] = [];
+  const create = <Input>(service: Creatable<Input>, id: string, input: Input) => {
+    operations.push({ status: 201, newId: id, resource: service.resource, run: (opCtx) => service.create({ ctx: opCtx, input }) });
+    return id;
+  };
 
-  const seededProjects: { id: string; milestoneIds: string[] }[] = [];
-  for (const { milestones: milestonePlans, start, end, ...project } of DEMO_PROJECTS) {
-    const { record } = await projects.create({ ctx, input: { ...project, startDate: daysFromToday(start), endDate: daysFromToday(end) } });
-    advance();
-    const milestoneIds: string[] = [];
-    for (const { due, ...milestone } of milestonePlans) {
-      const created = await milestones.create({ ctx, input: { projectId: record.id, ...milestone, dueDate: daysFromToday(due) } });
-      milestoneIds.push(created.record.id);
-      advance();
-    }
-    seededProjects.push({ id: record.id, milestoneIds });
+  const personIds = DEMO_PEOPLE.map((person, i) => create(personnel, idOf(fixed?.people[i]), person));
+  const projectIds: string[] = [];
+  const milestoneIds: string[][] = [];
+  for (const [p, { milestones: milestonePlans, start, end, ...project }] of DEMO_PROJECTS.entries()) {
+    const projectId = create(projects, idOf(fixed?.projects[p]), { ...project, startDate: daysFromToday(start), endDate: daysFromToday(end) });
+    projectIds.push(projectId);
+    milestoneIds.push(
+      milestonePlans.map(({ due, ...milestone }, m) => create(milestones, idOf(fixed?.milestones[p]![m]), { projectId, ...milestone, dueDate: daysFromToday(due) })),
+    );
   }
-
-  await forEachConcurrently(taskPlans, SEED_CONCURRENCY, async ({ project, milestone, assignee, due, ...task }) => {
-    const { id: projectId, milestoneIds } = seededProjects[project]!;
-    await tasks.create({
-      ctx,
-      input: {
-        ...task,
-        projectId,
-        assigneeId: personIds[assignee]!,
-        dueDate: daysFromToday(due),
-        ...(milestone === undefined ? {} : { milestoneId: milestoneIds[milestone]! }),
-      },
+  // Risks, issues and money belong to the first project.
+  for (const [i, { owner, ...risk }] of DEMO_RISKS.entries()) create(risks, idOf(fixed?.risks[i]), { ...risk, projectId: projectIds[0]!, ownerId: personIds[owner]! });
+  for (const [i, { reporter, assignee, ...issue }] of DEMO_ISSUES.entries()) {
+    create(issues, idOf(fixed?.issues[i]), { ...issue, projectId: projectIds[0]!, reporterId: personIds[reporter]!, assigneeId: personIds[assignee]! });
+  }
+  for (const [i, { date, ...entry }] of DEMO_FINANCIAL_ENTRIES.entries()) {
+    create(financialEntries, idOf(fixed?.financialEntries[i]), { ...entry, projectId: projectIds[0]!, date: daysFromToday(date) });
+  }
+  const taskPlans = planDemoTasks(options.tasks ?? DEFAULT_DEMO_TASKS);
+  for (const [i, { project, milestone, assignee, due, ...task }] of taskPlans.entries()) {
+    create(tasks, idOf(fixed?.tasks[i]), {
+      ...task,
+      projectId: projectIds[project]!,
+      assigneeId: personIds[assignee]!,
+      dueDate: daysFromToday(due),
+      ...(milestone === undefined ? {} : { milestoneId: milestoneIds[project]![milestone]! }),
     });
-    advance();
-  });
+  }
+
+  const progress: SeedProgress = { done: 0, total: operations.length };
+  for (let from = 0; from < operations.length; from += BATCH_SIZE) {
+    const batch = operations.slice(from, from + BATCH_SIZE);
+    await runBatch({ ctx, input: { operations: batch } });
+    progress.done += batch.length;
+    options.onProgress?.({ ...progress });
+  }
+  if (fixed) await seedSettingsDemo(ctx, organisation.id, fixed);
 
   const key = await createApiKey({ ctx, input: { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES } });
   await publishPending(ctx, organisation.id).catch(() => {
@@ -97,8 +131,48 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
   return {
     organisation,
     key: { id: key.id, key: key.key, scopes: key.scopes },
-    counts: { personnel: personIds.length, projects: seededProjects.length, milestones: milestoneCount, tasks: taskPlans.length },
+    counts: {
+      personnel: personIds.length,
+      projects: projectIds.length,
+      milestones: milestoneIds.flat().length,
+      tasks: taskPlans.length,
+      risks: DEMO_RISKS.length,
+      issues: DEMO_ISSUES.length,
+      financialEntries: DEMO_FINANCIAL_ENTRIES.length,
+    },
   };
+}
+
+/** The settings area's demo, with the fixed ids: members, an invitation, two keys, two webhooks and one delivery. */
+async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof DEMO_IDS): Promise<void> {
+  for (const [i, member] of DEMO_MEMBERS.entries()) await createUser({ ctx, input: { ...member, orgId, userId: ids.members[i] } });
+  const invitation = await createInvitation(ctx.db, ctx.actor, { id: ids.invitation, ...DEMO_INVITATION, tokenHash: await sha256Hex(uuidv7()), expiresInDays: 14 });
+  if (!invitation.invitation) throw new Error("the demo invitation was not created");
+  for (const [i, key] of DEMO_API_KEYS.entries()) await createApiKey({ ctx, input: { orgId, application: key.application, scopes: expandScopes(key.scopes), id: ids.apiKeys[i] } });
+  const webhooks: BatchOperation[] = DEMO_WEBHOOKS.map((webhook, i) => ({
+    status: 201,
+    newId: ids.webhooks[i],
+    resource: webhookResource,
+    run: (opCtx) => createWebhook({ ctx: opCtx, input: { ...webhook, events: [...webhook.events], policy: { allowLoopback: false } } }),
+  }));
+  await runBatch({ ctx, input: { operations: webhooks } });
+  // One past delivery of a test event, so a redelivery has something to send again.
+  await recordDeliveries(ctx.db, orgId, [
+    {
+      id: ids.delivery,
+      webhookId: ids.webhooks[0]!,
+      eventId: uuidv7(),
+      eventType: "webhook.test",
+      changeVersion: null,
+      attempt: 1,
+      outcome: "succeeded",
+      responseStatus: 200,
+      durationMs: 84,
+      error: null,
+      responseExcerpt: "ok",
+      nextRetryAt: null,
+    },
+  ]);
 }
 
 /** YYYY-MM-DD of today (UTC) plus `days`. */
@@ -106,25 +180,4 @@ function daysFromToday(days: number): string {
   const date = new Date();
   date.setUTCDate(date.getUTCDate() + days);
   return date.toISOString().slice(0, 10);
-}
-
-/**
- * Runs `work` on every item with at most `limit` in flight. After a failure no new work starts;
- * the work in flight settles before the first error is thrown, so the caller can close the database.
- */
-async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const item = items[next++]!;
-      await work(item).catch((error: unknown) => {
-        failed = true;
-        throw error;
-      });
-    }
-  };
-  const outcomes = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
-  const failure = outcomes.find((outcome) => outcome.status === "rejected");
-  if (failure) throw failure.reason;
 }

@@ -1,9 +1,15 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { ERROR_STATUS } from "../../functions/errors.ts";
 import { eventCatalogue } from "../../functions/lib/event-catalogue.ts";
 import { SCOPES } from "../../domain/scopes.ts";
 import { routes } from "../../functions/routes/index.ts";
-import { api } from "../helpers/api.ts";
+import { createUser } from "../../services/people.ts";
+import { roomsAt } from "../../services/rooms.ts";
+import { seedDemo } from "../../services/seed/seed.ts";
+import { DEMO_IDS } from "../../services/seed/demo-company.ts";
+import { api, type Method } from "../helpers/api.ts";
+import { testDatabase } from "../helpers/database.ts";
+import { asPerson, cookieOf, newEmail, signIn } from "../helpers/people.ts";
 
 // What GET /docs shows besides the operations: every operation carries a whole example request and
 // answer that the API itself would accept and could send (each is parsed with the route's own zod
@@ -46,4 +52,45 @@ describe("the OpenAPI document's examples and guide", () => {
     expect(types).toEqual(expect.arrayContaining(["task.deleted", "project.deleted", "milestone.deleted", "personnel.updated"]));
     expect(types).not.toContain("personnel.deleted");
   });
+});
+
+// The demo organisation the first `npm run dev` seeds, with the fixed ids the examples name: each
+// request example, sent as it is (path parameters, body, nothing else), succeeds. This file is the
+// only one that seeds it, once per test database (its ids are unique in a database).
+describe("each request example, sent as it is to the demo organisation, succeeds", () => {
+  let key: string;
+  let cookie: string;
+
+  beforeAll(async () => {
+    const db = testDatabase();
+    const seeded = await seedDemo({ db, rooms: roomsAt({ url: inject("realtimeUrl"), secret: inject("realtimeSecret") }) }, { exampleIds: true });
+    expect(seeded.organisation.id).toBe(DEMO_IDS.organisation);
+    key = seeded.key.key;
+    const owner = await createUser({ ctx: { db }, input: { orgId: seeded.organisation.id, email: newEmail("owner"), name: "Demo Owner", role: "owner" } });
+    const signedIn = await signIn(owner.email, owner.password);
+    expect(signedIn.status).toBe(200);
+    cookie = cookieOf(signedIn);
+  }, 60_000);
+
+  it("sends every operation's example in the document's order: every one answers 2xx", async () => {
+    const sent: string[] = [];
+    const failures: string[] = [];
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+          const parameter = (operation.parameters ?? []).find((p: { name?: string; in?: string }) => p.in === "path" && p.name === name);
+          expect(parameter?.example, `${operation.operationId}: no example for {${name}}`).toBeDefined();
+          return encodeURIComponent(parameter.example);
+        });
+        const body = operation.requestBody?.content?.["application/json"]?.example;
+        const schemes = (operation.security ?? []).flatMap((requirement: object) => Object.keys(requirement));
+        const options = { method: method.toUpperCase() as Method, ...(body === undefined ? {} : { body }) };
+        const response = schemes.includes("bearerAuth") ? await api(url, { ...options, key }) : schemes.includes("sessionCookie") ? await asPerson(cookie, url, options) : await api(url, options);
+        sent.push(`${method.toUpperCase()} ${url}`);
+        if (response.status >= 300) failures.push(`${operation.operationId} ${method.toUpperCase()} ${url} ${JSON.stringify(body)} -> ${response.status} ${response.text.slice(0, 300)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(sent.length).toBe(routes.length);
+  }, 120_000);
 });
