@@ -4165,6 +4165,25 @@ export interface components {
                 summary: string;
             }[];
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "colour is not a field of this request",
+         *       "error": {
+         *         "code": "unknown_field",
+         *         "field": "colour",
+         *         "issues": [
+         *           {
+         *             "code": "unknown_field",
+         *             "field": "colour",
+         *             "message": "colour is not a field of this request"
+         *           }
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         UnknownFieldError: {
             /** @enum {boolean} */
             success: false;
@@ -4212,6 +4231,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the Authorization header must be: Bearer <key>",
+         *       "error": {
+         *         "code": "unauthorized",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         UnauthorizedError: {
             /** @enum {boolean} */
             success: false;
@@ -4259,6 +4289,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the API key is unknown or has been revoked",
+         *       "error": {
+         *         "code": "invalid_key",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         InvalidKeyError: {
             /** @enum {boolean} */
             success: false;
@@ -4306,6 +4347,18 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "rate limit of 600 requests per minute exceeded; retry in 42 s",
+         *       "error": {
+         *         "code": "rate_limited",
+         *         "retryAfter": 42,
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         RateLimitedError: {
             /** @enum {boolean} */
             success: false;
@@ -4353,6 +4406,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "unexpected error; nothing was changed",
+         *       "error": {
+         *         "code": "internal_error",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         InternalError: {
             /** @enum {boolean} */
             success: false;
@@ -4400,6 +4464,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the database is unreachable; nothing was changed, retry shortly",
+         *       "error": {
+         *         "code": "unavailable",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         UnavailableError: {
             /** @enum {boolean} */
             success: false;
@@ -4469,6 +4544,18 @@ export interface components {
              */
             updatedAt: string;
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "this call needs the tasks.manage scope",
+         *       "error": {
+         *         "code": "insufficient_scope",
+         *         "scope": "tasks.manage",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         InsufficientScopeError: {
             /** @enum {boolean} */
             success: false;
@@ -4516,6 +4603,25 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "priority must be one of \"low\", \"medium\", \"high\", \"urgent\"",
+         *       "error": {
+         *         "code": "invalid_field",
+         *         "field": "priority",
+         *         "issues": [
+         *           {
+         *             "code": "invalid_field",
+         *             "field": "priority",
+         *             "message": "priority must be one of \"low\", \"medium\", \"high\", \"urgent\""
+         *           }
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         InvalidFieldError: {
             /** @enum {boolean} */
             success: false;
@@ -4563,6 +4669,25 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "title is required",
+         *       "error": {
+         *         "code": "missing_field",
+         *         "field": "title",
+         *         "issues": [
+         *           {
+         *             "code": "missing_field",
+         *             "field": "title",
+         *             "message": "title is required"
+         *           }
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         MissingFieldError: {
             /** @enum {boolean} */
             success: false;
@@ -4610,6 +4735,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the body is not valid JSON",
+         *       "error": {
+         *         "code": "invalid_json",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         InvalidJsonError: {
             /** @enum {boolean} */
             success: false;
@@ -4657,6 +4793,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "a write with the session cookie must come from a page of this origin",
+         *       "error": {
+         *         "code": "cross_site_request",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         CrossSiteRequestError: {
             /** @enum {boolean} */
             success: false;
@@ -4704,6 +4851,24 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the project still has 3 tasks and 2 milestones",
+         *       "error": {
+         *         "code": "conflict",
+         *         "dependants": {
+         *           "milestones": 2,
+         *           "tasks": 3,
+         *           "risks": 0,
+         *           "issues": 0,
+         *           "financialEntries": 0
+         *         },
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         ConflictError: {
             /** @enum {boolean} */
             success: false;
@@ -4751,6 +4916,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the body must be at most 65536 bytes",
+         *       "error": {
+         *         "code": "payload_too_large",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         PayloadTooLargeError: {
             /** @enum {boolean} */
             success: false;
@@ -4798,6 +4974,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "send the body as JSON with Content-Type: application/json",
+         *       "error": {
+         *         "code": "unsupported_media_type",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         UnsupportedMediaTypeError: {
             /** @enum {boolean} */
             success: false;
@@ -4845,6 +5032,17 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "this Idempotency-Key was used with another request",
+         *       "error": {
+         *         "code": "idempotency_mismatch",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         IdempotencyMismatchError: {
             /** @enum {boolean} */
             success: false;
@@ -4924,6 +5122,17 @@ export interface components {
              */
             status?: "planned" | "active" | "on_hold" | "completed" | "cancelled";
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "task not found",
+         *       "error": {
+         *         "code": "not_found",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         NotFoundError: {
             /** @enum {boolean} */
             success: false;
@@ -4971,6 +5180,18 @@ export interface components {
                 requestId: string;
             };
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "If-Match is 3 but the record is at version 4",
+         *       "error": {
+         *         "code": "precondition_failed",
+         *         "currentVersion": 4,
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         PreconditionFailedError: {
             /** @enum {boolean} */
             success: false;
@@ -5111,6 +5332,18 @@ export interface components {
             /** @enum {string} */
             status?: "open" | "done" | "cancelled";
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "projectId names no project of this organisation",
+         *       "error": {
+         *         "code": "invalid_reference",
+         *         "field": "projectId",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         InvalidReferenceError: {
             /** @enum {boolean} */
             success: false;
@@ -5223,6 +5456,23 @@ export interface components {
              */
             milestoneId?: string | null;
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "a task cannot go from done to blocked",
+         *       "error": {
+         *         "code": "invalid_transition",
+         *         "field": "status",
+         *         "from": "done",
+         *         "allowed": [
+         *           "todo",
+         *           "in_progress"
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         InvalidTransitionError: {
             /** @enum {boolean} */
             success: false;
@@ -5744,6 +5994,18 @@ export interface components {
             ifMatch?: string | number;
         };
         Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"];
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "events after changeVersion 12 are past retention: take a fresh snapshot",
+         *       "error": {
+         *         "code": "resync_required",
+         *         "oldestChangeVersion": 5120,
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         ResyncRequiredError: {
             /** @enum {boolean} */
             success: false;
@@ -6069,6 +6331,21 @@ export interface components {
              */
             joinedAt: string;
         };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "only an owner or an admin manages API keys",
+         *       "error": {
+         *         "code": "insufficient_role",
+         *         "roles": [
+         *           "owner",
+         *           "admin"
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
         InsufficientRoleError: {
             /** @enum {boolean} */
             success: false;

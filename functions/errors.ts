@@ -78,8 +78,43 @@ export const ErrorEnvelopeSchema = errorEnvelopeOf(ERROR_CODES).openapi("ApiErro
 /** "not_found" -> "NotFoundError", "internal_error" -> "InternalError". */
 const componentNameOf = (code: ErrorCode) => code.replace(/(^|_)(\w)/g, (_, _sep, letter: string) => letter.toUpperCase()).replace(/(?<!Error)$/, "Error");
 
-/** One component per code, so a status's answer is a union of references, not a copy. */
-const ERROR_CODE_SCHEMAS = Object.fromEntries(ERROR_CODES.map((code) => [code, errorEnvelopeOf([code]).openapi(componentNameOf(code))])) as Record<
+const REQUEST_ID = "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77";
+
+/** An answer of each code as the API words it: the error examples of the document. */
+export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Record<string, unknown> }> = {
+  missing_field: { message: "title is required", details: { field: "title", issues: [{ code: "missing_field", field: "title", message: "title is required" }] } },
+  invalid_field: { message: 'priority must be one of "low", "medium", "high", "urgent"', details: { field: "priority", issues: [{ code: "invalid_field", field: "priority", message: 'priority must be one of "low", "medium", "high", "urgent"' }] } },
+  unknown_field: { message: "colour is not a field of this request", details: { field: "colour", issues: [{ code: "unknown_field", field: "colour", message: "colour is not a field of this request" }] } },
+  invalid_json: { message: "the body is not valid JSON" },
+  invalid_reference: { message: "projectId names no project of this organisation", details: { field: "projectId" } },
+  unauthorized: { message: "the Authorization header must be: Bearer <key>" },
+  invalid_key: { message: "the API key is unknown or has been revoked" },
+  insufficient_scope: { message: "this call needs the tasks.manage scope", details: { scope: "tasks.manage" } },
+  insufficient_role: { message: "only an owner or an admin manages API keys", details: { roles: ["owner", "admin"] } },
+  cross_site_request: { message: "a write with the session cookie must come from a page of this origin" },
+  not_found: { message: "task not found" },
+  invalid_transition: { message: "a task cannot go from done to blocked", details: { field: "status", from: "done", allowed: ["todo", "in_progress"] } },
+  conflict: { message: "the project still has 3 tasks and 2 milestones", details: { dependants: { milestones: 2, tasks: 3, risks: 0, issues: 0, financialEntries: 0 } } },
+  precondition_failed: { message: "If-Match is 3 but the record is at version 4", details: { currentVersion: 4 } },
+  resync_required: { message: "events after changeVersion 12 are past retention: take a fresh snapshot", details: { oldestChangeVersion: 5120 } },
+  payload_too_large: { message: "the body must be at most 65536 bytes" },
+  unsupported_media_type: { message: "send the body as JSON with Content-Type: application/json" },
+  idempotency_mismatch: { message: "this Idempotency-Key was used with another request" },
+  rate_limited: { message: "rate limit of 600 requests per minute exceeded; retry in 42 s", details: { retryAfter: 42 } },
+  internal_error: { message: "unexpected error; nothing was changed" },
+  unavailable: { message: "the database is unreachable; nothing was changed, retry shortly" },
+};
+
+/** The whole answer ERROR_EXAMPLES gives for `code`. */
+export const errorExampleOf = (code: ErrorCode) => ({
+  success: false as const,
+  version: "v1" as const,
+  message: ERROR_EXAMPLES[code].message,
+  error: { code, ...ERROR_EXAMPLES[code].details, requestId: REQUEST_ID },
+});
+
+/** One component per code, with its example, so a status's answer is a union of references, not a copy. */
+const ERROR_CODE_SCHEMAS = Object.fromEntries(ERROR_CODES.map((code) => [code, errorEnvelopeOf([code]).openapi(componentNameOf(code), { example: errorExampleOf(code) })])) as Record<
   ErrorCode,
   ReturnType<typeof errorEnvelopeOf>
 >;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { ERROR_STATUS } from "../../functions/errors.ts";
+import { ERROR_STATUS, ErrorEnvelopeSchema, errorExampleOf } from "../../functions/errors.ts";
 import { eventCatalogue } from "../../functions/lib/event-catalogue.ts";
 import { SCOPES } from "../../domain/scopes.ts";
 import { routes } from "../../functions/routes/index.ts";
@@ -38,6 +38,17 @@ describe("the OpenAPI document's examples and guide", () => {
       expect(example, `${route.operationId}: no example`).toBeDefined();
       const parsed = route.body!.safeParse(example);
       expect(parsed.success, `${route.operationId}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    }
+  });
+
+  it("gives every error code an example answer that its component accepts and the API's envelope too", () => {
+    for (const code of Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]) {
+      const example = errorExampleOf(code);
+      const name = Object.entries(document.components.schemas as Record<string, any>).find(([, schema]) => schema.properties?.error?.properties?.code?.enum?.join() === code)?.[0];
+      expect(name, `no component for ${code}`).toBeDefined();
+      expect(document.components.schemas[name!].example).toEqual(example);
+      const parsed = ErrorEnvelopeSchema.safeParse(example);
+      expect(parsed.success, `${code}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
     }
   });
 
