@@ -5,6 +5,7 @@ import { formatBanner, type ReadyPart } from "./dev/banner.ts";
 import type { ServiceProcess } from "./dev/child-process.ts";
 import { prepareDevDatabase, type DevDatabase } from "./dev/dev-database.ts";
 import { ensureDemoKey, type DemoOutcome } from "./dev/demo-key.ts";
+import { startWebhookSink, WEBHOOK_SINK_PORT, WEBHOOK_SINK_URL } from "./dev/webhook-sink.ts";
 import { loadDevSecret } from "./dev/dev-secret.ts";
 import { assertPortFree } from "./dev/ports.ts";
 import { probe, probeWithKey, waitForHttp } from "./dev/readiness.ts";
@@ -42,6 +43,13 @@ async function start(supervisor: Supervisor): Promise<void> {
   const sqlEndpoint = await startSqlEndpoint({ target: database.target });
   supervisor.onShutdown(() => sqlEndpoint.close());
   ready("sql endpoint", `http://${sqlEndpoint.address}/sql → ${database.target.host}:${database.target.port}`);
+  // Deliveries of the seed's events are printed after the banner, with the services' logs.
+  const held: string[] = [];
+  let holding = true;
+  const printDelivery = (line: string) => (holding ? held.push(line) : process.stdout.write(`webhooks │ ${line}\n`));
+  const stopSink = await startWebhookSink(printDelivery);
+  if (stopSink) supervisor.onShutdown(stopSink);
+  ready("webhooks", stopSink ? `${WEBHOOK_SINK_URL} (the demo's receiver)` : `port ${WEBHOOK_SINK_PORT} is in use: the demo's webhooks fail and are retried`, !stopSink);
 
   // wrangler and partykit take seconds to boot, and so does the database: all at once.
   // The session cookies' key: derived from the kept dev secret, so sign-ins survive a restart.
@@ -72,6 +80,8 @@ async function start(supervisor: Supervisor): Promise<void> {
   parts.sort((a, b) => a.atMs - b.atMs);
   process.stdout.write(formatBanner(parts, demo, elapsed()) + "\n");
   supervisor.streamServiceOutput();
+  holding = false;
+  held.splice(0).forEach(printDelivery);
 }
 
 /** Starts the database, migrates it, tells other local tools where it is, and finds the demo key. */
@@ -97,7 +107,7 @@ async function prepareData(
     });
     // The seed's events go to the room as soon as it is up (the dev cron's sweep, if it is not yet).
     const rooms = roomsAt({ url: REALTIME_URL, secret: session.realtimeSecret });
-    const outcome = await ensureDemoKey(db, rooms, database.label);
+    const outcome = await ensureDemoKey(db, rooms, database.label, WEBHOOK_SINK_URL);
     if (outcome.demo) ready("demo", `${outcome.demo.orgName} (${outcome.demo.orgId}), ${DEMO_HOW[outcome.how]}`);
     else ready("demo", "no demo key", true);
     return outcome;

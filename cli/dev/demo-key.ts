@@ -44,10 +44,10 @@ export type DemoOutcome =
  * The demo key to print: on the first start (no organisation yet) the demo organisation is seeded;
  * later starts reuse the stored key while it is still valid, and replace it if it was revoked.
  */
-export async function ensureDemoKey(db: Database, rooms: Rooms, databaseLabel: string): Promise<DemoOutcome> {
+export async function ensureDemoKey(db: Database, rooms: Rooms, databaseLabel: string, webhookReceiver: string): Promise<DemoOutcome> {
   if (!(await hasOrganisations(db))) {
     // The database is empty, so the demo can take the fixed ids the OpenAPI examples name.
-    const seeded = await seedDemo({ db, rooms }, { exampleIds: true });
+    const seeded = await seedDemo({ db, rooms }, { exampleIds: true, webhookReceiver });
     const demo = { orgId: seeded.organisation.id, orgName: seeded.organisation.name, keyId: seeded.key.id, key: seeded.key.key };
     return remember(databaseLabel, { ...demo, owner: await demoOwner(db, demo.orgId) }, "seeded");
   }

@@ -168,9 +168,10 @@ export const DEMO_API_KEYS = [
   { application: "Warehouse sync", scopes: ["tasks.manage"] },
   { application: "Finance export", scopes: ["financials.read"] },
 ] as const;
+/** Paths on the receiver the seed is given (`npm run dev` runs one: cli/dev/webhook-sink.ts). */
 export const DEMO_WEBHOOKS = [
-  { url: "https://example.com/hooks/opsroom", events: ["task.*"], description: "Tasks to the site team's chat" },
-  { url: "https://example.com/hooks/opsroom-legacy", events: ["project.*"], description: "The old project board (being retired)" },
+  { path: "/hooks/site-chat", events: ["task.*"], description: "Tasks to the site team's chat" },
+  { path: "/hooks/project-board", events: ["project.*"], description: "The old project board (being retired)" },
 ] as const;
 
 /** uuidv7-shaped ids with a kind and an index in the last group: 019a8a0e-7c5e-7b52-9a43-KKNNNNNNNNNN. */

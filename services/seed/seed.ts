@@ -54,6 +54,8 @@ export interface SeedOptions {
    * database can have them: the first `npm run dev` asks for them in an empty database.
    */
   exampleIds?: boolean;
+  /** With exampleIds: the receiver the demo's webhooks deliver to (default https://example.com). */
+  webhookReceiver?: string;
 }
 
 export interface SeedResult {
@@ -122,7 +124,7 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
     progress.done += batch.length;
     options.onProgress?.({ ...progress });
   }
-  if (fixed) await seedSettingsDemo(ctx, organisation.id, fixed);
+  if (fixed) await seedSettingsDemo(ctx, organisation.id, fixed, options.webhookReceiver ?? "https://example.com");
 
   const key = await createApiKey({ ctx, input: { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES } });
   await publishPending(ctx, organisation.id).catch(() => {
@@ -144,7 +146,7 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
 }
 
 /** The settings area's demo, with the fixed ids: members, an invitation, two keys, two webhooks and one delivery. */
-async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof DEMO_IDS): Promise<void> {
+async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof DEMO_IDS, receiver: string): Promise<void> {
   for (const [i, member] of DEMO_MEMBERS.entries()) await createUser({ ctx, input: { ...member, orgId, userId: ids.members[i] } });
   const invitation = await createInvitation(ctx.db, ctx.actor, { id: ids.invitation, ...DEMO_INVITATION, tokenHash: await sha256Hex(uuidv7()), expiresInDays: 14 });
   if (!invitation.invitation) throw new Error("the demo invitation was not created");
@@ -153,7 +155,12 @@ async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof 
     status: 201,
     newId: ids.webhooks[i],
     resource: webhookResource,
-    run: (opCtx) => createWebhook({ ctx: opCtx, input: { ...webhook, events: [...webhook.events], policy: { allowLoopback: false } } }),
+    // The seed is run by whoever runs the CLI: a local receiver is theirs to choose.
+    run: (opCtx) =>
+      createWebhook({
+        ctx: opCtx,
+        input: { url: new URL(webhook.path, receiver).toString(), events: [...webhook.events], description: webhook.description, policy: { allowLoopback: true } },
+      }),
   }));
   await runBatch({ ctx, input: { operations: webhooks } });
   // One past delivery of a test event, so a redelivery has something to send again.

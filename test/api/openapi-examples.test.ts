@@ -10,6 +10,8 @@ import { DEMO_IDS } from "../../services/seed/demo-company.ts";
 import { api, type Method } from "../helpers/api.ts";
 import { testDatabase } from "../helpers/database.ts";
 import { asPerson, cookieOf, newEmail, signIn } from "../helpers/people.ts";
+import { pollUntil } from "../helpers/wait.ts";
+import { startReceiver } from "../helpers/webhook-receiver.ts";
 
 // What GET /docs shows besides the operations: every operation carries a whole example request and
 // answer that the API itself would accept and could send (each is parsed with the route's own zod
@@ -71,10 +73,16 @@ describe("the OpenAPI document's examples and guide", () => {
 describe("each request example, sent as it is to the demo organisation, succeeds", () => {
   let key: string;
   let cookie: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
     const db = testDatabase();
-    const seeded = await seedDemo({ db, rooms: roomsAt({ url: inject("realtimeUrl"), secret: inject("realtimeSecret") }) }, { exampleIds: true });
+    // The demo's webhooks deliver to a real local receiver, as npm run dev's do to its own.
+    receiver = await startReceiver("demo");
+    const seeded = await seedDemo(
+      { db, rooms: roomsAt({ url: inject("realtimeUrl"), secret: inject("realtimeSecret") }) },
+      { exampleIds: true, webhookReceiver: new URL(receiver.url).origin },
+    );
     expect(seeded.organisation.id).toBe(DEMO_IDS.organisation);
     key = seeded.key.key;
     const owner = await createUser({ ctx: { db }, input: { orgId: seeded.organisation.id, email: newEmail("owner"), name: "Demo Owner", role: "owner" } });
@@ -103,5 +111,11 @@ describe("each request example, sent as it is to the demo organisation, succeeds
     }
     expect(failures).toEqual([]);
     expect(sent.length).toBe(routes.length);
+    // testWebhook's example reached the demo's receiver, and so did its redelivery's.
+    await pollUntil(
+      async () => receiver.deliveries.filter((d) => d.event.type === "webhook.test").length,
+      (tests) => tests >= 2,
+      15_000,
+    );
   }, 120_000);
 });
