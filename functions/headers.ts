@@ -8,7 +8,7 @@ import type { AnyRoute } from "./registry.ts";
 interface HeaderSpec {
   name: string;
   description: string;
-  schema: { type: "string" | "integer"; example?: string | number; minimum?: number };
+  schema: { type: "string" | "integer"; example?: string | number; minimum?: number; maximum?: number; maxLength?: number; pattern?: string; format?: "int32" | "int64" };
 }
 
 /** Headers of responses. */
@@ -21,6 +21,11 @@ export const RESPONSE_HEADERS = {
   wwwAuthenticate: { name: "WWW-Authenticate", description: "How to authenticate: a bearer API key.", schema: { type: "string", example: 'Bearer realm="opsroom"' } },
   etag: { name: "ETag", description: "The record's version; send it back in If-Match to refuse a stale write.", schema: { type: "string", example: '"3"' } },
   link: { name: "Link", description: 'The next page, as rel="next", when there is one.', schema: { type: "string", example: '<https://api.example.com/v1/tasks?cursor=abc>; rel="next"' } },
+  accessControlAllowOrigin: {
+    name: "Access-Control-Allow-Origin",
+    description: "Any origin may call with a key (keys travel in Authorization); no credentials cross origins, so the session cookie works on this origin's pages only.",
+    schema: { type: "string", maxLength: 1, example: "*" },
+  },
   idempotentReplayed: { name: "Idempotent-Replayed", description: "true when this is the stored first answer to a repeated Idempotency-Key.", schema: { type: "string", example: "true" } },
 } as const satisfies Record<string, HeaderSpec>;
 
@@ -29,12 +34,12 @@ export const REQUEST_HEADERS = {
   ifMatch: {
     name: "If-Match",
     description: 'The record\'s version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise).',
-    schema: { type: "string", example: '"3"' },
+    schema: { type: "string", maxLength: 64, example: '"3"' },
   },
   idempotencyKey: {
     name: "Idempotency-Key",
     description: "1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422.",
-    schema: { type: "string", example: "load-2026-11-23-0001" },
+    schema: { type: "string", maxLength: 255, pattern: "^[\\x21-\\x7e]{1,255}$", example: "load-2026-11-23-0001" },
   },
 } as const satisfies Record<string, HeaderSpec>;
 
@@ -43,7 +48,7 @@ export type ResponseHeader = (typeof RESPONSE_HEADERS)[keyof typeof RESPONSE_HEA
 /** The names CORS lets a browser read. */
 export const EXPOSED_HEADERS: string[] = Object.values(RESPONSE_HEADERS)
   .map((h) => h.name)
-  .filter((name) => name !== "WWW-Authenticate");
+  .filter((name) => name !== "WWW-Authenticate" && name !== "Access-Control-Allow-Origin");
 
 const keyed = (route: AnyRoute) => route.scope !== "public";
 
@@ -55,7 +60,8 @@ const checksIfMatch = (route: AnyRoute) => route.method !== "get" && route.metho
 
 /** The response headers of `route` answering `status` (a success, or an error status). */
 export function responseHeadersOf(route: AnyRoute, status: number): HeaderSpec[] {
-  const headers: HeaderSpec[] = [RESPONSE_HEADERS.requestId];
+  // CORS allows any origin on every answer (app.ts).
+  const headers: HeaderSpec[] = [RESPONSE_HEADERS.requestId, RESPONSE_HEADERS.accessControlAllowOrigin];
   if (keyed(route)) headers.push(RESPONSE_HEADERS.rateLimitLimit, RESPONSE_HEADERS.rateLimitRemaining, RESPONSE_HEADERS.rateLimitReset);
   if (status === 429 || status === 503) headers.push(RESPONSE_HEADERS.retryAfter);
   if (status === 401) headers.push(RESPONSE_HEADERS.wwwAuthenticate);

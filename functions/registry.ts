@@ -117,6 +117,13 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   return [...codes];
 }
 
+/** Who may make the call, as an operation without a description of its own says. */
+function whoMayCall(route: AnyRoute): string {
+  if (route.scope === "public") return "No key needed.";
+  if (route.auth === "session") return "A signed-in person's session (the settings area); an API key is answered 401.";
+  return route.scope === null ? "Any valid key." : `Needs the \`${route.scope}\` scope (or a session whose role holds it).`;
+}
+
 /** The route as the OpenAPI document wants it: request schemas, success and error responses, security. */
 export function toOpenApiRoute(route: AnyRoute) {
   const scopes = typeof route.scope === "string" && route.scope !== "public" ? [route.scope] : [];
@@ -130,7 +137,7 @@ export function toOpenApiRoute(route: AnyRoute) {
     method: route.method,
     path: route.path,
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    description: route.description ?? whoMayCall(route),
     tags: [route.tag],
     operationId: route.operationId,
     security: route.scope === "public" ? [] : route.auth === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: scopes }, { sessionCookie: [] }],

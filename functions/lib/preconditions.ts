@@ -6,7 +6,7 @@ import { DomainError } from "../../domain/errors.ts";
  */
 export function parseIfMatch(header: string | undefined): number | null {
   if (header === undefined || header.trim() === "*") return null;
-  const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
+  const match = header.length <= 64 ? /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header) : null;
   if (!match) throw new DomainError("invalid_field", 'If-Match must be a version as sent in the ETag, e.g. "3"', { field: "If-Match" });
   return Number(match[1]);
 }

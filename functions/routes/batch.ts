@@ -40,7 +40,7 @@ const OperationSchema = z
     body: z.record(z.string(), z.unknown()).optional().openapi({
       description: "The single call's body; any string value that is exactly `$<ref>.id` becomes that operation's record id.",
     }),
-    ref: z.string().regex(REF, "must be a letter then up to 63 letters, digits, _ or -").optional().openapi({
+    ref: z.string().max(64).regex(REF, "must be a letter then up to 63 letters, digits, _ or -").optional().openapi({
       description: "Names this operation, so later ones can use `$<ref>.id`: the id of the record it creates, changes or deletes.",
       example: "design",
     }),

@@ -38,7 +38,27 @@ function registerWebhooks(app: OpenAPIHono<AppEnv>) {
 
 /** The OpenAPI 3.1 document, generated from the route registry once per isolate; `serverUrl` is where it was asked for. */
 export function openApiDocument(routes: AnyRoute[], serverUrl: string): OpenApiDocument {
-  return { ...documentOf(routes), servers: [{ url: serverUrl }] };
+  // x-internal: false says the server is meant for integrators (OWASP API9, inventory).
+  return { ...documentOf(routes), servers: [{ url: serverUrl, "x-internal": false } as { url: string }] };
+}
+
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * Gives every integer schema its format from its bounds: int32 when both fit, else int64 (every
+ * integer of the API is a JavaScript safe integer, within int64). zod states the bounds, not the
+ * format, and generated clients pick their integer type from it.
+ */
+function addIntegerFormats(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(addIntegerFormats);
+  if (!node || typeof node !== "object") return;
+  const schema = node as Record<string, unknown>;
+  const isInteger = schema.type === "integer" || (Array.isArray(schema.type) && schema.type.includes("integer"));
+  if (isInteger && schema.format === undefined) {
+    const fits = (bound: unknown, limit: number, side: 1 | -1) => typeof bound === "number" && side * bound <= side * limit;
+    schema.format = fits(schema.minimum, INT32.min, -1) && fits(schema.maximum, INT32.max, 1) ? "int32" : "int64";
+  }
+  Object.values(schema).forEach(addIntegerFormats);
 }
 
 function documentOf(routes: AnyRoute[]): OpenApiDocument {
@@ -90,6 +110,7 @@ function documentOf(routes: AnyRoute[]): OpenApiDocument {
         { name: "Meta", description: "The API's own description." },
       ],
     });
+    addIntegerFormats(generated);
     addRequestExamples(generated as Parameters<typeof addRequestExamples>[0]);
     addOperationExamples(generated as Parameters<typeof addOperationExamples>[0]);
     document = generated;

@@ -28,7 +28,7 @@ const EventListSchema = envelope(
 
 const TokenRequestSchema = z
   .strictObject({
-    scopes: z.array(z.enum(EVENT_READ_SCOPES as [Scope, ...Scope[]])).min(1).optional().openapi({
+    scopes: z.array(z.enum(EVENT_READ_SCOPES as [Scope, ...Scope[]])).min(1).max(EVENT_READ_SCOPES.length).optional().openapi({
       description: "Read scopes the token carries; default: every read scope of the key.",
     }),
     ttlSeconds: z
@@ -65,7 +65,7 @@ export const realtimeRoutes = [
       "Sync recipe (docs/sync.md): take a snapshot (any list answers the changeVersion it is exact for), then page through ?after=<it> until nextCursor is null; the last page's changeVersion is where to follow from next, filtered or not.",
     query: z.strictObject({
       after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).openapi({ description: "Return events with a greater changeVersion." }),
-      limit: z.coerce.number().int().min(1).max(200).default(50),
+      limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: "Page size, 1 to 200." }),
       ...FeedFilterQuery,
     }),
     errors: ["resync_required"],

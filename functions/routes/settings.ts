@@ -57,7 +57,7 @@ const CreatedApiKeySchema = ApiKeySchema.extend({
   key: z.string().openapi({ description: "The key itself: shown this once. Only its hash is stored.", example: "ops_4f9TqL2x..." }),
 }).openapi("CreatedApiKey");
 
-const UserIdParams = z.object({ userId: Uuid });
+const UserIdParams = z.object({ userId: Uuid.openapi({ description: "The member's user id (GET /v1/settings/members)." }) });
 const IdParams = z.object({ id: Uuid });
 
 export const settingsRoutes = [
@@ -212,7 +212,7 @@ export const settingsRoutes = [
     description: `Scopes: ${ALL_SCOPES.map((scope) => `\`${scope}\` (${SCOPES[scope]})`).join(", ")}. A .manage scope brings its .read.`,
     body: z.strictObject({
       name: Name.openapi({ description: "The application the key is for.", example: "Warehouse sync" }),
-      scopes: z.array(ScopeName).min(1),
+      scopes: z.array(ScopeName).min(1).max(ALL_SCOPES.length),
       rateLimit: z.number().int().min(1).max(100_000).optional().openapi({ description: `Requests per minute; default ${DEFAULT_RATE_LIMIT}.` }),
     }),
     errors: ["insufficient_role"],

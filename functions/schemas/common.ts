@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 
-export const Uuid = z.uuid().openapi({ example: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10" });
+export const Uuid = z.uuid().max(36).openapi({ example: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10" });
 
 // Postgres has no year 0, so a date must be in years 0001 to 9999.
 export const DateString = z.iso
   .date()
+  .max(10)
   .refine((date) => !date.startsWith("0000"), "the year must be 0001 or later")
   .openapi({ description: "A calendar date, YYYY-MM-DD.", example: "2026-12-15" });
 
@@ -18,6 +19,7 @@ export const Timestamp = z.string().openapi({ description: "ISO 8601, UTC.", for
 /** An instant sent by a client (a filter): ISO 8601 with an offset, in years Postgres reads (0001 on). */
 export const InstantQuery = z.iso
   .datetime({ offset: true })
+  .max(40)
   .refine((instant) => !instant.startsWith("0000"), "the year must be 0001 or later")
   .openapi({ description: "ISO 8601 with a time zone offset, e.g. 2026-11-21T23:00:00Z.", example: "2026-11-21T23:00:00Z" });
 
@@ -55,7 +57,7 @@ export const recordFields = {
 };
 
 export const IdParams = z.object({
-  id: Uuid.openapi({ param: { name: "id", in: "path" } }),
+  id: Uuid.openapi({ param: { name: "id", in: "path" }, description: "The record's id." }),
 });
 
 /** List paging (docs/api.md "Lists"): keyset cursor, stable (createdAt, id) order. */
@@ -71,11 +73,12 @@ export function commaList<const T extends readonly [string, ...string[]]>(values
   return z
     .union([z.string(), z.array(z.string())])
     .transform((list) => (Array.isArray(list) ? list.join(",") : list).split(",").map((s) => s.trim()))
-    .pipe(z.array(z.enum(values)).min(1))
+    .pipe(z.array(z.enum(values)).min(1).max(values.length))
     .openapi({
       description: `Comma-separated, any of: ${values.join(", ")}.`,
       // As a client sends it: one parameter, the values joined by commas (form style, not exploded).
       type: "array",
+      maxItems: values.length,
       items: { type: "string", enum: [...values] },
       param: { style: "form", explode: false },
     });

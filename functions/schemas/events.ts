@@ -43,7 +43,7 @@ export const FeedFilterQuery = {
     .transform((list) => list.split(",").map((p) => p.trim()))
     .pipe(z.array(EventPattern).min(1).max(50))
     .optional()
-    .openapi({ type: "string", description: 'Comma-separated event patterns ("task.*,project.updated"); default every event the key may see.', example: "task.*" }),
+    .openapi({ type: "string", maxLength: 1000, description: 'Comma-separated event patterns ("task.*,project.updated"); default every event the key may see.', example: "task.*" }),
   projectId: Uuid.optional().openapi({ description: "Only the project's own events and those of its milestones, tasks, risks, issues and financial entries." }),
   recordId: Uuid.optional().openapi({ description: "Only the events of this record." }),
   excludeOwn: BooleanQuery.optional().openapi({ type: "string", enum: ["true", "false"], description: "true: leave out the changes this key (or this person) made, so a two-way sync never sees its own echo." }),
@@ -56,9 +56,10 @@ export function feedFilterOf(query: { types?: string[] | undefined; projectId?: 
 
 /** A record's history, paged: the cursor is the changeVersion of the last event of the page before. */
 export const HistoryQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: "Page size, 1 to 200." }),
   cursor: z
     .string()
+    .max(15)
     .regex(/^\d{1,15}$/, "must be the nextCursor of the page before")
     .optional()
     .openapi({ description: "The nextCursor of the page before." }),

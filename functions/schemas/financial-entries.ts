@@ -10,6 +10,7 @@ const ZERO = /^-?0(\.0{1,2})?$/;
 
 const Amount = z
   .string({ error: 'must be a decimal string such as "1234.50" (JSON numbers are refused: they may already have lost precision)' })
+  .max(17)
   .regex(DECIMAL, 'must be a decimal with at most 13 digits before the point and 2 after, such as "1234.50"')
   .refine((amount) => !ZERO.test(amount), "must not be 0")
   .openapi({
@@ -19,6 +20,7 @@ const Amount = z
 
 export const Currency = z
   .string()
+  .max(3)
   .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code: three capital letters, such as EUR")
   .openapi({ description: "ISO 4217 currency code.", example: "EUR" });
 
@@ -83,7 +85,7 @@ export const UpdateFinancialEntrySchema = z
 export const ListFinancialEntriesQuery = z.strictObject({
   ...pageQuery,
   ...externalIdFields.query,
-  projectId: Uuid.optional(),
+  projectId: Uuid.optional().openapi({ description: "Only the records of this project." }),
   kind: commaList(FINANCIAL_ENTRY_KINDS).optional(),
 });
 

@@ -54,7 +54,7 @@ export const UpdateIssueSchema = z
   .openapi("UpdateIssue");
 
 export const ListIssuesQuery = z.strictObject({ ...pageQuery,
-  ...externalIdFields.query, projectId: Uuid.optional(), status: commaList(ISSUE_STATUSES).optional() });
+  ...externalIdFields.query, projectId: Uuid.optional().openapi({ description: "Only the records of this project." }), status: commaList(ISSUE_STATUSES).optional() });
 
 export type CreateIssueInput = z.infer<typeof CreateIssueSchema>;
 export type UpdateIssueInput = z.infer<typeof UpdateIssueSchema>;

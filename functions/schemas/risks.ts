@@ -54,7 +54,7 @@ export const UpdateRiskSchema = z
   .openapi("UpdateRisk");
 
 export const ListRisksQuery = z.strictObject({ ...pageQuery,
-  ...externalIdFields.query, projectId: Uuid.optional(), status: commaList(RISK_STATUSES).optional() });
+  ...externalIdFields.query, projectId: Uuid.optional().openapi({ description: "Only the records of this project." }), status: commaList(RISK_STATUSES).optional() });
 
 export type CreateRiskInput = z.infer<typeof CreateRiskSchema>;
 export type UpdateRiskInput = z.infer<typeof UpdateRiskSchema>;

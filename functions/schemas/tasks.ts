@@ -53,9 +53,9 @@ export const UpdateTaskSchema = z
 export const ListTasksQuery = z.strictObject({
   ...pageQuery,
   ...externalIdFields.query,
-  projectId: Uuid.optional(),
-  assigneeId: Uuid.optional(),
-  milestoneId: Uuid.optional(),
+  projectId: Uuid.optional().openapi({ description: "Only the tasks of this project." }),
+  assigneeId: Uuid.optional().openapi({ description: "Only the tasks assigned to this person." }),
+  milestoneId: Uuid.optional().openapi({ description: "Only the tasks of this milestone." }),
   status: commaList(TASK_STATUSES).optional(),
   priority: commaList(TASK_PRIORITIES).optional(),
   dueBefore: DateString.optional().openapi({ description: "Tasks due strictly before this date." }),

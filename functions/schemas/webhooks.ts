@@ -68,8 +68,8 @@ export const RotateSecretSchema = z
 
 export const ReplaySchema = z
   .strictObject({
-    after: z.number().int().min(0).openapi({ description: "Replay the events after this changeVersion." }),
-    until: z.number().int().min(1).optional().openapi({ description: "Up to and including this changeVersion; default the organisation's current one." }),
+    after: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: "Replay the events after this changeVersion." }),
+    until: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description: "Up to and including this changeVersion; default the organisation's current one." }),
   })
   .openapi("ReplayWebhook");
 
@@ -111,14 +111,14 @@ const EventType = z
 
 export const DeliveriesQuery = z.strictObject({
   ...pageQuery,
-  outcome: z.enum(["succeeded", "retrying", "failed"]).optional(),
-  eventType: EventType.optional(),
+  outcome: z.enum(["succeeded", "retrying", "failed"]).optional().openapi({ description: "Only the attempts with this outcome." }),
+  eventType: EventType.optional().openapi({ description: "Only the attempts of this event type." }),
   since: InstantQuery.optional().openapi({ description: "Only attempts made at or after this instant." }),
 });
 
 export const DeliveryParams = z.object({
   id: Uuid.openapi({ param: { name: "id", in: "path" } }),
-  deliveryId: Uuid.openapi({ param: { name: "deliveryId", in: "path" } }),
+  deliveryId: Uuid.openapi({ param: { name: "deliveryId", in: "path" }, description: "The delivery's id (GET .../deliveries)." }),
 });
 
 export type CreateWebhookInput = z.infer<typeof CreateWebhookSchema>;
