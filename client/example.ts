@@ -4,7 +4,7 @@ import WebSocket from "ws"; // Node 20 only: browsers and Node 22+ have a WebSoc
 import type { Event, paths } from "./schema.d.ts";
 
 // Lists as the document says: one parameter, values joined by commas (?status=todo,blocked).
-const api = createClient<paths>({ baseUrl: "http://127.0.0.1:8787", headers: { authorization: `Bearer ${process.env.OPSROOM_KEY}` }, querySerializer: { array: { style: "form", explode: false } } });
+const api = createClient<paths>({ baseUrl: process.env.OPSROOM_URL ?? "http://127.0.0.1:8787", headers: { authorization: `Bearer ${process.env.OPSROOM_KEY}` }, querySerializer: { array: { style: "form", explode: false } } });
 
 const { data: self } = await api.GET("/v1"); // the organisation, its changeVersion and where its room is
 const { data: todo } = await api.GET("/v1/tasks", { params: { query: { status: ["todo", "blocked"], limit: 20 } } });
