@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { reserveFreePort } from "../../cli/dev/ports.ts";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
+import { routes } from "../../functions/routes/index.ts";
+import { startPrism, summarisePrism, type PrismProxy } from "./prism.ts";
 import { startRealtimeControl, type RealtimeControl } from "./realtime-control.ts";
 import { startRealtimeServer, type RealtimeServer } from "./realtime-server.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
@@ -27,6 +29,8 @@ declare module "vitest" {
     realtimeSecret: string;
     /** The control endpoint that stops and starts the realtime server (test/setup/realtime-control.ts). */
     realtimeControlUrl: string;
+    /** With OPSROOM_VIA_PRISM=1: the Prism validating proxy in front of the Worker (test/setup/prism.ts); else "". */
+    prismUrl: string;
   }
 }
 
@@ -47,6 +51,7 @@ export default async function setup(project: TestProject) {
   let realtime: RealtimeServer | undefined;
   let control: RealtimeControl | undefined;
   let worker: TestWorker | undefined;
+  let prism: PrismProxy | undefined;
   let tornDown = false;
 
   const teardown = async () => {
@@ -54,7 +59,12 @@ export default async function setup(project: TestProject) {
     tornDown = true;
     // Every step runs even when an earlier one fails; the first failure is reported at the end.
     const failures: unknown[] = [];
-    for (const step of [() => worker?.dispose(), () => control?.close(), () => realtime?.dispose(), () => sqlEndpoint?.close(), () => database?.dispose()]) {
+    const summarise = () => {
+      if (!prism) return;
+      const summary = summarisePrism(routes.map((route) => route.operationId));
+      console.log(`[prism] ${summary.requests} calls through the proxy, ${summary.operationsCovered} of ${summary.operations} operations; violations: ${summary.responseViolations} in answers, ${summary.acceptedRequestViolations} in requests the API accepted (${summary.refusedRequestViolations} in requests it refused, as the tests meant)${summary.uncovered.length ? `; not called: ${summary.uncovered.join(", ")}` : ""}`);
+    };
+    for (const step of [summarise, () => prism?.dispose(), () => worker?.dispose(), () => control?.close(), () => realtime?.dispose(), () => sqlEndpoint?.close(), () => database?.dispose()]) {
       try {
         await step();
       } catch (error) {
@@ -118,7 +128,9 @@ export default async function setup(project: TestProject) {
     project.provide("realtimeUrl", realtimeUrl);
     project.provide("realtimeSecret", secret);
     project.provide("realtimeControlUrl", control.url);
-    console.log(`[test harness] ready in ${seconds()}s (${readyAt.join(", ")}): worker ${workerUrl}, realtime ${realtimeUrl}, database ${db.label}`);
+    if (process.env.OPSROOM_VIA_PRISM === "1") prism = await startPrism(workerUrl);
+    project.provide("prismUrl", prism?.url ?? "");
+    console.log(`[test harness] ready in ${seconds()}s (${readyAt.join(", ")}): worker ${workerUrl}, realtime ${realtimeUrl}, database ${db.label}${prism ? `, prism ${prism.url}` : ""}`);
   } catch (error) {
     await teardown().catch(() => {});
     throw error;
