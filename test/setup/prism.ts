@@ -38,7 +38,7 @@ export async function startPrism(upstream: string): Promise<PrismProxy> {
     await waitForHttp(`${url}/v1/openapi.json`, { timeoutMs: 60_000, abandon: prism.exited });
   } catch (error) {
     await prism.stop();
-    throw new Error(`prism did not start: ${(error as Error).message}\n${prism.keptOutput()}`);
+    throw new Error(`prism did not start: ${(error as Error).message}\n${prism.keptOutput()}`, { cause: error });
   }
   return { url, dispose: () => prism.stop() };
 }
