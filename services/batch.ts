@@ -8,7 +8,7 @@ import type { OpsEvent } from "../domain/events.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import { translateConstraintError } from "./constraint-errors.ts";
 import type { Call, IdempotencyRequest, ServiceContext } from "./context.ts";
-import { publish } from "./rooms.ts";
+import { eventsOf, publish } from "./rooms.ts";
 import type { WriteResult } from "./settle.ts";
 
 // POST /v1/batch: up to 100 creates, changes and deletes, all or nothing, in one round trip.
@@ -152,7 +152,7 @@ export async function runBatch({ ctx, input }: Call<{ operations: BatchOperation
     });
     const status = result.created === undefined ? operations[i]!.status : result.created ? 201 : 200;
     written.push({ status, data: result.record as unknown as Record<string, unknown> });
-    if (result.event) events.push(result.event);
+    events.push(...eventsOf(result));
   }
   if (observed.length) ctx.observe?.(Math.max(...observed));
   const orgId = events[0]?.orgId;

@@ -99,13 +99,13 @@ export function resourceService<Record extends { version: number }, Filters, New
     async create({ ctx, input }) {
       const outcome = await guarded(statements.create(ctx.db, ctx.actor, input, ctx.idempotency));
       const result = settleCreate(outcome, { ctx, scope: scopes.manage, noun, ...(spec.parentNoun ? { parentNoun: spec.parentNoun } : {}), idempotency: ctx.idempotency });
-      publishAfterCommit(ctx, result.event);
+      publishAfterCommit(ctx, result);
       return result;
     },
     async update({ ctx, input }) {
       const outcome = await guarded(statements.update(ctx.db, ctx.actor, input.id, input.patch, input.ifMatch));
       const result = settleUpdate(outcome, { ctx, scope: scopes.manage, noun, rules: rulesFor(input.patch) });
-      publishAfterCommit(ctx, result.event);
+      publishAfterCommit(ctx, result);
       return result;
     },
     async upsert({ ctx, input }) {
@@ -116,7 +116,7 @@ export function resourceService<Record extends { version: number }, Filters, New
       // more, and it is found and changed. A batch cannot run a statement twice: it refuses.
       const result = settleUpsert(await run(), context) ?? (ctx.db.batch ? null : settleUpsert(await run(), context));
       if (!result) throw concurrentCreate(noun);
-      publishAfterCommit(ctx, result.event);
+      publishAfterCommit(ctx, result);
       return result;
     },
     history: ({ ctx, input }) => recordHistory({ ctx, input: { ...input, resource, noun } }),
@@ -125,7 +125,7 @@ export function resourceService<Record extends { version: number }, Filters, New
           async remove({ ctx, input }: Call<{ id: string; ifMatch: number | null }>) {
             const outcome = await guarded(remove(ctx.db, ctx.actor, input.id, input.ifMatch), { deleting: true });
             const result = settleDelete(outcome, { ctx, scope: scopes.manage, noun });
-            publishAfterCommit(ctx, result.event);
+            publishAfterCommit(ctx, result);
             return result;
           },
         }

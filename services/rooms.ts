@@ -45,7 +45,11 @@ export async function publish(ctx: Pick<ServiceContext, "db" | "rooms">, orgId: 
   await markPublished(ctx.db, orgId, acknowledged);
 }
 
-/** After a write commits: its event goes to the room after the answer. A failure is left to the sweep. */
-export function publishAfterCommit(ctx: ServiceContext, event: OpsEvent | null): void {
-  if (event) ctx.defer(() => publish(ctx, event.orgId, [event]));
+/** The events a write committed, in changeVersion order: its cascades' first, its own last. */
+export const eventsOf = (result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined }): OpsEvent[] => [...(result.cascaded ?? []), ...(result.event ? [result.event] : [])];
+
+/** After a write commits: its events go to the room after the answer. A failure is left to the sweep. */
+export function publishAfterCommit(ctx: ServiceContext, result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined }): void {
+  const events = eventsOf(result);
+  if (events.length > 0) ctx.defer(() => publish(ctx, events[0]!.orgId, events));
 }

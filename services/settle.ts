@@ -19,6 +19,8 @@ export type Settling = Pick<ServiceContext, "actor" | "observe">;
 export interface WriteResult<Record> {
   record: Record;
   event: OpsEvent | null;
+  /** Events of rows the write changed with its record (the comments deleted with their task), committed before `event`. */
+  cascaded?: OpsEvent[];
   /** True when this is the stored first response to a repeated Idempotency-Key. */
   replayed?: boolean;
 }
@@ -69,6 +71,7 @@ function assertReferences(failed: string[], noun: string): void {
 
 /** A committed write: the answer carries the changeVersion it produced (a write with no event, the current one). */
 function produced<Result extends { event: OpsEvent | null }>(ctx: Settling, result: Result): Result {
+  // The write's own event is its last.
   if (result.event) ctx.observe?.(result.event.changeVersion);
   return result;
 }

@@ -96,6 +96,12 @@ function authCte(need: Need, writes: boolean): SQL {
 export const orgWriteLock = (orgId: SQL) => sql`pg_advisory_xact_lock(${ORG_LOCK_SPACE}::int, hashtext(${orgId}::text))`;
 const ORG_LOCK_SPACE = 0x6f707300; // "ops\0": the advisory lock space of organisations' writes
 
+/**
+ * A statement that only takes the caller's organisation's write lock (when the caller is valid):
+ * the first of a write that must see every write before it (WriteStatement.lockFirst).
+ */
+export const orgLockStatement = (actor: Actor) => sql`with ${callerCtes(actor, null, { writes: true })} select count(*) from auth`;
+
 /** Columns every statement answers with, so the service can tell 401 from 403 from the rest. */
 export const callerColumns = sql`exists (select 1 from key) as key_found, exists (select 1 from auth) as allowed,
   (select scopes from key) as key_scopes,

@@ -3,13 +3,12 @@ import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { Database } from "../client.ts";
-import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { parseEvent } from "./events.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
 import { inResponseOrder, projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, changesOf, committedEvent, externalIdFree, failed, referenceCte, referencesHold, type Reference } from "./write-ctes.ts";
+import { bumpAndEvent, changesOf, committedEvent, committedOf, externalIdFree, failed, referenceCte, referencesHold, type Committed, type Reference } from "./write-ctes.ts";
 
 export interface CreateOptions<R extends Resource> {
   values: WritableOf<R>;
@@ -20,6 +19,8 @@ export interface CreateOptions<R extends Resource> {
   idempotency?: IdempotencyRequest | undefined;
   /** What a replay answers, over the CTE `changed`; default the public record. */
   remember?: SQL;
+  /** The checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
+  fresh?: boolean;
 }
 
 export interface CreateOutcome<Json> {
@@ -27,7 +28,7 @@ export interface CreateOutcome<Json> {
   parentFound: boolean;
   failedReferences: string[];
   /** The record and its event, when the insert happened. */
-  created: { record: Json; event: OpsEvent | null } | null;
+  created: ({ record: Json } & Committed) | null;
   /** A stored first response for this Idempotency-Key, and the hash of the request that made it. */
   replay: { requestHash: string; record: Json; changeVersion: number | null } | null;
 }
@@ -61,6 +62,7 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
       refs: Record<string, boolean> | null;
       record: Json | null;
       event: OpsEvent | null;
+      cascaded: OpsEvent[] | null;
       replay: { request_hash: string; response: Json; change_version: string | number | null } | null;
     }
   >(
@@ -93,6 +95,7 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
       succeeded: sql`o.record is not null`,
       answer: sql`o.record`,
       created: sql`true`,
+      lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
     },
   );
   return {
@@ -102,7 +105,7 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
       references.map((r) => r.field),
       row.refs,
     ),
-    created: row.record ? { record: row.record, event: row.event && parseEvent(row.event) } : null,
+    created: row.record ? { record: row.record, ...committedOf(row) } : null,
     replay: row.replay
       ? {
           requestHash: row.replay.request_hash,

@@ -2,18 +2,21 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
-import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { parseEvent } from "./events.ts";
+import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource } from "./resource.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, committedEvent, lockedCte } from "./write-ctes.ts";
+import { bumpAndEvent, committedEvent, committedOf, lockedCte, type Cascade, type Committed } from "./write-ctes.ts";
 
 export interface DeleteOptions {
   id: string;
   ifMatch: number | null;
   /** Dependants that forbid the delete, each a count over the resource's `locked` row. */
   blockers: { name: string; count: SQL }[];
+  /** What goes with the record, each with its events (the comments of a task; the task gone from others' blockedBy). */
+  cascades?: Cascade[];
+  /** The cascades or checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
+  fresh?: boolean;
 }
 
 export interface DeleteOutcome<Json> {
@@ -23,13 +26,13 @@ export interface DeleteOutcome<Json> {
   /** How many of each dependant still point at the record. */
   blockers: Record<string, number>;
   /** The record as it was and its event, when the delete happened. */
-  deleted: { record: Json; event: OpsEvent | null } | null;
+  deleted: ({ record: Json } & Committed) | null;
 }
 
 export async function deleteRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: DeleteOptions): Promise<DeleteOutcome<RecordOf<R>>> {
   const counts = options.blockers.map((b) => sql`(${b.count})::int as ${sql.identifier(b.name)}`);
   const none = options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`);
-  const row = await runWrite<CallerRow & { found: boolean; checks: Record<string, number | boolean> | null; record: RecordOf<R> | null; event: OpsEvent | null }>(
+  const row = await runWrite<CallerRow & { found: boolean; checks: Record<string, number | boolean> | null; record: RecordOf<R> | null; event: OpsEvent | null; cascaded: OpsEvent[] | null }>(
     db,
     {
       ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
@@ -44,7 +47,7 @@ export async function deleteRecord<R extends Resource>(db: Database, actor: Acto
            where r.id = l.id and checks.version_matches ${none.length ? sql`and ${sql.join(none, sql` and `)}` : sql``}
           returning r.*
         ),
-        ${bumpAndEvent(resource, "deleted", sql`null::jsonb`)}`,
+        ${bumpAndEvent(resource, "deleted", sql`null::jsonb`, options.cascades)}`,
       columns: sql`${callerColumns},
                exists (select 1 from locked) as found,
                (select row_to_json(checks) from checks) as checks,
@@ -53,6 +56,7 @@ export async function deleteRecord<R extends Resource>(db: Database, actor: Acto
       succeeded: sql`o.record is not null`,
       answer: sql`o.record`,
       created: sql`false`,
+      lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
     },
   );
   return {
@@ -60,6 +64,6 @@ export async function deleteRecord<R extends Resource>(db: Database, actor: Acto
     found: row.found,
     versionMatches: row.checks?.version_matches !== false,
     blockers: Object.fromEntries(options.blockers.map((b) => [b.name, Number(row.checks?.[b.name] ?? 0)])),
-    deleted: row.record ? { record: row.record, event: row.event && parseEvent(row.event) } : null,
+    deleted: row.record ? { record: row.record, ...committedOf(row) } : null,
   };
 }

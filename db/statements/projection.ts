@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import type { Scope } from "../../domain/scopes.ts";
 import { dialect } from "./sql.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 
@@ -20,28 +21,92 @@ function publicValue(alias: string, column: string, kind: ColumnKind): SQL {
   }
 }
 
+/** `'key'::text, value` pairs for json_build_object, field names inline. */
+function pair(key: string, value: SQL): SQL {
+  if (!/^[A-Za-z]\w*$/.test(key)) throw new Error(`field name ${key} cannot be inlined`);
+  return sql`${sql.raw(`'${key}'`)}::text, ${value}`;
+}
+
+/** json_build_object of the pairs, compiled to one piece of parameterless SQL text. */
+function compiled(pairs: SQL[]): SQL {
+  const query = dialect.sqlToQuery(sql`json_build_object(${sql.join(pairs, sql`, `)})`);
+  if (query.params.length > 0) throw new Error("a projection must not take parameters");
+  return sql.raw(query.sql);
+}
+
+/** The pairs of the record's fields, in response order; `only` narrows them (sparse fields). */
+function fieldPairs(resource: Resource, alias: string, options: { derived: boolean; only?: ReadonlySet<string> | undefined }): SQL[] {
+  const wanted = (key: string) => !options.only || options.only.has(key);
+  const columns = (list: ColumnDef[]) => list.filter((c) => wanted(c.key)).map((c) => pair(c.key, publicValue(alias, c.column, c.kind)));
+  const derived = options.derived ? Object.entries(resource.derived).filter(([key]) => wanted(key)).map(([key, field]) => pair(key, field.sql(alias))) : [];
+  return [...columns(resource.publicColumns.slice(0, -3)), ...derived, ...columns(resource.publicColumns.slice(-3))];
+}
+
 const projections = new WeakMap<Resource, Map<string, SQL>>();
 
+function cached(resource: Resource, key: string, build: () => SQL): SQL {
+  let byKey = projections.get(resource);
+  if (!byKey) projections.set(resource, (byKey = new Map()));
+  let built = byKey.get(key);
+  if (!built) byKey.set(key, (built = build()));
+  return built;
+}
+
 /**
- * The public record of the row named `alias`. It depends only on the resource and the alias, so it
- * is compiled once, to one piece of SQL text with the field names inline (a write statement holds
- * up to six of them: rebuilding and recompiling them on every call was most of its compile time).
+ * The public record of the row named `alias`, derived fields included. It depends only on the
+ * resource and the alias, so it is compiled once, to one piece of SQL text with the field names
+ * inline (a write statement holds up to six of them: rebuilding and recompiling them on every call
+ * was most of its compile time).
  */
 export function projection(resource: Resource, alias: string): SQL {
-  let byAlias = projections.get(resource);
-  if (!byAlias) projections.set(resource, (byAlias = new Map()));
-  let built = byAlias.get(alias);
-  if (!built) {
-    const pairs = resource.publicColumns.map((c: ColumnDef) => {
-      if (!/^[A-Za-z]\w*$/.test(c.key)) throw new Error(`field name ${c.key} cannot be inlined`);
-      return sql`${sql.raw(`'${c.key}'`)}::text, ${publicValue(alias, c.column, c.kind)}`;
-    });
-    const compiled = dialect.sqlToQuery(sql`json_build_object(${sql.join(pairs, sql`, `)})`);
-    if (compiled.params.length > 0) throw new Error("a projection must not take parameters");
-    built = sql.raw(compiled.sql);
-    byAlias.set(alias, built);
-  }
-  return built;
+  return cached(resource, `full:${alias}`, () => compiled(fieldPairs(resource, alias, { derived: true })));
+}
+
+/**
+ * The record's own fields (its columns), without the derived ones: what an update's `changes`
+ * compare, since a derived field moves with other records, not with this one.
+ */
+export function ownProjection(resource: Resource, alias: string): SQL {
+  return cached(resource, `own:${alias}`, () => compiled(fieldPairs(resource, alias, { derived: false })));
+}
+
+/** A related record a read may embed (`expand=project` on a task): the row of `resource` that `column` of the record names. */
+export interface Expansion {
+  name: string;
+  resource: Resource;
+  /** The SQL column of the record naming the related one (project_id). */
+  column: string;
+  /** The read scope a caller needs to see it. */
+  scope: Scope;
+}
+
+/** How a read answers its records: every field or only some (`fields`), and the related records embedded (`expand`). */
+export interface RecordView {
+  fields: readonly string[] | null;
+  expand: readonly Expansion[];
+}
+
+export const FULL_VIEW: RecordView = { fields: null, expand: [] };
+
+/**
+ * The record of the row `alias` as a read's view asks: its fields (id always, the others only if
+ * named) and each expansion, which is the related record or null. An expansion is answered only to
+ * a caller holding its scope (the service refuses the call otherwise, so this is the second lock).
+ */
+export function viewProjection(resource: Resource, alias: string, view: RecordView): SQL {
+  if (!view.fields && view.expand.length === 0) return projection(resource, alias);
+  const only = view.fields ? new Set(["id", ...view.fields]) : undefined;
+  const expansions = view.expand.map((e) => {
+    const x = `x_${e.name}`;
+    if (!/^[a-z]+(\.[a-z]+)?$/.test(e.scope) || !/^[a-z_]+$/.test(e.column)) throw new Error(`expansion ${e.name} cannot be inlined`);
+    return pair(
+      e.name,
+      sql.raw(
+        `case when '${e.scope}' = any((select scopes from key)) then (select ${dialect.sqlToQuery(projection(e.resource, x)).sql} from ${e.resource.name} ${x} where ${x}.org_id = ${alias}.org_id and ${x}.id = ${alias}.${e.column}) end`,
+      ),
+    );
+  });
+  return compiled([...fieldPairs(resource, alias, { derived: true, only }), ...expansions]);
 }
 
 /**
@@ -51,7 +116,7 @@ export function projection(resource: Resource, alias: string): SQL {
  */
 export function inResponseOrder<Json extends Record<string, unknown>>(resource: Resource, record: Json): Json {
   const ordered: Record<string, unknown> = {};
-  for (const { key } of resource.publicColumns) if (key in record) ordered[key] = record[key];
+  for (const key of resource.fieldNames) if (key in record) ordered[key] = record[key];
   for (const [key, value] of Object.entries(record)) if (!(key in ordered)) ordered[key] = value;
   return ordered as Json;
 }

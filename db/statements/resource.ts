@@ -10,7 +10,7 @@ import type { Scope } from "../../domain/scopes.ts";
 // schema that must equal it (functions/schemas) fails to compile until it says what to do with it.
 
 /** How a column travels between SQL and JSON. */
-export type ColumnKind = "uuid" | "text" | "textArray" | "date" | "numeric" | "decimal" | "boolean" | "integer" | "timestamp";
+export type ColumnKind = "uuid" | "uuidArray" | "text" | "textArray" | "date" | "numeric" | "decimal" | "boolean" | "integer" | "timestamp";
 
 export interface ColumnDef {
   /** The public (camelCase) field name: the drizzle key. */
@@ -26,7 +26,21 @@ type Bookkeeping = (typeof BOOKKEEPING)[number];
 type ColumnsOf<T extends PgTable> = T["_"]["columns"];
 type FieldKey<T extends PgTable> = Exclude<Extract<keyof ColumnsOf<T>, string>, Bookkeeping>;
 
-export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, Money extends FieldKey<T>> {
+/**
+ * A field a record answers that no column of its own holds: computed from other rows when the
+ * record is read (a task's subtaskCount, a project's progress), in the same statement. `sql`
+ * gives its JSON value for the row named `alias`; it takes no parameters. A derived field moves no
+ * version and emits no event when the rows it is computed from change: their own events say so.
+ */
+export interface Derived<T> {
+  sql(alias: string): SQL;
+  /** Type-level only: the field's JSON type. */
+  readonly _type?: T;
+}
+
+export const derived = <T>(sql: (alias: string) => SQL): Derived<T> => ({ sql });
+
+export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, Money extends FieldKey<T>, D extends Record<string, Derived<unknown>>> {
   /** Event name prefix: "task" gives task.created, task.updated, task.deleted. */
   type: string;
   readScope: Scope;
@@ -40,9 +54,11 @@ export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, 
    * no changeVersion and emit no event. Default true.
    */
   emitsEvents?: boolean;
+  /** Fields computed when the record is read, answered after the table's own (before version). */
+  derived?: D;
 }
 
-export interface Resource<T extends PgTable = PgTable, Fields extends string = string, Money extends string = string> {
+export interface Resource<T extends PgTable = PgTable, Fields extends string = string, Money extends string = string, D extends Record<string, Derived<unknown>> = Record<string, Derived<unknown>>> {
   table: T;
   /** The SQL table name. */
   name: string;
@@ -52,8 +68,12 @@ export interface Resource<T extends PgTable = PgTable, Fields extends string = s
   emitsEvents: boolean;
   /** Every field a write may set, public or hidden. */
   writable: Record<string, ColumnDef>;
-  /** The public record's fields, in response order (bookkeeping columns around the table's own). */
+  /** The public record's columns, in response order (bookkeeping columns around the table's own). */
   publicColumns: ColumnDef[];
+  /** The fields computed when read, answered after the table's own public columns. */
+  derived: D;
+  /** Every public field name, in response order: the columns and the derived fields. */
+  fieldNames: string[];
   /** The table as a listed or read row, `r`: fragments name its columns as row.projectId. */
   row: T;
   /** The table as the row locked by an update or delete, `l`. */
@@ -71,7 +91,7 @@ function kindOf(column: Column, money: boolean): ColumnKind {
     case "PgVarchar":
       return "text";
     case "PgArray":
-      return "textArray";
+      return (column as unknown as { baseColumn: Column }).baseColumn.columnType === "PgUUID" ? "uuidArray" : "textArray";
     case "PgDateString":
     case "PgDate":
       return "date";
@@ -90,16 +110,29 @@ function kindOf(column: Column, money: boolean): ColumnKind {
   }
 }
 
-export function defineResource<T extends PgTable, Hidden extends FieldKey<T> = never, Money extends FieldKey<T> = never>(
-  table: T,
-  options: ResourceOptions<T, Hidden, Money>,
-): Resource<T, Exclude<FieldKey<T>, Hidden>, Money> {
+export function defineResource<
+  T extends PgTable,
+  Hidden extends FieldKey<T> = never,
+  Money extends FieldKey<T> = never,
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no derived fields unless declared
+  D extends Record<string, Derived<unknown>> = {},
+>(table: T, options: ResourceOptions<T, Hidden, Money, D>): Resource<T, Exclude<FieldKey<T>, Hidden>, Money, D> {
   const hidden = new Set<string>(options.hidden ?? []);
   const money = new Set<string>(options.money ?? []);
   const def = (key: string, column: Column): ColumnDef => ({ key, column: toSnakeCase(key), kind: kindOf(column, money.has(key)) });
   const columns = Object.entries(getTableColumns(table));
   const own = columns.filter(([key]) => !(BOOKKEEPING as readonly string[]).includes(key));
   const bookkeeping = (key: Bookkeeping) => def(key, columns.find(([k]) => k === key)![1]);
+  const publicColumns = [
+    bookkeeping("id"),
+    bookkeeping("orgId"),
+    ...own.filter(([key]) => !hidden.has(key)).map(([key, column]) => def(key, column)),
+    bookkeeping("version"),
+    bookkeeping("createdAt"),
+    bookkeeping("updatedAt"),
+  ];
+  const derivedFields = options.derived ?? ({} as D);
+  const beforeVersion = publicColumns.slice(0, -3).map((c) => c.key);
   return {
     table,
     name: getTableName(table),
@@ -108,14 +141,9 @@ export function defineResource<T extends PgTable, Hidden extends FieldKey<T> = n
     manageScope: options.manageScope,
     emitsEvents: options.emitsEvents ?? true,
     writable: Object.fromEntries(own.map(([key, column]) => [key, def(key, column)])),
-    publicColumns: [
-      bookkeeping("id"),
-      bookkeeping("orgId"),
-      ...own.filter(([key]) => !hidden.has(key)).map(([key, column]) => def(key, column)),
-      bookkeeping("version"),
-      bookkeeping("createdAt"),
-      bookkeeping("updatedAt"),
-    ],
+    publicColumns,
+    derived: derivedFields,
+    fieldNames: [...beforeVersion, ...Object.keys(derivedFields), "version", "createdAt", "updatedAt"],
     row: alias(table, "r") as unknown as T,
     locked: alias(table, "l") as unknown as T,
   };
@@ -139,18 +167,19 @@ type Nullable<C extends Column, T> = C["_"]["notNull"] extends true ? T : T | nu
  * column is nullable. Public schemas must have exactly this shape (see functions/schemas).
  */
 export type RecordOf<R> =
-  R extends Resource<infer T, infer Fields, infer Money>
+  R extends Resource<infer T, infer Fields, infer Money, infer D>
     ? {
         [K in Bookkeeping | Fields]: K extends keyof ColumnsOf<T>
           ? ColumnsOf<T>[K] extends Column
             ? Nullable<ColumnsOf<T>[K], JsonOf<ColumnsOf<T>[K], K extends Money ? true : false>>
             : never
           : never;
-      }
+      } & { [K in keyof D]: D[K] extends Derived<infer V> ? V : never }
     : never;
 
 /** The fields a write may set (hidden ones included), each with its JSON value. */
-export type FieldsOf<R> = R extends Resource<infer T, string, infer Money> ? Partial<Omit<RecordOf<Resource<T, FieldKey<T>, Money>>, Bookkeeping>> : never;
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the table's own fields, no derived ones
+export type FieldsOf<R> = R extends Resource<infer T, string, infer Money> ? Partial<Omit<RecordOf<Resource<T, FieldKey<T>, Money, {}>>, Bookkeeping>> : never;
 
 /** What a statement writes: each field's JSON value, or an SQL fragment it computes (now(), a value of the caller's key). */
 export type WritableOf<R> = { [K in keyof FieldsOf<R>]?: FieldsOf<R>[K] | SQL };

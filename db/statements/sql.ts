@@ -30,6 +30,14 @@ export interface WriteStatement {
   answer: SQL;
   /** Over `o`: whether the write created its record (a create: true; a change or delete: false). */
   created: SQL;
+  /**
+   * Set when the statement's checks read rows other writes change (a dependency graph, the labels
+   * a task names): a statement sees the database as it was when it began, before it queued on the
+   * organisation's write lock, so such a write first takes the lock with this statement and then
+   * runs, in one transaction sent in one request, seeing every write that went before it. (In a
+   * batch the opening statement holds the lock already.)
+   */
+  lockFirst?: SQL | undefined;
 }
 
 /**
@@ -44,5 +52,14 @@ export function runWrite<Row>(db: Database, statement: WriteStatement): Promise<
     ? sql`where opsroom_batch_step(${statement.succeeded}, ${step.operation}::int, row_to_json(o),
         ${step.remember ? sql`json_build_object('created', ${statement.created}, 'data', ${statement.answer})` : sql`null::json`})`
     : sql``;
-  return runOne<Row>(db, sql`with ${statement.ctes}, outcome as (select ${statement.columns}) select * from outcome o ${check}`);
+  const query = sql`with ${statement.ctes}, outcome as (select ${statement.columns}) select * from outcome o ${check}`;
+  if (!statement.lockFirst || step) return runOne<Row>(db, query);
+  return runAfter(db, statement.lockFirst, query);
+}
+
+async function runAfter<Row>(db: Database, first: SQL, query: SQL): Promise<Row> {
+  const results = await db.transaction([first, query].map((q) => dialect.sqlToQuery(q)).map(({ sql: text, params }) => ({ text, params })));
+  const rows = results.at(-1)!.rows as Row[];
+  if (rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
+  return rows[0]!;
 }

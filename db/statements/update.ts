@@ -3,11 +3,11 @@ import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
 import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { parseEvent } from "./events.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, changedFields, changeOfLocked, changesOf, changeSucceeded, committedEvent, externalIdFree, failed, lockedCte, referenceCte, type Reference, type Rule } from "./write-ctes.ts";
+import { orgLockStatement } from "./caller.ts";
+import { bumpAndEvent, changedFields, changeOfLocked, changesOf, changeSucceeded, committedEvent, committedOf, externalIdFree, failed, lockedCte, referenceCte, type Committed, type Reference, type Rule } from "./write-ctes.ts";
 
 export interface UpdateOptions<R extends Resource> {
   id: string;
@@ -16,6 +16,8 @@ export interface UpdateOptions<R extends Resource> {
   references: Reference[];
   /** State rules over the resource's `locked` row and the patch (the task workflow); each must hold. */
   rules: Rule[];
+  /** The checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
+  fresh?: boolean;
 }
 
 export interface UpdateOutcome<Json> {
@@ -28,7 +30,7 @@ export interface UpdateOutcome<Json> {
   failedReferences: string[];
   failedRules: string[];
   /** The record and its event, when the update happened. */
-  updated: { record: Json; event: OpsEvent | null } | null;
+  updated: ({ record: Json } & Committed) | null;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function updateRecord<R extends Resource>(db: Database, actor: Acto
       refs: Record<string, boolean> | null;
       record: Json | null;
       event: OpsEvent | null;
+      cascaded: OpsEvent[] | null;
     }
   >(
     db,
@@ -65,6 +68,7 @@ export async function updateRecord<R extends Resource>(db: Database, actor: Acto
       succeeded: changeSucceeded(),
       answer: sql`coalesce(o.record, o.before)`,
       created: sql`false`,
+      lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
     },
   );
   return {
@@ -80,6 +84,6 @@ export async function updateRecord<R extends Resource>(db: Database, actor: Acto
       options.rules.map((r) => r.name),
       row.checks,
     ),
-    updated: row.record ? { record: row.record, event: row.event && parseEvent(row.event) } : null,
+    updated: row.record ? { record: row.record, ...committedOf(row) } : null,
   };
 }

@@ -3,12 +3,11 @@ import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { Database } from "../client.ts";
-import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { parseEvent } from "./events.ts";
+import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, changedFields, changeOfLocked, lockedCte, changesOf, changeSucceeded, committedEvent, failed, referenceCte, referencesHold, type Reference, type Rule } from "./write-ctes.ts";
+import { bumpAndEvent, changedFields, changeOfLocked, lockedCte, changesOf, changeSucceeded, committedEvent, committedOf, failed, referenceCte, referencesHold, type Committed, type Reference, type Rule } from "./write-ctes.ts";
 
 // PUT /v1/<resource>/by-external-id/{externalId}: one statement that changes the record with that
 // external id (locked, as an update is) or, when there is none, creates it, as the create would.
@@ -32,6 +31,8 @@ export interface UpsertOptions<R extends Resource> {
   create: { references: Reference[] };
   /** The change's checks, over the locked row `l`. */
   update: { references: Reference[]; rules: Rule[] };
+  /** The checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
+  fresh?: boolean;
 }
 
 export interface UpsertOutcome<Json> {
@@ -45,7 +46,7 @@ export interface UpsertOutcome<Json> {
   failedRules: string[];
   /** Create-only fields the existing record has other values for. */
   fixedDiffers: string[];
-  written: { record: Json; event: OpsEvent | null; created: boolean } | null;
+  written: ({ record: Json; created: boolean } & Committed) | null;
 }
 
 const NEW = "new:";
@@ -71,6 +72,7 @@ export async function upsertRecord<R extends Resource>(db: Database, actor: Acto
       refs: Record<string, boolean> | null;
       record: Json | null;
       event: OpsEvent | null;
+      cascaded: OpsEvent[] | null;
       created: boolean;
     }
   >(db, {
@@ -104,6 +106,7 @@ export async function upsertRecord<R extends Resource>(db: Database, actor: Acto
     succeeded: changeSucceeded(EXISTING),
     answer: sql`coalesce(o.record, o.before)`,
     created: sql`o.created`,
+    lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
   });
   const existing = row.before !== null;
   const branch = existing ? EXISTING : NEW;
@@ -115,6 +118,6 @@ export async function upsertRecord<R extends Resource>(db: Database, actor: Acto
     failedReferences: failed((existing ? change : create).map((r) => r.field), row.refs).map((field) => field.slice(branch.length)),
     failedRules: failed(options.update.rules.map((r) => r.name), row.checks),
     fixedDiffers: failed(fixed.map((r) => r.name), row.checks).map((name) => name.slice("fixed:".length)),
-    written: row.record ? { record: row.record, event: row.event && parseEvent(row.event), created: row.created } : null,
+    written: row.record ? { record: row.record, ...committedOf(row), created: row.created } : null,
   };
 }

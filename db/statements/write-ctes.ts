@@ -1,8 +1,9 @@
 import { is, SQL, sql } from "drizzle-orm";
 import { uuidv7 } from "../../domain/ids.ts";
 import { CALLER_ORG } from "./caller.ts";
-import { eventProjection } from "./events.ts";
-import { projection } from "./projection.ts";
+import type { OpsEvent } from "../../domain/events.ts";
+import { eventProjection, parseEvent } from "./events.ts";
+import { ownProjection, projection } from "./projection.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 
 // The parts the write statements are made of. Each write is one statement of data-modifying CTEs:
@@ -13,6 +14,7 @@ import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 
 const SQL_TYPE: Record<ColumnKind, string> = {
   uuid: "uuid",
+  uuidArray: "uuid[]",
   text: "text",
   textArray: "text[]",
   date: "date",
@@ -124,23 +126,60 @@ export function lockedCte(resource: Resource, key: string | { externalId: string
 }
 
 /**
- * The changeVersion bump and the outbox row, fed by the CTE `changed` holding the written row.
- * `action` is created, updated or deleted, or SQL choosing one (an upsert). An event committed by a
- * batch carries the batch's id, which the batch's transaction sets first (services/batch.ts).
+ * Rows a write changes as a consequence of its own change, each with an event of its own: the
+ * tasks a deleted task no longer blocks, the comments deleted with their task. `body` is the CTE's
+ * statement (it may use `changed`, and must do nothing when `changed` is empty); it answers the
+ * changed rows of `resource` (`returning t.*`) and, for an update, their `changes` as a jsonb
+ * column `event_changes`.
  */
-export function bumpAndEvent(resource: Resource, action: "created" | "updated" | "deleted" | SQL, changes: SQL): SQL {
+export interface Cascade {
+  name: string;
+  resource: Resource;
+  action: "updated" | "deleted";
+  body: SQL;
+}
+
+/** A UUIDv7 made by Postgres (for the events of cascades, whose number the statement alone knows). */
+const SQL_UUIDV7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing
+  substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
+/**
+ * The changeVersion bump and the outbox rows, fed by the CTE `changed` holding the written row and
+ * by the cascades' CTEs. `action` is created, updated or deleted, or SQL choosing one (an upsert).
+ * Each event has a changeVersion of its own, consecutive: the cascades' first (in their order,
+ * then by record id), the write's own last, so a follower never sees a reference to a record
+ * already gone. An event committed by a batch carries the batch's id, which the batch's
+ * transaction sets first (services/batch.ts).
+ */
+export function bumpAndEvent(resource: Resource, action: "created" | "updated" | "deleted" | SQL, changes: SQL, cascades: Cascade[] = []): SQL {
   if (!resource.emitsEvents) return sql`bump as (select null::bigint as change_version where false), event as (select * from events where false)`;
   const type = typeof action === "string" ? sql`${`${resource.type}.${action}`}` : sql`${`${resource.type}.`} || ${action}`;
-  return sql`bump as (
-      update organisations o set change_version = o.change_version + 1
+  const cascadeCtes = cascades.map((c) => sql`${sql.identifier(c.name)} as (${c.body}),`);
+  const parts = [
+    ...cascades.map(
+      (c, i) =>
+        sql`select ${i}::int as part, c.id as record_id, c.org_id, ${`${c.resource.type}.${c.action}`}::text as type, ${c.resource.readScope}::text as scope,
+                   ${projection(c.resource, "c")} as data, ${c.action === "updated" ? sql`c.event_changes` : sql`null::jsonb`} as changes, ${SQL_UUIDV7} as event_id
+              from ${sql.identifier(c.name)} c`,
+    ),
+    sql`select ${cascades.length}::int as part, changed.id as record_id, changed.org_id, (${type})::text as type, ${resource.readScope}::text as scope,
+               ${projection(resource, "changed")} as data, ${changes} as changes, ${uuidv7()}::uuid as event_id from changed`,
+  ];
+  return sql`${sql.join(cascadeCtes, sql` `)}
+    written as (
+      select w.*, row_number() over (order by w.part, w.record_id) as seq, count(*) over () as total
+        from (${sql.join(parts, sql` union all `)}) w
+    ),
+    bump as (
+      update organisations o set change_version = o.change_version + (select count(*) from written)
         from changed where o.id = changed.org_id
       returning o.change_version
     ),
     event as (
       insert into events (id, org_id, change_version, type, scope, data, changes, actor, batch_id)
-      select ${uuidv7()}::uuid, changed.org_id, bump.change_version, ${type}, ${resource.readScope},
-             ${projection(resource, "changed")}, ${changes}, (select actor from key), ${BATCH_ID}
-        from changed, bump
+      select w.event_id, w.org_id, bump.change_version - w.total + w.seq, w.type, w.scope,
+             w.data, w.changes, (select actor from key), ${BATCH_ID}
+        from written w, bump
       returning *
     )`;
 }
@@ -169,13 +208,31 @@ export function notTaken(table: string, field: string, matches: SQL, except?: SQ
   };
 }
 
-/** The event a write committed, as the statement answers it. */
-export const committedEvent = sql`(select ${eventProjection("event")} from event) as event`;
+/**
+ * The events a write committed, as the statement answers them: its own (`event`, the last) and
+ * those of its cascades (`cascaded`, in changeVersion order).
+ */
+export const committedEvent = sql`(select ${eventProjection("e")} from event e order by e.change_version desc limit 1) as event,
+  (select json_agg(${eventProjection("e")} order by e.change_version) from event e
+    where e.change_version < (select max(change_version) from event)) as cascaded`;
+
+/** What a write committed: its own event (null for a no-op) and its cascades' events, in changeVersion order. */
+export interface Committed {
+  event: OpsEvent | null;
+  /** Absent or empty for a write with no cascade. */
+  cascaded?: OpsEvent[];
+}
+
+/** The `event` and `cascaded` columns of `committedEvent`, parsed. */
+export const committedOf = (row: { event: OpsEvent | null; cascaded?: OpsEvent[] | null }): Committed => ({
+  event: row.event && parseEvent(row.event),
+  cascaded: (row.cascaded ?? []).map(parseEvent),
+});
 
 /** `changes` of an update event: each public field whose value moved, as { from, to }. */
 export function changedFields(resource: Resource): SQL {
   return sql`(select jsonb_object_agg(n.key, jsonb_build_object('from', o.value, 'to', n.value))
-      from jsonb_each((${projection(resource, "changed")})::jsonb) n
-      join jsonb_each((select (${projection(resource, "l")})::jsonb from locked l)) o using (key)
+      from jsonb_each((${ownProjection(resource, "changed")})::jsonb) n
+      join jsonb_each((select (${ownProjection(resource, "l")})::jsonb from locked l)) o using (key)
      where n.value is distinct from o.value and n.key not in ('version', 'updatedAt'))`;
 }
