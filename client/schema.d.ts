@@ -234,7 +234,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List tasks, filtered and paged
+         * List tasks: filtered, searched, sorted and paged
          * @description Needs the `tasks.read` scope (or a session whose role holds it).
          */
         get: operations["listTasks"];
@@ -265,15 +265,15 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove a task
-         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         * Remove a task that has no subtasks
+         * @description A task with subtasks is refused (409 conflict, dependants.subtasks). Its comments are removed with it (a comment.deleted event each), and it leaves the blockedBy of the tasks it blocked (a task.updated event each), before its task.deleted event.
          */
         delete: operations["deleteTask"];
         options?: never;
         head?: never;
         /**
          * Change a task; a status change must follow the workflow
-         * @description Any changeable field. Status moves: todo -> in_progress | cancelled; in_progress -> todo | blocked | done | cancelled; blocked -> in_progress | cancelled; done -> in_progress; cancelled -> todo. Send If-Match with the ETag to refuse a stale write.
+         * @description Any changeable field. Status moves: todo -> in_progress | cancelled; in_progress -> todo | blocked | done | cancelled; blocked -> in_progress | cancelled; done -> in_progress; cancelled -> todo. A task moves to done only when every task blocking it and every subtask (at any depth) is done or cancelled (409 open_blockers, open_subtasks); a parentId that would make the task its own ancestor is 409 dependency_cycle, one nesting subtasks deeper than 5 levels 409 conflict. Send If-Match with the ETag to refuse a stale write.
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -310,6 +310,230 @@ export interface paths {
          * @description Every kept event of the task (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted task's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
          */
         get: operations["listTaskHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/dependencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a task wait for another (blockedBy)
+         * @description Adds blockedBy to the task's blockedBy: a task of the organisation, in any project. A dependency that would close a cycle is 409 dependency_cycle with the cycle's path; one already there changes nothing (200, no event). The change is a task.updated event with changes.blockedBy. Send If-Match with the task's ETag to refuse a stale write.
+         */
+        post: operations["addTaskDependency"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/dependencies/{blockerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop a task waiting for another
+         * @description Removes blockerId from the task's blockedBy (a task.updated event with changes.blockedBy); 404 when the task was not blocked by it.
+         */
+        delete: operations["removeTaskDependency"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation's labels
+         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         */
+        get: operations["listLabels"];
+        put?: never;
+        /**
+         * Create a label (name, unique in the organisation, and colour #rrggbb)
+         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         */
+        post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one label
+         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         */
+        get: operations["getLabel"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a label; it comes off every task that has it
+         * @description The label comes off every task that has it in the same statement: each such task gets a task.updated event (changes.labelIds) before the label.deleted event.
+         */
+        delete: operations["deleteLabel"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a label
+         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         */
+        patch: operations["updateLabel"];
+        trace?: never;
+    };
+    "/v1/labels/by-external-id/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or change the label with this externalId
+         * @description The body is a create's (without externalId, which the path gives). No label has this externalId yet: it is created (201), as POST would. One has: the body's fields change it (200), as PATCH would, and fields left out keep their values. Concurrent PUTs of one new externalId create exactly one label. If-Match applies to an existing label (412 when there is none).
+         */
+        put: operations["upsertLabel"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labels/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a label: its events, oldest first
+         * @description Every kept event of the label (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted label's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listLabelHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a task's comments, oldest first
+         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         */
+        get: operations["listComments"];
+        put?: never;
+        /**
+         * Comment on a task (body is required); the caller is its author
+         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         */
+        post: operations["createComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one comment
+         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         */
+        get: operations["getComment"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a comment (its author, or an owner or admin)
+         * @description Only the comment's author (the same API key, or the same person) may remove it, or a person who is an owner or admin: anyone else is 403 insufficient_role.
+         */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a comment (its author, or an owner or admin)
+         * @description Only the comment's author (the same API key, or the same person) may change it, or a person who is an owner or admin: anyone else is 403 insufficient_role.
+         */
+        patch: operations["updateComment"];
+        trace?: never;
+    };
+    "/v1/comments/by-external-id/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or change the comment with this externalId
+         * @description The body is a create's (without externalId, which the path gives). No comment has this externalId yet: it is created (201), as POST would. One has: the body's fields change it (200), as PATCH would, and fields left out keep their values; taskId must be the one it has (409 otherwise). Concurrent PUTs of one new externalId create exactly one comment. If-Match applies to an existing comment (412 when there is none).
+         */
+        put: operations["upsertComment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a comment: its events, oldest first
+         * @description Every kept event of the comment (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted comment's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listCommentHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1560,6 +1784,294 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "label.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * label.created, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["LabelCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "label.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * label.updated, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["LabelUpdatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "label.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * label.deleted, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["LabelDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.created, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["CommentCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.updated, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["CommentUpdatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.deleted, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["CommentDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "personnel.created": {
         parameters: {
             query?: never;
@@ -2249,6 +2761,38 @@ export interface components {
             endDate: string;
             /** @enum {string} */
             status: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+            progress: components["schemas"]["Progress"];
+        };
+        /**
+         * @description The tasks counted by status, computed in the statement that reads the record: exact for the answer's changeVersion. It moves without the record's version moving (and emits no event of the record's).
+         * @example {
+         *       "total": 12,
+         *       "done": 5,
+         *       "cancelled": 2,
+         *       "open": 5,
+         *       "percentDone": 50
+         *     }
+         */
+        Progress: {
+            /**
+             * Format: int64
+             * @description Tasks in all.
+             */
+            total: number;
+            /** Format: int64 */
+            done: number;
+            /** Format: int64 */
+            cancelled: number;
+            /**
+             * Format: int64
+             * @description Neither done nor cancelled.
+             */
+            open: number;
+            /**
+             * Format: int32
+             * @description done / (total - cancelled), in whole percent rounded down: 100 only when every task not cancelled is done; 0 with none.
+             */
+            percentDone: number;
         };
         ProjectUpdatedEvent: {
             /**
@@ -2417,6 +2961,10 @@ export interface components {
                     /** @enum {string} */
                     to: "planned" | "active" | "on_hold" | "completed" | "cancelled";
                 };
+                progress?: {
+                    from: components["schemas"]["Progress"];
+                    to: components["schemas"]["Progress"];
+                };
             };
         };
         ProjectDeletedEvent: {
@@ -2545,6 +3093,7 @@ export interface components {
             dueDate: string;
             /** @enum {string} */
             status: "open" | "done" | "cancelled";
+            progress: components["schemas"]["Progress"];
         };
         MilestoneUpdatedEvent: {
             /**
@@ -2705,6 +3254,10 @@ export interface components {
                     /** @enum {string} */
                     to: "open" | "done" | "cancelled";
                 };
+                progress?: {
+                    from: components["schemas"]["Progress"];
+                    to: components["schemas"]["Progress"];
+                };
             };
         };
         MilestoneDeletedEvent: {
@@ -2845,6 +3398,28 @@ export interface components {
              * @example 2026-12-15
              */
             dueDate: string;
+            /**
+             * Format: uuid
+             * @description The task this one is a subtask of (same project), or null.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            parentId: string | null;
+            /** @description Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies. */
+            blockedBy: string[];
+            /** @description The task's labels (/v1/labels). */
+            labelIds: string[];
+            /** @description Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes. */
+            blocking: string[];
+            /**
+             * Format: int64
+             * @description Direct subtasks. Derived: it moves with their changes.
+             */
+            subtaskCount: number;
+            /**
+             * Format: int64
+             * @description Direct subtasks that are done. Derived.
+             */
+            subtasksDone: number;
         };
         TaskUpdatedEvent: {
             /**
@@ -3035,6 +3610,62 @@ export interface components {
                      */
                     to: string;
                 };
+                parentId?: {
+                    /**
+                     * Format: uuid
+                     * @description The task this one is a subtask of (same project), or null.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The task this one is a subtask of (same project), or null.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                blockedBy?: {
+                    /** @description Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies. */
+                    from: string[];
+                    /** @description Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies. */
+                    to: string[];
+                };
+                labelIds?: {
+                    /** @description The task's labels (/v1/labels). */
+                    from: string[];
+                    /** @description The task's labels (/v1/labels). */
+                    to: string[];
+                };
+                blocking?: {
+                    /** @description Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes. */
+                    from: string[];
+                    /** @description Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes. */
+                    to: string[];
+                };
+                subtaskCount?: {
+                    /**
+                     * Format: int64
+                     * @description Direct subtasks. Derived: it moves with their changes.
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description Direct subtasks. Derived: it moves with their changes.
+                     */
+                    to: number;
+                };
+                subtasksDone?: {
+                    /**
+                     * Format: int64
+                     * @description Direct subtasks that are done. Derived.
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description Direct subtasks that are done. Derived.
+                     */
+                    to: number;
+                };
             };
         };
         TaskDeletedEvent: {
@@ -3072,6 +3703,537 @@ export interface components {
              */
             type: "task.deleted";
             data: components["schemas"]["Task"] & unknown;
+            changes: null;
+        };
+        LabelCreatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "label.created";
+            data: components["schemas"]["Label"];
+            changes: null;
+        };
+        /** @description The Label after the change. */
+        Label: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The owning organisation.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description +1 on every change; also sent as the ETag.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId: string | null;
+            /** @example Fragile */
+            name: string;
+            /** @example #d73a4a */
+            colour: string;
+            description: string | null;
+        };
+        LabelUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "label.updated";
+            data: components["schemas"]["Label"];
+            /** @description Each field that moved, with its value before and after. */
+            changes: {
+                id?: {
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                orgId?: {
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                version?: {
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    to: number;
+                };
+                createdAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                updatedAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                externalId?: {
+                    /**
+                     * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                     * @example crm-4471
+                     */
+                    from: string | null;
+                    /**
+                     * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                     * @example crm-4471
+                     */
+                    to: string | null;
+                };
+                name?: {
+                    /** @example Fragile */
+                    from: string;
+                    /** @example Fragile */
+                    to: string;
+                };
+                colour?: {
+                    /** @example #d73a4a */
+                    from: string;
+                    /** @example #d73a4a */
+                    to: string;
+                };
+                description?: {
+                    from: string | null;
+                    to: string | null;
+                };
+            };
+        };
+        LabelDeletedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "label.deleted";
+            data: components["schemas"]["Label"] & unknown;
+            changes: null;
+        };
+        CommentCreatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "comment.created";
+            data: components["schemas"]["Comment"];
+            changes: null;
+        };
+        /** @description The Comment after the change. */
+        Comment: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The owning organisation.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description +1 on every change; also sent as the ETag.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId: string | null;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            taskId: string;
+            /**
+             * Format: uuid
+             * @description The task's project.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            projectId: string;
+            /** @example The van is booked for 7:30; the driver calls ahead. */
+            body: string;
+            author: components["schemas"]["Actor"] & unknown;
+        };
+        CommentUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "comment.updated";
+            data: components["schemas"]["Comment"];
+            /** @description Each field that moved, with its value before and after. */
+            changes: {
+                id?: {
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                orgId?: {
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                version?: {
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    to: number;
+                };
+                createdAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                updatedAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                externalId?: {
+                    /**
+                     * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                     * @example crm-4471
+                     */
+                    from: string | null;
+                    /**
+                     * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                     * @example crm-4471
+                     */
+                    to: string | null;
+                };
+                taskId?: {
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                projectId?: {
+                    /**
+                     * Format: uuid
+                     * @description The task's project.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @description The task's project.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                body?: {
+                    /** @example The van is booked for 7:30; the driver calls ahead. */
+                    from: string;
+                    /** @example The van is booked for 7:30; the driver calls ahead. */
+                    to: string;
+                };
+                author?: {
+                    from: components["schemas"]["Actor"] & unknown;
+                    to: components["schemas"]["Actor"] & unknown;
+                };
+            };
+        };
+        CommentDeletedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "comment.deleted";
+            data: components["schemas"]["Comment"] & unknown;
             changes: null;
         };
         PersonCreatedEvent: {
@@ -4419,7 +5581,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -4431,6 +5593,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -4492,7 +5665,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -4504,6 +5677,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -4565,7 +5749,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -4577,6 +5761,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -4639,7 +5834,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -4651,6 +5846,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -4712,7 +5918,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -4724,6 +5930,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -4785,7 +6002,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -4797,6 +6014,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -4882,7 +6110,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -4894,6 +6122,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -4963,7 +6202,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -4975,6 +6214,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5044,7 +6294,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5056,6 +6306,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5117,7 +6378,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5129,6 +6390,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5190,7 +6462,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5202,6 +6474,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5270,7 +6553,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5282,6 +6565,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5343,7 +6637,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5355,6 +6649,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5416,7 +6721,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5428,6 +6733,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5489,7 +6805,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5501,6 +6817,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5594,7 +6921,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5606,6 +6933,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5668,7 +7006,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5680,6 +7018,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5770,6 +7119,62 @@ export interface components {
              */
             status?: "planned" | "active" | "on_hold" | "completed" | "cancelled";
         };
+        /** @description The project's own fields, as ?expand=project embeds it (its progress is answered when the project is read). */
+        ExpandedProject: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The owning organisation.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description +1 on every change; also sent as the ETag.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId: string | null;
+            /** @example Warehouse move */
+            name: string;
+            description: string | null;
+            /** @example 25000 */
+            budget: number;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD.
+             * @example 2026-12-15
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD.
+             * @example 2026-12-15
+             */
+            endDate: string;
+            /** @enum {string} */
+            status: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+        } | null;
         CreateMilestone: {
             /**
              * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
@@ -5835,7 +7240,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5847,6 +7252,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5903,6 +7319,59 @@ export interface components {
              */
             projectId: string;
         };
+        /** @description The milestone's own fields, as ?expand=milestone embeds it (its progress is answered when the milestone is read). */
+        ExpandedMilestone: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The owning organisation.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description +1 on every change; also sent as the ETag.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId: string | null;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            projectId: string;
+            /** @example Lease signed */
+            name: string;
+            description: string | null;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD.
+             * @example 2026-12-15
+             */
+            dueDate: string;
+            /** @enum {string} */
+            status: "open" | "done" | "cancelled";
+        } | null;
         CreateTask: {
             /**
              * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
@@ -5946,6 +7415,14 @@ export interface components {
              * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
              */
             milestoneId?: string | null;
+            /**
+             * Format: uuid
+             * @description A task of the same project this one is a subtask of (at most 5 levels), or null for none.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            parentId?: string | null;
+            /** @description Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels. */
+            labelIds?: string[];
         };
         /**
          * @example {
@@ -5979,7 +7456,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -5991,6 +7468,284 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description precondition_failed: the record's version now.
+                 */
+                currentVersion?: number;
+                /** @description conflict on a delete: how many of each kind still point at the record. */
+                dependants?: {
+                    [key: string]: number;
+                };
+                /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
+                currencies?: string[];
+                /**
+                 * Format: int64
+                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 */
+                retryAfter?: number;
+                /**
+                 * Format: int64
+                 * @description resync_required: the oldest changeVersion still kept.
+                 */
+                oldestChangeVersion?: number;
+                /**
+                 * Format: int64
+                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 */
+                queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description POST /v1/batch: the index of the operation refused.
+                 */
+                operation?: number;
+                /** @description This request's id, as in X-Request-Id. */
+                requestId: string;
+            };
+        };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the task cannot be blocked by 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d12: that task is already blocked by it",
+         *       "error": {
+         *         "code": "dependency_cycle",
+         *         "field": "blockedBy",
+         *         "path": [
+         *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+         *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d12",
+         *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
+        DependencyCycleError: {
+            /** @enum {boolean} */
+            success: false;
+            /** @enum {string} */
+            version: "v1";
+            /** @example budget is required */
+            message: string;
+            error: {
+                /** @enum {string} */
+                code: "dependency_cycle";
+                /** @description The request field (or header, or query parameter) the error is about. */
+                field?: string;
+                /** @description Validation: every problem found, the most telling first. */
+                issues?: {
+                    /** @enum {string} */
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    field: string;
+                    message: string;
+                }[];
+                /** @description insufficient_scope: the scope the call needs. */
+                scope?: string;
+                /** @description insufficient_role: the roles that may make the call. */
+                roles?: string[];
+                /** @description invalid_transition: the record's current status. */
+                from?: string;
+                /** @description invalid_transition: the statuses allowed from it. */
+                allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description precondition_failed: the record's version now.
+                 */
+                currentVersion?: number;
+                /** @description conflict on a delete: how many of each kind still point at the record. */
+                dependants?: {
+                    [key: string]: number;
+                };
+                /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
+                currencies?: string[];
+                /**
+                 * Format: int64
+                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 */
+                retryAfter?: number;
+                /**
+                 * Format: int64
+                 * @description resync_required: the oldest changeVersion still kept.
+                 */
+                oldestChangeVersion?: number;
+                /**
+                 * Format: int64
+                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 */
+                queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description POST /v1/batch: the index of the operation refused.
+                 */
+                operation?: number;
+                /** @description This request's id, as in X-Request-Id. */
+                requestId: string;
+            };
+        };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the task is blocked by 1 open task: finish or cancel it first",
+         *       "error": {
+         *         "code": "open_blockers",
+         *         "field": "status",
+         *         "blockers": [
+         *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d12"
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
+        OpenBlockersError: {
+            /** @enum {boolean} */
+            success: false;
+            /** @enum {string} */
+            version: "v1";
+            /** @example budget is required */
+            message: string;
+            error: {
+                /** @enum {string} */
+                code: "open_blockers";
+                /** @description The request field (or header, or query parameter) the error is about. */
+                field?: string;
+                /** @description Validation: every problem found, the most telling first. */
+                issues?: {
+                    /** @enum {string} */
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    field: string;
+                    message: string;
+                }[];
+                /** @description insufficient_scope: the scope the call needs. */
+                scope?: string;
+                /** @description insufficient_role: the roles that may make the call. */
+                roles?: string[];
+                /** @description invalid_transition: the record's current status. */
+                from?: string;
+                /** @description invalid_transition: the statuses allowed from it. */
+                allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description precondition_failed: the record's version now.
+                 */
+                currentVersion?: number;
+                /** @description conflict on a delete: how many of each kind still point at the record. */
+                dependants?: {
+                    [key: string]: number;
+                };
+                /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
+                currencies?: string[];
+                /**
+                 * Format: int64
+                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 */
+                retryAfter?: number;
+                /**
+                 * Format: int64
+                 * @description resync_required: the oldest changeVersion still kept.
+                 */
+                oldestChangeVersion?: number;
+                /**
+                 * Format: int64
+                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 */
+                queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description POST /v1/batch: the index of the operation refused.
+                 */
+                operation?: number;
+                /** @description This request's id, as in X-Request-Id. */
+                requestId: string;
+            };
+        };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "the task has 2 open subtasks: finish or cancel them first",
+         *       "error": {
+         *         "code": "open_subtasks",
+         *         "field": "status",
+         *         "subtasks": [
+         *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d13",
+         *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d14"
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
+        OpenSubtasksError: {
+            /** @enum {boolean} */
+            success: false;
+            /** @enum {string} */
+            version: "v1";
+            /** @example budget is required */
+            message: string;
+            error: {
+                /** @enum {string} */
+                code: "open_subtasks";
+                /** @description The request field (or header, or query parameter) the error is about. */
+                field?: string;
+                /** @description Validation: every problem found, the most telling first. */
+                issues?: {
+                    /** @enum {string} */
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    field: string;
+                    message: string;
+                }[];
+                /** @description insufficient_scope: the scope the call needs. */
+                scope?: string;
+                /** @description insufficient_role: the roles that may make the call. */
+                roles?: string[];
+                /** @description invalid_transition: the record's current status. */
+                from?: string;
+                /** @description invalid_transition: the statuses allowed from it. */
+                allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -6057,6 +7812,14 @@ export interface components {
              * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
              */
             milestoneId?: string | null;
+            /**
+             * Format: uuid
+             * @description A task of the same project this one is a subtask of (at most 5 levels), or null for none.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            parentId?: string | null;
+            /** @description Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels. */
+            labelIds?: string[];
         };
         UpsertTask: {
             /** @example Book the removal van */
@@ -6096,6 +7859,195 @@ export interface components {
              * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
              */
             milestoneId?: string | null;
+            /**
+             * Format: uuid
+             * @description A task of the same project this one is a subtask of (at most 5 levels), or null for none.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            parentId?: string | null;
+            /** @description Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels. */
+            labelIds?: string[];
+        };
+        AddDependency: {
+            /**
+             * Format: uuid
+             * @description A task of the organisation (any project) this one must wait for.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            blockedBy: string;
+        };
+        CreateLabel: {
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId?: string;
+            /**
+             * @description Unique in the organisation, whatever the letter case.
+             * @example Fragile
+             */
+            name: string;
+            /**
+             * @description #rrggbb.
+             * @example #d73a4a
+             */
+            colour: string;
+            description?: string | null;
+        };
+        UpdateLabel: {
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId?: string | null;
+            /**
+             * @description Unique in the organisation, whatever the letter case.
+             * @example Fragile
+             */
+            name?: string;
+            /**
+             * @description #rrggbb.
+             * @example #d73a4a
+             */
+            colour?: string;
+            description?: string | null;
+        };
+        UpsertLabel: {
+            /**
+             * @description Unique in the organisation, whatever the letter case.
+             * @example Fragile
+             */
+            name: string;
+            /**
+             * @description #rrggbb.
+             * @example #d73a4a
+             */
+            colour: string;
+            description?: string | null;
+        };
+        CreateComment: {
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId?: string;
+            /**
+             * @description Plain text or Markdown, 1 to 10000 characters, stored as sent.
+             * @example The van is booked for 7:30; the driver calls ahead.
+             */
+            body: string;
+        };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "only an owner or an admin manages API keys",
+         *       "error": {
+         *         "code": "insufficient_role",
+         *         "roles": [
+         *           "owner",
+         *           "admin"
+         *         ],
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
+        InsufficientRoleError: {
+            /** @enum {boolean} */
+            success: false;
+            /** @enum {string} */
+            version: "v1";
+            /** @example budget is required */
+            message: string;
+            error: {
+                /** @enum {string} */
+                code: "insufficient_role";
+                /** @description The request field (or header, or query parameter) the error is about. */
+                field?: string;
+                /** @description Validation: every problem found, the most telling first. */
+                issues?: {
+                    /** @enum {string} */
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    field: string;
+                    message: string;
+                }[];
+                /** @description insufficient_scope: the scope the call needs. */
+                scope?: string;
+                /** @description insufficient_role: the roles that may make the call. */
+                roles?: string[];
+                /** @description invalid_transition: the record's current status. */
+                from?: string;
+                /** @description invalid_transition: the statuses allowed from it. */
+                allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description precondition_failed: the record's version now.
+                 */
+                currentVersion?: number;
+                /** @description conflict on a delete: how many of each kind still point at the record. */
+                dependants?: {
+                    [key: string]: number;
+                };
+                /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
+                currencies?: string[];
+                /**
+                 * Format: int64
+                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 */
+                retryAfter?: number;
+                /**
+                 * Format: int64
+                 * @description resync_required: the oldest changeVersion still kept.
+                 */
+                oldestChangeVersion?: number;
+                /**
+                 * Format: int64
+                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 */
+                queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description POST /v1/batch: the index of the operation refused.
+                 */
+                operation?: number;
+                /** @description This request's id, as in X-Request-Id. */
+                requestId: string;
+            };
+        };
+        UpdateComment: {
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId?: string | null;
+            /**
+             * @description Plain text or Markdown, 1 to 10000 characters, stored as sent.
+             * @example The van is booked for 7:30; the driver calls ahead.
+             */
+            body?: string;
+        };
+        UpsertComment: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            taskId: string;
+            /**
+             * @description Plain text or Markdown, 1 to 10000 characters, stored as sent.
+             * @example The van is booked for 7:30; the driver calls ahead.
+             */
+            body: string;
         };
         CreateRisk: {
             /**
@@ -6500,7 +8452,7 @@ export interface components {
              */
             ifMatch?: string | number;
         };
-        Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"];
+        Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["LabelCreatedEvent"] | components["schemas"]["LabelUpdatedEvent"] | components["schemas"]["LabelDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"];
         /**
          * @example {
          *       "success": false,
@@ -6528,7 +8480,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -6540,6 +8492,17 @@ export interface components {
                 from?: string;
                 /** @description invalid_transition: the statuses allowed from it. */
                 allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -6878,83 +8841,6 @@ export interface components {
              */
             joinedAt: string;
         };
-        /**
-         * @example {
-         *       "success": false,
-         *       "version": "v1",
-         *       "message": "only an owner or an admin manages API keys",
-         *       "error": {
-         *         "code": "insufficient_role",
-         *         "roles": [
-         *           "owner",
-         *           "admin"
-         *         ],
-         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
-         *       }
-         *     }
-         */
-        InsufficientRoleError: {
-            /** @enum {boolean} */
-            success: false;
-            /** @enum {string} */
-            version: "v1";
-            /** @example budget is required */
-            message: string;
-            error: {
-                /** @enum {string} */
-                code: "insufficient_role";
-                /** @description The request field (or header, or query parameter) the error is about. */
-                field?: string;
-                /** @description Validation: every problem found, the most telling first. */
-                issues?: {
-                    /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
-                    field: string;
-                    message: string;
-                }[];
-                /** @description insufficient_scope: the scope the call needs. */
-                scope?: string;
-                /** @description insufficient_role: the roles that may make the call. */
-                roles?: string[];
-                /** @description invalid_transition: the record's current status. */
-                from?: string;
-                /** @description invalid_transition: the statuses allowed from it. */
-                allowed?: string[];
-                /**
-                 * Format: int64
-                 * @description precondition_failed: the record's version now.
-                 */
-                currentVersion?: number;
-                /** @description conflict on a delete: how many of each kind still point at the record. */
-                dependants?: {
-                    [key: string]: number;
-                };
-                /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
-                currencies?: string[];
-                /**
-                 * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
-                 */
-                retryAfter?: number;
-                /**
-                 * Format: int64
-                 * @description resync_required: the oldest changeVersion still kept.
-                 */
-                oldestChangeVersion?: number;
-                /**
-                 * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
-                 */
-                queuedUpTo?: number;
-                /**
-                 * Format: int64
-                 * @description POST /v1/batch: the index of the operation refused.
-                 */
-                operation?: number;
-                /** @description This request's id, as in X-Request-Id. */
-                requestId: string;
-            };
-        };
         Invitation: {
             /**
              * Format: uuid
@@ -7073,6 +8959,7 @@ export interface components {
 export type ProjectCreatedEvent = components['schemas']['ProjectCreatedEvent'];
 export type Actor = components['schemas']['Actor'];
 export type Project = components['schemas']['Project'];
+export type Progress = components['schemas']['Progress'];
 export type ProjectUpdatedEvent = components['schemas']['ProjectUpdatedEvent'];
 export type ProjectDeletedEvent = components['schemas']['ProjectDeletedEvent'];
 export type MilestoneCreatedEvent = components['schemas']['MilestoneCreatedEvent'];
@@ -7083,6 +8970,14 @@ export type TaskCreatedEvent = components['schemas']['TaskCreatedEvent'];
 export type Task = components['schemas']['Task'];
 export type TaskUpdatedEvent = components['schemas']['TaskUpdatedEvent'];
 export type TaskDeletedEvent = components['schemas']['TaskDeletedEvent'];
+export type LabelCreatedEvent = components['schemas']['LabelCreatedEvent'];
+export type Label = components['schemas']['Label'];
+export type LabelUpdatedEvent = components['schemas']['LabelUpdatedEvent'];
+export type LabelDeletedEvent = components['schemas']['LabelDeletedEvent'];
+export type CommentCreatedEvent = components['schemas']['CommentCreatedEvent'];
+export type Comment = components['schemas']['Comment'];
+export type CommentUpdatedEvent = components['schemas']['CommentUpdatedEvent'];
+export type CommentDeletedEvent = components['schemas']['CommentDeletedEvent'];
 export type PersonCreatedEvent = components['schemas']['PersonCreatedEvent'];
 export type Person = components['schemas']['Person'];
 export type PersonUpdatedEvent = components['schemas']['PersonUpdatedEvent'];
@@ -7121,14 +9016,27 @@ export type NotFoundError = components['schemas']['NotFoundError'];
 export type PreconditionFailedError = components['schemas']['PreconditionFailedError'];
 export type UpdateProject = components['schemas']['UpdateProject'];
 export type UpsertProject = components['schemas']['UpsertProject'];
+export type ExpandedProject = components['schemas']['ExpandedProject'];
 export type CreateMilestone = components['schemas']['CreateMilestone'];
 export type UpdateMilestone = components['schemas']['UpdateMilestone'];
 export type InvalidReferenceError = components['schemas']['InvalidReferenceError'];
 export type UpsertMilestone = components['schemas']['UpsertMilestone'];
+export type ExpandedMilestone = components['schemas']['ExpandedMilestone'];
 export type CreateTask = components['schemas']['CreateTask'];
 export type InvalidTransitionError = components['schemas']['InvalidTransitionError'];
+export type DependencyCycleError = components['schemas']['DependencyCycleError'];
+export type OpenBlockersError = components['schemas']['OpenBlockersError'];
+export type OpenSubtasksError = components['schemas']['OpenSubtasksError'];
 export type UpdateTask = components['schemas']['UpdateTask'];
 export type UpsertTask = components['schemas']['UpsertTask'];
+export type AddDependency = components['schemas']['AddDependency'];
+export type CreateLabel = components['schemas']['CreateLabel'];
+export type UpdateLabel = components['schemas']['UpdateLabel'];
+export type UpsertLabel = components['schemas']['UpsertLabel'];
+export type CreateComment = components['schemas']['CreateComment'];
+export type InsufficientRoleError = components['schemas']['InsufficientRoleError'];
+export type UpdateComment = components['schemas']['UpdateComment'];
+export type UpsertComment = components['schemas']['UpsertComment'];
 export type CreateRisk = components['schemas']['CreateRisk'];
 export type UpdateRisk = components['schemas']['UpdateRisk'];
 export type UpsertRisk = components['schemas']['UpsertRisk'];
@@ -7159,7 +9067,6 @@ export type WebhookReplay = components['schemas']['WebhookReplay'];
 export type ReplayWebhook = components['schemas']['ReplayWebhook'];
 export type Session = components['schemas']['Session'];
 export type Member = components['schemas']['Member'];
-export type InsufficientRoleError = components['schemas']['InsufficientRoleError'];
 export type Invitation = components['schemas']['Invitation'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
@@ -7459,6 +9366,12 @@ export interface operations {
                 externalId?: string;
                 /** @description Comma-separated, any of: planned, active, on_hold, completed, cancelled. */
                 status?: ("planned" | "active" | "on_hold" | "completed" | "cancelled")[];
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: name, startDate, endDate, status, createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort. */
+                q?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, description, budget, startDate, endDate, status, externalId, progress, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "name" | "description" | "budget" | "startDate" | "endDate" | "status" | "externalId" | "progress" | "version" | "createdAt" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -7466,7 +9379,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of projects in creation order. */
+            /** @description A page of projects, in creation order unless sorted. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7498,7 +9411,14 @@ export interface operations {
                      *           "budget": 25000,
                      *           "startDate": "2026-12-15",
                      *           "endDate": "2026-12-15",
-                     *           "status": "planned"
+                     *           "status": "planned",
+                     *           "progress": {
+                     *             "total": 12,
+                     *             "done": 5,
+                     *             "cancelled": 2,
+                     *             "open": 5,
+                     *             "percentDone": 50
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
@@ -7523,7 +9443,62 @@ export interface operations {
                          * @example 3
                          */
                         count: number;
-                        data: components["schemas"]["Project"][];
+                        data: ((components["schemas"]["Project"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /** @example Warehouse move */
+                            name?: string;
+                            description?: string | null;
+                            /** @example 25000 */
+                            budget?: number;
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            startDate?: string;
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            endDate?: string;
+                            /** @enum {string} */
+                            status?: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+                            progress?: components["schemas"]["Progress"];
+                        })[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -7675,7 +9650,14 @@ export interface operations {
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
-                     *         "status": "planned"
+                     *         "status": "planned",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -7738,7 +9720,7 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7842,7 +9824,10 @@ export interface operations {
     };
     getProject: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, description, budget, startDate, endDate, status, externalId, progress, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "name" | "description" | "budget" | "startDate" | "endDate" | "status" | "externalId" | "progress" | "version" | "createdAt" | "updatedAt")[];
+            };
             header?: never;
             path: {
                 /**
@@ -7885,7 +9870,14 @@ export interface operations {
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
-                     *         "status": "planned"
+                     *         "status": "planned",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -7901,7 +9893,62 @@ export interface operations {
                          * @example 42
                          */
                         changeVersion: number;
-                        data: components["schemas"]["Project"];
+                        data: (components["schemas"]["Project"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /** @example Warehouse move */
+                            name?: string;
+                            description?: string | null;
+                            /** @example 25000 */
+                            budget?: number;
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            startDate?: string;
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            endDate?: string;
+                            /** @enum {string} */
+                            status?: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+                            progress?: components["schemas"]["Progress"];
+                        };
                     };
                 };
             };
@@ -8056,7 +10103,14 @@ export interface operations {
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
-                     *         "status": "planned"
+                     *         "status": "planned",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -8133,7 +10187,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8265,7 +10319,14 @@ export interface operations {
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
-                     *         "status": "planned"
+                     *         "status": "planned",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -8342,7 +10403,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8505,7 +10566,14 @@ export interface operations {
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
-                     *         "status": "planned"
+                     *         "status": "planned",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -8555,7 +10623,14 @@ export interface operations {
                      *         "budget": 25000,
                      *         "startDate": "2026-12-15",
                      *         "endDate": "2026-12-15",
-                     *         "status": "planned"
+                     *         "status": "planned",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -8632,7 +10707,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8798,7 +10873,14 @@ export interface operations {
                      *             "budget": 25000,
                      *             "startDate": "2026-12-15",
                      *             "endDate": "2026-12-15",
-                     *             "status": "planned"
+                     *             "status": "planned",
+                     *             "progress": {
+                     *               "total": 12,
+                     *               "done": 5,
+                     *               "cancelled": 2,
+                     *               "open": 5,
+                     *               "percentDone": 50
+                     *             }
                      *           },
                      *           "changes": null
                      *         }
@@ -8945,6 +11027,12 @@ export interface operations {
                 externalId?: string;
                 /** @description Comma-separated, any of: open, done, cancelled. */
                 status?: ("open" | "done" | "cancelled")[];
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: dueDate, name, status, createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, name, description, dueDate, status, externalId, progress, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "name" | "description" | "dueDate" | "status" | "externalId" | "progress" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: "project"[];
             };
             header?: never;
             path: {
@@ -8989,7 +11077,28 @@ export interface operations {
                      *           "name": "Lease signed",
                      *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "dueDate": "2026-12-15",
-                     *           "status": "open"
+                     *           "status": "open",
+                     *           "progress": {
+                     *             "total": 12,
+                     *             "done": 5,
+                     *             "cancelled": 2,
+                     *             "open": 5,
+                     *             "percentDone": 50
+                     *           },
+                     *           "project": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "name": "Warehouse move",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *             "budget": 25000,
+                     *             "startDate": "2026-12-15",
+                     *             "endDate": "2026-12-15",
+                     *             "status": "planned"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
@@ -9014,7 +11123,62 @@ export interface operations {
                          * @example 3
                          */
                         count: number;
-                        data: components["schemas"]["Milestone"][];
+                        data: ((components["schemas"]["Milestone"] & {
+                            project?: components["schemas"]["ExpandedProject"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example Lease signed */
+                            name?: string;
+                            description?: string | null;
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            dueDate?: string;
+                            /** @enum {string} */
+                            status?: "open" | "done" | "cancelled";
+                            progress?: components["schemas"]["Progress"];
+                            project?: components["schemas"]["ExpandedProject"];
+                        })[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -9182,7 +11346,14 @@ export interface operations {
                      *         "name": "Lease signed",
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
-                     *         "status": "open"
+                     *         "status": "open",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -9259,7 +11430,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9363,7 +11534,12 @@ export interface operations {
     };
     getMilestone: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, name, description, dueDate, status, externalId, progress, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "name" | "description" | "dueDate" | "status" | "externalId" | "progress" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: "project"[];
+            };
             header?: never;
             path: {
                 /**
@@ -9405,7 +11581,28 @@ export interface operations {
                      *         "name": "Lease signed",
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
-                     *         "status": "open"
+                     *         "status": "open",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         },
+                     *         "project": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "name": "Warehouse move",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *           "budget": 25000,
+                     *           "startDate": "2026-12-15",
+                     *           "endDate": "2026-12-15",
+                     *           "status": "planned"
+                     *         }
                      *       }
                      *     }
                      */
@@ -9421,7 +11618,62 @@ export interface operations {
                          * @example 42
                          */
                         changeVersion: number;
-                        data: components["schemas"]["Milestone"];
+                        data: (components["schemas"]["Milestone"] & {
+                            project?: components["schemas"]["ExpandedProject"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example Lease signed */
+                            name?: string;
+                            description?: string | null;
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            dueDate?: string;
+                            /** @enum {string} */
+                            status?: "open" | "done" | "cancelled";
+                            progress?: components["schemas"]["Progress"];
+                            project?: components["schemas"]["ExpandedProject"];
+                        };
                     };
                 };
             };
@@ -9575,7 +11827,14 @@ export interface operations {
                      *         "name": "Lease signed",
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
-                     *         "status": "open"
+                     *         "status": "open",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -9652,7 +11911,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9783,7 +12042,14 @@ export interface operations {
                      *         "name": "Lease signed",
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
-                     *         "status": "open"
+                     *         "status": "open",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -9860,7 +12126,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10020,7 +12286,14 @@ export interface operations {
                      *         "name": "Lease signed",
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
-                     *         "status": "open"
+                     *         "status": "open",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -10069,7 +12342,14 @@ export interface operations {
                      *         "name": "Lease signed",
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "dueDate": "2026-12-15",
-                     *         "status": "open"
+                     *         "status": "open",
+                     *         "progress": {
+                     *           "total": 12,
+                     *           "done": 5,
+                     *           "cancelled": 2,
+                     *           "open": 5,
+                     *           "percentDone": 50
+                     *         }
                      *       }
                      *     }
                      */
@@ -10146,7 +12426,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10311,7 +12591,14 @@ export interface operations {
                      *             "name": "Lease signed",
                      *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "dueDate": "2026-12-15",
-                     *             "status": "open"
+                     *             "status": "open",
+                     *             "progress": {
+                     *               "total": 12,
+                     *               "done": 5,
+                     *               "cancelled": 2,
+                     *               "open": 5,
+                     *               "percentDone": 50
+                     *             }
                      *           },
                      *           "changes": null
                      *         }
@@ -10462,6 +12749,10 @@ export interface operations {
                 assigneeId?: string;
                 /** @description Only the tasks of this milestone. */
                 milestoneId?: string;
+                /** @description Only the subtasks of this task. */
+                parentId?: string;
+                /** @description Only the tasks with this label. */
+                labelId?: string;
                 /** @description Comma-separated, any of: todo, in_progress, blocked, done, cancelled. */
                 status?: ("todo" | "in_progress" | "blocked" | "done" | "cancelled")[];
                 /** @description Comma-separated, any of: low, medium, high, urgent. */
@@ -10472,6 +12763,14 @@ export interface operations {
                 dueAfter?: string;
                 /** @description Tasks changed at or after this instant (ISO 8601). */
                 updatedSince?: string;
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: dueDate, priority, status, title, createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort. */
+                q?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: assignee, project, milestone: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: ("assignee" | "project" | "milestone")[];
             };
             header?: never;
             path?: never;
@@ -10479,7 +12778,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of tasks in creation order. */
+            /** @description A page of tasks, in creation order unless sorted. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10513,7 +12812,58 @@ export interface operations {
                      *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "status": "todo",
                      *           "priority": "low",
-                     *           "dueDate": "2026-12-15"
+                     *           "dueDate": "2026-12-15",
+                     *           "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "blockedBy": [
+                     *             "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *           ],
+                     *           "labelIds": [
+                     *             "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *           ],
+                     *           "blocking": [
+                     *             "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *           ],
+                     *           "subtaskCount": 1,
+                     *           "subtasksDone": 1,
+                     *           "assignee": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "role": "Site lead",
+                     *             "active": true
+                     *           },
+                     *           "project": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "name": "Warehouse move",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *             "budget": 25000,
+                     *             "startDate": "2026-12-15",
+                     *             "endDate": "2026-12-15",
+                     *             "status": "planned"
+                     *           },
+                     *           "milestone": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Lease signed",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *             "dueDate": "2026-12-15",
+                     *             "status": "open"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
@@ -10538,7 +12888,99 @@ export interface operations {
                          * @example 3
                          */
                         count: number;
-                        data: components["schemas"]["Task"][];
+                        data: ((components["schemas"]["Task"] & {
+                            assignee?: components["schemas"]["Person"] & (Record<string, never> | null);
+                            project?: components["schemas"]["ExpandedProject"];
+                            milestone?: components["schemas"]["ExpandedMilestone"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            assigneeId?: string;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            milestoneId?: string | null;
+                            /** @example Book the removal van */
+                            title?: string;
+                            description?: string | null;
+                            /** @enum {string} */
+                            status?: "todo" | "in_progress" | "blocked" | "done" | "cancelled";
+                            /** @enum {string} */
+                            priority?: "low" | "medium" | "high" | "urgent";
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            dueDate?: string;
+                            /**
+                             * Format: uuid
+                             * @description The task this one is a subtask of (same project), or null.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            parentId?: string | null;
+                            /** @description Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies. */
+                            blockedBy?: string[];
+                            /** @description The task's labels (/v1/labels). */
+                            labelIds?: string[];
+                            /** @description Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes. */
+                            blocking?: string[];
+                            /**
+                             * Format: int64
+                             * @description Direct subtasks. Derived: it moves with their changes.
+                             */
+                            subtaskCount?: number;
+                            /**
+                             * Format: int64
+                             * @description Direct subtasks that are done. Derived.
+                             */
+                            subtasksDone?: number;
+                            assignee?: components["schemas"]["Person"] & (Record<string, never> | null);
+                            project?: components["schemas"]["ExpandedProject"];
+                            milestone?: components["schemas"]["ExpandedMilestone"];
+                        })[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -10693,7 +13135,19 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
-                     *         "dueDate": "2026-12-15"
+                     *         "dueDate": "2026-12-15",
+                     *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "blockedBy": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "labelIds": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "blocking": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "subtaskCount": 1,
+                     *         "subtasksDone": 1
                      *       }
                      *     }
                      */
@@ -10756,7 +13210,7 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10860,7 +13314,12 @@ export interface operations {
     };
     getTask: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: assignee, project, milestone: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: ("assignee" | "project" | "milestone")[];
+            };
             header?: never;
             path: {
                 /**
@@ -10905,7 +13364,58 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
-                     *         "dueDate": "2026-12-15"
+                     *         "dueDate": "2026-12-15",
+                     *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "blockedBy": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "labelIds": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "blocking": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "subtaskCount": 1,
+                     *         "subtasksDone": 1,
+                     *         "assignee": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "role": "Site lead",
+                     *           "active": true
+                     *         },
+                     *         "project": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "name": "Warehouse move",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *           "budget": 25000,
+                     *           "startDate": "2026-12-15",
+                     *           "endDate": "2026-12-15",
+                     *           "status": "planned"
+                     *         },
+                     *         "milestone": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Lease signed",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *           "dueDate": "2026-12-15",
+                     *           "status": "open"
+                     *         }
                      *       }
                      *     }
                      */
@@ -10921,7 +13431,99 @@ export interface operations {
                          * @example 42
                          */
                         changeVersion: number;
-                        data: components["schemas"]["Task"];
+                        data: (components["schemas"]["Task"] & {
+                            assignee?: components["schemas"]["Person"] & (Record<string, never> | null);
+                            project?: components["schemas"]["ExpandedProject"];
+                            milestone?: components["schemas"]["ExpandedMilestone"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            assigneeId?: string;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            milestoneId?: string | null;
+                            /** @example Book the removal van */
+                            title?: string;
+                            description?: string | null;
+                            /** @enum {string} */
+                            status?: "todo" | "in_progress" | "blocked" | "done" | "cancelled";
+                            /** @enum {string} */
+                            priority?: "low" | "medium" | "high" | "urgent";
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            dueDate?: string;
+                            /**
+                             * Format: uuid
+                             * @description The task this one is a subtask of (same project), or null.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            parentId?: string | null;
+                            /** @description Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies. */
+                            blockedBy?: string[];
+                            /** @description The task's labels (/v1/labels). */
+                            labelIds?: string[];
+                            /** @description Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes. */
+                            blocking?: string[];
+                            /**
+                             * Format: int64
+                             * @description Direct subtasks. Derived: it moves with their changes.
+                             */
+                            subtaskCount?: number;
+                            /**
+                             * Format: int64
+                             * @description Direct subtasks that are done. Derived.
+                             */
+                            subtasksDone?: number;
+                            assignee?: components["schemas"]["Person"] & (Record<string, never> | null);
+                            project?: components["schemas"]["ExpandedProject"];
+                            milestone?: components["schemas"]["ExpandedMilestone"];
+                        };
                     };
                 };
             };
@@ -11078,7 +13680,19 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
-                     *         "dueDate": "2026-12-15"
+                     *         "dueDate": "2026-12-15",
+                     *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "blockedBy": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "labelIds": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "blocking": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "subtaskCount": 1,
+                     *         "subtasksDone": 1
                      *       }
                      *     }
                      */
@@ -11155,7 +13769,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11290,7 +13904,19 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
-                     *         "dueDate": "2026-12-15"
+                     *         "dueDate": "2026-12-15",
+                     *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "blockedBy": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "labelIds": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "blocking": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "subtaskCount": 1,
+                     *         "subtasksDone": 1
                      *       }
                      *     }
                      */
@@ -11367,7 +13993,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (invalid_transition, conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, dependency_cycle, open_blockers, open_subtasks, conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11378,7 +14004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["ConflictError"];
+                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["DependencyCycleError"] | components["schemas"]["OpenBlockersError"] | components["schemas"]["OpenSubtasksError"] | components["schemas"]["ConflictError"];
                 };
             };
             /** @description If-Match does not match the record's version (precondition_failed) */
@@ -11533,7 +14159,19 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
-                     *         "dueDate": "2026-12-15"
+                     *         "dueDate": "2026-12-15",
+                     *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "blockedBy": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "labelIds": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "blocking": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "subtaskCount": 1,
+                     *         "subtasksDone": 1
                      *       }
                      *     }
                      */
@@ -11585,7 +14223,19 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
-                     *         "dueDate": "2026-12-15"
+                     *         "dueDate": "2026-12-15",
+                     *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "blockedBy": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "labelIds": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "blocking": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "subtaskCount": 1,
+                     *         "subtasksDone": 1
                      *       }
                      *     }
                      */
@@ -11662,7 +14312,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (invalid_transition, conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, dependency_cycle, open_blockers, open_subtasks, conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11673,7 +14323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["ConflictError"];
+                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["DependencyCycleError"] | components["schemas"]["OpenBlockersError"] | components["schemas"]["OpenSubtasksError"] | components["schemas"]["ConflictError"];
                 };
             };
             /** @description If-Match does not match the record's version (precondition_failed) */
@@ -11830,7 +14480,19 @@ export interface operations {
                      *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "status": "todo",
                      *             "priority": "low",
-                     *             "dueDate": "2026-12-15"
+                     *             "dueDate": "2026-12-15",
+                     *             "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "blockedBy": [
+                     *               "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *             ],
+                     *             "labelIds": [
+                     *               "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *             ],
+                     *             "blocking": [
+                     *               "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *             ],
+                     *             "subtaskCount": 1,
+                     *             "subtasksDone": 1
                      *           },
                      *           "changes": null
                      *         }
@@ -11966,6 +14628,3613 @@ export interface operations {
             };
         };
     };
+    addTaskDependency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "blockedBy": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddDependency"];
+            };
+        };
+        responses: {
+            /** @description The task, blocked by the task named. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "title": "Book the removal van",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *         "status": "todo",
+                     *         "priority": "low",
+                     *         "dueDate": "2026-12-15",
+                     *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "blockedBy": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "labelIds": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "blocking": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "subtaskCount": 1,
+                     *         "subtasksDone": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Task"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (dependency_cycle, conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DependencyCycleError"] | components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    removeTaskDependency: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The task blocked.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000013
+                 */
+                id: string;
+                /** @description The task it is blocked by. */
+                blockerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, no longer blocked by the task named. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "milestoneId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "title": "Book the removal van",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *         "status": "todo",
+                     *         "priority": "low",
+                     *         "dueDate": "2026-12-15",
+                     *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "blockedBy": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "labelIds": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "blocking": [
+                     *           "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *         ],
+                     *         "subtaskCount": 1,
+                     *         "subtasksDone": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Task"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    listLabels: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: name, createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, colour, description, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "name" | "colour" | "description" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of labels, in creation order unless sorted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 labels",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "name": "Fragile",
+                     *           "colour": "#d73a4a",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday."
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: ((components["schemas"]["Label"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /** @example Fragile */
+                            name?: string;
+                            /** @example #d73a4a */
+                            colour?: string;
+                            description?: string | null;
+                        })[];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    createLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "externalId": "crm-4471",
+                 *       "name": "Fragile",
+                 *       "colour": "#d73a4a",
+                 *       "description": "Agreed with the client at the site meeting on Tuesday."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateLabel"];
+            };
+        };
+        responses: {
+            /** @description The created label. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "label created",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "name": "Fragile",
+                     *         "colour": "#d73a4a",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Label"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    getLabel: {
+        parameters: {
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, colour, description, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "name" | "colour" | "description" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+            };
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The label. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "label",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "name": "Fragile",
+                     *         "colour": "#d73a4a",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: (components["schemas"]["Label"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /** @example Fragile */
+                            name?: string;
+                            /** @example #d73a4a */
+                            colour?: string;
+                            description?: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    deleteLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The label as it was before removal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "label deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "name": "Fragile",
+                     *         "colour": "#d73a4a",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Label"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    updateLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "externalId": "crm-4471",
+                 *       "name": "Fragile",
+                 *       "colour": "#d73a4a",
+                 *       "description": "Agreed with the client at the site meeting on Tuesday."
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateLabel"];
+            };
+        };
+        responses: {
+            /** @description The changed label. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "label updated",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "name": "Fragile",
+                     *         "colour": "#d73a4a",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Label"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    upsertLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Fragile",
+                 *       "colour": "#d73a4a",
+                 *       "description": "Agreed with the client at the site meeting on Tuesday."
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpsertLabel"];
+            };
+        };
+        responses: {
+            /** @description The changed label. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "name": "Fragile",
+                     *         "colour": "#d73a4a",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Label"];
+                    };
+                };
+            };
+            /** @description The created label. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "name": "Fragile",
+                     *         "colour": "#d73a4a",
+                     *         "description": "Agreed with the client at the site meeting on Tuesday."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Label"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    listLabelHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the label's events in changeVersion order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 label history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           },
+                     *           "batchId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "label.created",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "name": "Fragile",
+                     *             "colour": "#d73a4a",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday."
+                     *           },
+                     *           "changes": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: (components["schemas"]["LabelCreatedEvent"] | components["schemas"]["LabelUpdatedEvent"] | components["schemas"]["LabelDeletedEvent"])[];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    listComments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, taskId, projectId, body, author, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "taskId" | "projectId" | "body" | "author" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the task's comments, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 comments",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "body": "The van is booked for 7:30; the driver calls ahead.",
+                     *           "author": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: ((components["schemas"]["Comment"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            taskId?: string;
+                            /**
+                             * Format: uuid
+                             * @description The task's project.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example The van is booked for 7:30; the driver calls ahead. */
+                            body?: string;
+                            author?: components["schemas"]["Actor"] & unknown;
+                        })[];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    createComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "externalId": "crm-4471",
+                 *       "body": "The van is booked for 7:30; the driver calls ahead."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateComment"];
+            };
+        };
+        responses: {
+            /** @description The created comment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "comment created",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "body": "The van is booked for 7:30; the driver calls ahead.",
+                     *         "author": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Comment"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    getComment: {
+        parameters: {
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, taskId, projectId, body, author, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "taskId" | "projectId" | "body" | "author" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+            };
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comment. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "comment",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "body": "The van is booked for 7:30; the driver calls ahead.",
+                     *         "author": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: (components["schemas"]["Comment"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            taskId?: string;
+                            /**
+                             * Format: uuid
+                             * @description The task's project.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example The van is booked for 7:30; the driver calls ahead. */
+                            body?: string;
+                            author?: components["schemas"]["Actor"] & unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comment as it was before removal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "comment deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "body": "The van is booked for 7:30; the driver calls ahead.",
+                     *         "author": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Comment"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "externalId": "crm-4471",
+                 *       "body": "The van is booked for 7:30; the driver calls ahead."
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateComment"];
+            };
+        };
+        responses: {
+            /** @description The changed comment. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "comment updated",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "body": "The van is booked for 7:30; the driver calls ahead.",
+                     *         "author": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Comment"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    upsertComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                 *       "body": "The van is booked for 7:30; the driver calls ahead."
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpsertComment"];
+            };
+        };
+        responses: {
+            /** @description The changed comment. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "body": "The van is booked for 7:30; the driver calls ahead.",
+                     *         "author": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Comment"];
+                    };
+                };
+            };
+            /** @description The created comment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "body": "The van is booked for 7:30; the driver calls ahead.",
+                     *         "author": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Comment"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    listCommentHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The record's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the comment's events in changeVersion order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 comment history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           },
+                     *           "batchId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "comment.created",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "body": "The van is booked for 7:30; the driver calls ahead.",
+                     *             "author": {
+                     *               "type": "key",
+                     *               "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *               "name": "Warehouse sync"
+                     *             }
+                     *           },
+                     *           "changes": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: (components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"])[];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
     listRisks: {
         parameters: {
             query?: {
@@ -11979,6 +18248,12 @@ export interface operations {
                 projectId?: string;
                 /** @description Comma-separated, any of: open, mitigated, closed. */
                 status?: ("open" | "mitigated" | "closed")[];
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: title, status, createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, title, description, probability, impact, status, ownerId, mitigation, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "title" | "description" | "probability" | "impact" | "status" | "ownerId" | "mitigation" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: "project"[];
             };
             header?: never;
             path?: never;
@@ -11986,7 +18261,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of risks in creation order. */
+            /** @description A page of risks, in creation order unless sorted. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12020,7 +18295,21 @@ export interface operations {
                      *           "impact": "low",
                      *           "status": "open",
                      *           "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "mitigation": "Order a stock cabinet now and swap it at second fix."
+                     *           "mitigation": "Order a stock cabinet now and swap it at second fix.",
+                     *           "project": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "name": "Warehouse move",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *             "budget": 25000,
+                     *             "startDate": "2026-12-15",
+                     *             "endDate": "2026-12-15",
+                     *             "status": "planned"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
@@ -12045,7 +18334,71 @@ export interface operations {
                          * @example 3
                          */
                         count: number;
-                        data: components["schemas"]["Risk"][];
+                        data: ((components["schemas"]["Risk"] & {
+                            project?: components["schemas"]["ExpandedProject"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example Removal van unavailable on moving day */
+                            title?: string;
+                            description?: string | null;
+                            /**
+                             * @description Null until assessed.
+                             * @enum {string|null}
+                             */
+                            probability?: "low" | "medium" | "high" | null;
+                            /**
+                             * @description Null until assessed.
+                             * @enum {string|null}
+                             */
+                            impact?: "low" | "medium" | "high" | null;
+                            /** @enum {string} */
+                            status?: "open" | "mitigated" | "closed";
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            ownerId?: string | null;
+                            mitigation?: string | null;
+                            project?: components["schemas"]["ExpandedProject"];
+                        })[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -12262,7 +18615,7 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12366,7 +18719,12 @@ export interface operations {
     };
     getRisk: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, title, description, probability, impact, status, ownerId, mitigation, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "title" | "description" | "probability" | "impact" | "status" | "ownerId" | "mitigation" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: "project"[];
+            };
             header?: never;
             path: {
                 /**
@@ -12411,7 +18769,21 @@ export interface operations {
                      *         "impact": "low",
                      *         "status": "open",
                      *         "ownerId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "mitigation": "Order a stock cabinet now and swap it at second fix."
+                     *         "mitigation": "Order a stock cabinet now and swap it at second fix.",
+                     *         "project": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "name": "Warehouse move",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *           "budget": 25000,
+                     *           "startDate": "2026-12-15",
+                     *           "endDate": "2026-12-15",
+                     *           "status": "planned"
+                     *         }
                      *       }
                      *     }
                      */
@@ -12427,7 +18799,71 @@ export interface operations {
                          * @example 42
                          */
                         changeVersion: number;
-                        data: components["schemas"]["Risk"];
+                        data: (components["schemas"]["Risk"] & {
+                            project?: components["schemas"]["ExpandedProject"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example Removal van unavailable on moving day */
+                            title?: string;
+                            description?: string | null;
+                            /**
+                             * @description Null until assessed.
+                             * @enum {string|null}
+                             */
+                            probability?: "low" | "medium" | "high" | null;
+                            /**
+                             * @description Null until assessed.
+                             * @enum {string|null}
+                             */
+                            impact?: "low" | "medium" | "high" | null;
+                            /** @enum {string} */
+                            status?: "open" | "mitigated" | "closed";
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            ownerId?: string | null;
+                            mitigation?: string | null;
+                            project?: components["schemas"]["ExpandedProject"];
+                        };
                     };
                 };
             };
@@ -12661,7 +19097,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12872,7 +19308,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13166,7 +19602,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13483,6 +19919,12 @@ export interface operations {
                 projectId?: string;
                 /** @description Comma-separated, any of: open, in_progress, resolved, closed. */
                 status?: ("open" | "in_progress" | "resolved" | "closed")[];
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: title, status, createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, title, description, severity, status, reporterId, assigneeId, resolvedAt, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "title" | "description" | "severity" | "status" | "reporterId" | "assigneeId" | "resolvedAt" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: "project"[];
             };
             header?: never;
             path?: never;
@@ -13490,7 +19932,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of issues in creation order. */
+            /** @description A page of issues, in creation order unless sorted. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13524,7 +19966,21 @@ export interface operations {
                      *           "status": "open",
                      *           "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "resolvedAt": "2026-11-21T23:00:00.000Z"
+                     *           "resolvedAt": "2026-11-21T23:00:00.000Z",
+                     *           "project": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "name": "Warehouse move",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *             "budget": 25000,
+                     *             "startDate": "2026-12-15",
+                     *             "endDate": "2026-12-15",
+                     *             "status": "planned"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
@@ -13549,7 +20005,76 @@ export interface operations {
                          * @example 3
                          */
                         count: number;
-                        data: components["schemas"]["Issue"][];
+                        data: ((components["schemas"]["Issue"] & {
+                            project?: components["schemas"]["ExpandedProject"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example Loading dock door jams */
+                            title?: string;
+                            description?: string | null;
+                            /**
+                             * @description Null until triaged.
+                             * @enum {string|null}
+                             */
+                            severity?: "low" | "medium" | "high" | "critical" | null;
+                            /** @enum {string} */
+                            status?: "open" | "in_progress" | "resolved" | "closed";
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            reporterId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            assigneeId?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Set when the issue becomes resolved; kept when it is closed; cleared when it is reopened.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            resolvedAt?: string | null;
+                            project?: components["schemas"]["ExpandedProject"];
+                        })[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -13766,7 +20291,7 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13870,7 +20395,12 @@ export interface operations {
     };
     getIssue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, title, description, severity, status, reporterId, assigneeId, resolvedAt, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "title" | "description" | "severity" | "status" | "reporterId" | "assigneeId" | "resolvedAt" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: "project"[];
+            };
             header?: never;
             path: {
                 /**
@@ -13915,7 +20445,21 @@ export interface operations {
                      *         "status": "open",
                      *         "reporterId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "assigneeId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *         "resolvedAt": "2026-11-21T23:00:00.000Z"
+                     *         "resolvedAt": "2026-11-21T23:00:00.000Z",
+                     *         "project": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "name": "Warehouse move",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *           "budget": 25000,
+                     *           "startDate": "2026-12-15",
+                     *           "endDate": "2026-12-15",
+                     *           "status": "planned"
+                     *         }
                      *       }
                      *     }
                      */
@@ -13931,7 +20475,76 @@ export interface operations {
                          * @example 42
                          */
                         changeVersion: number;
-                        data: components["schemas"]["Issue"];
+                        data: (components["schemas"]["Issue"] & {
+                            project?: components["schemas"]["ExpandedProject"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example Loading dock door jams */
+                            title?: string;
+                            description?: string | null;
+                            /**
+                             * @description Null until triaged.
+                             * @enum {string|null}
+                             */
+                            severity?: "low" | "medium" | "high" | "critical" | null;
+                            /** @enum {string} */
+                            status?: "open" | "in_progress" | "resolved" | "closed";
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            reporterId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            assigneeId?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Set when the issue becomes resolved; kept when it is closed; cleared when it is reopened.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            resolvedAt?: string | null;
+                            project?: components["schemas"]["ExpandedProject"];
+                        };
                     };
                 };
             };
@@ -14165,7 +20778,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14376,7 +20989,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14669,7 +21282,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14986,6 +21599,12 @@ export interface operations {
                 projectId?: string;
                 /** @description Comma-separated, any of: cost, invoice, payment, adjustment. */
                 kind?: ("cost" | "invoice" | "payment" | "adjustment")[];
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: date, createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, kind, amount, currency, date, description, reference, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "kind" | "amount" | "currency" | "date" | "description" | "reference" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: "project"[];
             };
             header?: never;
             path?: never;
@@ -14993,7 +21612,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of financial entries in creation order. */
+            /** @description A page of financial entries, in creation order unless sorted. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15026,7 +21645,21 @@ export interface operations {
                      *           "currency": "EUR",
                      *           "date": "2026-12-15",
                      *           "description": "Agreed with the client at the site meeting on Tuesday.",
-                     *           "reference": "INV-2026-0042"
+                     *           "reference": "INV-2026-0042",
+                     *           "project": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "name": "Warehouse move",
+                     *             "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *             "budget": 25000,
+                     *             "startDate": "2026-12-15",
+                     *             "endDate": "2026-12-15",
+                     *             "status": "planned"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
@@ -15051,7 +21684,68 @@ export interface operations {
                          * @example 3
                          */
                         count: number;
-                        data: components["schemas"]["FinancialEntry"][];
+                        data: ((components["schemas"]["FinancialEntry"] & {
+                            project?: components["schemas"]["ExpandedProject"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @enum {string} */
+                            kind?: "cost" | "invoice" | "payment" | "adjustment";
+                            /**
+                             * @description Exact decimal, always 2 decimals.
+                             * @example 1234.50
+                             */
+                            amount?: string;
+                            /** @example EUR */
+                            currency?: string;
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            date?: string;
+                            description?: string | null;
+                            /** @example INV-2026-0042 */
+                            reference?: string | null;
+                            project?: components["schemas"]["ExpandedProject"];
+                        })[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -15269,7 +21963,7 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15373,7 +22067,12 @@ export interface operations {
     };
     getFinancialEntry: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, kind, amount, currency, date, description, reference, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "kind" | "amount" | "currency" | "date" | "description" | "reference" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
+                expand?: "project"[];
+            };
             header?: never;
             path: {
                 /**
@@ -15417,7 +22116,21 @@ export interface operations {
                      *         "currency": "EUR",
                      *         "date": "2026-12-15",
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
-                     *         "reference": "INV-2026-0042"
+                     *         "reference": "INV-2026-0042",
+                     *         "project": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "name": "Warehouse move",
+                     *           "description": "Agreed with the client at the site meeting on Tuesday.",
+                     *           "budget": 25000,
+                     *           "startDate": "2026-12-15",
+                     *           "endDate": "2026-12-15",
+                     *           "status": "planned"
+                     *         }
                      *       }
                      *     }
                      */
@@ -15433,7 +22146,68 @@ export interface operations {
                          * @example 42
                          */
                         changeVersion: number;
-                        data: components["schemas"]["FinancialEntry"];
+                        data: (components["schemas"]["FinancialEntry"] & {
+                            project?: components["schemas"]["ExpandedProject"];
+                        }) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @enum {string} */
+                            kind?: "cost" | "invoice" | "payment" | "adjustment";
+                            /**
+                             * @description Exact decimal, always 2 decimals.
+                             * @example 1234.50
+                             */
+                            amount?: string;
+                            /** @example EUR */
+                            currency?: string;
+                            /**
+                             * Format: date
+                             * @description A calendar date, YYYY-MM-DD.
+                             * @example 2026-12-15
+                             */
+                            date?: string;
+                            description?: string | null;
+                            /** @example INV-2026-0042 */
+                            reference?: string | null;
+                            project?: components["schemas"]["ExpandedProject"];
+                        };
                     };
                 };
             };
@@ -15666,7 +22440,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15876,7 +22650,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16169,7 +22943,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16592,7 +23366,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16663,6 +23437,10 @@ export interface operations {
                 externalId?: string;
                 /** @description true or false. */
                 active?: "true" | "false";
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: name, createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, email, role, active, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "name" | "email" | "role" | "active" | "externalId" | "version" | "createdAt" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -16670,7 +23448,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of people in creation order. */
+            /** @description A page of people, in creation order unless sorted. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16725,7 +23503,50 @@ export interface operations {
                          * @example 3
                          */
                         count: number;
-                        data: components["schemas"]["Person"][];
+                        data: ((components["schemas"]["Person"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /** @example Ada Lovelace */
+                            name?: string;
+                            /** @example ada@example.com */
+                            email?: string;
+                            /** @example Site lead */
+                            role?: string | null;
+                            /** @description Only active people can be assigned new tasks. */
+                            active?: boolean;
+                        })[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -16936,7 +23757,7 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17040,7 +23861,10 @@ export interface operations {
     };
     getPerson: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, email, role, active, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "name" | "email" | "role" | "active" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+            };
             header?: never;
             path: {
                 /**
@@ -17097,7 +23921,50 @@ export interface operations {
                          * @example 42
                          */
                         changeVersion: number;
-                        data: components["schemas"]["Person"];
+                        data: (components["schemas"]["Person"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /** @example Ada Lovelace */
+                            name?: string;
+                            /** @example ada@example.com */
+                            email?: string;
+                            /** @example Site lead */
+                            role?: string | null;
+                            /** @description Only active people can be assigned new tasks. */
+                            active?: boolean;
+                        };
                     };
                 };
             };
@@ -17336,7 +24203,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17620,7 +24487,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18069,7 +24936,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (invalid_transition, conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18251,7 +25118,14 @@ export interface operations {
                      *             "budget": 25000,
                      *             "startDate": "2026-12-15",
                      *             "endDate": "2026-12-15",
-                     *             "status": "planned"
+                     *             "status": "planned",
+                     *             "progress": {
+                     *               "total": 12,
+                     *               "done": 5,
+                     *               "cancelled": 2,
+                     *               "open": 5,
+                     *               "percentDone": 50
+                     *             }
                      *           },
                      *           "changes": null
                      *         }
@@ -19267,7 +26141,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19489,7 +26363,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19733,7 +26607,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19951,7 +26825,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20322,7 +27196,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20504,7 +27378,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21204,7 +28078,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21393,7 +28267,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21750,7 +28624,7 @@ export interface operations {
                     "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
                 };
             };
-            /** @description The change conflicts with the record's state (conflict) */
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

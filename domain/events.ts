@@ -28,6 +28,8 @@ export interface EventActor {
 /** The read scope a key needs to see an event, by the event's resource (the part of type before the dot). */
 export const EVENT_SCOPES: Record<string, Scope> = {
   task: "tasks.read",
+  label: "tasks.read",
+  comment: "tasks.read",
   project: "projects.read",
   milestone: "projects.read",
   personnel: "organisation.read",

@@ -1,13 +1,43 @@
 import { UUID_PATTERN } from "./ids.ts";
 import { DomainError } from "./errors.ts";
+import { ISSUE_STATUSES, MILESTONE_STATUSES, PROJECT_STATUSES, RISK_STATUSES, TASK_PRIORITIES, TASK_STATUSES } from "./records.ts";
 
-/** What a list call asks for: a page size and where the previous page ended. */
-export interface PageRequest {
-  limit: number;
-  after: { createdAt: string; id: string } | null;
+// Lists are keyset-paged: a page ends at a record, and the next page starts after it in the list's
+// order. The order is creation order unless ?sort= names fields; either way the record's id breaks
+// ties, so the order is total and a cursor is exact: paging never repeats nor skips a record whose
+// sort values did not change meanwhile.
+
+/**
+ * How a field sorts: by its value as text, date or instant, or by its place in a list (a task's
+ * priority sorts low < medium < high < urgent, not alphabetically).
+ */
+export type SortKind = "text" | "date" | "timestamp" | { rank: readonly string[] };
+
+/** The fields a list may be sorted by, each with how it sorts. */
+export type Sortable = Readonly<Record<string, SortKind>>;
+
+export interface SortKey {
+  field: string;
+  descending: boolean;
 }
 
+/** The value of a sort key as the API writes it (a date, an instant, a status); null for an empty field. */
+export type SortValue = string | null;
+
+/** What a list call asks for: a page size, an order, and where the previous page ended. */
+export interface PageRequest {
+  limit: number;
+  /** The ?sort= keys; empty for creation order. */
+  sort: SortKey[];
+  /** The previous page's last record: its values of the sort keys (its createdAt in creation order) and its id. */
+  after: { values: SortValue[]; id: string } | null;
+}
+
+/** Where a page ended, as a list statement reports it: the last record's sort values and id. */
+export type PageEnd = NonNullable<PageRequest["after"]>;
+
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A timestamp as the API writes them, naming a real instant Postgres can read (no 2026-02-30, no year 0). */
 function isTimestamp(text: string): boolean {
@@ -16,25 +46,90 @@ function isTimestamp(text: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString() === text;
 }
 
-// The cursor is opaque to clients: base64url of "<createdAt>|<id>" of the last record served.
-export function encodeCursor(record: { createdAt: string; id: string }): string {
-  return btoa(`${record.createdAt}|${record.id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+function isDate(text: string): boolean {
+  return DATE.test(text) && !text.startsWith("0000") && isTimestamp(`${text}T00:00:00.000Z`);
 }
 
-export function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  let text = "";
+/** A cursor value fits its key: every value that reaches SQL is parsed first. */
+function fits(kind: SortKind, value: unknown): value is SortValue {
+  if (value === null) return true;
+  if (typeof value !== "string") return false;
+  if (kind === "date") return isDate(value);
+  if (kind === "timestamp") return isTimestamp(value);
+  if (kind === "text") return value.length <= 10_000;
+  return kind.rank.includes(value);
+}
+
+const invalidSort = (message: string) => new DomainError("invalid_field", message, { field: "sort" });
+const invalidCursor = () => new DomainError("invalid_field", "cursor is not a cursor this API returned for this sort", { field: "cursor" });
+
+/** `?sort=dueDate,-priority` as keys; an unknown or repeated field is refused, naming the ones there are. */
+export function parseSort(text: string | undefined, sortable: Sortable): SortKey[] {
+  if (text === undefined) return [];
+  const keys = text.split(",").map((part) => ({ field: part.replace(/^-/, ""), descending: part.startsWith("-") }));
+  for (const { field } of keys) {
+    if (!Object.hasOwn(sortable, field)) throw invalidSort(`sort: ${field || "an empty field"} is not a field this list sorts by (${Object.keys(sortable).join(", ")})`);
+  }
+  if (new Set(keys.map((k) => k.field)).size !== keys.length) throw invalidSort("sort names a field twice");
+  return keys;
+}
+
+/** The ?sort= value of keys, as a client writes it. */
+export const sortText = (sort: SortKey[]) => sort.map((k) => `${k.descending ? "-" : ""}${k.field}`).join(",");
+
+const base64url = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const fromBase64url = (text: string) => new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
+
+// The cursor is opaque to clients. In creation order: base64url of "<createdAt>|<id>" of the last
+// record served. Sorted: base64url of JSON { sort, values, id }, so a cursor is refused under
+// another sort than the one it was made for.
+export function encodeCursor(sort: SortKey[], end: PageEnd): string {
+  if (sort.length === 0) return base64url(`${end.values[0]}|${end.id}`);
+  return base64url(JSON.stringify({ sort: sortText(sort), values: end.values, id: end.id }));
+}
+
+export function decodeCursor(cursor: string, sort: SortKey[], sortable: Sortable): PageEnd {
+  let text: string;
   try {
-    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    text = fromBase64url(cursor);
   } catch {
-    // fall through to the refusal below
+    throw invalidCursor();
   }
-  const [createdAt = "", id = ""] = text.split("|");
-  if (!isTimestamp(createdAt) || !UUID_PATTERN.test(id)) {
-    throw new DomainError("invalid_field", "cursor is not a cursor this API returned", { field: "cursor" });
+  if (sort.length === 0) {
+    const [createdAt = "", id = ""] = text.split("|");
+    if (!isTimestamp(createdAt) || !UUID_PATTERN.test(id)) throw invalidCursor();
+    return { values: [createdAt], id };
   }
-  return { createdAt, id };
+  let parsed: { sort?: unknown; values?: unknown; id?: unknown };
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    throw invalidCursor();
+  }
+  const { values, id } = parsed ?? {};
+  if (parsed?.sort !== sortText(sort) || typeof id !== "string" || !UUID_PATTERN.test(id) || !Array.isArray(values) || values.length !== sort.length) throw invalidCursor();
+  if (!sort.every((key, i) => fits(sortable[key.field]!, values[i]))) throw invalidCursor();
+  return { values: values as SortValue[], id };
 }
 
-export function pageRequest(query: { limit: number; cursor?: string | undefined }): PageRequest {
-  return { limit: query.limit, after: query.cursor ? decodeCursor(query.cursor) : null };
+/** A list request from its query: the sort checked against what the list sorts by, the cursor against the sort. */
+export function pageRequest(query: { limit: number; cursor?: string | undefined; sort?: string | undefined }, sortable: Sortable = {}): PageRequest {
+  const sort = parseSort(query.sort, sortable);
+  return { limit: query.limit, sort, after: query.cursor ? decodeCursor(query.cursor, sort, sortable) : null };
 }
+
+// ---- What each list sorts by (docs/api.md "Lists") ------------------------------------------------
+
+const CREATED = { createdAt: "timestamp", updatedAt: "timestamp" } as const;
+
+export const SORTABLE = {
+  tasks: { dueDate: "date", priority: { rank: TASK_PRIORITIES }, status: { rank: TASK_STATUSES }, title: "text", ...CREATED },
+  projects: { name: "text", startDate: "date", endDate: "date", status: { rank: PROJECT_STATUSES }, ...CREATED },
+  milestones: { dueDate: "date", name: "text", status: { rank: MILESTONE_STATUSES }, ...CREATED },
+  personnel: { name: "text", ...CREATED },
+  labels: { name: "text", ...CREATED },
+  comments: CREATED,
+  risks: { title: "text", status: { rank: RISK_STATUSES }, ...CREATED },
+  issues: { title: "text", status: { rank: ISSUE_STATUSES }, ...CREATED },
+  financialEntries: { date: "date", ...CREATED },
+} as const satisfies Record<string, Sortable>;

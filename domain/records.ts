@@ -29,3 +29,15 @@ export const ISSUE_STATUSES = ["open", "in_progress", "resolved", "closed"] as c
  * adjustment: a signed correction to costs. Only an adjustment may be negative; none is zero.
  */
 export const FINANCIAL_ENTRY_KINDS = ["cost", "invoice", "payment", "adjustment"] as const;
+
+/** Subtasks nest at most this deep: a task without a parent is level 1, its subtasks level 2. */
+export const MAX_TASK_DEPTH = 5;
+
+/** The statuses in which a task no longer holds anything up: a blocker or a subtask in one is not open. */
+export const CLOSED_TASK_STATUSES = ["done", "cancelled"] as const satisfies readonly TaskStatus[];
+
+/** A label's colour: #rrggbb. */
+export const LABEL_COLOUR_PATTERN = "^#[0-9a-fA-F]{6}$";
+
+/** A comment's body: plain text or Markdown, stored as sent. */
+export const COMMENT_MAX_LENGTH = 10_000;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { encodeCursor } from "../domain/paging.ts";
+import { encodeCursor, type PageEnd, type SortKey } from "../domain/paging.ts";
 import type { WriteResult } from "../services/settle.ts";
 import { RESPONSE_HEADERS } from "./headers.ts";
 
@@ -68,14 +68,20 @@ function nextLink(requestUrl: string, param: string, cursor: string | null): Rec
   return { [RESPONSE_HEADERS.link.name]: `<${next.toString()}>; rel="next"` };
 }
 
-/** A page of records; nextCursor and a Link rel="next" header when there is more. */
-export function listReply<Data extends { createdAt: string; id: string }>(
+/**
+ * A page of records; nextCursor and a Link rel="next" header when there is more. The cursor is
+ * where the page ended in its `sort` (as the list statement reported it, or, in creation order,
+ * the last record's createdAt and id).
+ */
+export function listReply<Data extends { id: string }>(
   requestUrl: string,
-  page: { records: Data[]; hasMore: boolean },
+  page: { records: Data[]; hasMore: boolean; end?: PageEnd | null },
   noun: [singular: string, plural: string],
+  sort: SortKey[] = [],
 ) {
-  const last = page.records.at(-1);
-  const nextCursor = page.hasMore && last ? encodeCursor(last) : null;
+  const last = page.records.at(-1) as (Data & { createdAt?: string }) | undefined;
+  const end = page.end ?? (last?.createdAt ? { values: [last.createdAt], id: last.id } : null);
+  const nextCursor = page.hasMore && end ? encodeCursor(sort, end) : null;
   const headers = nextLink(requestUrl, "cursor", nextCursor);
   const count = page.records.length;
   return {

@@ -16,8 +16,11 @@ const CONSTRAINTS: Record<string, DomainError> = {
   issues_reporter_fk: new DomainError("invalid_reference", "reporterId does not name a person of this organisation", { field: "reporterId" }),
   issues_assignee_fk: new DomainError("invalid_reference", "assigneeId does not name a person of this organisation", { field: "assigneeId" }),
   financial_entries_project_fk: new DomainError("invalid_reference", "projectId does not name a project of this organisation", { field: "projectId" }),
+  tasks_parent_fk: new DomainError("invalid_reference", "parentId does not name a task of the task's project", { field: "parentId" }),
+  comments_task_fk: new DomainError("not_found", "task not found"),
+  labels_org_name_key: new DomainError("conflict", "another label of this organisation has this name", { field: "name" }),
   ...Object.fromEntries(
-    ["projects", "milestones", "tasks", "personnel", "risks", "issues", "financial_entries"].map((table) => [
+    ["projects", "milestones", "tasks", "personnel", "risks", "issues", "financial_entries", "labels", "comments"].map((table) => [
       `${table}_org_external_id_key`,
       new DomainError("conflict", "another record of this organisation already has this externalId", { field: "externalId" }),
     ]),

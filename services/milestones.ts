@@ -9,7 +9,7 @@ export const milestones = resourceService({
   parentNoun: "project",
   resource: statements.milestoneResource,
   statements: {
-    list: (db, actor, page, filters: { status?: string[] | undefined }, projectId) => statements.listMilestones(db, actor, projectId!, page, filters),
+    list: statements.listMilestones,
     get: statements.getMilestone,
     create: statements.createMilestone,
     update: statements.updateMilestone,

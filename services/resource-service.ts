@@ -2,7 +2,11 @@ import type { Database } from "../db/client.ts";
 import type { CreateOutcome } from "../db/statements/create.ts";
 import type { DeleteOutcome } from "../db/statements/delete.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
-import type { ListOutcome } from "../db/statements/read.ts";
+import type { ListOutcome, ListQuery } from "../db/statements/read.ts";
+import type { RecordView } from "../db/statements/projection.ts";
+
+export type { RecordView };
+import type { PageEnd } from "../domain/paging.ts";
 import type { CallerOutcome } from "../db/statements/caller.ts";
 import type { UpdateOutcome } from "../db/statements/update.ts";
 import type { Actor } from "../domain/actor.ts";
@@ -23,8 +27,8 @@ import type { UpsertOutcome } from "../db/statements/upsert.ts";
 // nouns and what each of its rules means when it fails.
 
 export interface ResourceStatements<Record, Filters, New, Values> {
-  list(db: Database, actor: Actor, page: PageRequest, filters: Filters, parentId?: string): Promise<ListOutcome<Record>>;
-  get(db: Database, actor: Actor, id: string): Promise<{ caller: CallerOutcome; record: Record | null }>;
+  list(db: Database, actor: Actor, page: PageRequest, filters: Filters, query: ListQuery): Promise<ListOutcome<Record>>;
+  get(db: Database, actor: Actor, id: string, view?: RecordView): Promise<{ caller: CallerOutcome; record: Record | null }>;
   create(db: Database, actor: Actor, values: New, idempotency?: IdempotencyRequest): Promise<CreateOutcome<Record>>;
   update(db: Database, actor: Actor, id: string, patch: Values, ifMatch: number | null): Promise<UpdateOutcome<Record>>;
   remove?(db: Database, actor: Actor, id: string, ifMatch: number | null): Promise<DeleteOutcome<Record>>;
@@ -39,24 +43,30 @@ export interface ResourceServiceSpec<Record, Filters, New, Values> {
   /** The resource as db/statements defines it: its scopes, event type and table. */
   resource: Resource;
   statements: ResourceStatements<Record, Filters, New, Values>;
-  /** What a failed rule of the update statement means, given the record as it was and the patch. */
-  rules?: { [name: string]: (before: Record, patch: Values) => DomainError };
+  /** What a failed rule of the update statement means, given the record as it was, the patch and what the statement reported. */
+  rules?: { [name: string]: (before: Record, patch: Values, violation: unknown) => DomainError };
+  /** What a failed rule of the delete statement means (who may delete a comment). */
+  removeRules?: { [name: string]: () => DomainError };
+}
+
+/** Each record embedded (?expand=) needs its own read scope: 403 naming the first one missing. */
+function settleExpansions(caller: CallerOutcome, view: RecordView | undefined): void {
+  const missing = view?.expand.find((e) => !caller.scopes.includes(e.scope));
+  if (missing) throw new DomainError("insufficient_scope", `expand=${missing.name} needs the ${missing.scope} scope`, { scope: missing.scope, field: "expand" });
 }
 
 const concurrentCreate = (noun: string) => new DomainError("conflict", `a concurrent request created a ${noun} with this externalId; retry`, { field: "externalId" });
 
-export interface ListInput<Filters> {
+export interface ListInput<Filters> extends ListQuery {
   page: PageRequest;
   filters: Filters;
-  /** The parent named in the path, for records listed under one. */
-  parentId?: string | undefined;
 }
 
 export interface ResourceService<Record, Filters, New, Values> {
   /** The resource its verbs write (a batch puts a replayed record back in its answer order). */
   resource: Resource;
-  list(call: Call<ListInput<Filters>>): Promise<{ records: Record[]; hasMore: boolean }>;
-  get(call: Call<{ id: string }>): Promise<Record>;
+  list(call: Call<ListInput<Filters>>): Promise<{ records: Record[]; hasMore: boolean; end: PageEnd | null }>;
+  get(call: Call<{ id: string; view?: RecordView | undefined }>): Promise<Record>;
   create(call: Call<New>): Promise<WriteResult<Record>>;
   update(call: Call<{ id: string; patch: Values; ifMatch: number | null }>): Promise<WriteResult<Record>>;
   remove?(call: Call<{ id: string; ifMatch: number | null }>): Promise<WriteResult<Record>>;
@@ -81,18 +91,21 @@ export function resourceService<Record extends { version: number }, Filters, New
   const remove = statements.remove;
   /** What each failed rule of a change means, given the values the change was asked for. */
   const rulesFor = (values: Values) =>
-    Object.fromEntries(Object.entries(spec.rules ?? {}).map(([name, error]) => [name, (before: Record) => error(before, values)]));
+    Object.fromEntries(Object.entries(spec.rules ?? {}).map(([name, error]) => [name, (before: Record, violation: unknown) => error(before, values, violation)]));
   return {
     resource,
     async list({ ctx, input }) {
-      const outcome = await statements.list(ctx.db, ctx.actor, input.page, input.filters, input.parentId);
+      const { page, filters, ...query } = input;
+      const outcome = await statements.list(ctx.db, ctx.actor, page, filters, query);
       settleCaller(outcome.caller, ctx, scopes.read);
+      settleExpansions(outcome.caller, input.view);
       if (!outcome.parentFound) throw notFound(spec.parentNoun ?? "parent");
-      return { records: outcome.records, hasMore: outcome.hasMore };
+      return { records: outcome.records, hasMore: outcome.hasMore, end: outcome.end };
     },
     async get({ ctx, input }) {
-      const outcome = await statements.get(ctx.db, ctx.actor, input.id);
+      const outcome = await statements.get(ctx.db, ctx.actor, input.id, input.view);
       settleCaller(outcome.caller, ctx, scopes.read);
+      settleExpansions(outcome.caller, input.view);
       if (!outcome.record) throw notFound(noun);
       return outcome.record;
     },
@@ -124,7 +137,7 @@ export function resourceService<Record extends { version: number }, Filters, New
       ? {
           async remove({ ctx, input }: Call<{ id: string; ifMatch: number | null }>) {
             const outcome = await guarded(remove(ctx.db, ctx.actor, input.id, input.ifMatch), { deleting: true });
-            const result = settleDelete(outcome, { ctx, scope: scopes.manage, noun });
+            const result = settleDelete(outcome, { ctx, scope: scopes.manage, noun, ...(spec.removeRules ? { rules: spec.removeRules } : {}) });
             publishAfterCommit(ctx, result);
             return result;
           },

@@ -6,6 +6,7 @@ import type { UpdateOutcome } from "../db/statements/update.ts";
 import type { UpsertOutcome } from "../db/statements/upsert.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
+import { MAX_TASK_DEPTH } from "../domain/records.ts";
 import type { Scope } from "../domain/scopes.ts";
 import type { ServiceContext } from "./context.ts";
 
@@ -51,6 +52,10 @@ const REFERENCE_MESSAGES: Record<string, string> = {
   milestoneId: "milestoneId does not name a milestone of the task's project",
   ownerId: "ownerId does not name an active person of this organisation",
   reporterId: "reporterId does not name a person of this organisation",
+  parentId: "parentId does not name a task of the task's project",
+  labelIds: "labelIds names a label that is not one of this organisation's",
+  blockedBy: "blockedBy does not name a task of this organisation",
+  taskId: "taskId does not name a task of this organisation",
 };
 
 /** A taken externalId: another record of the resource in the organisation already has it. */
@@ -61,6 +66,10 @@ export const externalIdTaken = (noun: string) =>
 const TAKEN: Record<string, (noun: string) => DomainError> = {
   externalId: externalIdTaken,
   email: () => new DomainError("conflict", "a person with this email already exists in the organisation", { field: "email" }),
+  name: (noun) => new DomainError("conflict", `another ${noun} of this organisation has this name`, { field: "name" }),
+  // A precondition of a task's parent that is not a reference: the parent is too deep already.
+  parentDepth: () =>
+    new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: the parent is at level ${MAX_TASK_DEPTH} already`, { field: "parentId", maxDepth: MAX_TASK_DEPTH }),
 };
 
 function assertReferences(failed: string[], noun: string): void {
@@ -109,7 +118,7 @@ export interface UpsertResult<Record> extends WriteResult<Record> {
  */
 export function settleUpsert<Record extends { version: number }>(
   outcome: UpsertOutcome<Record>,
-  context: { ctx: Settling; scope: Scope; noun: string; ifMatch: number | null; rules?: { [name: string]: (before: Record) => DomainError } },
+  context: { ctx: Settling; scope: Scope; noun: string; ifMatch: number | null; rules?: RuleErrors<Record> },
 ): UpsertResult<Record> | null {
   settleCaller(outcome.caller, context.ctx, context.scope);
   const before = outcome.before;
@@ -129,10 +138,13 @@ export function settleUpsert<Record extends { version: number }>(
   return { ...settleUpdate({ ...outcome, updated: outcome.written }, context), created: false };
 }
 
+/** What each rule's failure means, given the record as it was and what the statement reported as the violation. */
+export type RuleErrors<Record> = { [name: string]: (before: Record, violation: unknown) => DomainError };
+
 /** `rules` maps a failed rule to its error, given the record as it was. */
 export function settleUpdate<Record extends { version: number }>(
   outcome: UpdateOutcome<Record>,
-  context: { ctx: Settling; scope: Scope; noun: string; rules?: { [name: string]: (before: Record) => DomainError } },
+  context: { ctx: Settling; scope: Scope; noun: string; rules?: RuleErrors<Record> },
 ): WriteResult<Record> {
   settleCaller(outcome.caller, context.ctx, context.scope);
   const before = outcome.before;
@@ -142,17 +154,19 @@ export function settleUpdate<Record extends { version: number }>(
     throw new DomainError("precondition_failed", "If-Match does not match the current version", { currentVersion: before.version });
   }
   const rule = outcome.failedRules[0];
-  if (rule) throw context.rules![rule]!(before);
+  if (rule) throw context.rules![rule]!(before, outcome.violations[rule] ?? null);
   if (outcome.updated) return produced(context.ctx, outcome.updated);
   // Nothing to change: a no-op answers the record as it is, with no event.
   if (!outcome.changesSomething) return { record: before, event: null };
   throw concurrentChange(context.noun);
 }
 
-export function settleDelete<Record>(outcome: DeleteOutcome<Record>, context: { ctx: Settling; scope: Scope; noun: string }): WriteResult<Record> {
+export function settleDelete<Record>(outcome: DeleteOutcome<Record>, context: { ctx: Settling; scope: Scope; noun: string; rules?: { [name: string]: () => DomainError } }): WriteResult<Record> {
   settleCaller(outcome.caller, context.ctx, context.scope);
   if (!outcome.found) throw notFound(context.noun);
   if (!outcome.versionMatches) throw new DomainError("precondition_failed", "If-Match does not match the current version");
+  const rule = outcome.failedRules[0];
+  if (rule) throw context.rules![rule]!();
   const blockers = Object.entries(outcome.blockers).filter(([, count]) => count > 0);
   if (blockers.length > 0) {
     const list = blockers.map(([name, count]) => `${count} ${inWords(name, count)}`).join(" and ");

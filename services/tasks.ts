@@ -1,9 +1,35 @@
 import * as statements from "../db/statements/tasks.ts";
 import { DomainError } from "../domain/errors.ts";
-import { TASK_TRANSITIONS } from "../domain/records.ts";
+import { MAX_TASK_DEPTH, TASK_TRANSITIONS } from "../domain/records.ts";
+import { guarded } from "./constraint-errors.ts";
+import type { Call } from "./context.ts";
 import { resourceService } from "./resource-service.ts";
+import { publishAfterCommit } from "./rooms.ts";
+import { settleUpdate, type RuleErrors } from "./settle.ts";
 
 export type { NewTask, TaskFilters, TaskRecord, TaskValues } from "../db/statements/tasks.ts";
+
+type TaskRecord = statements.TaskRecord;
+
+const ids = (violation: unknown) => (Array.isArray(violation) ? violation.map(String) : []);
+
+/** What a refused move to done means: the open blockers, or the open subtasks, by id. */
+const doneRules: RuleErrors<TaskRecord> = {
+  blockers_closed: (_before, violation) => {
+    const blockers = ids(violation);
+    return new DomainError("open_blockers", `the task is blocked by ${blockers.length} open ${blockers.length === 1 ? "task" : "tasks"}: finish or cancel ${blockers.length === 1 ? "it" : "them"} first`, {
+      field: "status",
+      blockers,
+    });
+  },
+  subtasks_closed: (_before, violation) => {
+    const subtasks = ids(violation);
+    return new DomainError("open_subtasks", `the task has ${subtasks.length} open ${subtasks.length === 1 ? "subtask" : "subtasks"}: finish or cancel ${subtasks.length === 1 ? "it" : "them"} first`, {
+      field: "status",
+      subtasks,
+    });
+  },
+};
 
 export const tasks = resourceService({
   noun: "task",
@@ -18,5 +44,52 @@ export const tasks = resourceService({
         allowed,
       });
     },
+    blockers_closed: (before, _patch, violation) => doneRules.blockers_closed!(before, violation),
+    subtasks_closed: (before, _patch, violation) => doneRules.subtasks_closed!(before, violation),
+    parent_acyclic: (before, patch, violation) =>
+      new DomainError(
+        "dependency_cycle",
+        patch.parentId === before.id ? "a task cannot be its own parent" : `parentId names a subtask of this task: the task would be its own ancestor`,
+        { field: "parentId", path: ids(violation) },
+      ),
+    parent_depth: (_before, _patch, violation) =>
+      new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: under this parent, the task's subtasks would reach level ${Number(violation)}`, {
+        field: "parentId",
+        maxDepth: MAX_TASK_DEPTH,
+      }),
   },
 });
+
+/** "The task is blocked by blockedBy": task.updated with changes.blockedBy; a no-op when it already is. */
+export async function addDependency({ ctx, input }: Call<{ id: string; blockedBy: string; ifMatch: number | null }>) {
+  const outcome = await guarded(statements.addDependency(ctx.db, ctx.actor, input.id, input.blockedBy, input.ifMatch));
+  const result = settleUpdate(outcome, {
+    ctx,
+    scope: "tasks.manage",
+    noun: "task",
+    rules: {
+      acyclic: (before, violation) =>
+        new DomainError(
+          "dependency_cycle",
+          input.blockedBy === before.id ? "a task cannot be blocked by itself" : `${input.blockedBy} is already blocked by this task, directly or through others: the dependency would close a cycle`,
+          { field: "blockedBy", path: ids(violation) },
+        ),
+      blockers_limit: () => new DomainError("conflict", `a task is blocked by at most ${statements.MAX_BLOCKERS} tasks`, { field: "blockedBy" }),
+    },
+  });
+  publishAfterCommit(ctx, result);
+  return result;
+}
+
+/** "The task is no longer blocked by blockerId": 404 when it was not. */
+export async function removeDependency({ ctx, input }: Call<{ id: string; blockerId: string; ifMatch: number | null }>) {
+  const outcome = await guarded(statements.removeDependency(ctx.db, ctx.actor, input.id, input.blockerId, input.ifMatch));
+  const result = settleUpdate(outcome, {
+    ctx,
+    scope: "tasks.manage",
+    noun: "task",
+    rules: { dependency_exists: () => new DomainError("not_found", `the task is not blocked by ${input.blockerId}`) },
+  });
+  publishAfterCommit(ctx, result);
+  return result;
+}

@@ -97,7 +97,7 @@ async function middleCursor(db: Database, org: BenchOrg, project: string): Promi
       order by created_at, id offset (select count(*) / 2 from tasks where org_id = $1 and project_id = $2 and status in ('todo','in_progress')) limit 1`,
     [org.orgId, project],
   );
-  return encodeCursor({ createdAt: rows[0]!.created_at.toISOString(), id: rows[0]!.id });
+  return encodeCursor([], { values: [rows[0]!.created_at.toISOString()], id: rows[0]!.id });
 }
 
 /** EXPLAIN ANALYZE of the exact statements the growth calls send, at the largest size. */
@@ -116,9 +116,9 @@ async function explainGrowth(stack: BenchStack, org: BenchOrg, project: string, 
     };
     const actor = { keyHash: org.keyHash };
     await client.query("begin");
-    await listTasks(recorder, actor, { limit: 50, after: null }, { projectId: project, status: ["todo", "in_progress"] });
-    await listTasks(recorder, actor, { limit: 50, after: decodeCursor(cursor) }, { projectId: project, status: ["todo", "in_progress"] });
-    await listTasks(recorder, actor, { limit: 50, after: null }, { updatedSince: since });
+    await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] });
+    await listTasks(recorder, actor, { limit: 50, sort: [], after: decodeCursor(cursor, [], {}) }, { projectId: project, status: ["todo", "in_progress"] });
+    await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, { updatedSince: since });
     await createTask(recorder, actor, { title: "Plan", projectId: project, assigneeId: org.people[0]!, dueDate: "2026-06-01" });
     await client.query("rollback");
     const explain = async ({ text, params }: { text: string; params: unknown[] }) => {

@@ -28,7 +28,7 @@ export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun):
   let n = 0;
   const nextId = () => ids[n++ % ids.length]!;
   const cases: { name: string; http: Omit<Parameters<typeof httpLoad>[0], "connections" | "seconds">; sql: (db: Database) => Promise<unknown> }[] = [
-    { name: "GET /v1/tasks?limit=50", http: { url: `${base}/v1/tasks?limit=50`, headers }, sql: (db) => listTasks(db, actor, { limit: 50, after: null }, {}) },
+    { name: "GET /v1/tasks?limit=50", http: { url: `${base}/v1/tasks?limit=50`, headers }, sql: (db) => listTasks(db, actor, { limit: 50, sort: [], after: null }, {}) },
     { name: "GET /v1/tasks/:id", http: { url: `${base}/v1/tasks/${ids[0]}`, headers }, sql: (db) => getTask(db, actor, ids[0]!) },
     {
       name: "POST /v1/tasks",

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateFinancialEntryData, CreateFinancialEntryErrors, CreateFinancialEntryResponses, CreateInvitationData, CreateInvitationErrors, CreateInvitationResponses, CreateIssueData, CreateIssueErrors, CreateIssueResponses, CreateMilestoneData, CreateMilestoneErrors, CreateMilestoneResponses, CreatePersonData, CreatePersonErrors, CreatePersonResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRealtimeTokenData, CreateRealtimeTokenErrors, CreateRealtimeTokenResponses, CreateRiskData, CreateRiskErrors, CreateRiskResponses, CreateTaskData, CreateTaskErrors, CreateTaskResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteFinancialEntryData, DeleteFinancialEntryErrors, DeleteFinancialEntryResponses, DeleteIssueData, DeleteIssueErrors, DeleteIssueResponses, DeleteMilestoneData, DeleteMilestoneErrors, DeleteMilestoneResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DeleteRiskData, DeleteRiskErrors, DeleteRiskResponses, DeleteTaskData, DeleteTaskErrors, DeleteTaskResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DescribeKeyData, DescribeKeyErrors, DescribeKeyResponses, GetFinancialEntryData, GetFinancialEntryErrors, GetFinancialEntryResponses, GetIssueData, GetIssueErrors, GetIssueResponses, GetMilestoneData, GetMilestoneErrors, GetMilestoneResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetOrganisationData, GetOrganisationErrors, GetOrganisationResponses, GetPersonData, GetPersonErrors, GetPersonResponses, GetProjectData, GetProjectErrors, GetProjectFinancialsData, GetProjectFinancialsErrors, GetProjectFinancialsResponses, GetProjectResponses, GetRiskData, GetRiskErrors, GetRiskResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetTaskData, GetTaskErrors, GetTaskResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListFinancialEntriesData, ListFinancialEntriesErrors, ListFinancialEntriesResponses, ListFinancialEntryHistoryData, ListFinancialEntryHistoryErrors, ListFinancialEntryHistoryResponses, ListInvitationsData, ListInvitationsErrors, ListInvitationsResponses, ListIssueHistoryData, ListIssueHistoryErrors, ListIssueHistoryResponses, ListIssuesData, ListIssuesErrors, ListIssuesResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMilestoneHistoryData, ListMilestoneHistoryErrors, ListMilestoneHistoryResponses, ListMilestonesData, ListMilestonesErrors, ListMilestonesResponses, ListPersonHistoryData, ListPersonHistoryErrors, ListPersonHistoryResponses, ListPersonnelData, ListPersonnelErrors, ListPersonnelResponses, ListProjectHistoryData, ListProjectHistoryErrors, ListProjectHistoryResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRiskHistoryData, ListRiskHistoryErrors, ListRiskHistoryResponses, ListRisksData, ListRisksErrors, ListRisksResponses, ListTaskHistoryData, ListTaskHistoryErrors, ListTaskHistoryResponses, ListTasksData, ListTasksErrors, ListTasksResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryErrors, RedeliverWebhookDeliveryResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, ReplaceApiKeyData, ReplaceApiKeyErrors, ReplaceApiKeyResponses, ReplayWebhookData, ReplayWebhookErrors, ReplayWebhookResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeInvitationData, RevokeInvitationErrors, RevokeInvitationResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, RunBatchData, RunBatchErrors, RunBatchResponses, SwitchOrganisationData, SwitchOrganisationErrors, SwitchOrganisationResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateFinancialEntryData, UpdateFinancialEntryErrors, UpdateFinancialEntryResponses, UpdateIssueData, UpdateIssueErrors, UpdateIssueResponses, UpdateMilestoneData, UpdateMilestoneErrors, UpdateMilestoneResponses, UpdatePersonData, UpdatePersonErrors, UpdatePersonResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, UpdateRiskData, UpdateRiskErrors, UpdateRiskResponses, UpdateTaskData, UpdateTaskErrors, UpdateTaskResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, UpsertFinancialEntryData, UpsertFinancialEntryErrors, UpsertFinancialEntryResponses, UpsertIssueData, UpsertIssueErrors, UpsertIssueResponses, UpsertMilestoneData, UpsertMilestoneErrors, UpsertMilestoneResponses, UpsertPersonData, UpsertPersonErrors, UpsertPersonResponses, UpsertProjectData, UpsertProjectErrors, UpsertProjectResponses, UpsertRiskData, UpsertRiskErrors, UpsertRiskResponses, UpsertTaskData, UpsertTaskErrors, UpsertTaskResponses } from './types.gen';
+import type { AddTaskDependencyData, AddTaskDependencyErrors, AddTaskDependencyResponses, ChangeMemberRoleData, ChangeMemberRoleErrors, ChangeMemberRoleResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateCommentData, CreateCommentErrors, CreateCommentResponses, CreateFinancialEntryData, CreateFinancialEntryErrors, CreateFinancialEntryResponses, CreateInvitationData, CreateInvitationErrors, CreateInvitationResponses, CreateIssueData, CreateIssueErrors, CreateIssueResponses, CreateLabelData, CreateLabelErrors, CreateLabelResponses, CreateMilestoneData, CreateMilestoneErrors, CreateMilestoneResponses, CreatePersonData, CreatePersonErrors, CreatePersonResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRealtimeTokenData, CreateRealtimeTokenErrors, CreateRealtimeTokenResponses, CreateRiskData, CreateRiskErrors, CreateRiskResponses, CreateTaskData, CreateTaskErrors, CreateTaskResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteCommentData, DeleteCommentErrors, DeleteCommentResponses, DeleteFinancialEntryData, DeleteFinancialEntryErrors, DeleteFinancialEntryResponses, DeleteIssueData, DeleteIssueErrors, DeleteIssueResponses, DeleteLabelData, DeleteLabelErrors, DeleteLabelResponses, DeleteMilestoneData, DeleteMilestoneErrors, DeleteMilestoneResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DeleteRiskData, DeleteRiskErrors, DeleteRiskResponses, DeleteTaskData, DeleteTaskErrors, DeleteTaskResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DescribeKeyData, DescribeKeyErrors, DescribeKeyResponses, GetCommentData, GetCommentErrors, GetCommentResponses, GetFinancialEntryData, GetFinancialEntryErrors, GetFinancialEntryResponses, GetIssueData, GetIssueErrors, GetIssueResponses, GetLabelData, GetLabelErrors, GetLabelResponses, GetMilestoneData, GetMilestoneErrors, GetMilestoneResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetOrganisationData, GetOrganisationErrors, GetOrganisationResponses, GetPersonData, GetPersonErrors, GetPersonResponses, GetProjectData, GetProjectErrors, GetProjectFinancialsData, GetProjectFinancialsErrors, GetProjectFinancialsResponses, GetProjectResponses, GetRiskData, GetRiskErrors, GetRiskResponses, GetSessionData, GetSessionErrors, GetSessionResponses, GetTaskData, GetTaskErrors, GetTaskResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCommentHistoryData, ListCommentHistoryErrors, ListCommentHistoryResponses, ListCommentsData, ListCommentsErrors, ListCommentsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListFinancialEntriesData, ListFinancialEntriesErrors, ListFinancialEntriesResponses, ListFinancialEntryHistoryData, ListFinancialEntryHistoryErrors, ListFinancialEntryHistoryResponses, ListInvitationsData, ListInvitationsErrors, ListInvitationsResponses, ListIssueHistoryData, ListIssueHistoryErrors, ListIssueHistoryResponses, ListIssuesData, ListIssuesErrors, ListIssuesResponses, ListLabelHistoryData, ListLabelHistoryErrors, ListLabelHistoryResponses, ListLabelsData, ListLabelsErrors, ListLabelsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMilestoneHistoryData, ListMilestoneHistoryErrors, ListMilestoneHistoryResponses, ListMilestonesData, ListMilestonesErrors, ListMilestonesResponses, ListPersonHistoryData, ListPersonHistoryErrors, ListPersonHistoryResponses, ListPersonnelData, ListPersonnelErrors, ListPersonnelResponses, ListProjectHistoryData, ListProjectHistoryErrors, ListProjectHistoryResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRiskHistoryData, ListRiskHistoryErrors, ListRiskHistoryResponses, ListRisksData, ListRisksErrors, ListRisksResponses, ListTaskHistoryData, ListTaskHistoryErrors, ListTaskHistoryResponses, ListTasksData, ListTasksErrors, ListTasksResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryErrors, RedeliverWebhookDeliveryResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RemoveTaskDependencyData, RemoveTaskDependencyErrors, RemoveTaskDependencyResponses, ReplaceApiKeyData, ReplaceApiKeyErrors, ReplaceApiKeyResponses, ReplayWebhookData, ReplayWebhookErrors, ReplayWebhookResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeInvitationData, RevokeInvitationErrors, RevokeInvitationResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, RunBatchData, RunBatchErrors, RunBatchResponses, SwitchOrganisationData, SwitchOrganisationErrors, SwitchOrganisationResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateCommentData, UpdateCommentErrors, UpdateCommentResponses, UpdateFinancialEntryData, UpdateFinancialEntryErrors, UpdateFinancialEntryResponses, UpdateIssueData, UpdateIssueErrors, UpdateIssueResponses, UpdateLabelData, UpdateLabelErrors, UpdateLabelResponses, UpdateMilestoneData, UpdateMilestoneErrors, UpdateMilestoneResponses, UpdatePersonData, UpdatePersonErrors, UpdatePersonResponses, UpdateProjectData, UpdateProjectErrors, UpdateProjectResponses, UpdateRiskData, UpdateRiskErrors, UpdateRiskResponses, UpdateTaskData, UpdateTaskErrors, UpdateTaskResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, UpsertCommentData, UpsertCommentErrors, UpsertCommentResponses, UpsertFinancialEntryData, UpsertFinancialEntryErrors, UpsertFinancialEntryResponses, UpsertIssueData, UpsertIssueErrors, UpsertIssueResponses, UpsertLabelData, UpsertLabelErrors, UpsertLabelResponses, UpsertMilestoneData, UpsertMilestoneErrors, UpsertMilestoneResponses, UpsertPersonData, UpsertPersonErrors, UpsertPersonResponses, UpsertProjectData, UpsertProjectErrors, UpsertProjectResponses, UpsertRiskData, UpsertRiskErrors, UpsertRiskResponses, UpsertTaskData, UpsertTaskErrors, UpsertTaskResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -54,7 +54,7 @@ export const getOrganisation = <ThrowOnError extends boolean = false>(options?: 
  * Needs the `projects.read` scope (or a session whose role holds it).
  */
 export const listProjects = <ThrowOnError extends boolean = false>(options?: Options<ListProjectsData, ThrowOnError>) => (options?.client ?? client).get<ListProjectsResponses, ListProjectsErrors, ThrowOnError>({
-    querySerializer: { parameters: { status: { array: { explode: false } } } },
+    querySerializer: { parameters: { status: { array: { explode: false } }, fields: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -104,6 +104,7 @@ export const deleteProject = <ThrowOnError extends boolean = false>(options: Opt
  * Needs the `projects.read` scope (or a session whose role holds it).
  */
 export const getProject = <ThrowOnError extends boolean = false>(options: Options<GetProjectData, ThrowOnError>) => (options.client ?? client).get<GetProjectResponses, GetProjectErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -172,7 +173,11 @@ export const listProjectHistory = <ThrowOnError extends boolean = false>(options
  * Needs the `projects.read` scope (or a session whose role holds it).
  */
 export const listMilestones = <ThrowOnError extends boolean = false>(options: Options<ListMilestonesData, ThrowOnError>) => (options.client ?? client).get<ListMilestonesResponses, ListMilestonesErrors, ThrowOnError>({
-    querySerializer: { parameters: { status: { array: { explode: false } } } },
+    querySerializer: { parameters: {
+            status: { array: { explode: false } },
+            fields: { array: { explode: false } },
+            expand: { array: { explode: false } }
+        } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -222,6 +227,7 @@ export const deleteMilestone = <ThrowOnError extends boolean = false>(options: O
  * Needs the `projects.read` scope (or a session whose role holds it).
  */
 export const getMilestone = <ThrowOnError extends boolean = false>(options: Options<GetMilestoneData, ThrowOnError>) => (options.client ?? client).get<GetMilestoneResponses, GetMilestoneErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } }, expand: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -285,12 +291,17 @@ export const listMilestoneHistory = <ThrowOnError extends boolean = false>(optio
 });
 
 /**
- * List tasks, filtered and paged
+ * List tasks: filtered, searched, sorted and paged
  *
  * Needs the `tasks.read` scope (or a session whose role holds it).
  */
 export const listTasks = <ThrowOnError extends boolean = false>(options?: Options<ListTasksData, ThrowOnError>) => (options?.client ?? client).get<ListTasksResponses, ListTasksErrors, ThrowOnError>({
-    querySerializer: { parameters: { status: { array: { explode: false } }, priority: { array: { explode: false } } } },
+    querySerializer: { parameters: {
+            status: { array: { explode: false } },
+            priority: { array: { explode: false } },
+            fields: { array: { explode: false } },
+            expand: { array: { explode: false } }
+        } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -320,9 +331,9 @@ export const createTask = <ThrowOnError extends boolean = false>(options: Option
 });
 
 /**
- * Remove a task
+ * Remove a task that has no subtasks
  *
- * Needs the `tasks.manage` scope (or a session whose role holds it).
+ * A task with subtasks is refused (409 conflict, dependants.subtasks). Its comments are removed with it (a comment.deleted event each), and it leaves the blockedBy of the tasks it blocked (a task.updated event each), before its task.deleted event.
  */
 export const deleteTask = <ThrowOnError extends boolean = false>(options: Options<DeleteTaskData, ThrowOnError>) => (options.client ?? client).delete<DeleteTaskResponses, DeleteTaskErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, {
@@ -340,6 +351,7 @@ export const deleteTask = <ThrowOnError extends boolean = false>(options: Option
  * Needs the `tasks.read` scope (or a session whose role holds it).
  */
 export const getTask = <ThrowOnError extends boolean = false>(options: Options<GetTaskData, ThrowOnError>) => (options.client ?? client).get<GetTaskResponses, GetTaskErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } }, expand: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -352,7 +364,7 @@ export const getTask = <ThrowOnError extends boolean = false>(options: Options<G
 /**
  * Change a task; a status change must follow the workflow
  *
- * Any changeable field. Status moves: todo -> in_progress | cancelled; in_progress -> todo | blocked | done | cancelled; blocked -> in_progress | cancelled; done -> in_progress; cancelled -> todo. Send If-Match with the ETag to refuse a stale write.
+ * Any changeable field. Status moves: todo -> in_progress | cancelled; in_progress -> todo | blocked | done | cancelled; blocked -> in_progress | cancelled; done -> in_progress; cancelled -> todo. A task moves to done only when every task blocking it and every subtask (at any depth) is done or cancelled (409 open_blockers, open_subtasks); a parentId that would make the task its own ancestor is 409 dependency_cycle, one nesting subtasks deeper than 5 levels 409 conflict. Send If-Match with the ETag to refuse a stale write.
  */
 export const updateTask = <ThrowOnError extends boolean = false>(options: Options<UpdateTaskData, ThrowOnError>) => (options.client ?? client).patch<UpdateTaskResponses, UpdateTaskErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }, {
@@ -403,12 +415,288 @@ export const listTaskHistory = <ThrowOnError extends boolean = false>(options: O
 });
 
 /**
+ * Make a task wait for another (blockedBy)
+ *
+ * Adds blockedBy to the task's blockedBy: a task of the organisation, in any project. A dependency that would close a cycle is 409 dependency_cycle with the cycle's path; one already there changes nothing (200, no event). The change is a task.updated event with changes.blockedBy. Send If-Match with the task's ETag to refuse a stale write.
+ */
+export const addTaskDependency = <ThrowOnError extends boolean = false>(options: Options<AddTaskDependencyData, ThrowOnError>) => (options.client ?? client).post<AddTaskDependencyResponses, AddTaskDependencyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/tasks/{id}/dependencies',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Stop a task waiting for another
+ *
+ * Removes blockerId from the task's blockedBy (a task.updated event with changes.blockedBy); 404 when the task was not blocked by it.
+ */
+export const removeTaskDependency = <ThrowOnError extends boolean = false>(options: Options<RemoveTaskDependencyData, ThrowOnError>) => (options.client ?? client).delete<RemoveTaskDependencyResponses, RemoveTaskDependencyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/tasks/{id}/dependencies/{blockerId}',
+    ...options
+});
+
+/**
+ * List the organisation's labels
+ *
+ * Needs the `tasks.read` scope (or a session whose role holds it).
+ */
+export const listLabels = <ThrowOnError extends boolean = false>(options?: Options<ListLabelsData, ThrowOnError>) => (options?.client ?? client).get<ListLabelsResponses, ListLabelsErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } } } },
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/labels',
+    ...options
+});
+
+/**
+ * Create a label (name, unique in the organisation, and colour #rrggbb)
+ *
+ * Needs the `tasks.manage` scope (or a session whose role holds it).
+ */
+export const createLabel = <ThrowOnError extends boolean = false>(options: Options<CreateLabelData, ThrowOnError>) => (options.client ?? client).post<CreateLabelResponses, CreateLabelErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/labels',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Remove a label; it comes off every task that has it
+ *
+ * The label comes off every task that has it in the same statement: each such task gets a task.updated event (changes.labelIds) before the label.deleted event.
+ */
+export const deleteLabel = <ThrowOnError extends boolean = false>(options: Options<DeleteLabelData, ThrowOnError>) => (options.client ?? client).delete<DeleteLabelResponses, DeleteLabelErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/labels/{id}',
+    ...options
+});
+
+/**
+ * Fetch one label
+ *
+ * Needs the `tasks.read` scope (or a session whose role holds it).
+ */
+export const getLabel = <ThrowOnError extends boolean = false>(options: Options<GetLabelData, ThrowOnError>) => (options.client ?? client).get<GetLabelResponses, GetLabelErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } } } },
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/labels/{id}',
+    ...options
+});
+
+/**
+ * Change a label
+ *
+ * Needs the `tasks.manage` scope (or a session whose role holds it).
+ */
+export const updateLabel = <ThrowOnError extends boolean = false>(options: Options<UpdateLabelData, ThrowOnError>) => (options.client ?? client).patch<UpdateLabelResponses, UpdateLabelErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/labels/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Create or change the label with this externalId
+ *
+ * The body is a create's (without externalId, which the path gives). No label has this externalId yet: it is created (201), as POST would. One has: the body's fields change it (200), as PATCH would, and fields left out keep their values. Concurrent PUTs of one new externalId create exactly one label. If-Match applies to an existing label (412 when there is none).
+ */
+export const upsertLabel = <ThrowOnError extends boolean = false>(options: Options<UpsertLabelData, ThrowOnError>) => (options.client ?? client).put<UpsertLabelResponses, UpsertLabelErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/labels/by-external-id/{externalId}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * History of a label: its events, oldest first
+ *
+ * Every kept event of the label (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted label's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+ */
+export const listLabelHistory = <ThrowOnError extends boolean = false>(options: Options<ListLabelHistoryData, ThrowOnError>) => (options.client ?? client).get<ListLabelHistoryResponses, ListLabelHistoryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/labels/{id}/history',
+    ...options
+});
+
+/**
+ * List a task's comments, oldest first
+ *
+ * Needs the `tasks.read` scope (or a session whose role holds it).
+ */
+export const listComments = <ThrowOnError extends boolean = false>(options: Options<ListCommentsData, ThrowOnError>) => (options.client ?? client).get<ListCommentsResponses, ListCommentsErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } } } },
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/tasks/{id}/comments',
+    ...options
+});
+
+/**
+ * Comment on a task (body is required); the caller is its author
+ *
+ * Needs the `tasks.manage` scope (or a session whose role holds it).
+ */
+export const createComment = <ThrowOnError extends boolean = false>(options: Options<CreateCommentData, ThrowOnError>) => (options.client ?? client).post<CreateCommentResponses, CreateCommentErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/tasks/{id}/comments',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Remove a comment (its author, or an owner or admin)
+ *
+ * Only the comment's author (the same API key, or the same person) may remove it, or a person who is an owner or admin: anyone else is 403 insufficient_role.
+ */
+export const deleteComment = <ThrowOnError extends boolean = false>(options: Options<DeleteCommentData, ThrowOnError>) => (options.client ?? client).delete<DeleteCommentResponses, DeleteCommentErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/comments/{id}',
+    ...options
+});
+
+/**
+ * Fetch one comment
+ *
+ * Needs the `tasks.read` scope (or a session whose role holds it).
+ */
+export const getComment = <ThrowOnError extends boolean = false>(options: Options<GetCommentData, ThrowOnError>) => (options.client ?? client).get<GetCommentResponses, GetCommentErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } } } },
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/comments/{id}',
+    ...options
+});
+
+/**
+ * Change a comment (its author, or an owner or admin)
+ *
+ * Only the comment's author (the same API key, or the same person) may change it, or a person who is an owner or admin: anyone else is 403 insufficient_role.
+ */
+export const updateComment = <ThrowOnError extends boolean = false>(options: Options<UpdateCommentData, ThrowOnError>) => (options.client ?? client).patch<UpdateCommentResponses, UpdateCommentErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/comments/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Create or change the comment with this externalId
+ *
+ * The body is a create's (without externalId, which the path gives). No comment has this externalId yet: it is created (201), as POST would. One has: the body's fields change it (200), as PATCH would, and fields left out keep their values; taskId must be the one it has (409 otherwise). Concurrent PUTs of one new externalId create exactly one comment. If-Match applies to an existing comment (412 when there is none).
+ */
+export const upsertComment = <ThrowOnError extends boolean = false>(options: Options<UpsertCommentData, ThrowOnError>) => (options.client ?? client).put<UpsertCommentResponses, UpsertCommentErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/comments/by-external-id/{externalId}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * History of a comment: its events, oldest first
+ *
+ * Every kept event of the comment (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted comment's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+ */
+export const listCommentHistory = <ThrowOnError extends boolean = false>(options: Options<ListCommentHistoryData, ThrowOnError>) => (options.client ?? client).get<ListCommentHistoryResponses, ListCommentHistoryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }, {
+            in: 'cookie',
+            name: 'opsroom.session_token',
+            type: 'apiKey'
+        }],
+    url: '/v1/comments/{id}/history',
+    ...options
+});
+
+/**
  * List risks, filtered by project and status, paged
  *
  * Needs the `risks.read` scope (or a session whose role holds it).
  */
 export const listRisks = <ThrowOnError extends boolean = false>(options?: Options<ListRisksData, ThrowOnError>) => (options?.client ?? client).get<ListRisksResponses, ListRisksErrors, ThrowOnError>({
-    querySerializer: { parameters: { status: { array: { explode: false } } } },
+    querySerializer: { parameters: {
+            status: { array: { explode: false } },
+            fields: { array: { explode: false } },
+            expand: { array: { explode: false } }
+        } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -458,6 +746,7 @@ export const deleteRisk = <ThrowOnError extends boolean = false>(options: Option
  * Needs the `risks.read` scope (or a session whose role holds it).
  */
 export const getRisk = <ThrowOnError extends boolean = false>(options: Options<GetRiskData, ThrowOnError>) => (options.client ?? client).get<GetRiskResponses, GetRiskErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } }, expand: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -526,7 +815,11 @@ export const listRiskHistory = <ThrowOnError extends boolean = false>(options: O
  * Needs the `issues.read` scope (or a session whose role holds it).
  */
 export const listIssues = <ThrowOnError extends boolean = false>(options?: Options<ListIssuesData, ThrowOnError>) => (options?.client ?? client).get<ListIssuesResponses, ListIssuesErrors, ThrowOnError>({
-    querySerializer: { parameters: { status: { array: { explode: false } } } },
+    querySerializer: { parameters: {
+            status: { array: { explode: false } },
+            fields: { array: { explode: false } },
+            expand: { array: { explode: false } }
+        } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -576,6 +869,7 @@ export const deleteIssue = <ThrowOnError extends boolean = false>(options: Optio
  * Needs the `issues.read` scope (or a session whose role holds it).
  */
 export const getIssue = <ThrowOnError extends boolean = false>(options: Options<GetIssueData, ThrowOnError>) => (options.client ?? client).get<GetIssueResponses, GetIssueErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } }, expand: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -644,7 +938,11 @@ export const listIssueHistory = <ThrowOnError extends boolean = false>(options: 
  * Needs the `financials.read` scope (or a session whose role holds it).
  */
 export const listFinancialEntries = <ThrowOnError extends boolean = false>(options?: Options<ListFinancialEntriesData, ThrowOnError>) => (options?.client ?? client).get<ListFinancialEntriesResponses, ListFinancialEntriesErrors, ThrowOnError>({
-    querySerializer: { parameters: { kind: { array: { explode: false } } } },
+    querySerializer: { parameters: {
+            kind: { array: { explode: false } },
+            fields: { array: { explode: false } },
+            expand: { array: { explode: false } }
+        } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -694,6 +992,7 @@ export const deleteFinancialEntry = <ThrowOnError extends boolean = false>(optio
  * Needs the `financials.read` scope (or a session whose role holds it).
  */
 export const getFinancialEntry = <ThrowOnError extends boolean = false>(options: Options<GetFinancialEntryData, ThrowOnError>) => (options.client ?? client).get<GetFinancialEntryResponses, GetFinancialEntryErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } }, expand: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -777,6 +1076,7 @@ export const getProjectFinancials = <ThrowOnError extends boolean = false>(optio
  * Needs the `organisation.read` scope (or a session whose role holds it).
  */
 export const listPersonnel = <ThrowOnError extends boolean = false>(options?: Options<ListPersonnelData, ThrowOnError>) => (options?.client ?? client).get<ListPersonnelResponses, ListPersonnelErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',
@@ -811,6 +1111,7 @@ export const createPerson = <ThrowOnError extends boolean = false>(options: Opti
  * Needs the `organisation.read` scope (or a session whose role holds it).
  */
 export const getPerson = <ThrowOnError extends boolean = false>(options: Options<GetPersonData, ThrowOnError>) => (options.client ?? client).get<GetPersonResponses, GetPersonErrors, ThrowOnError>({
+    querySerializer: { parameters: { fields: { array: { explode: false } } } },
     security: [{ scheme: 'bearer', type: 'http' }, {
             in: 'cookie',
             name: 'opsroom.session_token',

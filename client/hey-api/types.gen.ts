@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'http://127.0.0.1:8787' | (string & {});
 };
 
-export type Webhooks = PostProjectCreatedWebhookRequest | PostProjectUpdatedWebhookRequest | PostProjectDeletedWebhookRequest | PostMilestoneCreatedWebhookRequest | PostMilestoneUpdatedWebhookRequest | PostMilestoneDeletedWebhookRequest | PostTaskCreatedWebhookRequest | PostTaskUpdatedWebhookRequest | PostTaskDeletedWebhookRequest | PostPersonnelCreatedWebhookRequest | PostPersonnelUpdatedWebhookRequest | PostPersonnelDeletedWebhookRequest | PostRiskCreatedWebhookRequest | PostRiskUpdatedWebhookRequest | PostRiskDeletedWebhookRequest | PostIssueCreatedWebhookRequest | PostIssueUpdatedWebhookRequest | PostIssueDeletedWebhookRequest | PostFinancialEntryCreatedWebhookRequest | PostFinancialEntryUpdatedWebhookRequest | PostFinancialEntryDeletedWebhookRequest;
+export type Webhooks = PostProjectCreatedWebhookRequest | PostProjectUpdatedWebhookRequest | PostProjectDeletedWebhookRequest | PostMilestoneCreatedWebhookRequest | PostMilestoneUpdatedWebhookRequest | PostMilestoneDeletedWebhookRequest | PostTaskCreatedWebhookRequest | PostTaskUpdatedWebhookRequest | PostTaskDeletedWebhookRequest | PostLabelCreatedWebhookRequest | PostLabelUpdatedWebhookRequest | PostLabelDeletedWebhookRequest | PostCommentCreatedWebhookRequest | PostCommentUpdatedWebhookRequest | PostCommentDeletedWebhookRequest | PostPersonnelCreatedWebhookRequest | PostPersonnelUpdatedWebhookRequest | PostPersonnelDeletedWebhookRequest | PostRiskCreatedWebhookRequest | PostRiskUpdatedWebhookRequest | PostRiskDeletedWebhookRequest | PostIssueCreatedWebhookRequest | PostIssueUpdatedWebhookRequest | PostIssueDeletedWebhookRequest | PostFinancialEntryCreatedWebhookRequest | PostFinancialEntryUpdatedWebhookRequest | PostFinancialEntryDeletedWebhookRequest;
 
 export type ProjectCreatedEvent = {
     id: string;
@@ -73,6 +73,27 @@ export type Project = {
      */
     endDate: string;
     status: 'planned' | 'active' | 'on_hold' | 'completed' | 'cancelled';
+    progress: Progress;
+};
+
+/**
+ * The tasks counted by status, computed in the statement that reads the record: exact for the answer's changeVersion. It moves without the record's version moving (and emits no event of the record's).
+ */
+export type Progress = {
+    /**
+     * Tasks in all.
+     */
+    total: number;
+    done: number;
+    cancelled: number;
+    /**
+     * Neither done nor cancelled.
+     */
+    open: number;
+    /**
+     * done / (total - cancelled), in whole percent rounded down: 100 only when every task not cancelled is done; 0 with none.
+     */
+    percentDone: number;
 };
 
 export type ProjectUpdatedEvent = {
@@ -187,6 +208,10 @@ export type ProjectUpdatedEvent = {
             from: 'planned' | 'active' | 'on_hold' | 'completed' | 'cancelled';
             to: 'planned' | 'active' | 'on_hold' | 'completed' | 'cancelled';
         };
+        progress?: {
+            from: Progress;
+            to: Progress;
+        };
     };
 };
 
@@ -265,6 +290,7 @@ export type Milestone = {
      */
     dueDate: string;
     status: 'open' | 'done' | 'cancelled';
+    progress: Progress;
 };
 
 export type MilestoneUpdatedEvent = {
@@ -369,6 +395,10 @@ export type MilestoneUpdatedEvent = {
             from: 'open' | 'done' | 'cancelled';
             to: 'open' | 'done' | 'cancelled';
         };
+        progress?: {
+            from: Progress;
+            to: Progress;
+        };
     };
 };
 
@@ -450,6 +480,30 @@ export type Task = {
      * A calendar date, YYYY-MM-DD.
      */
     dueDate: string;
+    /**
+     * The task this one is a subtask of (same project), or null.
+     */
+    parentId: string | null;
+    /**
+     * Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies.
+     */
+    blockedBy: Array<string>;
+    /**
+     * The task's labels (/v1/labels).
+     */
+    labelIds: Array<string>;
+    /**
+     * Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes.
+     */
+    blocking: Array<string>;
+    /**
+     * Direct subtasks. Derived: it moves with their changes.
+     */
+    subtaskCount: number;
+    /**
+     * Direct subtasks that are done. Derived.
+     */
+    subtasksDone: number;
 };
 
 export type TaskUpdatedEvent = {
@@ -566,6 +620,66 @@ export type TaskUpdatedEvent = {
              */
             to: string;
         };
+        parentId?: {
+            /**
+             * The task this one is a subtask of (same project), or null.
+             */
+            from: string | null;
+            /**
+             * The task this one is a subtask of (same project), or null.
+             */
+            to: string | null;
+        };
+        blockedBy?: {
+            /**
+             * Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies.
+             */
+            from: Array<string>;
+            /**
+             * Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies.
+             */
+            to: Array<string>;
+        };
+        labelIds?: {
+            /**
+             * The task's labels (/v1/labels).
+             */
+            from: Array<string>;
+            /**
+             * The task's labels (/v1/labels).
+             */
+            to: Array<string>;
+        };
+        blocking?: {
+            /**
+             * Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes.
+             */
+            from: Array<string>;
+            /**
+             * Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes.
+             */
+            to: Array<string>;
+        };
+        subtaskCount?: {
+            /**
+             * Direct subtasks. Derived: it moves with their changes.
+             */
+            from: number;
+            /**
+             * Direct subtasks. Derived: it moves with their changes.
+             */
+            to: number;
+        };
+        subtasksDone?: {
+            /**
+             * Direct subtasks that are done. Derived.
+             */
+            from: number;
+            /**
+             * Direct subtasks that are done. Derived.
+             */
+            to: number;
+        };
     };
 };
 
@@ -587,6 +701,346 @@ export type TaskDeletedEvent = {
     batchId: string | null;
     type: 'task.deleted';
     data: Task & unknown;
+    changes: null;
+};
+
+export type LabelCreatedEvent = {
+    id: string;
+    orgId: string;
+    /**
+     * The organisation's changeVersion this change produced.
+     */
+    changeVersion: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    occurredAt: string;
+    actor: Actor;
+    /**
+     * The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+     */
+    batchId: string | null;
+    type: 'label.created';
+    data: Label;
+    changes: null;
+};
+
+/**
+ * The Label after the change.
+ */
+export type Label = {
+    id: string;
+    /**
+     * The owning organisation.
+     */
+    orgId: string;
+    /**
+     * +1 on every change; also sent as the ETag.
+     */
+    version: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    createdAt: string;
+    /**
+     * ISO 8601, UTC.
+     */
+    updatedAt: string;
+    /**
+     * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+     */
+    externalId: string | null;
+    name: string;
+    colour: string;
+    description: string | null;
+};
+
+export type LabelUpdatedEvent = {
+    id: string;
+    orgId: string;
+    /**
+     * The organisation's changeVersion this change produced.
+     */
+    changeVersion: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    occurredAt: string;
+    actor: Actor;
+    /**
+     * The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+     */
+    batchId: string | null;
+    type: 'label.updated';
+    data: Label;
+    /**
+     * Each field that moved, with its value before and after.
+     */
+    changes: {
+        id?: {
+            from: string;
+            to: string;
+        };
+        orgId?: {
+            /**
+             * The owning organisation.
+             */
+            from: string;
+            /**
+             * The owning organisation.
+             */
+            to: string;
+        };
+        version?: {
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            from: number;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            to: number;
+        };
+        createdAt?: {
+            /**
+             * ISO 8601, UTC.
+             */
+            from: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            to: string;
+        };
+        updatedAt?: {
+            /**
+             * ISO 8601, UTC.
+             */
+            from: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            to: string;
+        };
+        externalId?: {
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            from: string | null;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            to: string | null;
+        };
+        name?: {
+            from: string;
+            to: string;
+        };
+        colour?: {
+            from: string;
+            to: string;
+        };
+        description?: {
+            from: string | null;
+            to: string | null;
+        };
+    };
+};
+
+export type LabelDeletedEvent = {
+    id: string;
+    orgId: string;
+    /**
+     * The organisation's changeVersion this change produced.
+     */
+    changeVersion: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    occurredAt: string;
+    actor: Actor;
+    /**
+     * The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+     */
+    batchId: string | null;
+    type: 'label.deleted';
+    data: Label & unknown;
+    changes: null;
+};
+
+export type CommentCreatedEvent = {
+    id: string;
+    orgId: string;
+    /**
+     * The organisation's changeVersion this change produced.
+     */
+    changeVersion: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    occurredAt: string;
+    actor: Actor;
+    /**
+     * The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+     */
+    batchId: string | null;
+    type: 'comment.created';
+    data: Comment;
+    changes: null;
+};
+
+/**
+ * The Comment after the change.
+ */
+export type Comment = {
+    id: string;
+    /**
+     * The owning organisation.
+     */
+    orgId: string;
+    /**
+     * +1 on every change; also sent as the ETag.
+     */
+    version: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    createdAt: string;
+    /**
+     * ISO 8601, UTC.
+     */
+    updatedAt: string;
+    /**
+     * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+     */
+    externalId: string | null;
+    taskId: string;
+    /**
+     * The task's project.
+     */
+    projectId: string;
+    body: string;
+    author: Actor & unknown;
+};
+
+export type CommentUpdatedEvent = {
+    id: string;
+    orgId: string;
+    /**
+     * The organisation's changeVersion this change produced.
+     */
+    changeVersion: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    occurredAt: string;
+    actor: Actor;
+    /**
+     * The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+     */
+    batchId: string | null;
+    type: 'comment.updated';
+    data: Comment;
+    /**
+     * Each field that moved, with its value before and after.
+     */
+    changes: {
+        id?: {
+            from: string;
+            to: string;
+        };
+        orgId?: {
+            /**
+             * The owning organisation.
+             */
+            from: string;
+            /**
+             * The owning organisation.
+             */
+            to: string;
+        };
+        version?: {
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            from: number;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            to: number;
+        };
+        createdAt?: {
+            /**
+             * ISO 8601, UTC.
+             */
+            from: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            to: string;
+        };
+        updatedAt?: {
+            /**
+             * ISO 8601, UTC.
+             */
+            from: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            to: string;
+        };
+        externalId?: {
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            from: string | null;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            to: string | null;
+        };
+        taskId?: {
+            from: string;
+            to: string;
+        };
+        projectId?: {
+            /**
+             * The task's project.
+             */
+            from: string;
+            /**
+             * The task's project.
+             */
+            to: string;
+        };
+        body?: {
+            from: string;
+            to: string;
+        };
+        author?: {
+            from: Actor & unknown;
+            to: Actor & unknown;
+        };
+    };
+};
+
+export type CommentDeletedEvent = {
+    id: string;
+    orgId: string;
+    /**
+     * The organisation's changeVersion this change produced.
+     */
+    changeVersion: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    occurredAt: string;
+    actor: Actor;
+    /**
+     * The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+     */
+    batchId: string | null;
+    type: 'comment.deleted';
+    data: Comment & unknown;
     changes: null;
 };
 
@@ -1436,7 +1890,7 @@ export type UnknownFieldError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -1456,6 +1910,22 @@ export type UnknownFieldError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -1507,7 +1977,7 @@ export type UnauthorizedError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -1527,6 +1997,22 @@ export type UnauthorizedError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -1578,7 +2064,7 @@ export type InvalidKeyError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -1598,6 +2084,22 @@ export type InvalidKeyError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -1649,7 +2151,7 @@ export type RateLimitedError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -1669,6 +2171,22 @@ export type RateLimitedError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -1720,7 +2238,7 @@ export type InternalError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -1740,6 +2258,22 @@ export type InternalError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -1791,7 +2325,7 @@ export type UnavailableError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -1811,6 +2345,22 @@ export type UnavailableError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -1876,7 +2426,7 @@ export type InsufficientScopeError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -1896,6 +2446,22 @@ export type InsufficientScopeError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -1947,7 +2513,7 @@ export type InvalidFieldError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -1967,6 +2533,22 @@ export type InvalidFieldError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2018,7 +2600,7 @@ export type MissingFieldError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2038,6 +2620,22 @@ export type MissingFieldError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2089,7 +2687,7 @@ export type InvalidJsonError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2109,6 +2707,22 @@ export type InvalidJsonError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2160,7 +2774,7 @@ export type CrossSiteRequestError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2180,6 +2794,22 @@ export type CrossSiteRequestError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2231,7 +2861,7 @@ export type ConflictError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2251,6 +2881,22 @@ export type ConflictError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2302,7 +2948,7 @@ export type PayloadTooLargeError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2322,6 +2968,22 @@ export type PayloadTooLargeError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2373,7 +3035,7 @@ export type UnsupportedMediaTypeError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2393,6 +3055,22 @@ export type UnsupportedMediaTypeError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2444,7 +3122,7 @@ export type IdempotencyMismatchError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2464,6 +3142,22 @@ export type IdempotencyMismatchError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2540,7 +3234,7 @@ export type NotFoundError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2560,6 +3254,22 @@ export type NotFoundError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2611,7 +3321,7 @@ export type PreconditionFailedError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2631,6 +3341,22 @@ export type PreconditionFailedError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2711,6 +3437,45 @@ export type UpsertProject = {
     status?: 'planned' | 'active' | 'on_hold' | 'completed' | 'cancelled';
 };
 
+/**
+ * The project's own fields, as ?expand=project embeds it (its progress is answered when the project is read).
+ */
+export type ExpandedProject = {
+    id: string;
+    /**
+     * The owning organisation.
+     */
+    orgId: string;
+    /**
+     * +1 on every change; also sent as the ETag.
+     */
+    version: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    createdAt: string;
+    /**
+     * ISO 8601, UTC.
+     */
+    updatedAt: string;
+    /**
+     * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+     */
+    externalId: string | null;
+    name: string;
+    description: string | null;
+    budget: number;
+    /**
+     * A calendar date, YYYY-MM-DD.
+     */
+    startDate: string;
+    /**
+     * A calendar date, YYYY-MM-DD.
+     */
+    endDate: string;
+    status: 'planned' | 'active' | 'on_hold' | 'completed' | 'cancelled';
+} | null;
+
 export type CreateMilestone = {
     /**
      * The record's id in another system, unique per organisation and resource (1 to 200 characters).
@@ -2756,7 +3521,7 @@ export type InvalidReferenceError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2776,6 +3541,22 @@ export type InvalidReferenceError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2827,6 +3608,41 @@ export type UpsertMilestone = {
     projectId: string;
 };
 
+/**
+ * The milestone's own fields, as ?expand=milestone embeds it (its progress is answered when the milestone is read).
+ */
+export type ExpandedMilestone = {
+    id: string;
+    /**
+     * The owning organisation.
+     */
+    orgId: string;
+    /**
+     * +1 on every change; also sent as the ETag.
+     */
+    version: number;
+    /**
+     * ISO 8601, UTC.
+     */
+    createdAt: string;
+    /**
+     * ISO 8601, UTC.
+     */
+    updatedAt: string;
+    /**
+     * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+     */
+    externalId: string | null;
+    projectId: string;
+    name: string;
+    description: string | null;
+    /**
+     * A calendar date, YYYY-MM-DD.
+     */
+    dueDate: string;
+    status: 'open' | 'done' | 'cancelled';
+} | null;
+
 export type CreateTask = {
     /**
      * The record's id in another system, unique per organisation and resource (1 to 200 characters).
@@ -2855,6 +3671,14 @@ export type CreateTask = {
      * A milestone of the same project.
      */
     milestoneId?: string | null;
+    /**
+     * A task of the same project this one is a subtask of (at most 5 levels), or null for none.
+     */
+    parentId?: string | null;
+    /**
+     * Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels.
+     */
+    labelIds?: Array<string>;
 };
 
 export type InvalidTransitionError = {
@@ -2871,7 +3695,7 @@ export type InvalidTransitionError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -2891,6 +3715,283 @@ export type InvalidTransitionError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
+        /**
+         * precondition_failed: the record's version now.
+         */
+        currentVersion?: number;
+        /**
+         * conflict on a delete: how many of each kind still point at the record.
+         */
+        dependants?: {
+            [key: string]: number;
+        };
+        /**
+         * conflict on a project's finances: the currencies to choose from with ?currency=.
+         */
+        currencies?: Array<string>;
+        /**
+         * rate_limited: seconds to wait (also the Retry-After header).
+         */
+        retryAfter?: number;
+        /**
+         * resync_required: the oldest changeVersion still kept.
+         */
+        oldestChangeVersion?: number;
+        /**
+         * unavailable during a webhook replay: the changeVersion the room took events up to.
+         */
+        queuedUpTo?: number;
+        /**
+         * POST /v1/batch: the index of the operation refused.
+         */
+        operation?: number;
+        /**
+         * This request's id, as in X-Request-Id.
+         */
+        requestId: string;
+    };
+};
+
+export type DependencyCycleError = {
+    success: false;
+    version: 'v1';
+    message: string;
+    error: {
+        code: 'dependency_cycle';
+        /**
+         * The request field (or header, or query parameter) the error is about.
+         */
+        field?: string;
+        /**
+         * Validation: every problem found, the most telling first.
+         */
+        issues?: Array<{
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            field: string;
+            message: string;
+        }>;
+        /**
+         * insufficient_scope: the scope the call needs.
+         */
+        scope?: string;
+        /**
+         * insufficient_role: the roles that may make the call.
+         */
+        roles?: Array<string>;
+        /**
+         * invalid_transition: the record's current status.
+         */
+        from?: string;
+        /**
+         * invalid_transition: the statuses allowed from it.
+         */
+        allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
+        /**
+         * precondition_failed: the record's version now.
+         */
+        currentVersion?: number;
+        /**
+         * conflict on a delete: how many of each kind still point at the record.
+         */
+        dependants?: {
+            [key: string]: number;
+        };
+        /**
+         * conflict on a project's finances: the currencies to choose from with ?currency=.
+         */
+        currencies?: Array<string>;
+        /**
+         * rate_limited: seconds to wait (also the Retry-After header).
+         */
+        retryAfter?: number;
+        /**
+         * resync_required: the oldest changeVersion still kept.
+         */
+        oldestChangeVersion?: number;
+        /**
+         * unavailable during a webhook replay: the changeVersion the room took events up to.
+         */
+        queuedUpTo?: number;
+        /**
+         * POST /v1/batch: the index of the operation refused.
+         */
+        operation?: number;
+        /**
+         * This request's id, as in X-Request-Id.
+         */
+        requestId: string;
+    };
+};
+
+export type OpenBlockersError = {
+    success: false;
+    version: 'v1';
+    message: string;
+    error: {
+        code: 'open_blockers';
+        /**
+         * The request field (or header, or query parameter) the error is about.
+         */
+        field?: string;
+        /**
+         * Validation: every problem found, the most telling first.
+         */
+        issues?: Array<{
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            field: string;
+            message: string;
+        }>;
+        /**
+         * insufficient_scope: the scope the call needs.
+         */
+        scope?: string;
+        /**
+         * insufficient_role: the roles that may make the call.
+         */
+        roles?: Array<string>;
+        /**
+         * invalid_transition: the record's current status.
+         */
+        from?: string;
+        /**
+         * invalid_transition: the statuses allowed from it.
+         */
+        allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
+        /**
+         * precondition_failed: the record's version now.
+         */
+        currentVersion?: number;
+        /**
+         * conflict on a delete: how many of each kind still point at the record.
+         */
+        dependants?: {
+            [key: string]: number;
+        };
+        /**
+         * conflict on a project's finances: the currencies to choose from with ?currency=.
+         */
+        currencies?: Array<string>;
+        /**
+         * rate_limited: seconds to wait (also the Retry-After header).
+         */
+        retryAfter?: number;
+        /**
+         * resync_required: the oldest changeVersion still kept.
+         */
+        oldestChangeVersion?: number;
+        /**
+         * unavailable during a webhook replay: the changeVersion the room took events up to.
+         */
+        queuedUpTo?: number;
+        /**
+         * POST /v1/batch: the index of the operation refused.
+         */
+        operation?: number;
+        /**
+         * This request's id, as in X-Request-Id.
+         */
+        requestId: string;
+    };
+};
+
+export type OpenSubtasksError = {
+    success: false;
+    version: 'v1';
+    message: string;
+    error: {
+        code: 'open_subtasks';
+        /**
+         * The request field (or header, or query parameter) the error is about.
+         */
+        field?: string;
+        /**
+         * Validation: every problem found, the most telling first.
+         */
+        issues?: Array<{
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            field: string;
+            message: string;
+        }>;
+        /**
+         * insufficient_scope: the scope the call needs.
+         */
+        scope?: string;
+        /**
+         * insufficient_role: the roles that may make the call.
+         */
+        roles?: Array<string>;
+        /**
+         * invalid_transition: the record's current status.
+         */
+        from?: string;
+        /**
+         * invalid_transition: the statuses allowed from it.
+         */
+        allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -2946,6 +4047,14 @@ export type UpdateTask = {
     status?: 'todo' | 'in_progress' | 'blocked' | 'done' | 'cancelled';
     description?: string | null;
     milestoneId?: string | null;
+    /**
+     * A task of the same project this one is a subtask of (at most 5 levels), or null for none.
+     */
+    parentId?: string | null;
+    /**
+     * Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels.
+     */
+    labelIds?: Array<string>;
 };
 
 export type UpsertTask = {
@@ -2972,6 +4081,182 @@ export type UpsertTask = {
      * A milestone of the same project.
      */
     milestoneId?: string | null;
+    /**
+     * A task of the same project this one is a subtask of (at most 5 levels), or null for none.
+     */
+    parentId?: string | null;
+    /**
+     * Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels.
+     */
+    labelIds?: Array<string>;
+};
+
+export type AddDependency = {
+    /**
+     * A task of the organisation (any project) this one must wait for.
+     */
+    blockedBy: string;
+};
+
+export type CreateLabel = {
+    /**
+     * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+     */
+    externalId?: string;
+    /**
+     * Unique in the organisation, whatever the letter case.
+     */
+    name: string;
+    /**
+     * #rrggbb.
+     */
+    colour: string;
+    description?: string | null;
+};
+
+export type UpdateLabel = {
+    /**
+     * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+     */
+    externalId?: string | null;
+    /**
+     * Unique in the organisation, whatever the letter case.
+     */
+    name?: string;
+    /**
+     * #rrggbb.
+     */
+    colour?: string;
+    description?: string | null;
+};
+
+export type UpsertLabel = {
+    /**
+     * Unique in the organisation, whatever the letter case.
+     */
+    name: string;
+    /**
+     * #rrggbb.
+     */
+    colour: string;
+    description?: string | null;
+};
+
+export type CreateComment = {
+    /**
+     * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+     */
+    externalId?: string;
+    /**
+     * Plain text or Markdown, 1 to 10000 characters, stored as sent.
+     */
+    body: string;
+};
+
+export type InsufficientRoleError = {
+    success: false;
+    version: 'v1';
+    message: string;
+    error: {
+        code: 'insufficient_role';
+        /**
+         * The request field (or header, or query parameter) the error is about.
+         */
+        field?: string;
+        /**
+         * Validation: every problem found, the most telling first.
+         */
+        issues?: Array<{
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            field: string;
+            message: string;
+        }>;
+        /**
+         * insufficient_scope: the scope the call needs.
+         */
+        scope?: string;
+        /**
+         * insufficient_role: the roles that may make the call.
+         */
+        roles?: Array<string>;
+        /**
+         * invalid_transition: the record's current status.
+         */
+        from?: string;
+        /**
+         * invalid_transition: the statuses allowed from it.
+         */
+        allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
+        /**
+         * precondition_failed: the record's version now.
+         */
+        currentVersion?: number;
+        /**
+         * conflict on a delete: how many of each kind still point at the record.
+         */
+        dependants?: {
+            [key: string]: number;
+        };
+        /**
+         * conflict on a project's finances: the currencies to choose from with ?currency=.
+         */
+        currencies?: Array<string>;
+        /**
+         * rate_limited: seconds to wait (also the Retry-After header).
+         */
+        retryAfter?: number;
+        /**
+         * resync_required: the oldest changeVersion still kept.
+         */
+        oldestChangeVersion?: number;
+        /**
+         * unavailable during a webhook replay: the changeVersion the room took events up to.
+         */
+        queuedUpTo?: number;
+        /**
+         * POST /v1/batch: the index of the operation refused.
+         */
+        operation?: number;
+        /**
+         * This request's id, as in X-Request-Id.
+         */
+        requestId: string;
+    };
+};
+
+export type UpdateComment = {
+    /**
+     * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+     */
+    externalId?: string | null;
+    /**
+     * Plain text or Markdown, 1 to 10000 characters, stored as sent.
+     */
+    body?: string;
+};
+
+export type UpsertComment = {
+    taskId: string;
+    /**
+     * Plain text or Markdown, 1 to 10000 characters, stored as sent.
+     */
+    body: string;
 };
 
 export type CreateRisk = {
@@ -3273,6 +4558,18 @@ export type Event = ({
 } & TaskUpdatedEvent) | ({
     type: 'task.deleted';
 } & TaskDeletedEvent) | ({
+    type: 'label.created';
+} & LabelCreatedEvent) | ({
+    type: 'label.updated';
+} & LabelUpdatedEvent) | ({
+    type: 'label.deleted';
+} & LabelDeletedEvent) | ({
+    type: 'comment.created';
+} & CommentCreatedEvent) | ({
+    type: 'comment.updated';
+} & CommentUpdatedEvent) | ({
+    type: 'comment.deleted';
+} & CommentDeletedEvent) | ({
     type: 'personnel.created';
 } & PersonCreatedEvent) | ({
     type: 'personnel.updated';
@@ -3312,7 +4609,7 @@ export type ResyncRequiredError = {
          * Validation: every problem found, the most telling first.
          */
         issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
+            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'dependency_cycle' | 'open_blockers' | 'open_subtasks' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
             field: string;
             message: string;
         }>;
@@ -3332,6 +4629,22 @@ export type ResyncRequiredError = {
          * invalid_transition: the statuses allowed from it.
          */
         allowed?: Array<string>;
+        /**
+         * dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it.
+         */
+        path?: Array<string>;
+        /**
+         * open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled.
+         */
+        blockers?: Array<string>;
+        /**
+         * open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled.
+         */
+        subtasks?: Array<string>;
+        /**
+         * conflict on a task's parentId: how deep subtasks may nest.
+         */
+        maxDepth?: number;
         /**
          * precondition_failed: the record's version now.
          */
@@ -3609,77 +4922,6 @@ export type Member = {
     joinedAt: string;
 };
 
-export type InsufficientRoleError = {
-    success: false;
-    version: 'v1';
-    message: string;
-    error: {
-        code: 'insufficient_role';
-        /**
-         * The request field (or header, or query parameter) the error is about.
-         */
-        field?: string;
-        /**
-         * Validation: every problem found, the most telling first.
-         */
-        issues?: Array<{
-            code: 'missing_field' | 'invalid_field' | 'unknown_field' | 'invalid_json' | 'invalid_reference' | 'unauthorized' | 'invalid_key' | 'insufficient_scope' | 'insufficient_role' | 'cross_site_request' | 'not_found' | 'invalid_transition' | 'conflict' | 'precondition_failed' | 'payload_too_large' | 'unsupported_media_type' | 'resync_required' | 'idempotency_mismatch' | 'rate_limited' | 'internal_error' | 'unavailable';
-            field: string;
-            message: string;
-        }>;
-        /**
-         * insufficient_scope: the scope the call needs.
-         */
-        scope?: string;
-        /**
-         * insufficient_role: the roles that may make the call.
-         */
-        roles?: Array<string>;
-        /**
-         * invalid_transition: the record's current status.
-         */
-        from?: string;
-        /**
-         * invalid_transition: the statuses allowed from it.
-         */
-        allowed?: Array<string>;
-        /**
-         * precondition_failed: the record's version now.
-         */
-        currentVersion?: number;
-        /**
-         * conflict on a delete: how many of each kind still point at the record.
-         */
-        dependants?: {
-            [key: string]: number;
-        };
-        /**
-         * conflict on a project's finances: the currencies to choose from with ?currency=.
-         */
-        currencies?: Array<string>;
-        /**
-         * rate_limited: seconds to wait (also the Retry-After header).
-         */
-        retryAfter?: number;
-        /**
-         * resync_required: the oldest changeVersion still kept.
-         */
-        oldestChangeVersion?: number;
-        /**
-         * unavailable during a webhook replay: the changeVersion the room took events up to.
-         */
-        queuedUpTo?: number;
-        /**
-         * POST /v1/batch: the index of the operation refused.
-         */
-        operation?: number;
-        /**
-         * This request's id, as in X-Request-Id.
-         */
-        requestId: string;
-    };
-};
-
 export type Invitation = {
     id: string;
     email: string;
@@ -3865,6 +5107,18 @@ export type ListProjectsData = {
          * Comma-separated, any of: planned, active, on_hold, completed, cancelled.
          */
         status?: Array<'planned' | 'active' | 'on_hold' | 'completed' | 'cancelled'>;
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: name, startDate, endDate, status, createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort.
+         */
+        q?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, description, budget, startDate, endDate, status, externalId, progress, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'name' | 'description' | 'budget' | 'startDate' | 'endDate' | 'status' | 'externalId' | 'progress' | 'version' | 'createdAt' | 'updatedAt'>;
     };
     url: '/v1/projects';
 };
@@ -3900,7 +5154,7 @@ export type ListProjectsError = ListProjectsErrors[keyof ListProjectsErrors];
 
 export type ListProjectsResponses = {
     /**
-     * A page of projects in creation order.
+     * A page of projects, in creation order unless sorted.
      */
     200: {
         success: true;
@@ -3914,7 +5168,44 @@ export type ListProjectsResponses = {
          * Items on this page.
          */
         count: number;
-        data: Array<Project>;
+        data: Array<(Project & {
+            [key: string]: unknown;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            name?: string;
+            description?: string | null;
+            budget?: number;
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            startDate?: string;
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            endDate?: string;
+            status?: 'planned' | 'active' | 'on_hold' | 'completed' | 'cancelled';
+            progress?: Progress;
+        }>;
         /**
          * Pass as ?cursor= for the next page; null on the last page.
          */
@@ -3951,7 +5242,7 @@ export type CreateProjectErrors = {
      */
     403: InsufficientScopeError | CrossSiteRequestError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -4036,7 +5327,7 @@ export type DeleteProjectErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -4085,7 +5376,12 @@ export type GetProjectData = {
          */
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, description, budget, startDate, endDate, status, externalId, progress, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'name' | 'description' | 'budget' | 'startDate' | 'endDate' | 'status' | 'externalId' | 'progress' | 'version' | 'createdAt' | 'updatedAt'>;
+    };
     url: '/v1/projects/{id}';
 };
 
@@ -4134,7 +5430,44 @@ export type GetProjectResponses = {
          * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
          */
         changeVersion: number;
-        data: Project;
+        data: (Project & {
+            [key: string]: unknown;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            name?: string;
+            description?: string | null;
+            budget?: number;
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            startDate?: string;
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            endDate?: string;
+            status?: 'planned' | 'active' | 'on_hold' | 'completed' | 'cancelled';
+            progress?: Progress;
+        };
     };
 };
 
@@ -4176,7 +5509,7 @@ export type UpdateProjectErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -4261,7 +5594,7 @@ export type UpsertProjectErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -4434,6 +5767,18 @@ export type ListMilestonesData = {
          * Comma-separated, any of: open, done, cancelled.
          */
         status?: Array<'open' | 'done' | 'cancelled'>;
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: dueDate, name, status, createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, name, description, dueDate, status, externalId, progress, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'name' | 'description' | 'dueDate' | 'status' | 'externalId' | 'progress' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'project'>;
     };
     url: '/v1/projects/{id}/milestones';
 };
@@ -4487,7 +5832,41 @@ export type ListMilestonesResponses = {
          * Items on this page.
          */
         count: number;
-        data: Array<Milestone>;
+        data: Array<(Milestone & {
+            project?: ExpandedProject;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            name?: string;
+            description?: string | null;
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            dueDate?: string;
+            status?: 'open' | 'done' | 'cancelled';
+            progress?: Progress;
+            project?: ExpandedProject;
+        }>;
         /**
          * Pass as ?cursor= for the next page; null on the last page.
          */
@@ -4533,7 +5912,7 @@ export type CreateMilestoneErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -4618,7 +5997,7 @@ export type DeleteMilestoneErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -4667,7 +6046,16 @@ export type GetMilestoneData = {
          */
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, name, description, dueDate, status, externalId, progress, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'name' | 'description' | 'dueDate' | 'status' | 'externalId' | 'progress' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'project'>;
+    };
     url: '/v1/milestones/{id}';
 };
 
@@ -4716,7 +6104,41 @@ export type GetMilestoneResponses = {
          * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
          */
         changeVersion: number;
-        data: Milestone;
+        data: (Milestone & {
+            project?: ExpandedProject;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            name?: string;
+            description?: string | null;
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            dueDate?: string;
+            status?: 'open' | 'done' | 'cancelled';
+            progress?: Progress;
+            project?: ExpandedProject;
+        };
     };
 };
 
@@ -4758,7 +6180,7 @@ export type UpdateMilestoneErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -4843,7 +6265,7 @@ export type UpsertMilestoneErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -5020,6 +6442,14 @@ export type ListTasksData = {
          */
         milestoneId?: string;
         /**
+         * Only the subtasks of this task.
+         */
+        parentId?: string;
+        /**
+         * Only the tasks with this label.
+         */
+        labelId?: string;
+        /**
          * Comma-separated, any of: todo, in_progress, blocked, done, cancelled.
          */
         status?: Array<'todo' | 'in_progress' | 'blocked' | 'done' | 'cancelled'>;
@@ -5039,6 +6469,22 @@ export type ListTasksData = {
          * Tasks changed at or after this instant (ISO 8601).
          */
         updatedSince?: string;
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: dueDate, priority, status, title, createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort.
+         */
+        q?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'assigneeId' | 'milestoneId' | 'parentId' | 'title' | 'description' | 'status' | 'priority' | 'dueDate' | 'blockedBy' | 'labelIds' | 'externalId' | 'blocking' | 'subtaskCount' | 'subtasksDone' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: assignee, project, milestone: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'assignee' | 'project' | 'milestone'>;
     };
     url: '/v1/tasks';
 };
@@ -5074,7 +6520,7 @@ export type ListTasksError = ListTasksErrors[keyof ListTasksErrors];
 
 export type ListTasksResponses = {
     /**
-     * A page of tasks in creation order.
+     * A page of tasks, in creation order unless sorted.
      */
     200: {
         success: true;
@@ -5088,7 +6534,75 @@ export type ListTasksResponses = {
          * Items on this page.
          */
         count: number;
-        data: Array<Task>;
+        data: Array<(Task & {
+            assignee?: Person & ({
+                [key: string]: unknown;
+            } | null);
+            project?: ExpandedProject;
+            milestone?: ExpandedMilestone;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            assigneeId?: string;
+            milestoneId?: string | null;
+            title?: string;
+            description?: string | null;
+            status?: 'todo' | 'in_progress' | 'blocked' | 'done' | 'cancelled';
+            priority?: 'low' | 'medium' | 'high' | 'urgent';
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            dueDate?: string;
+            /**
+             * The task this one is a subtask of (same project), or null.
+             */
+            parentId?: string | null;
+            /**
+             * Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies.
+             */
+            blockedBy?: Array<string>;
+            /**
+             * The task's labels (/v1/labels).
+             */
+            labelIds?: Array<string>;
+            /**
+             * Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes.
+             */
+            blocking?: Array<string>;
+            /**
+             * Direct subtasks. Derived: it moves with their changes.
+             */
+            subtaskCount?: number;
+            /**
+             * Direct subtasks that are done. Derived.
+             */
+            subtasksDone?: number;
+            assignee?: Person & ({
+                [key: string]: unknown;
+            } | null);
+            project?: ExpandedProject;
+            milestone?: ExpandedMilestone;
+        }>;
         /**
          * Pass as ?cursor= for the next page; null on the last page.
          */
@@ -5125,7 +6639,7 @@ export type CreateTaskErrors = {
      */
     403: InsufficientScopeError | CrossSiteRequestError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -5210,7 +6724,7 @@ export type DeleteTaskErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -5259,7 +6773,16 @@ export type GetTaskData = {
          */
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'assigneeId' | 'milestoneId' | 'parentId' | 'title' | 'description' | 'status' | 'priority' | 'dueDate' | 'blockedBy' | 'labelIds' | 'externalId' | 'blocking' | 'subtaskCount' | 'subtasksDone' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: assignee, project, milestone: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'assignee' | 'project' | 'milestone'>;
+    };
     url: '/v1/tasks/{id}';
 };
 
@@ -5308,7 +6831,75 @@ export type GetTaskResponses = {
          * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
          */
         changeVersion: number;
-        data: Task;
+        data: (Task & {
+            assignee?: Person & ({
+                [key: string]: unknown;
+            } | null);
+            project?: ExpandedProject;
+            milestone?: ExpandedMilestone;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            assigneeId?: string;
+            milestoneId?: string | null;
+            title?: string;
+            description?: string | null;
+            status?: 'todo' | 'in_progress' | 'blocked' | 'done' | 'cancelled';
+            priority?: 'low' | 'medium' | 'high' | 'urgent';
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            dueDate?: string;
+            /**
+             * The task this one is a subtask of (same project), or null.
+             */
+            parentId?: string | null;
+            /**
+             * Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies.
+             */
+            blockedBy?: Array<string>;
+            /**
+             * The task's labels (/v1/labels).
+             */
+            labelIds?: Array<string>;
+            /**
+             * Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes.
+             */
+            blocking?: Array<string>;
+            /**
+             * Direct subtasks. Derived: it moves with their changes.
+             */
+            subtaskCount?: number;
+            /**
+             * Direct subtasks that are done. Derived.
+             */
+            subtasksDone?: number;
+            assignee?: Person & ({
+                [key: string]: unknown;
+            } | null);
+            project?: ExpandedProject;
+            milestone?: ExpandedMilestone;
+        };
     };
 };
 
@@ -5350,9 +6941,9 @@ export type UpdateTaskErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (invalid_transition, conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, dependency_cycle, open_blockers, open_subtasks, conflict)
      */
-    409: InvalidTransitionError | ConflictError;
+    409: InvalidTransitionError | DependencyCycleError | OpenBlockersError | OpenSubtasksError | ConflictError;
     /**
      * If-Match does not match the record's version (precondition_failed)
      */
@@ -5435,9 +7026,9 @@ export type UpsertTaskErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (invalid_transition, conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, dependency_cycle, open_blockers, open_subtasks, conflict)
      */
-    409: InvalidTransitionError | ConflictError;
+    409: InvalidTransitionError | DependencyCycleError | OpenBlockersError | OpenSubtasksError | ConflictError;
     /**
      * If-Match does not match the record's version (precondition_failed)
      */
@@ -5583,6 +7174,1442 @@ export type ListTaskHistoryResponses = {
 
 export type ListTaskHistoryResponse = ListTaskHistoryResponses[keyof ListTaskHistoryResponses];
 
+export type AddTaskDependencyData = {
+    body: AddDependency;
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/tasks/{id}/dependencies';
+};
+
+export type AddTaskDependencyErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference)
+     */
+    400: InvalidFieldError | UnknownFieldError | MissingFieldError | InvalidJsonError | InvalidReferenceError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (dependency_cycle, conflict)
+     */
+    409: DependencyCycleError | ConflictError;
+    /**
+     * If-Match does not match the record's version (precondition_failed)
+     */
+    412: PreconditionFailedError;
+    /**
+     * The body is larger than 64 KiB (payload_too_large)
+     */
+    413: PayloadTooLargeError;
+    /**
+     * The body is not application/json (unsupported_media_type)
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type AddTaskDependencyError = AddTaskDependencyErrors[keyof AddTaskDependencyErrors];
+
+export type AddTaskDependencyResponses = {
+    /**
+     * The task, blocked by the task named.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Task;
+    };
+};
+
+export type AddTaskDependencyResponse = AddTaskDependencyResponses[keyof AddTaskDependencyResponses];
+
+export type RemoveTaskDependencyData = {
+    body?: never;
+    headers?: {
+        /**
+         * The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise).
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        /**
+         * The task blocked.
+         */
+        id: string;
+        /**
+         * The task it is blocked by.
+         */
+        blockerId: string;
+    };
+    query?: never;
+    url: '/v1/tasks/{id}/dependencies/{blockerId}';
+};
+
+export type RemoveTaskDependencyErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * If-Match does not match the record's version (precondition_failed)
+     */
+    412: PreconditionFailedError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type RemoveTaskDependencyError = RemoveTaskDependencyErrors[keyof RemoveTaskDependencyErrors];
+
+export type RemoveTaskDependencyResponses = {
+    /**
+     * The task, no longer blocked by the task named.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Task;
+    };
+};
+
+export type RemoveTaskDependencyResponse = RemoveTaskDependencyResponses[keyof RemoveTaskDependencyResponses];
+
+export type ListLabelsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1 to 200.
+         */
+        limit?: number;
+        /**
+         * The nextCursor of the previous page.
+         */
+        cursor?: string;
+        /**
+         * Only the record with this externalId.
+         */
+        externalId?: string;
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: name, createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, colour, description, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'name' | 'colour' | 'description' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+    };
+    url: '/v1/labels';
+};
+
+export type ListLabelsErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope)
+     */
+    403: InsufficientScopeError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type ListLabelsError = ListLabelsErrors[keyof ListLabelsErrors];
+
+export type ListLabelsResponses = {
+    /**
+     * A page of labels, in creation order unless sorted.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        /**
+         * Items on this page.
+         */
+        count: number;
+        data: Array<(Label & {
+            [key: string]: unknown;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            name?: string;
+            colour?: string;
+            description?: string | null;
+        }>;
+        /**
+         * Pass as ?cursor= for the next page; null on the last page.
+         */
+        nextCursor: string | null;
+    };
+};
+
+export type ListLabelsResponse = ListLabelsResponses[keyof ListLabelsResponses];
+
+export type CreateLabelData = {
+    body: CreateLabel;
+    headers?: {
+        /**
+         * 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/labels';
+};
+
+export type CreateLabelErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json)
+     */
+    400: UnknownFieldError | InvalidFieldError | MissingFieldError | InvalidJsonError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
+     */
+    409: ConflictError;
+    /**
+     * The body is larger than 64 KiB (payload_too_large)
+     */
+    413: PayloadTooLargeError;
+    /**
+     * The body is not application/json (unsupported_media_type)
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * Idempotency-Key reused with a different request (idempotency_mismatch)
+     */
+    422: IdempotencyMismatchError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type CreateLabelError = CreateLabelErrors[keyof CreateLabelErrors];
+
+export type CreateLabelResponses = {
+    /**
+     * The created label.
+     */
+    201: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Label;
+    };
+};
+
+export type CreateLabelResponse = CreateLabelResponses[keyof CreateLabelResponses];
+
+export type DeleteLabelData = {
+    body?: never;
+    headers?: {
+        /**
+         * The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise).
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/labels/{id}';
+};
+
+export type DeleteLabelErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
+     */
+    409: ConflictError;
+    /**
+     * If-Match does not match the record's version (precondition_failed)
+     */
+    412: PreconditionFailedError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type DeleteLabelError = DeleteLabelErrors[keyof DeleteLabelErrors];
+
+export type DeleteLabelResponses = {
+    /**
+     * The label as it was before removal.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Label;
+    };
+};
+
+export type DeleteLabelResponse = DeleteLabelResponses[keyof DeleteLabelResponses];
+
+export type GetLabelData = {
+    body?: never;
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, colour, description, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'name' | 'colour' | 'description' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+    };
+    url: '/v1/labels/{id}';
+};
+
+export type GetLabelErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope)
+     */
+    403: InsufficientScopeError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type GetLabelError = GetLabelErrors[keyof GetLabelErrors];
+
+export type GetLabelResponses = {
+    /**
+     * The label.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: (Label & {
+            [key: string]: unknown;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            name?: string;
+            colour?: string;
+            description?: string | null;
+        };
+    };
+};
+
+export type GetLabelResponse = GetLabelResponses[keyof GetLabelResponses];
+
+export type UpdateLabelData = {
+    body: UpdateLabel;
+    headers?: {
+        /**
+         * The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise).
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/labels/{id}';
+};
+
+export type UpdateLabelErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json)
+     */
+    400: InvalidFieldError | UnknownFieldError | MissingFieldError | InvalidJsonError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
+     */
+    409: ConflictError;
+    /**
+     * If-Match does not match the record's version (precondition_failed)
+     */
+    412: PreconditionFailedError;
+    /**
+     * The body is larger than 64 KiB (payload_too_large)
+     */
+    413: PayloadTooLargeError;
+    /**
+     * The body is not application/json (unsupported_media_type)
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type UpdateLabelError = UpdateLabelErrors[keyof UpdateLabelErrors];
+
+export type UpdateLabelResponses = {
+    /**
+     * The changed label.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Label;
+    };
+};
+
+export type UpdateLabelResponse = UpdateLabelResponses[keyof UpdateLabelResponses];
+
+export type UpsertLabelData = {
+    body: UpsertLabel;
+    headers?: {
+        /**
+         * The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise).
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        /**
+         * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+         */
+        externalId: string;
+    };
+    query?: never;
+    url: '/v1/labels/by-external-id/{externalId}';
+};
+
+export type UpsertLabelErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json)
+     */
+    400: InvalidFieldError | UnknownFieldError | MissingFieldError | InvalidJsonError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
+     */
+    409: ConflictError;
+    /**
+     * If-Match does not match the record's version (precondition_failed)
+     */
+    412: PreconditionFailedError;
+    /**
+     * The body is larger than 64 KiB (payload_too_large)
+     */
+    413: PayloadTooLargeError;
+    /**
+     * The body is not application/json (unsupported_media_type)
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type UpsertLabelError = UpsertLabelErrors[keyof UpsertLabelErrors];
+
+export type UpsertLabelResponses = {
+    /**
+     * The changed label.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Label;
+    };
+    /**
+     * The created label.
+     */
+    201: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Label;
+    };
+};
+
+export type UpsertLabelResponse = UpsertLabelResponses[keyof UpsertLabelResponses];
+
+export type ListLabelHistoryData = {
+    body?: never;
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: {
+        /**
+         * Page size, 1 to 200.
+         */
+        limit?: number;
+        /**
+         * The nextCursor of the page before.
+         */
+        cursor?: string;
+    };
+    url: '/v1/labels/{id}/history';
+};
+
+export type ListLabelHistoryErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope)
+     */
+    403: InsufficientScopeError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type ListLabelHistoryError = ListLabelHistoryErrors[keyof ListLabelHistoryErrors];
+
+export type ListLabelHistoryResponses = {
+    /**
+     * A page of the label's events in changeVersion order.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        /**
+         * Items on this page.
+         */
+        count: number;
+        data: Array<({
+            type: 'label.created';
+        } & LabelCreatedEvent) | ({
+            type: 'label.updated';
+        } & LabelUpdatedEvent) | ({
+            type: 'label.deleted';
+        } & LabelDeletedEvent)>;
+        /**
+         * Pass as ?cursor= for the next page; null on the last page.
+         */
+        nextCursor: string | null;
+    };
+};
+
+export type ListLabelHistoryResponse = ListLabelHistoryResponses[keyof ListLabelHistoryResponses];
+
+export type ListCommentsData = {
+    body?: never;
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: {
+        /**
+         * Page size, 1 to 200.
+         */
+        limit?: number;
+        /**
+         * The nextCursor of the previous page.
+         */
+        cursor?: string;
+        /**
+         * Only the record with this externalId.
+         */
+        externalId?: string;
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, taskId, projectId, body, author, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'taskId' | 'projectId' | 'body' | 'author' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+    };
+    url: '/v1/tasks/{id}/comments';
+};
+
+export type ListCommentsErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope)
+     */
+    403: InsufficientScopeError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type ListCommentsError = ListCommentsErrors[keyof ListCommentsErrors];
+
+export type ListCommentsResponses = {
+    /**
+     * A page of the task's comments, oldest first.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        /**
+         * Items on this page.
+         */
+        count: number;
+        data: Array<(Comment & {
+            [key: string]: unknown;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            taskId?: string;
+            /**
+             * The task's project.
+             */
+            projectId?: string;
+            body?: string;
+            author?: Actor & unknown;
+        }>;
+        /**
+         * Pass as ?cursor= for the next page; null on the last page.
+         */
+        nextCursor: string | null;
+    };
+};
+
+export type ListCommentsResponse = ListCommentsResponses[keyof ListCommentsResponses];
+
+export type CreateCommentData = {
+    body: CreateComment;
+    headers?: {
+        /**
+         * 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/tasks/{id}/comments';
+};
+
+export type CreateCommentErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference)
+     */
+    400: InvalidFieldError | UnknownFieldError | MissingFieldError | InvalidJsonError | InvalidReferenceError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
+     */
+    409: ConflictError;
+    /**
+     * The body is larger than 64 KiB (payload_too_large)
+     */
+    413: PayloadTooLargeError;
+    /**
+     * The body is not application/json (unsupported_media_type)
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * Idempotency-Key reused with a different request (idempotency_mismatch)
+     */
+    422: IdempotencyMismatchError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type CreateCommentError = CreateCommentErrors[keyof CreateCommentErrors];
+
+export type CreateCommentResponses = {
+    /**
+     * The created comment.
+     */
+    201: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Comment;
+    };
+};
+
+export type CreateCommentResponse = CreateCommentResponses[keyof CreateCommentResponses];
+
+export type DeleteCommentData = {
+    body?: never;
+    headers?: {
+        /**
+         * The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise).
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/comments/{id}';
+};
+
+export type DeleteCommentErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError | InsufficientRoleError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
+     */
+    409: ConflictError;
+    /**
+     * If-Match does not match the record's version (precondition_failed)
+     */
+    412: PreconditionFailedError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type DeleteCommentError = DeleteCommentErrors[keyof DeleteCommentErrors];
+
+export type DeleteCommentResponses = {
+    /**
+     * The comment as it was before removal.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Comment;
+    };
+};
+
+export type DeleteCommentResponse = DeleteCommentResponses[keyof DeleteCommentResponses];
+
+export type GetCommentData = {
+    body?: never;
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, taskId, projectId, body, author, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'taskId' | 'projectId' | 'body' | 'author' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+    };
+    url: '/v1/comments/{id}';
+};
+
+export type GetCommentErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope)
+     */
+    403: InsufficientScopeError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type GetCommentError = GetCommentErrors[keyof GetCommentErrors];
+
+export type GetCommentResponses = {
+    /**
+     * The comment.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: (Comment & {
+            [key: string]: unknown;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            taskId?: string;
+            /**
+             * The task's project.
+             */
+            projectId?: string;
+            body?: string;
+            author?: Actor & unknown;
+        };
+    };
+};
+
+export type GetCommentResponse = GetCommentResponses[keyof GetCommentResponses];
+
+export type UpdateCommentData = {
+    body: UpdateComment;
+    headers?: {
+        /**
+         * The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise).
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v1/comments/{id}';
+};
+
+export type UpdateCommentErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json)
+     */
+    400: InvalidFieldError | UnknownFieldError | MissingFieldError | InvalidJsonError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError | InsufficientRoleError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
+     */
+    409: ConflictError;
+    /**
+     * If-Match does not match the record's version (precondition_failed)
+     */
+    412: PreconditionFailedError;
+    /**
+     * The body is larger than 64 KiB (payload_too_large)
+     */
+    413: PayloadTooLargeError;
+    /**
+     * The body is not application/json (unsupported_media_type)
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type UpdateCommentError = UpdateCommentErrors[keyof UpdateCommentErrors];
+
+export type UpdateCommentResponses = {
+    /**
+     * The changed comment.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Comment;
+    };
+};
+
+export type UpdateCommentResponse = UpdateCommentResponses[keyof UpdateCommentResponses];
+
+export type UpsertCommentData = {
+    body: UpsertComment;
+    headers?: {
+        /**
+         * The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise).
+         */
+        'If-Match'?: string;
+    };
+    path: {
+        /**
+         * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+         */
+        externalId: string;
+    };
+    query?: never;
+    url: '/v1/comments/by-external-id/{externalId}';
+};
+
+export type UpsertCommentErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference)
+     */
+    400: InvalidFieldError | UnknownFieldError | MissingFieldError | InvalidJsonError | InvalidReferenceError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role)
+     */
+    403: InsufficientScopeError | CrossSiteRequestError | InsufficientRoleError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
+     */
+    409: ConflictError;
+    /**
+     * If-Match does not match the record's version (precondition_failed)
+     */
+    412: PreconditionFailedError;
+    /**
+     * The body is larger than 64 KiB (payload_too_large)
+     */
+    413: PayloadTooLargeError;
+    /**
+     * The body is not application/json (unsupported_media_type)
+     */
+    415: UnsupportedMediaTypeError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type UpsertCommentError = UpsertCommentErrors[keyof UpsertCommentErrors];
+
+export type UpsertCommentResponses = {
+    /**
+     * The changed comment.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Comment;
+    };
+    /**
+     * The created comment.
+     */
+    201: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        data: Comment;
+    };
+};
+
+export type UpsertCommentResponse = UpsertCommentResponses[keyof UpsertCommentResponses];
+
+export type ListCommentHistoryData = {
+    body?: never;
+    path: {
+        /**
+         * The record's id.
+         */
+        id: string;
+    };
+    query?: {
+        /**
+         * Page size, 1 to 200.
+         */
+        limit?: number;
+        /**
+         * The nextCursor of the page before.
+         */
+        cursor?: string;
+    };
+    url: '/v1/comments/{id}/history';
+};
+
+export type ListCommentHistoryErrors = {
+    /**
+     * Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field)
+     */
+    400: InvalidFieldError | UnknownFieldError;
+    /**
+     * Missing, malformed, unknown or revoked API key (unauthorized, invalid_key)
+     */
+    401: UnauthorizedError | InvalidKeyError;
+    /**
+     * The key lacks the scope this operation needs (insufficient_scope)
+     */
+    403: InsufficientScopeError;
+    /**
+     * No such record in the key's organisation (not_found)
+     */
+    404: NotFoundError;
+    /**
+     * Rate limit exceeded; retry after Retry-After seconds (rate_limited)
+     */
+    429: RateLimitedError;
+    /**
+     * Unexpected error; nothing was changed (internal_error)
+     */
+    500: InternalError;
+    /**
+     * The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable)
+     */
+    503: UnavailableError;
+};
+
+export type ListCommentHistoryError = ListCommentHistoryErrors[keyof ListCommentHistoryErrors];
+
+export type ListCommentHistoryResponses = {
+    /**
+     * A page of the comment's events in changeVersion order.
+     */
+    200: {
+        success: true;
+        version: 'v1';
+        message: string;
+        /**
+         * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+         */
+        changeVersion: number;
+        /**
+         * Items on this page.
+         */
+        count: number;
+        data: Array<({
+            type: 'comment.created';
+        } & CommentCreatedEvent) | ({
+            type: 'comment.updated';
+        } & CommentUpdatedEvent) | ({
+            type: 'comment.deleted';
+        } & CommentDeletedEvent)>;
+        /**
+         * Pass as ?cursor= for the next page; null on the last page.
+         */
+        nextCursor: string | null;
+    };
+};
+
+export type ListCommentHistoryResponse = ListCommentHistoryResponses[keyof ListCommentHistoryResponses];
+
 export type ListRisksData = {
     body?: never;
     path?: never;
@@ -5607,6 +8634,18 @@ export type ListRisksData = {
          * Comma-separated, any of: open, mitigated, closed.
          */
         status?: Array<'open' | 'mitigated' | 'closed'>;
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: title, status, createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, title, description, probability, impact, status, ownerId, mitigation, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'title' | 'description' | 'probability' | 'impact' | 'status' | 'ownerId' | 'mitigation' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'project'>;
     };
     url: '/v1/risks';
 };
@@ -5642,7 +8681,7 @@ export type ListRisksError = ListRisksErrors[keyof ListRisksErrors];
 
 export type ListRisksResponses = {
     /**
-     * A page of risks in creation order.
+     * A page of risks, in creation order unless sorted.
      */
     200: {
         success: true;
@@ -5656,7 +8695,46 @@ export type ListRisksResponses = {
          * Items on this page.
          */
         count: number;
-        data: Array<Risk>;
+        data: Array<(Risk & {
+            project?: ExpandedProject;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            title?: string;
+            description?: string | null;
+            /**
+             * Null until assessed.
+             */
+            probability?: 'low' | 'medium' | 'high' | null;
+            /**
+             * Null until assessed.
+             */
+            impact?: 'low' | 'medium' | 'high' | null;
+            status?: 'open' | 'mitigated' | 'closed';
+            ownerId?: string | null;
+            mitigation?: string | null;
+            project?: ExpandedProject;
+        }>;
         /**
          * Pass as ?cursor= for the next page; null on the last page.
          */
@@ -5693,7 +8771,7 @@ export type CreateRiskErrors = {
      */
     403: InsufficientScopeError | CrossSiteRequestError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -5778,7 +8856,7 @@ export type DeleteRiskErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -5827,7 +8905,16 @@ export type GetRiskData = {
          */
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, title, description, probability, impact, status, ownerId, mitigation, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'title' | 'description' | 'probability' | 'impact' | 'status' | 'ownerId' | 'mitigation' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'project'>;
+    };
     url: '/v1/risks/{id}';
 };
 
@@ -5876,7 +8963,46 @@ export type GetRiskResponses = {
          * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
          */
         changeVersion: number;
-        data: Risk;
+        data: (Risk & {
+            project?: ExpandedProject;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            title?: string;
+            description?: string | null;
+            /**
+             * Null until assessed.
+             */
+            probability?: 'low' | 'medium' | 'high' | null;
+            /**
+             * Null until assessed.
+             */
+            impact?: 'low' | 'medium' | 'high' | null;
+            status?: 'open' | 'mitigated' | 'closed';
+            ownerId?: string | null;
+            mitigation?: string | null;
+            project?: ExpandedProject;
+        };
     };
 };
 
@@ -5918,7 +9044,7 @@ export type UpdateRiskErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -6003,7 +9129,7 @@ export type UpsertRiskErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -6175,6 +9301,18 @@ export type ListIssuesData = {
          * Comma-separated, any of: open, in_progress, resolved, closed.
          */
         status?: Array<'open' | 'in_progress' | 'resolved' | 'closed'>;
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: title, status, createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, title, description, severity, status, reporterId, assigneeId, resolvedAt, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'title' | 'description' | 'severity' | 'status' | 'reporterId' | 'assigneeId' | 'resolvedAt' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'project'>;
     };
     url: '/v1/issues';
 };
@@ -6210,7 +9348,7 @@ export type ListIssuesError = ListIssuesErrors[keyof ListIssuesErrors];
 
 export type ListIssuesResponses = {
     /**
-     * A page of issues in creation order.
+     * A page of issues, in creation order unless sorted.
      */
     200: {
         success: true;
@@ -6224,7 +9362,46 @@ export type ListIssuesResponses = {
          * Items on this page.
          */
         count: number;
-        data: Array<Issue>;
+        data: Array<(Issue & {
+            project?: ExpandedProject;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            title?: string;
+            description?: string | null;
+            /**
+             * Null until triaged.
+             */
+            severity?: 'low' | 'medium' | 'high' | 'critical' | null;
+            status?: 'open' | 'in_progress' | 'resolved' | 'closed';
+            reporterId?: string | null;
+            assigneeId?: string | null;
+            /**
+             * Set when the issue becomes resolved; kept when it is closed; cleared when it is reopened.
+             */
+            resolvedAt?: string | null;
+            project?: ExpandedProject;
+        }>;
         /**
          * Pass as ?cursor= for the next page; null on the last page.
          */
@@ -6261,7 +9438,7 @@ export type CreateIssueErrors = {
      */
     403: InsufficientScopeError | CrossSiteRequestError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -6346,7 +9523,7 @@ export type DeleteIssueErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -6395,7 +9572,16 @@ export type GetIssueData = {
          */
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, title, description, severity, status, reporterId, assigneeId, resolvedAt, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'title' | 'description' | 'severity' | 'status' | 'reporterId' | 'assigneeId' | 'resolvedAt' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'project'>;
+    };
     url: '/v1/issues/{id}';
 };
 
@@ -6444,7 +9630,46 @@ export type GetIssueResponses = {
          * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
          */
         changeVersion: number;
-        data: Issue;
+        data: (Issue & {
+            project?: ExpandedProject;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            title?: string;
+            description?: string | null;
+            /**
+             * Null until triaged.
+             */
+            severity?: 'low' | 'medium' | 'high' | 'critical' | null;
+            status?: 'open' | 'in_progress' | 'resolved' | 'closed';
+            reporterId?: string | null;
+            assigneeId?: string | null;
+            /**
+             * Set when the issue becomes resolved; kept when it is closed; cleared when it is reopened.
+             */
+            resolvedAt?: string | null;
+            project?: ExpandedProject;
+        };
     };
 };
 
@@ -6486,7 +9711,7 @@ export type UpdateIssueErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -6571,7 +9796,7 @@ export type UpsertIssueErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -6743,6 +9968,18 @@ export type ListFinancialEntriesData = {
          * Comma-separated, any of: cost, invoice, payment, adjustment.
          */
         kind?: Array<'cost' | 'invoice' | 'payment' | 'adjustment'>;
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: date, createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, kind, amount, currency, date, description, reference, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'kind' | 'amount' | 'currency' | 'date' | 'description' | 'reference' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'project'>;
     };
     url: '/v1/financial-entries';
 };
@@ -6778,7 +10015,7 @@ export type ListFinancialEntriesError = ListFinancialEntriesErrors[keyof ListFin
 
 export type ListFinancialEntriesResponses = {
     /**
-     * A page of financial entries in creation order.
+     * A page of financial entries, in creation order unless sorted.
      */
     200: {
         success: true;
@@ -6792,7 +10029,45 @@ export type ListFinancialEntriesResponses = {
          * Items on this page.
          */
         count: number;
-        data: Array<FinancialEntry>;
+        data: Array<(FinancialEntry & {
+            project?: ExpandedProject;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            kind?: 'cost' | 'invoice' | 'payment' | 'adjustment';
+            /**
+             * Exact decimal, always 2 decimals.
+             */
+            amount?: string;
+            currency?: string;
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            date?: string;
+            description?: string | null;
+            reference?: string | null;
+            project?: ExpandedProject;
+        }>;
         /**
          * Pass as ?cursor= for the next page; null on the last page.
          */
@@ -6829,7 +10104,7 @@ export type CreateFinancialEntryErrors = {
      */
     403: InsufficientScopeError | CrossSiteRequestError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -6914,7 +10189,7 @@ export type DeleteFinancialEntryErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -6963,7 +10238,16 @@ export type GetFinancialEntryData = {
          */
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, kind, amount, currency, date, description, reference, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'projectId' | 'kind' | 'amount' | 'currency' | 'date' | 'description' | 'reference' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+        /**
+         * Embed the related records named, comma-separated, any of: project: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.
+         */
+        expand?: Array<'project'>;
+    };
     url: '/v1/financial-entries/{id}';
 };
 
@@ -7012,7 +10296,45 @@ export type GetFinancialEntryResponses = {
          * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
          */
         changeVersion: number;
-        data: FinancialEntry;
+        data: (FinancialEntry & {
+            project?: ExpandedProject;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            projectId?: string;
+            kind?: 'cost' | 'invoice' | 'payment' | 'adjustment';
+            /**
+             * Exact decimal, always 2 decimals.
+             */
+            amount?: string;
+            currency?: string;
+            /**
+             * A calendar date, YYYY-MM-DD.
+             */
+            date?: string;
+            description?: string | null;
+            reference?: string | null;
+            project?: ExpandedProject;
+        };
     };
 };
 
@@ -7054,7 +10376,7 @@ export type UpdateFinancialEntryErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -7139,7 +10461,7 @@ export type UpsertFinancialEntryErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -7322,7 +10644,7 @@ export type GetProjectFinancialsErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -7379,6 +10701,14 @@ export type ListPersonnelData = {
          * true or false.
          */
         active?: 'true' | 'false';
+        /**
+         * Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: name, createdAt, updatedAt. Default: creation order.
+         */
+        sort?: string;
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, email, role, active, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'name' | 'email' | 'role' | 'active' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
     };
     url: '/v1/personnel';
 };
@@ -7414,7 +10744,7 @@ export type ListPersonnelError = ListPersonnelErrors[keyof ListPersonnelErrors];
 
 export type ListPersonnelResponses = {
     /**
-     * A page of people in creation order.
+     * A page of people, in creation order unless sorted.
      */
     200: {
         success: true;
@@ -7428,7 +10758,38 @@ export type ListPersonnelResponses = {
          * Items on this page.
          */
         count: number;
-        data: Array<Person>;
+        data: Array<(Person & {
+            [key: string]: unknown;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            name?: string;
+            email?: string;
+            role?: string | null;
+            /**
+             * Only active people can be assigned new tasks.
+             */
+            active?: boolean;
+        }>;
         /**
          * Pass as ?cursor= for the next page; null on the last page.
          */
@@ -7465,7 +10826,7 @@ export type CreatePersonErrors = {
      */
     403: InsufficientScopeError | CrossSiteRequestError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -7522,7 +10883,12 @@ export type GetPersonData = {
          */
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, email, role, active, externalId, version, createdAt, updatedAt.
+         */
+        fields?: Array<'id' | 'orgId' | 'name' | 'email' | 'role' | 'active' | 'externalId' | 'version' | 'createdAt' | 'updatedAt'>;
+    };
     url: '/v1/personnel/{id}';
 };
 
@@ -7571,7 +10937,38 @@ export type GetPersonResponses = {
          * The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
          */
         changeVersion: number;
-        data: Person;
+        data: (Person & {
+            [key: string]: unknown;
+        }) | {
+            id: string;
+            /**
+             * The owning organisation.
+             */
+            orgId?: string;
+            /**
+             * +1 on every change; also sent as the ETag.
+             */
+            version?: number;
+            /**
+             * ISO 8601, UTC.
+             */
+            createdAt?: string;
+            /**
+             * ISO 8601, UTC.
+             */
+            updatedAt?: string;
+            /**
+             * The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             */
+            externalId?: string | null;
+            name?: string;
+            email?: string;
+            role?: string | null;
+            /**
+             * Only active people can be assigned new tasks.
+             */
+            active?: boolean;
+        };
     };
 };
 
@@ -7613,7 +11010,7 @@ export type UpdatePersonErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -7698,7 +11095,7 @@ export type UpsertPersonErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -7877,7 +11274,7 @@ export type RunBatchErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (invalid_transition, conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, conflict)
      */
     409: InvalidTransitionError | ConflictError;
     /**
@@ -8262,7 +11659,7 @@ export type DeleteWebhookErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -8402,7 +11799,7 @@ export type UpdateWebhookErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -8481,7 +11878,7 @@ export type RotateWebhookSecretErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -8560,7 +11957,7 @@ export type TestWebhookErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -8724,7 +12121,7 @@ export type RedeliverWebhookDeliveryErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -8795,7 +12192,7 @@ export type ReplayWebhookErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -9043,7 +12440,7 @@ export type RemoveMemberErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -9115,7 +12512,7 @@ export type ChangeMemberRoleErrors = {
      */
     404: NotFoundError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -9242,7 +12639,7 @@ export type CreateInvitationErrors = {
      */
     403: CrossSiteRequestError | InsufficientRoleError;
     /**
-     * The change conflicts with the record's state (conflict)
+     * The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict)
      */
     409: ConflictError;
     /**
@@ -9712,6 +13109,60 @@ export type PostTaskDeletedWebhookPayload = TaskDeletedEvent;
 export type PostTaskDeletedWebhookRequest = {
     body: PostTaskDeletedWebhookPayload;
     key: 'task.deleted';
+    path?: never;
+    query?: never;
+};
+
+export type PostLabelCreatedWebhookPayload = LabelCreatedEvent;
+
+export type PostLabelCreatedWebhookRequest = {
+    body: PostLabelCreatedWebhookPayload;
+    key: 'label.created';
+    path?: never;
+    query?: never;
+};
+
+export type PostLabelUpdatedWebhookPayload = LabelUpdatedEvent;
+
+export type PostLabelUpdatedWebhookRequest = {
+    body: PostLabelUpdatedWebhookPayload;
+    key: 'label.updated';
+    path?: never;
+    query?: never;
+};
+
+export type PostLabelDeletedWebhookPayload = LabelDeletedEvent;
+
+export type PostLabelDeletedWebhookRequest = {
+    body: PostLabelDeletedWebhookPayload;
+    key: 'label.deleted';
+    path?: never;
+    query?: never;
+};
+
+export type PostCommentCreatedWebhookPayload = CommentCreatedEvent;
+
+export type PostCommentCreatedWebhookRequest = {
+    body: PostCommentCreatedWebhookPayload;
+    key: 'comment.created';
+    path?: never;
+    query?: never;
+};
+
+export type PostCommentUpdatedWebhookPayload = CommentUpdatedEvent;
+
+export type PostCommentUpdatedWebhookRequest = {
+    body: PostCommentUpdatedWebhookPayload;
+    key: 'comment.updated';
+    path?: never;
+    query?: never;
+};
+
+export type PostCommentDeletedWebhookPayload = CommentDeletedEvent;
+
+export type PostCommentDeletedWebhookRequest = {
+    body: PostCommentDeletedWebhookPayload;
+    key: 'comment.deleted';
     path?: never;
     query?: never;
 };

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { bigint, check, integer, text, timestamp, uniqueIndex, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
 
 // Shared columns. Ids are UUIDv7 minted by the caller (so they sort by creation); the database
@@ -30,4 +30,23 @@ export function externalIdConstraints(table: string, t: { orgId: AnyPgColumn; ex
     uniqueIndex(`${table}_org_external_id_key`).on(t.orgId, t.externalId),
     check(`${table}_external_id_length`, sql`char_length(${t.externalId}) between 1 and 200`),
   ];
+}
+
+/**
+ * A value's place in an ordered list of values (a task's priority: low 1 ... urgent 4), as SQL:
+ * what ?sort= orders such fields by. The sort indexes are built on this very expression, and the
+ * list statements write it the same way (db/statements/sorting.ts), so the planner matches them.
+ */
+export function rankOf(values: readonly string[], column: SQL): SQL {
+  if (!values.every((v) => /^[a-z_]+$/.test(v))) throw new Error("rank values must be plain words");
+  return sql`array_position(${sql.raw(`array[${values.map((v) => `'${v}'`).join(",")}]::text[]`)}, ${column})`;
+}
+
+/**
+ * The text of a record that ?q= searches, as a tsvector (English stemming: "removals" finds
+ * "removal van"). The GIN index is built on this expression and the list statements match rows
+ * with the same one, so the planner uses the index.
+ */
+export function searchVector(title: SQL, description: SQL): SQL {
+  return sql`to_tsvector('english', ${title} || ' ' || coalesce(${description}, ''))`;
 }

@@ -4,6 +4,8 @@ export * from "./personnel.ts";
 export * from "./projects.ts";
 export * from "./milestones.ts";
 export * from "./tasks.ts";
+export * from "./labels.ts";
+export * from "./comments.ts";
 export * from "./risks.ts";
 export * from "./issues.ts";
 export * from "./financial-entries.ts";

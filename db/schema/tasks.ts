@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { check, date, foreignKey, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
+import { check, date, foreignKey, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
+import { externalId, externalIdConstraints, id, orgId, rankOf, searchVector, timestamps, version } from "./columns.ts";
 import { milestones } from "./milestones.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
@@ -15,11 +15,21 @@ export const tasks = pgTable(
     projectId: uuid().notNull(),
     assigneeId: uuid().notNull(),
     milestoneId: uuid(),
+    // A task of the same project this one is a subtask of (at most MAX_TASK_DEPTH levels).
+    parentId: uuid(),
     title: text().notNull(),
     description: text(),
     status: text({ enum: TASK_STATUSES }).notNull().default("todo"),
     priority: text({ enum: TASK_PRIORITIES }).notNull().default("medium"),
     dueDate: date({ mode: "string" }).notNull(),
+    // Tasks of the organisation that must be done (or cancelled) before this one can be: the
+    // dependency graph, kept acyclic by the statements that change it. An array, not a table:
+    // the dependency is the task's own state, so adding one is a change of the task (its version,
+    // its event with changes.blockedBy), and a delete removes the task from the others' arrays
+    // with an event each.
+    blockedBy: uuid().array().notNull().default(sql`'{}'::uuid[]`),
+    // Labels of the organisation; deleting a label takes it off every task, with an event each.
+    labelIds: uuid().array().notNull().default(sql`'{}'::uuid[]`),
     externalId: externalId(),
     version: version(),
     ...timestamps,
@@ -35,15 +45,35 @@ export const tasks = pgTable(
       foreignColumns: [milestones.orgId, milestones.projectId, milestones.id],
       name: "tasks_milestone_fk",
     }),
+    // Target of the subtasks' and comments' (org_id, project_id, ...) foreign keys.
+    unique("tasks_org_project_id_key").on(t.orgId, t.projectId, t.id),
+    // MATCH SIMPLE: checked only when parent_id is set; a subtask is in its parent's project. No
+    // cascade: a task with subtasks is not deleted.
+    foreignKey({ columns: [t.orgId, t.projectId, t.parentId], foreignColumns: [t.orgId, t.projectId, t.id], name: "tasks_parent_fk" }),
     // The default list order (keyset pagination on created_at, id).
     index("tasks_org_created_idx").on(t.orgId, t.createdAt, t.id),
+    // Every ?sort= of a task list, in one key order each, read forward or backward (domain/paging.ts SORTABLE).
+    index("tasks_org_due_idx").on(t.orgId, t.dueDate, t.id),
+    index("tasks_org_priority_idx").on(t.orgId, rankOf(TASK_PRIORITIES, sql`${t.priority}`), t.id),
+    index("tasks_org_status_idx").on(t.orgId, rankOf(TASK_STATUSES, sql`${t.status}`), t.id),
+    index("tasks_org_title_idx").on(t.orgId, t.title, t.id),
+    // ?q=: full-text search over title and description.
+    index("tasks_search_idx").using("gin", searchVector(sql`${t.title}`, sql`${t.description}`)),
+    // ?labelId= and a label's delete; a task's `blocking` (the tasks whose blocked_by holds it).
+    index("tasks_label_ids_idx").using("gin", t.labelIds),
+    index("tasks_blocked_by_idx").using("gin", t.blockedBy),
+    // ?parentId= in list order, and a task's subtaskCount and subtasksDone.
+    index("tasks_org_parent_created_idx").on(t.orgId, t.parentId, t.createdAt, t.id).where(sql`${t.parentId} is not null`),
     // Filters that narrow a large organisation: by project, by assignee, by milestone.
     index("tasks_org_project_created_idx").on(t.orgId, t.projectId, t.createdAt, t.id),
     index("tasks_org_assignee_created_idx").on(t.orgId, t.assigneeId, t.createdAt, t.id),
-    index("tasks_org_milestone_idx").on(t.orgId, t.milestoneId).where(sql`${t.milestoneId} is not null`),
-    // `updatedSince` (an integrator's "what changed since my last sync"): without it the list reads
-    // every task of the organisation to find the few changed ones (see README "Performance").
-    index("tasks_org_updated_idx").on(t.orgId, t.updatedAt),
+    // A milestone's tasks, and its progress roll-up read from the index alone (status in it).
+    index("tasks_org_milestone_idx").on(t.orgId, t.milestoneId, t.status).where(sql`${t.milestoneId} is not null`),
+    // A project's progress roll-up, read from the index alone.
+    index("tasks_org_project_status_idx").on(t.orgId, t.projectId, t.status),
+    // `updatedSince` (an integrator's "what changed since my last sync") and ?sort=updatedAt:
+    // without it the list reads every task of the organisation to find the few changed ones.
+    index("tasks_org_updated_idx").on(t.orgId, t.updatedAt, t.id),
     check("tasks_title_length", sql`char_length(${t.title}) between 1 and 200`),
     check("tasks_status_valid", sql`${t.status} in ('todo','in_progress','blocked','done','cancelled')`),
     check("tasks_priority_valid", sql`${t.priority} in ('low','medium','high','urgent')`),

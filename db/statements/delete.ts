@@ -6,13 +6,15 @@ import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutco
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource } from "./resource.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, committedEvent, committedOf, lockedCte, type Cascade, type Committed } from "./write-ctes.ts";
+import { bumpAndEvent, committedEvent, committedOf, failed, lockedCte, ruleColumns, type Cascade, type Committed, type Rule } from "./write-ctes.ts";
 
 export interface DeleteOptions {
   id: string;
   ifMatch: number | null;
   /** Dependants that forbid the delete, each a count over the resource's `locked` row. */
   blockers: { name: string; count: SQL }[];
+  /** Rules over the locked row (who may delete a comment); each must hold. */
+  rules?: Rule[];
   /** What goes with the record, each with its events (the comments of a task; the task gone from others' blockedBy). */
   cascades?: Cascade[];
   /** The cascades or checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
@@ -25,13 +27,16 @@ export interface DeleteOutcome<Json> {
   versionMatches: boolean;
   /** How many of each dependant still point at the record. */
   blockers: Record<string, number>;
+  failedRules: string[];
   /** The record as it was and its event, when the delete happened. */
   deleted: ({ record: Json } & Committed) | null;
 }
 
 export async function deleteRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: DeleteOptions): Promise<DeleteOutcome<RecordOf<R>>> {
   const counts = options.blockers.map((b) => sql`(${b.count})::int as ${sql.identifier(b.name)}`);
-  const none = options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`);
+  const rules = options.rules ?? [];
+  const ruleChecks = ruleColumns(rules);
+  const none = [...options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`), ...rules.map((r) => sql`checks.${sql.identifier(r.name)}`)];
   const row = await runWrite<CallerRow & { found: boolean; checks: Record<string, number | boolean> | null; record: RecordOf<R> | null; event: OpsEvent | null; cascaded: OpsEvent[] | null }>(
     db,
     {
@@ -39,8 +44,8 @@ export async function deleteRecord<R extends Resource>(db: Database, actor: Acto
         ${lockedCte(resource, options.id)},
         checks as (
           select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches
-                 ${counts.length ? sql`, ${sql.join(counts, sql`, `)}` : sql``}
-            from locked l
+                 ${counts.length ? sql`, ${sql.join(counts, sql`, `)}` : sql``} ${ruleChecks.columns}
+            from locked l${ruleChecks.laterals}
         ),
         changed as (
           delete from ${sql.identifier(resource.name)} r using locked l, checks
@@ -64,6 +69,10 @@ export async function deleteRecord<R extends Resource>(db: Database, actor: Acto
     found: row.found,
     versionMatches: row.checks?.version_matches !== false,
     blockers: Object.fromEntries(options.blockers.map((b) => [b.name, Number(row.checks?.[b.name] ?? 0)])),
+    failedRules: failed(
+      rules.map((r) => r.name),
+      row.checks,
+    ),
     deleted: row.record ? { record: row.record, ...committedOf(row) } : null,
   };
 }

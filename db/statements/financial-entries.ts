@@ -1,12 +1,14 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import type { PageRequest } from "../../domain/paging.ts";
+import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
 import { financialEntries } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import { getRecord, listRecords } from "./read.ts";
+import { getRecord, listRecords, type ListQuery } from "./read.ts";
+import type { RecordView } from "./projection.ts";
+import { PROJECT_EXPANSION } from "./projects.ts";
 import { projectOfOrganisation } from "./references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
@@ -17,6 +19,8 @@ export const financialEntryResource = defineResource(financialEntries, {
   type: "financialEntry",
   readScope: "financials.read",
   manageScope: "financials.manage",
+  sortable: SORTABLE.financialEntries,
+  expansions: PROJECT_EXPANSION,
   money: ["amount"],
 });
 export type FinancialEntryRecord = RecordOf<typeof financialEntryResource>;
@@ -25,15 +29,17 @@ export type NewFinancialEntry = FinancialEntryValues & Pick<FinancialEntryRecord
 
 const { row: r, locked: l } = financialEntryResource;
 
-export function listFinancialEntries(db: Database, actor: Actor, page: PageRequest, f: { externalId?: string | undefined; projectId?: string | undefined; kind?: string[] | undefined }) {
+export function listFinancialEntries(db: Database, actor: Actor, page: PageRequest, f: { externalId?: string | undefined; projectId?: string | undefined; kind?: string[] | undefined }, query: ListQuery = {}) {
   const filters: SQL[] = [];
   if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
   if (f.kind) filters.push(sql`${r.kind} = any(${sql.param(f.kind)}::text[])`);
-  return listRecords(db, actor, financialEntryResource, { page, filters, externalId: f.externalId });
+  return listRecords(db, actor, financialEntryResource, { page, filters, externalId: f.externalId,
+    ...query,
+  });
 }
 
-export function getFinancialEntry(db: Database, actor: Actor, id: string) {
-  return getRecord(db, actor, financialEntryResource, id);
+export function getFinancialEntry(db: Database, actor: Actor, id: string, view?: RecordView) {
+  return getRecord(db, actor, financialEntryResource, id, { view });
 }
 
 export function createFinancialEntry(db: Database, actor: Actor, values: NewFinancialEntry, idempotency?: IdempotencyRequest) {

@@ -90,7 +90,8 @@ export const FULL_VIEW: RecordView = { fields: null, expand: [] };
 
 /**
  * The record of the row `alias` as a read's view asks: its fields (id always, the others only if
- * named) and each expansion, which is the related record or null. An expansion is answered only to
+ * named) and each expansion, which is the related record's own fields (not its derived ones: a
+ * project's progress counts its tasks, which a list of 50 tasks must not do 50 times) or null. An expansion is answered only to
  * a caller holding its scope (the service refuses the call otherwise, so this is the second lock).
  */
 export function viewProjection(resource: Resource, alias: string, view: RecordView): SQL {
@@ -102,7 +103,7 @@ export function viewProjection(resource: Resource, alias: string, view: RecordVi
     return pair(
       e.name,
       sql.raw(
-        `case when '${e.scope}' = any((select scopes from key)) then (select ${dialect.sqlToQuery(projection(e.resource, x)).sql} from ${e.resource.name} ${x} where ${x}.org_id = ${alias}.org_id and ${x}.id = ${alias}.${e.column}) end`,
+        `case when '${e.scope}' = any((select scopes from key)) then (select ${dialect.sqlToQuery(ownProjection(e.resource, x)).sql} from ${e.resource.name} ${x} where ${x}.org_id = ${alias}.org_id and ${x}.id = ${alias}.${e.column}) end`,
       ),
     );
   });

@@ -1,33 +1,67 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import type { PageRequest } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
 import { financialEntries, issues, milestones, projects, risks, tasks } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { getRecord, listRecords } from "./read.ts";
-import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
+import { searchVector } from "../schema/columns.ts";
+import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import type { Expansion, RecordView } from "./projection.ts";
+import type { ListQuery } from "./read.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 
-export const projectResource = defineResource(projects, { type: "project", readScope: "projects.read", manageScope: "projects.manage" });
+/** The tasks of a project or milestone counted by status, as its `progress`. */
+export interface Progress {
+  total: number;
+  done: number;
+  cancelled: number;
+  open: number;
+  /** done / (total - cancelled), in whole percent rounded down (100 only when every task is done); 0 with no task counted. */
+  percentDone: number;
+}
+
+/** The progress roll-up over the tasks whose `column` is the row `alias`'s id (read from the index alone). */
+export function progressOf(alias: string, column: "project_id" | "milestone_id"): string {
+  return `(select json_build_object('total', p.total, 'done', p.done, 'cancelled', p.cancelled, 'open', p.total - p.done - p.cancelled,
+      'percentDone', case when p.total - p.cancelled > 0 then floor(100.0 * p.done / (p.total - p.cancelled))::int else 0 end)
+    from (select count(*)::int as total, count(*) filter (where t.status = 'done')::int as done, count(*) filter (where t.status = 'cancelled')::int as cancelled
+            from tasks t where t.org_id = ${alias}.org_id and t.${column} = ${alias}.id) p)`;
+}
+
+export const projectResource = defineResource(projects, {
+  type: "project",
+  readScope: "projects.read",
+  manageScope: "projects.manage",
+  derived: { progress: derived<Progress>((a) => sql.raw(progressOf(a, "project_id"))) },
+  sortable: SORTABLE.projects,
+  search: (a) => searchVector(sql.raw(`${a}.name`), sql.raw(`${a}.description`)),
+});
 export type ProjectRecord = RecordOf<typeof projectResource>;
 export type ProjectValues = FieldsOf<typeof projectResource>;
 export type NewProject = ProjectValues & Pick<ProjectRecord, "name" | "budget" | "startDate" | "endDate">;
 
 const { row: r, locked: l } = projectResource;
 
-export function listProjects(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined; status?: string[] | undefined }) {
+/** ?expand=project on the records of a project (milestones, tasks, risks, issues, financial entries): the project's own fields. */
+export const PROJECT_EXPANSION: Record<string, Expansion> = {
+  project: { name: "project", resource: projectResource, column: "project_id", scope: "projects.read" },
+};
+
+export function listProjects(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined; status?: string[] | undefined }, query: ListQuery = {}) {
   return listRecords(db, actor, projectResource, {
     page,
     filters: filters.status ? [sql`${r.status} = any(${sql.param(filters.status)}::text[])`] : [],
     externalId: filters.externalId,
+    ...query,
   });
 }
 
-export function getProject(db: Database, actor: Actor, id: string) {
-  return getRecord(db, actor, projectResource, id);
+export function getProject(db: Database, actor: Actor, id: string, view?: RecordView) {
+  return getRecord(db, actor, projectResource, id, { view });
 }
 
 export function createProject(db: Database, actor: Actor, values: NewProject, idempotency?: IdempotencyRequest) {

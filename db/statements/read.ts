@@ -1,9 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import type { PageRequest } from "../../domain/paging.ts";
+import type { PageEnd, PageRequest, Sortable } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
+import { rankOf } from "../schema/columns.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { projection } from "./projection.ts";
+import { FULL_VIEW, viewProjection, type RecordView } from "./projection.ts";
 import type { RecordOf, Resource } from "./resource.ts";
 import { runOne } from "./sql.ts";
 
@@ -14,19 +15,28 @@ export async function getRecord<R extends Resource>(
   actor: Actor,
   resource: R,
   id: string,
-  scope = resource.readScope,
+  options: { scope?: R["readScope"]; view?: RecordView | undefined } = {},
 ): Promise<{ caller: CallerOutcome; record: RecordOf<R> | null }> {
   const row = await runOne<CallerRow & { record: RecordOf<R> | null }>(
     db,
-    sql`with ${callerCtes(actor, scope)}
+    sql`with ${callerCtes(actor, options.scope ?? resource.readScope)}
         select ${callerColumns},
-               (select ${projection(resource, "r")} from ${sql.identifier(resource.name)} r
+               (select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} from ${sql.identifier(resource.name)} r
                  where r.org_id = ${CALLER_ORG} and r.id = ${id}::uuid) as record`,
   );
   return { caller: callerOf(row), record: row.record };
 }
 
-export interface ListOptions {
+/** How a list answers beyond its filters: the records' view, full-text search, and the parent named in the path. */
+export interface ListQuery {
+  view?: RecordView | undefined;
+  /** ?q=: a web-search style query (words, "quoted phrases", or, -excluded) over the resource's text. */
+  search?: string | undefined;
+  /** The parent the list is under (a project's milestones, a task's comments). */
+  parentId?: string | undefined;
+}
+
+export interface ListOptions extends Omit<ListQuery, "parentId"> {
   /** Boolean SQL over the resource's `row` (r), already validated by the service. */
   filters: SQL[];
   page: PageRequest;
@@ -41,28 +51,89 @@ export interface ListOutcome<Json> {
   records: Json[];
   parentFound: boolean;
   hasMore: boolean;
+  /** Where this page ended (the last record's sort values and id), when there is more. */
+  end: PageEnd | null;
 }
 
-/** A page in (createdAt, id) order: keyset paging, so page 1000 costs what page 1 does. */
-export async function listRecords<R extends Resource>(db: Database, actor: Actor, resource: R, options: ListOptions): Promise<ListOutcome<RecordOf<R>>> {
-  const { limit, after } = options.page;
+/** The SQL a list of the resource sorts `field` by, over the row `r`, and the value a cursor carries for it. */
+function sortColumn(resource: Resource, sortable: Sortable, field: string): { key: SQL; param: (value: string | null) => SQL; value: SQL } {
+  const column = resource.publicColumns.find((c) => c.key === field);
+  if (!column) throw new Error(`${resource.name} has no column for the sort field ${field}`);
+  const kind = sortable[field]!;
+  const ref = sql.raw(`r.${column.column}`);
+  const cast = kind === "date" ? "date" : kind === "timestamp" ? "timestamptz" : "text";
+  const typed = (value: string | null) => sql`${value}::${sql.raw(cast)}`;
+  const value =
+    kind === "timestamp" ? sql`to_char(${ref} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : kind === "date" ? sql`to_char(${ref}, 'YYYY-MM-DD')` : ref;
+  if (typeof kind === "object") return { key: rankOf(kind.rank, ref), param: (v) => rankOf(kind.rank, typed(v)), value };
+  return { key: ref, param: typed, value };
+}
+
+/**
+ * The order of a page, the condition "after the previous page's end" and what each row's end
+ * would be. Creation order is (created_at, id). With ?sort=, the keys then the id, which takes the
+ * direction of the last key, so a one-key sort reads its index (org_id, key, id) forward or back.
+ */
+function ordering(resource: Resource, page: PageRequest, sortable: Sortable) {
+  const keys = page.sort.length ? page.sort : [{ field: "createdAt", descending: false }];
+  const columns = keys.map((k) => ({ ...sortColumn(resource, sortable, k.field), descending: k.descending }));
+  const idDescending = keys.at(-1)!.descending;
+  const direction = (descending: boolean) => sql.raw(descending ? "desc" : "asc");
+  const orderBy = sql.join([...columns.map((c) => sql`${c.key} ${direction(c.descending)}`), sql`r.id ${direction(idDescending)}`], sql`, `);
+  const end = sql`json_build_array(${sql.join([...columns.map((c) => c.value), sql`r.id`], sql`, `)})`;
+  let after: SQL | null = null;
+  if (page.after) {
+    const { values, id } = page.after;
+    const all = [...columns.map((c, i) => ({ key: c.key, value: c.param(values[i] ?? null), descending: c.descending })), { key: sql`r.id`, value: sql`${id}::uuid`, descending: idDescending }];
+    if (all.every((c) => c.descending === idDescending)) {
+      // One direction: a row comparison, which the index serves as a range.
+      after = sql`(${sql.join(all.map((c) => c.key), sql`, `)}) ${sql.raw(idDescending ? "<" : ">")} (${sql.join(all.map((c) => c.value), sql`, `)})`;
+    } else {
+      // Mixed directions: after on the first key, or equal on it and after on the next, ...
+      const branches = all.map((c, i) => sql.join([...all.slice(0, i).map((p) => sql`${p.key} = ${p.value}`), sql`${c.key} ${sql.raw(c.descending ? "<" : ">")} ${c.value}`], sql` and `));
+      after = sql`(${sql.join(branches.map((b) => sql`(${b})`), sql` or `)})`;
+    }
+  }
+  return { orderBy, end, after };
+}
+
+/**
+ * A page in the list's order: keyset paging, so page 1000 costs what page 1 does. The page's sort
+ * keys were checked against what the resource sorts by (`resource.sortable`).
+ */
+export async function listRecords<R extends Resource>(
+  db: Database,
+  actor: Actor,
+  resource: R,
+  options: ListOptions,
+): Promise<ListOutcome<RecordOf<R>>> {
+  const { limit } = options.page;
+  const { orderBy, end, after } = ordering(resource, options.page, resource.sortable);
   const conditions = [sql`r.org_id = ${CALLER_ORG}`, ...options.filters];
   if (options.externalId !== undefined) conditions.push(sql`r.external_id = ${options.externalId}`);
-  if (after) conditions.push(sql`(r.created_at, r.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
+  if (options.search !== undefined) {
+    if (!resource.search) throw new Error(`${resource.name} has no full-text search`);
+    conditions.push(sql`${resource.search("r")} @@ websearch_to_tsquery('english', ${options.search})`);
+  }
+  if (after) conditions.push(after);
   const parent = options.parent
     ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parent.id}::uuid)`
     : sql`true`;
-  const row = await runOne<CallerRow & { records: RecordOf<R>[]; parent_found: boolean }>(
+  const row = await runOne<CallerRow & { records: RecordOf<R>[]; parent_found: boolean; end: [...(string | null)[], string] | null; has_more: boolean }>(
     db,
-    sql`with ${callerCtes(actor, resource.readScope)}
-        select ${callerColumns}, ${parent} as parent_found,
-               (select coalesce(json_agg(x.record order by x.created_at, x.id), '[]'::json) from (
-                  select ${projection(resource, "r")} as record, r.created_at, r.id
-                    from ${sql.identifier(resource.name)} r
+    sql`with ${callerCtes(actor, resource.readScope)},
+        page as (
+          select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} as record, ${end} as end_key, row_number() over (order by ${orderBy}) as n
+            from (select r.* from ${sql.identifier(resource.name)} r
                    where ${sql.join(conditions, sql` and `)}
-                   order by r.created_at, r.id
-                   limit ${limit + 1}
-               ) x) as records`,
+                   order by ${orderBy}
+                   limit ${limit + 1}) r
+        )
+        select ${callerColumns}, ${parent} as parent_found,
+               (select coalesce(json_agg(p.record order by p.n), '[]'::json) from page p where p.n <= ${limit}) as records,
+               (select p.end_key from page p where p.n = ${limit}) as end,
+               (select count(*) > ${limit} from page) as has_more`,
   );
-  return { caller: callerOf(row), records: row.records.slice(0, limit), parentFound: row.parent_found, hasMore: row.records.length > limit };
+  const endKey = row.has_more && row.end ? { values: row.end.slice(0, -1) as (string | null)[], id: row.end.at(-1) as string } : null;
+  return { caller: callerOf(row), records: row.records, parentFound: row.parent_found, hasMore: row.has_more, end: endKey };
 }

@@ -1,7 +1,9 @@
 import { getTableColumns, getTableName, type Column, type SQL } from "drizzle-orm";
 import { alias, type PgTable } from "drizzle-orm/pg-core";
 import { toSnakeCase } from "drizzle-orm/casing";
+import type { Sortable } from "../../domain/paging.ts";
 import type { Scope } from "../../domain/scopes.ts";
+import type { Expansion } from "./projection.ts";
 
 // A resource as the statement builders see it, derived from its drizzle table: its columns are
 // declared once, in db/schema/<table>.ts. Every column but the bookkeeping ones (id, orgId,
@@ -10,7 +12,7 @@ import type { Scope } from "../../domain/scopes.ts";
 // schema that must equal it (functions/schemas) fails to compile until it says what to do with it.
 
 /** How a column travels between SQL and JSON. */
-export type ColumnKind = "uuid" | "uuidArray" | "text" | "textArray" | "date" | "numeric" | "decimal" | "boolean" | "integer" | "timestamp";
+export type ColumnKind = "uuid" | "uuidArray" | "text" | "textArray" | "date" | "numeric" | "decimal" | "boolean" | "integer" | "timestamp" | "json";
 
 export interface ColumnDef {
   /** The public (camelCase) field name: the drizzle key. */
@@ -56,6 +58,12 @@ export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, 
   emitsEvents?: boolean;
   /** Fields computed when the record is read, answered after the table's own (before version). */
   derived?: D;
+  /** What its lists sort by (domain/paging.ts SORTABLE); default creation order only. */
+  sortable?: Sortable;
+  /** ?q=: the tsvector of the row `alias` its full-text index is built on (db/schema/columns.ts searchVector). */
+  search?: (alias: string) => SQL;
+  /** ?expand=: the related records a read may embed, by name. */
+  expansions?: Record<string, Expansion>;
 }
 
 export interface Resource<T extends PgTable = PgTable, Fields extends string = string, Money extends string = string, D extends Record<string, Derived<unknown>> = Record<string, Derived<unknown>>> {
@@ -74,6 +82,9 @@ export interface Resource<T extends PgTable = PgTable, Fields extends string = s
   derived: D;
   /** Every public field name, in response order: the columns and the derived fields. */
   fieldNames: string[];
+  sortable: Sortable;
+  search: ((alias: string) => SQL) | null;
+  expansions: Record<string, Expansion>;
   /** The table as a listed or read row, `r`: fragments name its columns as row.projectId. */
   row: T;
   /** The table as the row locked by an update or delete, `l`. */
@@ -105,6 +116,8 @@ function kindOf(column: Column, money: boolean): ColumnKind {
     case "PgTimestamp":
     case "PgTimestampString":
       return "timestamp";
+    case "PgJsonb":
+      return "json";
     default:
       throw new Error(`column ${column.name} has type ${column.columnType}, which no record field has yet: add it to db/statements/resource.ts`);
   }
@@ -144,6 +157,9 @@ export function defineResource<
     publicColumns,
     derived: derivedFields,
     fieldNames: [...beforeVersion, ...Object.keys(derivedFields), "version", "createdAt", "updatedAt"],
+    sortable: options.sortable ?? {},
+    search: options.search ?? null,
+    expansions: options.expansions ?? {},
     row: alias(table, "r") as unknown as T,
     locked: alias(table, "l") as unknown as T,
   };

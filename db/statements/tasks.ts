@@ -1,20 +1,50 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import type { PageRequest } from "../../domain/paging.ts";
+import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
 import { TASK_TRANSITIONS, type TaskStatus } from "../../domain/records.ts";
 import type { Database } from "../client.ts";
-import { tasks } from "../schema/index.ts";
+import { comments, labels, tasks } from "../schema/index.ts";
+import { CALLER_ORG } from "./caller.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import { getRecord, listRecords } from "./read.ts";
+import { personnelResource } from "./personnel.ts";
+import type { Expansion, RecordView } from "./projection.ts";
+import { PROJECT_EXPANSION } from "./projects.ts";
+import { searchVector } from "../schema/columns.ts";
+import { milestoneResource } from "./milestones.ts";
+import { commentResource } from "./comments.ts";
+import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { activePerson, milestoneOfProject, projectOfOrganisation } from "./references.ts";
-import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
+import { blockersClosed, newTaskParent, noDependencyCycle, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
-import type { Reference } from "./write-ctes.ts";
+import type { Cascade, Reference } from "./write-ctes.ts";
 
-export const taskResource = defineResource(tasks, { type: "task", readScope: "tasks.read", manageScope: "tasks.manage" });
+/** The related records a task read may embed (?expand=). */
+const TASK_EXPANSIONS: Record<string, Expansion> = {
+  assignee: { name: "assignee", resource: personnelResource, column: "assignee_id", scope: "organisation.read" },
+  ...PROJECT_EXPANSION,
+  milestone: { name: "milestone", resource: milestoneResource, column: "milestone_id", scope: "projects.read" },
+};
+
+export const taskResource = defineResource(tasks, {
+  type: "task",
+  readScope: "tasks.read",
+  manageScope: "tasks.manage",
+  sortable: SORTABLE.tasks,
+  search: (a) => searchVector(sql.raw(`${a}.title`), sql.raw(`${a}.description`)),
+  expansions: TASK_EXPANSIONS,
+  derived: {
+    // The tasks this one blocks: the inverse of their blockedBy.
+    blocking: derived<string[]>(
+      (a) => sql.raw(`(select coalesce(json_agg(b.id order by b.id), '[]'::json) from tasks b where b.org_id = ${a}.org_id and b.blocked_by @> array[${a}.id])`),
+    ),
+    subtaskCount: derived<number>((a) => sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id)`)),
+    subtasksDone: derived<number>((a) => sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id and s.status = 'done')`)),
+  },
+});
 export type TaskRecord = RecordOf<typeof taskResource>;
 export type TaskValues = FieldsOf<typeof taskResource>;
 export type NewTask = TaskValues & Pick<TaskRecord, "projectId" | "assigneeId" | "dueDate" | "title">;
@@ -26,6 +56,8 @@ export interface TaskFilters {
   projectId?: string | undefined;
   assigneeId?: string | undefined;
   milestoneId?: string | undefined;
+  parentId?: string | undefined;
+  labelId?: string | undefined;
   status?: TaskStatus[] | undefined;
   priority?: string[] | undefined;
   /** Strictly before this date. */
@@ -36,31 +68,45 @@ export interface TaskFilters {
   updatedSince?: string | undefined;
 }
 
-export function listTasks(db: Database, actor: Actor, page: PageRequest, f: TaskFilters) {
+export function listTasks(db: Database, actor: Actor, page: PageRequest, f: TaskFilters, query: ListQuery = {}) {
   const filters: SQL[] = [];
   if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
   if (f.assigneeId) filters.push(sql`${r.assigneeId} = ${f.assigneeId}::uuid`);
   if (f.milestoneId) filters.push(sql`${r.milestoneId} = ${f.milestoneId}::uuid`);
+  if (f.parentId) filters.push(sql`${r.parentId} = ${f.parentId}::uuid`);
+  if (f.labelId) filters.push(sql`${r.labelIds} @> array[${f.labelId}::uuid]`);
   if (f.status) filters.push(sql`${r.status} = any(${sql.param(f.status)}::text[])`);
   if (f.priority) filters.push(sql`${r.priority} = any(${sql.param(f.priority)}::text[])`);
   if (f.dueBefore) filters.push(sql`${r.dueDate} < ${f.dueBefore}::date`);
   if (f.dueAfter) filters.push(sql`${r.dueDate} > ${f.dueAfter}::date`);
   if (f.updatedSince) filters.push(sql`${r.updatedAt} >= ${f.updatedSince}::timestamptz`);
-  return listRecords(db, actor, taskResource, { page, filters, externalId: f.externalId });
+  return listRecords(db, actor, taskResource, { page, filters, externalId: f.externalId, ...query });
 }
 
-export function getTask(db: Database, actor: Actor, id: string) {
-  return getRecord(db, actor, taskResource, id);
+export function getTask(db: Database, actor: Actor, id: string, view?: RecordView) {
+  return getRecord(db, actor, taskResource, id, { view });
 }
+
+/** Every label named is one of the organisation's. */
+const labelsExist = (ids: string[]): Reference => ({
+  field: "labelIds",
+  exists: sql`not exists (select 1 from unnest(${sql.param(ids)}::uuid[]) x(id)
+    where not exists (select 1 from ${labels} b where b.org_id = ${CALLER_ORG} and b.id = x.id))`,
+});
+
+/** A write reads the graphs or the labels: it must see every write before it (WriteStatement.lockFirst). */
+const readsOtherTasks = (values: TaskValues) => values.parentId != null || (values.labelIds?.length ?? 0) > 0 || values.status === "done";
 
 function createReferences(values: NewTask): Reference[] {
   const references: Reference[] = [projectOfOrganisation(values.projectId), activePerson("assigneeId", values.assigneeId)];
   if (values.milestoneId) references.push(milestoneOfProject(values.milestoneId, sql`${values.projectId}::uuid`));
+  if (values.parentId) references.push(...newTaskParent(values.parentId, values.projectId));
+  if (values.labelIds?.length) references.push(labelsExist(values.labelIds));
   return references;
 }
 
 export function createTask(db: Database, actor: Actor, values: NewTask, idempotency?: IdempotencyRequest) {
-  return createRecord(db, actor, taskResource, { values, references: createReferences(values), idempotency });
+  return createRecord(db, actor, taskResource, { values, references: createReferences(values), idempotency, fresh: readsOtherTasks(values) });
 }
 
 // The workflow as SQL pairs, so the check runs on the locked row inside the statement.
@@ -69,7 +115,11 @@ const transitionPairs = sql.join(
   sql`, `,
 );
 
-/** The rules a task change is checked against; `transition` fails for a move outside the workflow. */
+/**
+ * The rules a task change is checked against: `transition` fails for a move outside the workflow,
+ * `blockers_closed` and `subtasks_closed` for a move to done with open blockers or subtasks, and
+ * `parent_acyclic` and `parent_depth` for a parent that would make a cycle or nest too deep.
+ */
 function updateChecks(patch: TaskValues) {
   const references: Reference[] = [];
   // Resending the current assignee is fine even if they left since.
@@ -78,8 +128,15 @@ function updateChecks(patch: TaskValues) {
     references.push({ ...assignee, exists: sql`${l.assigneeId} = ${patch.assigneeId}::uuid or ${assignee.exists}` });
   }
   if (patch.milestoneId) references.push(milestoneOfProject(patch.milestoneId, sql`${l.projectId}`));
-  const rules = patch.status ? [{ name: "transition", holds: sql`${l.status} = ${patch.status} or (${l.status}, ${patch.status}::text) in (${transitionPairs})` }] : [];
-  return { references, rules };
+  if (patch.parentId) references.push(parentInProject(patch.parentId));
+  if (patch.labelIds?.length) references.push(labelsExist(patch.labelIds));
+  const rules = [
+    ...(patch.status ? [{ name: "transition", holds: sql`${l.status} = ${patch.status} or (${l.status}, ${patch.status}::text) in (${transitionPairs})` }] : []),
+    ...blockersClosed(patch.status),
+    ...subtasksClosed(patch.status),
+    ...(patch.parentId ? parentRules(patch.parentId) : []),
+  ];
+  return { references, rules, fresh: readsOtherTasks(patch) };
 }
 
 export function updateTask(db: Database, actor: Actor, id: string, patch: TaskValues, ifMatch: number | null) {
@@ -88,16 +145,77 @@ export function updateTask(db: Database, actor: Actor, id: string, patch: TaskVa
 
 /** PUT by external id: a new task is checked as a create; an existing one as a change, in its own project. */
 export function upsertTask(db: Database, actor: Actor, externalId: string, values: NewTask, ifMatch: number | null) {
+  const { fresh, ...update } = updateChecks(values);
   return upsertRecord(db, actor, taskResource, {
     externalId,
     values,
     fixed: ["projectId"],
     ifMatch,
     create: { references: createReferences(values) },
-    update: updateChecks(values),
+    update,
+    fresh,
   });
 }
 
+/** The most tasks one task may be blocked by. */
+export const MAX_BLOCKERS = 100;
+
+/** "Task `id` is blocked by `blocker`": a change of the task's blockedBy, refused if it would close a cycle. */
+export function addDependency(db: Database, actor: Actor, id: string, blocker: string, ifMatch: number | null) {
+  return updateRecord(db, actor, taskResource, {
+    id,
+    patch: { blockedBy: sql`(case when ${blocker}::uuid = any(${l.blockedBy}) then ${l.blockedBy} else array_append(${l.blockedBy}, ${blocker}::uuid) end)` },
+    ifMatch,
+    references: [{ field: "blockedBy", exists: sql`exists (select 1 from ${tasks} b where b.org_id = ${CALLER_ORG} and b.id = ${blocker}::uuid)` }],
+    rules: [
+      noDependencyCycle(blocker),
+      { name: "blockers_limit", holds: sql`${blocker}::uuid = any(${l.blockedBy}) or cardinality(${l.blockedBy}) < ${MAX_BLOCKERS}` },
+    ],
+    fresh: true,
+  });
+}
+
+/** "Task `id` is no longer blocked by `blocker`"; `dependency_exists` fails when it was not. */
+export function removeDependency(db: Database, actor: Actor, id: string, blocker: string, ifMatch: number | null) {
+  return updateRecord(db, actor, taskResource, {
+    id,
+    patch: { blockedBy: sql`array_remove(${l.blockedBy}, ${blocker}::uuid)` },
+    ifMatch,
+    references: [],
+    rules: [{ name: "dependency_exists", holds: sql`${blocker}::uuid = any(${l.blockedBy})` }],
+  });
+}
+
+/**
+ * What goes with a deleted task, each with its event: it leaves the blockedBy of the tasks it
+ * blocked (task.updated with changes.blockedBy), and its comments are deleted (comment.deleted).
+ */
+const taskDeleteCascades: Cascade[] = [
+  {
+    name: "unblocked",
+    resource: taskResource,
+    action: "updated",
+    body: sql`update ${tasks} t
+         set blocked_by = array_remove(t.blocked_by, c.id), version = t.version + 1, updated_at = now()
+        from changed c, ${tasks} o
+       where t.org_id = c.org_id and t.blocked_by @> array[c.id] and o.id = t.id
+      returning t.*, jsonb_build_object('blockedBy', jsonb_build_object('from', to_jsonb(o.blocked_by), 'to', to_jsonb(t.blocked_by))) as event_changes`,
+  },
+  {
+    name: "uncommented",
+    resource: commentResource,
+    action: "deleted",
+    body: sql`delete from ${comments} m using changed c where m.org_id = c.org_id and m.task_id = c.id returning m.*`,
+  },
+];
+
+/** A task with subtasks is not deleted (they would lose their parent): move or delete them first. */
 export function deleteTask(db: Database, actor: Actor, id: string, ifMatch: number | null) {
-  return deleteRecord(db, actor, taskResource, { id, ifMatch, blockers: [] });
+  return deleteRecord(db, actor, taskResource, {
+    id,
+    ifMatch,
+    blockers: [{ name: "subtasks", count: sql`select count(*) from ${tasks} s where s.org_id = ${l.orgId} and s.parent_id = ${l.id}` }],
+    cascades: taskDeleteCascades,
+    fresh: true,
+  });
 }

@@ -7,7 +7,7 @@ import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import { runWrite } from "./sql.ts";
 import { orgLockStatement } from "./caller.ts";
-import { bumpAndEvent, changedFields, changeOfLocked, changesOf, changeSucceeded, committedEvent, committedOf, externalIdFree, failed, lockedCte, referenceCte, type Committed, type Reference, type Rule } from "./write-ctes.ts";
+import { bumpAndEvent, changedFields, changeOfLocked, changesOf, changeSucceeded, committedEvent, committedOf, externalIdFree, failed, violationsOf, lockedCte, referenceCte, type Committed, type Reference, type Rule } from "./write-ctes.ts";
 
 export interface UpdateOptions<R extends Resource> {
   id: string;
@@ -29,6 +29,8 @@ export interface UpdateOutcome<Json> {
   changesSomething: boolean;
   failedReferences: string[];
   failedRules: string[];
+  /** What each failed rule with a `violation` reported (the cycle, the open blockers). */
+  violations: Record<string, unknown>;
   /** The record and its event, when the update happened. */
   updated: ({ record: Json } & Committed) | null;
 }
@@ -45,7 +47,7 @@ export async function updateRecord<R extends Resource>(db: Database, actor: Acto
   const row = await runWrite<
     CallerRow & {
       before: Json | null;
-      checks: Record<string, boolean> | null;
+      checks: Record<string, boolean | unknown> | null;
       refs: Record<string, boolean> | null;
       record: Json | null;
       event: OpsEvent | null;
@@ -82,8 +84,9 @@ export async function updateRecord<R extends Resource>(db: Database, actor: Acto
     ),
     failedRules: failed(
       options.rules.map((r) => r.name),
-      row.checks,
+      row.checks as Record<string, boolean>,
     ),
+    violations: violationsOf(options.rules, row.checks),
     updated: row.record ? { record: row.record, ...committedOf(row) } : null,
   };
 }

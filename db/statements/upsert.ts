@@ -7,7 +7,7 @@ import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutco
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, changedFields, changeOfLocked, lockedCte, changesOf, changeSucceeded, committedEvent, committedOf, failed, referenceCte, referencesHold, type Committed, type Reference, type Rule } from "./write-ctes.ts";
+import { bumpAndEvent, changedFields, changeOfLocked, lockedCte, changesOf, changeSucceeded, committedEvent, committedOf, failed, violationsOf, referenceCte, referencesHold, type Committed, type Reference, type Rule } from "./write-ctes.ts";
 
 // PUT /v1/<resource>/by-external-id/{externalId}: one statement that changes the record with that
 // external id (locked, as an update is) or, when there is none, creates it, as the create would.
@@ -44,6 +44,8 @@ export interface UpsertOutcome<Json> {
   /** References of the branch taken (create's with no record, the change's otherwise) that do not hold. */
   failedReferences: string[];
   failedRules: string[];
+  /** What each failed rule with a `violation` reported. */
+  violations: Record<string, unknown>;
   /** Create-only fields the existing record has other values for. */
   fixedDiffers: string[];
   written: ({ record: Json; created: boolean } & Committed) | null;
@@ -117,6 +119,7 @@ export async function upsertRecord<R extends Resource>(db: Database, actor: Acto
     changesSomething: row.checks?.changes_something !== false,
     failedReferences: failed((existing ? change : create).map((r) => r.field), row.refs).map((field) => field.slice(branch.length)),
     failedRules: failed(options.update.rules.map((r) => r.name), row.checks),
+    violations: violationsOf(options.update.rules, row.checks),
     fixedDiffers: failed(fixed.map((r) => r.name), row.checks).map((name) => name.slice("fixed:".length)),
     written: row.record ? { record: row.record, ...committedOf(row), created: row.created } : null,
   };

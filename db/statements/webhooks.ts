@@ -76,7 +76,7 @@ export function listWebhooks(db: Database, actor: Actor, page: PageRequest) {
 
 /** The webhook, for a call that needs `scope` (its settings: webhooks.read; acting on it: webhooks.manage). */
 export function getWebhook(db: Database, actor: Actor, id: string, scope: "webhooks.read" | "webhooks.manage") {
-  return getRecord(db, actor, webhookResource, id, scope);
+  return getRecord(db, actor, webhookResource, id, { scope });
 }
 
 export type WebhookChange = WebhookSettings & { enabled?: boolean | undefined };

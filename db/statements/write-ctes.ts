@@ -23,6 +23,7 @@ const SQL_TYPE: Record<ColumnKind, string> = {
   boolean: "boolean",
   integer: "integer",
   timestamp: "timestamptz",
+  json: "jsonb",
 };
 
 export interface Change {
@@ -51,10 +52,33 @@ export interface Reference {
   exists: SQL;
 }
 
-/** A rule over the locked row and the change (the task workflow); the write happens only if it holds. */
-export interface Rule {
-  name: string;
-  holds: SQL;
+/**
+ * A rule over the locked row and the change (the task workflow); the write happens only if it
+ * holds. Either `holds` (boolean SQL), or `violation`: SQL answering what breaks the rule as JSON
+ * (the dependency cycle, the open blockers), or null when nothing does; the statement reports it
+ * with the refusal, so the error can name it.
+ */
+export type Rule = { name: string; holds: SQL; violation?: never } | { name: string; violation: SQL; holds?: never };
+
+/** The checks' column of a rule's violation: `<name>:violation`. */
+const violationKey = (name: string) => `${name}:violation`;
+
+/** What each failed rule reported as its violation (null for a `holds` rule). */
+export const violationsOf = (rules: Rule[], checks: Record<string, unknown> | null): Record<string, unknown> =>
+  Object.fromEntries(rules.filter((r) => r.violation && checks?.[r.name] === false).map((r) => [r.name, checks?.[violationKey(r.name)] ?? null]));
+
+/**
+ * The rules as columns of a `checks` row over the locked row `l`: `laterals` to add after
+ * `from locked l`, and the columns: each rule's boolean, and each violation's JSON.
+ */
+export function ruleColumns(rules: Rule[]): { laterals: SQL; columns: SQL } {
+  const laterals = rules.flatMap((r, i) => (r.violation ? [sql` cross join lateral (select (${r.violation})::jsonb as v) ${sql.identifier(`rule_${i}`)}`] : []));
+  const columns = rules.map((r, i) =>
+    r.violation
+      ? sql`, (${sql.identifier(`rule_${i}`)}.v is null) as ${sql.identifier(r.name)}, ${sql.identifier(`rule_${i}`)}.v as ${sql.identifier(violationKey(r.name))}`
+      : sql`, (${r.holds}) as ${sql.identifier(r.name)}`,
+  );
+  return { laterals: sql.join(laterals, sql``), columns: sql.join(columns, sql``) };
 }
 
 export function referenceCte(references: Reference[], from: SQL): SQL {
@@ -82,13 +106,13 @@ export function changeOfLocked(
   const changesSomething = changes.length
     ? sql`(${sql.join(changes.map((c) => sql.raw(`l.${c.column.column}`)), sql`, `)}, null) is distinct from (${sql.join(changes.map((c) => c.value), sql`, `)}, null)`
     : sql`false`;
-  const ruleColumns = rules.map((r) => sql`, (${r.holds}) as ${sql.identifier(r.name)}`);
+  const ruleChecks = ruleColumns(rules);
   const rulesHold = rules.map((r) => sql` and checks.${sql.identifier(r.name)}`);
   const assignments = changes.map((c) => sql`${sql.identifier(c.column.column)} = ${c.value},`);
   return sql`checks as (
       select (${ifMatch}::int is null or l.version = ${ifMatch}::int) as version_matches,
-             ${changesSomething} as changes_something ${sql.join(ruleColumns, sql``)}
-        from locked l
+             ${changesSomething} as changes_something ${ruleChecks.columns}
+        from locked l${ruleChecks.laterals}
     ),
     ${sql.identifier(name)} as (
       update ${sql.identifier(resource.name)} r
@@ -106,7 +130,7 @@ export function changeOfLocked(
  * `refs` starting with `refsOf` count (an upsert's change ignores its create's references).
  */
 export const changeSucceeded = (refsOf = "") => sql`(o.record is not null or (o.allowed and o.before is not null
-  and not exists (select 1 from json_each_text(o.checks) c where c.value = 'false' and c.key <> 'changes_something')
+  and not exists (select 1 from json_each_text(o.checks) c where c.value = 'false' and c.key <> 'changes_something' and c.key not like '%:violation')
   and not exists (select 1 from json_each_text(o.refs) f where f.value = 'false' and f.key like ${`${refsOf}%`})))`;
 
 /** The fields a statement reports as false, by name. */

@@ -9,6 +9,8 @@ import { realtimeRoutes } from "./realtime.ts";
 import { selfRoutes } from "./self.ts";
 import { settingsRoutes } from "./settings.ts";
 import { taskRoutes } from "./tasks.ts";
+import { labelRoutes } from "./labels.ts";
+import { commentRoutes } from "./comments.ts";
 import { riskRoutes } from "./risks.ts";
 import { issueRoutes } from "./issues.ts";
 import { financialEntryRoutes } from "./financial-entries.ts";
@@ -23,6 +25,8 @@ export const routes: AnyRoute[] = [
   ...projectRoutes,
   ...milestoneRoutes,
   ...taskRoutes,
+  ...labelRoutes,
+  ...commentRoutes,
   ...riskRoutes,
   ...issueRoutes,
   ...financialEntryRoutes,

@@ -1,6 +1,7 @@
 import { milestones } from "../../services/milestones.ts";
 import { CreateMilestoneSchema, UpsertMilestoneSchema, ListMilestonesQuery, MilestoneSchema, UpdateMilestoneSchema } from "../schemas/milestones.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
+import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 
 // A project's milestones: listed and added under the project, reached by their own id otherwise.
 // collectionPath guarantees the project's id to list and create.
@@ -12,7 +13,7 @@ export const milestoneRoutes = resourceRoutes({
   noun: ["milestone", "milestones"],
   names: { list: "listMilestones", create: "createMilestone", get: "getMilestone", update: "updateMilestone", delete: "deleteMilestone" },
   scopes: { read: "projects.read", manage: "projects.manage" },
-  schemas: { record: MilestoneSchema, create: CreateMilestoneSchema, update: UpdateMilestoneSchema, list: ListMilestonesQuery, upsert: UpsertMilestoneSchema },
+  schemas: { record: MilestoneSchema, create: CreateMilestoneSchema, update: UpdateMilestoneSchema, list: ListMilestonesQuery, upsert: UpsertMilestoneSchema, expand: PROJECT_EXPAND },
   summaries: {
     list: "List a project's milestones",
     create: "Add a milestone to a project (name and dueDate are required)",

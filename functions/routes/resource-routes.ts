@@ -1,14 +1,15 @@
-import type { z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { ErrorCode } from "../../domain/errors.ts";
 import { pageRequest } from "../../domain/paging.ts";
 import type { Scope } from "../../domain/scopes.ts";
-import type { ResourceService } from "../../services/resource-service.ts";
+import type { RecordView, ResourceService } from "../../services/resource-service.ts";
 import { serviceContext } from "../context.ts";
 import { eventsReply, listEnvelope, listReply, recordEnvelope, recordReply, writeReply } from "../envelope.ts";
 import { parseIfMatch } from "../lib/preconditions.ts";
 import { defineRoute, type AnyRoute, type Infer } from "../registry.ts";
 import { settingsOf } from "../env.ts";
-import { ExternalIdParams, IdParams } from "../schemas/common.ts";
+import { RESPONSE_HEADERS } from "../headers.ts";
+import { ExternalIdParams, IdParams, SearchQuery, SortQuery, viewQuery } from "../schemas/common.ts";
 import type { ServiceContext } from "../../services/context.ts";
 import { HistoryQuery } from "../schemas/events.ts";
 import { resourceEventSchema } from "../schemas/event-types.ts";
@@ -35,9 +36,12 @@ export interface ResourceRoutesSpec<Record extends { id: string; version: number
   /** Operation names: listRisks, createRisk, getRisk, updateRisk, deleteRisk. */
   names: { list: string; create: string; get: string; update: string; delete?: string };
   scopes: { read: Scope; manage: Scope };
-  /** The public record's schema: what the service answers must fit it (checked by tsc). */
-  /** `upsert`: the body of PUT by-external-id, the create's without externalId (the path names it). */
-  schemas: { record: z.ZodType<Record>; create: Create; update: Update; list: Query; upsert: Upsert };
+  /**
+   * The public record's schema: what the service answers must fit it (checked by tsc).
+   * `upsert`: the body of PUT by-external-id, the create's without externalId (the path names it).
+   * `expand`: for each related record a read may embed (the resource's expansions), its schema.
+   */
+  schemas: { record: z.ZodType<Record>; create: Create; update: Update; list: Query; upsert: Upsert; expand?: { [name: string]: z.ZodType } };
   summaries: { list: string; create: string; get: string; update: string; delete?: string };
   /** What a list answers, for its OpenAPI description; default "A page of <plural> in creation order." */
   listDescription?: string;
@@ -54,6 +58,30 @@ export interface ResourceRoutesSpec<Record extends { id: string; version: number
     upsert(body: Infer<Upsert>): New;
   };
 }
+
+type ViewQuery = { fields?: string[] | undefined; expand?: string[] | undefined };
+
+/**
+ * How a resource's records are read (`fields`, `expand`): the query parameters, the schema of a
+ * record as a read answers it, and the view a validated query asks for. A read answers the record
+ * (with any expansion asked for), or, with `fields`, only those fields: the schema is the union of
+ * the two, so a client typed from the document knows a field may be absent only when it trimmed it.
+ */
+function readViews(resource: ResourceOf, record: z.ZodObject, expand: { [name: string]: z.ZodType }) {
+  const expansionNames = Object.keys(resource.expansions);
+  for (const name of expansionNames) if (!expand[name]) throw new Error(`${resource.name}: expansion ${name} has no schema`);
+  const full = record.extend(Object.fromEntries(expansionNames.map((name) => [name, expand[name]!.nullable().optional()])));
+  const sparse = full.partial().required({ id: true });
+  return {
+    query: viewQuery(resource.fieldNames, expansionNames),
+    item: z.union([full, sparse]),
+    of(query: ViewQuery): RecordView {
+      return { fields: query.fields ?? null, expand: (query.expand ?? []).map((name) => resource.expansions[name]!) };
+    },
+  };
+}
+
+type ResourceOf = ResourceService<never, never, never, never>["resource"];
 
 /**
  * The inputs of a resource whose request bodies and query are already the service's inputs. The
@@ -73,6 +101,14 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
   const [one] = noun;
   const item = `${path}/{id}` as const;
   const RecordReply = recordEnvelope(schemas.record);
+  const { resource } = service;
+  const views = readViews(resource, schemas.record as unknown as z.ZodObject, schemas.expand ?? {});
+  const listQuery = (schemas.list as unknown as z.ZodObject).extend({
+    ...(Object.keys(resource.sortable).length ? { sort: SortQuery(resource.sortable).optional() } : {}),
+    ...(resource.search ? { q: SearchQuery.optional() } : {}),
+    ...views.query,
+  });
+  const getQuery = z.strictObject(views.query);
   const parentOf = (params: { id: string } | undefined) => (collectionPath ? params?.id : undefined);
   const collection = { path: collectionPath ?? path, ...(collectionPath ? { params: IdParams } : {}) };
   // The writes, as the routes' handlers and POST /v1/batch both run them.
@@ -91,12 +127,17 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
       tag,
       summary: summaries.list,
       ...(descriptions.list ? { description: descriptions.list } : {}),
-      query: schemas.list,
-      response: { schema: listEnvelope(schemas.record), description: spec.listDescription ?? `A page of ${noun[1]} in creation order.`, headers: ["Link"] },
+      query: listQuery,
+      response: {
+        schema: listEnvelope(views.item),
+        description: spec.listDescription ?? `A page of ${noun[1]}, in creation order unless sorted.`,
+        headers: ["Link"],
+      },
       async handler(c, { params, query }) {
-        const { limit, cursor, ...filters } = query as Infer<Query> & PageQuery;
-        const page = await service.list({ ctx: serviceContext(c), input: { page: pageRequest({ limit, cursor }), filters: inputs.filters(filters), parentId: parentOf(params) } });
-        return listReply(c.req.url, page, noun);
+        const { limit, cursor, sort, q, fields, expand, ...filters } = query as Infer<Query> & PageQuery & ViewQuery & { sort?: string; q?: string };
+        const page = pageRequest({ limit, cursor, sort }, resource.sortable);
+        const input = { page, filters: inputs.filters(filters as Omit<Infer<Query>, "limit" | "cursor">), parentId: parentOf(params), search: q, view: views.of({ fields, expand }) };
+        return listReply(c.req.url, await service.list({ ctx: serviceContext(c), input }), noun, page.sort);
       },
     }),
     defineRoute({
@@ -124,9 +165,14 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
       tag,
       summary: summaries.get,
       params: IdParams,
-      response: { schema: RecordReply, description: `The ${one}.`, headers: ["ETag"] },
-      async handler(c, { params }) {
-        return recordReply(await service.get({ ctx: serviceContext(c), input: { id: params.id } }), one);
+      query: getQuery,
+      response: { schema: recordEnvelope(views.item), description: `The ${one}.`, headers: ["ETag"] },
+      async handler(c, { params, query }) {
+        const record = await service.get({ ctx: serviceContext(c), input: { id: params.id, view: views.of(query as ViewQuery) } });
+        // With `fields`, the version may be left out: the ETag is sent only when it is answered.
+        const reply = recordReply(record as Record, one);
+        if (typeof record.version !== "number") delete reply.headers[RESPONSE_HEADERS.etag.name];
+        return reply;
       },
     }),
     defineRoute({

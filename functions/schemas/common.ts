@@ -84,6 +84,69 @@ export function commaList<const T extends readonly [string, ...string[]]>(values
     });
 }
 
+/** ?q=: full-text search (db/schema/columns.ts searchVector). */
+export const SearchQuery = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine(noNul, NUL_MESSAGE)
+  .openapi({
+    description:
+      'Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort.',
+    example: "removal van",
+  });
+
+/** ?sort= of a list: its sortable fields, each ascending or, with a leading -, descending. */
+export function SortQuery(sortable: Readonly<Record<string, unknown>>) {
+  const fields = Object.keys(sortable);
+  const one = `-?(${fields.join("|")})`;
+  return z
+    .string()
+    .max(200)
+    .regex(new RegExp(`^${one}(,${one})*$`), `must be comma-separated fields of ${fields.join(", ")}, each with an optional leading -`)
+    .openapi({
+      description: `Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: ${fields.join(", ")}. Default: creation order.`,
+      example: `${fields[0]},-${fields.at(-1)}`,
+    });
+}
+
+/**
+ * What GET of a record and of a list take beyond filters: `fields` (a sparse field set; id is
+ * always answered) and, where the record names others, `expand` (them embedded).
+ */
+export function viewQuery(fieldNames: readonly string[], expansions: readonly string[]) {
+  const fields = commaList(fieldNames as [string, ...string[]]).openapi({
+    description: `Answer only these fields of each record (id is always answered), comma-separated, any of: ${fieldNames.join(", ")}.`,
+    example: ["id", ...fieldNames.filter((name) => !["id", "orgId"].includes(name)).slice(0, 2)],
+  });
+  const expand = expansions.length
+    ? {
+        expand: commaList(expansions as [string, ...string[]])
+          .optional()
+          .openapi({
+            description: `Embed the related records named, comma-separated, any of: ${expansions.join(", ")}: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope.`,
+            example: [...expansions],
+          }),
+      }
+    : {};
+  return { fields: fields.optional(), ...expand };
+}
+
+/** A record's `progress`: its tasks counted by status. */
+export const ProgressSchema = z
+  .object({
+    total: z.number().int().openapi({ description: "Tasks in all." }),
+    done: z.number().int(),
+    cancelled: z.number().int(),
+    open: z.number().int().openapi({ description: "Neither done nor cancelled." }),
+    percentDone: z.number().int().min(0).max(100).openapi({ description: "done / (total - cancelled), in whole percent rounded down: 100 only when every task not cancelled is done; 0 with none." }),
+  })
+  .openapi("Progress", {
+    description: "The tasks counted by status, computed in the statement that reads the record: exact for the answer's changeVersion. It moves without the record's version moving (and emits no event of the record's).",
+    example: { total: 12, done: 5, cancelled: 2, open: 5, percentDone: 50 },
+  });
+
 export const BooleanQuery = z
   .enum(["true", "false"])
   .transform((v) => v === "true")

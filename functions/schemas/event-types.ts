@@ -7,8 +7,10 @@ import { PersonSchema } from "./personnel.ts";
 import { ProjectSchema } from "./projects.ts";
 import { RiskSchema } from "./risks.ts";
 import { TaskSchema } from "./tasks.ts";
+import { LabelSchema } from "./labels.ts";
+import { CommentSchema } from "./comments.ts";
 
-// Events as a union discriminated by `type`: each of the 21 types (<resource>.created, .updated,
+// Events as a union discriminated by `type`: each of the 27 types (<resource>.created, .updated,
 // .deleted) with its record as `data` and, on updates, `changes` keyed by the record's own fields,
 // each with its `from` and `to` of that field's type. GET /v1/events, a record's history, the
 // socket's messages and the document's `webhooks` section all use these.
@@ -18,6 +20,8 @@ const RECORDS = {
   project: { schema: ProjectSchema, name: "Project" },
   milestone: { schema: MilestoneSchema, name: "Milestone" },
   task: { schema: TaskSchema, name: "Task" },
+  label: { schema: LabelSchema, name: "Label" },
+  comment: { schema: CommentSchema, name: "Comment" },
   personnel: { schema: PersonSchema, name: "Person" },
   risk: { schema: RiskSchema, name: "Risk" },
   issue: { schema: IssueSchema, name: "Issue" },

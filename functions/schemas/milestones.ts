@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MILESTONE_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { DateString, Description, Name, ProgressSchema, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { MilestoneRecord } from "../../services/milestones.ts";
 
 export const MilestoneSchema = publicRecord<MilestoneRecord>()(
@@ -13,6 +13,7 @@ export const MilestoneSchema = publicRecord<MilestoneRecord>()(
       description: z.string().nullable(),
       dueDate: DateString,
       status: z.enum(MILESTONE_STATUSES),
+      progress: ProgressSchema,
     })
     .openapi("Milestone")
 );

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PROJECT_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { DateString, Description, Name, ProgressSchema, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { ProjectRecord } from "../../services/projects.ts";
 
 const Budget = z
@@ -21,6 +21,7 @@ export const ProjectSchema = publicRecord<ProjectRecord>()(
       startDate: DateString,
       endDate: DateString,
       status: z.enum(PROJECT_STATUSES),
+      progress: ProgressSchema,
     })
     .openapi("Project")
 );

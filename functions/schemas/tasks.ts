@@ -1,7 +1,15 @@
 import { z } from "@hono/zod-openapi";
-import { TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
+import { MAX_TASK_DEPTH, TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
 import { DateString, Description, InstantQuery, Name, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { TaskRecord } from "../../services/tasks.ts";
+
+const ParentId = Uuid.nullable().openapi({ description: `A task of the same project this one is a subtask of (at most ${MAX_TASK_DEPTH} levels), or null for none.` });
+
+const LabelIds = z
+  .array(Uuid)
+  .max(50)
+  .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, "names a label twice")
+  .openapi({ description: "Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels.", uniqueItems: true });
 
 export const TaskSchema = publicRecord<TaskRecord>()(
   z
@@ -16,6 +24,12 @@ export const TaskSchema = publicRecord<TaskRecord>()(
       status: z.enum(TASK_STATUSES),
       priority: z.enum(TASK_PRIORITIES),
       dueDate: DateString,
+      parentId: Uuid.nullable().openapi({ description: "The task this one is a subtask of (same project), or null." }),
+      blockedBy: z.array(Uuid).openapi({ description: "Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies." }),
+      labelIds: z.array(Uuid).openapi({ description: "The task's labels (/v1/labels)." }),
+      blocking: z.array(Uuid).openapi({ description: "Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes." }),
+      subtaskCount: z.number().int().openapi({ description: "Direct subtasks. Derived: it moves with their changes." }),
+      subtasksDone: z.number().int().openapi({ description: "Direct subtasks that are done. Derived." }),
     })
     .openapi("Task")
 );
@@ -31,6 +45,8 @@ export const CreateTaskSchema = z
     status: z.enum(TASK_STATUSES).optional().openapi({ description: "Defaults to todo." }),
     description: Description.optional(),
     milestoneId: Uuid.nullable().optional().openapi({ description: "A milestone of the same project." }),
+    parentId: ParentId.optional(),
+    labelIds: LabelIds.optional(),
   })
   .openapi("CreateTask");
 
@@ -47,8 +63,20 @@ export const UpdateTaskSchema = z
     status: z.enum(TASK_STATUSES).optional().openapi({ description: "Moves along the workflow; other moves are 409." }),
     description: Description.optional(),
     milestoneId: Uuid.nullable().optional(),
+    parentId: ParentId.optional(),
+    labelIds: LabelIds.optional(),
   })
   .openapi("UpdateTask");
+
+/** POST /v1/tasks/{id}/dependencies. */
+export const AddDependencySchema = z
+  .strictObject({ blockedBy: Uuid.openapi({ description: "A task of the organisation (any project) this one must wait for." }) })
+  .openapi("AddDependency");
+
+export const DependencyParams = z.object({
+  id: Uuid.openapi({ param: { name: "id", in: "path" }, description: "The task blocked." }),
+  blockerId: Uuid.openapi({ param: { name: "blockerId", in: "path" }, description: "The task it is blocked by." }),
+});
 
 export const ListTasksQuery = z.strictObject({
   ...pageQuery,
@@ -56,6 +84,8 @@ export const ListTasksQuery = z.strictObject({
   projectId: Uuid.optional().openapi({ description: "Only the tasks of this project." }),
   assigneeId: Uuid.optional().openapi({ description: "Only the tasks assigned to this person." }),
   milestoneId: Uuid.optional().openapi({ description: "Only the tasks of this milestone." }),
+  parentId: Uuid.optional().openapi({ description: "Only the subtasks of this task." }),
+  labelId: Uuid.optional().openapi({ description: "Only the tasks with this label." }),
   status: commaList(TASK_STATUSES).optional(),
   priority: commaList(TASK_PRIORITIES).optional(),
   dueBefore: DateString.optional().openapi({ description: "Tasks due strictly before this date." }),

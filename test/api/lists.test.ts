@@ -125,7 +125,7 @@ for (const list of LISTS) {
       for (const bad of ["garbage!", cursor.slice(0, -6), `${cursor}x`, forged, ...impossible]) {
         await refusedCall(tenant, `${path}?cursor=${encodeURIComponent(bad)}`, {}, 400, "invalid_field", { field: "cursor" });
       }
-      await refusedCall(tenant, `${path}?sort=name`, {}, 400, "unknown_field", { field: "sort" });
+      await refusedCall(tenant, `${path}?order=name`, {}, 400, "unknown_field", { field: "order" });
     });
   });
 }

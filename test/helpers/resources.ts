@@ -109,7 +109,7 @@ export function refusedCall(
 }
 
 // Hand-written response shapes. Each kind names what a field's value must look like.
-type Kind = "uuid" | "uuid?" | "string" | "string?" | "date" | "timestamp" | "int" | "number" | "boolean" | readonly string[];
+type Kind = "uuid" | "uuid?" | "uuid[]" | "string" | "string?" | "date" | "timestamp" | "int" | "number" | "boolean" | "progress" | readonly string[];
 
 const RECORD: Record<string, Kind> = { id: "uuid", orgId: "uuid", externalId: "string?", version: "int", createdAt: "timestamp", updatedAt: "timestamp" };
 
@@ -122,8 +122,9 @@ export const SHAPES = {
     startDate: "date",
     endDate: "date",
     status: ["planned", "active", "on_hold", "completed", "cancelled"],
+    progress: "progress",
   },
-  milestone: { ...RECORD, projectId: "uuid", name: "string", description: "string?", dueDate: "date", status: ["open", "done", "cancelled"] },
+  milestone: { ...RECORD, projectId: "uuid", name: "string", description: "string?", dueDate: "date", status: ["open", "done", "cancelled"], progress: "progress" },
   task: {
     ...RECORD,
     projectId: "uuid",
@@ -134,6 +135,12 @@ export const SHAPES = {
     status: ["todo", "in_progress", "blocked", "done", "cancelled"],
     priority: ["low", "medium", "high", "urgent"],
     dueDate: "date",
+    parentId: "uuid?",
+    blockedBy: "uuid[]",
+    labelIds: "uuid[]",
+    blocking: "uuid[]",
+    subtaskCount: "int",
+    subtasksDone: "int",
   },
   personnel: { ...RECORD, name: "string", email: "string", role: "string?", active: "boolean" },
   organisation: { id: "uuid", name: "string", changeVersion: "int", createdAt: "timestamp", updatedAt: "timestamp" },
@@ -159,6 +166,20 @@ function matches(value: unknown, kind: Kind): boolean {
       return typeof value === "number" && Number.isFinite(value);
     case "boolean":
       return typeof value === "boolean";
+    case "uuid[]":
+      return Array.isArray(value) && value.every((id) => typeof id === "string" && UUID.test(id));
+    case "progress": {
+      const p = value as Record<string, number> | null;
+      return (
+        p !== null &&
+        typeof p === "object" &&
+        Object.keys(p).sort().join() === "cancelled,done,open,percentDone,total" &&
+        Object.values(p).every(Number.isInteger) &&
+        p.open === p.total! - p.done! - p.cancelled! &&
+        p.percentDone! >= 0 &&
+        p.percentDone! <= 100
+      );
+    }
   }
   return false;
 }

@@ -129,6 +129,7 @@ function update(overrides: Partial<UpdateOutcome<Rec>>): UpdateOutcome<Rec> {
     changesSomething: true,
     failedReferences: [],
     failedRules: [],
+    violations: {},
     updated: { record: { ...RECORD, version: 4 }, event: null },
     ...overrides,
   };
@@ -166,7 +167,7 @@ describe("settleUpdate: the caller, then If-Match", () => {
 });
 
 function remove(overrides: Partial<DeleteOutcome<Rec>>): DeleteOutcome<Rec> {
-  return { caller: CALLER_OK, found: true, versionMatches: true, blockers: {}, deleted: { record: RECORD, event: null }, ...overrides };
+  return { caller: CALLER_OK, found: true, versionMatches: true, blockers: {}, failedRules: [], deleted: { record: RECORD, event: null }, ...overrides };
 }
 
 describe("settleDelete: the caller, then If-Match", () => {

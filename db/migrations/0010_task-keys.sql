@@ -1,0 +1,1 @@
+ALTER TABLE "tasks" ADD CONSTRAINT "tasks_org_project_id_key" UNIQUE("org_id","project_id","id");

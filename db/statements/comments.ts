@@ -1,0 +1,90 @@
+import { sql } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import type { Database } from "../client.ts";
+import { comments, tasks } from "../schema/index.ts";
+import { CALLER_ORG } from "./caller.ts";
+import { createRecord } from "./create.ts";
+import { deleteRecord } from "./delete.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
+import type { RecordView } from "./projection.ts";
+import { getRecord, listRecords, type ListQuery } from "./read.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { updateRecord } from "./update.ts";
+import { upsertRecord } from "./upsert.ts";
+import type { Rule } from "./write-ctes.ts";
+
+// Comments on tasks: listed and written under the task, reached by their own id otherwise. The
+// author is whoever wrote it (an API key, a person, or opsroom itself), set by the statement from
+// the caller; only the author, or an owner or admin, changes or deletes a comment.
+
+export const commentResource = defineResource(comments, { type: "comment", readScope: "tasks.read", manageScope: "tasks.manage", sortable: SORTABLE.comments });
+export type CommentRecord = RecordOf<typeof commentResource>;
+/** What a client sets: the body (and an externalId); the task, project and author follow from the call. */
+export type CommentValues = Pick<FieldsOf<typeof commentResource>, "body" | "externalId">;
+export type NewComment = CommentValues & Pick<CommentRecord, "taskId" | "body">;
+
+const { row: r, locked: l } = commentResource;
+
+/** A task's comments, oldest first (query.parentId is the task); `parentFound` is false when the task is not the caller's. */
+export function listComments(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined }, query: ListQuery = {}) {
+  const { parentId: taskId, ...rest } = query;
+  if (!taskId) throw new Error("comments are listed under their task");
+  return listRecords(db, actor, commentResource, {
+    page,
+    filters: [sql`${r.taskId} = ${taskId}::uuid`],
+    externalId: filters.externalId,
+    parent: { table: "tasks", id: taskId },
+    ...rest,
+  });
+}
+
+export function getComment(db: Database, actor: Actor, id: string, view?: RecordView) {
+  return getRecord(db, actor, commentResource, id, { view });
+}
+
+/** The task's project and the caller as the author: what a new comment takes from its call. */
+const fromCall = (taskId: string) => ({
+  projectId: sql`(select t.project_id from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${taskId}::uuid)`,
+  author: sql`coalesce((select actor from key), '{"type":"system","id":null,"name":"opsroom"}'::jsonb)`,
+});
+
+export function createComment(db: Database, actor: Actor, values: NewComment, idempotency?: IdempotencyRequest) {
+  return createRecord(db, actor, commentResource, {
+    values: { ...values, ...fromCall(values.taskId) },
+    references: [],
+    parent: { table: "tasks", id: values.taskId },
+    idempotency,
+  });
+}
+
+/**
+ * `author`: the caller wrote the locked comment `l` (the same key, or the same person), or is an
+ * owner or admin (a session's role; opsroom itself counts as owner).
+ */
+const byAuthorOrAdmin: Rule = {
+  name: "author",
+  holds: sql`coalesce(${l.author}->>'type' = (select actor->>'type' from key) and ${l.author}->>'id' = (select actor->>'id' from key), false)
+    or coalesce((select role from key) in ('owner', 'admin'), false)`,
+};
+
+export function updateComment(db: Database, actor: Actor, id: string, patch: CommentValues, ifMatch: number | null) {
+  return updateRecord(db, actor, commentResource, { id, patch, ifMatch, references: [], rules: [byAuthorOrAdmin] });
+}
+
+/** PUT by external id: the body names the task (a new comment is written on it; an existing one must be on it). */
+export function upsertComment(db: Database, actor: Actor, externalId: string, values: NewComment, ifMatch: number | null) {
+  return upsertRecord(db, actor, commentResource, {
+    externalId,
+    values: { ...values, ...fromCall(values.taskId) },
+    patch: { body: values.body },
+    fixed: ["taskId"],
+    ifMatch,
+    create: { references: [{ field: "taskId", exists: sql`exists (select 1 from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${values.taskId}::uuid)` }] },
+    update: { references: [], rules: [byAuthorOrAdmin] },
+  });
+}
+
+export function deleteComment(db: Database, actor: Actor, id: string, ifMatch: number | null) {
+  return deleteRecord(db, actor, commentResource, { id, ifMatch, blockers: [], rules: [byAuthorOrAdmin] });
+}

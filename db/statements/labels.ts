@@ -1,0 +1,79 @@
+import { sql } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import type { Database } from "../client.ts";
+import { labels, tasks } from "../schema/index.ts";
+import { createRecord } from "./create.ts";
+import { deleteRecord } from "./delete.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
+import type { RecordView } from "./projection.ts";
+import { getRecord, listRecords, type ListQuery } from "./read.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { taskResource } from "./tasks.ts";
+import { updateRecord } from "./update.ts";
+import { upsertRecord } from "./upsert.ts";
+import { notTaken, type Reference } from "./write-ctes.ts";
+
+// Labels of the organisation, set on tasks (a task's labelIds). Task scopes cover them.
+
+export const labelResource = defineResource(labels, { type: "label", readScope: "tasks.read", manageScope: "tasks.manage", sortable: SORTABLE.labels });
+export type LabelRecord = RecordOf<typeof labelResource>;
+export type LabelValues = FieldsOf<typeof labelResource>;
+export type NewLabel = LabelValues & Pick<LabelRecord, "name" | "colour">;
+
+
+export function listLabels(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined }, query: ListQuery = {}) {
+  return listRecords(db, actor, labelResource, { page, filters: [], externalId: filters.externalId, ...query });
+}
+
+export function getLabel(db: Database, actor: Actor, id: string, view?: RecordView) {
+  return getRecord(db, actor, labelResource, id, { view });
+}
+
+/** `name` holds when no other label of the organisation has the name, in any letter case. */
+const nameFree = (name: string | undefined, except?: ReturnType<typeof sql>): Reference[] =>
+  name === undefined ? [] : [notTaken("labels", "name", sql`lower(x.name) = lower(${name})`, except)];
+
+export function createLabel(db: Database, actor: Actor, values: NewLabel, idempotency?: IdempotencyRequest) {
+  return createRecord(db, actor, labelResource, { values, references: nameFree(values.name), idempotency });
+}
+
+export function updateLabel(db: Database, actor: Actor, id: string, patch: LabelValues, ifMatch: number | null) {
+  return updateRecord(db, actor, labelResource, { id, patch, ifMatch, references: nameFree(patch.name, sql`(select id from locked)`), rules: [] });
+}
+
+export function upsertLabel(db: Database, actor: Actor, externalId: string, values: NewLabel, ifMatch: number | null) {
+  return upsertRecord(db, actor, labelResource, {
+    externalId,
+    values,
+    ifMatch,
+    create: { references: nameFree(values.name) },
+    update: { references: nameFree(values.name, sql`l.id`), rules: [] },
+  });
+}
+
+/**
+ * A deleted label comes off every task that has it, in the same statement, each task with its
+ * task.updated event (changes.labelIds), before the label.deleted event.
+ */
+export function deleteLabel(db: Database, actor: Actor, id: string, ifMatch: number | null) {
+  return deleteRecord(db, actor, labelResource, {
+    id,
+    ifMatch,
+    blockers: [],
+    cascades: [
+      {
+        name: "unlabelled",
+        resource: taskResource,
+        action: "updated",
+        body: sql`update ${tasks} t
+             set label_ids = array_remove(t.label_ids, c.id), version = t.version + 1, updated_at = now()
+            from changed c, ${tasks} o
+           where t.org_id = c.org_id and t.label_ids @> array[c.id] and o.id = t.id
+          returning t.*, jsonb_build_object('labelIds', jsonb_build_object('from', to_jsonb(o.label_ids), 'to', to_jsonb(t.label_ids))) as event_changes`,
+      },
+    ],
+    fresh: true,
+  });
+}
+

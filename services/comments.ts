@@ -1,0 +1,26 @@
+import * as statements from "../db/statements/comments.ts";
+import { DomainError } from "../domain/errors.ts";
+import { SETTINGS_ROLES } from "../domain/roles.ts";
+import { resourceService } from "./resource-service.ts";
+
+export type { CommentRecord, CommentValues, NewComment } from "../db/statements/comments.ts";
+
+const notTheAuthor = () =>
+  new DomainError("insufficient_role", "only the comment's author, or an owner or admin of the organisation, may change or delete it", { roles: [...SETTINGS_ROLES] });
+
+/** Comments on tasks: listed and written under the task, reached by their own id otherwise. */
+export const comments = resourceService({
+  noun: "comment",
+  parentNoun: "task",
+  resource: statements.commentResource,
+  statements: {
+    list: statements.listComments,
+    get: statements.getComment,
+    create: statements.createComment,
+    update: statements.updateComment,
+    remove: statements.deleteComment,
+    upsert: statements.upsertComment,
+  },
+  rules: { author: notTheAuthor },
+  removeRules: { author: notTheAuthor },
+});
