@@ -13095,6 +13095,9 @@ export interface operations {
                  *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-010000000004",
                  *       "dueDate": "2027-01-08",
                  *       "priority": "high",
+                 *       "labelIds": [
+                 *         "019a8a0e-7c5e-7b52-9a43-0d0000000000"
+                 *       ],
                  *       "externalId": "crm-4471"
                  *     }
                  */
@@ -14120,7 +14123,8 @@ export interface operations {
                  *       "milestoneId": "019a8a0e-7c5e-7b52-9a43-030000000001",
                  *       "assigneeId": "019a8a0e-7c5e-7b52-9a43-010000000003",
                  *       "dueDate": "2027-01-12",
-                 *       "priority": "medium"
+                 *       "priority": "medium",
+                 *       "parentId": "019a8a0e-7c5e-7b52-9a43-040000000004"
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertTask"];
@@ -14645,7 +14649,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "blockedBy": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "blockedBy": "019a8a0e-7c5e-7b52-9a43-040000000009"
                  *     }
                  */
                 "application/json": components["schemas"]["AddDependency"];
@@ -14885,10 +14889,13 @@ export interface operations {
             path: {
                 /**
                  * @description The task blocked.
-                 * @example 019a8a0e-7c5e-7b52-9a43-040000000013
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000005
                  */
                 id: string;
-                /** @description The task it is blocked by. */
+                /**
+                 * @description The task it is blocked by.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000006
+                 */
                 blockerId: string;
             };
             cookie?: never;
@@ -15299,10 +15306,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "name": "Fragile",
-                 *       "colour": "#d73a4a",
-                 *       "description": "Agreed with the client at the site meeting on Tuesday."
+                 *       "name": "Asbestos",
+                 *       "colour": "#cf222e",
+                 *       "description": "Licensed work only.",
+                 *       "externalId": "crm-4471"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateLabel"];
@@ -15510,7 +15517,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record's id. */
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0d0000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -15715,7 +15725,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id. */
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0d0000000003
+                 */
                 id: string;
             };
             cookie?: never;
@@ -15908,7 +15921,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id. */
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0d0000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -15917,10 +15933,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "name": "Fragile",
-                 *       "colour": "#d73a4a",
-                 *       "description": "Agreed with the client at the site meeting on Tuesday."
+                 *       "colour": "#1a7f37",
+                 *       "description": "The client sees this on the shared programme and in the weekly report."
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateLabel"];
@@ -16153,9 +16167,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Fragile",
-                 *       "colour": "#d73a4a",
-                 *       "description": "Agreed with the client at the site meeting on Tuesday."
+                 *       "name": "Night work",
+                 *       "colour": "#57606a"
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertLabel"];
@@ -16425,7 +16438,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record's id. */
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0d0000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -16872,8 +16888,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "body": "The van is booked for 7:30; the driver calls ahead."
+                 *       "body": "Lighting layout re-checked against the new desk plan: no change needed."
                  *     }
                  */
                 "application/json": components["schemas"]["CreateComment"];
@@ -17100,7 +17115,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record's id. */
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -17319,7 +17337,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id. */
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000001
+                 */
                 id: string;
             };
             cookie?: never;
@@ -17517,7 +17538,10 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description The record's id. */
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -17526,8 +17550,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "crm-4471",
-                 *       "body": "The van is booked for 7:30; the driver calls ahead."
+                 *       "body": "Supplier confirmed **six weeks** for the 42U cabinet; a stock 24U unit is on order instead."
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateComment"];
@@ -17765,8 +17788,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                 *       "body": "The van is booked for 7:30; the driver calls ahead."
+                 *       "taskId": "019a8a0e-7c5e-7b52-9a43-040000000003",
+                 *       "body": "Imported from the site diary: circuits tested, certificates to follow."
                  *     }
                  */
                 "application/json": components["schemas"]["UpsertComment"];
@@ -18046,7 +18069,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record's id. */
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
                 id: string;
             };
             cookie?: never;

@@ -8,7 +8,7 @@ import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
-import { PROJECT_EXPANSION, progressOf, type Progress } from "./projects.ts";
+import { PROGRESS_KEYS, PROJECT_EXPANSION, progressOf, type Progress } from "./projects.ts";
 import type { RecordView } from "./projection.ts";
 import { updateRecord } from "./update.ts";
 import { projectOfOrganisation } from "./references.ts";
@@ -18,7 +18,7 @@ export const milestoneResource = defineResource(milestones, {
   type: "milestone",
   readScope: "projects.read",
   manageScope: "projects.manage",
-  derived: { progress: derived<Progress>((a) => sql.raw(progressOf(a, "milestone_id"))) },
+  derived: { progress: derived<Progress>((a) => sql.raw(progressOf(a, "milestone_id")), PROGRESS_KEYS) },
   sortable: SORTABLE.milestones,
   expansions: PROJECT_EXPANSION,
 });

@@ -116,8 +116,15 @@ export function viewProjection(resource: Resource, alias: string, view: RecordVi
  * for byte.
  */
 export function inResponseOrder<Json extends Record<string, unknown>>(resource: Resource, record: Json): Json {
-  const ordered: Record<string, unknown> = {};
-  for (const key of resource.fieldNames) if (key in record) ordered[key] = record[key];
-  for (const [key, value] of Object.entries(record)) if (!(key in ordered)) ordered[key] = value;
-  return ordered as Json;
+  return ordered(record, resource.fieldNames, (key, value) => {
+    const keys = resource.derived[key]?.keys;
+    return keys && value && typeof value === "object" ? ordered(value as Record<string, unknown>, keys, (_, v) => v) : value;
+  }) as Json;
+}
+
+function ordered(object: Record<string, unknown>, keys: readonly string[], value: (key: string, value: unknown) => unknown): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const key of keys) if (key in object) result[key] = value(key, object[key]);
+  for (const [key, v] of Object.entries(object)) if (!(key in result)) result[key] = v;
+  return result;
 }

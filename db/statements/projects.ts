@@ -24,6 +24,9 @@ export interface Progress {
   percentDone: number;
 }
 
+/** The keys of `progress`, in the order they are answered. */
+export const PROGRESS_KEYS = ["total", "done", "cancelled", "open", "percentDone"] as const;
+
 /** The progress roll-up over the tasks whose `column` is the row `alias`'s id (read from the index alone). */
 export function progressOf(alias: string, column: "project_id" | "milestone_id"): string {
   return `(select json_build_object('total', p.total, 'done', p.done, 'cancelled', p.cancelled, 'open', p.total - p.done - p.cancelled,
@@ -36,7 +39,7 @@ export const projectResource = defineResource(projects, {
   type: "project",
   readScope: "projects.read",
   manageScope: "projects.manage",
-  derived: { progress: derived<Progress>((a) => sql.raw(progressOf(a, "project_id"))) },
+  derived: { progress: derived<Progress>((a) => sql.raw(progressOf(a, "project_id")), PROGRESS_KEYS) },
   sortable: SORTABLE.projects,
   search: (a) => searchVector(sql.raw(`${a}.name`), sql.raw(`${a}.description`)),
 });

@@ -76,7 +76,9 @@ function sortColumn(resource: Resource, sortable: Sortable, field: string): { ke
  */
 function ordering(resource: Resource, page: PageRequest, sortable: Sortable) {
   const keys = page.sort.length ? page.sort : [{ field: "createdAt", descending: false }];
-  const columns = keys.map((k) => ({ ...sortColumn(resource, sortable, k.field), descending: k.descending }));
+  // Creation order is every list's, whatever else it sorts by.
+  const kinds: Sortable = { createdAt: "timestamp", ...sortable };
+  const columns = keys.map((k) => ({ ...sortColumn(resource, kinds, k.field), descending: k.descending }));
   const idDescending = keys.at(-1)!.descending;
   const direction = (descending: boolean) => sql.raw(descending ? "desc" : "asc");
   const orderBy = sql.join([...columns.map((c) => sql`${c.key} ${direction(c.descending)}`), sql`r.id ${direction(idDescending)}`], sql`, `);

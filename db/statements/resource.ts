@@ -36,11 +36,16 @@ type FieldKey<T extends PgTable> = Exclude<Extract<keyof ColumnsOf<T>, string>, 
  */
 export interface Derived<T> {
   sql(alias: string): SQL;
+  /**
+   * For an object value, its keys in the order `sql` builds them: a stored answer (an
+   * Idempotency-Key replay) went through jsonb, which orders keys its own way, and is put back.
+   */
+  keys?: readonly string[];
   /** Type-level only: the field's JSON type. */
   readonly _type?: T;
 }
 
-export const derived = <T>(sql: (alias: string) => SQL): Derived<T> => ({ sql });
+export const derived = <T>(sql: (alias: string) => SQL, keys?: readonly string[]): Derived<T> => (keys ? { sql, keys } : { sql });
 
 export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, Money extends FieldKey<T>, D extends Record<string, Derived<unknown>>> {
   /** Event name prefix: "task" gives task.created, task.updated, task.deleted. */

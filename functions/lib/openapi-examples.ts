@@ -170,6 +170,8 @@ const EXAMPLE_RECORDS: Record<string, { id: string; deletable?: string }> = {
   "/v1/projects": { id: project!, deletable: quote! },
   "/v1/milestones": { id: firstFix, deletable: ids.milestones[2]![2]! },
   "/v1/tasks": { id: ids.tasks[3]!, deletable: ids.tasks[19]! },
+  "/v1/labels": { id: ids.labels[0]!, deletable: ids.labels[3]! },
+  "/v1/comments": { id: ids.comments[0]!, deletable: ids.comments[1]! },
   "/v1/risks": { id: ids.risks[0]!, deletable: ids.risks[1]! },
   "/v1/issues": { id: ids.issues[0]!, deletable: ids.issues[1]! },
   "/v1/financial-entries": { id: ids.financialEntries[0]!, deletable: ids.financialEntries[1]! },
@@ -184,6 +186,8 @@ const PATH_PARAMETERS: Record<string, Record<string, string>> = {
   redeliverWebhookDelivery: { deliveryId: ids.delivery },
   revokeApiKey: { id: ids.apiKeys[0]! },
   replaceApiKey: { id: ids.apiKeys[1]! },
+  // The kitchen plumbing waits for the partition layout in the demo.
+  removeTaskDependency: { id: ids.tasks[5]!, blockerId: ids.tasks[6]! },
 };
 
 /** The external id PUT examples use (a create's example uses another, so both run). */
@@ -197,9 +201,26 @@ const REQUEST_BODIES: Record<string, unknown> = {
   createMilestone: { name: "Data cabling tested", dueDate: "2027-01-20", externalId: "crm-4471" },
   updateMilestone: { name: "First fix electrics, plumbing and data", description: "Data added at the client's request." },
   upsertMilestone: { projectId: project, name: "Client walk-round", dueDate: "2027-02-10" },
-  createTask: { title: "Book the removal van", projectId: project, milestoneId: firstFix, assigneeId: chloe, dueDate: "2027-01-08", priority: "high", externalId: "crm-4471" },
+  createTask: {
+    title: "Book the removal van",
+    projectId: project,
+    milestoneId: firstFix,
+    assigneeId: chloe,
+    dueDate: "2027-01-08",
+    priority: "high",
+    labelIds: [ids.labels[0]],
+    externalId: "crm-4471",
+  },
   updateTask: { priority: "urgent", assigneeId: priya, description: "The client moved the north-side desks; re-check the lighting layout." },
-  upsertTask: { title: "Label the patch panels", projectId: project, milestoneId: firstFix, assigneeId: daniel, dueDate: "2027-01-12", priority: "medium" },
+  upsertTask: { title: "Label the patch panels", projectId: project, milestoneId: firstFix, assigneeId: daniel, dueDate: "2027-01-12", priority: "medium", parentId: ids.tasks[4] },
+  // The lighting circuits wait for the measured survey of the clinic: across projects is allowed.
+  addTaskDependency: { blockedBy: ids.tasks[9] },
+  createLabel: { name: "Asbestos", colour: "#cf222e", description: "Licensed work only.", externalId: "crm-4471" },
+  updateLabel: { colour: "#1a7f37", description: "The client sees this on the shared programme and in the weekly report." },
+  upsertLabel: { name: "Night work", colour: "#57606a" },
+  createComment: { body: "Lighting layout re-checked against the new desk plan: no change needed." },
+  updateComment: { body: "Supplier confirmed **six weeks** for the 42U cabinet; a stock 24U unit is on order instead." },
+  upsertComment: { taskId: ids.tasks[3], body: "Imported from the site diary: circuits tested, certificates to follow." },
   createRisk: { projectId: project, title: "Lift out of service during delivery", probability: "medium", impact: "medium", ownerId: tom, mitigation: "Book the goods lift for the morning." },
   updateRisk: { status: "mitigated", mitigation: "A stock cabinet is ordered; swap it at second fix." },
   upsertRisk: { projectId: project, title: "Client changes the layout after first fix", probability: "medium", impact: "high", ownerId: tom },

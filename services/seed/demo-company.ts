@@ -88,6 +88,14 @@ export const DEMO_FINANCIAL_ENTRIES = [
   { kind: "invoice", amount: "46250.00", currency: "GBP", date: -15, description: "Stage 1 invoice: strip-out", reference: "INV-2026-0042" },
 ] as const;
 
+/** Labels of the organisation; the last one no task has (the API reference's delete example removes it). */
+export const DEMO_LABELS = [
+  { name: "Client visible", colour: "#0969da", description: "The client sees this on the shared programme." },
+  { name: "Safety", colour: "#cf222e", description: null },
+  { name: "Waiting on supplier", colour: "#bf8700", description: null },
+  { name: "Winter works", colour: "#8250df", description: "Not used yet." },
+] as const;
+
 export interface DemoTaskPlan {
   title: string;
   project: number;
@@ -97,16 +105,20 @@ export interface DemoTaskPlan {
   status: "todo" | "in_progress" | "blocked" | "done" | "cancelled";
   priority: "low" | "medium" | "high" | "urgent";
   due: number;
+  /** Indexes into DEMO_LABELS. */
+  labels?: readonly number[];
+  /** Index into the curated tasks: the task this one is a subtask of (an earlier one). */
+  parent?: number;
 }
 
 const CURATED_TASKS: DemoTaskPlan[] = [
   { title: "Remove old ceiling tiles and grid", project: 0, milestone: 0, assignee: 2, status: "done", priority: "medium", due: -25 },
   { title: "Skip hire for strip-out waste", project: 0, milestone: 0, assignee: 4, status: "done", priority: "low", due: -30 },
-  { title: "Asbestos survey sign-off", project: 0, milestone: 0, assignee: 1, status: "done", priority: "urgent", due: -35 },
+  { title: "Asbestos survey sign-off", project: 0, milestone: 0, assignee: 1, status: "done", priority: "urgent", due: -35, labels: [1] },
   { title: "Run new lighting circuits, north side", project: 0, milestone: 1, assignee: 3, status: "in_progress", priority: "high", due: 6 },
-  { title: "Order data cabinet and patch panels", project: 0, milestone: 1, assignee: 4, status: "blocked", priority: "high", due: 4 },
+  { title: "Order data cabinet and patch panels", project: 0, milestone: 1, assignee: 4, status: "blocked", priority: "high", due: 4, labels: [2] },
   { title: "Kitchen plumbing first fix", project: 0, milestone: 1, assignee: 2, status: "todo", priority: "medium", due: 9 },
-  { title: "Agree partition layout with client", project: 0, assignee: 1, status: "in_progress", priority: "high", due: 3 },
+  { title: "Agree partition layout with client", project: 0, assignee: 1, status: "in_progress", priority: "high", due: 3, labels: [0] },
   { title: "Snagging walk-round", project: 0, milestone: 2, assignee: 2, status: "todo", priority: "medium", due: 65 },
   { title: "Prepare handover pack and O&M manuals", project: 0, milestone: 2, assignee: 1, status: "todo", priority: "low", due: 68 },
   { title: "Measured survey of consulting rooms", project: 1, milestone: 0, assignee: 2, status: "todo", priority: "high", due: 21 },
@@ -115,12 +127,26 @@ const CURATED_TASKS: DemoTaskPlan[] = [
   { title: "Quote for infection-control flooring", project: 1, assignee: 4, status: "todo", priority: "medium", due: 18 },
   { title: "Night-shift labour for waiting area", project: 1, milestone: 1, assignee: 0, status: "cancelled", priority: "low", due: 60 },
   { title: "Service boilers at Mill Lane and Quay Street", project: 2, milestone: 0, assignee: 3, status: "in_progress", priority: "high", due: 8 },
-  { title: "Replace pressure vessel at Quay Street", project: 2, milestone: 0, assignee: 3, status: "blocked", priority: "urgent", due: 5 },
+  { title: "Replace pressure vessel at Quay Street", project: 2, milestone: 0, assignee: 3, status: "blocked", priority: "urgent", due: 5, labels: [1, 2], parent: 14 },
   { title: "Gas safety certificates for all sites", project: 2, milestone: 0, assignee: 5, status: "todo", priority: "high", due: 18 },
   { title: "Clear gutters at the three terraces", project: 2, milestone: 1, assignee: 2, status: "todo", priority: "medium", due: 40 },
   { title: "Invoice October maintenance visits", project: 2, assignee: 5, status: "done", priority: "medium", due: -3 },
   { title: "Renew scaffold tower inspection", project: 2, assignee: 4, status: "todo", priority: "low", due: 30 },
 ];
+
+/** Dependencies between the curated tasks: [task, the task it is blocked by], by index. */
+export const DEMO_DEPENDENCIES: readonly (readonly [number, number])[] = [
+  [5, 6], // the kitchen plumbing waits for the partition layout
+  [7, 3], // snagging waits for the lighting circuits
+  [16, 14], // gas certificates wait for the boiler services
+];
+
+/** Comments on the curated tasks, by index; written by the demo key once it exists. */
+export const DEMO_COMMENTS = [
+  { task: 4, body: "Supplier confirmed **six weeks** for the 42U cabinet. Asking for a stock unit instead." },
+  { task: 4, body: "Stock 24U unit available Thursday; it will do until second fix." },
+  { task: 3, body: "North side done to the corridor; south side starts Monday." },
+] as const;
 
 // Material for the tasks beyond the curated ones (`opsroom seed --tasks N`).
 const ACTIONS = ["Inspect", "Replace", "Repair", "Quote for", "Order", "Test", "Paint", "Certify", "Clean", "Measure"];
@@ -198,4 +224,6 @@ export const DEMO_IDS = {
   members: each(10, DEMO_MEMBERS),
   invitation: fixed(11, 0),
   apiKeys: each(12, DEMO_API_KEYS),
+  labels: each(13, DEMO_LABELS),
+  comments: each(14, DEMO_COMMENTS),
 };

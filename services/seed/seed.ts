@@ -16,11 +16,17 @@ import { createUser } from "../people.ts";
 import { personnel } from "../personnel.ts";
 import { projects } from "../projects.ts";
 import { risks } from "../risks.ts";
-import { tasks } from "../tasks.ts";
+import { addDependency, tasks } from "../tasks.ts";
+import { labels } from "../labels.ts";
+import { comments } from "../comments.ts";
+import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { createWebhook } from "../webhooks.ts";
 import {
   DEFAULT_DEMO_TASKS,
   DEMO_API_KEYS,
+  DEMO_COMMENTS,
+  DEMO_DEPENDENCIES,
+  DEMO_LABELS,
   DEMO_FINANCIAL_ENTRIES,
   DEMO_IDS,
   DEMO_INVITATION,
@@ -62,7 +68,7 @@ export interface SeedResult {
   organisation: Organisation;
   /** An all-scopes key; `key.key` is the only copy of the secret. */
   key: { id: string; key: string; scopes: Scope[] };
-  counts: { personnel: number; projects: number; milestones: number; tasks: number; risks: number; issues: number; financialEntries: number };
+  counts: { personnel: number; projects: number; milestones: number; tasks: number; labels: number; comments: number; risks: number; issues: number; financialEntries: number };
 }
 
 /** A create of the demo, run by the resource's own service verb with the id chosen beforehand. */
@@ -106,14 +112,28 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
   for (const [i, { date, ...entry }] of DEMO_FINANCIAL_ENTRIES.entries()) {
     create(financialEntries, idOf(fixed?.financialEntries[i]), { ...entry, projectId: projectIds[0]!, date: daysFromToday(date) });
   }
+  const labelIds = DEMO_LABELS.map((label, i) => create(labels, idOf(fixed?.labels[i]), label));
   const taskPlans = planDemoTasks(options.tasks ?? DEFAULT_DEMO_TASKS);
-  for (const [i, { project, milestone, assignee, due, ...task }] of taskPlans.entries()) {
-    create(tasks, idOf(fixed?.tasks[i]), {
-      ...task,
-      projectId: projectIds[project]!,
-      assigneeId: personIds[assignee]!,
-      dueDate: daysFromToday(due),
-      ...(milestone === undefined ? {} : { milestoneId: milestoneIds[project]![milestone]! }),
+  const taskIds: string[] = [];
+  for (const [i, { project, milestone, assignee, due, labels: labelled, parent, ...task }] of taskPlans.entries()) {
+    taskIds.push(
+      create(tasks, idOf(fixed?.tasks[i]), {
+        ...task,
+        projectId: projectIds[project]!,
+        assigneeId: personIds[assignee]!,
+        dueDate: daysFromToday(due),
+        ...(milestone === undefined ? {} : { milestoneId: milestoneIds[project]![milestone]! }),
+        ...(labelled ? { labelIds: labelled.map((l) => labelIds[l]!) } : {}),
+        ...(parent === undefined ? {} : { parentId: taskIds[parent]! }),
+      }),
+    );
+  }
+  const dependencies = DEMO_DEPENDENCIES.filter(([task, blocker]) => task < taskIds.length && blocker < taskIds.length);
+  for (const [task, blocker] of dependencies) {
+    operations.push({
+      status: 200,
+      resource: tasks.resource,
+      run: (opCtx) => addDependency({ ctx: opCtx, input: { id: taskIds[task]!, blockedBy: taskIds[blocker]!, ifMatch: null } }),
     });
   }
 
@@ -127,6 +147,16 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
   if (fixed) await seedSettingsDemo(ctx, organisation.id, fixed, options.webhookReceiver ?? "https://example.com");
 
   const key = await createApiKey({ ctx, input: { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES } });
+  // The comments are the demo key's: the API reference's examples change and remove them with it.
+  const keyCtx: ServiceContext = { ...ctx, actor: { keyHash: await hashApiKey(key.key) } };
+  const commented = DEMO_COMMENTS.filter((comment) => comment.task < taskIds.length);
+  const commentOperations: BatchOperation[] = commented.map(({ task, body }, i) => ({
+    status: 201,
+    newId: idOf(fixed?.comments[i]),
+    resource: comments.resource,
+    run: (opCtx) => comments.create({ ctx: opCtx, input: { taskId: taskIds[task]!, body } }),
+  }));
+  if (commentOperations.length) await runBatch({ ctx: keyCtx, input: { operations: commentOperations } });
   await publishPending(ctx, organisation.id).catch(() => {
     // The room is not running: the Worker's sweep publishes them once it is.
   });
@@ -138,6 +168,8 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
       projects: projectIds.length,
       milestones: milestoneIds.flat().length,
       tasks: taskPlans.length,
+      labels: labelIds.length,
+      comments: commented.length,
       risks: DEMO_RISKS.length,
       issues: DEMO_ISSUES.length,
       financialEntries: DEMO_FINANCIAL_ENTRIES.length,

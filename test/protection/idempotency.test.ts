@@ -6,6 +6,7 @@ import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { financialEntryBody, issueBody, riskBody } from "../helpers/project-records.ts";
 import { runSweep } from "../helpers/realtime.ts";
 import { expectOneWrite, milestoneBody, personBody, projectBody, taskBody, unique } from "../helpers/resources.ts";
+import { commentBody, labelBody } from "../helpers/work.ts";
 
 // One file over 300 lines: the same replay cases run for every create operation.
 //
@@ -22,6 +23,8 @@ interface Create {
   body: (tenant: Tenant, n: number) => Promise<Record<string, unknown>>;
   /** The event a create writes; null for writes that emit none (webhooks). */
   event: string | null;
+  /** A field unique in the organisation (a person's email, a label's name), with its table and column. */
+  unique?: { field: string; table: string; column: string };
 }
 
 // Every POST that creates a record, keyed by the operation as GET /v1 lists it. The test below
@@ -41,7 +44,23 @@ const CREATES: Record<string, Create> = {
     body: (t, n) => financialEntryBody(t, { amount: `${100 + n}.25` }),
     event: "financialEntry.created",
   },
-  "POST /v1/personnel": { path: async () => "/v1/personnel", body: async (_, n) => personBody({ name: `Person ${n}` }), event: "personnel.created" },
+  "POST /v1/personnel": {
+    path: async () => "/v1/personnel",
+    body: async (_, n) => personBody({ name: `Person ${n}` }),
+    event: "personnel.created",
+    unique: { field: "email", table: "personnel", column: "email" },
+  },
+  "POST /v1/labels": {
+    path: async () => "/v1/labels",
+    body: async (_, n) => labelBody({ name: `Label ${n} ${unique()}` }),
+    event: "label.created",
+    unique: { field: "name", table: "labels", column: "name" },
+  },
+  "POST /v1/tasks/:id/comments": {
+    path: async (t) => `/v1/tasks/${(await t.insertTask()).id}/comments`,
+    body: async (_, n) => commentBody({ body: `Comment ${n}` }),
+    event: "comment.created",
+  },
   "POST /v1/webhooks": {
     path: async () => "/v1/webhooks",
     body: async (_, n) => ({ url: `http://127.0.0.1:9/opsroom/${n}/${unique()}`, events: ["task.*"] }),
@@ -58,6 +77,8 @@ const NOT_CREATES = new Set([
   "POST /v1/webhooks/:id/rotate-secret",
   // A batch's Idempotency-Key covers the whole batch: test/batch/.
   "POST /v1/batch",
+  // Adding a dependency twice changes nothing the second time: it needs no key.
+  "POST /v1/tasks/:id/dependencies",
 ]);
 
 const post = (tenantKey: string, path: string, body: unknown, idempotencyKey?: string) =>
@@ -122,22 +143,23 @@ describe("every POST that creates", () => {
         expectNoTrace(before, await snapshot(tenant.org.id));
       });
 
-      const uniqueEmail = operation === "POST /v1/personnel";
-      const twice = uniqueEmail ? "the second is a 409 on email, and one person has it" : "creates twice";
+      const only = create.unique;
+      const twice = only ? `the second is a 409 on ${only.field}, and one record has it` : "creates twice";
       it(`without a key, the same body twice ${twice}`, async () => {
         const path = await create.path(tenant);
         const body = await create.body(tenant, 3);
-        if (uniqueEmail) {
-          // Emails are unique within an organisation, so the same person twice is not "two
-          // records": without a key, nothing tells a retry from a second create, and the second is
-          // refused as a duplicate (409 conflict on email), writing nothing. That is what a client
-          // that retries without a key gets, so it is asserted as such; exactly one person has
-          // the email.
+        if (only) {
+          // The field is unique within an organisation (a person's email, a label's name), so the
+          // same body twice is not "two records": without a key, nothing tells a retry from a
+          // second create, and the second is refused as a duplicate (409 conflict on the field),
+          // writing nothing. That is what a client that retries without a key gets, so it is
+          // asserted as such; exactly one record has the value.
           const first = expectSuccess(await post(tenant.key, path, body), 201).data;
           const before = await snapshot(tenant.org.id);
-          expectError(await post(tenant.key, path, body), 409, "conflict", { field: "email" });
+          expectError(await post(tenant.key, path, body), 409, "conflict", { field: only.field });
           expectNoTrace(before, await snapshot(tenant.org.id));
-          expect(await query("select id from personnel where org_id = $1 and email = $2", [tenant.org.id, body.email])).toEqual([{ id: first.id }]);
+          const holders = await query(`select id from ${only.table} where org_id = $1 and ${only.column} = $2`, [tenant.org.id, body[only.field]]);
+          expect(holders).toEqual([{ id: first.id }]);
           return;
         }
         const [a, b] = [await post(tenant.key, path, body), await post(tenant.key, path, body)];

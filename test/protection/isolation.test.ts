@@ -5,6 +5,7 @@ import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
 import { milestoneBody, personBody, projectBody, taskBody } from "../helpers/resources.ts";
+import { commentBody, insertComment, insertLabel, labelBody } from "../helpers/work.ts";
 
 // Cross-organisation probing of every operation (docs/api.md "404 ... an id of another
 // organisation (never reveal it exists)"). test/api/isolation.test.ts covers projects, milestones,
@@ -22,13 +23,15 @@ interface Operation {
   path: string;
 }
 
-type Kind = "project" | "milestone" | "task" | "risk" | "issue" | "financialEntry" | "person" | "webhook" | "delivery";
+type Kind = "project" | "milestone" | "task" | "blocker" | "label" | "comment" | "risk" | "issue" | "financialEntry" | "person" | "webhook" | "delivery";
 
-/** What the id in a path names, by the path's first segment (and :deliveryId). */
+/** What the id in a path names, by the path's first segment (and :deliveryId, :blockerId). */
 const PATH_KINDS: Record<string, Kind> = {
   projects: "project",
   milestones: "milestone",
   tasks: "task",
+  labels: "label",
+  comments: "comment",
   risks: "risk",
   issues: "issue",
   "financial-entries": "financialEntry",
@@ -43,6 +46,10 @@ const FIELD_KINDS: Record<string, Kind> = {
   assigneeId: "person",
   ownerId: "person",
   reporterId: "person",
+  parentId: "task",
+  blockedBy: "task",
+  taskId: "task",
+  labelId: "label",
   // The feed's filter names any record: a task stands for them all.
   recordId: "task",
 };
@@ -69,6 +76,13 @@ const BODIES: Record<string, (tenant: Tenant, ids: Records) => Promise<Record<st
   "PUT /v1/issues/by-external-id/:externalId": (t, r) => issueBody(t, { projectId: r.project, reporterId: r.person, assigneeId: r.person }),
   "PUT /v1/financial-entries/by-external-id/:externalId": (t, r) => financialEntryBody(t, { projectId: r.project }),
   "PUT /v1/personnel/by-external-id/:externalId": () => personBody(),
+  "POST /v1/tasks/:id/dependencies": (_, r) => ({ blockedBy: r.blocker }),
+  "POST /v1/labels": () => labelBody(),
+  "PATCH /v1/labels/:id": () => ({ name: `Taken over ${uuidv7()}` }),
+  "PUT /v1/labels/by-external-id/:externalId": () => labelBody(),
+  "POST /v1/tasks/:id/comments": () => commentBody(),
+  "PATCH /v1/comments/:id": () => ({ body: "Taken over" }),
+  "PUT /v1/comments/by-external-id/:externalId": (_, r) => commentBody({ taskId: r.task }),
   "POST /v1/batch": () => ({ operations: [{ method: "POST", path: "/v1/projects", body: projectBody() }] }),
   "PATCH /v1/personnel/:id": () => ({ role: "Taken over" }),
   "POST /v1/realtime/tokens": () => ({}),
@@ -87,6 +101,10 @@ async function arrange(tenant: Tenant): Promise<Records> {
   const person = await tenant.insertPerson();
   const milestone = await tenant.insertMilestone(project.id);
   const task = await tenant.insertTask({ projectId: project.id, assigneeId: person.id, milestoneId: milestone.id });
+  // The task waits for another, has a label and a comment.
+  const blocker = await tenant.insertTask({ projectId: project.id, assigneeId: person.id });
+  const label = await insertLabel(tenant);
+  await query("update tasks set blocked_by = array[$2::uuid], label_ids = array[$3::uuid] where id = $1", [task.id, blocker.id, label]);
   const webhook = expectSuccess(await api("/v1/webhooks", { key: tenant.key, body: { url: "http://127.0.0.1:9/isolation" } }), 201).data;
   const [delivery] = await query<{ id: string }>(
     `insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, attempt, outcome)
@@ -98,6 +116,9 @@ async function arrange(tenant: Tenant): Promise<Records> {
     person: person.id,
     milestone: milestone.id,
     task: task.id,
+    blocker: blocker.id,
+    label,
+    comment: await insertComment(tenant, task.id),
     risk: await insertRisk(tenant, { project_id: project.id, owner_id: person.id }),
     issue: await insertIssue(tenant, { project_id: project.id }),
     financialEntry: await insertFinancialEntry(tenant, { project_id: project.id }),
@@ -112,7 +133,7 @@ const byExternalId = (op: Operation) => op.path.includes(":externalId");
 function paramKinds(op: Operation): Array<[param: string, kind: Kind]> {
   const segment = op.path.split("/")[2]!;
   return (op.path.match(/:\w+/g) ?? []).filter((param) => param !== ":externalId").map((param) => {
-    const kind = param === ":deliveryId" ? "delivery" : PATH_KINDS[segment];
+    const kind = param === ":deliveryId" ? "delivery" : param === ":blockerId" ? "blocker" : PATH_KINDS[segment];
     if (!kind) throw new Error(`${op.method} ${op.path}: say in PATH_KINDS what ${param} names`);
     return [param, kind];
   });
@@ -195,6 +216,8 @@ const TABLES: Record<string, string> = {
   projects: "projects",
   milestones: "milestones",
   tasks: "tasks",
+  labels: "labels",
+  comments: "comments",
   risks: "risks",
   issues: "issues",
   "financial-entries": "financial_entries",

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../functions/errors.ts";
 import { isWellFormedApiKey } from "../../domain/crypto/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import { insertComment, insertLabel } from "../helpers/work.ts";
 import { api, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
@@ -73,7 +74,10 @@ async function arrange(t: Tenant, into: Record<string, string[]>, copies: number
     add("project", project.id);
     add("person", person.id);
     add("milestone", milestone.id);
-    add("task", (await t.insertTask({ projectId: project.id, assigneeId: person.id, milestoneId: milestone.id })).id);
+    const task = (await t.insertTask({ projectId: project.id, assigneeId: person.id, milestoneId: milestone.id })).id;
+    add("task", task);
+    add("label", await insertLabel(t));
+    add("comment", await insertComment(t, task));
     add("risk", await insertRisk(t, { project_id: project.id }));
     add("issue", await insertIssue(t, { project_id: project.id }));
     add("financialEntry", await insertFinancialEntry(t, { project_id: project.id }));
@@ -477,6 +481,10 @@ const KIND_OF_COLLECTION: Record<string, string> = {
   personnel: "person",
   milestones: "milestone",
   tasks: "task",
+  labels: "label",
+  comments: "comment",
+  // DELETE /v1/tasks/:id/dependencies/:blockerId: a task names its blocker.
+  dependencies: "task",
   risks: "risk",
   issues: "issue",
   "financial-entries": "financialEntry",
