@@ -103,7 +103,7 @@ export function viewProjection(resource: Resource, alias: string, view: RecordVi
     return pair(
       e.name,
       sql.raw(
-        `case when '${e.scope}' = any((select scopes from key)) then (select ${dialect.sqlToQuery(ownProjection(e.resource, x)).sql} from ${e.resource.name} ${x} where ${x}.org_id = ${alias}.org_id and ${x}.id = ${alias}.${e.column}) end`,
+        `case when exists (select 1 from key where '${e.scope}' = any(key.scopes)) then (select ${dialect.sqlToQuery(ownProjection(e.resource, x)).sql} from ${e.resource.name} ${x} where ${x}.org_id = ${alias}.org_id and ${x}.id = ${alias}.${e.column}) end`,
       ),
     );
   });
