@@ -27,7 +27,7 @@ async function call(base: string, key: string, method: string, path: string, bod
   return json;
 }
 
-/** Round trips of GET /v1 and the four task calls, medians of `samples` calls each way. */
+/** Round trips of GET /v1, the task calls, a sorted, searched and expanded list, a project with its progress, and a dependency; medians of `samples` calls each way. */
 export async function measureRoundTrips(options: {
   base: string;
   key: string;
@@ -41,6 +41,7 @@ export async function measureRoundTrips(options: {
   const person = await call(base, key, "POST", "/v1/personnel", { name: "P", email: `p${Date.now()}${Math.random()}@example.com` });
   const newTask = { title: "T", projectId: project.data.id, assigneeId: person.data.id, dueDate: "2026-06-01" };
   const task = await call(base, key, "POST", "/v1/tasks", newTask);
+  const blocker = await call(base, key, "POST", "/v1/tasks", newTask);
   let n = 0;
   const calls: [string, () => Promise<unknown>][] = [
     ["GET /v1", () => call(base, key, "GET", "/v1")],
@@ -48,6 +49,10 @@ export async function measureRoundTrips(options: {
     ["GET /v1/tasks/:id", () => call(base, key, "GET", `/v1/tasks/${task.data.id}`)],
     ["POST /v1/tasks", () => call(base, key, "POST", "/v1/tasks", newTask)],
     ["PATCH /v1/tasks/:id", () => call(base, key, "PATCH", `/v1/tasks/${task.data.id}`, { title: `T ${++n}` })],
+    ["GET /v1/tasks?q=…&sort=-dueDate&expand=assignee,project,milestone", () => call(base, key, "GET", "/v1/tasks?q=t&sort=-dueDate&expand=assignee,project,milestone&limit=50")],
+    ["GET /v1/projects/:id (with its progress)", () => call(base, key, "GET", `/v1/projects/${project.data.id}`)],
+    // A dependency is checked after the organisation's write lock: two statements, one request.
+    ["POST /v1/tasks/:id/dependencies", () => call(base, key, "POST", `/v1/tasks/${task.data.id}/dependencies`, { blockedBy: blocker.data.id })],
   ];
   const timeOne = async (run: () => Promise<unknown>) => {
     const t0 = performance.now();

@@ -29,7 +29,7 @@ const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".
 const label = process.argv.find((a) => a.startsWith("--label="))?.slice("--label=".length);
 const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks" | "batch") => !only || only.includes(section);
 const plan = quick ? QUICK : FULL;
-const ROUND_TRIP_STEPS = 5;
+const ROUND_TRIP_STEPS = 8;
 
 const steps =
   1 +

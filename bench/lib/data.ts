@@ -52,11 +52,13 @@ export async function growTasks(db: Database, org: BenchOrg, total: number): Pro
     const from = org.tasks;
     const to = Math.min(total, from + batch) - 1;
     await db.query(
-      `insert into tasks (id, org_id, project_id, assignee_id, title, status, priority, due_date, created_at, updated_at)
+      `insert into tasks (id, org_id, project_id, assignee_id, title, description, status, priority, due_date, created_at, updated_at)
        select gen_random_uuid(), $1::uuid,
               ($2::uuid[])[1 + i % cardinality($2::uuid[])],
               ($3::uuid[])[1 + (i / 7) % cardinality($3::uuid[])],
               'Bench task ' || i,
+              -- The same 25 tasks match ?q=scaffold at every size, so a search's cost is compared alike.
+              case when i < 25 then 'Check the scaffold tower before use' end,
               (array['todo','in_progress','blocked','done','cancelled'])[1 + (i / 10) % 5],
               (array['low','medium','high','urgent'])[1 + (i / 50) % 4],
               date '2026-01-01' + (i % 365),

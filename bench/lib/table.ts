@@ -34,6 +34,9 @@ export interface Plans {
   list: string;
   deepPage: string;
   sync: string;
+  sorted: string;
+  search: string;
+  expanded: string;
   create: string;
 }
 
@@ -64,6 +67,9 @@ export function writeReport(report: Report): void {
       `## GET /v1/tasks?projectId=…&status=todo,in_progress&limit=50\n\n\`\`\`\n${plans.list}\n\`\`\`\n\n` +
       `## The same, a page in the middle (cursor)\n\n\`\`\`\n${plans.deepPage}\n\`\`\`\n\n` +
       `## GET /v1/tasks?updatedSince=…&limit=50\n\n\`\`\`\n${plans.sync}\n\`\`\`\n\n` +
+      `## GET /v1/tasks?sort=-dueDate&limit=50\n\n\`\`\`\n${plans.sorted}\n\`\`\`\n\n` +
+      `## GET /v1/tasks?q=scaffold&limit=50\n\n\`\`\`\n${plans.search}\n\`\`\`\n\n` +
+      `## GET /v1/tasks?projectId=…&status=todo,in_progress&expand=assignee,project,milestone&limit=50\n\n\`\`\`\n${plans.expanded}\n\`\`\`\n\n` +
       `## POST /v1/tasks\n\n\`\`\`\n${plans.create}\n\`\`\`\n`;
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(`${RESULTS}/${report.name}.md`, markdown);

@@ -1,7 +1,8 @@
 import pg from "pg";
 import type { Database } from "../../db/client.ts";
 import { createTask, listTasks } from "../../db/statements/tasks.ts";
-import { decodeCursor, encodeCursor } from "../../domain/paging.ts";
+import { decodeCursor, encodeCursor, parseSort, SORTABLE } from "../../domain/paging.ts";
+import { taskResource } from "../../db/statements/tasks.ts";
 import { createBenchOrg, growTasks, type BenchOrg } from "../lib/data.ts";
 import { percentile } from "../lib/load.ts";
 import type { BenchStack } from "../lib/stack.ts";
@@ -9,8 +10,9 @@ import { ms, type Plans } from "../lib/table.ts";
 import type { BenchRun } from "./context.ts";
 
 // Section 4: growth. A filtered, paged task list (first page and a page in the middle), the
-// "what changed since my last sync" list and a single write, at 1 k, 10 k and 100 k tasks; then
-// the query plans they rely on, at the largest size.
+// "what changed since my last sync" list, a sorted list, a search, the filtered list with its
+// related records embedded, and a single write, at 1 k, 10 k and 100 k tasks; then the query plans
+// they rely on, at the largest size.
 
 export const GROWTH = [1_000, 10_000, 100_000];
 export const STEPS = GROWTH.length + 1;
@@ -22,6 +24,8 @@ export async function growth({ stack, plan, progress, rows }: BenchRun): Promise
   // "What changed since my last sync": only what the bench itself writes from here on matches.
   const since = new Date().toISOString();
   const syncPath = `/v1/tasks?updatedSince=${since}&limit=50`;
+  const sortedPath = "/v1/tasks?sort=-dueDate&limit=50";
+  const searchPath = "/v1/tasks?q=scaffold&limit=50";
   for (const size of GROWTH) {
     progress.step(`growth: an organisation with ${size.toLocaleString("en-US")} tasks`);
     const org = await createBenchOrg(stack.db, `bench growth ${size} ${Date.now()}`);
@@ -50,29 +54,37 @@ export async function growth({ stack, plan, progress, rows }: BenchRun): Promise
     await run();
     return performance.now() - t0;
   };
-  progress.step(`growth: ${plan.growthSamples} rounds of list, middle page, sync and write at each size`);
-  const results = sizes.map(({ size }) => ({ size, list: [] as number[], deep: [] as number[], sync: [] as number[], write: [] as number[] }));
-  for (let round = -5; round < plan.growthSamples; round++) {
-    for (const [i, entry] of sizes.entries()) {
-      const list = await timed(() => get(entry.listPath, entry.headers));
-      const deep = await timed(() => get(entry.deepPath, entry.headers));
-      const sync = await timed(() => get(syncPath, entry.headers));
-      const write = await timed(() => post(entry));
-      if (round < 0) continue; // warm-up
-      results[i]!.list.push(list);
-      results[i]!.deep.push(deep);
-      results[i]!.sync.push(sync);
-      results[i]!.write.push(write);
-    }
-  }
-  const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
-  progress.done(results.map((r) => `${r.size / 1000}k: ${ms(p50(r.list))}/${ms(p50(r.deep))}/${ms(p50(r.sync))}/${ms(p50(r.write))} ms`).join(", "));
-  const measures: [string, "list" | "deep" | "sync" | "write"][] = [
+  const measures = [
     ["GET /v1/tasks?projectId=…&status=todo,in_progress&limit=50", "list"],
     ["the same list, a page in the middle (cursor)", "deep"],
     ["GET /v1/tasks?updatedSince=<bench start>&limit=50", "sync"],
+    ["GET /v1/tasks?sort=-dueDate&limit=50", "sorted"],
+    ["GET /v1/tasks?q=scaffold&limit=50 (25 matches at every size)", "search"],
+    ["the filtered list with ?expand=assignee,project,milestone", "expanded"],
     ["POST /v1/tasks", "write"],
-  ];
+  ] as const;
+  type Measure = (typeof measures)[number][1];
+  const calls: Record<Measure, (entry: (typeof sizes)[number]) => Promise<void>> = {
+    list: (e) => get(e.listPath, e.headers),
+    deep: (e) => get(e.deepPath, e.headers),
+    sync: (e) => get(syncPath, e.headers),
+    sorted: (e) => get(sortedPath, e.headers),
+    search: (e) => get(searchPath, e.headers),
+    expanded: (e) => get(`${e.listPath}&expand=assignee,project,milestone`, e.headers),
+    write: (e) => post(e),
+  };
+  progress.step(`growth: ${plan.growthSamples} rounds of ${measures.length} calls at each size`);
+  const results = sizes.map(({ size }) => ({ size, ...(Object.fromEntries(measures.map(([, key]) => [key, [] as number[]])) as Record<Measure, number[]>) }));
+  for (let round = -5; round < plan.growthSamples; round++) {
+    for (const [i, entry] of sizes.entries()) {
+      for (const [, key] of measures) {
+        const took = await timed(() => calls[key](entry));
+        if (round >= 0) results[i]![key].push(took); // the first rounds warm up
+      }
+    }
+  }
+  const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
+  progress.done(results.map((r) => `${r.size / 1000}k: ${measures.map(([, key]) => ms(p50(r[key]))).join("/")} ms`).join(", "));
   for (const [name, key] of measures) {
     const p50s = results.map((r) => p50(r[key]));
     const spread = Math.max(...p50s) / Math.min(...p50s) - 1;
@@ -119,6 +131,11 @@ async function explainGrowth(stack: BenchStack, org: BenchOrg, project: string, 
     await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] });
     await listTasks(recorder, actor, { limit: 50, sort: [], after: decodeCursor(cursor, [], {}) }, { projectId: project, status: ["todo", "in_progress"] });
     await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, { updatedSince: since });
+    await listTasks(recorder, actor, { limit: 50, sort: parseSort("-dueDate", SORTABLE.tasks), after: null }, {});
+    await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, {}, { search: "scaffold" });
+    await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] }, {
+      view: { fields: null, expand: Object.values(taskResource.expansions) },
+    });
     await createTask(recorder, actor, { title: "Plan", projectId: project, assigneeId: org.people[0]!, dueDate: "2026-06-01" });
     await client.query("rollback");
     const explain = async ({ text, params }: { text: string; params: unknown[] }) => {
@@ -130,7 +147,16 @@ async function explainGrowth(stack: BenchStack, org: BenchOrg, project: string, 
         await client.query("rollback");
       }
     };
-    return { list: await explain(statements[0]!), deepPage: await explain(statements[1]!), sync: await explain(statements[2]!), create: await explain(statements[3]!) };
+    const [list, deepPage, sync, sorted, search, expanded, create] = statements;
+    return {
+      list: await explain(list!),
+      deepPage: await explain(deepPage!),
+      sync: await explain(sync!),
+      sorted: await explain(sorted!),
+      search: await explain(search!),
+      expanded: await explain(expanded!),
+      create: await explain(create!),
+    };
   } finally {
     await client.end();
   }

@@ -74,7 +74,7 @@ describe("/v1/labels", () => {
 });
 
 describe("labelIds on tasks", () => {
-  async function labelled(tenant: Tenant) {
+  async function labelled(tenant: Tenant): Promise<[string, string]> {
     return [await insertLabel(tenant), await insertLabel(tenant)];
   }
 

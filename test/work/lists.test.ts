@@ -89,9 +89,11 @@ describe("sort: paging under every sort while others write never loses or repeat
       let cursor: string | null = null;
       try {
         do {
-          const page = expectSuccess(await api(`/v1/tasks?projectId=${project}&sort=${sortText}&limit=37${cursor ? `&cursor=${cursor}` : ""}`, { key: tenant.key }));
+          const page: { data: Task[]; nextCursor?: string | null } = expectSuccess(
+            await api(`/v1/tasks?projectId=${project}&sort=${sortText}&limit=37${cursor ? `&cursor=${cursor}` : ""}`, { key: tenant.key }),
+          );
           seen.push(...page.data);
-          cursor = page.nextCursor;
+          cursor = page.nextCursor ?? null;
         } while (cursor);
       } finally {
         writing = false;
@@ -239,9 +241,11 @@ describe("fields: a sparse field set on every read", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = expectSuccess(await api(`/v1/tasks?fields=title&sort=-dueDate&limit=2${cursor ? `&cursor=${cursor}` : ""}`, { key: tenant.key }));
+      const page: { data: { id: string }[]; nextCursor?: string | null } = expectSuccess(
+        await api(`/v1/tasks?fields=title&sort=-dueDate&limit=2${cursor ? `&cursor=${cursor}` : ""}`, { key: tenant.key }),
+      );
       seen.push(...page.data.map((t: { id: string }) => t.id));
-      cursor = page.nextCursor;
+      cursor = page.nextCursor ?? null;
     } while (cursor);
     expect(seen).toEqual(expectSuccess(await api("/v1/tasks?sort=-dueDate", { key: tenant.key })).data.map((t: { id: string }) => t.id));
   });
