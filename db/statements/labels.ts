@@ -2,14 +2,14 @@ import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
-import { labels, tasks } from "../schema/index.ts";
+import { labels } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import type { RecordView } from "./projection.ts";
 import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
-import { taskResource } from "./tasks.ts";
+import { takenOffTasks } from "./tasks.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 import { notTaken, type Reference } from "./write-ctes.ts";
@@ -61,18 +61,7 @@ export function deleteLabel(db: Database, actor: Actor, id: string, ifMatch: num
     id,
     ifMatch,
     blockers: [],
-    cascades: [
-      {
-        name: "unlabelled",
-        resource: taskResource,
-        action: "updated",
-        body: sql`update ${tasks} t
-             set label_ids = array_remove(t.label_ids, c.id), version = t.version + 1, updated_at = now()
-            from changed c, ${tasks} o
-           where t.org_id = c.org_id and t.label_ids @> array[c.id] and o.id = t.id
-          returning t.*, jsonb_build_object('labelIds', jsonb_build_object('from', to_jsonb(o.label_ids), 'to', to_jsonb(t.label_ids))) as event_changes`,
-      },
-    ],
+    cascades: [takenOffTasks("unlabelled", "labelIds")],
     fresh: true,
   });
 }

@@ -187,20 +187,29 @@ export function removeDependency(db: Database, actor: Actor, id: string, blocker
 }
 
 /**
+ * A cascade taking the record `changed` names (a deleted task, a deleted label) out of the array
+ * `field` of every task holding it: a task.updated event each, with that field's from and to.
+ */
+export function takenOffTasks(name: string, field: "blockedBy" | "labelIds"): Cascade {
+  const column = sql.raw(field === "blockedBy" ? "blocked_by" : "label_ids");
+  return {
+    name,
+    resource: taskResource,
+    action: "updated",
+    body: sql`update ${tasks} t
+         set ${column} = array_remove(t.${column}, c.id), version = t.version + 1, updated_at = now()
+        from changed c, ${tasks} o
+       where t.org_id = c.org_id and t.${column} @> array[c.id] and o.id = t.id
+      returning t.*, jsonb_build_object(${field}::text, jsonb_build_object('from', to_jsonb(o.${column}), 'to', to_jsonb(t.${column}))) as event_changes`,
+  };
+}
+
+/**
  * What goes with a deleted task, each with its event: it leaves the blockedBy of the tasks it
  * blocked (task.updated with changes.blockedBy), and its comments are deleted (comment.deleted).
  */
 const taskDeleteCascades: Cascade[] = [
-  {
-    name: "unblocked",
-    resource: taskResource,
-    action: "updated",
-    body: sql`update ${tasks} t
-         set blocked_by = array_remove(t.blocked_by, c.id), version = t.version + 1, updated_at = now()
-        from changed c, ${tasks} o
-       where t.org_id = c.org_id and t.blocked_by @> array[c.id] and o.id = t.id
-      returning t.*, jsonb_build_object('blockedBy', jsonb_build_object('from', to_jsonb(o.blocked_by), 'to', to_jsonb(t.blocked_by))) as event_changes`,
-  },
+  takenOffTasks("unblocked", "blockedBy"),
   {
     name: "uncommented",
     resource: commentResource,
