@@ -2,9 +2,14 @@
 // The console's calls to the opsroom API, on this origin, as the person signed in: the session
 // cookie goes with every call (same origin), and no key is ever held by the page.
 
+/**
+ * An error's details (docs/api.md §2): the field, the scope, the allowed moves, the open blockers...
+ * @typedef {{ code?: string, field?: string, scope?: string, from?: string, allowed?: string[], blockers?: string[], subtasks?: string[], path?: string[], roles?: string[] }} RefusalDetails
+ */
+
 /** A refusal in the API's own terms: status, error.code and the error's details (allowed, field...). */
 export class ApiRefusal extends Error {
-  /** @param {number} status @param {{ code?: string, allowed?: string[], field?: string, scope?: string }} error @param {string} message */
+  /** @param {number} status @param {RefusalDetails} error @param {string} message */
   constructor(status, error, message) {
     super(message);
     this.status = status;
@@ -68,14 +73,39 @@ export function createApi() {
     }
   }
 
+  const id = encodeURIComponent;
+  const data = (envelope) => envelope.data;
+
+  /**
+   * The ids of a project's tasks that match a search (?q=, full text) and a label (?labelId=):
+   * ids only (?fields=id), since the records themselves are in the store already.
+   * @param {{ projectId: string, q?: string, labelId?: string }} filter
+   */
+  async function matchingTaskIds({ projectId, q, labelId }) {
+    const params = new URLSearchParams({ projectId, fields: "id" });
+    if (q) params.set("q", q);
+    if (labelId) params.set("labelId", labelId);
+    return new Set((await all(`/v1/tasks?${params}`, 10_000)).map((task) => task.id));
+  }
+
   return {
     self: () => call("/v1"),
     projects: () => all("/v1/projects"),
     personnel: () => all("/v1/personnel?active=true"),
-    tasksOf: (projectId) => all(`/v1/tasks?projectId=${encodeURIComponent(projectId)}`),
+    labels: () => all("/v1/labels"),
+    milestonesOf: (projectId) => all(`/v1/projects/${id(projectId)}/milestones`),
+    tasksOf: (projectId) => all(`/v1/tasks?projectId=${id(projectId)}`),
+    task: (taskId) => call(`/v1/tasks/${id(taskId)}`).then(data),
+    matchingTaskIds,
+    commentsOf: (taskId) => all(`/v1/tasks/${id(taskId)}/comments`),
+    addComment: (taskId, body) => call(`/v1/tasks/${id(taskId)}/comments`, { body: { body } }).then(data),
+    editComment: (commentId, body) => call(`/v1/comments/${id(commentId)}`, { method: "PATCH", body: { body } }).then(data),
+    deleteComment: (commentId) => call(`/v1/comments/${id(commentId)}`, { method: "DELETE" }).then(data),
+    addBlocker: (taskId, blockerId) => call(`/v1/tasks/${id(taskId)}/dependencies`, { body: { blockedBy: blockerId } }).then(data),
+    removeBlocker: (taskId, blockerId) => call(`/v1/tasks/${id(taskId)}/dependencies/${id(blockerId)}`, { method: "DELETE" }).then(data),
     /** A short-lived token for the realtime room, minted with the session. */
     realtimeToken: () => call("/v1/realtime/tokens", { method: "POST", body: {} }).then((envelope) => envelope.data),
-    moveTask: (id, status) => call(`/v1/tasks/${encodeURIComponent(id)}`, { method: "PATCH", body: { status } }).then((envelope) => envelope.data),
+    moveTask: (taskId, status) => call(`/v1/tasks/${id(taskId)}`, { method: "PATCH", body: { status } }).then(data),
     eventsAfter,
   };
 }

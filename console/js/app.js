@@ -1,18 +1,27 @@
 // @ts-check
 // The console: as the person signed in (else off to the sign-in page), show the projects and the
-// task board of one, move tasks, and follow every change live. The board changes only through the
-// store, which is fed by lists at start, by this console's own write answers, and by realtime
-// events (never by refetching). The realtime room is joined with a token minted with the session.
+// task board of one with its milestones' progress, move tasks, open a task's drawer (details,
+// dependencies, comments), search and filter by label, and follow every change live. The board
+// changes only through the store, which is fed by lists at start, by this console's own write
+// answers, and by realtime events (never by refetching). The realtime room is joined with a token
+// minted with the session.
 
 import { renderAccount } from "./account.js";
 import { createApi } from "./api.js";
 import { createBoard } from "./board.js";
+import { createDrawer } from "./drawer.js";
 import { createEventsPanel } from "./events-panel.js";
+import { createFilters } from "./filters.js";
 import { connectLive } from "./live.js";
+import { createMilestonesPanel } from "./milestones-panel.js";
 import { createProjectsPanel } from "./projects-panel.js";
+import { describeMoveRefusal, describeRefusal } from "./refusals.js";
 import { goToSignIn, requireSession } from "./session.js";
 import { createStore } from "./store.js";
-import { canMove, labelOf, TASK_TRANSITIONS } from "./workflow.js";
+import { canMove, labelOf } from "./workflow.js";
+
+/** What api.js lists at most of one kind (its `all`). */
+const MAX_LISTED = 2000;
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
@@ -43,12 +52,28 @@ async function start() {
   // Everything after this changeVersion arrives as events; lists fetched later may already hold
   // some of it, which the store's version check makes harmless.
   store.state.changeVersion = self.changeVersion;
-  const [projects, people] = await Promise.all([
+  const [projects, people, labels] = await Promise.all([
     scopes.has("projects.read") ? api.projects() : [],
     scopes.has("organisation.read") ? api.personnel() : [],
+    scopes.has("tasks.read") ? api.labels() : [],
   ]);
   store.load("projects", projects);
   store.load("people", people);
+  store.load("labels", labels);
+
+  /** Tasks named (as blockers, or blocked) that the store does not hold: fetched once each, then kept by events. */
+  const asked = new Set();
+  /** @param {string[]} ids */
+  function ensureTasks(ids) {
+    for (const id of ids) {
+      if (store.state.tasks.has(id) || asked.has(id)) continue;
+      asked.add(id);
+      api.task(id).then(
+        (task) => store.load("tasks", [task]),
+        () => {}, // deleted meanwhile: its task.deleted event takes it out of every blockedBy
+      );
+    }
+  }
 
   const events = createEventsPanel($("event-list"));
   const loaded = new Set();
@@ -65,30 +90,53 @@ async function start() {
       showNotice("");
     } catch (error) {
       board.markRefused(task.id);
-      const allowed = error.details?.allowed ?? TASK_TRANSITIONS[store.state.tasks.get(task.id)?.status ?? ""] ?? [];
-      const hint = error.code === "invalid_transition" ? ` Allowed now: ${allowed.map(labelOf).join(", ") || "none"}.` : "";
-      showNotice(`${error.status} ${error.code}: “${task.title}” was not moved to ${labelOf(to)}. ${error.message}.${hint}`);
+      showNotice(describeMoveRefusal(error, task, to, store.state));
     }
   }
-  const board = createBoard({ root: $("columns"), store, onMove });
+  const drawer = createDrawer({ api, store, me: session.user, ensureTasks });
+  const filters = createFilters({ api, store, onChange: () => renderBoard() });
+  const board = createBoard({ root: $("columns"), store, onMove, onOpen: (task) => drawer.open(task), shows: (task) => filters.shows(task) });
+  const milestonesPanel = createMilestonesPanel({ section: $("milestones"), list: $("milestone-list"), store });
+  filters.renderLabels();
+
+  /** @type {string | null} */ let shownProject = null;
+  function renderBoard() {
+    board.render();
+    const inProject = [...store.state.tasks.values()].filter((task) => task.projectId === shownProject);
+    filters.summarise(inProject.filter((task) => filters.shows(task)).length, inProject.length);
+  }
 
   const projectsPanel = createProjectsPanel({ list: $("project-list"), store, onSelect: (id) => void select(id) });
 
   /** @param {string} projectId */
   async function select(projectId) {
+    shownProject = projectId;
     projectsPanel.select(projectId);
     $("board-heading").textContent = `Tasks · ${store.state.projects.get(projectId)?.name ?? ""}`;
     board.show(projectId);
-    if (!loaded.has(projectId) && scopes.has("tasks.read")) {
-      loaded.add(projectId);
-      store.load("tasks", await api.tasksOf(projectId));
-    }
+    milestonesPanel.show(projectId);
+    filters.showProject(projectId);
+    if (loaded.has(projectId)) return;
+    loaded.add(projectId);
+    const [tasks, milestones] = await Promise.all([
+      scopes.has("tasks.read") ? api.tasksOf(projectId) : [],
+      scopes.has("projects.read") ? api.milestonesOf(projectId) : [],
+    ]);
+    store.load("milestones", milestones);
+    store.load("tasks", tasks);
+    // Counted here only when every task is held (a project past the lists' cap keeps the API's counts).
+    if (scopes.has("tasks.read") && tasks.length < MAX_LISTED) store.markLoaded(projectId);
+    ensureTasks(tasks.flatMap((task) => task.blockedBy ?? []));
   }
 
   store.subscribe((event) => {
     if (event?.type.startsWith("project.")) projectsPanel.render();
+    if (event?.type.startsWith("label.")) filters.renderLabels();
     if (event?.type === "task.updated" && event.changes?.status) board.markArrived(event.data.id);
-    board.render();
+    if (event?.type === "task.created" || event?.type === "task.updated") ensureTasks(event.data.blockedBy ?? []);
+    filters.follow(event);
+    renderBoard();
+    milestonesPanel.render();
     if (connection.state === "live") showConnection("live", connection.detail, store.state.changeVersion);
   });
 
@@ -115,5 +163,5 @@ async function start() {
 start().catch((error) => {
   if (error?.status === 401) return goToSignIn();
   $("workspace").hidden = false;
-  showNotice(`The console could not start: ${error?.message ?? error}`);
+  showNotice(`The console could not start: ${error?.status ? describeRefusal(error) : (error?.message ?? error)}`);
 });

@@ -1,41 +1,33 @@
 // @ts-check
-// The task board of one project: a column per status, a card per task. Each card offers buttons
-// for exactly the workflow moves allowed from its status (keyboard and screen readers), and can be
-// dragged onto a column that is an allowed move (mouse). Rendering is from the store only.
+// The task board of one project: a column per status, a card per task (card.js). Each card offers
+// buttons for exactly the workflow moves allowed from its status (keyboard and screen readers),
+// can be dragged onto a column that is an allowed move (mouse), and opens the task's drawer when
+// clicked (or its title pressed). `shows(task)` narrows the cards (the search and label filter).
+// Rendering is from the store only.
 
-import { canMove, labelOf, TASK_STATUSES, TASK_TRANSITIONS } from "./workflow.js";
-
-/** @param {string} tag @param {Record<string, string>} [attributes] @param {(Node | string)[]} [children] */
-function el(tag, attributes = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  node.append(...children);
-  return node;
-}
+import { taskCard } from "./card.js";
+import { el } from "./dom.js";
+import { canMove, labelOf, TASK_STATUSES } from "./workflow.js";
 
 /**
- * @param {{ root: HTMLElement, store: import("./store.js").Store, onMove: (task: any, to: string) => void }} options
+ * @param {{
+ *   root: HTMLElement,
+ *   store: import("./store.js").Store,
+ *   onMove: (task: any, to: string) => void,
+ *   onOpen: (task: any) => void,
+ *   shows?: (task: any) => boolean,
+ * }} options
  */
-export function createBoard({ root, store, onMove }) {
+export function createBoard({ root, store, onMove, onOpen, shows = () => true }) {
   /** @type {string | null} */ let projectId = null;
   /** @type {Set<string>} */ const busy = new Set();
   /** @type {Set<string>} */ const refused = new Set();
   /** @type {Set<string>} */ const arrived = new Set();
   /** @type {any} */ let dragged = null;
 
+  /** @param {any} task */
   function card(task) {
-    const assignee = store.state.people.get(task.assigneeId)?.name ?? "unassigned";
-    const moves = (TASK_TRANSITIONS[task.status] ?? []).map((to) =>
-      el("button", { type: "button", "data-to": to, "aria-label": `Move “${task.title}” to ${labelOf(to)}` }, [`→ ${labelOf(to)}`]),
-    );
-    const node = el("li", { class: "card", "data-id": task.id, "data-status": task.status, draggable: "true", tabindex: "-1" }, [
-      el("h4", {}, [task.title]),
-      el("p", { class: "meta" }, [
-        el("span", { class: `priority-${task.priority}` }, [task.priority]),
-        ` · due ${task.dueDate} · ${assignee}`,
-      ]),
-      el("div", { class: "moves", role: "group", "aria-label": "Move to" }, moves),
-    ]);
+    const node = taskCard(task, store.state);
     if (busy.has(task.id)) node.setAttribute("aria-busy", "true");
     if (refused.has(task.id)) node.classList.add("refused");
     if (arrived.has(task.id)) node.classList.add("arrived");
@@ -45,8 +37,9 @@ export function createBoard({ root, store, onMove }) {
   function render() {
     const focused = /** @type {HTMLElement | null} */ (document.activeElement?.closest?.(".card") ?? null);
     const focusedId = root.contains(focused) ? focused?.dataset.id : undefined;
+    const onTitle = document.activeElement?.classList.contains("card-open") ?? false;
     const tasks = [...store.state.tasks.values()]
-      .filter((task) => task.projectId === projectId)
+      .filter((task) => task.projectId === projectId && shows(task))
       .sort((a, b) => a.dueDate.localeCompare(b.dueDate) || a.id.localeCompare(b.id));
     root.replaceChildren(
       ...TASK_STATUSES.map((status) => {
@@ -60,14 +53,17 @@ export function createBoard({ root, store, onMove }) {
     );
     arrived.clear();
     // A card that moved (here or in another console) keeps the keyboard focus it had.
-    if (focusedId) /** @type {HTMLElement | null} */ (root.querySelector(`.card[data-id="${CSS.escape(focusedId)}"]`))?.focus();
+    if (focusedId) /** @type {HTMLElement | null} */ (root.querySelector(`.card[data-id="${CSS.escape(focusedId)}"]${onTitle ? " .card-open" : ""}`))?.focus();
   }
 
   root.addEventListener("click", (event) => {
-    const button = /** @type {HTMLElement} */ (event.target).closest("button[data-to]");
-    const id = button?.closest(".card")?.getAttribute("data-id");
+    const target = /** @type {HTMLElement} */ (event.target);
+    const id = target.closest(".card")?.getAttribute("data-id");
     const task = id && store.state.tasks.get(id);
-    if (button && task) onMove(task, /** @type {string} */ (button.getAttribute("data-to")));
+    if (!task) return;
+    const move = target.closest("button[data-to]");
+    if (move) onMove(task, /** @type {string} */ (move.getAttribute("data-to")));
+    else if (!target.closest(".moves")) onOpen(task);
   });
 
   root.addEventListener("dragstart", (event) => {

@@ -34,7 +34,8 @@ export function createEventsPanel(list) {
     add(event, via) {
       const item = document.createElement("li");
       const time = new Date(event.occurredAt).toLocaleTimeString();
-      const subject = event.data.title ?? event.data.name ?? event.data.id;
+      // A task's title, a project's or label's name, a comment's first words.
+      const subject = event.data.title ?? event.data.name ?? (typeof event.data.body === "string" ? short(event.data.body) : event.data.id);
       const head = document.createElement("div");
       const type = Object.assign(document.createElement("span"), { className: "type", textContent: event.type });
       const meta = Object.assign(document.createElement("span"), { className: "via", textContent: ` #${event.changeVersion} · ${time} · ${via}` });

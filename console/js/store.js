@@ -1,32 +1,51 @@
 // @ts-check
-// What the console knows: projects, people and tasks by id, and the last changeVersion applied.
-// Lists and events both go through `upsert`, which keeps the newer version of a record, so an event
-// replayed during a catch-up, or a list fetched after the change it already holds, changes nothing.
+// What the console knows: projects, milestones, people, labels, tasks and comments by id, and the
+// last changeVersion applied. Lists, write answers and events all go through `upsert`, which keeps
+// the newer version of a record, so an event replayed during a catch-up, or a list fetched after
+// the change it already holds, changes nothing. A deleted record is remembered as gone (ids are
+// never reused), so an older event or list arriving after the delete does not bring it back.
 
 /** @typedef {{ id: string, version: number, [field: string]: any }} Record */
 /** @typedef {{ type: "key" | "user" | "system", id: string | null, name: string }} Actor */
 /** @typedef {{ id: string, type: string, changeVersion: number, occurredAt: string, data: Record, changes: Record | null, actor?: Actor }} OpsEvent */
+/** @typedef {"tasks" | "projects" | "milestones" | "people" | "labels" | "comments"} Collection */
 
-const COLLECTIONS = { task: "tasks", project: "projects", personnel: "people" };
+/** @type {{ [resource: string]: Collection }} */
+const COLLECTIONS = { task: "tasks", project: "projects", milestone: "milestones", personnel: "people", label: "labels", comment: "comments" };
 
 export function createStore() {
   const state = {
     /** @type {Map<string, Record>} */ tasks: new Map(),
     /** @type {Map<string, Record>} */ projects: new Map(),
+    /** @type {Map<string, Record>} */ milestones: new Map(),
     /** @type {Map<string, Record>} */ people: new Map(),
+    /** @type {Map<string, Record>} */ labels: new Map(),
+    /** Comments of the tasks whose thread was opened (and any that arrive live). @type {Map<string, Record>} */ comments: new Map(),
+    /** Projects whose every task is in `tasks`: what counts made here (blocked, subtasks, progress) need. @type {Set<string>} */
+    loadedProjects: new Set(),
     /** The changeVersion of the last event applied: where a catch-up starts. */
     changeVersion: 0,
   };
+  /** @type {Set<string>} */
+  const gone = new Set();
   /** @type {Set<(event: OpsEvent | null) => void>} */
   const listeners = new Set();
 
   /** @param {Map<string, Record>} map @param {Record} record */
   function upsert(map, record) {
     const known = map.get(record.id);
-    if (known && known.version >= record.version) return false;
+    if (gone.has(record.id) || (known && known.version >= record.version)) return false;
     map.set(record.id, record);
     return true;
   }
+
+  /** @param {Map<string, Record>} map @param {string} id */
+  function remove(map, id) {
+    gone.add(id);
+    return map.delete(id);
+  }
+
+  const notify = (/** @type {OpsEvent | null} */ event) => listeners.forEach((listener) => listener(event));
 
   return {
     state,
@@ -36,12 +55,24 @@ export function createStore() {
     },
     /**
      * Records from a list or a write's answer; listeners hear `null` (not an event).
-     * @param {"tasks" | "projects" | "people"} collection @param {Record[]} records
+     * @param {Collection} collection @param {Record[]} records
      */
     load(collection, records) {
       let changed = false;
       for (const record of records) changed = upsert(state[collection], record) || changed;
-      if (changed) listeners.forEach((listener) => listener(null));
+      if (changed) notify(null);
+    },
+    /**
+     * A record this console deleted (the answer came before the event).
+     * @param {Collection} collection @param {string} id
+     */
+    drop(collection, id) {
+      if (remove(state[collection], id)) notify(null);
+    },
+    /** A project's tasks are all loaded. @param {string} projectId */
+    markLoaded(projectId) {
+      state.loadedProjects.add(projectId);
+      notify(null);
     },
     /**
      * Applies one event in changeVersion order; answers false for one already applied.
@@ -52,9 +83,9 @@ export function createStore() {
       state.changeVersion = event.changeVersion;
       const [resource, action] = event.type.split(".");
       const collection = COLLECTIONS[resource ?? ""];
-      if (collection && action === "deleted") state[collection].delete(event.data.id);
+      if (collection && action === "deleted") remove(state[collection], event.data.id);
       else if (collection) upsert(state[collection], event.data);
-      listeners.forEach((listener) => listener(event));
+      notify(event);
       return true;
     },
   };

@@ -1,0 +1,122 @@
+// @ts-check
+// The task drawer: a dialog beside the board, opened by clicking a card, with the task's details
+// (status, priority, dates, people, milestone, labels, parent and subtasks, description), its
+// dependencies (task-dependencies.js) and its comment thread (task-comments.js). It follows the
+// store while open, so others' changes show at once; Escape or Close returns to the card.
+
+import { subtaskCounts, subtasksOf } from "./derived.js";
+import { byId, el } from "./dom.js";
+import { labelChips } from "./labels.js";
+import { createComments } from "./task-comments.js";
+import { createDependencies } from "./task-dependencies.js";
+import { labelOf } from "./workflow.js";
+
+/**
+ * @param {{
+ *   api: import("./api.js").Api,
+ *   store: import("./store.js").Store,
+ *   me: { id: string },
+ *   ensureTasks: (ids: string[]) => void,
+ * }} options
+ */
+export function createDrawer({ api, store, me, ensureTasks }) {
+  const dialog = /** @type {HTMLDialogElement} */ (byId("drawer"));
+  const title = byId("drawer-title");
+  const details = byId("drawer-details");
+  const alert = byId("drawer-alert");
+  const dependencies = createDependencies({ api, store, root: byId("drawer-dependencies"), form: /** @type {HTMLFormElement} */ (byId("blocker-form")), alert, ensureTasks });
+  const comments = createComments({ api, store, me, list: byId("comment-list"), form: /** @type {HTMLFormElement} */ (byId("comment-form")), alert });
+  /** @type {string | null} */ let taskId = null;
+  /** The card the drawer was opened from, by task id: cards are drawn anew as the board changes. */
+  /** @type {string | null} */ let openedFrom = null;
+
+  /** @param {string} term @param {(Node | string)[]} description */
+  const row = (term, description) => [el("dt", {}, [term]), el("dd", {}, description)];
+
+  /** @param {any} task */
+  function renderDetails(task) {
+    const { state } = store;
+    const parent = task.parentId ? state.tasks.get(task.parentId) : undefined;
+    const subtasks = subtasksOf(task, state);
+    const counts = subtaskCounts(task, state);
+    const chips = labelChips(task.labelIds, state.labels);
+    details.replaceChildren(
+      el("dl", { class: "facts" }, [
+        ...row("Status", [el("span", { class: `status-chip status-${task.status}` }, [labelOf(task.status)])]),
+        ...row("Priority", [el("span", { class: `priority-${task.priority}` }, [task.priority])]),
+        ...row("Due", [task.dueDate]),
+        ...row("Assignee", [state.people.get(task.assigneeId)?.name ?? "unassigned"]),
+        ...row("Project", [state.projects.get(task.projectId)?.name ?? "another project"]),
+        ...(task.milestoneId ? row("Milestone", [state.milestones.get(task.milestoneId)?.name ?? "a milestone"]) : []),
+        ...row("Labels", [chips ?? el("span", { class: "muted" }, ["none"])]),
+        ...(parent ? row("Subtask of", [el("button", { type: "button", class: "link", "data-open-task": parent.id }, [parent.title])]) : []),
+        ...(counts.count ? row("Subtasks", [`${counts.done}/${counts.count} done`]) : []),
+      ]),
+      ...(subtasks.length
+        ? [
+            el(
+              "ul",
+              { class: "task-lines", "aria-label": "Subtasks" },
+              subtasks.map((subtask) =>
+                el("li", {}, [el("button", { type: "button", class: "link", "data-open-task": subtask.id }, [subtask.title]), el("span", { class: `status-chip status-${subtask.status}` }, [labelOf(subtask.status)])]),
+              ),
+            ),
+          ]
+        : []),
+      task.description ? el("p", { class: "description" }, [task.description]) : el("p", { class: "muted" }, ["No description."]),
+    );
+  }
+
+  function render() {
+    if (!taskId || !dialog.open) return;
+    const task = store.state.tasks.get(taskId);
+    dialog.classList.toggle("gone", !task);
+    if (!task) {
+      title.textContent = "This task was deleted";
+      details.replaceChildren();
+      return;
+    }
+    title.textContent = task.title;
+    renderDetails(task);
+    dependencies.render();
+    comments.render();
+  }
+
+  /** @param {string} id */
+  function open(id) {
+    if (!dialog.open) {
+      openedFrom = id;
+      dialog.showModal();
+    }
+    if (id !== taskId) alert.textContent = "";
+    taskId = id;
+    render();
+    dependencies.show(id);
+    void comments.show(id);
+    title.focus();
+  }
+
+  byId("drawer-close").addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => {
+    taskId = null;
+    const card = openedFrom ? document.querySelector(`.card[data-id="${CSS.escape(openedFrom)}"] .card-open`) : null;
+    /** @type {HTMLElement | null} */ (card)?.focus();
+  });
+  // Clicking the backdrop (outside the drawer's box) closes it.
+  dialog.addEventListener("click", (event) => {
+    if (event.target === dialog) {
+      const box = dialog.getBoundingClientRect();
+      const inside = event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom;
+      if (!inside) dialog.close();
+    }
+    const opener = /** @type {HTMLElement} */ (event.target).closest("[data-open-task]");
+    const id = opener?.getAttribute("data-open-task");
+    if (id) open(id);
+  });
+  store.subscribe(render);
+
+  return {
+    /** @param {any} task */
+    open: (task) => open(task.id),
+  };
+}
