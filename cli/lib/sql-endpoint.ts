@@ -36,6 +36,11 @@ export async function startSqlEndpoint(options: {
     if (request.method === "POST" && request.url?.split("?")[0] === "/sql") return void sql.handle(request, response);
     response.writeHead(404, { "content-type": "text/plain" }).end("this is a Neon-compatible SQL endpoint: POST /sql\n");
   });
+  // The Worker keeps its connections here open between requests. Node closes an idle one after 5 s
+  // by default, and a request the Worker sends on it at that moment fails ("Network connection
+  // lost"), which a burst after a pause made likely: the client, not this server, ends idle ones.
+  http.keepAliveTimeout = 10 * 60_000;
+  http.headersTimeout = 10 * 60_000 + 1_000;
   await new Promise<void>((resolve, reject) => {
     http.once("listening", resolve);
     http.once("error", reject);
