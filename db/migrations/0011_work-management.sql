@@ -46,14 +46,14 @@ CREATE INDEX "projects_org_name_idx" ON "projects" USING btree ("org_id","name",
 CREATE INDEX "projects_org_start_idx" ON "projects" USING btree ("org_id","start_date","id");--> statement-breakpoint
 CREATE INDEX "projects_org_end_idx" ON "projects" USING btree ("org_id","end_date","id");--> statement-breakpoint
 CREATE INDEX "projects_org_updated_idx" ON "projects" USING btree ("org_id","updated_at","id");--> statement-breakpoint
-CREATE INDEX "projects_search_idx" ON "projects" USING gin (to_tsvector('english', "name" || ' ' || coalesce("description", '')));--> statement-breakpoint
+CREATE INDEX "projects_search_idx" ON "projects" USING gin (to_tsvector('english', "name" || ' ' || coalesce("description", ''))) WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "tasks_org_due_idx" ON "tasks" USING btree ("org_id","due_date","id");--> statement-breakpoint
 CREATE INDEX "tasks_org_priority_idx" ON "tasks" USING btree ("org_id",array_position(array['low','medium','high','urgent']::text[], "priority"),"id");--> statement-breakpoint
 CREATE INDEX "tasks_org_status_idx" ON "tasks" USING btree ("org_id",array_position(array['todo','in_progress','blocked','done','cancelled']::text[], "status"),"id");--> statement-breakpoint
 CREATE INDEX "tasks_org_title_idx" ON "tasks" USING btree ("org_id","title","id");--> statement-breakpoint
-CREATE INDEX "tasks_search_idx" ON "tasks" USING gin (to_tsvector('english', "title" || ' ' || coalesce("description", '')));--> statement-breakpoint
-CREATE INDEX "tasks_label_ids_idx" ON "tasks" USING gin ("label_ids");--> statement-breakpoint
-CREATE INDEX "tasks_blocked_by_idx" ON "tasks" USING gin ("blocked_by");--> statement-breakpoint
+CREATE INDEX "tasks_search_idx" ON "tasks" USING gin (to_tsvector('english', "title" || ' ' || coalesce("description", ''))) WITH (fastupdate=false);--> statement-breakpoint
+CREATE INDEX "tasks_label_ids_idx" ON "tasks" USING gin ("label_ids") WITH (fastupdate=false);--> statement-breakpoint
+CREATE INDEX "tasks_blocked_by_idx" ON "tasks" USING gin ("blocked_by") WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "tasks_org_parent_created_idx" ON "tasks" USING btree ("org_id","parent_id","created_at","id") WHERE "tasks"."parent_id" is not null;--> statement-breakpoint
 CREATE INDEX "tasks_org_project_status_idx" ON "tasks" USING btree ("org_id","project_id","status");--> statement-breakpoint
 CREATE INDEX "tasks_org_milestone_idx" ON "tasks" USING btree ("org_id","milestone_id","status") WHERE "tasks"."milestone_id" is not null;--> statement-breakpoint

@@ -58,10 +58,13 @@ export const tasks = pgTable(
     index("tasks_org_status_idx").on(t.orgId, rankOf(TASK_STATUSES, sql`${t.status}`), t.id),
     index("tasks_org_title_idx").on(t.orgId, t.title, t.id),
     // ?q=: full-text search over title and description.
-    index("tasks_search_idx").using("gin", searchVector(sql`${t.title}`, sql`${t.description}`)),
+    // The GIN indexes take each write at once (fastupdate off): with a pending list, every lookup
+    // scans the rows written since the last vacuum, and a list of 50 tasks makes 50 lookups for
+    // their `blocking` (3.7 ms each after a load of 100 k tasks, measured).
+    index("tasks_search_idx").using("gin", searchVector(sql`${t.title}`, sql`${t.description}`)).with({ fastupdate: false }),
     // ?labelId= and a label's delete; a task's `blocking` (the tasks whose blocked_by holds it).
-    index("tasks_label_ids_idx").using("gin", t.labelIds),
-    index("tasks_blocked_by_idx").using("gin", t.blockedBy),
+    index("tasks_label_ids_idx").using("gin", t.labelIds).with({ fastupdate: false }),
+    index("tasks_blocked_by_idx").using("gin", t.blockedBy).with({ fastupdate: false }),
     // ?parentId= in list order, and a task's subtaskCount and subtasksDone.
     index("tasks_org_parent_created_idx").on(t.orgId, t.parentId, t.createdAt, t.id).where(sql`${t.parentId} is not null`),
     // Filters that narrow a large organisation: by project, by assignee, by milestone.

@@ -37,9 +37,15 @@ export const taskResource = defineResource(tasks, {
   search: (a) => searchVector(sql.raw(`${a}.title`), sql.raw(`${a}.description`)),
   expansions: TASK_EXPANSIONS,
   derived: {
-    // The tasks this one blocks: the inverse of their blockedBy.
+    // The tasks this one blocks: the inverse of their blockedBy, found by the GIN index alone.
+    // (With both conditions in one scan the planner ANDed in the organisation's whole index: a
+    // scan of every task of the organisation per task listed. OFFSET 0 keeps the tenant check a
+    // filter on the few rows the GIN index finds.)
     blocking: derived<string[]>(
-      (a) => sql.raw(`(select coalesce(json_agg(b.id order by b.id), '[]'::json) from tasks b where b.org_id = ${a}.org_id and b.blocked_by @> array[${a}.id])`),
+      (a) =>
+        sql.raw(
+          `(select coalesce(json_agg(b.id order by b.id), '[]'::json) from (select x.id, x.org_id from tasks x where x.blocked_by @> array[${a}.id] offset 0) b where b.org_id = ${a}.org_id)`,
+        ),
     ),
     subtaskCount: derived<number>((a) => sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id)`)),
     subtasksDone: derived<number>((a) => sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id and s.status = 'done')`)),
@@ -199,7 +205,7 @@ export function takenOffTasks(name: string, field: "blockedBy" | "labelIds"): Ca
     body: sql`update ${tasks} t
          set ${column} = array_remove(t.${column}, c.id), version = t.version + 1, updated_at = now()
         from changed c, ${tasks} o
-       where t.org_id = c.org_id and t.${column} @> array[c.id] and o.id = t.id
+       where t.id in (select x.id from ${tasks} x where x.${column} @> array[c.id] offset 0) and t.org_id = c.org_id and o.id = t.id
       returning t.*, jsonb_build_object(${field}::text, jsonb_build_object('from', to_jsonb(o.${column}), 'to', to_jsonb(t.${column}))) as event_changes`,
   };
 }
