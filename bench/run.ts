@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=http,roundtrips,batch] [-- --label=before]`: opsroom measured
+// `npm run bench [-- --quick] [-- --only=http,roundtrips,batch,cpu] [-- --label=before]`: opsroom measured
 // against its ceilings, in one run on one stack. Each section is a file of bench/sections/:
 //
 //  1, 2. reads-writes.ts: GET /v1/tasks?limit=50, GET /v1/tasks/:id, POST /v1/tasks and
@@ -7,7 +7,9 @@
 //  4.    growth.ts: a filtered, paged task list and a write at 1 k, 10 k and 100 k tasks;
 //  5.    fan-out.ts: write-to-socket latency with 1, 100 and 1000 sockets in one room;
 //  6.    webhooks.ts: deliveries per second from one room to a fast local receiver;
-//  7.    batch.ts: 1000 tasks as 10 POST /v1/batch of 100 against 1000 POST /v1/tasks, wall time and round trips.
+//  7.    batch.ts: 1000 tasks as 10 POST /v1/batch of 100 against 1000 POST /v1/tasks, wall time and round trips;
+//  8.    cpu.ts: CPU per call of each process (the Worker's workerd, wrangler, the room, the SQL endpoint,
+//        Postgres), against a hello-world Worker's, the processes started as `npm run dev` starts them.
 //
 // Prints one table, and writes it as JSON and Markdown to bench/results/ (plus the query plans).
 // bench/README.md says how to read it, and what it has shown so far.
@@ -19,6 +21,7 @@ import { ms, writeReport, type Plans, type Row } from "./lib/table.ts";
 import { DELAY_MS, measureRoundTrips, type RoundTrips } from "./round-trips.ts";
 import { batchLoading, steps as batchSteps, type BatchSection } from "./sections/batch.ts";
 import { FULL, QUICK, type BenchRun } from "./sections/context.ts";
+import { cpuPerCall, steps as cpuSteps, type CpuSection } from "./sections/cpu.ts";
 import { fanOut, STEPS as FANOUT_STEPS } from "./sections/fan-out.ts";
 import { GROWTH, growth, STEPS as GROWTH_STEPS } from "./sections/growth.ts";
 import { readsAndWrites, STEPS as HTTP_STEPS } from "./sections/reads-writes.ts";
@@ -27,7 +30,7 @@ import { webhooks, STEPS as WEBHOOK_STEPS } from "./sections/webhooks.ts";
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 const label = process.argv.find((a) => a.startsWith("--label="))?.slice("--label=".length);
-const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks" | "batch") => !only || only.includes(section);
+const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks" | "batch" | "cpu") => !only || only.includes(section);
 const plan = quick ? QUICK : FULL;
 const ROUND_TRIP_STEPS = 8;
 
@@ -38,7 +41,8 @@ const steps =
   (wanted("growth") ? GROWTH_STEPS : 0) +
   (wanted("fanout") ? FANOUT_STEPS : 0) +
   (wanted("webhooks") ? WEBHOOK_STEPS : 0) +
-  (wanted("batch") ? batchSteps(plan) : 0);
+  (wanted("batch") ? batchSteps(plan) : 0) +
+  (wanted("cpu") ? cpuSteps(plan) : 0);
 const progress = createProgress(steps);
 const machine = {
   cores: cpus().length,
@@ -60,12 +64,14 @@ try {
   let roundTrips: RoundTrips[] = [];
   let plans: Plans | null = null;
   let batch: BatchSection | null = null;
+  let cpu: CpuSection | null = null;
   if (wanted("http")) await readsAndWrites(run);
   if (wanted("roundtrips")) roundTrips = await roundTripSection(run);
   if (wanted("growth")) plans = await growth(run);
   if (wanted("fanout")) await fanOut(run);
   if (wanted("webhooks")) await webhooks(run);
   if (wanted("batch")) batch = await batchLoading(run);
+  if (wanted("cpu")) cpu = await cpuPerCall(run);
   machine.loadAfter = loadavg().map((v) => v.toFixed(2)).join(" ");
   progress.finish();
   const title =
@@ -80,7 +86,7 @@ try {
     rows,
     plans,
     largestGrowth: GROWTH.at(-1)!,
-    extra: { quick, database: stack.kind === "server" ? databaseVersion : "PGlite", machine, plan, roundTrips, batch },
+    extra: { quick, database: stack.kind === "server" ? databaseVersion : "PGlite", machine, plan, roundTrips, batch, cpu },
   });
 } finally {
   await stack.close();

@@ -36,7 +36,10 @@ export interface HttpLoad {
   /** Status every answer must have (404 for the runtime ceiling). */
   expectStatus?: number;
   connections: number;
-  seconds: number;
+  /** How long to run; or */
+  seconds?: number;
+  /** how many requests to make in all (spread over the connections), however long that takes. */
+  amount?: number;
 }
 
 export async function httpLoad(load: HttpLoad): Promise<LoadResult> {
@@ -51,7 +54,9 @@ export async function httpLoad(load: HttpLoad): Promise<LoadResult> {
     method: load.method ?? "GET",
     headers: load.headers ?? {},
     connections: load.connections,
-    duration: load.seconds,
+    // autocannon ends a run at its next sample (every second by default): with a count, sample often,
+    // so the run ends when its last answer arrives rather than up to a second later.
+    ...(load.amount ? { amount: load.amount, sampleInt: 10 } : { duration: load.seconds }),
     pipelining: 1,
     timeout: 30,
     requests:

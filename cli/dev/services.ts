@@ -15,69 +15,108 @@ export const REALTIME_URL = `http://127.0.0.1:${REALTIME_PORT}`;
 // Settings that hold secrets (the realtime secret, the database's URL) go to each service in a
 // file of .data/ readable by this user only, never on a command line, which every local user can
 // read with ps.
+//
+// `npm run dev` uses the defaults (the fixed ports, .data/); the bench's CPU section
+// (bench/sections/cpu.ts) starts the same command lines on ports, in a directory and with state of
+// its own, so it can run beside a dev session.
 
-/** Writes a file of .data/ only this user can read. */
-function privateFile(name: string, content: string): string {
-  mkdirSync(DATA_DIR, { recursive: true });
-  const path = join(DATA_DIR, name);
+/** Where a service's settings files and state go: .data/ and the tools' default state for `npm run dev`. */
+export interface ServicePlace {
+  /** Directory of the settings files (default .data/). */
+  dir?: string;
+  /** State directory (wrangler --persist-to, partykit --persist); default: the tool's own. */
+  persistTo?: string;
+  /**
+   * wrangler's inspector port; default: the first free one from 9229, which two wranglers started
+   * at once may both pick (the second then fails to start).
+   */
+  inspectorPort?: number;
+}
+
+/** Writes a file only this user can read, in `dir` (default .data/). */
+function privateFile(name: string, content: string, dir = DATA_DIR): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, name);
   writeFileSync(path, content, { mode: 0o600 });
   return path;
 }
 
-/** The Worker (functions/) under `wrangler dev`, with its settings in an env file. */
-export function startWorker(vars: { databaseUrl: string; sqlEndpoint: string; realtimeSecret: string; authSecret: string }): ServiceProcess {
-  const settings = {
-    DATABASE_URL: vars.databaseUrl,
-    LOCAL_SQL_ENDPOINT: vars.sqlEndpoint,
-    REALTIME_URL,
-    REALTIME_SECRET: vars.realtimeSecret,
-    // Local receivers (http://127.0.0.1) are allowed in development; production requires https.
-    WEBHOOKS_ALLOW_LOOPBACK: "true",
-    // Signs the session cookies of people signed in to the console.
-    AUTH_SECRET: vars.authSecret,
-  };
-  const envFile = privateFile("worker.dev.env", Object.entries(settings).map(([name, value]) => `${name}=${JSON.stringify(value)}\n`).join(""));
+/** A Worker under `wrangler dev`, with its settings in an env file: the command line `npm run dev` runs. */
+export function startWranglerDev(options: {
+  name: string;
+  /** wrangler.toml of the Worker; default the project's (functions/). */
+  config?: string;
+  port: number;
+  settings: Record<string, string>;
+  envFile: string;
+  place?: ServicePlace;
+}): ServiceProcess {
+  const envFile = privateFile(options.envFile, Object.entries(options.settings).map(([name, value]) => `${name}=${JSON.stringify(value)}\n`).join(""), options.place?.dir);
   return startService({
-    name: "worker",
+    name: options.name,
     command: localBin("wrangler"),
     args: [
       "dev",
-      "--port", String(WORKER_PORT),
+      ...(options.config ? ["--config", options.config] : []),
+      "--port", String(options.port),
       "--ip", "127.0.0.1",
       "--env-file", envFile,
       "--show-interactive-dev-session=false",
       // Lets the dev command fire the cron trigger (the sweep) through /__scheduled.
       "--test-scheduled",
+      ...(options.place?.persistTo ? ["--persist-to", options.place.persistTo] : []),
+      ...(options.place?.inspectorPort ? ["--inspector-port", String(options.place.inspectorPort)] : []),
     ],
     // Offline-friendly: no usage metrics, no lookup of request.cf from Cloudflare.
     env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
   });
 }
 
+/** The Worker (functions/) under `wrangler dev`, on WORKER_PORT and telling the room at REALTIME_URL unless told otherwise. */
+export function startWorker(
+  vars: { databaseUrl: string; sqlEndpoint: string; realtimeSecret: string; authSecret: string },
+  where: { port?: number; realtimeUrl?: string; place?: ServicePlace } = {},
+): ServiceProcess {
+  const settings = {
+    DATABASE_URL: vars.databaseUrl,
+    LOCAL_SQL_ENDPOINT: vars.sqlEndpoint,
+    REALTIME_URL: where.realtimeUrl ?? REALTIME_URL,
+    REALTIME_SECRET: vars.realtimeSecret,
+    // Local receivers (http://127.0.0.1) are allowed in development; production requires https.
+    WEBHOOKS_ALLOW_LOOPBACK: "true",
+    // Signs the session cookies of people signed in to the console.
+    AUTH_SECRET: vars.authSecret,
+  };
+  return startWranglerDev({ name: "worker", port: where.port ?? WORKER_PORT, settings, envFile: "worker.dev.env", place: where.place });
+}
+
 /**
- * The realtime server under `partykit dev`, from a copy of partykit.json in .data/ that adds the
- * room's settings (its paths made relative to .data/), and kept on loopback (loopback-only.mjs).
+ * The realtime server under `partykit dev`, from a copy of partykit.json in .data/ (or `place.dir`)
+ * that adds the room's settings (its paths made relative to that directory), and kept on loopback
+ * (loopback-only.mjs).
  */
-export function startRealtime(vars: { realtimeSecret: string }): ServiceProcess {
+export function startRealtime(vars: { realtimeSecret: string }, where: { port?: number; apiUrl?: string; place?: ServicePlace } = {}): ServiceProcess {
+  const dir = where.place?.dir ?? DATA_DIR;
   const config = JSON.parse(readFileSync(join(PROJECT_ROOT, "partykit.json"), "utf8")) as { main: string; parties: Record<string, string>; vars?: Record<string, string> };
-  const fromData = (path: string) => relative(DATA_DIR, join(PROJECT_ROOT, path));
+  const fromDir = (path: string) => relative(dir, join(PROJECT_ROOT, path));
   const devConfig = {
     ...config,
-    main: fromData(config.main),
-    parties: Object.fromEntries(Object.entries(config.parties).map(([name, path]) => [name, fromData(path)])),
-    vars: { ...config.vars, API_URL: WORKER_URL, REALTIME_SECRET: vars.realtimeSecret },
+    main: fromDir(config.main),
+    parties: Object.fromEntries(Object.entries(config.parties).map(([name, path]) => [name, fromDir(path)])),
+    vars: { ...config.vars, API_URL: where.apiUrl ?? WORKER_URL, REALTIME_SECRET: vars.realtimeSecret },
   };
-  const configFile = privateFile("partykit.dev.json", JSON.stringify(devConfig, null, 2) + "\n");
+  const configFile = privateFile("partykit.dev.json", JSON.stringify(devConfig, null, 2) + "\n", dir);
   return startService({
     name: "realtime",
     command: localBin("partykit"),
     args: [
       "dev",
       "--config", configFile,
-      "--port", String(REALTIME_PORT),
+      "--port", String(where.port ?? REALTIME_PORT),
       "--no-hotkeys",
       // Without it partykit asks workers.cloudflare.com for request.cf on start and warns when offline.
       "--disable-request-cf-fetch",
+      ...(where.place?.persistTo ? ["--persist", where.place.persistTo] : []),
     ],
     env: { NODE_OPTIONS: `--import=${fileURLToPath(new URL("./loopback-only.mjs", import.meta.url))}` },
   });

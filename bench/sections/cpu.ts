@@ -1,0 +1,421 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { startService, type ServiceProcess } from "../../cli/dev/child-process.ts";
+import { reserveFreePort } from "../../cli/dev/ports.ts";
+import { waitForHttp } from "../../cli/dev/readiness.ts";
+import { startRealtime, startWorker, startWranglerDev } from "../../cli/dev/services.ts";
+import type { Database } from "../../db/client.ts";
+import { connectNodeDatabase } from "../../db/node-client.ts";
+import { CLOCK_TICKS, commandLine, processTree, readAllProcesses, readProcess, spentMs, type Ticks } from "../cpu/procs.ts";
+import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
+import { httpLoad, median, type HttpLoad } from "../lib/load.ts";
+import { int, ms } from "../lib/table.ts";
+import type { BenchRun, Plan } from "./context.ts";
+
+// Section 8: CPU per call, against the runtime's floor (issue 19). The processes are started the
+// way `npm run dev` starts them (cli/dev/services.ts), each a separate OS process: the Worker under
+// `wrangler dev`, a hello-world Worker (bench/cpu/hello-worker.ts) under the same `wrangler dev`,
+// the room under `partykit dev`, and the local SQL endpoint in a Node process of its own
+// (bench/cpu/sql-endpoint-process.ts; with PGlite, the database runs in it too, as in `npm run
+// dev`). Each call type is sent N times at 8 in flight (autocannon, keep-alive), and the CPU
+// (utime + stime from /proc/<pid>/stat) each process spent over the batch is divided by N. The
+// call types, the floor among them, take turns in rounds (the order rotating), so the machine's
+// load touches all alike; each figure is the median over the rounds.
+//
+// wrangler dev runs two workerd processes: the Worker's own (its isolate: what production runs)
+// and a proxy that owns the port and passes each request on to it; and its Node process, which
+// among other things logs each request. Each is its own column; "x the floor" divides the same
+// column of the Worker by that of the hello-world Worker.
+
+export const CONCURRENCY = 8;
+/** Time for what follows the answers (the publish to the room, its fan-out) to finish inside the reading. */
+const SETTLE_MS = 300;
+const START_TIMEOUT_MS = 120_000;
+/** How long the processes' CPU with no calls is read, to take it off each batch's reading. */
+const idleMs = (plan: Plan) => (plan.quick ? 3_000 : 10_000);
+/** application_name of the SQL endpoint's Postgres connections (node-postgres reads PGAPPNAME), to find their backends. */
+const APPLICATION_NAME = "opsroom-bench-cpu";
+
+/** An odd number of rounds, so the median is one round's figure; 2000 calls of each type in a full run. */
+const shape = (plan: Plan) => (plan.quick ? { rounds: 3, calls: 100, warmup: 50 } : { rounds: 5, calls: 400, warmup: 100 });
+
+/** The call types, the floor first; targets from issue 19 (the Worker's workerd CPU a call over the floor's). */
+const CALLS = [
+  { key: "floor", name: "hello-world Worker, GET / (the floor)", target: undefined },
+  { key: "unknown", name: "GET /v1/nope (unknown path → 404, full middleware)", target: 1.5 },
+  { key: "describe", name: "GET /v1", target: 2 },
+  { key: "task", name: "GET /v1/tasks/:id", target: 2 },
+  { key: "list", name: "GET /v1/tasks?limit=50", target: 2 },
+  { key: "create", name: "POST /v1/tasks", target: 3 },
+  { key: "change", name: "PATCH /v1/tasks/:id (a new title)", target: 3 },
+] as const;
+type CallKey = (typeof CALLS)[number]["key"];
+
+/** The columns: each a group of processes whose CPU is summed. */
+const GROUPS = ["workerd", "proxy", "wrangler", "roomWorkerd", "partykit", "endpoint", "postgres"] as const;
+type Group = (typeof GROUPS)[number];
+const GROUP_NAMES: Record<Group, string> = {
+  workerd: "workerd (the Worker)",
+  proxy: "workerd (wrangler's proxy)",
+  wrangler: "wrangler's Node",
+  roomWorkerd: "workerd (the room)",
+  partykit: "partykit's Node",
+  endpoint: "SQL endpoint (Node)",
+  postgres: "Postgres",
+};
+
+/** Progress steps: starting the processes, loading and warming up, then one per batch. */
+export const steps = (plan: Plan) => 2 + shape(plan).rounds * CALLS.length;
+
+export interface CpuCall {
+  key: CallKey;
+  call: string;
+  calls: number;
+  /** ms of CPU per call, each process group, each round (in the order run), the idle CPU taken off. */
+  perRound: Record<Group, number[]>;
+  /** The same before the idle CPU is taken off. */
+  perRoundRaw: Record<Group, number[]>;
+  /** The median over the rounds. */
+  median: Record<Group, number>;
+  /** The Worker's workerd over the floor's, and the same for wrangler's Node and the proxy (medians). */
+  xFloor?: { workerd: number; wrangler: number; proxy: number };
+  target?: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  failures: number;
+  /** Processes that ended during a batch (their CPU in it is lost): should be 0. */
+  lostProcesses: number;
+}
+
+export interface CpuSection {
+  method: string;
+  clockTicks: number;
+  rounds: number;
+  callsPerBatch: number;
+  concurrency: number;
+  /** The "Postgres" column: which processes it sums. */
+  postgres: string;
+  /** What each column sums, and the processes found at the start. */
+  groups: Record<Group, string>;
+  processes: Record<string, { pid: number; name: string; command: string }[]>;
+  /**
+   * ms of CPU a second of each group with no calls (partykit's Node, for one, polls), read once
+   * before the rounds; that rate times a batch's duration is taken off the batch's reading. The
+   * Worker's processes, and (floorIdleMsPerSecond) the hello-world Worker's wrangler.
+   */
+  idleMsPerSecond: Record<Group, number>;
+  floorIdleMsPerSecond: Record<Group, number>;
+  calls: CpuCall[];
+}
+
+interface Services {
+  worker: ServiceProcess;
+  floor: ServiceProcess;
+  realtime: ServiceProcess;
+  endpoint: ServiceProcess;
+  workerPort: number;
+  floorPort: number;
+}
+
+export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Promise<CpuSection> {
+  const { rounds, calls, warmup } = shape(plan);
+  const embedded = stack.kind === "embedded";
+  const dir = mkdtempSync(join(tmpdir(), "opsroom-bench-cpu-"));
+  const services: ServiceProcess[] = [];
+  const killAll = () => {
+    for (const service of services) service.killNow();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on("exit", killAll);
+  let ownDb: (Database & { close(): Promise<void> }) | undefined;
+  try {
+    progress.step("cpu: start the SQL endpoint, the Worker, a hello-world Worker and the room, each its own process");
+    const ports = await distinctPorts(embedded ? 7 : 6);
+    const [endpointPort, workerPort, floorPort, realtimePort, workerInspector, floorInspector, pglitePort] = ports as [number, number, number, number, number, number, number | undefined];
+    const endpoint = startService({
+      name: "sql",
+      command: process.execPath,
+      args: [
+        "--import", "tsx",
+        fileURLToPath(new URL("../cpu/sql-endpoint-process.ts", import.meta.url)),
+        `--port=${endpointPort}`,
+        embedded ? `--pglite-port=${pglitePort}` : `--target=${serverAddress(stack.databaseUrl)}`,
+      ],
+      env: { PGAPPNAME: APPLICATION_NAME },
+    });
+    services.push(endpoint);
+    await waitFor(endpoint, `http://127.0.0.1:${endpointPort}/`);
+    const databaseUrl = embedded ? `postgres://postgres@127.0.0.1:${pglitePort}/postgres` : stack.databaseUrl;
+    const db: Database = embedded ? (ownDb = connectNodeDatabase(databaseUrl, { max: 4 })) : stack.db;
+
+    const realtimeSecret = randomBytes(24).toString("hex");
+    const workerUrl = `http://127.0.0.1:${workerPort}`;
+    const floorUrl = `http://127.0.0.1:${floorPort}`;
+    const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
+    const worker = startWorker(
+      { databaseUrl, sqlEndpoint: `127.0.0.1:${endpointPort}`, realtimeSecret, authSecret: randomBytes(32).toString("hex") },
+      { port: workerPort, realtimeUrl, place: { dir, persistTo: join(dir, "worker-state"), inspectorPort: workerInspector } },
+    );
+    services.push(worker);
+    const floor = startWranglerDev({
+      name: "floor",
+      config: fileURLToPath(new URL("../cpu/wrangler.toml", import.meta.url)),
+      port: floorPort,
+      settings: {},
+      envFile: "floor.env",
+      place: { dir, persistTo: join(dir, "floor-state"), inspectorPort: floorInspector },
+    });
+    services.push(floor);
+    const realtime = startRealtime({ realtimeSecret }, { port: realtimePort, apiUrl: workerUrl, place: { dir, persistTo: join(dir, "realtime-state") } });
+    services.push(realtime);
+    await Promise.all([waitFor(worker, `${workerUrl}/v1`), waitFor(floor, `${floorUrl}/`), waitFor(realtime, `${realtimeUrl}/health`)]);
+    const running: Services = { worker, floor, realtime, endpoint, workerPort, floorPort };
+    const found = describeProcesses(running);
+    progress.done(
+      `${Object.entries(found).map(([name, list]) => `${name} ${list.map((p) => `${p.name}:${p.pid}`).join(",")}`).join("; ")}` +
+        `; Postgres: ${embedded ? "PGlite in the SQL endpoint's process" : `backends of ${APPLICATION_NAME}`}`,
+    );
+
+    progress.step(`cpu: load an organisation of 1,000 tasks, warm up (${warmup} calls each), ${idleMs(plan) / 1000} s idle`);
+    const org = await createBenchOrg(db, `bench cpu ${Date.now()}`);
+    await growTasks(db, org, 1_000);
+    const ids = await someTasks(db, org, 64);
+    const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
+    let n = 0;
+    const loads: Record<CallKey, Omit<HttpLoad, "connections" | "amount">> = {
+      floor: { url: `${floorUrl}/`, headers },
+      unknown: { url: `${workerUrl}/v1/nope`, headers, expectStatus: 404 },
+      describe: { url: `${workerUrl}/v1`, headers },
+      task: { url: `${workerUrl}/v1/tasks/${ids[0]}`, headers },
+      list: { url: `${workerUrl}/v1/tasks?limit=50`, headers },
+      create: {
+        url: `${workerUrl}/v1/tasks`,
+        method: "POST",
+        headers,
+        body: () => JSON.stringify({ title: `CPU task ${n++}`, projectId: org.projects[n % org.projects.length]!, assigneeId: org.people[n % org.people.length]!, dueDate: "2026-06-01" }),
+      },
+      change: {
+        url: `${workerUrl}/v1/tasks/x`,
+        method: "PATCH",
+        headers,
+        path: () => `/v1/tasks/${ids[n++ % ids.length]}`,
+        body: () => JSON.stringify({ title: `CPU change ${n}` }),
+      },
+    };
+    for (const call of CALLS) {
+      const result = await httpLoad({ ...loads[call.key], connections: CONCURRENCY, amount: warmup });
+      if (result.failures > 0) throw new Error(`cpu: warm-up of ${call.name}: ${result.failures} of ${warmup} calls failed`);
+    }
+    await sleep(SETTLE_MS);
+    const postgresPids = async (): Promise<number[] | "endpoint"> => (embedded ? "endpoint" : backendPids(stack.db));
+    const read = async (target: "worker" | "floor") => snapshot(running, target, await postgresPids());
+    const idleBefore = { worker: await read("worker"), floor: await read("floor") };
+    const idleStarted = performance.now();
+    await sleep(idleMs(plan));
+    const idleAfter = { worker: await read("worker"), floor: await read("floor") };
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const idleMsPerSecond = mapGroups((g) => spentMs(idleBefore.worker[g], idleAfter.worker[g]).ms / idleSeconds);
+    const floorIdleMsPerSecond = mapGroups((g) => spentMs(idleBefore.floor[g], idleAfter.floor[g]).ms / idleSeconds);
+    const idleLine = (idle: Record<Group, number>, groups: readonly Group[]) => groups.map((g) => `${GROUP_NAMES[g]} ${idle[g].toFixed(1)}`).join(", ");
+    progress.done(
+      `idle CPU, ms a second: ${idleLine(idleMsPerSecond, GROUPS)}; the hello-world Worker's ${idleLine(floorIdleMsPerSecond, ["workerd", "proxy", "wrangler"])}`,
+    );
+
+    const measured = new Map<CallKey, { cpu: Record<Group, number[]>; raw: Record<Group, number[]>; rps: number[]; p50: number[]; p99: number[]; failures: number; lost: number }>(
+      CALLS.map((c) => [c.key, { cpu: mapGroups(() => [] as number[]), raw: mapGroups(() => [] as number[]), rps: [], p50: [], p99: [], failures: 0, lost: 0 }]),
+    );
+    for (let round = 0; round < rounds; round++) {
+      // The order rotates each round, so no call type is always first (or always after a write).
+      const order = CALLS.map((_, i) => CALLS[(i + round) % CALLS.length]!);
+      for (const call of order) {
+        progress.step(`cpu: round ${round + 1}/${rounds}, ${call.name}, ${calls} calls at c=${CONCURRENCY}`);
+        const target = call.key === "floor" ? "floor" : "worker";
+        const before = await read(target);
+        const startedAt = performance.now();
+        const result = await httpLoad({ ...loads[call.key], connections: CONCURRENCY, amount: calls });
+        await sleep(SETTLE_MS);
+        const after = await read(target);
+        const seconds = (performance.now() - startedAt) / 1000;
+        const idle = target === "floor" ? floorIdleMsPerSecond : idleMsPerSecond;
+        const m = measured.get(call.key)!;
+        const spent = mapGroups((g) => spentMs(before[g], after[g]));
+        const perCall = mapGroups((g) => Math.max(0, spent[g].ms - idle[g] * seconds) / calls);
+        for (const g of GROUPS) {
+          m.cpu[g].push(perCall[g]);
+          m.raw[g].push(spent[g].ms / calls);
+          m.lost += spent[g].lost;
+        }
+        m.rps.push(result.rps);
+        m.p50.push(result.p50);
+        m.p99.push(result.p99);
+        m.failures += result.failures;
+        progress.done(
+          `CPU ms a call: ${GROUPS.filter((g) => !(embedded && g === "postgres")).map((g) => `${GROUP_NAMES[g]} ${ms(perCall[g])}`).join(", ")}; ` +
+            `${int(result.rps)} req/s${result.failures ? `, ${result.failures} FAILED` : ""}`,
+        );
+      }
+    }
+
+    const results: CpuCall[] = CALLS.map((call) => {
+      const m = measured.get(call.key)!;
+      return {
+        key: call.key,
+        call: call.name,
+        calls: calls * rounds,
+        perRound: m.cpu,
+        perRoundRaw: m.raw,
+        median: mapGroups((g) => median(m.cpu[g])),
+        ...(call.target ? { target: call.target } : {}),
+        rps: median(m.rps),
+        p50: median(m.p50),
+        p99: median(m.p99),
+        failures: m.failures,
+        lostProcesses: m.lost,
+      };
+    });
+    const floorCall = results[0]!;
+    const times = (a: number, b: number) => (b > 0 ? a / b : NaN);
+    for (const r of results.slice(1)) {
+      r.xFloor = {
+        workerd: times(r.median.workerd, floorCall.median.workerd),
+        wrangler: times(r.median.wrangler, floorCall.median.wrangler),
+        proxy: times(r.median.proxy, floorCall.median.proxy),
+      };
+    }
+    const x = (v: number) => (Number.isNaN(v) ? "n/a" : `${v.toFixed(1)}×`);
+    const cpuNote = (r: CpuCall) =>
+      [
+        `room workerd ${ms(r.median.roomWorkerd)}, partykit Node ${ms(r.median.partykit)}`,
+        embedded ? `SQL endpoint with PGlite ${ms(r.median.endpoint)}` : `SQL endpoint ${ms(r.median.endpoint)}, Postgres ${ms(r.median.postgres)}`,
+      ].join("; ");
+    const load = `c=${CONCURRENCY}, ${rounds} × ${calls}`;
+    rows.push({
+      section: "8 CPU",
+      name: floorCall.call,
+      load,
+      rps: floorCall.rps,
+      p50: floorCall.p50,
+      p99: floorCall.p99,
+      note: `CPU ms a call: workerd ${ms(floorCall.median.workerd)}, wrangler's Node ${ms(floorCall.median.wrangler)}, wrangler's proxy workerd ${ms(floorCall.median.proxy)}${failed(floorCall)}`,
+    });
+    for (const r of results.slice(1)) {
+      rows.push({
+        section: "8 CPU",
+        name: r.call,
+        load,
+        rps: r.rps,
+        p50: r.p50,
+        p99: r.p99,
+        note:
+          `workerd ${ms(r.median.workerd)} ms a call = ${x(r.xFloor!.workerd)} the floor (target ≤ ${r.target}×); ` +
+          `wrangler's Node ${ms(r.median.wrangler)} = ${x(r.xFloor!.wrangler)}; proxy workerd ${ms(r.median.proxy)} = ${x(r.xFloor!.proxy)}; ${cpuNote(r)}${failed(r)}`,
+      });
+    }
+    return {
+      method:
+        `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second) of each process group, read before and ${SETTLE_MS} ms after each batch ` +
+        `of ${calls} calls at ${CONCURRENCY} in flight (autocannon, keep-alive), less the group's idle CPU a second times the batch's duration, ` +
+        `divided by the calls; ${rounds} rounds, the order rotating; medians over the rounds. ` +
+        `Processes started as npm run dev starts them (cli/dev/services.ts), each its own OS process.`,
+      clockTicks: CLOCK_TICKS,
+      rounds,
+      callsPerBatch: calls,
+      concurrency: CONCURRENCY,
+      postgres: embedded
+        ? "PGlite, in the SQL endpoint's process: the SQL endpoint column includes it, and the Postgres column is that same process"
+        : `the client backends serving the SQL endpoint's connections (pg_stat_activity.application_name = '${APPLICATION_NAME}'), not the cluster's background processes`,
+      groups: {
+        workerd: "the workerd process of wrangler dev that runs the Worker (not the one owning the port); for the floor, the hello-world Worker's wrangler dev",
+        proxy: "the workerd process of wrangler dev that owns the Worker's port and passes requests on (wrangler's ProxyWorker)",
+        wrangler: "every other process of wrangler dev's process tree: its Node launcher, its Node process, esbuild",
+        roomWorkerd: "the workerd processes of partykit dev",
+        partykit: "every other process of partykit dev's tree (Node, esbuild)",
+        endpoint: "the SQL endpoint's Node process (bench/cpu/sql-endpoint-process.ts)",
+        postgres: embedded ? "the SQL endpoint's process (PGlite runs in it)" : `client backends with application_name ${APPLICATION_NAME}`,
+      },
+      processes: found,
+      idleMsPerSecond,
+      floorIdleMsPerSecond,
+      calls: results,
+    };
+  } finally {
+    process.off("exit", killAll);
+    await ownDb?.close().catch(() => {});
+    await Promise.all(services.map((service) => service.stop().catch(() => {})));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const failed = (r: CpuCall) => `${r.failures ? `; ${r.failures} calls FAILED` : ""}${r.lostProcesses ? `; ${r.lostProcesses} processes ended mid-batch` : ""}`;
+
+function mapGroups<T>(value: (group: Group) => T): Record<Group, T> {
+  return Object.fromEntries(GROUPS.map((g) => [g, value(g)])) as Record<Group, T>;
+}
+
+/** host:port of a postgres:// URL's server. */
+function serverAddress(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `${url.hostname || "localhost"}:${url.port || 5432}`;
+}
+
+async function distinctPorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await reserveFreePort());
+  return [...ports];
+}
+
+async function waitFor(service: ServiceProcess, url: string): Promise<void> {
+  try {
+    await waitForHttp(url, { timeoutMs: START_TIMEOUT_MS, abandon: service.exited });
+  } catch (error) {
+    throw new Error(`cpu: ${service.name} did not start: ${(error as Error).message}\n${service.keptOutput()}`, { cause: error });
+  }
+}
+
+/** wrangler dev's workerd that owns the port (`--socket-addr=entry=127.0.0.1:<port>`) is its proxy. */
+const ownsPort = (pid: number, port: number) => commandLine(pid).includes(`entry=127.0.0.1:${port} `) || commandLine(pid).endsWith(`entry=127.0.0.1:${port}`);
+
+/**
+ * Each process group's processes and their ticks, now: the first three columns from the wrangler
+ * serving `target`; Postgres from the backends given, or the SQL endpoint's process (PGlite).
+ */
+function snapshot(s: Services, target: "worker" | "floor", postgres: number[] | "endpoint"): Record<Group, Ticks> {
+  const all = readAllProcesses();
+  const groups = mapGroups(() => new Map() as Ticks);
+  const [wrangler, port] = target === "worker" ? [s.worker, s.workerPort] : [s.floor, s.floorPort];
+  for (const p of processTree(wrangler.pid!, all)) {
+    const group: Group = p.name !== "workerd" ? "wrangler" : ownsPort(p.pid, port) ? "proxy" : "workerd";
+    groups[group].set(p.pid, p.ticks);
+  }
+  for (const p of processTree(s.realtime.pid!, all)) groups[p.name === "workerd" ? "roomWorkerd" : "partykit"].set(p.pid, p.ticks);
+  for (const p of processTree(s.endpoint.pid!, all)) groups.endpoint.set(p.pid, p.ticks);
+  if (postgres === "endpoint") groups.postgres = groups.endpoint;
+  else {
+    for (const pid of postgres) {
+      const p = readProcess(pid);
+      if (p) groups.postgres.set(pid, p.ticks);
+    }
+  }
+  return groups;
+}
+
+/** The processes of each service, as found once they answer. */
+function describeProcesses(s: Services): Record<string, { pid: number; name: string; command: string }[]> {
+  const all = readAllProcesses();
+  const list = (root: number) => processTree(root, all).map((p) => ({ pid: p.pid, name: p.name, command: commandLine(p.pid).slice(0, 200) }));
+  return { worker: list(s.worker.pid!), floor: list(s.floor.pid!), realtime: list(s.realtime.pid!), endpoint: list(s.endpoint.pid!) };
+}
+
+/** Postgres backends serving the SQL endpoint's connections. */
+async function backendPids(db: Database): Promise<number[]> {
+  const { rows } = await db.query<{ pid: number }>(
+    "select pid from pg_stat_activity where application_name = $1 and datname = current_database() and backend_type = 'client backend'",
+    [APPLICATION_NAME],
+  );
+  return rows.map((r) => Number(r.pid));
+}
