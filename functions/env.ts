@@ -29,6 +29,12 @@ export interface Bindings {
   SIGNUP?: string;
   /** How many days events stay readable (GET /v1/events, history, replays); default 30, fractions allowed. */
   EVENT_RETENTION_DAYS?: string;
+  /**
+   * "true" writes one structured line per request (request id, method, path, status, ms, statements).
+   * Off by default: the platform's own invocation logs record every request, and the line cost more
+   * CPU than the rest of a 404 (bench/README.md "CPU per call").
+   */
+  LOG_REQUESTS?: string;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
@@ -47,6 +53,7 @@ const SettingsSchema = z
     WEBHOOKS_ALLOW_LOOPBACK: z.enum(["true", "false"]).optional(),
     AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     SIGNUP: z.enum(["true", "false"]).optional(),
+    LOG_REQUESTS: z.enum(["true", "false"]).optional(),
     EVENT_RETENTION_DAYS: z.coerce
       .number()
       .min(1 / 86_400, "must be a number of days of at least one second (0.0000116)")
@@ -65,6 +72,8 @@ export interface Settings {
   auth: { secret: string; signup: boolean } | null;
   /** How long events are kept readable, in seconds. */
   events: { retentionSeconds: number };
+  /** A structured line per request (LOG_REQUESTS=true). */
+  logRequests: boolean;
 }
 
 const checked = new WeakMap<object, Settings>();
@@ -94,6 +103,7 @@ export function settingsOf(env: Bindings): Settings {
       webhooks: { allowLoopback: s.WEBHOOKS_ALLOW_LOOPBACK === "true" },
       auth: s.AUTH_SECRET ? { secret: s.AUTH_SECRET, signup: s.SIGNUP !== "false" } : null,
       events: { retentionSeconds: Math.round((s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
+      logRequests: s.LOG_REQUESTS === "true",
     };
     checked.set(env, settings);
   }

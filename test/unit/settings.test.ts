@@ -22,3 +22,12 @@ describe("EVENT_RETENTION_DAYS", () => {
     }
   });
 });
+
+describe("LOG_REQUESTS", () => {
+  it("is off unless set to true; anything but true or false is refused, naming it", () => {
+    expect(settingsOf(bindings()).logRequests).toBe(false);
+    expect(settingsOf(bindings({ LOG_REQUESTS: "false" })).logRequests).toBe(false);
+    expect(settingsOf(bindings({ LOG_REQUESTS: "true" })).logRequests).toBe(true);
+    expect(() => settingsOf(bindings({ LOG_REQUESTS: "yes" }))).toThrow(/the Worker is misconfigured: LOG_REQUESTS/);
+  });
+});
