@@ -12,7 +12,6 @@
 // Durable Object answers "allowed" (its own cost is the room's workerd's, measured by the CPU
 // section), and the room acknowledges every event it is sent.
 
-import { performance } from "node:perf_hooks";
 import { startSqlEndpoint } from "../cli/lib/sql-endpoint.ts";
 import { connectNodeDatabase } from "../db/node-client.ts";
 import { createApp } from "../functions/app.ts";
