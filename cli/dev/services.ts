@@ -24,12 +24,14 @@ export const REALTIME_URL = `http://127.0.0.1:${REALTIME_PORT}`;
 export interface ServicePlace {
   /** Directory of the settings files (default .data/). */
   dir?: string;
-  /** State directory (wrangler --persist-to, partykit --persist); default: the tool's own. */
+  /** State directory (wrangler's persist directory, partykit --persist); default: the tool's own. */
   persistTo?: string;
   /**
-   * wrangler's inspector port; default: the first free one from 9229, which two wranglers started
-   * at once may both pick (the second then fails to start).
+   * Attach wrangler's DevTools inspector (`npm run dev -- --inspect`). Off by default: attached, it
+   * relays every subrequest and console line of the Worker to the dev process (cli/dev/worker-host.ts).
    */
+  inspect?: boolean;
+  /** The inspector's port when inspect is on; default 9229. */
   inspectorPort?: number;
 }
 
@@ -41,31 +43,33 @@ function privateFile(name: string, content: string, dir = DATA_DIR): string {
   return path;
 }
 
-/** A Worker under `wrangler dev`, with its settings in an env file: the command line `npm run dev` runs. */
+/**
+ * A Worker under wrangler's dev server, in a process of its own (cli/dev/worker-host.ts), with its
+ * settings in a private file: what `npm run dev` runs.
+ */
 export function startWranglerDev(options: {
   name: string;
   /** wrangler.toml of the Worker; default the project's (functions/). */
   config?: string;
   port: number;
   settings: Record<string, string>;
+  /** Name of the settings file in the place's directory. */
   envFile: string;
   place?: ServicePlace;
 }): ServiceProcess {
-  const envFile = privateFile(options.envFile, Object.entries(options.settings).map(([name, value]) => `${name}=${JSON.stringify(value)}\n`).join(""), options.place?.dir);
+  const settingsFile = privateFile(options.envFile, JSON.stringify(options.settings) + "\n", options.place?.dir);
+  const inspect = options.place?.inspect ? [`--inspect=${options.place.inspectorPort ?? 9229}`] : [];
   return startService({
     name: options.name,
-    command: localBin("wrangler"),
+    command: process.execPath,
     args: [
-      "dev",
-      ...(options.config ? ["--config", options.config] : []),
+      "--import", "tsx",
+      fileURLToPath(new URL("./worker-host.ts", import.meta.url)),
+      "--config", options.config ?? join(PROJECT_ROOT, "wrangler.toml"),
       "--port", String(options.port),
-      "--ip", "127.0.0.1",
-      "--env-file", envFile,
-      "--show-interactive-dev-session=false",
-      // Lets the dev command fire the cron trigger (the sweep) through /__scheduled.
-      "--test-scheduled",
+      "--settings", settingsFile,
       ...(options.place?.persistTo ? ["--persist-to", options.place.persistTo] : []),
-      ...(options.place?.inspectorPort ? ["--inspector-port", String(options.place.inspectorPort)] : []),
+      ...inspect,
     ],
     // Offline-friendly: no usage metrics, no lookup of request.cf from Cloudflare.
     env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
@@ -87,7 +91,7 @@ export function startWorker(
     // Signs the session cookies of people signed in to the console.
     AUTH_SECRET: vars.authSecret,
   };
-  return startWranglerDev({ name: "worker", port: where.port ?? WORKER_PORT, settings, envFile: "worker.dev.env", place: where.place });
+  return startWranglerDev({ name: "worker", port: where.port ?? WORKER_PORT, settings, envFile: "worker.dev.json", place: where.place });
 }
 
 /**
