@@ -55,7 +55,8 @@ const machine = {
 
 progress.step("start the stack (database, SQL endpoint, Worker, partykit dev)");
 const stack = await startBenchStack({ realtime: true });
-process.once("SIGINT", () => void stack.close().finally(() => process.exit(130)));
+// Stopped from outside: close the stack; the sections' own processes are killed on exit (cpu.ts).
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) process.once(signal, () => void stack.close().finally(() => process.exit(code)));
 try {
   const databaseVersion = (await stack.db.query<{ v: string }>("select version() as v")).rows[0]!.v.split(" on ")[0]!;
   progress.done(`${stack.databaseLabel}, Worker ${stack.workerUrl}, realtime ${stack.realtimeUrl}`);

@@ -71,6 +71,10 @@ export async function startBenchStack(options: { realtime: boolean }): Promise<B
     const workerUrl = (await worker.url).origin;
     if (options.realtime) {
       const realtime: RealtimeServer = await startRealtimeServer({ port: realtimePort, secret, apiUrl: workerUrl });
+      // Also when the process ends without closing the stack (wrangler, in this process, exits on SIGTERM).
+      const killRealtime = () => realtime.killNow();
+      process.on("exit", killRealtime);
+      cleanups.push(async () => process.off("exit", killRealtime));
       cleanups.push(() => realtime.dispose());
     }
     const db = connectNodeDatabase(database.url, { max: 8 });

@@ -18,30 +18,30 @@ import type { BenchRun, Plan } from "./context.ts";
 
 // Section 8: CPU per call, against the runtime's floor (issue 19). The processes are started the
 // way `npm run dev` starts them (cli/dev/services.ts), each a separate OS process: the Worker under
-// `wrangler dev`, a hello-world Worker (bench/cpu/hello-worker.ts) under the same `wrangler dev`,
-// the room under `partykit dev`, and the local SQL endpoint in a Node process of its own
+// wrangler's dev server, a hello-world Worker (bench/cpu/hello-worker.ts) under the same wrangler
+// the same way, the room under `partykit dev`, and the local SQL endpoint in a Node process of its own
 // (bench/cpu/sql-endpoint-process.ts; with PGlite, the database runs in it too, as in `npm run
 // dev`). Each call type is sent N times at 8 in flight (autocannon, keep-alive), and the CPU
 // (utime + stime from /proc/<pid>/stat) each process spent over the batch is divided by N. The
 // call types, the floor among them, take turns in rounds (the order rotating), so the machine's
 // load touches all alike; each figure is the median over the rounds.
 //
-// wrangler dev runs two workerd processes: the Worker's own (its isolate: what production runs)
-// and a proxy that owns the port and passes each request on to it; and its Node process, which
-// among other things logs each request. Each is its own column; "x the floor" divides the same
-// column of the Worker by that of the hello-world Worker.
+// wrangler's dev server runs two workerd processes: the Worker's own (its isolate and Durable
+// Objects: what production runs) and a proxy that owns the port and passes each request on to
+// it; and wrangler itself runs in a Node process. Each is its own column; "x the floor" divides
+// the same column of the Worker by that of the hello-world Worker.
 
 export const CONCURRENCY = 8;
 /** Time for what follows the answers (the publish to the room, its fan-out) to finish inside the reading. */
 const SETTLE_MS = 300;
 const START_TIMEOUT_MS = 120_000;
-/** How long the processes' CPU with no calls is read, to take it off each batch's reading. */
-const idleMs = (plan: Plan) => (plan.quick ? 3_000 : 10_000);
+/** How long the processes' CPU with no calls is read, before the rounds and again after, to take it off each batch's reading. */
+const idleMs = (plan: Plan) => (plan.quick ? 2_000 : 5_000);
 /** application_name of the SQL endpoint's Postgres connections (node-postgres reads PGAPPNAME), to find their backends. */
 const APPLICATION_NAME = "opsroom-bench-cpu";
 
 /** An odd number of rounds, so the median is one round's figure; 2000 calls of each type in a full run. */
-const shape = (plan: Plan) => (plan.quick ? { rounds: 3, calls: 100, warmup: 50 } : { rounds: 5, calls: 400, warmup: 100 });
+const shape = (plan: Plan) => (plan.quick ? { rounds: 3, calls: 200, warmup: 50 } : { rounds: 5, calls: 400, warmup: 100 });
 
 /** The call types, the floor first; targets from issue 19 (the Worker's workerd CPU a call over the floor's). */
 const CALLS = [
@@ -68,8 +68,8 @@ const GROUP_NAMES: Record<Group, string> = {
   postgres: "Postgres",
 };
 
-/** Progress steps: starting the processes, loading and warming up, then one per batch. */
-export const steps = (plan: Plan) => 2 + shape(plan).rounds * CALLS.length;
+/** Progress steps: starting the processes, loading and warming up, one per batch, the idle reading after. */
+export const steps = (plan: Plan) => 3 + shape(plan).rounds * CALLS.length;
 
 export interface CpuCall {
   key: CallKey;
@@ -81,8 +81,11 @@ export interface CpuCall {
   perRoundRaw: Record<Group, number[]>;
   /** The median over the rounds. */
   median: Record<Group, number>;
-  /** The Worker's workerd over the floor's, and the same for wrangler's Node and the proxy (medians). */
-  xFloor?: { workerd: number; wrangler: number; proxy: number };
+  /**
+   * The Worker's workerd over the floor's (medians); the same for wrangler's Node, for the proxy
+   * workerd, and for both workerd processes together (the Worker's and the proxy's).
+   */
+  xFloor?: { workerd: number; wrangler: number; proxy: number; bothWorkerd: number };
   target?: number;
   rps: number;
   p50: number;
@@ -104,9 +107,9 @@ export interface CpuSection {
   groups: Record<Group, string>;
   processes: Record<string, { pid: number; name: string; command: string }[]>;
   /**
-   * ms of CPU a second of each group with no calls (partykit's Node, for one, polls), read once
-   * before the rounds; that rate times a batch's duration is taken off the batch's reading. The
-   * Worker's processes, and (floorIdleMsPerSecond) the hello-world Worker's wrangler.
+   * ms of CPU a second of each group with no calls (partykit's Node, for one, polls), read before
+   * the rounds and after them (pooled); that rate times a batch's duration is taken off the
+   * batch's reading. The Worker's processes, and (floorIdleMsPerSecond) the hello-world Worker's wrangler.
    */
   idleMsPerSecond: Record<Group, number>;
   floorIdleMsPerSecond: Record<Group, number>;
@@ -135,8 +138,8 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
   let ownDb: (Database & { close(): Promise<void> }) | undefined;
   try {
     progress.step("cpu: start the SQL endpoint, the Worker, a hello-world Worker and the room, each its own process");
-    const ports = await distinctPorts(embedded ? 7 : 6);
-    const [endpointPort, workerPort, floorPort, realtimePort, workerInspector, floorInspector, pglitePort] = ports as [number, number, number, number, number, number, number | undefined];
+    const ports = await distinctPorts(embedded ? 5 : 4);
+    const [endpointPort, workerPort, floorPort, realtimePort, pglitePort] = ports as [number, number, number, number, number | undefined];
     const endpoint = startService({
       name: "sql",
       command: process.execPath,
@@ -159,7 +162,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
     const worker = startWorker(
       { databaseUrl, sqlEndpoint: `127.0.0.1:${endpointPort}`, realtimeSecret, authSecret: randomBytes(32).toString("hex") },
-      { port: workerPort, realtimeUrl, place: { dir, persistTo: join(dir, "worker-state"), inspectorPort: workerInspector } },
+      { port: workerPort, realtimeUrl, place: { dir, persistTo: join(dir, "worker-state") } },
     );
     services.push(worker);
     const floor = startWranglerDev({
@@ -168,7 +171,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
       port: floorPort,
       settings: {},
       envFile: "floor.env",
-      place: { dir, persistTo: join(dir, "floor-state"), inspectorPort: floorInspector },
+      place: { dir, persistTo: join(dir, "floor-state") },
     });
     services.push(floor);
     const realtime = startRealtime({ realtimeSecret }, { port: realtimePort, apiUrl: workerUrl, place: { dir, persistTo: join(dir, "realtime-state") } });
@@ -214,20 +217,27 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     await sleep(SETTLE_MS);
     const postgresPids = async (): Promise<number[] | "endpoint"> => (embedded ? "endpoint" : backendPids(stack.db));
     const read = async (target: "worker" | "floor") => snapshot(running, target, await postgresPids());
-    const idleBefore = { worker: await read("worker"), floor: await read("floor") };
-    const idleStarted = performance.now();
-    await sleep(idleMs(plan));
-    const idleAfter = { worker: await read("worker"), floor: await read("floor") };
-    const idleSeconds = (performance.now() - idleStarted) / 1000;
-    const idleMsPerSecond = mapGroups((g) => spentMs(idleBefore.worker[g], idleAfter.worker[g]).ms / idleSeconds);
-    const floorIdleMsPerSecond = mapGroups((g) => spentMs(idleBefore.floor[g], idleAfter.floor[g]).ms / idleSeconds);
-    const idleLine = (idle: Record<Group, number>, groups: readonly Group[]) => groups.map((g) => `${GROUP_NAMES[g]} ${idle[g].toFixed(1)}`).join(", ");
-    progress.done(
-      `idle CPU, ms a second: ${idleLine(idleMsPerSecond, GROUPS)}; the hello-world Worker's ${idleLine(floorIdleMsPerSecond, ["workerd", "proxy", "wrangler"])}`,
-    );
+    // CPU with no calls at all: ms by group, and seconds, the Worker's processes and the floor's.
+    const idleTotal = { worker: mapGroups(() => 0), floor: mapGroups(() => 0), seconds: 0 };
+    const readIdle = async () => {
+      const before = { worker: await read("worker"), floor: await read("floor") };
+      const started = performance.now();
+      await sleep(idleMs(plan));
+      const after = { worker: await read("worker"), floor: await read("floor") };
+      const seconds = (performance.now() - started) / 1000;
+      for (const g of GROUPS) {
+        idleTotal.worker[g] += spentMs(before.worker[g], after.worker[g]).ms;
+        idleTotal.floor[g] += spentMs(before.floor[g], after.floor[g]).ms;
+      }
+      idleTotal.seconds += seconds;
+      const line = (spent: Record<Group, Ticks>[], groups: readonly Group[]) =>
+        groups.map((g) => `${GROUP_NAMES[g]} ${(spentMs(spent[0]![g], spent[1]![g]).ms / seconds).toFixed(1)}`).join(", ");
+      return `idle CPU, ms a second: ${line([before.worker, after.worker], GROUPS)}; the hello-world Worker's ${line([before.floor, after.floor], ["workerd", "proxy", "wrangler"])}`;
+    };
+    progress.done(await readIdle());
 
-    const measured = new Map<CallKey, { cpu: Record<Group, number[]>; raw: Record<Group, number[]>; rps: number[]; p50: number[]; p99: number[]; failures: number; lost: number }>(
-      CALLS.map((c) => [c.key, { cpu: mapGroups(() => [] as number[]), raw: mapGroups(() => [] as number[]), rps: [], p50: [], p99: [], failures: 0, lost: 0 }]),
+    const measured = new Map<CallKey, { raw: Record<Group, number[]>; seconds: number[]; rps: number[]; p50: number[]; p99: number[]; failures: number; lost: number }>(
+      CALLS.map((c) => [c.key, { raw: mapGroups(() => [] as number[]), seconds: [], rps: [], p50: [], p99: [], failures: 0, lost: 0 }]),
     );
     for (let round = 0; round < rounds; round++) {
       // The order rotates each round, so no call type is always first (or always after a write).
@@ -240,14 +250,11 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         const result = await httpLoad({ ...loads[call.key], connections: CONCURRENCY, amount: calls });
         await sleep(SETTLE_MS);
         const after = await read(target);
-        const seconds = (performance.now() - startedAt) / 1000;
-        const idle = target === "floor" ? floorIdleMsPerSecond : idleMsPerSecond;
         const m = measured.get(call.key)!;
+        m.seconds.push((performance.now() - startedAt) / 1000);
         const spent = mapGroups((g) => spentMs(before[g], after[g]));
-        const perCall = mapGroups((g) => Math.max(0, spent[g].ms - idle[g] * seconds) / calls);
         for (const g of GROUPS) {
-          m.cpu[g].push(perCall[g]);
-          m.raw[g].push(spent[g].ms / calls);
+          m.raw[g].push(spent[g].ms);
           m.lost += spent[g].lost;
         }
         m.rps.push(result.rps);
@@ -255,21 +262,28 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         m.p99.push(result.p99);
         m.failures += result.failures;
         progress.done(
-          `CPU ms a call: ${GROUPS.filter((g) => !(embedded && g === "postgres")).map((g) => `${GROUP_NAMES[g]} ${ms(perCall[g])}`).join(", ")}; ` +
+          `CPU ms a call, idle CPU included: ${GROUPS.filter((g) => !(embedded && g === "postgres")).map((g) => `${GROUP_NAMES[g]} ${ms(spent[g].ms / calls)}`).join(", ")}; ` +
             `${int(result.rps)} req/s${result.failures ? `, ${result.failures} FAILED` : ""}`,
         );
       }
     }
 
+    progress.step(`cpu: idle CPU again, ${idleMs(plan) / 1000} s`);
+    progress.done(await readIdle());
+    const idleMsPerSecond = mapGroups((g) => idleTotal.worker[g] / idleTotal.seconds);
+    const floorIdleMsPerSecond = mapGroups((g) => idleTotal.floor[g] / idleTotal.seconds);
+
     const results: CpuCall[] = CALLS.map((call) => {
       const m = measured.get(call.key)!;
+      const idle = call.key === "floor" ? floorIdleMsPerSecond : idleMsPerSecond;
+      const perRound = mapGroups((g) => m.raw[g].map((spent, i) => Math.max(0, spent - idle[g] * m.seconds[i]!) / calls));
       return {
         key: call.key,
         call: call.name,
         calls: calls * rounds,
-        perRound: m.cpu,
-        perRoundRaw: m.raw,
-        median: mapGroups((g) => median(m.cpu[g])),
+        perRound,
+        perRoundRaw: mapGroups((g) => m.raw[g].map((spent) => spent / calls)),
+        median: mapGroups((g) => median(perRound[g])),
         ...(call.target ? { target: call.target } : {}),
         rps: median(m.rps),
         p50: median(m.p50),
@@ -285,6 +299,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         workerd: times(r.median.workerd, floorCall.median.workerd),
         wrangler: times(r.median.wrangler, floorCall.median.wrangler),
         proxy: times(r.median.proxy, floorCall.median.proxy),
+        bothWorkerd: times(r.median.workerd + r.median.proxy, floorCall.median.workerd + floorCall.median.proxy),
       };
     }
     const x = (v: number) => (Number.isNaN(v) ? "n/a" : `${v.toFixed(1)}×`);
@@ -313,7 +328,8 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         p99: r.p99,
         note:
           `workerd ${ms(r.median.workerd)} ms a call = ${x(r.xFloor!.workerd)} the floor (target ≤ ${r.target}×); ` +
-          `wrangler's Node ${ms(r.median.wrangler)} = ${x(r.xFloor!.wrangler)}; proxy workerd ${ms(r.median.proxy)} = ${x(r.xFloor!.proxy)}; ${cpuNote(r)}${failed(r)}`,
+          `proxy workerd ${ms(r.median.proxy)} = ${x(r.xFloor!.proxy)} (both workerd ${x(r.xFloor!.bothWorkerd)}); ` +
+          `wrangler's Node ${ms(r.median.wrangler)} = ${x(r.xFloor!.wrangler)}; ${cpuNote(r)}${failed(r)}`,
       });
     }
     return {
@@ -330,9 +346,9 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         ? "PGlite, in the SQL endpoint's process: the SQL endpoint column includes it, and the Postgres column is that same process"
         : `the client backends serving the SQL endpoint's connections (pg_stat_activity.application_name = '${APPLICATION_NAME}'), not the cluster's background processes`,
       groups: {
-        workerd: "the workerd process of wrangler dev that runs the Worker (not the one owning the port); for the floor, the hello-world Worker's wrangler dev",
-        proxy: "the workerd process of wrangler dev that owns the Worker's port and passes requests on (wrangler's ProxyWorker)",
-        wrangler: "every other process of wrangler dev's process tree: its Node launcher, its Node process, esbuild",
+        workerd: "the workerd process of wrangler's dev server that runs the Worker (not the one owning the port); for the floor, the hello-world Worker's",
+        proxy: "the workerd process of wrangler's dev server that owns the Worker's port and passes requests on (wrangler's ProxyWorker)",
+        wrangler: "every other process of the tree wrangler runs in: its Node process(es), esbuild",
         roomWorkerd: "the workerd processes of partykit dev",
         partykit: "every other process of partykit dev's tree (Node, esbuild)",
         endpoint: "the SQL endpoint's Node process (bench/cpu/sql-endpoint-process.ts)",
