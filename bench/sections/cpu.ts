@@ -79,8 +79,10 @@ export interface CpuCall {
   perRound: Record<Group, number[]>;
   /** The same before the idle CPU is taken off. */
   perRoundRaw: Record<Group, number[]>;
-  /** The median over the rounds. */
+  /** The median over the rounds counted. */
   median: Record<Group, number>;
+  /** Rounds whose batch had no failed call and no process ending mid-batch: the medians are theirs. */
+  roundsCounted: number;
   /**
    * The Worker's workerd over the floor's (medians); the same for wrangler's Node, for the proxy
    * workerd, and for both workerd processes together (the Worker's and the proxy's).
@@ -91,7 +93,7 @@ export interface CpuCall {
   p50: number;
   p99: number;
   failures: number;
-  /** Processes that ended during a batch (their CPU in it is lost): should be 0. */
+  /** Processes that ended during a batch (their CPU in it is lost; a restart): should be 0. */
   lostProcesses: number;
 }
 
@@ -162,7 +164,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
     const worker = startWorker(
       { databaseUrl, sqlEndpoint: `127.0.0.1:${endpointPort}`, realtimeSecret, authSecret: randomBytes(32).toString("hex") },
-      { port: workerPort, realtimeUrl, place: { dir, persistTo: join(dir, "worker-state") } },
+      { port: workerPort, realtimeUrl, place: { dir, persistTo: join(dir, "worker-state"), watch: false } },
     );
     services.push(worker);
     const floor = startWranglerDev({
@@ -171,7 +173,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
       port: floorPort,
       settings: {},
       envFile: "floor.env",
-      place: { dir, persistTo: join(dir, "floor-state") },
+      place: { dir, persistTo: join(dir, "floor-state"), watch: false },
     });
     services.push(floor);
     const realtime = startRealtime({ realtimeSecret }, { port: realtimePort, apiUrl: workerUrl, place: { dir, persistTo: join(dir, "realtime-state") } });
@@ -236,8 +238,9 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     };
     progress.done(await readIdle());
 
-    const measured = new Map<CallKey, { raw: Record<Group, number[]>; seconds: number[]; rps: number[]; p50: number[]; p99: number[]; failures: number; lost: number }>(
-      CALLS.map((c) => [c.key, { raw: mapGroups(() => [] as number[]), seconds: [], rps: [], p50: [], p99: [], failures: 0, lost: 0 }]),
+    type Measured = { raw: Record<Group, number[]>; seconds: number[]; rps: number[]; p50: number[]; p99: number[]; failures: number; lost: number; valid: boolean[] };
+    const measured = new Map<CallKey, Measured>(
+      CALLS.map((c) => [c.key, { raw: mapGroups(() => [] as number[]), seconds: [], rps: [], p50: [], p99: [], failures: 0, lost: 0, valid: [] }]),
     );
     for (let round = 0; round < rounds; round++) {
       // The order rotates each round, so no call type is always first (or always after a write).
@@ -253,17 +256,18 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         const m = measured.get(call.key)!;
         m.seconds.push((performance.now() - startedAt) / 1000);
         const spent = mapGroups((g) => spentMs(before[g], after[g]));
-        for (const g of GROUPS) {
-          m.raw[g].push(spent[g].ms);
-          m.lost += spent[g].lost;
-        }
+        for (const g of GROUPS) m.raw[g].push(spent[g].ms);
+        // A process that ended mid-batch (a restart) took its CPU with it; failed calls did not do the work.
+        const lost = Math.max(...GROUPS.map((g) => spent[g].lost));
+        m.lost += lost;
+        m.valid.push(lost === 0 && result.failures === 0);
         m.rps.push(result.rps);
         m.p50.push(result.p50);
         m.p99.push(result.p99);
         m.failures += result.failures;
         progress.done(
           `CPU ms a call, idle CPU included: ${GROUPS.filter((g) => !(embedded && g === "postgres")).map((g) => `${GROUP_NAMES[g]} ${ms(spent[g].ms / calls)}`).join(", ")}; ` +
-            `${int(result.rps)} req/s${result.failures ? `, ${result.failures} FAILED` : ""}`,
+            `${int(result.rps)} req/s${result.failures ? `, ${result.failures} FAILED` : ""}${lost ? `, ${lost} process(es) ENDED mid-batch` : ""}`,
         );
       }
     }
@@ -277,17 +281,20 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
       const m = measured.get(call.key)!;
       const idle = call.key === "floor" ? floorIdleMsPerSecond : idleMsPerSecond;
       const perRound = mapGroups((g) => m.raw[g].map((spent, i) => Math.max(0, spent - idle[g] * m.seconds[i]!) / calls));
+      // The medians leave out rounds with failed calls or a process that ended mid-batch (unless all had).
+      const counted = m.valid.some(Boolean) ? (values: number[]) => values.filter((_, i) => m.valid[i]) : (values: number[]) => values;
       return {
         key: call.key,
         call: call.name,
         calls: calls * rounds,
         perRound,
         perRoundRaw: mapGroups((g) => m.raw[g].map((spent) => spent / calls)),
-        median: mapGroups((g) => median(perRound[g])),
+        median: mapGroups((g) => median(counted(perRound[g]))),
+        roundsCounted: m.valid.some(Boolean) ? m.valid.filter(Boolean).length : rounds,
         ...(call.target ? { target: call.target } : {}),
-        rps: median(m.rps),
-        p50: median(m.p50),
-        p99: median(m.p99),
+        rps: median(counted(m.rps)),
+        p50: median(counted(m.p50)),
+        p99: median(counted(m.p99)),
         failures: m.failures,
         lostProcesses: m.lost,
       };
@@ -367,7 +374,9 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
   }
 }
 
-const failed = (r: CpuCall) => `${r.failures ? `; ${r.failures} calls FAILED` : ""}${r.lostProcesses ? `; ${r.lostProcesses} processes ended mid-batch` : ""}`;
+const failed = (r: CpuCall) =>
+  `${r.failures ? `; ${r.failures} calls FAILED` : ""}${r.lostProcesses ? `; ${r.lostProcesses} processes ended mid-batch` : ""}` +
+  `${r.roundsCounted < r.perRound.workerd.length ? `; medians of the ${r.roundsCounted} rounds without either` : ""}`;
 
 function mapGroups<T>(value: (group: Group) => T): Record<Group, T> {
   return Object.fromEntries(GROUPS.map((g) => [g, value(g)])) as Record<Group, T>;

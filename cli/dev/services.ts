@@ -33,6 +33,11 @@ export interface ServicePlace {
   inspect?: boolean;
   /** The inspector's port when inspect is on; default 9229. */
   inspectorPort?: number;
+  /**
+   * Rebuild and reload the Worker when its sources change (default). The bench turns it off, so a
+   * file saved mid-run neither restarts workerd nor mixes two versions of the code in one reading.
+   */
+  watch?: boolean;
 }
 
 /** Writes a file only this user can read, in `dir` (default .data/). */
@@ -70,6 +75,7 @@ export function startWranglerDev(options: {
       "--settings", settingsFile,
       ...(options.place?.persistTo ? ["--persist-to", options.place.persistTo] : []),
       ...inspect,
+      ...(options.place?.watch === false ? ["--no-watch"] : []),
     ],
     // Offline-friendly: no usage metrics, no lookup of request.cf from Cloudflare.
     env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
