@@ -11,7 +11,7 @@ import { databaseFor } from "./context.ts";
 import { apiReference } from "./docs.ts";
 import type { AppEnv } from "./env.ts";
 import { statusOf } from "./errors.ts";
-import { stamped } from "./envelope.ts";
+import { serialised, stamped } from "./envelope.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { internal } from "./internal.ts";
 import { keysOrSession, sessionOnly } from "./middleware/credentials.ts";
@@ -70,7 +70,8 @@ function handlerOf(route: AnyRoute) {
     try {
       const answer = await route.handler(c, input);
       for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
-      return c.json(stamped(answer.body as Record<string, unknown>, c.var.changeVersion), answer.status ?? route.response.status ?? 200);
+      const body = serialised(stamped(answer.body as Record<string, unknown>, c.var.changeVersion));
+      return c.body(body, answer.status ?? route.response.status ?? 200, { "content-type": "application/json" });
     } catch (error) {
       if (error instanceof DomainError && statusOf(error) === 400 && c.var.db.queryCount === 0) await refuse(c, error);
       throw error;

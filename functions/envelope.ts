@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { JsonText } from "../domain/json-text.ts";
 import { encodeCursor, type PageEnd, type SortKey } from "../domain/paging.ts";
 import type { WriteResult } from "../services/settle.ts";
 import { RESPONSE_HEADERS } from "./headers.ts";
@@ -68,6 +69,14 @@ function nextLink(requestUrl: string, param: string, cursor: string | null): Rec
   return { [RESPONSE_HEADERS.link.name]: `<${next.toString()}>; rel="next"` };
 }
 
+/** A page as a list statement answers it: its records as JSON text (domain/json-text.ts), how many, and where it ended. */
+export interface TextPage<Data> {
+  records: JsonText<Data[]>;
+  count: number;
+  hasMore: boolean;
+  end: PageEnd | null;
+}
+
 /**
  * A page of records; nextCursor and a Link rel="next" header when there is more. The cursor is
  * where the page ended in its `sort` (as the list statement reported it, or, in creation order,
@@ -75,19 +84,33 @@ function nextLink(requestUrl: string, param: string, cursor: string | null): Rec
  */
 export function listReply<Data extends { id: string }>(
   requestUrl: string,
-  page: { records: Data[]; hasMore: boolean; end?: PageEnd | null },
+  page: { records: Data[]; hasMore: boolean; end?: PageEnd | null } | TextPage<Data>,
   noun: [singular: string, plural: string],
   sort: SortKey[] = [],
 ) {
-  const last = page.records.at(-1) as (Data & { createdAt?: string }) | undefined;
+  const { records } = page;
+  const last = records instanceof JsonText ? undefined : (records.at(-1) as (Data & { createdAt?: string }) | undefined);
   const end = page.end ?? (last?.createdAt ? { values: [last.createdAt], id: last.id } : null);
   const nextCursor = page.hasMore && end ? encodeCursor(sort, end) : null;
   const headers = nextLink(requestUrl, "cursor", nextCursor);
-  const count = page.records.length;
+  const count = records instanceof JsonText ? (page as TextPage<Data>).count : records.length;
   return {
-    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? noun[0] : noun[1]}`, count, data: page.records, nextCursor },
+    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? noun[0] : noun[1]}`, count, data: records, nextCursor },
     headers,
   };
+}
+
+/**
+ * The JSON text of an answer: JSON.stringify's, except that a top-level field holding JSON text
+ * the database built is written as it is.
+ */
+export function serialised(body: Record<string, unknown>): string {
+  let text = "";
+  for (const [key, value] of Object.entries(body)) {
+    const json = value instanceof JsonText ? value.text : JSON.stringify(value);
+    if (json !== undefined) text += `${text ? "," : ""}${JSON.stringify(key)}:${json}`;
+  }
+  return `{${text}}`;
 }
 
 /**

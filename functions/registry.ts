@@ -1,6 +1,7 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ErrorCode } from "../domain/errors.ts";
+import type { JsonText } from "../domain/json-text.ts";
 import type { Scope } from "../domain/scopes.ts";
 import type { BatchOperation } from "../services/batch.ts";
 import type { ServiceContext } from "../services/context.ts";
@@ -20,9 +21,12 @@ export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema
 /** An envelope as a handler builds it: changeVersion is stamped from what the call observed. */
 type Unstamped<Body> = Body extends { changeVersion: number } ? Omit<Body, "changeVersion"> & { changeVersion?: number } : Body;
 
+/** A top-level field of an answer may be JSON text the database built, of the field's type (domain/json-text.ts). */
+type OrJsonText<Body> = Body extends object ? { [K in keyof Body]: Body[K] | JsonText<Body[K]> } : Body;
+
 /** A handler's answer: the body its declared response schema takes, and any headers to send with it. */
 export interface Reply<R extends z.ZodType> {
-  body: Unstamped<z.input<R>>;
+  body: OrJsonText<Unstamped<z.input<R>>>;
   headers?: Record<string, string>;
   /** When the route answers more than one success status (an upsert: 201 created, 200 changed). */
   status?: 200 | 201;

@@ -7,6 +7,7 @@ import type { RecordView } from "../db/statements/projection.ts";
 
 export type { RecordView };
 import type { PageEnd } from "../domain/paging.ts";
+import type { JsonText } from "../domain/json-text.ts";
 import type { CallerOutcome } from "../db/statements/caller.ts";
 import type { UpdateOutcome } from "../db/statements/update.ts";
 import type { Actor } from "../domain/actor.ts";
@@ -65,7 +66,7 @@ export interface ListInput<Filters> extends ListQuery {
 export interface ResourceService<Record, Filters, New, Values> {
   /** The resource its verbs write (a batch puts a replayed record back in its answer order). */
   resource: Resource;
-  list(call: Call<ListInput<Filters>>): Promise<{ records: Record[]; hasMore: boolean; end: PageEnd | null }>;
+  list(call: Call<ListInput<Filters>>): Promise<{ records: JsonText<Record[]>; count: number; hasMore: boolean; end: PageEnd | null }>;
   get(call: Call<{ id: string; view?: RecordView | undefined }>): Promise<Record>;
   create(call: Call<New>): Promise<WriteResult<Record>>;
   update(call: Call<{ id: string; patch: Values; ifMatch: number | null }>): Promise<WriteResult<Record>>;
@@ -100,7 +101,7 @@ export function resourceService<Record extends { version: number }, Filters, New
       settleCaller(outcome.caller, ctx, scopes.read);
       settleExpansions(outcome.caller, input.view);
       if (!outcome.parentFound) throw notFound(spec.parentNoun ?? "parent");
-      return { records: outcome.records, hasMore: outcome.hasMore, end: outcome.end };
+      return { records: outcome.records, count: outcome.count, hasMore: outcome.hasMore, end: outcome.end };
     },
     async get({ ctx, input }) {
       const outcome = await statements.get(ctx.db, ctx.actor, input.id, input.view);

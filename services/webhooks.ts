@@ -58,7 +58,7 @@ async function reloadRoom(ctx: ServiceContext, orgId: string): Promise<void> {
 export async function listWebhooks({ ctx, input }: Call<{ page: PageRequest }>) {
   const outcome = await statements.listWebhooks(ctx.db, ctx.actor, input.page);
   settleCaller(outcome.caller, ctx, scopes.read);
-  return { records: outcome.records, hasMore: outcome.hasMore };
+  return { records: outcome.records, count: outcome.count, hasMore: outcome.hasMore, end: outcome.end };
 }
 
 /** A webhook's settings (never its secret): webhooks.read. */

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import { JsonText } from "../../domain/json-text.ts";
 import type { PageEnd, PageRequest, Sortable } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
 import { rankOf } from "../schema/columns.ts";
@@ -48,7 +49,10 @@ export interface ListOptions extends Omit<ListQuery, "parentId"> {
 
 export interface ListOutcome<Json> {
   caller: CallerOutcome;
-  records: Json[];
+  /** The page's records as the statement built them: JSON text, answered as it is. */
+  records: JsonText<Json[]>;
+  /** How many records the page holds. */
+  count: number;
   parentFound: boolean;
   hasMore: boolean;
   /** Where this page ended (the last record's sort values and id), when there is more. */
@@ -121,7 +125,7 @@ export async function listRecords<R extends Resource>(
   const parent = options.parent
     ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parent.id}::uuid)`
     : sql`true`;
-  const row = await runOne<CallerRow & { records: RecordOf<R>[]; parent_found: boolean; end: [...(string | null)[], string] | null; has_more: boolean }>(
+  const row = await runOne<CallerRow & { records: string; count: number; parent_found: boolean; end: [...(string | null)[], string] | null; has_more: boolean }>(
     db,
     sql`with ${callerCtes(actor, resource.readScope)},
         page as (
@@ -132,10 +136,11 @@ export async function listRecords<R extends Resource>(
                    limit ${limit + 1}) r
         )
         select ${callerColumns}, ${parent} as parent_found,
-               (select coalesce(json_agg(p.record order by p.n), '[]'::json) from page p where p.n <= ${limit}) as records,
+               (select coalesce(json_agg(p.record order by p.n), '[]'::json)::text from page p where p.n <= ${limit}) as records,
+               (select count(*)::int from page p where p.n <= ${limit}) as count,
                (select p.end_key from page p where p.n = ${limit}) as end,
                (select count(*) > ${limit} from page) as has_more`,
   );
   const endKey = row.has_more && row.end ? { values: row.end.slice(0, -1) as (string | null)[], id: row.end.at(-1) as string } : null;
-  return { caller: callerOf(row), records: row.records, parentFound: row.parent_found, hasMore: row.has_more, end: endKey };
+  return { caller: callerOf(row), records: new JsonText<RecordOf<R>[]>(row.records), count: row.count, parentFound: row.parent_found, hasMore: row.has_more, end: endKey };
 }
