@@ -258,7 +258,8 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         const spent = mapGroups((g) => spentMs(before[g], after[g]));
         for (const g of GROUPS) m.raw[g].push(spent[g].ms);
         // A process that ended mid-batch (a restart) took its CPU with it; failed calls did not do the work.
-        const lost = Math.max(...GROUPS.map((g) => spent[g].lost));
+        const lostIn = GROUPS.filter((g) => spent[g].lost > 0 && !(embedded && g === "postgres"));
+        const lost = lostIn.reduce((sum, g) => sum + spent[g].lost, 0);
         m.lost += lost;
         m.valid.push(lost === 0 && result.failures === 0);
         m.rps.push(result.rps);
@@ -267,7 +268,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         m.failures += result.failures;
         progress.done(
           `CPU ms a call, idle CPU included: ${GROUPS.filter((g) => !(embedded && g === "postgres")).map((g) => `${GROUP_NAMES[g]} ${ms(spent[g].ms / calls)}`).join(", ")}; ` +
-            `${int(result.rps)} req/s${result.failures ? `, ${result.failures} FAILED` : ""}${lost ? `, ${lost} process(es) ENDED mid-batch` : ""}`,
+            `${int(result.rps)} req/s${result.failures ? `, ${result.failures} FAILED` : ""}${lost ? `, ${lost} process(es) ENDED mid-batch (${lostIn.map((g) => GROUP_NAMES[g]).join(", ")})` : ""}`,
         );
       }
     }
