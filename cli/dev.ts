@@ -54,9 +54,11 @@ async function start(supervisor: Supervisor): Promise<void> {
   // wrangler and partykit take seconds to boot, and so does the database: all at once.
   // The session cookies' key: derived from the kept dev secret, so sign-ins survive a restart.
   const authSecret = createHash("sha256").update(`${realtimeSecret}:auth`).digest("hex");
-  // `npm run dev -- --inspect`: wrangler's DevTools inspector on 127.0.0.1:9229 (off by default: cli/dev/worker-host.ts).
-  const inspect = process.argv.includes("--inspect");
-  const worker = startWorker({ databaseUrl: database.url, sqlEndpoint: sqlEndpoint.address, realtimeSecret, authSecret }, { place: { inspect } });
+  // `npm run dev -- --inspect[=port]`: wrangler's DevTools inspector on 127.0.0.1:9229 or the port
+  // given (off by default: cli/dev/worker-host.ts).
+  const inspectArg = process.argv.find((a) => a === "--inspect" || a.startsWith("--inspect="));
+  const place = inspectArg ? { inspect: true, inspectorPort: Number(inspectArg.split("=")[1] ?? 9229) } : {};
+  const worker = startWorker({ databaseUrl: database.url, sqlEndpoint: sqlEndpoint.address, realtimeSecret, authSecret }, { place });
   const realtime = startRealtime({ realtimeSecret });
   supervisor.watch(worker);
   supervisor.watch(realtime);
