@@ -46,8 +46,11 @@ export const jsonBodyUpTo = (limit: number) => createMiddleware<AppEnv>(async (c
     return refuse(c, new DomainError("unsupported_media_type", "send the body as JSON with Content-Type: application/json"));
   }
   const tooLarge = () => new DomainError("payload_too_large", `the body must be at most ${limit} bytes`);
-  if (Number(c.req.header("content-length") ?? 0) > limit) return refuse(c, tooLarge());
-  const text = await readCapped(c.req.raw.body, limit);
+  const declared = c.req.header("content-length");
+  if (Number(declared ?? 0) > limit) return refuse(c, tooLarge());
+  // A declared length within the limit is all the runtime delivers: read it whole. Without one
+  // (a chunked body), read no more than the limit.
+  const text = declared !== undefined ? await c.req.raw.text() : await readCapped(c.req.raw.body, limit);
   if (text === null) return refuse(c, tooLarge());
   let body: unknown;
   try {
