@@ -110,8 +110,8 @@ export interface CpuSection {
   processes: Record<string, { pid: number; name: string; command: string }[]>;
   /**
    * ms of CPU a second of each group with no calls (partykit's Node, for one, polls), read before
-   * the rounds and after them (pooled); that rate times a batch's duration is taken off the
-   * batch's reading. The Worker's processes, and (floorIdleMsPerSecond) the hello-world Worker's wrangler.
+   * the rounds and after them (the lower of the two); that rate times a batch's duration is taken
+   * off the batch's reading. The Worker's processes, and (floorIdleMsPerSecond) the hello-world Worker's wrangler.
    */
   idleMsPerSecond: Record<Group, number>;
   floorIdleMsPerSecond: Record<Group, number>;
@@ -219,19 +219,18 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     await sleep(SETTLE_MS);
     const postgresPids = async (): Promise<number[] | "endpoint"> => (embedded ? "endpoint" : backendPids(stack.db));
     const read = async (target: "worker" | "floor") => snapshot(running, target, await postgresPids());
-    // CPU with no calls at all: ms by group, and seconds, the Worker's processes and the floor's.
-    const idleTotal = { worker: mapGroups(() => 0), floor: mapGroups(() => 0), seconds: 0 };
+    // CPU with no calls at all, ms a second by group, each reading: the Worker's processes and the floor's.
+    const idleReadings: { worker: Record<Group, number>; floor: Record<Group, number> }[] = [];
     const readIdle = async () => {
       const before = { worker: await read("worker"), floor: await read("floor") };
       const started = performance.now();
       await sleep(idleMs(plan));
       const after = { worker: await read("worker"), floor: await read("floor") };
       const seconds = (performance.now() - started) / 1000;
-      for (const g of GROUPS) {
-        idleTotal.worker[g] += spentMs(before.worker[g], after.worker[g]).ms;
-        idleTotal.floor[g] += spentMs(before.floor[g], after.floor[g]).ms;
-      }
-      idleTotal.seconds += seconds;
+      idleReadings.push({
+        worker: mapGroups((g) => spentMs(before.worker[g], after.worker[g]).ms / seconds),
+        floor: mapGroups((g) => spentMs(before.floor[g], after.floor[g]).ms / seconds),
+      });
       const line = (spent: Record<Group, Ticks>[], groups: readonly Group[]) =>
         groups.map((g) => `${GROUP_NAMES[g]} ${(spentMs(spent[0]![g], spent[1]![g]).ms / seconds).toFixed(1)}`).join(", ");
       return `idle CPU, ms a second: ${line([before.worker, after.worker], GROUPS)}; the hello-world Worker's ${line([before.floor, after.floor], ["workerd", "proxy", "wrangler"])}`;
@@ -275,8 +274,9 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
 
     progress.step(`cpu: idle CPU again, ${idleMs(plan) / 1000} s`);
     progress.done(await readIdle());
-    const idleMsPerSecond = mapGroups((g) => idleTotal.worker[g] / idleTotal.seconds);
-    const floorIdleMsPerSecond = mapGroups((g) => idleTotal.floor[g] / idleTotal.seconds);
+    // The lower of the two readings: something that happens once (a reload) must not count as idle.
+    const idleMsPerSecond = mapGroups((g) => Math.min(...idleReadings.map((r) => r.worker[g])));
+    const floorIdleMsPerSecond = mapGroups((g) => Math.min(...idleReadings.map((r) => r.floor[g])));
 
     const results: CpuCall[] = CALLS.map((call) => {
       const m = measured.get(call.key)!;
@@ -343,7 +343,8 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     return {
       method:
         `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second) of each process group, read before and ${SETTLE_MS} ms after each batch ` +
-        `of ${calls} calls at ${CONCURRENCY} in flight (autocannon, keep-alive), less the group's idle CPU a second times the batch's duration, ` +
+        `of ${calls} calls at ${CONCURRENCY} in flight (autocannon, keep-alive), less the group's idle CPU a second (the lower of two readings, ` +
+        `before and after the rounds) times the batch's duration, ` +
         `divided by the calls; ${rounds} rounds, the order rotating; medians over the rounds. ` +
         `Processes started as npm run dev starts them (cli/dev/services.ts), each its own OS process.`,
       clockTicks: CLOCK_TICKS,

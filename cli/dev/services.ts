@@ -34,8 +34,9 @@ export interface ServicePlace {
   /** The inspector's port when inspect is on; default 9229. */
   inspectorPort?: number;
   /**
-   * Rebuild and reload the Worker when its sources change (default). The bench turns it off, so a
-   * file saved mid-run neither restarts workerd nor mixes two versions of the code in one reading.
+   * Rebuild and reload the Worker when its sources or its wrangler.toml change (default). The bench
+   * turns it off, so a file saved mid-run neither restarts workerd nor mixes two versions of the
+   * code in one reading.
    */
   watch?: boolean;
 }
@@ -77,8 +78,13 @@ export function startWranglerDev(options: {
       ...inspect,
       ...(options.place?.watch === false ? ["--no-watch"] : []),
     ],
-    // Offline-friendly: no usage metrics, no lookup of request.cf from Cloudflare.
-    env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    // Offline-friendly: no usage metrics, no lookup of request.cf from Cloudflare. wrangler watches
+    // its config file even without --no-watch's file watching; this variable is its switch.
+    env: {
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      ...(options.place?.watch === false ? { WRANGLER_CI_DISABLE_CONFIG_WATCHING: "true" } : {}),
+    },
   });
 }
 
