@@ -12,19 +12,21 @@ import type { Database } from "../../db/client.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
 import { CLOCK_TICKS, commandLine, processTree, readAllProcesses, readProcess, spentMs, type Ticks } from "../cpu/procs.ts";
 import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
-import { httpLoad, median, type HttpLoad } from "../lib/load.ts";
+import { httpLoad, type HttpLoad } from "../lib/load.ts";
 import { int, ms } from "../lib/table.ts";
 import type { BenchRun, Plan } from "./context.ts";
 
 // Section 8: CPU per call, against the runtime's floor (issue 19). The processes are started the
 // way `npm run dev` starts them (cli/dev/services.ts), each a separate OS process: the Worker under
-// wrangler's dev server, a hello-world Worker (bench/cpu/hello-worker.ts) under the same wrangler
-// the same way, the room under `partykit dev`, and the local SQL endpoint in a Node process of its own
+// wrangler's dev server (not watching files, so an edit mid-run cannot reload it), a hello-world
+// Worker (bench/cpu/hello-worker.ts) under the same wrangler the same way, the room under
+// `partykit dev`, and the local SQL endpoint in a Node process of its own
 // (bench/cpu/sql-endpoint-process.ts; with PGlite, the database runs in it too, as in `npm run
 // dev`). Each call type is sent N times at 8 in flight (autocannon, keep-alive), and the CPU
-// (utime + stime from /proc/<pid>/stat) each process spent over the batch is divided by N. The
-// call types, the floor among them, take turns in rounds (the order rotating), so the machine's
-// load touches all alike; each figure is the median over the rounds.
+// (utime + stime from /proc/<pid>/stat) each process spent over the batch, less what it spends
+// with no calls, is divided by N. The call types, the floor among them, take turns in rounds (the
+// order rotating), so the machine's load touches all alike; each figure is the median over the
+// rounds.
 //
 // wrangler's dev server runs two workerd processes: the Worker's own (its isolate and Durable
 // Objects: what production runs) and a proxy that owns the port and passes each request on to
@@ -379,6 +381,13 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
 const failed = (r: CpuCall) =>
   `${r.failures ? `; ${r.failures} calls FAILED` : ""}${r.lostProcesses ? `; ${r.lostProcesses} processes ended mid-batch` : ""}` +
   `${r.roundsCounted < r.perRound.workerd.length ? `; medians of the ${r.roundsCounted} rounds without either` : ""}`;
+
+/** The median; of an even count (rounds left out), the mean of the two middle values. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
 
 function mapGroups<T>(value: (group: Group) => T): Record<Group, T> {
   return Object.fromEntries(GROUPS.map((g) => [g, value(g)])) as Record<Group, T>;
