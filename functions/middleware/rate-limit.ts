@@ -16,9 +16,24 @@ export function clientAddress(c: Context<AppEnv>): string {
   return c.req.header("cf-connecting-ip") ?? "unknown";
 }
 
+/** The RateLimiter ids of the keys this isolate has seen (an id is a value, not tied to a request). */
+const limiterIds = new Map<string, DurableObjectId>();
+const LIMITER_IDS_KEPT = 10_000;
+
+/** The key's RateLimiter: its id is derived (a hash) once per isolate, not on every call. */
+function limiterOf(env: Bindings, keyHash: string) {
+  let id = limiterIds.get(keyHash);
+  if (!id) {
+    if (limiterIds.size >= LIMITER_IDS_KEPT) limiterIds.clear();
+    id = env.RATE_LIMITER.idFromName(keyHash);
+    limiterIds.set(keyHash, id);
+  }
+  return env.RATE_LIMITER.get(id);
+}
+
 /** Asks the key's RateLimiter for a decision; it fails only when the database is out of reach. */
 export function consumeRateLimit(env: Bindings, keyHash: string, address: string, cost = 1): Promise<RateLimitDecision> {
-  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(keyHash));
+  const limiter = limiterOf(env, keyHash);
   return limiter.consume(keyHash, address, cost).catch((error: unknown) => {
     throw new DatabaseUnavailableError(error);
   });
@@ -29,7 +44,7 @@ export function consumeRateLimit(env: Bindings, keyHash: string, address: string
  * next time, and the refusal counts against the address.
  */
 export function forgetRevokedKey(env: Bindings, ctx: ExecutionContext, keyHash: string, address: string): void {
-  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(keyHash));
+  const limiter = limiterOf(env, keyHash);
   ctx.waitUntil(limiter.forget(address).catch(() => {}));
 }
 
