@@ -1,4 +1,4 @@
-// `npm run bench:app [-- --only=list,patch] [-- --calls=2000]`: the Hono app's own CPU per call,
+// `npm run bench:app [-- --only=list,patch] [-- --calls=2000] [-- --rounds=5] [-- --json]`: the Hono app's own CPU per call,
 // without the runtime. The app's `fetch` is called in this Node process, one call at a time,
 // against recorded answers: each call type runs once for real against a fresh database (through
 // the local SQL endpoint, as in the Worker), every answer it received (the statement's, the room's
@@ -149,6 +149,8 @@ async function main() {
       rows.push({ call: call.name, status, statements, median: perCall[Math.floor(perCall.length / 2)]!, min: perCall[0]!, ...(call.targetUs ? { target: call.targetUs } : {}) });
       console.log(`${call.name}: ${perCall.map((v) => v.toFixed(0)).join(", ")} µs`);
     }
+    // For the bench's CPU section (bench/sections/cpu.ts), which runs this in a process of its own.
+    if (process.argv.includes("--json")) print(`APP_ALONE ${JSON.stringify({ node: process.version, calls: CALLS, rounds: ROUNDS, rows })}`);
     console.log(`\nThe app alone, Node ${process.version}, ${CALLS} calls × ${ROUNDS} rounds each, CPU µs per call (process.cpuUsage):\n`);
     console.log("| call | status | answers replayed | median µs | min µs | target |\n|---|--:|--:|--:|--:|--:|");
     for (const r of rows) console.log(`| ${r.call} | ${r.status} | ${r.statements} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${r.target ? `≤ ${r.target}` : ""} |`);

@@ -70,8 +70,8 @@ const GROUP_NAMES: Record<Group, string> = {
   postgres: "Postgres",
 };
 
-/** Progress steps: starting the processes, loading and warming up, one per batch, the idle reading after. */
-export const steps = (plan: Plan) => 3 + shape(plan).rounds * CALLS.length;
+/** Progress steps: starting the processes, loading and warming up, one per batch, the idle reading after, the app alone. */
+export const steps = (plan: Plan) => 4 + shape(plan).rounds * CALLS.length;
 
 export interface CpuCall {
   key: CallKey;
@@ -118,6 +118,32 @@ export interface CpuSection {
   idleMsPerSecond: Record<Group, number>;
   floorIdleMsPerSecond: Record<Group, number>;
   calls: CpuCall[];
+  /** The Hono app's fetch alone in Node against recorded answers (bench/app-alone.ts): µs of CPU a call. */
+  appAlone: AppAlone | null;
+}
+
+export interface AppAlone {
+  node: string;
+  calls: number;
+  rounds: number;
+  rows: { call: string; status: number; statements: number; median: number; min: number; target?: number }[];
+}
+
+/**
+ * The app alone (bench/app-alone.ts), in a Node process of its own: it replaces the global fetch
+ * to replay recorded answers, which must not touch this process's own calls.
+ */
+async function appAlone(plan: Plan): Promise<AppAlone> {
+  const { spawn } = await import("node:child_process");
+  const args = ["--import", "tsx", fileURLToPath(new URL("../app-alone.ts", import.meta.url)), "--json", ...(plan.quick ? ["--calls=500", "--rounds=3"] : [])];
+  // A database of its own on DATABASE_URL's server (or PGlite without it), as the bench's.
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const line = output.split("\n").find((l) => l.startsWith("APP_ALONE "));
+  if (code !== 0 || !line) throw new Error(`bench/app-alone.ts ended with ${code}: ${output.slice(-500)}`);
+  return JSON.parse(line.slice("APP_ALONE ".length)) as AppAlone;
 }
 
 interface Services {
@@ -342,7 +368,19 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
           `wrangler's Node ${ms(r.median.wrangler)} = ${x(r.xFloor!.wrangler)}; ${cpuNote(r)}${failed(r)}`,
       });
     }
+    progress.step("cpu: the app alone (bench/app-alone.ts), its fetch in Node against recorded answers");
+    const alone = await appAlone(plan);
+    for (const r of alone.rows) {
+      rows.push({
+        section: "8 CPU",
+        name: `app alone: ${r.call}`,
+        load: `1 at a time, ${alone.rounds} × ${alone.calls}`,
+        note: `${int(r.median)} µs of CPU a call (median; min ${int(r.min)})${r.target ? `, target ≤ ${r.target} µs` : ""}; Node ${alone.node}`,
+      });
+    }
+    progress.done(alone.rows.map((r) => `${r.call} ${int(r.median)} µs`).join(", "));
     return {
+      appAlone: alone,
       method:
         `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second) of each process group, read before and ${SETTLE_MS} ms after each batch ` +
         `of ${calls} calls at ${CONCURRENCY} in flight (autocannon, keep-alive), less the group's idle CPU a second (the lower of two readings, ` +
