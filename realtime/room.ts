@@ -20,6 +20,12 @@ import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 //
 // Events are kept in storage one key per event, never in one value: a burst of any size must fit
 // (a value is capped at 128 KiB, a few hundred events).
+//
+// The path of one event is kept short (bench/README.md, "Fan-out"): it is serialised once, sent to
+// the sockets grouped by what they may see and want (`audiences`, kept in memory between events),
+// and only then written to storage, with writes that do not hold the sockets back; the publish is
+// acknowledged once they are durable (`storage.sync()`), so an acknowledged event is never lost.
+// Turning delivered events into webhook jobs runs in the alarm, beside later publishes.
 
 const IDENTITY_HEADER = "x-opsroom-identity";
 
@@ -27,6 +33,12 @@ const IDENTITY_HEADER = "x-opsroom-identity";
 interface SocketState {
   filter: EventFilter;
 }
+/** Sockets tagged with one read scope that connected with the same filter: one check of the filter per event serves them all. */
+interface Audience {
+  filter: EventFilter;
+  sockets: Party.Connection<SocketState>[];
+}
+const OPEN = 1; // WebSocket.READY_STATE_OPEN
 const WATERMARK_KEY = "watermark";
 /** Events held behind a gap, `pending:<changeVersion>`; mirrored by `this.pending`. */
 const PENDING_PREFIX = "pending:";
@@ -34,6 +46,8 @@ const PENDING_PREFIX = "pending:";
 const FANOUT_PREFIX = "fanout:";
 const ORG_KEY = "orgId";
 const GAP_RETRY_MS = 5_000;
+/** An alarm this late is assumed lost and set again. */
+const ALARM_OVERDUE_MS = 2_000;
 
 /** The connection tag of the sockets opened with one API key (or with tokens minted from it). */
 const keyTag = (keyId: string) => `key:${keyId}`;
@@ -54,6 +68,14 @@ export default class OrganisationRoom implements Party.Server {
   /** Events that arrived ahead of a gap, by changeVersion; kept in storage too (PENDING_PREFIX). */
   private pending = new Map<number, OpsEvent>();
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Each read scope's sockets, grouped by filter; built on the first event of the scope and
+   * dropped whenever a socket connects, closes or is closed. In memory only: a room woken from
+   * hibernation builds it again.
+   */
+  private audiences = new Map<string, Audience[]>();
+  /** When the alarm is set for, as this room last set or read it (null: none); undefined until read. */
+  private alarmAt: number | null | undefined = undefined;
 
   private readonly webhooks: WebhookDispatcher;
 
@@ -83,7 +105,10 @@ export default class OrganisationRoom implements Party.Server {
     // that wakes with work still queued (webhook retries, events held behind a gap, a fan-out)
     // arms itself again rather than leaving it until the next event.
     const queued = (await this.webhooks.nextDue()) !== null || (await hasAny(this.room.storage, FANOUT_PREFIX));
-    if ((queued || this.pending.size > 0) && (await this.room.storage.getAlarm()) === null) await this.room.storage.setAlarm(Date.now());
+    if (queued || this.pending.size > 0) {
+      this.alarmAt = await this.room.storage.getAlarm();
+      if (this.alarmAt === null) await this.wakeAt(Date.now());
+    }
   }
 
   /** Called where the room id is readable (requests, sockets): keeps it for the alarm. */
@@ -106,6 +131,9 @@ export default class OrganisationRoom implements Party.Server {
     // The socket's filter lives on the connection, so it survives the room hibernating.
     const identity = JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
     connection.setState({ filter: identity?.filter ?? NO_FILTER });
+    // PartyKit accepts the socket and calls this with no await between, so no event is broadcast
+    // from an audience that lacks it.
+    this.audiences.clear();
     await this.rememberOrg();
     // "ready" promises every event after its changeVersion, so a room new to the organisation asks
     // the API where it stands first (else it would say 0 and never send what came before its
@@ -119,6 +147,14 @@ export default class OrganisationRoom implements Party.Server {
   onMessage(message: string | ArrayBuffer | ArrayBufferView, sender: Party.Connection): void {
     // Sockets only listen; a ping is answered so clients can measure liveness.
     if (message === "ping") sender.send("pong");
+  }
+
+  onClose(): void {
+    this.audiences.clear();
+  }
+
+  onError(): void {
+    this.audiences.clear();
   }
 
   async onRequest(request: Party.Request): Promise<Response> {
@@ -149,16 +185,21 @@ export default class OrganisationRoom implements Party.Server {
       return Response.json({ queued });
     }
     const events = message.events;
-    await this.serially(() => this.accept(events));
-    return Response.json({ acknowledged: events.map((event) => event.changeVersion), watermark: this.watermark });
+    const { watermark, kept } = await this.serially(() => this.accept(events));
+    // Acknowledged (and so never published again by the sweep) only once the room has it durably.
+    await kept;
+    return Response.json({ acknowledged: events.map((event) => event.changeVersion), watermark });
   }
 
   async onAlarm(): Promise<void> {
-    let fannedOut = true;
-    await this.serially(async () => {
-      await this.accept([]);
-      fannedOut = await this.fanOut();
-    });
+    this.alarmAt = null; // the alarm that fired is no longer set
+    // Events held behind a gap, or a room that could not learn where it stands: try again. In line
+    // with publishes, so the watermark never moves under one.
+    if (this.pending.size > 0 || this.watermark === null) await this.serially(async () => void (await (await this.accept([])).kept));
+    // Beside publishes, not in line with them: a fan-out may wait on the API for the webhooks, and
+    // later events go to the sockets meanwhile. It takes only what accept() wrote, deletes only the
+    // keys it read, and alarms never overlap, so each event still becomes its jobs exactly once.
+    const fannedOut = await this.fanOut();
     // A drain that fails (the webhooks cannot be loaded) is tried again in a while.
     const nextJob = await this.webhooks.drain().catch(() => Date.now() + GAP_RETRY_MS);
     // Events delivered while the webhooks were being called are fanned out right away (the alarm a
@@ -179,33 +220,57 @@ export default class OrganisationRoom implements Party.Server {
    * loaded. Answers false only then.
    */
   private async fanOut(): Promise<boolean> {
-    for (;;) {
-      const limit = await this.webhooks.fanoutBatchSize().catch(() => null);
-      if (limit === null) return false;
-      const page = await this.room.storage.list<OpsEvent>({ prefix: FANOUT_PREFIX, limit });
-      if (page.size === 0) return true;
-      const jobs = await this.webhooks.jobsFor([...page.values()]).catch(() => null);
-      if (jobs === null) return false;
-      // The jobs and the removal of their events in one batch: an event is queued exactly once.
-      await writeAtomically(this.room.storage, { put: jobs, delete: [...page.keys()] });
+    try {
+      for (;;) {
+        const limit = await this.webhooks.fanoutBatchSize().catch(() => null);
+        if (limit === null) return false;
+        const page = await this.room.storage.list<OpsEvent>({ prefix: FANOUT_PREFIX, limit });
+        if (page.size === 0) return true;
+        const jobs = await this.webhooks.jobsFor([...page.values()]).catch(() => null);
+        if (jobs === null) return false;
+        // The jobs and the removal of their events in one batch: an event is queued exactly once.
+        // Written without holding back the sockets of events published meanwhile...
+        await writeAtomically(this.room.storage, { put: jobs, delete: [...page.keys()] }, { unconfirmed: true });
+      }
+    } finally {
+      // ...and durable before the drain sends any of them.
+      await this.room.storage.sync();
     }
   }
 
-  /** Runs publishes and alarms one at a time, so the watermark never moves under a running one. */
-  private serially(work: () => Promise<void>): Promise<void> {
+  /** Runs publishes, gap retries and new sockets' ready one at a time, so the watermark never moves under a running one. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work);
     this.queue = run.catch(() => {});
     return run;
   }
 
-  /** Sets the alarm to `at` unless it is already due sooner. */
-  private async wakeAt(at: number): Promise<void> {
-    const current = await this.room.storage.getAlarm();
-    if (current === null || at < current || current <= Date.now()) await this.room.storage.setAlarm(at);
+  /**
+   * Sets the alarm to `at` unless it is already set for `at` or sooner. The time set is remembered
+   * (onAlarm forgets it as the alarm fires), so an event costs no storage read, and a burst one
+   * alarm write. An alarm already due is never pushed back: events a publish handed over while the
+   * alarm ran wait for no retry delay. One long overdue is set again for now, in case it was lost
+   * (`partykit dev` forgets alarms when it restarts); a spare run costs nothing. `unconfirmed`: the
+   * write does not hold the sockets back; the caller syncs before it acknowledges anything.
+   */
+  private async wakeAt(at: number, options: { unconfirmed?: boolean } = {}): Promise<void> {
+    if (this.alarmAt === undefined) this.alarmAt = await this.room.storage.getAlarm();
+    const current = this.alarmAt;
+    const now = Date.now();
+    if (current !== null && current <= at) {
+      if (current > now - ALARM_OVERDUE_MS) return;
+      at = now;
+    }
+    this.alarmAt = at;
+    await this.room.storage.setAlarm(at, options.unconfirmed ? { allowUnconfirmed: true } : undefined);
   }
 
-  /** Takes published events in, delivers whatever is now in order, and keeps the rest durably. */
-  private async accept(events: OpsEvent[]): Promise<void> {
+  /**
+   * Takes published events in, delivers whatever is now in order, and keeps the rest durably.
+   * Answers the watermark and `kept`, which resolves once all of it is durable: the events go to
+   * the sockets first, and the next publish need not wait for this one's storage.
+   */
+  private async accept(events: OpsEvent[]): Promise<{ watermark: number | null; kept: Promise<unknown> }> {
     if (this.watermark === null) {
       await this.learnStartingPoint().catch(() => {
         // The API is unreachable: start just before the earliest event in hand.
@@ -213,7 +278,7 @@ export default class OrganisationRoom implements Party.Server {
         this.watermark = Number.isFinite(first) ? first - 1 : null;
       });
     }
-    if (this.watermark === null) return;
+    if (this.watermark === null) return { watermark: null, kept: Promise.resolve() };
     const heldBefore = new Set(this.pending.keys());
     for (const event of events) if (event.changeVersion > this.watermark) this.pending.set(event.changeVersion, event);
     const delivered = this.deliverInOrder();
@@ -223,14 +288,16 @@ export default class OrganisationRoom implements Party.Server {
       delivered.push(...this.deliverInOrder());
     }
     // The new watermark, the delivered events (for webhooks) and the events now held or released,
-    // in one atomic batch: a room that restarts neither repeats nor skips an event.
+    // in one atomic batch, issued in delivery order: a room that restarts skips no event, and
+    // repeats (to sockets, which drop a changeVersion they have seen) only what it had not kept.
     const put: Record<string, unknown> = { [WATERMARK_KEY]: this.watermark };
     for (const event of delivered) put[orderedKey(FANOUT_PREFIX, event.changeVersion)] = event;
     for (const [changeVersion, event] of this.pending) if (!heldBefore.has(changeVersion)) put[orderedKey(PENDING_PREFIX, changeVersion)] = event;
     const released = [...heldBefore].filter((changeVersion) => !this.pending.has(changeVersion)).map((cv) => orderedKey(PENDING_PREFIX, cv));
-    await writeAtomically(this.room.storage, { put, delete: released });
-    if (delivered.length > 0) await this.wakeAt(Date.now());
-    else if (this.pending.size > 0) await this.wakeAt(Date.now() + GAP_RETRY_MS);
+    const written = writeAtomically(this.room.storage, { put, delete: released }, { unconfirmed: true });
+    if (delivered.length > 0) await this.wakeAt(Date.now(), { unconfirmed: true });
+    else if (this.pending.size > 0) await this.wakeAt(Date.now() + GAP_RETRY_MS, { unconfirmed: true });
+    return { watermark: this.watermark, kept: written.then(() => this.room.storage.sync()) };
   }
 
   /** Sends every event that is next in line; answers them, in order. */
@@ -246,17 +313,38 @@ export default class OrganisationRoom implements Party.Server {
     return delivered;
   }
 
+  /** Sends the event, serialised once, to every open socket that holds its read scope and whose filter selects it. */
   private broadcast(event: OpsEvent): void {
     const scope = scopeOfEvent(event.type);
     if (!scope) return;
-    const message = JSON.stringify(event);
-    for (const connection of this.room.getConnections<SocketState>(scope)) {
-      if (matchesFilter(connection.state?.filter ?? NO_FILTER, event)) connection.send(message);
+    let message: string | undefined;
+    for (const audience of this.audienceOf(scope)) {
+      if (!matchesFilter(audience.filter, event)) continue;
+      message ??= JSON.stringify(event);
+      for (const socket of audience.sockets) if (socket.readyState === OPEN) socket.send(message);
     }
+  }
+
+  /** The sockets tagged with `scope`, grouped by the filter they connected with. */
+  private audienceOf(scope: string): Audience[] {
+    let audiences = this.audiences.get(scope);
+    if (audiences) return audiences;
+    const byFilter = new Map<string, Audience>();
+    for (const socket of this.room.getConnections<SocketState>(scope)) {
+      const filter = socket.state?.filter ?? NO_FILTER;
+      const key = JSON.stringify(filter);
+      const audience = byFilter.get(key);
+      if (audience) audience.sockets.push(socket);
+      else byFilter.set(key, { filter, sockets: [socket] });
+    }
+    audiences = [...byFilter.values()];
+    this.audiences.set(scope, audiences);
+    return audiences;
   }
 
   /** Closes every socket with one of these tags (a key's, a session's, a person's); answers how many. */
   private closeSockets(tags: string[], reason: string): number {
+    this.audiences.clear();
     let closed = 0;
     for (const tag of tags) {
       for (const connection of this.room.getConnections(tag)) {

@@ -14,12 +14,18 @@ export interface StorageChange {
   delete?: string[];
 }
 
-export function writeAtomically(storage: Party.Storage, change: StorageChange): Promise<unknown> {
+/**
+ * `unconfirmed`: the writes do not hold back the room's outgoing messages (sockets, responses)
+ * until they are durable, as Durable Object writes otherwise do (the output gate); the caller
+ * awaits `storage.sync()` before it tells anyone the change is kept.
+ */
+export function writeAtomically(storage: Party.Storage, change: StorageChange, options: { unconfirmed?: boolean } = {}): Promise<unknown> {
   const writes: Promise<unknown>[] = [];
+  const gate = options.unconfirmed ? { allowUnconfirmed: true } : undefined;
   const entries = Object.entries(change.put ?? {});
-  for (let i = 0; i < entries.length; i += KEYS_PER_CALL) writes.push(storage.put(Object.fromEntries(entries.slice(i, i + KEYS_PER_CALL))));
+  for (let i = 0; i < entries.length; i += KEYS_PER_CALL) writes.push(storage.put(Object.fromEntries(entries.slice(i, i + KEYS_PER_CALL)), gate));
   const keys = change.delete ?? [];
-  for (let i = 0; i < keys.length; i += KEYS_PER_CALL) writes.push(storage.delete(keys.slice(i, i + KEYS_PER_CALL)));
+  for (let i = 0; i < keys.length; i += KEYS_PER_CALL) writes.push(storage.delete(keys.slice(i, i + KEYS_PER_CALL), gate));
   return Promise.all(writes);
 }
 
