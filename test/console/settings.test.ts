@@ -363,12 +363,17 @@ describe("Settings -> Members and invitations", { timeout: 90_000 }, () => {
     const existingLink = await invite(existing.email, "Member");
     const existingPage = await openPage(browser);
     await existingPage.goto(existingLink);
+    // The page has read the invitation (and shown its sign-up form) before the person asks to sign in instead.
+    await existingPage.getByText(`${existing.email} is invited to join West Area Computing as member.`).waitFor();
     await existingPage.getByRole("button", { name: "I already have an account" }).click();
     const signInForm = existingPage.getByRole("form", { name: "Sign in to accept" });
     expect(await signInForm.getByLabel("Email").inputValue()).toBe(existing.email);
     await signInForm.getByLabel("Password").fill(existing.password);
     await signInForm.getByRole("button", { name: "Sign in and join" }).click();
-    await existingPage.waitForURL(`${origin}/`);
+    await existingPage.waitForURL(`${origin}/`).catch(async (error: unknown) => {
+      // Say what the page said, rather than only that it stayed.
+      throw new Error(`stayed on ${existingPage.url()}; the page says: ${await existingPage.locator("#invite-error").textContent().catch(() => "?")}`, { cause: error });
+    });
     await existingPage.getByRole("navigation", { name: "Account" }).getByText("Signed in as Annie Easley · Member").waitFor();
     expect(await existingPage.locator("#organisation").textContent()).toBe("West Area Computing");
     // Now in two organisations: the header offers a switch.
