@@ -19,6 +19,7 @@ import type { Bindings } from "../functions/env.ts";
 import type { RateLimitDecision } from "../functions/rate-limit/limiter.ts";
 import { createTestDatabase } from "../test/setup/test-database.ts";
 import { createBenchOrg, growTasks, someTasks } from "./lib/data.ts";
+import { median } from "./lib/load.ts";
 
 interface Call {
   name: string;
@@ -136,17 +137,16 @@ async function main() {
       mode = "replay";
       // The log line is built (JSON.stringify) as in the Worker; where it goes is the runtime's business.
       console.log = () => {};
-      for (let i = 0; i < 300; i++) await replayOne(app, env, call.request(i));
+      for (let i = 0; i < 300; i++) await run(app, env, call.request(i));
       const perCall: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const before = process.cpuUsage();
-        for (let i = 0; i < CALLS; i++) await replayOne(app, env, call.request(i));
+        for (let i = 0; i < CALLS; i++) await run(app, env, call.request(i));
         const used = process.cpuUsage(before);
         perCall.push((used.user + used.system) / CALLS);
       }
       console.log = print;
-      perCall.sort((a, b) => a - b);
-      rows.push({ call: call.name, status, statements, median: perCall[Math.floor(perCall.length / 2)]!, min: perCall[0]!, ...(call.targetUs ? { target: call.targetUs } : {}) });
+      rows.push({ call: call.name, status, statements, median: median(perCall), min: Math.min(...perCall), ...(call.targetUs ? { target: call.targetUs } : {}) });
       console.log(`${call.name}: ${perCall.map((v) => v.toFixed(0)).join(", ")} µs`);
     }
     // For the bench's CPU section (bench/sections/cpu.ts), which runs this in a process of its own.
@@ -173,6 +173,5 @@ async function run(app: ReturnType<typeof createApp>, env: Bindings, request: Re
   return response.status;
 }
 
-const replayOne = run;
 
 await main();

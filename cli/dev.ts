@@ -57,7 +57,7 @@ async function start(supervisor: Supervisor): Promise<void> {
   // `npm run dev -- --inspect[=port]`: wrangler's DevTools inspector on 127.0.0.1:9229 or the port
   // given (off by default: cli/dev/worker-host.ts).
   const inspectArg = process.argv.find((a) => a === "--inspect" || a.startsWith("--inspect="));
-  const place = inspectArg ? { inspect: true, inspectorPort: Number(inspectArg.split("=")[1] ?? 9229) } : {};
+  const place = inspectArg ? { inspect: Number(inspectArg.split("=")[1] ?? 9229) } : {};
   const worker = startWorker({ databaseUrl: database.url, sqlEndpoint: sqlEndpoint.address, realtimeSecret, authSecret }, { place });
   const realtime = startRealtime({ realtimeSecret });
   supervisor.watch(worker);

@@ -8,9 +8,4 @@ export class JsonText<T> {
   /** The type the text holds; never set at run time. */
   declare readonly of?: T;
   constructor(readonly text: string) {}
-
-  /** The value, parsed: for the rare reader that needs it (a test, the CLI). */
-  parse(): T {
-    return JSON.parse(this.text) as T;
-  }
 }

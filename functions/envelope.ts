@@ -88,14 +88,14 @@ export function listReply<Data extends { id: string }>(
   noun: [singular: string, plural: string],
   sort: SortKey[] = [],
 ) {
-  const { records } = page;
-  const last = records instanceof JsonText ? undefined : (records.at(-1) as (Data & { createdAt?: string }) | undefined);
+  // A page of JSON text says how many it holds; an array is counted, and its last record may say where it ended.
+  const count = "count" in page ? page.count : page.records.length;
+  const last = "count" in page ? undefined : (page.records.at(-1) as (Data & { createdAt?: string }) | undefined);
   const end = page.end ?? (last?.createdAt ? { values: [last.createdAt], id: last.id } : null);
   const nextCursor = page.hasMore && end ? encodeCursor(sort, end) : null;
   const headers = nextLink(requestUrl, "cursor", nextCursor);
-  const count = records instanceof JsonText ? (page as TextPage<Data>).count : records.length;
   return {
-    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? noun[0] : noun[1]}`, count, data: records, nextCursor },
+    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? noun[0] : noun[1]}`, count, data: page.records, nextCursor },
     headers,
   };
 }

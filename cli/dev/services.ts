@@ -27,12 +27,11 @@ export interface ServicePlace {
   /** State directory (wrangler's persist directory, partykit --persist); default: the tool's own. */
   persistTo?: string;
   /**
-   * Attach wrangler's DevTools inspector (`npm run dev -- --inspect`). Off by default: attached, it
-   * relays every subrequest and console line of the Worker to the dev process (cli/dev/worker-host.ts).
+   * The port to attach wrangler's DevTools inspector on (`npm run dev -- --inspect`). Unset: none;
+   * attached, it relays every subrequest and console line of the Worker to the dev process
+   * (cli/dev/worker-host.ts).
    */
-  inspect?: boolean;
-  /** The inspector's port when inspect is on; default 9229. */
-  inspectorPort?: number;
+  inspect?: number;
   /**
    * Rebuild and reload the Worker when its sources or its wrangler.toml change (default). The bench
    * turns it off, so a file saved mid-run neither restarts workerd nor mixes two versions of the
@@ -64,7 +63,6 @@ export function startWranglerDev(options: {
   place?: ServicePlace;
 }): ServiceProcess {
   const settingsFile = privateFile(options.envFile, JSON.stringify(options.settings) + "\n", options.place?.dir);
-  const inspect = options.place?.inspect ? [`--inspect=${options.place.inspectorPort ?? 9229}`] : [];
   return startService({
     name: options.name,
     command: process.execPath,
@@ -75,7 +73,7 @@ export function startWranglerDev(options: {
       "--port", String(options.port),
       "--settings", settingsFile,
       ...(options.place?.persistTo ? ["--persist-to", options.place.persistTo] : []),
-      ...inspect,
+      ...(options.place?.inspect ? [`--inspect=${options.place.inspect}`] : []),
       ...(options.place?.watch === false ? ["--no-watch"] : []),
     ],
     // Offline-friendly: no usage metrics, no lookup of request.cf from Cloudflare. wrangler watches

@@ -8,7 +8,7 @@
 // same way.
 //
 //   node --import tsx cli/dev/worker-host.ts --config <wrangler.toml> --port <n> --settings <file.json>
-//        [--persist-to <dir>] [--inspect[=<port>]] [--no-watch]
+//        [--persist-to <dir>] [--inspect=<port>] [--no-watch]
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -28,9 +28,7 @@ if (!values.config || !values.port || !values.settings) {
   console.error("worker-host: --config, --port and --settings are required");
   process.exit(2);
 }
-// --inspect alone is "--inspect=" after parseArgs's string handling; give it a port then.
-const inspectIndex = process.argv.findIndex((a) => a === "--inspect" || a.startsWith("--inspect="));
-const inspectPort = inspectIndex === -1 ? undefined : Number(values.inspect || 9229);
+const inspectPort = values.inspect === undefined ? undefined : Number(values.inspect);
 
 const settings = JSON.parse(readFileSync(values.settings, "utf8")) as Record<string, string>;
 process.env.WRANGLER_SEND_METRICS = "false";
