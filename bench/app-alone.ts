@@ -2,7 +2,7 @@
 // without the runtime. The app's `fetch` is called in this Node process, one call at a time,
 // against recorded answers: each call type runs once for real against a fresh database (through
 // the local SQL endpoint, as in the Worker), every answer it received (the statement's, the room's
-// acknowledgement, the after-commit statement's) is kept, and the measured calls get those answers
+// acknowledgement, which the next write's statement records) is kept, and the measured calls get those answers
 // back without leaving the process. What remains is what the Worker's isolate does per call:
 // routing, middleware, validation, the key's hash, compiling the statement, reading its answer,
 // the envelope, the log line, the after-commit publish. A regression here shows without the

@@ -2,6 +2,7 @@ import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverle
 import { drizzle } from "drizzle-orm/neon-http";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { accounts, sessions, users, verifications } from "./schema/people.ts";
+import { PendingAcknowledgements } from "./statements/acknowledgements.ts";
 
 /**
  * The one place that knows which Postgres driver the Worker uses: @neondatabase/serverless over
@@ -41,6 +42,12 @@ export interface Database {
    * the batch's step check (db/statements/sql.ts runWrite), so a refused operation undoes the batch.
    */
   readonly batch?: BatchStep;
+  /**
+   * Set on the Worker's handles: the rooms' acknowledgements it is told wait here, and its next
+   * write statement records them (db/statements/acknowledgements.ts) instead of a request of their
+   * own. Unset (the CLI, tests in Node), an acknowledgement is recorded at once.
+   */
+  readonly acknowledgements?: PendingAcknowledgements;
   /** Queries sent by this handle so far (the round-trip budget is checked against it in tests). */
   readonly queryCount: number;
 }
@@ -89,8 +96,10 @@ function useLocalSqlEndpoint(address: string) {
   neonConfig.fetchEndpoint = () => `http://${address}/sql`;
 }
 
-// The query function holds no connection, so one per database URL serves every request.
+// The query function holds no connection, so one per database URL serves every request; so do
+// the acknowledgements waiting for a write statement of this isolate to record them.
 const queryFunctions = new Map<string, NeonQueryFunction<false, true>>();
+const pendingAcknowledgements = new Map<string, PendingAcknowledgements>();
 
 export function connectDatabase(config: DatabaseConfig): Database {
   if (config.localSqlEndpoint) useLocalSqlEndpoint(config.localSqlEndpoint);
@@ -100,8 +109,14 @@ export function connectDatabase(config: DatabaseConfig): Database {
     queryFunctions.set(config.url, sql);
   }
   const send = sql;
+  let acknowledgements = pendingAcknowledgements.get(config.url);
+  if (!acknowledgements) {
+    acknowledgements = new PendingAcknowledgements();
+    pendingAcknowledgements.set(config.url, acknowledgements);
+  }
   let queryCount = 0;
   return {
+    acknowledgements,
     async query<Row>(text: string, params: unknown[] = []) {
       queryCount++;
       try {

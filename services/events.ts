@@ -1,5 +1,5 @@
 import { recentlyRevokedKeys } from "../db/statements/api-keys.ts";
-import { eventsAfter, listEvents as listEventsStatement, pruneEvents, recordHistory as recordHistoryStatement, roomStartingPoint, unpublishedEvents } from "../db/statements/events.ts";
+import { eventsAfter, listEvents as listEventsStatement, pruneEvents, recordHistory as recordHistoryStatement, recordPendingAcknowledgements, roomStartingPoint, unpublishedEvents } from "../db/statements/events.ts";
 import { pruneIdempotencyKeys } from "../db/statements/idempotency.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { EventFilter } from "../domain/event-filter.ts";
@@ -62,7 +62,7 @@ async function publishInBatches(ctx: SweepContext, orgId: string, events: OpsEve
   try {
     while (sent < events.length) {
       const batch = events.slice(sent, sent + SWEEP_BATCH);
-      await publish(ctx, orgId, batch);
+      await publish(ctx, orgId, batch, { recordNow: true });
       sent += batch.length;
     }
     return { sent };
@@ -95,6 +95,8 @@ const warn = (message: string, facts: Record<string, unknown>) => console.warn(J
  * events and Idempotency-Keys past their retention.
  */
 export async function sweep(ctx: SweepContext, options: { retentionSeconds: number; graceSeconds?: number }): Promise<{ published: number; failed: number }> {
+  // What this isolate was told and holds for its next write is recorded first, not sent again.
+  await recordPendingAcknowledgements(ctx.db);
   const events = await unpublishedEvents(ctx.db, options.graceSeconds ?? 10, 1000);
   const byOrg = new Map<string, OpsEvent[]>();
   for (const event of events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);

@@ -5,9 +5,10 @@ import type { ServiceContext } from "./context.ts";
 
 // The organisations' realtime rooms, as the services reach them: a POST of one protocol message
 // (realtime/protocol.ts) with the shared secret. A write commits its event first; publishing
-// happens after the answer, and the room's acknowledgement is recorded on the event row. What is
-// not acknowledged (the room down, the Worker evicted mid-publish) the sweep sends again; the room
-// drops what it has already delivered, so a second publish is harmless.
+// happens after the answer, and the room's acknowledgement is recorded on the event row (by the
+// Worker's next write statement: db/statements/acknowledgements.ts). What is not recorded (the
+// room down, the Worker evicted mid-publish, no write since) the sweep sends again; the room drops
+// what it has already delivered, so a second publish is harmless.
 
 const TELL_TIMEOUT_MS = 5_000;
 
@@ -39,10 +40,13 @@ export function roomsAt(address: RoomAddress | null): Rooms {
   };
 }
 
-/** Sends events of one organisation to its room and records the changeVersions it acknowledged. */
-export async function publish(ctx: Pick<ServiceContext, "db" | "rooms">, orgId: string, events: OpsEvent[]): Promise<void> {
+/**
+ * Sends events of one organisation to its room and records the changeVersions it acknowledged:
+ * with the handle's next write, or at once (`recordNow`: the sweep, whose progress it is).
+ */
+export async function publish(ctx: Pick<ServiceContext, "db" | "rooms">, orgId: string, events: OpsEvent[], options: { recordNow?: boolean } = {}): Promise<void> {
   const { acknowledged } = (await ctx.rooms.tell(orgId, { events })) as { acknowledged: number[] };
-  await markPublished(ctx.db, orgId, acknowledged);
+  await markPublished(ctx.db, orgId, acknowledged, { now: options.recordNow ?? false });
 }
 
 /** The events a write committed, in changeVersion order: its cascades' first, its own last. */

@@ -164,13 +164,27 @@ export async function roomStartingPoint(db: Database, orgId: string): Promise<nu
   return Number(row.watermark);
 }
 
-/** Records the room's acknowledgement, so the sweep stops re-publishing these events. */
-export async function markPublished(db: Database, orgId: string, changeVersions: number[]): Promise<void> {
+/**
+ * Records the room's acknowledgement, so the sweep stops re-publishing these events. A Worker's
+ * handle leaves it to its next write statement (db/statements/acknowledgements.ts) unless `now`.
+ */
+export async function markPublished(db: Database, orgId: string, changeVersions: number[], options: { now?: boolean } = {}): Promise<void> {
   if (changeVersions.length === 0) return;
+  if (db.acknowledgements && !options.now) return db.acknowledgements.add(orgId, changeVersions);
   await db.query(
     "update events set published_at = now() where org_id = $1 and change_version = any($2::bigint[]) and published_at is null",
     [orgId, changeVersions],
   );
+}
+
+/** Records, in one statement, the acknowledgements the handle holds for a later write (the sweep, before it looks for what is unrecorded). */
+export async function recordPendingAcknowledgements(db: Database): Promise<void> {
+  const pending = db.acknowledgements?.take();
+  if (!pending) return;
+  await run(db, sql`with ${pending.cte} select 1`).catch((error: unknown) => {
+    pending.restore();
+    throw error;
+  });
 }
 
 /** Unacknowledged events older than `graceSeconds` (of one organisation, or all), oldest first. */

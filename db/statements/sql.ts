@@ -52,9 +52,13 @@ export function runWrite<Row>(db: Database, statement: WriteStatement): Promise<
     ? sql`where opsroom_batch_step(${statement.succeeded}, ${step.operation}::int, row_to_json(o),
         ${step.remember ? sql`json_build_object('created', ${statement.created}, 'data', ${statement.answer})` : sql`null::json`})`
     : sql``;
-  const query = sql`with ${statement.ctes}, outcome as (select ${statement.columns}) select * from outcome o ${check}`;
-  if (!statement.lockFirst || step) return runOne<Row>(db, query);
-  return runAfter(db, statement.lockFirst, query);
+  // The acknowledgements this isolate holds ride along (a batch's operations carry none: its
+  // transaction rolls back whole when one is refused).
+  const pending = step ? null : (db.acknowledgements?.take() ?? null);
+  const ctes = pending ? sql`${statement.ctes}, ${pending.cte}` : statement.ctes;
+  const query = sql`with ${ctes}, outcome as (select ${statement.columns}) select * from outcome o ${check}`;
+  const written = !statement.lockFirst || step ? runOne<Row>(db, query) : runAfter<Row>(db, statement.lockFirst, query);
+  return pending ? written.catch((error: unknown) => (pending.restore(), Promise.reject(error))) : written;
 }
 
 async function runAfter<Row>(db: Database, first: SQL, query: SQL): Promise<Row> {

@@ -17,8 +17,9 @@ import { expectCommitted, expectOneBatch, type Operation } from "./helpers.ts";
 // HTTP request per statement or per transaction) sits behind a recording proxy, and whose realtime
 // URL is a stand-in room that records what it is sent and answers only when the test lets it. No
 // other client uses this Worker, so every SQL request the proxy sees while a batch is in flight is
-// that batch's; and with the room's answer held, the publish's follow-up (recording the
-// acknowledgement) cannot start before the test has counted.
+// that batch's. The room's acknowledgement costs no request of its own: it rides on the Worker's
+// next write statement, or the sweep records it (db/statements/acknowledgements.ts); the room's
+// answer is held all the same, so nothing after the publish can start before the test has counted.
 
 interface SqlRequest {
   /** A transaction (Neon's { queries: [...] }) or one statement ({ query }). */
@@ -91,7 +92,7 @@ beforeAll(async () => {
     LOCAL_SQL_ENDPOINT: `127.0.0.1:${proxyPort}`,
     REALTIME_URL: `http://127.0.0.1:${roomPort}`,
     REALTIME_SECRET: randomBytes(24).toString("hex"),
-  });
+  }, { testScheduled: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -126,13 +127,28 @@ async function counted(call: () => Promise<ApiResponse>): Promise<{ response: Ap
   return { response, requests, release };
 }
 
-/** Waits until the room's acknowledgement of the organisation's `n` events is recorded: the publish's last SQL request is done, so none is left to land in a later count. */
-const acknowledged = (orgId: string, n: number) =>
-  pollUntil(
-    () => query<{ n: number }>("select count(*)::int as n from events where org_id = $1 and published_at is not null", [orgId]),
+/**
+ * Waits until the room's acknowledgement of the organisation's `n` events is recorded, running this
+ * Worker's sweep (which records what the Worker holds for its next write): so no request of the
+ * publish is left to land in a later count.
+ */
+async function acknowledged(orgId: string, n: number): Promise<void> {
+  await pollUntil(
+    async () => {
+      const sweep = await fetch(`${worker.url}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+      await sweep.text();
+      return query<{ n: number }>("select count(*)::int as n from events where org_id = $1 and published_at is not null", [orgId]);
+    },
     (rows) => rows[0]!.n === n,
     10_000,
   );
+  // The sweep runs on after its trigger answers (waitUntil): wait until its statements are done.
+  let seen = -1;
+  while (seen !== sqlRequests.length) {
+    seen = sqlRequests.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 const batchAt = (key: string, operations: Operation[], headers: Record<string, string> = {}) => () =>
   api("/v1/batch", { key, body: { operations }, headers, baseUrl: worker.url });

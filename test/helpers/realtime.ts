@@ -219,13 +219,15 @@ export async function acknowledgedChangeVersions(orgId: string): Promise<number[
 }
 
 /**
- * Waits until the room has acknowledged at least `count` events of the organisation. Publishing
- * happens after the response; an event written while another test had the room down is left to
- * the sweep (which takes events older than 10 s), so this runs the sweep while it waits.
+ * Waits until the room's acknowledgement of at least `count` events of the organisation is
+ * recorded. Publishing happens after the response, and the Worker records what the room
+ * acknowledged with its next write, or the sweep does (db/statements/acknowledgements.ts); an
+ * event written while another test had the room down is left to the sweep (which sends events
+ * older than 10 s again). So this runs the sweep while it waits.
  */
 export async function waitForAcknowledged(orgId: string, count: number, timeoutMs = 15_000): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
-  let nextSweep = Date.now() + 2_000;
+  let nextSweep = Date.now() + 200;
   for (;;) {
     const acknowledged = await acknowledgedChangeVersions(orgId);
     if (acknowledged.length >= count || Date.now() > deadline) return acknowledged;

@@ -2,7 +2,6 @@ import { expect, it } from "vitest";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
-import { pollUntil } from "../helpers/wait.ts";
 import { openRoomSocket, runSweep, waitForAcknowledged, withRealtimeServer, type RoomMessage } from "../helpers/realtime.ts";
 import { created, patched, taskBody } from "../helpers/resources.ts";
 
@@ -43,12 +42,10 @@ it("with the room stopped writes still succeed, and once it is back and the swee
     await patched(tenant.key, `/v1/projects/${project.id}`, { budget: 1 });
     await patched(tenant.key, `/v1/projects/${project.id}`, { budget: 2 });
     await socket.waitForEvents(2);
-    // The Worker marks an event published after the room answered, so a socket can see it first;
-    // stop the room only once both are marked, or the sweep would rightly re-send event 2.
-    await pollUntil(
-      () => query<{ n: string }>("select count(*) as n from events where org_id = $1 and published_at is null", [tenant.org.id]),
-      (rows) => Number(rows[0]!.n) === 0,
-    );
+    // The room's acknowledgement is recorded after it answered (with the Worker's next write, or
+    // by the sweep), so a socket can see an event first; stop the room only once both are
+    // recorded, or the sweep would rightly re-send event 2.
+    expect(await waitForAcknowledged(tenant.org.id, 2)).toEqual([1, 2]);
 
     await server.stop();
     // Five writes of different kinds while the room is unreachable: every one succeeds.
