@@ -90,9 +90,13 @@ export function classifyDatabaseError(error: unknown): Error {
  */
 const STATEMENT_TIMEOUT_MS = 15_000;
 
+let localSqlEndpoint: string | undefined;
+
 function useLocalSqlEndpoint(address: string) {
   // Plain http:// to the local Neon-compatible /sql endpoint, which runs the statement on a
-  // connection it keeps open to Postgres (as Neon's endpoint does).
+  // connection it keeps open to Postgres (as Neon's endpoint does). Set once, not per request.
+  if (localSqlEndpoint === address) return;
+  localSqlEndpoint = address;
   neonConfig.fetchEndpoint = () => `http://${address}/sql`;
 }
 

@@ -44,7 +44,12 @@ export class DomainError extends Error {
   readonly details: ErrorDetails;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    // A refusal is an answer, not a fault: no edge shows its stack, and capturing one cost more
+    // than the rest of a 404's own work (bench/README.md "CPU per call").
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = "DomainError";
     this.code = code;
     this.details = details;
