@@ -48,6 +48,8 @@ const shape = (plan: Plan) => (plan.quick ? { rounds: 3, calls: 200, warmup: 50 
 /** The call types, the floor first; targets from issue 19 (the Worker's workerd CPU a call over the floor's). */
 const CALLS = [
   { key: "floor", name: "hello-world Worker, GET / (the floor)", target: undefined },
+  { key: "ioRead", name: "hello-world Worker, GET /io/read (the I/O floor of a read: one SQL request)", target: undefined },
+  { key: "ioWrite", name: "hello-world Worker, GET /io/write (the I/O floor of a write: two requests)", target: undefined },
   { key: "unknown", name: "GET /v1/nope (unknown path → 404, full middleware)", target: 1.5 },
   { key: "describe", name: "GET /v1", target: 2 },
   { key: "task", name: "GET /v1/tasks/:id", target: 2 },
@@ -56,6 +58,10 @@ const CALLS = [
   { key: "change", name: "PATCH /v1/tasks/:id (a new title)", target: 3 },
 ] as const;
 type CallKey = (typeof CALLS)[number]["key"];
+type FloorKey = "floor" | "ioRead" | "ioWrite";
+const isFloor = (key: CallKey): key is FloorKey => key === "floor" || key === "ioRead" || key === "ioWrite";
+/** The I/O floor of each call: the hello-world Worker making the subrequests the call makes, and no more. */
+const IO_FLOOR: Record<Exclude<CallKey, FloorKey>, FloorKey> = { unknown: "floor", describe: "ioRead", task: "ioRead", list: "ioRead", create: "ioWrite", change: "ioWrite" };
 
 /** The columns: each a group of processes whose CPU is summed. */
 const GROUPS = ["workerd", "proxy", "wrangler", "roomWorkerd", "partykit", "endpoint", "postgres"] as const;
@@ -90,6 +96,11 @@ export interface CpuCall {
    * workerd, and for both workerd processes together (the Worker's and the proxy's).
    */
   xFloor?: { workerd: number; wrangler: number; proxy: number; bothWorkerd: number };
+  /**
+   * The Worker's workerd over its I/O floor's (the hello-world Worker making the same subrequests),
+   * and the ms a call the app spends beyond that: its own code, and the RateLimiter's call.
+   */
+  overIo?: { floor: FloorKey; times: number; ownMs: number };
   target?: number;
   rps: number;
   p50: number;
@@ -199,7 +210,8 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
       name: "floor",
       config: fileURLToPath(new URL("../cpu/wrangler.toml", import.meta.url)),
       port: floorPort,
-      settings: {},
+      // Where the I/O floor sends its statements: the same SQL endpoint as the Worker's.
+      settings: { SQL_ENDPOINT: `127.0.0.1:${endpointPort}`, DATABASE_URL: databaseUrl },
       envFile: "floor.env",
       place: { dir, persistTo: join(dir, "floor-state"), watch: false },
     });
@@ -222,6 +234,8 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     let n = 0;
     const loads: Record<CallKey, Omit<HttpLoad, "connections" | "amount">> = {
       floor: { url: `${floorUrl}/`, headers },
+      ioRead: { url: `${floorUrl}/io/read`, headers },
+      ioWrite: { url: `${floorUrl}/io/write`, headers },
       unknown: { url: `${workerUrl}/v1/nope`, headers, expectStatus: 404 },
       describe: { url: `${workerUrl}/v1`, headers },
       task: { url: `${workerUrl}/v1/tasks/${ids[0]}`, headers },
@@ -274,7 +288,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
       const order = CALLS.map((_, i) => CALLS[(i + round) % CALLS.length]!);
       for (const call of order) {
         progress.step(`cpu: round ${round + 1}/${rounds}, ${call.name}, ${calls} calls at c=${CONCURRENCY}`);
-        const target = call.key === "floor" ? "floor" : "worker";
+        const target = isFloor(call.key) ? "floor" : "worker";
         const before = await read(target);
         const startedAt = performance.now();
         const result = await httpLoad({ ...loads[call.key], connections: CONCURRENCY, amount: calls });
@@ -308,7 +322,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
 
     const results: CpuCall[] = CALLS.map((call) => {
       const m = measured.get(call.key)!;
-      const idle = call.key === "floor" ? floorIdleMsPerSecond : idleMsPerSecond;
+      const idle = isFloor(call.key) ? floorIdleMsPerSecond : idleMsPerSecond;
       const perRound = mapGroups((g) => m.raw[g].map((spent, i) => Math.max(0, spent - idle[g] * m.seconds[i]!) / calls));
       // The medians leave out rounds with failed calls or a process that ended mid-batch (unless all had).
       const counted = m.valid.some(Boolean) ? (values: number[]) => values.filter((_, i) => m.valid[i]) : (values: number[]) => values;
@@ -329,8 +343,12 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
       };
     });
     const floorCall = results[0]!;
+    const floors = results.filter((r) => isFloor(r.key));
+    const apiCalls = results.filter((r) => !isFloor(r.key));
     const times = (a: number, b: number) => (b > 0 ? a / b : NaN);
-    for (const r of results.slice(1)) {
+    for (const r of apiCalls) {
+      const io = results.find((f) => f.key === IO_FLOOR[r.key as keyof typeof IO_FLOOR])!;
+      r.overIo = { floor: io.key as FloorKey, times: times(r.median.workerd, io.median.workerd), ownMs: r.median.workerd - io.median.workerd };
       r.xFloor = {
         workerd: times(r.median.workerd, floorCall.median.workerd),
         wrangler: times(r.median.wrangler, floorCall.median.wrangler),
@@ -345,16 +363,20 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         embedded ? `SQL endpoint with PGlite ${ms(r.median.endpoint)}` : `SQL endpoint ${ms(r.median.endpoint)}, Postgres ${ms(r.median.postgres)}`,
       ].join("; ");
     const load = `c=${CONCURRENCY}, ${rounds} × ${calls}`;
-    rows.push({
-      section: "8 CPU",
-      name: floorCall.call,
-      load,
-      rps: floorCall.rps,
-      p50: floorCall.p50,
-      p99: floorCall.p99,
-      note: `CPU ms a call: workerd ${ms(floorCall.median.workerd)}, wrangler's Node ${ms(floorCall.median.wrangler)}, wrangler's proxy workerd ${ms(floorCall.median.proxy)}${failed(floorCall)}`,
-    });
-    for (const r of results.slice(1)) {
+    for (const f of floors) {
+      rows.push({
+        section: "8 CPU",
+        name: f.call,
+        load,
+        rps: f.rps,
+        p50: f.p50,
+        p99: f.p99,
+        note:
+          `CPU ms a call: workerd ${ms(f.median.workerd)}${f === floorCall ? "" : ` = ${x(times(f.median.workerd, floorCall.median.workerd))} the floor`}, ` +
+          `wrangler's Node ${ms(f.median.wrangler)}, wrangler's proxy workerd ${ms(f.median.proxy)}${f === floorCall ? "" : `; ${cpuNote(f)}`}${failed(f)}`,
+      });
+    }
+    for (const r of apiCalls) {
       rows.push({
         section: "8 CPU",
         name: r.call,
@@ -363,7 +385,8 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         p50: r.p50,
         p99: r.p99,
         note:
-          `workerd ${ms(r.median.workerd)} ms a call = ${x(r.xFloor!.workerd)} the floor (target ≤ ${r.target}×); ` +
+          `workerd ${ms(r.median.workerd)} ms a call = ${x(r.xFloor!.workerd)} the floor (target ≤ ${r.target}×)` +
+          (r.overIo!.floor === "floor" ? "; " : ` = ${x(r.overIo!.times)} its I/O floor (${ms(r.overIo!.ownMs)} ms beyond it); `) +
           `proxy workerd ${ms(r.median.proxy)} = ${x(r.xFloor!.proxy)} (both workerd ${x(r.xFloor!.bothWorkerd)}); ` +
           `wrangler's Node ${ms(r.median.wrangler)} = ${x(r.xFloor!.wrangler)}; ${cpuNote(r)}${failed(r)}`,
       });
