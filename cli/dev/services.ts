@@ -89,7 +89,7 @@ export function startWranglerDev(options: {
 /** The Worker (functions/) under `wrangler dev`, on WORKER_PORT and telling the room at REALTIME_URL unless told otherwise. */
 export function startWorker(
   vars: { databaseUrl: string; sqlEndpoint: string; realtimeSecret: string; authSecret: string },
-  where: { port?: number; realtimeUrl?: string; place?: ServicePlace } = {},
+  where: { port?: number; realtimeUrl?: string; place?: ServicePlace; config?: string } = {},
 ): ServiceProcess {
   const settings = {
     DATABASE_URL: vars.databaseUrl,
@@ -101,7 +101,7 @@ export function startWorker(
     // Signs the session cookies of people signed in to the console.
     AUTH_SECRET: vars.authSecret,
   };
-  return startWranglerDev({ name: "worker", port: where.port ?? WORKER_PORT, settings, envFile: "worker.dev.json", place: where.place });
+  return startWranglerDev({ name: "worker", port: where.port ?? WORKER_PORT, settings, envFile: "worker.dev.json", place: where.place, ...(where.config ? { config: where.config } : {}) });
 }
 
 /**
