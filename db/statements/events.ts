@@ -150,8 +150,9 @@ export async function eventsAfter(db: Database, orgId: string, after: number, li
 }
 
 /**
- * Where a room with no memory starts: just before the first event it was never sent, or the
- * organisation's current changeVersion when it has been sent everything.
+ * Where a room with no memory starts: just before the first event whose acknowledgement is not
+ * recorded (never sent, or sent and not yet recorded: then a client may see it twice and drops it
+ * by changeVersion), or the organisation's current changeVersion when every one is recorded.
  */
 export async function roomStartingPoint(db: Database, orgId: string): Promise<number> {
   const row = await runOne<{ watermark: string }>(
