@@ -45,11 +45,15 @@ export class DomainError extends Error {
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
     // A refusal is an answer, not a fault: no edge shows its stack, and capturing one cost more
-    // than the rest of a 404's own work (bench/README.md "CPU per call").
+    // than the rest of a 404's own work (bench/README.md "CPU per call"). An internal_error is a
+    // fault: it keeps its stack.
     const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    super(message);
-    Error.stackTraceLimit = limit;
+    if (code !== "internal_error") Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = "DomainError";
     this.code = code;
     this.details = details;

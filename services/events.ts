@@ -95,8 +95,9 @@ const warn = (message: string, facts: Record<string, unknown>) => console.warn(J
  * events and Idempotency-Keys past their retention.
  */
 export async function sweep(ctx: SweepContext, options: { retentionSeconds: number; graceSeconds?: number }): Promise<{ published: number; failed: number }> {
-  // What this isolate was told and holds for its next write is recorded first, not sent again.
-  await recordPendingAcknowledgements(ctx.db);
+  // What this isolate was told and holds for its next write is recorded first, not sent again
+  // (when that fails, the events are sent again below, which costs only the repeat).
+  await recordPendingAcknowledgements(ctx.db).catch((error: unknown) => warn("could not record the acknowledgements held", { cause: String(error) }));
   const events = await unpublishedEvents(ctx.db, options.graceSeconds ?? 10, 1000);
   const byOrg = new Map<string, OpsEvent[]>();
   for (const event of events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);

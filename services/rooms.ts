@@ -45,7 +45,8 @@ export function roomsAt(address: RoomAddress | null): Rooms {
  * with the handle's next write, or at once (`recordNow`: the sweep, whose progress it is).
  */
 export async function publish(ctx: Pick<ServiceContext, "db" | "rooms">, orgId: string, events: OpsEvent[], options: { recordNow?: boolean } = {}): Promise<void> {
-  const { acknowledged } = (await ctx.rooms.tell(orgId, { events })) as { acknowledged: number[] };
+  const { acknowledged } = (await ctx.rooms.tell(orgId, { events })) as { acknowledged?: unknown };
+  if (!Array.isArray(acknowledged)) throw new Error(`room ${orgId} answered without acknowledged`);
   await markPublished(ctx.db, orgId, acknowledged, { now: options.recordNow ?? false });
 }
 

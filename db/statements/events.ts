@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { OpsEvent } from "../../domain/events.ts";
-import type { Database } from "../client.ts";
+import { DatabaseUnavailableError, type Database } from "../client.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { EventFilter } from "../../domain/event-filter.ts";
 import type { Scope } from "../../domain/scopes.ts";
@@ -169,7 +169,9 @@ export async function roomStartingPoint(db: Database, orgId: string): Promise<nu
  * Records the room's acknowledgement, so the sweep stops re-publishing these events. A Worker's
  * handle leaves it to its next write statement (db/statements/acknowledgements.ts) unless `now`.
  */
-export async function markPublished(db: Database, orgId: string, changeVersions: number[], options: { now?: boolean } = {}): Promise<void> {
+export async function markPublished(db: Database, orgId: string, acknowledged: readonly unknown[], options: { now?: boolean } = {}): Promise<void> {
+  // The room's answer, as it came: only whole changeVersions are recorded.
+  const changeVersions = acknowledged.filter((v): v is number => Number.isSafeInteger(v));
   if (changeVersions.length === 0) return;
   if (db.acknowledgements && !options.now) return db.acknowledgements.add(orgId, changeVersions);
   await db.query(
@@ -183,7 +185,7 @@ export async function recordPendingAcknowledgements(db: Database): Promise<void>
   const pending = db.acknowledgements?.take();
   if (!pending) return;
   await run(db, sql`with ${pending.cte} select 1`).catch((error: unknown) => {
-    pending.restore();
+    if (error instanceof DatabaseUnavailableError) pending.restore();
     throw error;
   });
 }

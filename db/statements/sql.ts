@@ -1,6 +1,6 @@
 import { PgDialect } from "drizzle-orm/pg-core";
 import { sql, type SQL } from "drizzle-orm";
-import type { Database } from "../client.ts";
+import { DatabaseUnavailableError, type Database } from "../client.ts";
 
 /** Compiles statements as drizzle-kit names the columns: snake_case. */
 export const dialect = new PgDialect({ casing: "snake_case" });
@@ -58,7 +58,7 @@ export function runWrite<Row>(db: Database, statement: WriteStatement): Promise<
   const ctes = pending ? sql`${statement.ctes}, ${pending.cte}` : statement.ctes;
   const query = sql`with ${ctes}, outcome as (select ${statement.columns}) select * from outcome o ${check}`;
   const written = !statement.lockFirst || step ? runOne<Row>(db, query) : runAfter<Row>(db, statement.lockFirst, query);
-  return pending ? written.catch((error: unknown) => (pending.restore(), Promise.reject(error))) : written;
+  return pending ? written.catch((error: unknown) => (error instanceof DatabaseUnavailableError && pending.restore(), Promise.reject(error))) : written;
 }
 
 async function runAfter<Row>(db: Database, first: SQL, query: SQL): Promise<Row> {

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
-import { connectDatabase, type Database } from "../../db/client.ts";
+import { connectDatabase, DatabaseUnavailableError, type Database } from "../../db/client.ts";
 import { PendingAcknowledgements } from "../../db/statements/acknowledgements.ts";
 import { markPublished, recordPendingAcknowledgements } from "../../db/statements/events.ts";
 import { runWrite, type WriteStatement } from "../../db/statements/sql.ts";
@@ -16,12 +16,13 @@ import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 
 let endpoint: SqlEndpoint;
 let db: Database;
+// A URL of this file's own: the handle's held acknowledgements are kept per database URL.
+const ISOLATE_URL = `${inject("databaseUrl")}?acknowledgements-test`;
 
 beforeAll(async () => {
   const database = new URL(inject("databaseUrl"));
   endpoint = await startSqlEndpoint({ target: { host: database.hostname, port: Number(database.port || 5432) } });
-  // A URL of this file's own: the handle's pending acknowledgements are kept per database URL.
-  db = connectDatabase({ url: `${inject("databaseUrl")}?acknowledgements-test`, localSqlEndpoint: endpoint.address });
+  db = connectDatabase({ url: ISOLATE_URL, localSqlEndpoint: endpoint.address });
 }, 60_000);
 
 afterAll(async () => {
@@ -70,12 +71,28 @@ describe("acknowledgements recorded with the next write", () => {
     expect(await recorded(tenant)).toEqual(versions);
   });
 
-  it("a write statement that fails puts them back; the sweep's recordPendingAcknowledgements then records them", async () => {
+  it("a write statement that fails drops them (the sweep sends those events again), so one bad statement cannot fail every later write", async () => {
     const tenant = await createTenant();
     const versions = await unpublished(tenant, 2);
     await markPublished(db, tenant.org.id, versions);
     await expect(runWrite(db, write(sql`1 / 0 as boom`))).rejects.toThrow(/division by zero/);
-    expect(db.acknowledgements!.size, "the failed statement's transaction took them back").toBe(2);
+    expect(db.acknowledgements!.size).toBe(0);
+    expect(await recorded(tenant)).toEqual([]);
+    // The next write carries nothing of them, and succeeds.
+    await runWrite(db, write());
+    expect(await recorded(tenant)).toEqual([]);
+  });
+
+  it("a write that could not reach the database puts them back; the sweep's recordPendingAcknowledgements then records them", async () => {
+    const tenant = await createTenant();
+    const versions = await unpublished(tenant, 2);
+    // The same database URL (so the same held acknowledgements), through an endpoint nobody serves.
+    const unreachable = connectDatabase({ url: ISOLATE_URL, localSqlEndpoint: "127.0.0.1:1" });
+    await markPublished(unreachable, tenant.org.id, versions);
+    await expect(runWrite(unreachable, write())).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    expect(unreachable.acknowledgements!.size, "put back").toBe(2);
+    // neonConfig's endpoint is the isolate's: point it back at the endpoint that answers.
+    db = connectDatabase({ url: ISOLATE_URL, localSqlEndpoint: endpoint.address });
     expect(await recorded(tenant)).toEqual([]);
 
     await recordPendingAcknowledgements(db);
@@ -118,6 +135,15 @@ describe("acknowledgements recorded with the next write", () => {
     }
     // The one skipped is the sweep's: unrecorded, it is sent again and recorded then.
     expect(db.acknowledgements!.size).toBe(0);
+  });
+
+  it("records only whole changeVersions of the room's answer", async () => {
+    const tenant = await createTenant();
+    const versions = await unpublished(tenant, 1);
+    await markPublished(db, tenant.org.id, [1.5, Number.NaN, "1", null, ...versions, 2 ** 60]);
+    expect(db.acknowledgements!.size).toBe(1);
+    await runWrite(db, write());
+    expect(await recorded(tenant)).toEqual(versions);
   });
 
   it("holds at most PendingAcknowledgements.HELD, dropping the oldest (the sweep sends those again)", () => {
