@@ -44,16 +44,7 @@ export class DomainError extends Error {
   readonly details: ErrorDetails;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
-    // A refusal is an answer, not a fault: no edge shows its stack, and capturing one cost more
-    // than the rest of a 404's own work (bench/README.md "CPU per call"). An internal_error is a
-    // fault: it keeps its stack.
-    const limit = Error.stackTraceLimit;
-    if (code !== "internal_error") Error.stackTraceLimit = 0;
-    try {
-      super(message);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
+    super(message);
     this.name = "DomainError";
     this.code = code;
     this.details = details;
