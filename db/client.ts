@@ -102,22 +102,16 @@ function useLocalSqlEndpoint(address: string) {
 
 // The query function holds no connection, so one per database URL serves every request; so do
 // the acknowledgements waiting for a write statement of this isolate to record them.
-const queryFunctions = new Map<string, NeonQueryFunction<false, true>>();
-const pendingAcknowledgements = new Map<string, PendingAcknowledgements>();
+const perUrl = new Map<string, { send: NeonQueryFunction<false, true>; acknowledgements: PendingAcknowledgements }>();
 
 export function connectDatabase(config: DatabaseConfig): Database {
   if (config.localSqlEndpoint) useLocalSqlEndpoint(config.localSqlEndpoint);
-  let sql = queryFunctions.get(config.url);
-  if (!sql) {
-    sql = neon(config.url, { fullResults: true });
-    queryFunctions.set(config.url, sql);
+  let shared = perUrl.get(config.url);
+  if (!shared) {
+    shared = { send: neon(config.url, { fullResults: true }), acknowledgements: new PendingAcknowledgements() };
+    perUrl.set(config.url, shared);
   }
-  const send = sql;
-  let acknowledgements = pendingAcknowledgements.get(config.url);
-  if (!acknowledgements) {
-    acknowledgements = new PendingAcknowledgements();
-    pendingAcknowledgements.set(config.url, acknowledgements);
-  }
+  const { send, acknowledgements } = shared;
   let queryCount = 0;
   return {
     acknowledgements,

@@ -34,10 +34,7 @@ export class PendingAcknowledgements {
 
   /**
    * Takes everything pending, as a CTE named `acknowledged` that records it, and `restore` to put
-   * it back when the statement carrying it could not reach the database (its transaction never
-   * ran). After any other failure they are not put back: whatever made that statement fail must
-   * not fail every later write of the isolate too; the sweep sends those events again. Null when
-   * none is pending.
+   * it back (db/statements/sql.ts carryingAcknowledgements decides when). Null when none is pending.
    *
    * `for update skip locked`: a write never waits on an event row another statement holds (the
    * sweep recording the same acknowledgement, a prune), so carrying acknowledgements adds no lock

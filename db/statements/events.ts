@@ -1,11 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { OpsEvent } from "../../domain/events.ts";
-import { DatabaseUnavailableError, type Database } from "../client.ts";
+import type { Database } from "../client.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { EventFilter } from "../../domain/event-filter.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { run, runOne } from "./sql.ts";
+import { carryingAcknowledgements, run, runOne } from "./sql.ts";
 
 /** The public event, built by Postgres: the write statements, the catch-up list and the sweep share it. */
 export function eventProjection(alias: string): SQL {
@@ -182,11 +182,8 @@ export async function markPublished(db: Database, orgId: string, acknowledged: r
 
 /** Records, in one statement, the acknowledgements the handle holds for a later write (the sweep, before it looks for what is unrecorded). */
 export async function recordPendingAcknowledgements(db: Database): Promise<void> {
-  const pending = db.acknowledgements?.take();
-  if (!pending) return;
-  await run(db, sql`with ${pending.cte} select 1`).catch((error: unknown) => {
-    if (error instanceof DatabaseUnavailableError) pending.restore();
-    throw error;
+  await carryingAcknowledgements(db, async (acknowledged) => {
+    if (acknowledged) await run(db, sql`with ${acknowledged} select 1`);
   });
 }
 

@@ -52,13 +52,29 @@ export function runWrite<Row>(db: Database, statement: WriteStatement): Promise<
     ? sql`where opsroom_batch_step(${statement.succeeded}, ${step.operation}::int, row_to_json(o),
         ${step.remember ? sql`json_build_object('created', ${statement.created}, 'data', ${statement.answer})` : sql`null::json`})`
     : sql``;
-  // The acknowledgements this isolate holds ride along (a batch's operations carry none: its
-  // transaction rolls back whole when one is refused).
-  const pending = step ? null : (db.acknowledgements?.take() ?? null);
-  const ctes = pending ? sql`${statement.ctes}, ${pending.cte}` : statement.ctes;
-  const query = sql`with ${ctes}, outcome as (select ${statement.columns}) select * from outcome o ${check}`;
-  const written = !statement.lockFirst || step ? runOne<Row>(db, query) : runAfter<Row>(db, statement.lockFirst, query);
-  return pending ? written.catch((error: unknown) => (error instanceof DatabaseUnavailableError && pending.restore(), Promise.reject(error))) : written;
+  const send = (ctes: SQL) => {
+    const query = sql`with ${ctes}, outcome as (select ${statement.columns}) select * from outcome o ${check}`;
+    return !statement.lockFirst || step ? runOne<Row>(db, query) : runAfter<Row>(db, statement.lockFirst, query);
+  };
+  // A batch's operations carry no acknowledgements: its transaction rolls back whole when one is refused.
+  if (step) return send(statement.ctes);
+  return carryingAcknowledgements(db, (acknowledged) => send(acknowledged ? sql`${statement.ctes}, ${acknowledged}` : statement.ctes));
+}
+
+/**
+ * Sends a statement carrying the acknowledgements the handle holds (db/statements/acknowledgements.ts),
+ * as the CTE `acknowledged` (null when none is held). They are put back only when the database was
+ * out of reach (the statement never ran); after any other failure they are dropped, so one bad
+ * statement cannot fail every later write too, and the sweep sends those events again.
+ */
+export async function carryingAcknowledgements<T>(db: Database, send: (acknowledged: SQL | null) => Promise<T>): Promise<T> {
+  const pending = db.acknowledgements?.take() ?? null;
+  try {
+    return await send(pending?.cte ?? null);
+  } catch (error) {
+    if (pending && error instanceof DatabaseUnavailableError) pending.restore();
+    throw error;
+  }
 }
 
 async function runAfter<Row>(db: Database, first: SQL, query: SQL): Promise<Row> {

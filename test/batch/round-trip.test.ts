@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
-import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { personBody, projectBody, unique } from "../helpers/resources.ts";
+import { acknowledgedChangeVersions } from "../helpers/realtime.ts";
 import { pollUntil } from "../helpers/wait.ts";
 import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 import { expectCommitted, expectOneBatch, type Operation } from "./helpers.ts";
@@ -142,9 +142,9 @@ async function acknowledged(orgId: string, n: number): Promise<void> {
   await pollUntil(
     async () => {
       expectSuccess(await api("/v1/personnel", { key: writer.key, body: personBody(), baseUrl: worker.url }), 201);
-      return query<{ n: number }>("select count(*)::int as n from events where org_id = $1 and published_at is not null", [orgId]);
+      return acknowledgedChangeVersions(orgId);
     },
-    (rows) => rows[0]!.n === n,
+    (recorded) => recorded.length === n,
     10_000,
   );
 }

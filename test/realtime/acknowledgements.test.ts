@@ -8,6 +8,7 @@ import { markPublished, recordPendingAcknowledgements } from "../../db/statement
 import { runWrite, type WriteStatement } from "../../db/statements/sql.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
+import { acknowledgedChangeVersions } from "../helpers/realtime.ts";
 
 // The rooms' acknowledgements ride on the Worker's next write statement instead of a request of
 // their own (db/statements/acknowledgements.ts). Driven here through the Worker's own database
@@ -42,10 +43,7 @@ async function unpublished(tenant: Tenant, n: number): Promise<number[]> {
   return rows.map((row) => Number(row.change_version)).sort((a, b) => a - b);
 }
 
-const recorded = async (tenant: Tenant) =>
-  (
-    await query<{ change_version: string }>("select change_version from events where org_id = $1 and published_at is not null order by change_version", [tenant.org.id])
-  ).map((row) => Number(row.change_version));
+const recorded = (tenant: Tenant) => acknowledgedChangeVersions(tenant.org.id);
 
 /** The least write statement runWrite takes: it changes nothing of its own. */
 const write = (columns = sql`1 as one`): WriteStatement => ({ ctes: sql`nothing as (select 1)`, columns, succeeded: sql`true`, answer: sql`null`, created: sql`false` });
