@@ -16,7 +16,7 @@ import { startSqlEndpoint } from "../cli/lib/sql-endpoint.ts";
 import { connectNodeDatabase } from "../db/node-client.ts";
 import { createApp } from "../functions/app.ts";
 import type { Bindings } from "../functions/env.ts";
-import type { RateLimitDecision } from "../functions/rate-limit/limiter.ts";
+import { countRequests, type CountingWindow } from "../functions/rate-limit/lease.ts";
 import { createTestDatabase } from "../test/setup/test-database.ts";
 import { createBenchOrg, growTasks, someTasks } from "./lib/data.ts";
 import { median } from "./lib/load.ts";
@@ -80,10 +80,15 @@ function leanResponse(answer: Answer): Response {
   return lean as unknown as Response;
 }
 
-const allowed: RateLimitDecision = { known: true, blocked: false, allowed: true, limit: 1_000_000_000, remaining: 999_999_999, resetSeconds: 60 };
+/** The RateLimiter's counting, in place of its Durable Object: it leases as the real one does, so calls are paid as in the Worker. */
+const counted: CountingWindow = { start: 0, count: 0 };
 const durableObjects = {
   idFromName: (name: string) => ({ name }),
-  get: () => ({ consume: async () => allowed, forget: async () => {}, refused: async () => ({ blocked: false }) }),
+  get: () => ({
+    consume: async (_key: string, _address: string, cost = 1) => countRequests(counted, 1_000_000_000, cost, Date.now()),
+    forget: async () => {},
+    refused: async () => ({ blocked: false }),
+  }),
 };
 
 async function main() {

@@ -4,7 +4,7 @@ import { DatabaseUnavailableError } from "../../db/client.ts";
 import { describeCaller } from "../../services/organisation.ts";
 import { serviceContext } from "../context.ts";
 import type { AppEnv, Bindings } from "../env.ts";
-import type { RateLimitDecision } from "../rate-limit/limiter.ts";
+import { IsolateBudgets, type RateLimitDecision } from "../rate-limit/lease.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { RESPONSE_HEADERS } from "../headers.ts";
 
@@ -18,32 +18,41 @@ export function clientAddress(c: Context<AppEnv>): string {
 
 /** The RateLimiter ids of the keys this isolate has seen (an id is a value, not tied to a request). */
 const limiterIds = new Map<string, DurableObjectId>();
-const LIMITER_IDS_KEPT = 10_000;
+/** Keys whose limiter id and budget an isolate keeps; past that it starts again. */
+const KEYS_KEPT = 10_000;
 
 /** The key's RateLimiter: its id is derived (a hash) once per isolate, not on every call. */
 function limiterOf(env: Bindings, keyHash: string) {
   let id = limiterIds.get(keyHash);
   if (!id) {
-    if (limiterIds.size >= LIMITER_IDS_KEPT) limiterIds.clear();
+    if (limiterIds.size >= KEYS_KEPT) limiterIds.clear();
     id = env.RATE_LIMITER.idFromName(keyHash);
     limiterIds.set(keyHash, id);
   }
   return env.RATE_LIMITER.get(id);
 }
 
-/** Asks the key's RateLimiter for a decision; it fails only when the database is out of reach. */
+/** The rate-limit budgets of this isolate (rate-limit/lease.ts). */
+const budgets = new IsolateBudgets(KEYS_KEPT);
+
+/**
+ * Counts `cost` requests of the key: from this isolate's budget when it holds enough, otherwise
+ * by the key's RateLimiter. It fails only when the database is out of reach.
+ */
 export function consumeRateLimit(env: Bindings, keyHash: string, address: string, cost = 1): Promise<RateLimitDecision> {
-  const limiter = limiterOf(env, keyHash);
-  return limiter.consume(keyHash, address, cost).catch((error: unknown) => {
-    throw new DatabaseUnavailableError(error);
-  });
+  return budgets.consume(keyHash, cost, (need) =>
+    limiterOf(env, keyHash).consume(keyHash, address, need).catch((error: unknown) => {
+      throw new DatabaseUnavailableError(error);
+    }),
+  );
 }
 
 /**
- * A key the limiter allowed was found revoked by a statement since: the limiter reads it again
- * next time, and the refusal counts against the address.
+ * A key the limiter allowed was found revoked by a statement since: this isolate's budget is
+ * dropped, the limiter reads the key again next time, and the refusal counts against the address.
  */
 export function forgetRevokedKey(env: Bindings, ctx: ExecutionContext, keyHash: string, address: string): void {
+  budgets.forget(keyHash);
   const limiter = limiterOf(env, keyHash);
   ctx.waitUntil(limiter.forget(address).catch(() => {}));
 }

@@ -4,23 +4,7 @@ import { rateLimitOf } from "../../services/api-keys.ts";
 import { databaseFor } from "../context.ts";
 import type { Bindings } from "../env.ts";
 import type { GuardDecision } from "./auth-guard.ts";
-import { WINDOW_SECONDS } from "../../domain/limits.ts";
-
-/** What the limiter answers for one request. */
-export interface RateLimitDecision {
-  /** False when the key does not exist or is revoked: the caller answers 401 without counting. */
-  known: boolean;
-  /**
-   * The key is not known here and its client address has presented too many refused keys: the
-   * caller answers 429 without looking the key up.
-   */
-  blocked: boolean;
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Seconds until the window resets. */
-  resetSeconds: number;
-}
+import { countRequests, windowAt, type RateLimitLease } from "./lease.ts";
 
 const LIMIT_REFRESH_MS = 5 * 60_000;
 /** How long a changed window may wait for its write to storage (persistWindow). */
@@ -59,27 +43,25 @@ export class RateLimiter extends DurableObject<Bindings> {
     });
   }
 
-  /** Counts `cost` requests (a batch counts its operations): all of them fit in the window, or none is counted. */
-  async consume(keyHash: string, clientAddress: string, cost = 1): Promise<RateLimitDecision> {
+  /**
+   * Counts `cost` requests (a batch counts its operations): all of them fit in the window, or none
+   * is counted. Allowed, it also counts a lease (a share of what is left) for the calling isolate
+   * to spend itself.
+   */
+  async consume(keyHash: string, clientAddress: string, cost = 1): Promise<RateLimitLease> {
     await this.loaded;
     const limit = await this.limitOf(keyHash, clientAddress);
     const now = Date.now();
-    // Everything below runs without awaiting, so concurrent calls cannot interleave and miscount.
-    const windowMs = WINDOW_SECONDS * 1000;
-    const start = now - (now % windowMs);
-    if (this.window.start !== start) this.window = { start, count: 0 };
-    const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
     if (limit !== null && typeof limit === "object") {
-      return { known: false, blocked: true, allowed: false, limit: 0, remaining: 0, resetSeconds: limit.retryAfter };
+      return { known: false, blocked: true, allowed: false, limit: 0, remaining: 0, leased: 0, ...windowAt(now), resetSeconds: limit.retryAfter };
     }
     if (limit === null) {
       await this.guardOf(clientAddress).fail();
-      return { known: false, blocked: false, allowed: false, limit: 0, remaining: 0, resetSeconds };
+      return { known: false, blocked: false, allowed: false, limit: 0, remaining: 0, leased: 0, ...windowAt(now) };
     }
-    const allowed = this.window.count + cost <= limit;
-    if (allowed) this.window.count += cost;
+    const decision = countRequests(this.window, limit, cost, now);
     this.persistWindow();
-    return { known: true, blocked: false, allowed, limit, remaining: Math.max(0, limit - this.window.count), resetSeconds };
+    return decision;
   }
 
   /**
