@@ -77,6 +77,8 @@ export default tseslint.config(
         { regex: "^(\\.\\./)+realtime/(?!protocol\\.ts$)", message: "the Worker speaks to the room through realtime/protocol.ts only" },
         { group: DRIVERS, message: driversMessage },
       ]),
+      // Hono's c.var builds a new object of every variable on each read; c.get reads one.
+      "no-restricted-syntax": ["error", { selector: "MemberExpression[object.name='c'][property.name='var']", message: "read a context variable with c.get(\"name\"): c.var copies them all on every read" }],
     },
   },
   {

@@ -30,7 +30,7 @@ export function sendError(c: Context<AppEnv>, error: DomainError) {
   // Unavailable is momentary (the database out of reach): a client may retry after a second.
   if (status === 503) c.header(RESPONSE_HEADERS.retryAfter.name, "1");
   return c.json(
-    { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details, requestId: c.var.requestId } },
+    { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details, requestId: c.get("requestId") } },
     status,
   );
 }
@@ -69,15 +69,15 @@ function handlerOf(route: AnyRoute) {
     const input = {
       params: await parsed(c, route.params, () => c.req.param(), "param"),
       query: route.query ? await parsed(c, route.query, () => queryOf(c), "query") : await noQuery(c),
-      body: await parsed(c, route.body, () => c.var.body, "json"),
+      body: await parsed(c, route.body, () => c.get("body"), "json"),
     };
     try {
       const answer = await route.handler(c, input);
       for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
-      const body = serialised(stamped(answer.body as Record<string, unknown>, c.var.changeVersion));
+      const body = serialised(stamped(answer.body as Record<string, unknown>, c.get("changeVersion")));
       return c.body(body, answer.status ?? route.response.status ?? 200, { "content-type": "application/json" });
     } catch (error) {
-      if (error instanceof DomainError && statusOf(error) === 400 && c.var.db.queryCount === 0) await refuse(c, error);
+      if (error instanceof DomainError && statusOf(error) === 400 && c.get("db").queryCount === 0) await refuse(c, error);
       throw error;
     }
   };
@@ -135,7 +135,7 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
   app.onError((error, c) => {
     if (error instanceof DomainError) return sendError(c, error);
     if (error instanceof DatabaseUnavailableError) {
-      console.error(JSON.stringify({ level: "error", requestId: c.var.requestId, message: "database unavailable", cause: String(error.cause) }));
+      console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message: "database unavailable", cause: String(error.cause) }));
       // Nothing is ever half-written, but a statement whose connection dropped after it was sent
       // may have committed whole (test/protection/database-failures.test.ts): do not promise less.
       return sendError(
@@ -144,7 +144,7 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
       );
     }
     if (error instanceof HTTPException && error.status === 400) return sendError(c, new DomainError("invalid_json", "the body is not valid JSON"));
-    console.error(JSON.stringify({ level: "error", requestId: c.var.requestId, message: String(error), stack: error.stack }));
+    console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message: String(error), stack: error.stack }));
     return sendError(c, new DomainError("internal_error", "unexpected error; nothing was changed"));
   });
 

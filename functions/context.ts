@@ -14,19 +14,19 @@ export function databaseFor(env: Bindings): Database {
 function deferFor(c: Context<AppEnv>) {
   return (work: () => Promise<unknown>) =>
     c.executionCtx.waitUntil(
-      work().catch((error: unknown) => console.warn(JSON.stringify({ level: "warn", requestId: c.var.requestId, message: "deferred work failed", cause: String(error) }))),
+      work().catch((error: unknown) => console.warn(JSON.stringify({ level: "warn", requestId: c.get("requestId"), message: "deferred work failed", cause: String(error) }))),
     );
 }
 
 /** The services' context for this request: its database handle, its caller, the rooms. */
 export function serviceContext(c: Context<AppEnv>): ServiceContext {
   return {
-    db: c.var.db,
-    actor: c.var.actor,
+    db: c.get("db"),
+    actor: c.get("actor"),
     rooms: roomsAt(settingsOf(c.env).realtime),
     defer: deferFor(c),
     observe: (changeVersion) => c.set("changeVersion", changeVersion),
-    idempotency: c.var.idempotency,
+    idempotency: c.get("idempotency"),
   };
 }
 

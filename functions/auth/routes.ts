@@ -54,7 +54,7 @@ async function authBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
 
 /** Whom an invitation link is for, so the page can offer sign-up or sign-in with that address. */
 authRoutes.get("/auth/invitations/:token", async (c) => {
-  const invitation = await lookUpInvitation({ ctx: { db: c.var.db }, input: { token: c.req.param("token") } });
+  const invitation = await lookUpInvitation({ ctx: { db: c.get("db") }, input: { token: c.req.param("token") } });
   return c.json({ success: true, version: "v1", message: "invitation", data: invitation });
 });
 
@@ -65,9 +65,9 @@ authRoutes.post("/auth/invitations/accept", async (c) => {
   const session = await auth.api.getSession({ headers: c.req.raw.headers });
   const sessionToken = await sessionTokenOf(c, settingsOf(c.env).auth!.secret);
   if (!session || !sessionToken) throw new DomainError("unauthorized", "sign in first, with the address the invitation is for");
-  const body = c.var.body as { token?: unknown };
+  const body = c.get("body") as { token?: unknown };
   if (typeof body.token !== "string" || !body.token) throw new DomainError("missing_field", "token is required", { field: "token" });
-  const accepted = await acceptInvitation({ ctx: { db: c.var.db }, input: { token: body.token, userId: session.user.id, sessionToken } });
+  const accepted = await acceptInvitation({ ctx: { db: c.get("db") }, input: { token: body.token, userId: session.user.id, sessionToken } });
   return c.json({ success: true, version: "v1", message: "invitation accepted", data: { organisation: accepted.orgId, role: accepted.role } });
 });
 
@@ -79,7 +79,7 @@ authRoutes.post("/auth/invitations/accept", async (c) => {
  */
 authRoutes.post("/auth/sign-in/email", async (c) => {
   // The body was checked to be JSON (above), so the address better-auth signs in is the one counted.
-  const { email } = c.var.body as { email?: unknown };
+  const { email } = c.get("body") as { email?: unknown };
   if (typeof email !== "string" || !email.trim()) throw new DomainError("missing_field", "email is required", { field: "email" });
   const guards = [
     { guard: guardOf(c, `sign-in:address:${clientOf(clientAddress(c))}`), limit: FAILED_SIGN_INS_PER_ADDRESS },

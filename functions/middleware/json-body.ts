@@ -64,7 +64,7 @@ export const jsonBodyUpTo = (limit: number) => createMiddleware<AppEnv>(async (c
   c.set("body", body);
   const idempotencyKey = c.req.header("idempotency-key");
   // Idempotency-Key replays are kept per API key; a person's writes (the console) do not use them.
-  const personal = c.var.actor !== undefined && "sessionToken" in c.var.actor;
+  const personal = c.get("actor") !== undefined && "sessionToken" in c.get("actor");
   if (c.req.method === "POST" && idempotencyKey !== undefined && !personal) {
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       return refuse(c, new DomainError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" }));
@@ -82,7 +82,7 @@ export const jsonBodyUpTo = (limit: number) => createMiddleware<AppEnv>(async (c
  * never believes a retry of it is safe. A person's writes never use the header (above).
  */
 export const refuseIdempotencyKey = createMiddleware<AppEnv>(async (c, next) => {
-  const personal = c.var.actor !== undefined && "sessionToken" in c.var.actor;
+  const personal = c.get("actor") !== undefined && "sessionToken" in c.get("actor");
   if (c.req.header("idempotency-key") !== undefined && !personal) {
     return refuse(
       c,

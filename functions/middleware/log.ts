@@ -13,12 +13,12 @@ export const logRequests = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   console.log(
     JSON.stringify({
-      requestId: c.var.requestId,
+      requestId: c.get("requestId"),
       method: c.req.method,
       path: new URL(c.req.url).pathname,
       status: c.res.status,
       ms: Date.now() - started,
-      queries: c.var.db?.queryCount ?? 0,
+      queries: c.get("db")?.queryCount ?? 0,
     }),
   );
 });

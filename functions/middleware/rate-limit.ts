@@ -77,7 +77,7 @@ const rateLimitHeaders = (decision: RateLimitDecision) => ({
  * answered 429 before an unknown key of it is looked up (functions/rate-limit/auth-guard.ts).
  */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const actor = c.var.actor;
+  const actor = c.get("actor");
   if (!("keyHash" in actor)) return next();
   const address = clientAddress(c);
   const decision = await consumeRateLimit(c.env, actor.keyHash, address);
@@ -112,7 +112,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
  * operations). Over the limit, nothing more is counted and the call answers 429.
  */
 export async function consumeMore(c: Context<AppEnv>, more: number, what: string): Promise<void> {
-  const actor = c.var.actor;
+  const actor = c.get("actor");
   if (more <= 0 || !("keyHash" in actor)) return;
   const decision = await consumeRateLimit(c.env, actor.keyHash, clientAddress(c), more);
   // Revoked since the middleware counted the call.

@@ -10,6 +10,6 @@ import type { AppEnv } from "../env.ts";
  * make the call learns what is wrong with it.
  */
 export async function refuse(c: Context<AppEnv>, error: DomainError): Promise<never> {
-  if (c.var.actor) await describeCaller({ ctx: serviceContext(c), input: { scope: c.var.scope } });
+  if (c.get("actor")) await describeCaller({ ctx: serviceContext(c), input: { scope: c.get("scope") } });
   throw error;
 }

@@ -109,7 +109,7 @@ function prepare(c: Context<AppEnv>, op: Operation, index: number, refs: Map<str
     .split("/")
     .map((segment) => String(resolved(segment, refs, `operations.${index}.path`)))
     .join("/");
-  const match = matchRoute(c.var.routes, op.method, path.split("?")[0]!);
+  const match = matchRoute(c.get("routes"), op.method, path.split("?")[0]!);
   const route = match?.route;
   // A route of the settings area (a person only) never runs in a batch, whatever it declares.
   if (!route?.batch || route.auth === "session" || path.includes("?")) {
@@ -179,19 +179,19 @@ export const batchRoutes: AnyRoute[] = [
       for (const [index, op] of operations.entries()) {
         try {
           prepared.push(prepare(c, op, index, refs));
-          scopes.push(c.var.scope);
+          scopes.push(c.get("scope"));
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
           // Found before the database was asked. As for a single call, 401 and 403 come first: the
           // key, then the scope of every operation up to this one, in order.
           const caller = await describeCaller({ ctx: serviceContext(c), input: {} });
-          for (const [earlier, scope] of [...scopes, c.var.scope].entries()) {
+          for (const [earlier, scope] of [...scopes, c.get("scope")].entries()) {
             if (scope && !caller.scopes.includes(scope)) throw new DomainError("insufficient_scope", `this call needs the ${scope} scope`, { scope, operation: earlier });
           }
           throw atOperation(error, index);
         }
       }
-      const answer = await runBatch({ ctx: serviceContext(c), input: { operations: prepared, idempotency: c.var.idempotency } });
+      const answer = await runBatch({ ctx: serviceContext(c), input: { operations: prepared, idempotency: c.get("idempotency") } });
       const count = answer.results.length;
       return {
         body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? "operation" : "operations"} committed`, batchId: answer.batchId, data: answer.results },

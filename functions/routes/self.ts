@@ -76,7 +76,7 @@ export const selfRoutes = [
           application: caller.application,
           scopes: caller.scopes.map((scope) => ({ scope, label: SCOPES[scope] })),
           realtime: realtimeInfo(c.env, caller.orgId),
-          operations: operationsOf(c.var.routes, caller.keyId ? "key" : "person"),
+          operations: operationsOf(c.get("routes"), caller.keyId ? "key" : "person"),
         },
       };
     },
