@@ -4,12 +4,14 @@ import { WINDOW_SECONDS } from "../../domain/limits.ts";
 // counting the key's RateLimiter (limiter.ts) does, and the budget each Worker isolate holds of
 // what the limiter leased it (middleware/rate-limit.ts).
 //
-// Asking the limiter is a Durable Object call, which measured about a third of a read's CPU
-// (bench/README.md "CPU per call, third pass"). So when the limiter allows a call, it also counts
-// a lease, a share of what the window has left, and hands it to the isolate, which spends it on
-// the key's next calls without asking. What is leased is counted: across every isolate together,
-// a key never gets more than its limit in a window. Near the limit the leases shrink to nothing,
-// and the window's last requests are counted by the limiter one by one.
+// Asking the limiter is a Durable Object request: billed by the request and by the object's
+// duration, and on Cloudflare a round trip to wherever the key's object lives, often another
+// location (locally, in one process, it is a small part of a call's CPU: bench/README.md "CPU per
+// call, third pass"). So when the limiter allows a call, it also counts a lease, a share of what
+// the window has left, and hands it to the isolate, which spends it on the key's next calls
+// without asking. What is leased is counted: across every isolate together, a key never gets more
+// than its limit in a window. Near the limit the leases shrink to nothing, and the window's last
+// requests are counted by the limiter one by one.
 
 /** What the limiter answers for one request. */
 export interface RateLimitDecision {
