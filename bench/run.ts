@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=http,roundtrips,batch,cpu] [-- --label=before]`: opsroom measured
+// `npm run bench [-- --quick] [-- --only=http,roundtrips,batch,cpu] [-- --label=before] [-- --against=<dir>]`: opsroom measured
 // against its ceilings, in one run on one stack. Each section is a file of bench/sections/:
 //
 //  1, 2. reads-writes.ts: GET /v1/tasks?limit=50, GET /v1/tasks/:id, POST /v1/tasks and
@@ -30,6 +30,8 @@ import { webhooks, STEPS as WEBHOOK_STEPS } from "./sections/webhooks.ts";
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 const label = process.argv.find((a) => a.startsWith("--label="))?.slice("--label=".length);
+/** `--against=<dir>`: the CPU section also measures the Worker of that checkout, in the same rounds (bench/sections/cpu.ts). */
+const against = process.argv.find((a) => a.startsWith("--against="))?.slice("--against=".length);
 const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks" | "batch" | "cpu") => !only || only.includes(section);
 const plan = quick ? QUICK : FULL;
 const ROUND_TRIP_STEPS = 8;
@@ -42,7 +44,7 @@ const steps =
   (wanted("fanout") ? FANOUT_STEPS : 0) +
   (wanted("webhooks") ? WEBHOOK_STEPS : 0) +
   (wanted("batch") ? batchSteps(plan) : 0) +
-  (wanted("cpu") ? cpuSteps(plan) : 0);
+  (wanted("cpu") ? cpuSteps(plan, against) : 0);
 const progress = createProgress(steps);
 const machine = {
   cores: cpus().length,
@@ -72,7 +74,7 @@ try {
   if (wanted("fanout")) await fanOut(run);
   if (wanted("webhooks")) await webhooks(run);
   if (wanted("batch")) batch = await batchLoading(run);
-  if (wanted("cpu")) cpu = await cpuPerCall(run);
+  if (wanted("cpu")) cpu = await cpuPerCall(run, { against });
   machine.loadAfter = loadavg().map((v) => v.toFixed(2)).join(" ");
   progress.finish();
   const title =

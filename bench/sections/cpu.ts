@@ -1,7 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { startService, type ServiceProcess } from "../../cli/dev/child-process.ts";
@@ -76,11 +77,29 @@ const GROUP_NAMES: Record<Group, string> = {
   postgres: "Postgres",
 };
 
-/** Progress steps: starting the processes, loading and warming up, one per batch, the idle reading after, the app alone. */
-export const steps = (plan: Plan) => 4 + shape(plan).rounds * CALLS.length;
+/** The API calls (not the floors), which `--against` measures on the other Worker too. */
+const API_CALLS = CALLS.filter((c) => !isFloor(c.key));
+
+/** Progress steps: starting the processes, loading and warming up, one per batch, the idle reading after, the app alone (twice with `--against`). */
+export const steps = (plan: Plan, against?: string) => (against ? 5 : 4) + shape(plan).rounds * (CALLS.length + (against ? API_CALLS.length : 0));
+
+/**
+ * `--against=<dir>`: another checkout of opsroom (its own node_modules, or a link to these), whose
+ * Worker runs beside this one, on the same SQL endpoint, database and room, and whose API calls
+ * take their turns in the same rounds. Before and after are then measured in one run, under the
+ * same load, instead of in two runs whose machine differs by more than most changes do.
+ */
+export interface CpuOptions {
+  against?: string | undefined;
+}
+
+/** Which Worker a batch measures. */
+type Target = "worker" | "floor" | "against";
 
 export interface CpuCall {
   key: CallKey;
+  /** Set on the calls measured on the `--against` Worker. */
+  against?: true;
   call: string;
   calls: number;
   /** ms of CPU per call, each process group, each round (in the order run), the idle CPU taken off. */
@@ -131,6 +150,8 @@ export interface CpuSection {
   calls: CpuCall[];
   /** The Hono app's fetch alone in Node against recorded answers (bench/app-alone.ts): µs of CPU a call. */
   appAlone: AppAlone | null;
+  /** With `--against`: the other checkout, its commit, and its app alone. */
+  against?: { dir: string; commit: string; appAlone: AppAlone };
 }
 
 export interface AppAlone {
@@ -144,11 +165,11 @@ export interface AppAlone {
  * The app alone (bench/app-alone.ts), in a Node process of its own: it replaces the global fetch
  * to replay recorded answers, which must not touch this process's own calls.
  */
-async function appAlone(plan: Plan): Promise<AppAlone> {
+async function appAlone(plan: Plan, root = PROJECT_ROOT): Promise<AppAlone> {
   const { spawn } = await import("node:child_process");
-  const args = ["--import", "tsx", fileURLToPath(new URL("../app-alone.ts", import.meta.url)), "--json", ...(plan.quick ? ["--calls=500", "--rounds=3"] : [])];
+  const args = ["--import", "tsx", join(root, "bench/app-alone.ts"), "--json", ...(plan.quick ? ["--calls=500", "--rounds=3"] : [])];
   // A database of its own on DATABASE_URL's server (or PGlite without it), as the bench's.
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"], cwd: root });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -164,9 +185,19 @@ interface Services {
   endpoint: ServiceProcess;
   workerPort: number;
   floorPort: number;
+  against?: { worker: ServiceProcess; port: number } | undefined;
 }
 
-export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Promise<CpuSection> {
+const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** One call type measured on one Worker: `id` is the call's key, with "@against" on the other Worker. */
+interface Measure {
+  id: string;
+  call: (typeof CALLS)[number];
+  target: Target;
+}
+
+export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun, options: CpuOptions = {}): Promise<CpuSection> {
   const { rounds, calls, warmup } = shape(plan);
   const embedded = stack.kind === "embedded";
   const dir = mkdtempSync(join(tmpdir(), "opsroom-bench-cpu-"));
@@ -179,8 +210,9 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
   let ownDb: (Database & { close(): Promise<void> }) | undefined;
   try {
     progress.step("cpu: start the SQL endpoint, the Worker, a hello-world Worker and the room, each its own process");
-    const ports = await distinctPorts(embedded ? 5 : 4);
-    const [endpointPort, workerPort, floorPort, realtimePort, pglitePort] = ports as [number, number, number, number, number | undefined];
+    const against = options.against ? resolve(options.against) : undefined;
+    const ports = await distinctPorts(6);
+    const [endpointPort, workerPort, floorPort, realtimePort, againstPort, pglitePort] = ports as [number, number, number, number, number, number];
     const endpoint = startService({
       name: "sql",
       command: process.execPath,
@@ -201,11 +233,14 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     const workerUrl = `http://127.0.0.1:${workerPort}`;
     const floorUrl = `http://127.0.0.1:${floorPort}`;
     const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
-    const worker = startWorker(
-      { databaseUrl, sqlEndpoint: `127.0.0.1:${endpointPort}`, realtimeSecret, authSecret: randomBytes(32).toString("hex") },
-      { port: workerPort, realtimeUrl, place: { dir, persistTo: join(dir, "worker-state"), watch: false }, config: billedConfig(dir) },
-    );
+    const workerSettings = { databaseUrl, sqlEndpoint: `127.0.0.1:${endpointPort}`, realtimeSecret, authSecret: randomBytes(32).toString("hex") };
+    const worker = startWorker(workerSettings, { port: workerPort, realtimeUrl, place: { dir, persistTo: join(dir, "worker-state"), watch: false }, config: billedConfig(dir) });
     services.push(worker);
+    const againstWorker = against
+      ? startWorker(workerSettings, { port: againstPort, realtimeUrl, place: { dir: join(dir, "against"), persistTo: join(dir, "against-state"), watch: false }, config: billedConfig(dir, against) })
+      : undefined;
+    if (againstWorker) services.push(againstWorker);
+    const againstUrl = `http://127.0.0.1:${againstPort}`;
     const floor = startWranglerDev({
       name: "floor",
       config: fileURLToPath(new URL("../cpu/wrangler.toml", import.meta.url)),
@@ -218,8 +253,13 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     services.push(floor);
     const realtime = startRealtime({ realtimeSecret }, { port: realtimePort, apiUrl: workerUrl, place: { dir, persistTo: join(dir, "realtime-state") } });
     services.push(realtime);
-    await Promise.all([waitFor(worker, `${workerUrl}/v1`), waitFor(floor, `${floorUrl}/`), waitFor(realtime, `${realtimeUrl}/health`)]);
-    const running: Services = { worker, floor, realtime, endpoint, workerPort, floorPort };
+    await Promise.all([
+      waitFor(worker, `${workerUrl}/v1`),
+      waitFor(floor, `${floorUrl}/`),
+      waitFor(realtime, `${realtimeUrl}/health`),
+      ...(againstWorker ? [waitFor(againstWorker, `${againstUrl}/v1`)] : []),
+    ]);
+    const running: Services = { worker, floor, realtime, endpoint, workerPort, floorPort, against: againstWorker ? { worker: againstWorker, port: againstPort } : undefined };
     const found = describeProcesses(running);
     progress.done(
       `${Object.entries(found).map(([name, list]) => `${name} ${list.map((p) => `${p.name}:${p.pid}`).join(",")}`).join("; ")}` +
@@ -232,10 +272,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     const ids = await someTasks(db, org, 64);
     const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
     let n = 0;
-    const loads: Record<CallKey, Omit<HttpLoad, "connections" | "amount">> = {
-      floor: { url: `${floorUrl}/`, headers },
-      ioRead: { url: `${floorUrl}/io/read`, headers },
-      ioWrite: { url: `${floorUrl}/io/write`, headers },
+    const apiLoads = (workerUrl: string): Record<Exclude<CallKey, FloorKey>, Omit<HttpLoad, "connections" | "amount">> => ({
       unknown: { url: `${workerUrl}/v1/nope`, headers, expectStatus: 404 },
       describe: { url: `${workerUrl}/v1`, headers },
       task: { url: `${workerUrl}/v1/tasks/${ids[0]}`, headers },
@@ -253,26 +290,37 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
         path: () => `/v1/tasks/${ids[n++ % ids.length]}`,
         body: () => JSON.stringify({ title: `CPU change ${n}` }),
       },
+    });
+    const floorLoads: Record<FloorKey, Omit<HttpLoad, "connections" | "amount">> = {
+      floor: { url: `${floorUrl}/`, headers },
+      ioRead: { url: `${floorUrl}/io/read`, headers },
+      ioWrite: { url: `${floorUrl}/io/write`, headers },
     };
-    for (const call of CALLS) {
-      const result = await httpLoad({ ...loads[call.key], connections: CONCURRENCY, amount: warmup });
-      if (result.failures > 0) throw new Error(`cpu: warm-up of ${call.name}: ${result.failures} of ${warmup} calls failed`);
+    const thisLoads = apiLoads(workerUrl);
+    const againstLoads = apiLoads(againstUrl);
+    const measures: Measure[] = [
+      ...CALLS.map((call) => ({ id: call.key as string, call, target: (isFloor(call.key) ? "floor" : "worker") as Target })),
+      ...(against ? API_CALLS.map((call) => ({ id: `${call.key}@against`, call, target: "against" as Target })) : []),
+    ];
+    const loadOf = ({ call, target }: Measure) => (isFloor(call.key) ? floorLoads[call.key] : (target === "against" ? againstLoads : thisLoads)[call.key]);
+    for (const measure of measures) {
+      const result = await httpLoad({ ...loadOf(measure), connections: CONCURRENCY, amount: warmup });
+      if (result.failures > 0) throw new Error(`cpu: warm-up of ${measure.call.name}${measure.target === "against" ? " (against)" : ""}: ${result.failures} of ${warmup} calls failed`);
     }
     await sleep(SETTLE_MS);
     const postgresPids = async (): Promise<number[] | "endpoint"> => (embedded ? "endpoint" : backendPids(stack.db));
-    const read = async (target: "worker" | "floor") => snapshot(running, target, await postgresPids());
-    // CPU with no calls at all, ms a second by group, each reading: the Worker's processes and the floor's.
-    const idleReadings: { worker: Record<Group, number>; floor: Record<Group, number> }[] = [];
+    const read = async (target: Target) => snapshot(running, target, await postgresPids());
+    // CPU with no calls at all, ms a second by group, each reading: each Worker's processes and the floor's.
+    const targets: Target[] = ["worker", "floor", ...(against ? ["against" as const] : [])];
+    const idleReadings: Partial<Record<Target, Record<Group, number>>>[] = [];
     const readIdle = async () => {
-      const before = { worker: await read("worker"), floor: await read("floor") };
+      const readAll = async () => Object.fromEntries(await Promise.all(targets.map(async (t) => [t, await read(t)] as const))) as Record<Target, Record<Group, Ticks>>;
+      const before = await readAll();
       const started = performance.now();
       await sleep(idleMs(plan));
-      const after = { worker: await read("worker"), floor: await read("floor") };
+      const after = await readAll();
       const seconds = (performance.now() - started) / 1000;
-      idleReadings.push({
-        worker: mapGroups((g) => spentMs(before.worker[g], after.worker[g]).ms / seconds),
-        floor: mapGroups((g) => spentMs(before.floor[g], after.floor[g]).ms / seconds),
-      });
+      idleReadings.push(Object.fromEntries(targets.map((t) => [t, mapGroups((g) => spentMs(before[t][g], after[t][g]).ms / seconds)])));
       const line = (spent: Record<Group, Ticks>[], groups: readonly Group[]) =>
         groups.map((g) => `${GROUP_NAMES[g]} ${(spentMs(spent[0]![g], spent[1]![g]).ms / seconds).toFixed(1)}`).join(", ");
       return `idle CPU, ms a second: ${line([before.worker, after.worker], GROUPS)}; the hello-world Worker's ${line([before.floor, after.floor], ["workerd", "proxy", "wrangler"])}`;
@@ -280,21 +328,24 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     progress.done(await readIdle());
 
     type Measured = { raw: Record<Group, number[]>; seconds: number[]; rps: number[]; p50: number[]; p99: number[]; failures: number; lost: number; valid: boolean[] };
-    const measured = new Map<CallKey, Measured>(
-      CALLS.map((c) => [c.key, { raw: mapGroups(() => [] as number[]), seconds: [], rps: [], p50: [], p99: [], failures: 0, lost: 0, valid: [] }]),
+    const measured = new Map<string, Measured>(
+      measures.map((c) => [c.id, { raw: mapGroups(() => [] as number[]), seconds: [], rps: [], p50: [], p99: [], failures: 0, lost: 0, valid: [] }]),
     );
     for (let round = 0; round < rounds; round++) {
       // The order rotates each round, so no call type is always first (or always after a write).
-      const order = CALLS.map((_, i) => CALLS[(i + round) % CALLS.length]!);
-      for (const call of order) {
-        progress.step(`cpu: round ${round + 1}/${rounds}, ${call.name}, ${calls} calls at c=${CONCURRENCY}`);
-        const target = isFloor(call.key) ? "floor" : "worker";
+      // A call's batches on the two Workers (--against) run one after the other, which first
+      // alternating by round, so a drift of the machine's load within a round touches both alike.
+      const slots = CALLS.map((call) => measures.filter((m) => m.call.key === call.key));
+      const order = slots.map((_, i) => slots[(i + round) % slots.length]!).flatMap((slot) => (round % 2 ? [...slot].reverse() : slot));
+      for (const measure of order) {
+        const { call, target } = measure;
+        progress.step(`cpu: round ${round + 1}/${rounds}, ${call.name}${target === "against" ? " (against)" : ""}, ${calls} calls at c=${CONCURRENCY}`);
         const before = await read(target);
         const startedAt = performance.now();
-        const result = await httpLoad({ ...loads[call.key], connections: CONCURRENCY, amount: calls });
+        const result = await httpLoad({ ...loadOf(measure), connections: CONCURRENCY, amount: calls });
         await sleep(SETTLE_MS);
         const after = await read(target);
-        const m = measured.get(call.key)!;
+        const m = measured.get(measure.id)!;
         m.seconds.push((performance.now() - startedAt) / 1000);
         const spent = mapGroups((g) => spentMs(before[g], after[g]));
         for (const g of GROUPS) m.raw[g].push(spent[g].ms);
@@ -317,18 +368,21 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
     progress.step(`cpu: idle CPU again, ${idleMs(plan) / 1000} s`);
     progress.done(await readIdle());
     // The lower of the two readings: something that happens once (a reload) must not count as idle.
-    const idleMsPerSecond = mapGroups((g) => Math.min(...idleReadings.map((r) => r.worker[g])));
-    const floorIdleMsPerSecond = mapGroups((g) => Math.min(...idleReadings.map((r) => r.floor[g])));
+    const idleOf = (target: Target) => mapGroups((g) => Math.min(...idleReadings.map((r) => r[target]![g])));
+    const idleMsPerSecond = idleOf("worker");
+    const floorIdleMsPerSecond = idleOf("floor");
+    const againstIdleMsPerSecond = against ? idleOf("against") : undefined;
 
-    const results: CpuCall[] = CALLS.map((call) => {
-      const m = measured.get(call.key)!;
-      const idle = isFloor(call.key) ? floorIdleMsPerSecond : idleMsPerSecond;
+    const results: CpuCall[] = measures.map(({ id, call, target }) => {
+      const m = measured.get(id)!;
+      const idle = target === "floor" ? floorIdleMsPerSecond : target === "against" ? againstIdleMsPerSecond! : idleMsPerSecond;
       const perRound = mapGroups((g) => m.raw[g].map((spent, i) => Math.max(0, spent - idle[g] * m.seconds[i]!) / calls));
       // The medians leave out rounds with failed calls or a process that ended mid-batch (unless all had).
       const counted = m.valid.some(Boolean) ? (values: number[]) => values.filter((_, i) => m.valid[i]) : (values: number[]) => values;
       return {
         key: call.key,
-        call: call.name,
+        ...(target === "against" ? { against: true as const } : {}),
+        call: target === "against" ? `${call.name} [against]` : call.name,
         calls: calls * rounds,
         perRound,
         perRoundRaw: mapGroups((g) => m.raw[g].map((spent) => spent / calls)),
@@ -402,7 +456,23 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun): Pro
       });
     }
     progress.done(alone.rows.map((r) => `${r.call} ${int(r.median)} µs`).join(", "));
+    let againstInfo: CpuSection["against"];
+    if (against) {
+      progress.step(`cpu: the app alone of the --against checkout (${against})`);
+      const againstAlone = await appAlone(plan, against);
+      for (const r of againstAlone.rows) {
+        rows.push({
+          section: "8 CPU",
+          name: `app alone: ${r.call} [against]`,
+          load: `1 at a time, ${againstAlone.rounds} × ${againstAlone.calls}`,
+          note: `${int(r.median)} µs of CPU a call (median; min ${int(r.min)}); Node ${againstAlone.node}`,
+        });
+      }
+      progress.done(againstAlone.rows.map((r) => `${r.call} ${int(r.median)} µs`).join(", "));
+      againstInfo = { dir: against, commit: commitOf(against), appAlone: againstAlone };
+    }
     return {
+      ...(againstInfo ? { against: againstInfo } : {}),
       appAlone: alone,
       method:
         `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second) of each process group, read before and ${SETTLE_MS} ms after each batch ` +
@@ -449,17 +519,26 @@ const failed = (r: CpuCall) =>
  * request (0.4 to 0.9 ms of CPU a call here, bench/README.md "The asset router"); on Cloudflare it
  * is the platform's, and requests to assets are not billed. The floor has no assets either.
  */
-function billedConfig(dir: string): string {
-  const root = fileURLToPath(new URL("../../", import.meta.url));
+function billedConfig(dir: string, root = PROJECT_ROOT): string {
   const text = readFileSync(join(root, "wrangler.toml"), "utf8");
   const start = text.search(/^\[assets\]/m);
   if (start === -1) throw new Error("cpu: wrangler.toml has no [assets] table to leave out");
   const rest = text.slice(start + "[assets]".length);
   const next = rest.search(/^\[/m);
   const billed = (text.slice(0, start) + (next === -1 ? "" : rest.slice(next))).replace(/^main = "(.+)"$/m, (_, main: string) => `main = ${JSON.stringify(join(root, main))}`);
-  const file = join(dir, "wrangler.billed.toml");
+  const file = join(dir, root === PROJECT_ROOT ? "wrangler.billed.toml" : "wrangler.against.toml");
   writeFileSync(file, billed);
   return file;
+}
+
+/** The checkout's commit, and "+ changes" when its tree differs from it. */
+function commitOf(dir: string): string {
+  const git = (...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
+  try {
+    return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") ? " + changes" : ""}`;
+  } catch {
+    return "unknown (not a git checkout)";
+  }
 }
 
 /** The median; of an even count (rounds left out), the mean of the two middle values. */
@@ -500,10 +579,10 @@ const ownsPort = (pid: number, port: number) => commandLine(pid).includes(`entry
  * Each process group's processes and their ticks, now: the first three columns from the wrangler
  * serving `target`; Postgres from the backends given, or the SQL endpoint's process (PGlite).
  */
-function snapshot(s: Services, target: "worker" | "floor", postgres: number[] | "endpoint"): Record<Group, Ticks> {
+function snapshot(s: Services, target: Target, postgres: number[] | "endpoint"): Record<Group, Ticks> {
   const all = readAllProcesses();
   const groups = mapGroups(() => new Map() as Ticks);
-  const [wrangler, port] = target === "worker" ? [s.worker, s.workerPort] : [s.floor, s.floorPort];
+  const [wrangler, port] = target === "worker" ? [s.worker, s.workerPort] : target === "against" ? [s.against!.worker, s.against!.port] : [s.floor, s.floorPort];
   for (const p of processTree(wrangler.pid!, all)) {
     const group: Group = p.name !== "workerd" ? "wrangler" : ownsPort(p.pid, port) ? "proxy" : "workerd";
     groups[group].set(p.pid, p.ticks);
@@ -524,7 +603,13 @@ function snapshot(s: Services, target: "worker" | "floor", postgres: number[] | 
 function describeProcesses(s: Services): Record<string, { pid: number; name: string; command: string }[]> {
   const all = readAllProcesses();
   const list = (root: number) => processTree(root, all).map((p) => ({ pid: p.pid, name: p.name, command: commandLine(p.pid).slice(0, 200) }));
-  return { worker: list(s.worker.pid!), floor: list(s.floor.pid!), realtime: list(s.realtime.pid!), endpoint: list(s.endpoint.pid!) };
+  return {
+    worker: list(s.worker.pid!),
+    floor: list(s.floor.pid!),
+    realtime: list(s.realtime.pid!),
+    endpoint: list(s.endpoint.pid!),
+    ...(s.against ? { against: list(s.against.worker.pid!) } : {}),
+  };
 }
 
 /** Postgres backends serving the SQL endpoint's connections. */
