@@ -133,7 +133,12 @@ export class IsolateBudgets {
     // The call takes what the budget holds and asks for the rest; refused, it gives it back.
     const held = budget.tokens;
     budget.tokens = 0;
-    const answer = ask(cost - held);
+    let answer: Promise<RateLimitLease>;
+    try {
+      answer = ask(cost - held);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
     budget.asking = answer.catch(() => {});
     try {
       const lease = await answer.catch((error: unknown) => {

@@ -171,6 +171,17 @@ describe("IsolateBudgets: windows, failures, keys", () => {
     expect(await isolate.consume(KEY, 1, failing, () => NOW)).toMatchObject({ allowed: true });
   });
 
+  it("an ask that throws at once fails the call and leaves the budget as it was", async () => {
+    const counter = limiter(1000);
+    const isolate = new IsolateBudgets();
+    await isolate.consume(KEY, 1, counter.ask(0), () => NOW);
+    const throwing = (): Promise<RateLimitLease> => {
+      throw new Error("no limiter binding");
+    };
+    await expect(isolate.consume(KEY, 500, throwing, () => NOW)).rejects.toThrow("no limiter binding");
+    expect(isolate.held(KEY, NOW)).toBe(99);
+  });
+
   it("a key the limiter does not know leaves no budget; forget drops one", async () => {
     const isolate = new IsolateBudgets();
     const unknown = async (): Promise<RateLimitLease> => ({ known: false, blocked: false, allowed: false, limit: 0, remaining: 0, resetSeconds: 30, leased: 0, windowEndsAt: NOW + 30_000 });
