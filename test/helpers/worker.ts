@@ -14,7 +14,10 @@ const STRYKER_ACTIVE_MUTANT = "__STRYKER_ACTIVE_MUTANT__";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface TestWorker {
+  /** The Worker's own workerd, past wrangler's dev proxy (watchRuntime, below). */
   url: string;
+  /** wrangler's dev proxy, on the port asked for: what `npm run dev` users reach. */
+  proxyUrl: string;
   dispose(): Promise<void>;
 }
 
@@ -28,10 +31,12 @@ export async function startTestWorker(
   // wrangler watches its config file even with `watch: false`; this is its switch (as for the dev
   // Worker started with --no-watch, cli/dev/services.ts). Nothing edits the config mid-run.
   process.env.WRANGLER_CI_DISABLE_CONFIG_WATCHING = "true";
-  const { unstable_startWorker } = await import("wrangler");
+  const { unstable_DevEnv } = await import("wrangler");
   const mutant = process.env[STRYKER_ACTIVE_MUTANT];
   if (mutant) bindings = { ...bindings, [STRYKER_ACTIVE_MUTANT]: mutant };
-  const worker = await unstable_startWorker({
+  const devEnv = new unstable_DevEnv();
+  const runtime = watchRuntime(devEnv);
+  const worker = await devEnv.startWorker({
     config: `${ROOT}wrangler.toml`,
     bindings: Object.fromEntries(Object.entries(bindings).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
     dev: {
@@ -43,9 +48,9 @@ export async function startTestWorker(
       testScheduled: options.testScheduled ?? false,
     },
   });
-  reportReloads(worker.raw);
   try {
-    return { url: (await worker.url).origin, dispose: () => worker.dispose() };
+    const proxyUrl = (await worker.url).origin;
+    return { url: await runtime.directUrl, proxyUrl, dispose: () => worker.dispose() };
   } catch (error) {
     await worker.dispose().catch(() => {});
     throw error;
@@ -56,18 +61,41 @@ export async function startTestWorker(
 const RELOAD_EVENTS = new Set(["configUpdate", "bundleStart", "bundleComplete", "reloadStart", "reloadComplete"]);
 
 /**
- * Says on stderr when wrangler reloads the Worker after its start. A reload pauses wrangler's
- * proxy, and a POST in flight then gets "503 Your worker restarted mid-request" (ProxyWorker.ts):
- * a test's failure should say why. Even with `watch: false`, wrangler watches the `[assets]`
- * directory (console/), and a file added, changed or removed there reloads the Worker
- * (bundleComplete with no bundleStart); bundleStart is a rebuild of the sources.
+ * The address of the Worker's own workerd, past wrangler's dev proxy, and a line on stderr when
+ * wrangler reloads the Worker after its start.
+ *
+ * The tests talk to the Worker directly. wrangler's ProxyWorker (templates/startDevWorker/
+ * ProxyWorker.ts) forwards every request to the Worker's workerd, and when that forward fails with
+ * a network error it compares the request's whole URL with the Worker's origin to tell "the
+ * Worker restarted" from a real error. The two differ for every path but "/", so any dropped
+ * connection between its workerd and the Worker's (a keep-alive connection reused as the other
+ * side closes it, under the load of a burst) becomes "503 Your worker restarted mid-request" for
+ * a POST, with no restart at all: the flake of the earlier runs, in bursts of 200 concurrent
+ * writes. On Cloudflare there is no such proxy.
+ *
+ * A reload pauses the proxy; the direct address changes with it. Even with `watch: false`,
+ * wrangler watches the `[assets]` directory (console/): a file added, changed or removed there
+ * reloads the Worker (bundleComplete with no bundleStart); bundleStart is a rebuild of the sources.
  */
-function reportReloads(devEnv: { dispatch(event: { type: string }): void }): void {
+function watchRuntime(devEnv: { dispatch(event: { type: string; proxyData?: { userWorkerUrl?: Partial<URL> } }): void }): { directUrl: Promise<string> } {
   const dispatch = devEnv.dispatch.bind(devEnv);
   let started = false;
+  let found: (url: string) => void = () => {};
+  const directUrl = new Promise<string>((resolve, reject) => {
+    found = resolve;
+    setTimeout(() => reject(new Error("wrangler did not report the Worker's address within 120 s")), 120_000).unref();
+  });
+  // Awaited only once the Worker started; a start that failed first must not leave it unhandled.
+  directUrl.catch(() => {});
   devEnv.dispatch = (event) => {
-    if (started && RELOAD_EVENTS.has(event.type)) console.warn(`test Worker: wrangler ${event.type} at ${new Date().toISOString()} (a POST in flight during a reload is answered 503)`);
-    if (event.type === "reloadComplete") started = true;
+    if (started && RELOAD_EVENTS.has(event.type)) console.warn(`test Worker: wrangler ${event.type} at ${new Date().toISOString()} (the Worker's address may change; tests keep the old one)`);
+    if (event.type === "reloadComplete" && !started) {
+      started = true;
+      const url = new URL("http://127.0.0.1");
+      Object.assign(url, event.proxyData?.userWorkerUrl ?? {});
+      found(url.origin);
+    }
     dispatch(event);
   };
+  return { directUrl };
 }

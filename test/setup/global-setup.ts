@@ -104,21 +104,21 @@ export default async function setup(project: TestProject) {
       // People sign in (test/people/): the session cookies are signed with it.
       AUTH_SECRET: randomBytes(32).toString("hex"),
     };
-    // The Worker and the realtime server need only URLs, so they start while the database is made
-    // and migrated. All are awaited to the end, so a failure of one never leaves another running.
-    const [databaseReady, workerStarted, realtimeStarted] = await Promise.allSettled([
+    // The Worker needs only URLs, so it starts while the database is made and migrated; both are
+    // awaited to the end, so a failure of one never leaves the other running. The room starts
+    // once the Worker answers: it calls the Worker's own address, past wrangler's dev proxy
+    // (test/helpers/worker.ts).
+    const [databaseReady, workerStarted] = await Promise.allSettled([
       timed("database", db.ready),
       // testScheduled: GET /__scheduled runs the cron handler (the outbox sweep) inside the Worker.
       // Miniflare's own /cdn-cgi/handler/scheduled fails once wrangler.toml has [assets]: its assets
       // proxy forwards the ScheduledController over RPC ("DataCloneError: Could not serialize").
       timed("worker", startTestWorker(bindings, { port: workerPort, testScheduled: true })),
-      timed("realtime", startRealtimeServer({ port: realtimePort, secret, apiUrl: `http://127.0.0.1:${workerPort}` })),
     ]);
     if (workerStarted.status === "fulfilled") worker = workerStarted.value;
-    if (realtimeStarted.status === "fulfilled") realtime = realtimeStarted.value;
     if (databaseReady.status === "rejected") throw databaseReady.reason;
     if (workerStarted.status === "rejected") throw workerStarted.reason;
-    if (realtimeStarted.status === "rejected") throw realtimeStarted.reason;
+    realtime = await timed("realtime", startRealtimeServer({ port: realtimePort, secret, apiUrl: worker!.url }));
     control = await startRealtimeControl(realtime!);
     const workerUrl = worker!.url;
 
