@@ -445,32 +445,24 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun, opti
           `wrangler's Node ${ms(r.median.wrangler)} = ${x(r.xFloor!.wrangler)}; ${cpuNote(r)}${failed(r)}`,
       });
     }
-    progress.step("cpu: the app alone (bench/app-alone.ts), its fetch in Node against recorded answers");
-    const alone = await appAlone(plan);
-    for (const r of alone.rows) {
-      rows.push({
-        section: "8 CPU",
-        name: `app alone: ${r.call}`,
-        load: `1 at a time, ${alone.rounds} × ${alone.calls}`,
-        note: `${int(r.median)} µs of CPU a call (median; min ${int(r.min)})${r.target ? `, target ≤ ${r.target} µs` : ""}; Node ${alone.node}`,
-      });
-    }
-    progress.done(alone.rows.map((r) => `${r.call} ${int(r.median)} µs`).join(", "));
-    let againstInfo: CpuSection["against"];
-    if (against) {
-      progress.step(`cpu: the app alone of the --against checkout (${against})`);
-      const againstAlone = await appAlone(plan, against);
-      for (const r of againstAlone.rows) {
+    /** The app alone of this checkout, or (`root`) of the --against one, its rows marked so. */
+    const measureAppAlone = async (root?: string): Promise<AppAlone> => {
+      const mark = root ? " [against]" : "";
+      progress.step(root ? `cpu: the app alone of the --against checkout (${root})` : "cpu: the app alone (bench/app-alone.ts), its fetch in Node against recorded answers");
+      const alone = await appAlone(plan, root);
+      for (const r of alone.rows) {
         rows.push({
           section: "8 CPU",
-          name: `app alone: ${r.call} [against]`,
-          load: `1 at a time, ${againstAlone.rounds} × ${againstAlone.calls}`,
-          note: `${int(r.median)} µs of CPU a call (median; min ${int(r.min)}); Node ${againstAlone.node}`,
+          name: `app alone: ${r.call}${mark}`,
+          load: `1 at a time, ${alone.rounds} × ${alone.calls}`,
+          note: `${int(r.median)} µs of CPU a call (median; min ${int(r.min)})${r.target && !root ? `, target ≤ ${r.target} µs` : ""}; Node ${alone.node}`,
         });
       }
-      progress.done(againstAlone.rows.map((r) => `${r.call} ${int(r.median)} µs`).join(", "));
-      againstInfo = { dir: against, commit: commitOf(against), appAlone: againstAlone };
-    }
+      progress.done(alone.rows.map((r) => `${r.call} ${int(r.median)} µs`).join(", "));
+      return alone;
+    };
+    const alone = await measureAppAlone();
+    const againstInfo: CpuSection["against"] = against ? { dir: against, commit: commitOf(against), appAlone: await measureAppAlone(against) } : undefined;
     return {
       ...(againstInfo ? { against: againstInfo } : {}),
       appAlone: alone,
