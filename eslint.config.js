@@ -1,7 +1,7 @@
 // ESLint: the recommended rules of JavaScript and typescript-eslint, and the direction of imports
 // between the layers (README "Architecture"). Each layer may import only what lies below it:
 //
-//   domain/    the kernel: imports nothing of the project (and no package but ipaddr.js)
+//   domain/    the kernel: imports nothing of the project (and no package but ipaddr.js, and node:crypto)
 //   db/        the kernel only; the one place drizzle and the Postgres drivers are imported
 //   services/  the kernel, db/ and realtime/protocol.ts; no HTTP framework, no driver
 //   realtime/  the kernel and its own protocol module
@@ -35,7 +35,7 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict([
         { regex: folders("db", "services", "realtime", "functions", "cli", "bench", "test", "client"), message: "the kernel imports nothing of the rest" },
-        { regex: "^(?!\\.|ipaddr\\.js$)", message: "the kernel imports no package (ipaddr.js classifies addresses for it)" },
+        { regex: "^(?!\\.|ipaddr\\.js$|node:crypto$)", message: "the kernel imports no package (ipaddr.js classifies addresses for it; node:crypto hashes at once in workerd and Node alike)" },
       ]),
     },
   },

@@ -134,7 +134,7 @@ async function identify(c: Context<AppEnv>, credential: SocketCredential): Promi
     return { orgId: session.orgId, keyId: null, sessionId: credential.sessionId, userId: session.userId, scopes: session.scopes };
   }
   if (!isWellFormedApiKey(credential.apiKey)) throw new DomainError("invalid_key", "the API key is malformed");
-  const keyHash = await hashApiKey(credential.apiKey);
+  const keyHash = hashApiKey(credential.apiKey);
   await admit(c, keyHash, credential.clientAddress);
   c.set("actor", { keyHash });
   const caller = await describeCaller({ ctx: serviceContext(c), input: {} }).catch((error: unknown) => {

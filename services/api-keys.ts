@@ -26,7 +26,7 @@ export interface CreatedApiKey {
 /** A new key with its id, and what is stored of it: its hash and display prefix (the CLI's and the settings area's keys). */
 export async function newApiKey(id: string = uuidv7()): Promise<{ key: string; id: string; keyHash: string; prefix: string }> {
   const key = generateApiKey();
-  return { key, id, keyHash: await hashApiKey(key), prefix: displayPrefix(key) };
+  return { key, id, keyHash: hashApiKey(key), prefix: displayPrefix(key) };
 }
 
 /** `scopes` must already be expanded (see expandScopes): they are stored as held. */

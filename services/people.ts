@@ -91,7 +91,7 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
   const email = input.email.trim().toLowerCase();
   let outcome;
   try {
-    outcome = await statements.createInvitation(ctx.db, ctx.actor, { id: uuidv7(), email, role: input.role, tokenHash: await sha256Hex(token), expiresInDays: INVITATION_DAYS });
+    outcome = await statements.createInvitation(ctx.db, ctx.actor, { id: uuidv7(), email, role: input.role, tokenHash: sha256Hex(token), expiresInDays: INVITATION_DAYS });
   } catch (error) {
     if ((error as { constraint?: string }).constraint === "invitations_open_email_key") {
       throw new DomainError("conflict", `${email} already has an open invitation: revoke it to send a new one`, { field: "email" });
@@ -112,14 +112,14 @@ export async function revokeInvitation({ ctx, input }: Call<{ invitationId: stri
 
 /** Whom an invitation link is for (the invitation page shows it before sign-up or sign-in). */
 export async function lookUpInvitation({ ctx, input }: Call<{ token: string }, { db: Database }>) {
-  const found = await statements.findOpenInvitation(ctx.db, await sha256Hex(input.token));
+  const found = await statements.findOpenInvitation(ctx.db, sha256Hex(input.token));
   if (!found) throw notFound("open invitation");
   return found;
 }
 
 /** A signed-in person accepts an invitation to their address; the session switches to it. */
 export async function acceptInvitation({ ctx, input }: Call<{ token: string; userId: string; sessionToken: string }, { db: Database }>) {
-  const accepted = await statements.acceptInvitation(ctx.db, { tokenHash: await sha256Hex(input.token), userId: input.userId, sessionToken: input.sessionToken });
+  const accepted = await statements.acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.token), userId: input.userId, sessionToken: input.sessionToken });
   if (!accepted) throw notFound("open invitation for your address");
   return accepted;
 }
@@ -130,7 +130,7 @@ export async function acceptInvitation({ ctx, input }: Call<{ token: string; use
 /** Why a sign-up is refused (null: it may go ahead): sign-up is closed and no invitation is for the address. */
 export async function checkSignUp(ctx: { db: Database; signup: boolean }, input: { email: string; invitation?: string | undefined }): Promise<string | null> {
   if (input.invitation) {
-    const found = await statements.findOpenInvitation(ctx.db, await sha256Hex(input.invitation));
+    const found = await statements.findOpenInvitation(ctx.db, sha256Hex(input.invitation));
     if (!found) return "the invitation is unknown, used, revoked or expired";
     if (found.email !== input.email.toLowerCase()) return "the invitation is for another address";
     return null;
@@ -144,7 +144,7 @@ export async function welcomeNewUser(
   input: { userId: string; email: string; name: string; invitation?: string | undefined; organisationName?: string | undefined },
 ): Promise<void> {
   if (input.invitation) {
-    await statements.acceptInvitation(ctx.db, { tokenHash: await sha256Hex(input.invitation), userId: input.userId });
+    await statements.acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.invitation), userId: input.userId });
     return;
   }
   const name = (input.organisationName ?? `${input.name}'s organisation`).slice(0, 200);

@@ -28,7 +28,7 @@ describe("test harness", () => {
       "select key_hash, scopes from api_keys where id = $1 and org_id = $2",
       [tenant.keyId, tenant.org.id],
     );
-    expect(rows).toEqual([{ key_hash: await hashApiKey(tenant.key), scopes: ["tasks.read", "tasks.manage"] }]);
+    expect(rows).toEqual([{ key_hash: hashApiKey(tenant.key), scopes: ["tasks.read", "tasks.manage"] }]);
   });
 
   it("inserts records with the fields it was given", async () => {

@@ -38,7 +38,7 @@ export async function createBenchOrg(db: Database, name: string, size = { people
        from unnest($2::uuid[]) with ordinality as p(id, n)`,
     [org.id, projects],
   );
-  return { orgId: org.id, key, keyHash: await hashApiKey(key), people, projects, tasks: 0 };
+  return { orgId: org.id, key, keyHash: hashApiKey(key), people, projects, tasks: 0 };
 }
 
 /**

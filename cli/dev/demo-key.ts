@@ -75,7 +75,7 @@ async function signsIn(db: Database, owner: DemoOwner): Promise<boolean> {
 }
 
 async function isKeyValid(db: Database, demo: DemoKey): Promise<boolean> {
-  return isLiveKey(db, { id: demo.keyId, orgId: demo.orgId, keyHash: await hashApiKey(demo.key) });
+  return isLiveKey(db, { id: demo.keyId, orgId: demo.orgId, keyHash: hashApiKey(demo.key) });
 }
 
 function remember(databaseLabel: string, demo: DemoKey, how: "seeded" | "stored" | "reissued"): DemoOutcome {

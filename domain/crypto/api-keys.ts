@@ -55,7 +55,7 @@ export function isWellFormedApiKey(key: string): boolean {
 }
 
 /** SHA-256 of the key, hex: the only form in which a key is stored or looked up. */
-export function hashApiKey(key: string): Promise<string> {
+export function hashApiKey(key: string): string {
   return sha256Hex(key);
 }
 

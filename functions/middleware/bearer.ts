@@ -7,10 +7,10 @@ import { DomainError } from "../../domain/errors.ts";
  * database round trip; a well-formed key becomes the actor (its hash) that the route's single
  * statement checks against api_keys.
  */
-export async function actorOfBearer(header: string): Promise<Actor> {
+export function actorOfBearer(header: string): Actor {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new DomainError("unauthorized", "the Authorization header must be: Bearer <key>");
   const key = match[1]!;
   if (!isWellFormedApiKey(key)) throw new DomainError("invalid_key", "the API key is malformed");
-  return { keyHash: await hashApiKey(key) };
+  return { keyHash: hashApiKey(key) };
 }

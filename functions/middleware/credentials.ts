@@ -20,7 +20,7 @@ function credentials(sessionOnly: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     if (header && !sessionOnly) {
-      c.set("actor", await actorOfBearer(header));
+      c.set("actor", actorOfBearer(header));
       return next();
     }
     if (header) throw new DomainError("unauthorized", "the settings area accepts a signed-in person only, never an API key: sign in at /sign-in");

@@ -69,7 +69,7 @@ export const jsonBodyUpTo = (limit: number) => createMiddleware<AppEnv>(async (c
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       return refuse(c, new DomainError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" }));
     }
-    c.set("idempotency", { key: idempotencyKey, requestHash: await sha256Hex(`POST ${new URL(c.req.url).pathname}\n${text}`) });
+    c.set("idempotency", { key: idempotencyKey, requestHash: sha256Hex(`POST ${new URL(c.req.url).pathname}\n${text}`) });
   }
   // Hono caches bodies as promises and derives json() from the cached text.
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);

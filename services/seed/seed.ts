@@ -148,7 +148,7 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
 
   const key = await createApiKey({ ctx, input: { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES } });
   // The comments are the demo key's: the API reference's examples change and remove them with it.
-  const keyCtx: ServiceContext = { ...ctx, actor: { keyHash: await hashApiKey(key.key) } };
+  const keyCtx: ServiceContext = { ...ctx, actor: { keyHash: hashApiKey(key.key) } };
   const commented = DEMO_COMMENTS.filter((comment) => comment.task < taskIds.length);
   const commentOperations: BatchOperation[] = commented.map(({ task, body }, i) => ({
     status: 201,
@@ -180,7 +180,7 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
 /** The settings area's demo, with the fixed ids: members, an invitation, two keys, two webhooks and one delivery. */
 async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof DEMO_IDS, receiver: string): Promise<void> {
   for (const [i, member] of DEMO_MEMBERS.entries()) await createUser({ ctx, input: { ...member, orgId, userId: ids.members[i] } });
-  const invitation = await createInvitation(ctx.db, ctx.actor, { id: ids.invitation, ...DEMO_INVITATION, tokenHash: await sha256Hex(uuidv7()), expiresInDays: 14 });
+  const invitation = await createInvitation(ctx.db, ctx.actor, { id: ids.invitation, ...DEMO_INVITATION, tokenHash: sha256Hex(uuidv7()), expiresInDays: 14 });
   if (!invitation.invitation) throw new Error("the demo invitation was not created");
   for (const [i, key] of DEMO_API_KEYS.entries()) await createApiKey({ ctx, input: { orgId, application: key.application, scopes: expandScopes(key.scopes), id: ids.apiKeys[i] } });
   const webhooks: BatchOperation[] = DEMO_WEBHOOKS.map((webhook, i) => ({

@@ -80,7 +80,7 @@ describe("API keys", () => {
   it("are never echoed: not by GET /v1, not in any error about them", async () => {
     const tenant = await createTenant();
     const revoked = await tenant.revokedKey();
-    const hash = await hashApiKey(tenant.key);
+    const hash = hashApiKey(tenant.key);
     const typo = `${tenant.key.slice(0, -1)}${tenant.key.endsWith("A") ? "B" : "A"}`;
     const responses = [
       await api("/v1", { key: tenant.key }),
@@ -105,7 +105,7 @@ describe("API keys", () => {
     // Use the key for a write, so every table a call touches has had its chance to keep it.
     expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody(), headers: { "idempotency-key": "hardening-1" } }), 201);
     const [row] = await query<{ key_hash: string; prefix: string }>("select key_hash, prefix from api_keys where id = $1", [tenant.keyId]);
-    expect(row!.key_hash).toBe(await hashApiKey(tenant.key));
+    expect(row!.key_hash).toBe(hashApiKey(tenant.key));
     expect(tenant.key.startsWith(row!.prefix)).toBe(true);
     expect(row!.prefix.length).toBeLessThan(16);
     const tables = await query<{ table_name: string }>(

@@ -136,7 +136,7 @@ describe("isWellFormedApiKey", () => {
 describe("hashApiKey and displayPrefix", () => {
   it("hashApiKey is the key's SHA-256 in lowercase hex", async () => {
     const key = keyWith(BODY);
-    expect(await hashApiKey(key)).toBe(createHash("sha256").update(key).digest("hex"));
+    expect(hashApiKey(key)).toBe(createHash("sha256").update(key).digest("hex"));
   });
 
   it("displayPrefix keeps ops_ and the first 8 characters of the body", () => {
