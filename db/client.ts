@@ -19,6 +19,11 @@ export interface DatabaseConfig {
    * for Neon's in development and tests; unset against Neon.
    */
   localSqlEndpoint?: string | undefined;
+  /**
+   * Compile every statement both ways, ours and drizzle's, and fail on a difference
+   * (db/statements/compile.ts). The tests' Workers run so; a deployment does not.
+   */
+  checkStatements?: boolean | undefined;
 }
 
 export interface QueryResult<Row> {
@@ -50,6 +55,8 @@ export interface Database {
   readonly acknowledgements?: PendingAcknowledgements;
   /** Queries sent by this handle so far (the round-trip budget is checked against it in tests). */
   readonly queryCount: number;
+  /** Statements are compiled both ways and compared (DatabaseConfig.checkStatements). */
+  readonly checksStatements?: boolean | undefined;
 }
 
 /** Where a batched statement stands: its operation's index, and whether the batch stores its answer. */
@@ -115,6 +122,7 @@ export function connectDatabase(config: DatabaseConfig): Database {
   let queryCount = 0;
   return {
     acknowledgements,
+    checksStatements: config.checkStatements,
     async query<Row>(text: string, params: unknown[] = []) {
       queryCount++;
       try {

@@ -6,8 +6,7 @@ import { settingsOf, type AppEnv, type Bindings } from "./env.ts";
 
 /** The database for the Worker's settings: one HTTP request per statement, nothing held open. */
 export function databaseFor(env: Bindings): Database {
-  const { database } = settingsOf(env);
-  return connectDatabase({ url: database.url, localSqlEndpoint: database.localSqlEndpoint });
+  return connectDatabase(settingsOf(env).database);
 }
 
 /** Work after the answer: handed to waitUntil; a failure is logged with the request id. */

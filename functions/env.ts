@@ -35,6 +35,11 @@ export interface Bindings {
    * CPU than the rest of a 404 (bench/README.md "CPU per call").
    */
   LOG_REQUESTS?: string;
+  /**
+   * "true" compiles every SQL statement both ways, ours and drizzle's, and fails the call on any
+   * difference (db/statements/compile.ts). The tests' Workers set it; a deployment leaves it unset.
+   */
+  CHECK_STATEMENTS?: string;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
@@ -54,6 +59,7 @@ const SettingsSchema = z
     AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     SIGNUP: z.enum(["true", "false"]).optional(),
     LOG_REQUESTS: z.enum(["true", "false"]).optional(),
+    CHECK_STATEMENTS: z.enum(["true", "false"]).optional(),
     EVENT_RETENTION_DAYS: z.coerce
       .number()
       .min(1 / 86_400, "must be a number of days of at least one second (0.0000116)")
@@ -64,7 +70,7 @@ const SettingsSchema = z
 
 /** The Worker's configuration, checked: what the code reads instead of the raw bindings. */
 export interface Settings {
-  database: { url: string; localSqlEndpoint?: string | undefined };
+  database: { url: string; localSqlEndpoint?: string | undefined; checkStatements: boolean };
   /** Where the realtime rooms are; null when realtime is not configured (events wait for the sweep). */
   realtime: { url: string; secret: string } | null;
   webhooks: { allowLoopback: boolean };
@@ -98,7 +104,7 @@ export function settingsOf(env: Bindings): Settings {
     }
     const s = parsed.data;
     settings = {
-      database: { url: s.DATABASE_URL, localSqlEndpoint: s.LOCAL_SQL_ENDPOINT },
+      database: { url: s.DATABASE_URL, localSqlEndpoint: s.LOCAL_SQL_ENDPOINT, checkStatements: s.CHECK_STATEMENTS === "true" },
       realtime: s.REALTIME_URL && s.REALTIME_SECRET ? { url: s.REALTIME_URL.replace(/\/$/, ""), secret: s.REALTIME_SECRET } : null,
       webhooks: { allowLoopback: s.WEBHOOKS_ALLOW_LOOPBACK === "true" },
       auth: s.AUTH_SECRET ? { secret: s.AUTH_SECRET, signup: s.SIGNUP !== "false" } : null,

@@ -86,6 +86,7 @@ export async function runBatch({ ctx, input }: Call<{ operations: BatchOperation
   const handleFor = (operation: number, op: BatchOperation): Database => ({
     batch: { operation, remember: idempotency !== undefined, newId: op.newId },
     queryCount: 0,
+    checksStatements: ctx.db.checksStatements,
     query<Row>(text: string, params: unknown[] = []) {
       if (statements[operation]) throw new Error("an operation of a batch must be one statement");
       statements[operation] = { text, params };

@@ -3,7 +3,7 @@ import type { Actor } from "../../domain/actor.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Statement } from "../client.ts";
 import { orgWriteLock, sessionMembership } from "./caller.ts";
-import { dialect } from "./sql.ts";
+import { compileStatement } from "./compile.ts";
 
 // The statements POST /v1/batch wraps around its operations' own (services/batch.ts), all sent as
 // one transaction: the opening sets the batch's id (every event it commits carries it) and, with
@@ -11,7 +11,7 @@ import { dialect } from "./sql.ts";
 // statements sit between, each ending in opsroom_batch_step (migration 0009, db/statements/sql.ts).
 
 const compile = (query: ReturnType<typeof sql>): Statement => {
-  const { sql: text, params } = dialect.sqlToQuery(query);
+  const { sql: text, params } = compileStatement(query);
   return { text, params };
 };
 

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Scope } from "../../domain/scopes.ts";
-import { dialect } from "./sql.ts";
+import { dialect } from "./compile.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 
 // The public record, built by Postgres as JSON: responses and event payloads share it.

@@ -1,13 +1,13 @@
-import { PgDialect } from "drizzle-orm/pg-core";
 import { sql, type SQL } from "drizzle-orm";
 import { DatabaseUnavailableError, type Database } from "../client.ts";
+import { compileStatement, compileStatementChecked, type CompiledStatement } from "./compile.ts";
 
-/** Compiles statements as drizzle-kit names the columns: snake_case. */
-export const dialect = new PgDialect({ casing: "snake_case" });
+/** Text and parameters of a statement for this handle (compared with drizzle's when it checks statements). */
+export const compiledFor = (db: Database, query: SQL): CompiledStatement => (db.checksStatements ? compileStatementChecked : compileStatement)(query);
 
 /** Compiles a drizzle `sql` fragment to text + parameters and sends it as one statement. */
 export async function run<Row>(db: Database, query: SQL): Promise<Row[]> {
-  const { sql: text, params } = dialect.sqlToQuery(query);
+  const { sql: text, params } = compiledFor(db, query);
   const { rows } = await db.query<Row>(text, params);
   return rows;
 }
@@ -78,7 +78,7 @@ export async function carryingAcknowledgements<T>(db: Database, send: (acknowled
 }
 
 async function runAfter<Row>(db: Database, first: SQL, query: SQL): Promise<Row> {
-  const results = await db.transaction([first, query].map((q) => dialect.sqlToQuery(q)).map(({ sql: text, params }) => ({ text, params })));
+  const results = await db.transaction([first, query].map((q) => compiledFor(db, q)).map(({ sql: text, params }) => ({ text, params })));
   const rows = results.at(-1)!.rows as Row[];
   if (rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
   return rows[0]!;
