@@ -6,12 +6,16 @@
 // back without leaving the process. What remains is what the Worker's isolate does per call:
 // routing, middleware, validation, the key's hash, compiling the statement, reading its answer,
 // the envelope, the log line, the after-commit publish. A regression here shows without the
-// runtime's noise. Profile it with `node --cpu-prof --import tsx bench/app-alone.ts --only=patch`.
+// runtime's noise. `--profile=<dir>` writes a V8 CPU profile of each call type's measured rounds
+// alone (no start-up, no recording) to <dir>/<call>.cpuprofile.
 //
 // Two stand-ins, both for what the runtime or another process does, not the app: the RateLimiter
 // Durable Object answers "allowed" (its own cost is the room's workerd's, measured by the CPU
 // section), and the room acknowledges every event it is sent.
 
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
 import { startSqlEndpoint } from "../cli/lib/sql-endpoint.ts";
 import { connectNodeDatabase } from "../db/node-client.ts";
 import { createApp } from "../functions/app.ts";
@@ -38,6 +42,7 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const CALLS = Number(arg("calls") ?? 2000);
 const ROUNDS = Number(arg("rounds") ?? 5);
 const only = arg("only")?.split(",");
+const profileDir = arg("profile");
 
 const realFetch = globalThis.fetch;
 const print = console.log;
@@ -144,12 +149,14 @@ async function main() {
       console.log = () => {};
       for (let i = 0; i < 300; i++) await run(app, env, call.request(i));
       const perCall: number[] = [];
+      const profiler = profileDir ? await startProfiler() : undefined;
       for (let round = 0; round < ROUNDS; round++) {
         const before = process.cpuUsage();
         for (let i = 0; i < CALLS; i++) await run(app, env, call.request(i));
         const used = process.cpuUsage(before);
         perCall.push((used.user + used.system) / CALLS);
       }
+      if (profiler) await profiler.stop(join(profileDir!, `${call.name.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`));
       console.log = print;
       rows.push({ call: call.name, status, statements, median: median(perCall), min: Math.min(...perCall), ...(call.targetUs ? { target: call.targetUs } : {}) });
       console.log(`${call.name}: ${perCall.map((v) => v.toFixed(0)).join(", ")} µs`);
@@ -165,6 +172,23 @@ async function main() {
     await sqlEndpoint.close();
     await database.dispose();
   }
+}
+
+/** A V8 CPU profile of this process from now until `stop(file)`, sampled every 100 µs. */
+async function startProfiler() {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  await session.post("Profiler.start");
+  return {
+    async stop(file: string) {
+      const { profile } = await session.post("Profiler.stop");
+      session.disconnect();
+      mkdirSync(profileDir!, { recursive: true });
+      writeFileSync(file, JSON.stringify(profile));
+    },
+  };
 }
 
 /** One call; its deferred work (the publish) is awaited, as the runtime runs it before the isolate idles. */
