@@ -73,20 +73,37 @@ function sortColumn(resource: Resource, sortable: Sortable, field: string): { ke
   return { key: ref, param: typed, value };
 }
 
-/**
- * The order of a page, the condition "after the previous page's end" and what each row's end
- * would be. Creation order is (created_at, id). With ?sort=, the keys then the id, which takes the
- * direction of the last key, so a one-key sort reads its index (org_id, key, id) forward or back.
- */
-function ordering(resource: Resource, page: PageRequest, sortable: Sortable) {
-  const keys = page.sort.length ? page.sort : [{ field: "createdAt", descending: false }];
+/** A sort's columns, ORDER BY and end-of-row key depend only on the resource and the sort: built once each. */
+const sortOrders = new WeakMap<Resource, Map<string, ReturnType<typeof sortOrder>>>();
+
+function sortOrder(resource: Resource, sort: PageRequest["sort"]) {
+  const keys = sort.length ? sort : [{ field: "createdAt", descending: false }];
   // Creation order is every list's, whatever else it sorts by.
-  const kinds: Sortable = { createdAt: "timestamp", ...sortable };
+  const kinds: Sortable = { createdAt: "timestamp", ...resource.sortable };
   const columns = keys.map((k) => ({ ...sortColumn(resource, kinds, k.field), descending: k.descending }));
   const idDescending = keys.at(-1)!.descending;
   const direction = (descending: boolean) => sql.raw(descending ? "desc" : "asc");
   const orderBy = sql.join([...columns.map((c) => sql`${c.key} ${direction(c.descending)}`), sql`r.id ${direction(idDescending)}`], sql`, `);
   const end = sql`json_build_array(${sql.join([...columns.map((c) => c.value), sql`r.id`], sql`, `)})`;
+  return { columns, idDescending, orderBy, end };
+}
+
+/**
+ * The order of a page, the condition "after the previous page's end" and what each row's end
+ * would be. Creation order is (created_at, id). With ?sort=, the keys then the id, which takes the
+ * direction of the last key, so a one-key sort reads its index (org_id, key, id) forward or back.
+ */
+function ordering(resource: Resource, page: PageRequest) {
+  let orders = sortOrders.get(resource);
+  if (!orders) sortOrders.set(resource, (orders = new Map()));
+  const sortKey = page.sort.map((k) => `${k.descending ? "-" : ""}${k.field}`).join(",");
+  let order = orders.get(sortKey);
+  if (!order) {
+    order = sortOrder(resource, page.sort);
+    // Sorts are the resource's sortable fields in a checked order: a few dozen at most are kept.
+    if (orders.size < 64) orders.set(sortKey, order);
+  }
+  const { columns, idDescending, orderBy, end } = order;
   let after: SQL | null = null;
   if (page.after) {
     const { values, id } = page.after;
@@ -114,7 +131,7 @@ export async function listRecords<R extends Resource>(
   options: ListOptions,
 ): Promise<ListOutcome<RecordOf<R>>> {
   const { limit } = options.page;
-  const { orderBy, end, after } = ordering(resource, options.page, resource.sortable);
+  const { orderBy, end, after } = ordering(resource, options.page);
   const conditions = [sql`r.org_id = ${CALLER_ORG}`, ...options.filters];
   if (options.externalId !== undefined) conditions.push(sql`r.external_id = ${options.externalId}`);
   if (options.search !== undefined) {
