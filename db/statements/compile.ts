@@ -20,7 +20,7 @@ export interface CompiledStatement {
  * Workers run so: test/helpers/worker.ts).
  */
 export function compileStatement(query: SQL): CompiledStatement {
-  const out: Walk = { sql: "", params: [] };
+  const out: CompiledStatement = { sql: "", params: [] };
   return walk(query, out) ? out : dialect.sqlToQuery(query);
 }
 
@@ -38,10 +38,8 @@ function sameParams(a: unknown[], b: unknown[]): boolean {
   return a.length === b.length && a.every((value, i) => Object.is(value, b[i]) || JSON.stringify(value) === JSON.stringify(b[i]));
 }
 
-type Walk = CompiledStatement;
-
 /** Appends one chunk; false when it is of a kind left to drizzle. */
-function walk(chunk: unknown, out: Walk): boolean {
+function walk(chunk: unknown, out: CompiledStatement): boolean {
   if (chunk instanceof StringChunk) {
     const value = chunk.value as string[];
     out.sql += value.length === 1 ? value[0]! : value.join("");
@@ -85,7 +83,7 @@ function walk(chunk: unknown, out: Walk): boolean {
   return param(chunk, out);
 }
 
-function param(value: unknown, out: Walk): true {
+function param(value: unknown, out: CompiledStatement): true {
   out.params.push(value);
   out.sql += `$${out.params.length}`;
   return true;
