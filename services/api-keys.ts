@@ -24,7 +24,7 @@ export interface CreatedApiKey {
 }
 
 /** A new key with its id, and what is stored of it: its hash and display prefix (the CLI's and the settings area's keys). */
-export async function newApiKey(id: string = uuidv7()): Promise<{ key: string; id: string; keyHash: string; prefix: string }> {
+export function newApiKey(id: string = uuidv7()): { key: string; id: string; keyHash: string; prefix: string } {
   const key = generateApiKey();
   return { key, id, keyHash: hashApiKey(key), prefix: displayPrefix(key) };
 }
@@ -34,7 +34,7 @@ export async function createApiKey({
   ctx,
   input,
 }: Call<{ orgId: string; application: string; scopes: Scope[]; rateLimit?: number | undefined; id?: string | undefined }, Pick<SystemContext, "db">>): Promise<CreatedApiKey> {
-  const { key, id, keyHash, prefix } = await newApiKey(input.id);
+  const { key, id, keyHash, prefix } = newApiKey(input.id);
   const { rateLimit } = await statements.insertApiKey(ctx.db, { id, orgId: input.orgId, application: input.application, keyHash, prefix, scopes: input.scopes, rateLimit: input.rateLimit });
   return { id, key, prefix, orgId: input.orgId, application: input.application, scopes: input.scopes, rateLimit };
 }

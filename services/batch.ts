@@ -119,8 +119,8 @@ export async function runBatch({ ctx, input }: Call<{ operations: BatchOperation
     }
   }
 
-  const opening = openBatch(ctx.actor, batchId, idempotency);
-  const closing = idempotency ? rememberBatch(ctx.actor, idempotency) : null;
+  const opening = openBatch(ctx.db, ctx.actor, batchId, idempotency);
+  const closing = idempotency ? rememberBatch(ctx.db, ctx.actor, idempotency) : null;
   const all = [...opening, ...(statements as Statement[]), ...(closing ? [closing] : [])];
   let results: QueryResult<Record<string, unknown>>[];
   try {

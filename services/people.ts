@@ -182,7 +182,7 @@ export async function listKeys({ ctx }: Call<Record<string, never>>) {
 
 /** A key named for its application, with the chosen scopes (a .manage scope brings its .read). The key is answered once. */
 export async function createKey({ ctx, input }: Call<{ name: string; scopes: Scope[]; rateLimit?: number | undefined }>) {
-  const { key, ...stored } = await newApiKey();
+  const { key, ...stored } = newApiKey();
   const outcome = await statements.createOrganisationKey(ctx.db, ctx.actor, { ...stored, name: input.name, scopes: expandScopes(input.scopes), rateLimit: input.rateLimit });
   settleCaller(outcome.caller, ctx, MANAGE);
   return { ...outcome.key!, key };
@@ -199,7 +199,7 @@ export async function revokeKey({ ctx, input }: Call<{ keyId: string }>) {
 
 /** A new key with the old one's name, scopes and rate limit, and the old one revoked, in one statement. */
 export async function replaceKey({ ctx, input }: Call<{ keyId: string }>) {
-  const { key, ...stored } = await newApiKey();
+  const { key, ...stored } = newApiKey();
   const outcome = await statements.replaceOrganisationKey(ctx.db, ctx.actor, input.keyId, stored);
   settleCaller(outcome.caller, ctx, MANAGE);
   if (!outcome.key || !outcome.orgId) throw notFound("API key");

@@ -1,17 +1,17 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
-import type { Statement } from "../client.ts";
+import type { Database, Statement } from "../client.ts";
 import { orgWriteLock, sessionMembership } from "./caller.ts";
-import { compileStatement } from "./compile.ts";
+import { compiledFor } from "./sql.ts";
 
 // The statements POST /v1/batch wraps around its operations' own (services/batch.ts), all sent as
 // one transaction: the opening sets the batch's id (every event it commits carries it) and, with
 // an Idempotency-Key, looks for a stored answer; the closing stores this one. The operations'
 // statements sit between, each ending in opsroom_batch_step (migration 0009, db/statements/sql.ts).
 
-const compile = (query: ReturnType<typeof sql>): Statement => {
-  const { sql: text, params } = compileStatement(query);
+const compile = (db: Database, query: ReturnType<typeof sql>): Statement => {
+  const { sql: text, params } = compiledFor(db, query);
   return { text, params };
 };
 
@@ -41,18 +41,18 @@ const orgOf = (actor: Actor) =>
  * STORED_ANSWER); otherwise the key is claimed, so a concurrent request with it waits on the claim
  * and, once this batch commits, fails on it, runs again, and finds this batch's answer.
  */
-export function openBatch(actor: Actor, batchId: string, idempotency: BatchIdempotency | undefined): Statement[] {
-  const opening = compile(sql`select set_config('opsroom.batch_id', ${batchId}, true) as batch_id,
+export function openBatch(db: Database, actor: Actor, batchId: string, idempotency: BatchIdempotency | undefined): Statement[] {
+  const opening = compile(db, sql`select set_config('opsroom.batch_id', ${batchId}, true) as batch_id,
       (select ${orgWriteLock(sql`o.id`)} from organisations o where o.id = ${orgOf(actor)}) as locked`);
   if (!idempotency || !("keyHash" in actor)) return [opening];
   const key = sql`i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`;
   return [
     opening,
-    compile(sql`delete from idempotency_keys i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
-    compile(sql`select bool_and(opsroom_batch_step(false, ${STORED_ANSWER}::int,
+    compile(db, sql`delete from idempotency_keys i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
+    compile(db, sql`select bool_and(opsroom_batch_step(false, ${STORED_ANSWER}::int,
         json_build_object('request_hash', i.request_hash, 'response', i.response, 'change_version', i.change_version), null)) as replay
       from idempotency_keys i where ${key}`),
-    compile(sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
+    compile(db, sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
       select k.id, k.org_id, ${idempotency.key}, ${idempotency.requestHash}, 200, '{}'::jsonb
         from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null`),
   ];
@@ -62,9 +62,9 @@ export function openBatch(actor: Actor, batchId: string, idempotency: BatchIdemp
  * Stores the batch's answer on its claimed Idempotency-Key: the operations' answers, gathered by
  * opsroom_batch_step, and the changeVersion the batch ended at.
  */
-export function rememberBatch(actor: Actor, idempotency: BatchIdempotency): Statement | null {
+export function rememberBatch(db: Database, actor: Actor, idempotency: BatchIdempotency): Statement | null {
   if (!("keyHash" in actor)) return null;
-  return compile(sql`update idempotency_keys i
+  return compile(db, sql`update idempotency_keys i
        set response = jsonb_build_object(
              'batchId', (select e.batch_id from events e where e.org_id = i.org_id and e.change_version = o.change_version
                             and e.batch_id = nullif(current_setting('opsroom.batch_id', true), '')::uuid),
