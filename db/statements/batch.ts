@@ -10,11 +10,6 @@ import { compiledFor } from "./sql.ts";
 // an Idempotency-Key, looks for a stored answer; the closing stores this one. The operations'
 // statements sit between, each ending in opsroom_batch_step (migration 0009, db/statements/sql.ts).
 
-const compile = (db: Database, query: ReturnType<typeof sql>): Statement => {
-  const { sql: text, params } = compiledFor(db, query);
-  return { text, params };
-};
-
 const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
 const keyId = (keyHash: string) => sql`(select k.id from api_keys k where k.key_hash = ${keyHash} and k.revoked_at is null)`;
 
@@ -42,17 +37,17 @@ const orgOf = (actor: Actor) =>
  * and, once this batch commits, fails on it, runs again, and finds this batch's answer.
  */
 export function openBatch(db: Database, actor: Actor, batchId: string, idempotency: BatchIdempotency | undefined): Statement[] {
-  const opening = compile(db, sql`select set_config('opsroom.batch_id', ${batchId}, true) as batch_id,
+  const opening = compiledFor(db, sql`select set_config('opsroom.batch_id', ${batchId}, true) as batch_id,
       (select ${orgWriteLock(sql`o.id`)} from organisations o where o.id = ${orgOf(actor)}) as locked`);
   if (!idempotency || !("keyHash" in actor)) return [opening];
   const key = sql`i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`;
   return [
     opening,
-    compile(db, sql`delete from idempotency_keys i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
-    compile(db, sql`select bool_and(opsroom_batch_step(false, ${STORED_ANSWER}::int,
+    compiledFor(db, sql`delete from idempotency_keys i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
+    compiledFor(db, sql`select bool_and(opsroom_batch_step(false, ${STORED_ANSWER}::int,
         json_build_object('request_hash', i.request_hash, 'response', i.response, 'change_version', i.change_version), null)) as replay
       from idempotency_keys i where ${key}`),
-    compile(db, sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
+    compiledFor(db, sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
       select k.id, k.org_id, ${idempotency.key}, ${idempotency.requestHash}, 200, '{}'::jsonb
         from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null`),
   ];
@@ -64,7 +59,7 @@ export function openBatch(db: Database, actor: Actor, batchId: string, idempoten
  */
 export function rememberBatch(db: Database, actor: Actor, idempotency: BatchIdempotency): Statement | null {
   if (!("keyHash" in actor)) return null;
-  return compile(db, sql`update idempotency_keys i
+  return compiledFor(db, sql`update idempotency_keys i
        set response = jsonb_build_object(
              'batchId', (select e.batch_id from events e where e.org_id = i.org_id and e.change_version = o.change_version
                             and e.batch_id = nullif(current_setting('opsroom.batch_id', true), '')::uuid),

@@ -1,13 +1,16 @@
 import { sql, type SQL } from "drizzle-orm";
-import { DatabaseUnavailableError, type Database } from "../client.ts";
-import { compileStatement, compileStatementChecked, type CompiledStatement } from "./compile.ts";
+import { DatabaseUnavailableError, type Database, type Statement } from "../client.ts";
+import { compileStatement, compileStatementChecked } from "./compile.ts";
 
-/** Text and parameters of a statement for this handle (compared with drizzle's when it checks statements). */
-export const compiledFor = (db: Database, query: SQL): CompiledStatement => (db.checksStatements ? compileStatementChecked : compileStatement)(query);
+/** The statement as this handle sends it: text and parameters (compared with drizzle's when the handle checks statements). */
+export function compiledFor(db: Database, query: SQL): Statement {
+  const { sql: text, params } = (db.checksStatements ? compileStatementChecked : compileStatement)(query);
+  return { text, params };
+}
 
 /** Compiles a drizzle `sql` fragment to text + parameters and sends it as one statement. */
 export async function run<Row>(db: Database, query: SQL): Promise<Row[]> {
-  const { sql: text, params } = compiledFor(db, query);
+  const { text, params } = compiledFor(db, query);
   const { rows } = await db.query<Row>(text, params);
   return rows;
 }
@@ -78,7 +81,7 @@ export async function carryingAcknowledgements<T>(db: Database, send: (acknowled
 }
 
 async function runAfter<Row>(db: Database, first: SQL, query: SQL): Promise<Row> {
-  const results = await db.transaction([first, query].map((q) => compiledFor(db, q)).map(({ sql: text, params }) => ({ text, params })));
+  const results = await db.transaction([first, query].map((q) => compiledFor(db, q)));
   const rows = results.at(-1)!.rows as Row[];
   if (rows.length !== 1) throw new Error(`expected one row, got ${rows.length}`);
   return rows[0]!;
