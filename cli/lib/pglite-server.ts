@@ -62,7 +62,9 @@ export async function servePGlite(db: PGlite, options: { host: string; port: num
       try {
         await db.runExclusive(async () => {
           for (const message of messages) {
-            await db.execProtocolRawStream(new Uint8Array(message), { onRawData: (data) => socket.writable && socket.write(data) });
+            // `data` is a view into PGlite's memory, which it reuses for the next piece: a write the
+            // socket must queue (a large answer) would send later pieces' bytes, so it is copied.
+            await db.execProtocolRawStream(new Uint8Array(message), { onRawData: (data) => socket.writable && socket.write(Buffer.from(data)) });
           }
         });
       } finally {
