@@ -1,5 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import pg from "pg";
+import { cancelled, connectFailed, errorAnswer, NEON_FAULTS, statementFailed, type Answer, type NeonFault, type PostgresFields } from "./sql-endpoint/neon-answers.ts";
+import { parsePayload, readBody, type QueryData } from "./sql-endpoint/payload.ts";
+import { runBatch, runSingle, type Connection } from "./sql-endpoint/queries.ts";
+
+export type { NeonFault } from "./sql-endpoint/neon-answers.ts";
 
 export interface SqlEndpoint {
   /** host:port to hand to the Worker as LOCAL_SQL_ENDPOINT. */
@@ -7,16 +12,31 @@ export interface SqlEndpoint {
   port: number;
   /** Changes the added delay (each way) for requests from now on. */
   setDelay(ms: number): void;
+  /**
+   * The fault mode, for tests: the next request any of whose statements matches `sql` is answered
+   * with Neon's answer for `fault` (sql-endpoint/neon-answers.ts NEON_FAULTS) instead of being run;
+   * resolves when it has been. Only an endpoint of a test's own is given faults (the failure stack,
+   * test/helpers/failure-stack.ts), so no other test file ever meets one.
+   */
+  failNext(fault: NeonFault, sql: RegExp): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * The local stand-in for Neon's SQL-over-HTTP endpoint: `POST /sql` (the way the Worker's driver,
  * `neon()`, sends each statement as one HTTP request) runs the statement on a small pool of
- * connections it keeps open, and answers in Neon's format (raw text values, array mode, errors as
- * 400 with Postgres's error fields). Like Neon's endpoint it authenticates and keeps connections
- * warm itself, so a call costs one request. Locally the server trusts loopback, so no password is
- * really checked: this is a development stand-in, listening on loopback only.
+ * connections it keeps open, and answers in Neon's format (raw text values, as the driver asks
+ * with Neon-Raw-Text-Output; errors with Postgres's error fields). Like Neon's endpoint it
+ * authenticates and keeps connections warm itself, so a call costs one request. Locally the server
+ * trusts loopback, so no password is really checked: this is a development stand-in, listening on
+ * loopback only.
+ *
+ * Where it matters it behaves as Neon's proxy does, each rule from its source
+ * (neondatabase/neon, proxy/src/serverless/) and named where it is kept: a body over 10 MiB is 413
+ * and one serde_json refuses (a lone surrogate escape) 400 with no code (sql-endpoint/payload.ts);
+ * an answer past 10 MiB is 507, checked before each row over the whole answer; a client that goes
+ * away has its statement cancelled and its batch rolled back (sql-endpoint/queries.ts); errors are
+ * answered with Neon's bodies and statuses (sql-endpoint/neon-answers.ts).
  *
  * It always dials its own target and ignores the host the driver names, so it cannot be used to
  * reach anything else. `delayMs` holds every request and its answer back by that long, to measure
@@ -53,6 +73,7 @@ export async function startSqlEndpoint(options: {
     setDelay(ms) {
       delay = ms;
     },
+    failNext: sql.failNext,
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();
@@ -61,29 +82,27 @@ export async function startSqlEndpoint(options: {
   };
 }
 
-/** Values as Postgres sent them (text): the driver parses them itself, by type oid. */
-const RAW_TEXT = { getTypeParser: () => (value: string) => value };
-/** The fields Neon copies from a Postgres error into its 400 answer (the driver reads them back). */
-const ERROR_FIELDS = [
-  "severity", "code", "detail", "hint", "position", "internalPosition", "internalQuery", "where",
-  "schema", "table", "column", "dataType", "constraint", "file", "line", "routine",
-] as const;
-
-interface SqlQuery {
-  query: string;
-  params?: unknown[];
+interface Fault {
+  fault: NeonFault;
+  sql: RegExp;
+  done: () => void;
 }
+
+/** sql_over_http.rs map_header_to_isolation_level: Neon-Batch-Isolation-Level's values. */
+const ISOLATION_LEVELS: Record<string, string> = {
+  Serializable: "serializable",
+  ReadUncommitted: "read uncommitted",
+  ReadCommitted: "read committed",
+  RepeatableRead: "repeatable read",
+};
 
 /** Neon's SQL-over-HTTP protocol, the part the driver uses: one query, or a batch in one transaction. */
 function sqlEndpoint(target: { host: string; port: number }, poolSize: number, delay: () => number) {
   const pools = new Map<string, pg.Pool>();
+  const faults: Fault[] = [];
   const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
-  const poolFor = (connectionString: string): pg.Pool => {
-    const url = new URL(connectionString);
-    const user = decodeURIComponent(url.username);
-    const password = decodeURIComponent(url.password);
-    const database = decodeURIComponent(url.pathname.slice(1)) || user;
+  const poolFor = ({ user, password, database }: Credentials): pg.Pool => {
     const key = JSON.stringify([user, password, database]);
     let pool = pools.get(key);
     if (!pool) {
@@ -107,89 +126,87 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
     return pool;
   };
 
-  const run = (client: pg.PoolClient, { query, params }: SqlQuery) =>
-    // Extended protocol always, as Neon does: one statement per query, parameters as text.
-    client.query({ text: query, values: params ?? [], rowMode: "array", types: RAW_TEXT, queryMode: "extended" } as pg.QueryArrayConfig).then((result) => ({
-      command: result.command,
-      rowCount: result.rowCount,
-      rows: result.rows,
-      fields: result.fields.map((f) => ({
-        name: f.name,
-        dataTypeID: f.dataTypeID,
-        tableID: f.tableID,
-        columnID: f.columnID,
-        dataTypeSize: f.dataTypeSize,
-        dataTypeModifier: f.dataTypeModifier,
-        format: "text",
-      })),
-      rowAsArray: true,
-    }));
+  /** The fault armed for one of these statements, if any: taken, so it answers once. */
+  const takeFault = (statements: QueryData[]): NeonFault | null => {
+    const index = faults.findIndex((f) => statements.some((s) => f.sql.test(s.query)));
+    if (index < 0) return null;
+    const [taken] = faults.splice(index, 1);
+    taken!.done();
+    return taken!.fault;
+  };
 
-  const answer = async (request: IncomingMessage): Promise<{ status: number; body: unknown }> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
+  const answer = async (request: IncomingMessage, gone: AbortSignal): Promise<Answer> => {
+    // The order of sql_over_http.rs handle_db_inner: the connection string, the headers, the body.
     const connectionString = request.headers["neon-connection-string"];
-    let body: SqlQuery | { queries: SqlQuery[] };
-    try {
-      if (typeof connectionString !== "string") throw new Error("Neon-Connection-String header missing");
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    } catch (error) {
-      return { status: 400, body: { message: String((error as Error).message) } };
-    }
+    if (typeof connectionString !== "string") return errorAnswer(400, "invalid header: neon-connection-string");
+    const header = (name: string) => request.headers[name] as string | undefined;
+    const isolation = header("neon-batch-isolation-level");
+    if (isolation !== undefined && !ISOLATION_LEVELS[isolation]) return errorAnswer(400, "invalid isolation level");
+    const body = await readBody(request);
+    if (!Buffer.isBuffer(body)) return body;
+    const payload = parsePayload(body);
+    if ("status" in payload) return payload;
+    const credentials = credentialsOf(connectionString);
+    const fault = takeFault("single" in payload ? [payload.single] : payload.batch);
+    if (fault) return NEON_FAULTS[fault](credentials.user, credentials.database);
+
     let client: pg.PoolClient;
     try {
-      client = await poolFor(connectionString).connect();
+      client = await poolFor(credentials).connect();
     } catch (error) {
-      // Cannot reach Postgres: the driver reports a server error, the Worker a 503.
-      return { status: 503, body: { message: `could not connect to Postgres: ${(error as Error).message}` } };
+      return connectFailed(error as Error & PostgresFields);
     }
-    let broken = false;
-    // A connection lost while the client is out of the pool fails its query (a 503 below); the
-    // client's "error" event needs a listener too, or it is an uncaught exception that ends this
-    // process (the pool listens only while a client is idle).
-    const lost = () => (broken = true);
+    const connection: Connection = { client, broken: false };
+    // A connection lost while the client is out of the pool fails its query; the client's "error"
+    // event needs a listener too, or it is an uncaught exception that ends this process (the pool
+    // listens only while a client is idle).
+    const lost = () => (connection.broken = true);
     client.on("error", lost);
+    const arrayMode = header("neon-array-mode") === "true";
     try {
-      if ("queries" in body) {
-        const header = (name: string) => request.headers[name] as string | undefined;
-        const mode = [
-          header("neon-batch-isolation-level") && `isolation level ${header("neon-batch-isolation-level")!.replace(/([a-z])([A-Z])/g, "$1 $2")}`,
-          header("neon-batch-read-only") === "true" && "read only",
-          header("neon-batch-deferrable") === "true" && "deferrable",
-        ].filter(Boolean);
-        await client.query(`begin ${mode.join(" ")}`);
-        try {
-          const results = [];
-          for (const query of body.queries) results.push(await run(client, query));
-          await client.query("commit");
-          return { status: 200, body: { results } };
-        } catch (error) {
-          await client.query("rollback").catch(() => (broken = true));
-          throw error;
-        }
-      }
-      return { status: 200, body: await run(client, body) };
+      // Gone while it waited for a connection: sql_over_http.rs SqlOverHttpCancel::Connect.
+      if (gone.aborted) return cancelled();
+      if ("single" in payload) return await runSingle(connection, payload.single, arrayMode, gone);
+      const readOnly = header("neon-batch-read-only") === "true";
+      const deferrable = header("neon-batch-deferrable") === "true";
+      const begin = ["begin", isolation && `isolation level ${ISOLATION_LEVELS[isolation]}`, readOnly && "read only", deferrable && "deferrable"].filter(Boolean).join(" ");
+      const answered = await runBatch(connection, payload.batch, arrayMode, begin, gone);
+      // A batch's answer names the modes it ran with, as Neon's does.
+      const modes = { ...(isolation && { "neon-batch-isolation-level": isolation }), ...(readOnly && { "neon-batch-read-only": "true" }), ...(deferrable && { "neon-batch-deferrable": "true" }) };
+      return answered.status === 200 ? { ...answered, headers: modes } : answered;
     } catch (error) {
-      const fields = error as Record<string, unknown>;
-      if (typeof fields.code === "string" && fields.severity !== undefined) {
-        return { status: 400, body: Object.fromEntries([["message", (error as Error).message], ...ERROR_FIELDS.map((f) => [f, fields[f]])]) };
-      }
-      broken = true;
-      return { status: 503, body: { message: `database connection failed: ${(error as Error).message}` } };
+      connection.broken = true;
+      return statementFailed(error as Error & PostgresFields);
     } finally {
       client.off("error", lost);
-      client.release(broken);
+      client.release(connection.broken);
     }
   };
 
   return {
     async handle(request: IncomingMessage, response: ServerResponse) {
+      // The client gone before its answer (Neon: the request's CancellationToken, serverless/mod.rs).
+      const gone = new AbortController();
+      response.on("close", () => response.writableFinished || gone.abort());
       await sleep(delay());
-      const { status, body } = await answer(request).catch((error: unknown) => ({ status: 500, body: { message: String(error) } }));
+      const { status, body, headers } = await answer(request, gone.signal).catch((error: unknown) => errorAnswer(500, String(error)));
       await sleep(delay());
       if (response.destroyed) return;
-      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      response.writeHead(status, { "content-type": "application/json", ...headers }).end(body);
     },
+    failNext: (fault: NeonFault, sql: RegExp) => new Promise<void>((done) => void faults.push({ fault, sql, done })),
     close: () => Promise.all([...pools.values()].map((pool) => pool.end().catch(() => {}))).then(() => pools.clear()),
   };
+}
+
+interface Credentials {
+  user: string;
+  password: string;
+  database: string;
+}
+
+function credentialsOf(connectionString: string): Credentials {
+  const url = new URL(connectionString);
+  const user = decodeURIComponent(url.username);
+  return { user, password: decodeURIComponent(url.password), database: decodeURIComponent(url.pathname.slice(1)) || user };
 }
