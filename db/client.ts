@@ -81,14 +81,65 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-// SQLSTATE classes that mean "the server is not there for you", not "your statement is wrong".
-const UNAVAILABLE_STATES = /^(08|53|57P)/;
+/**
+ * Neon's proxy refused the request itself, before any statement of it committed: this
+ * deployment's configuration is wrong (the credentials, the database name) or we sent a request,
+ * or asked for an answer, that it never takes. Not an outage: retrying does not help. The API
+ * answers 500 and logs the cause (docs/api.md "What the database's failures answer").
+ */
+export class DatabaseRefusedError extends Error {
+  constructor(cause: unknown) {
+    super("database refused the request", { cause });
+    this.name = "DatabaseRefusedError";
+  }
+}
 
-/** Statement errors pass through; failures to reach the server become DatabaseUnavailableError. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+// SQLSTATE classes that mean "the server is not there for you", not "your statement is wrong";
+// 08P01 is also Neon's answer when it cancelled the statement (proxy/src/serverless/sql_over_http.rs).
+const UNAVAILABLE_STATES = /^(08|53|57P)/;
+// Refused at connect time: the credentials (class 28: 28P01 password, 28000 role) or the database (3D000).
+const CONFIGURATION_STATES = /^(28|3D000$)/;
+// Neon's code-less 400s that refuse the request as sent (proxy/src/serverless/error.rs
+// ReadPayloadError::Parse and ConnInfoError, proxy/src/auth/mod.rs AuthError, sql_over_http.rs
+// InvalidIsolationLevel). Any other code-less answer may be a connection lost under a statement
+// that committed, so it stays "unavailable"; a reworded refusal falls on that safe side too.
+const REFUSALS =
+  /^(could not parse the HTTP request body|password authentication failed|invalid isolation level|invalid header|invalid connection string|incorrect scheme|missing (database name|username|hostname|authentication credentials)|invalid (database name|username|hostname)|This IP address .* is not allowed|This connection is trying to access this endpoint from a blocked network)/;
+// 413: a request body over Neon's limit; 507: an answer over it (sql_over_http.rs; both 10 MiB).
+const REFUSING_STATUSES = new Set([413, 507]);
+// The driver's error for an answer other than 200 or 400 (@neondatabase/serverless, index.mjs).
+const SERVER_ERROR = /^Server error \(HTTP status (\d{3})\): ([\s\S]*)$/;
+
+/** Neon's answer as the driver reports it; status null when none came (fetch failed, timed out). */
+function neonAnswerOf(error: unknown): { status: number | null; code: string; message: string } {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === "string" ? message : "";
+  const server = SERVER_ERROR.exec(text);
+  if (server) {
+    // Only a 400's body becomes the error's fields; any other's is in the message, as sent.
+    let body: { code?: unknown; message?: unknown } = {};
+    try {
+      body = JSON.parse(server[2]!) ?? {};
+    } catch {
+      // not JSON (a gateway's page): no code, no message
+    }
+    return { status: Number(server[1]), code: typeof body.code === "string" ? body.code : "", message: typeof body.message === "string" ? body.message : "" };
+  }
+  // A 400: the driver copies the body's fields onto its error, `code` "" when not from Postgres.
+  return typeof code === "string" ? { status: 400, code, message: text } : { status: null, code: "", message: text };
+}
+
+/**
+ * Statement errors pass through (the services settle them); a request Neon's proxy refused
+ * becomes DatabaseRefusedError; anything else, the database out of reach, DatabaseUnavailableError.
+ */
 export function classifyDatabaseError(error: unknown): Error {
-  const code = (error as { code?: unknown } | null)?.code;
-  const isStatementError = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !UNAVAILABLE_STATES.test(code);
-  return isStatementError ? (error as Error) : new DatabaseUnavailableError(error);
+  const { status, code, message } = neonAnswerOf(error);
+  if (CONFIGURATION_STATES.test(code)) return new DatabaseRefusedError(error);
+  if (status === 400 && SQLSTATE.test(code) && !UNAVAILABLE_STATES.test(code)) return error as Error;
+  if (status !== null && !code && (REFUSING_STATUSES.has(status) || (status === 400 && REFUSALS.test(message)))) return new DatabaseRefusedError(error);
+  return new DatabaseUnavailableError(error);
 }
 
 /**

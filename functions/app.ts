@@ -5,7 +5,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
-import { DatabaseUnavailableError } from "../db/client.ts";
+import { DatabaseRefusedError, DatabaseUnavailableError } from "../db/client.ts";
 import { DomainError } from "../domain/errors.ts";
 import { databaseFor } from "./context.ts";
 import { apiReference } from "./docs.ts";
@@ -159,6 +159,11 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
         c,
         new DomainError("unavailable", "the database is unavailable; retry shortly (nothing is half-written; a write cut off in flight may have been made, so retry a create with the same Idempotency-Key)"),
       );
+    }
+    if (error instanceof DatabaseRefusedError) {
+      // The configuration or a bug of ours, not an outage: the cause is logged, never answered.
+      console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message: "database refused the request", cause: String(error.cause) }));
+      return sendError(c, new DomainError("internal_error", "unexpected error; nothing was changed"));
     }
     if (error instanceof HTTPException && error.status === 400) return sendError(c, new DomainError("invalid_json", "the body is not valid JSON"));
     console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message: String(error), stack: error.stack }));
