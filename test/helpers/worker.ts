@@ -23,7 +23,13 @@ export interface TestWorker {
 
 export async function startTestWorker(
   bindings: Record<string, string>,
-  options: { port?: number; logLevel?: "warn" | "log"; testScheduled?: boolean } = {},
+  options: {
+    port?: number;
+    logLevel?: "warn" | "log";
+    testScheduled?: boolean;
+    /** The origin the Worker sees in request.url (https://api.example.com, as on Cloudflare); default its own http address. */
+    origin?: string;
+  } = {},
 ): Promise<TestWorker> {
   // Offline machines: no request.cf download, no metrics. Set before wrangler is imported.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
@@ -48,6 +54,7 @@ export async function startTestWorker(
       persist: false,
       logLevel: options.logLevel ?? "warn",
       testScheduled: options.testScheduled ?? false,
+      ...(options.origin ? { origin: { hostname: new URL(options.origin).host, secure: options.origin.startsWith("https:") } } : {}),
     },
   });
   try {

@@ -1,22 +1,21 @@
 import { randomInt } from "node:crypto";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectNoTrace, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
-import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
+import { startProductionWorker, type ProductionWorker } from "../helpers/production-worker.ts";
 
 // Webhook URLs reach only the public internet. The harness's Worker allows local receivers
 // (WEBHOOKS_ALLOW_LOOPBACK=true, for the delivery tests), so this file starts a second Worker as
-// production runs it, without the flag, on the same database, and sends it URLs aimed at every
+// production runs it (test/helpers/production-worker.ts: wrangler.toml's production settings,
+// without the flag, at an https origin), on the same database, and sends it URLs aimed at every
 // special-purpose range (loopback, private, link-local, unique-local, multicast, broadcast,
 // carrier-grade NAT, benchmarking, IETF assignments, IPv4-mapped and -compatible, NAT64, 6to4,
 // Teredo, site-local, documentation and reserved), in every spelling WHATWG URL accepts, plus
 // localhost names. Each is 400 invalid_field naming url, on create and on change, and leaves no
 // trace. The ranges are written out here, independent of the code under test.
 
-let sqlEndpoint: SqlEndpoint;
-let production: TestWorker;
+let production: ProductionWorker;
 let tenant: Tenant;
 let webhookId: string;
 
@@ -24,14 +23,7 @@ const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : randomInt(2 ** 
 const RUNS = 150;
 
 beforeAll(async () => {
-  const database = new URL(inject("databaseUrl"));
-  sqlEndpoint = await startSqlEndpoint({ target: { host: database.hostname, port: Number(database.port || 5432) } });
-  production = await startTestWorker({
-    DATABASE_URL: inject("databaseUrl"),
-    LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
-    REALTIME_URL: inject("realtimeUrl"),
-    REALTIME_SECRET: inject("realtimeSecret"),
-  });
+  production = await startProductionWorker();
   tenant = await createTenant({ rateLimit: 1_000_000 });
   const created = await call("POST", "/v1/webhooks", { url: "https://hooks.example.com/opsroom" });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -40,7 +32,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await production?.dispose();
-  await sqlEndpoint?.close();
 }, 60_000);
 
 async function call(method: "POST" | "PATCH", path: string, body: unknown) {
