@@ -12,6 +12,14 @@ export const FAILED_KEYS_PER_WINDOW = 30;
 export const FAILED_SIGN_INS_PER_ACCOUNT = 10;
 export const FAILED_SIGN_INS_PER_ADDRESS = 30;
 
+/**
+ * How deep a JSON body's arrays and objects may nest (the body itself is depth 1; the API's own
+ * bodies go 5 deep, in a batch), and how many values it may hold in all (a batch of 100 creates
+ * holds about 7,000). Checked before any code walks the body.
+ */
+export const MAX_JSON_DEPTH = 20;
+export const MAX_JSON_VALUES = 10_000;
+
 /** How long events stay readable through GET /v1/events and kept for redeliveries, unless EVENT_RETENTION_DAYS says otherwise. */
 export const EVENT_RETENTION_DAYS = 30;
 

@@ -4,6 +4,7 @@ import { DomainError } from "../../domain/errors.ts";
 import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS } from "../../domain/limits.ts";
 import { acceptInvitation, lookUpInvitation } from "../../services/people.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
+import { jsonBodyProblem } from "../lib/json-limits.ts";
 import { clientAddress } from "../middleware/rate-limit.ts";
 import { authFor } from "./auth.ts";
 import { isSameOriginWrite, sessionTokenOf } from "./session-cookie.ts";
@@ -27,7 +28,8 @@ authRoutes.use("/auth/*", async (c, next) => {
 });
 
 /**
- * A POST to /auth is a JSON object of at most 16 KB whose strings hold no NUL (Postgres refuses
+ * A POST to /auth is a JSON object of at most 16 KB, within the depth and size limits of every
+ * body, whose strings are well-formed text (lib/json-limits.ts) holding no NUL (Postgres refuses
  * them) and whose names are at most 200 characters, checked before better-auth reads it: one
  * parse, the same body every limit below counts, and nothing half-created by a bad value.
  */
@@ -44,6 +46,8 @@ async function authBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
     throw new DomainError("invalid_json", "the body is not valid JSON");
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new DomainError("invalid_json", "the body must be a JSON object");
+  const problem = jsonBodyProblem(body);
+  if (problem) throw problem;
   for (const [field, value] of Object.entries(body)) {
     if (typeof value !== "string") continue;
     if (value.includes("\u0000")) throw new DomainError("invalid_field", `${field} must not contain NUL characters`, { field });

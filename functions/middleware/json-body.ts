@@ -3,6 +3,7 @@ import type { AppEnv } from "../env.ts";
 import { refuse } from "./refuse.ts";
 import { sha256Hex } from "../../domain/crypto/hash.ts";
 import { DomainError } from "../../domain/errors.ts";
+import { jsonBodyProblem } from "../lib/json-limits.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -37,7 +38,8 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number
 
 /**
  * The body checks that come before the schema: JSON content type (415), at most 64 KiB (413),
- * well-formed JSON (400 invalid_json), a JSON object. The parsed body is handed to the
+ * well-formed JSON (400 invalid_json), a JSON object within the depth and size limits holding only
+ * well-formed text (400 invalid_field, lib/json-limits.ts). The parsed body is handed to the
  * validator through Hono's body cache. A POST's Idempotency-Key is fingerprinted here, over the
  * exact bytes received.
  */
@@ -61,6 +63,8 @@ export const jsonBodyUpTo = (limit: number) => createMiddleware<AppEnv>(async (c
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     return refuse(c, new DomainError("invalid_json", "the body must be a JSON object"));
   }
+  const problem = jsonBodyProblem(body);
+  if (problem) return refuse(c, problem);
   c.set("body", body);
   const idempotencyKey = c.req.header("idempotency-key");
   // Idempotency-Key replays are kept per API key; a person's writes (the console) do not use them.

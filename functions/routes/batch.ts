@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import { MAX_JSON_DEPTH } from "../../domain/limits.ts";
 import { atOperation, runBatch, type BatchOperation } from "../../services/batch.ts";
 import { serviceContext } from "../context.ts";
 import { envelope } from "../envelope.ts";
@@ -85,8 +86,13 @@ function decoded(segment: string): string {
   }
 }
 
-/** Replaces every string that is exactly `$<ref>.id` with that operation's id. */
-function resolved(value: unknown, refs: Map<string, string>, field: string): unknown {
+/**
+ * Replaces every string that is exactly `$<ref>.id` with that operation's id. The batch's body was
+ * checked to nest at most MAX_JSON_DEPTH deep (middleware/json-body.ts); the walk checks it again
+ * itself, so no value handed to it can overflow the stack.
+ */
+function resolved(value: unknown, refs: Map<string, string>, field: string, depth = 0): unknown {
+  if (depth > MAX_JSON_DEPTH) throw new DomainError("invalid_field", `${field}: arrays and objects nest at most ${MAX_JSON_DEPTH} deep`, { field });
   if (typeof value === "string") {
     const name = REFERENCE.exec(value)?.[1];
     if (!name) return value;
@@ -94,9 +100,9 @@ function resolved(value: unknown, refs: Map<string, string>, field: string): unk
     if (!id) throw new DomainError("invalid_field", `${field}: ${value} names no earlier operation (refs so far: ${[...refs.keys()].join(", ") || "none"})`, { field });
     return id;
   }
-  if (Array.isArray(value)) return value.map((item, i) => resolved(item, refs, `${field}.${i}`));
+  if (Array.isArray(value)) return value.map((item, i) => resolved(item, refs, `${field}.${i}`, depth + 1));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolved(item, refs, field === "body" ? key : `${field}.${key}`)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolved(item, refs, field === "body" ? key : `${field}.${key}`, depth + 1)]));
   }
   return value;
 }

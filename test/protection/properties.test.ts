@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../functions/errors.ts";
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../../domain/limits.ts";
 import { isWellFormedApiKey } from "../../domain/crypto/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { insertComment, insertLabel } from "../helpers/work.ts";
@@ -50,6 +51,8 @@ interface Request {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** A body past the JSON limits: the field the API must name in its 400 invalid_field. */
+  refusedAt?: string;
 }
 
 /** Operations that hand work to the realtime room; they answer 503 while the room is down. */
@@ -413,6 +416,102 @@ function request(
     }));
 }
 
+// ---- Deep and wide bodies ----------------------------------------------------------------------
+
+/** An array, or an object of one field: its text around the one value it holds, and that value's name. */
+const CONTAINERS = [
+  { open: "[", close: "]", key: "0" },
+  { open: '{"k":', close: "}", key: "k" },
+];
+
+/** Values nested `depth` deep (a container of each kind in `kinds`, in turn) as JSON text, built as text: JSON.stringify would overflow at such depths. */
+interface Nested {
+  depth: number;
+  kinds: number[];
+  leaf: string;
+}
+
+const nestedText = ({ depth, kinds, leaf }: Nested) => {
+  const chain = Array.from({ length: depth }, (_, i) => CONTAINERS[kinds[i % kinds.length]!]!);
+  return `${chain.map((c) => c.open).join("")}${leaf}${chain.map((c) => c.close).reverse().join("")}`;
+};
+
+/**
+ * Where the API refuses `nested` placed at `place` in an object `at` deep in the body, or null:
+ * the first container past MAX_JSON_DEPTH, else a leaf that is a lone surrogate.
+ */
+function refusalOf(nested: Nested, place: string[], at: number): string | null {
+  const keys = Array.from({ length: nested.depth }, (_, i) => CONTAINERS[nested.kinds[i % nested.kinds.length]!]!.key);
+  const refusedContainer = MAX_JSON_DEPTH + 1 - at;
+  if (nested.depth >= refusedContainer) return [...place, ...keys.slice(0, refusedContainer - 1)].join(".");
+  return nested.leaf === '"\\ud800"' ? [...place, ...keys].join(".") : null;
+}
+
+const nested = () =>
+  fc.record({
+    depth: fc.oneof(fc.integer({ min: 1, max: MAX_JSON_DEPTH + 2 }), fc.integer({ min: 100, max: 8_000 })),
+    kinds: fc.array(fc.integer({ min: 0, max: CONTAINERS.length - 1 }), { minLength: 1, maxLength: 3 }),
+    leaf: fc.constantFrom("0", '"x"', "null", '"$a.id"', '"\\ud800"'),
+  });
+
+/** Values side by side, as many as `width`, in an array or an object. */
+const wideText = (width: number, asObject: boolean) =>
+  asObject ? `{${Array.from({ length: width }, (_, i) => `"f${i}":0`).join(",")}}` : `[${Array<string>(width).fill("0").join(",")}]`;
+
+const wide = () => fc.record({ width: fc.integer({ min: 1, max: MAX_JSON_VALUES + 2_000 }), asObject: fc.boolean() });
+
+/** A name the operation's body declares (else any): deep and wide values go where its schema looks. */
+const fieldName = (op: Operation) => fc.constantFrom(...(Object.keys(bodyFields(op)).length > 0 ? Object.keys(bodyFields(op)) : ["extra"]));
+
+/** A body holding one deep or wide value: `values` counts what the body holds besides it. */
+function shapedBody(field: string, shape: { nested: Nested } | { width: number; asObject: boolean }, prefix: { open: string; close: string; place: string[]; at: number; values: number }) {
+  const value = "nested" in shape ? nestedText(shape.nested) : wideText(shape.width, shape.asObject);
+  const refusedAt = "nested" in shape ? refusalOf(shape.nested, [...prefix.place, field], prefix.at) : prefix.values + 1 + shape.width > MAX_JSON_VALUES ? "body" : null;
+  return { body: `${prefix.open}{${JSON.stringify(field)}:${value}}${prefix.close}`, refusedAt };
+}
+
+/** At the top of the body, or in the body of a batch's operation (at depth 4: the batch, operations, the operation, its body). */
+const TOP = { open: "", close: "", place: [], at: 1, values: 1 };
+const IN_BATCH = { open: '{"operations":[{"method":"POST","path":"/v1/tasks","body":', close: "}]}", place: ["operations", "0", "body"], at: 4, values: 6 };
+
+/** Every operation that takes a body, a deep or wide value in a field of its own or in a batched create. */
+function shapedRequest(op: Operation): fc.Arbitrary<Request> {
+  const batched = op.path === "/v1/batch";
+  const where = batched ? IN_BATCH : TOP;
+  const names = batched ? fc.constantFrom(...Object.keys(bodyFields(operations.find((o) => o.method === "POST" && o.path === "/v1/tasks")!))) : fieldName(op);
+  const shape = fc.oneof(nested().map((n) => ({ nested: n })), wide());
+  return fc
+    .tuple(request(op, {}), names, shape)
+    .map(([req, field, chosen]) => {
+      const { body, refusedAt } = shapedBody(field, chosen, where);
+      return { ...req, body, ...(refusedAt === null ? {} : { refusedAt }) };
+    });
+}
+
+/** One request per operation and kind first: arrays 5,000 deep, and one value more than the limit. */
+const shapedExamples = (): Request[] =>
+  withJsonBodyOps().flatMap((op) => {
+    const batched = op.path === "/v1/batch";
+    const where = batched ? IN_BATCH : TOP;
+    const field = batched ? "title" : (Object.keys(bodyFields(op))[0] ?? "extra");
+    const path = pathOf(op, fc.constant(own.task![0]!));
+    return [{ nested: { depth: 5_000, kinds: [0], leaf: "0" } }, { width: MAX_JSON_VALUES - where.values, asObject: false }].map((shape) => {
+      const { body, refusedAt } = shapedBody(field, shape, where);
+      const [sample] = fc.sample(path, { seed: SEED, numRuns: 1 });
+      return { operation: op, method: op.method, path: sample!, headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" }, body, refusedAt: refusedAt! };
+    });
+  });
+
+/** A body past the limits is 400 invalid_field naming where (or 413 when its bytes are over the limit first). */
+function refusedWhereItShouldBe(req: Request, response: { status: number; text: string }): void {
+  if (req.refusedAt === undefined) return;
+  const where = `${describeRequest(req)}\n  -> ${response.status} ${response.text.slice(0, 400)}`;
+  const error = (JSON.parse(response.text) as { error?: { code?: string; field?: string } }).error;
+  if (response.status === 413) return expect(error?.code, where).toBe("payload_too_large");
+  expect(response.status, where).toBe(400);
+  expect(error, where).toMatchObject({ code: "invalid_field", field: req.refusedAt });
+}
+
 // ---- The properties ---------------------------------------------------------------------------
 
 /**
@@ -437,8 +536,8 @@ async function send(req: Request) {
 const describeRequest = (req: Request) =>
   `${req.method} ${req.path.slice(0, 200)} headers=${JSON.stringify(req.headers).slice(0, 300)} body=${(req.body ?? "(none)").slice(0, 200)}`;
 
-/** Sends the request and checks every property; throws (and fast-check shrinks) on the first broken one. */
-async function holds(req: Request): Promise<void> {
+/** Sends the request and checks every property (and `also`, when given); throws on the first broken one. */
+async function holds(req: Request, also?: (req: Request, response: { status: number; text: string }) => void): Promise<void> {
   const before = await Promise.all([snapshot(tenant.org.id), snapshot(other.org.id)]);
   const response = await send(req);
   const where = `${describeRequest(req)}\n  -> ${response.status} ${response.text.slice(0, 400)}`;
@@ -462,6 +561,8 @@ async function holds(req: Request): Promise<void> {
     expect(body, `an error carries no data: ${where}`).not.toHaveProperty("data");
   }
 
+  also?.(req, response);
+
   const after = await Promise.all([snapshot(tenant.org.id), snapshot(other.org.id)]);
   if (response.status >= 400) expectNoTrace(before[0], after[0]);
   // The other organisation is never written by the caller, whatever the answer.
@@ -471,6 +572,8 @@ async function holds(req: Request): Promise<void> {
 const anyOperation = () => fc.constantFrom(...operations);
 const withParams = () => fc.constantFrom(...operations.filter((op) => op.path.includes(":")));
 const withBody = () => fc.constantFrom(...operations.filter((op) => op.method === "POST" || op.method === "PATCH"));
+/** Every operation that reads a JSON body (its OpenAPI entry declares one); the others ignore what is sent. */
+const withJsonBodyOps = () => operations.filter((op) => operationDoc(op)?.requestBody !== undefined);
 const reads = () => fc.constantFrom(...operations.filter((op) => op.method === "GET"));
 /** Every GET operation whose query declares a cursor. */
 const listOperations = () => operations.filter((op) => op.method === "GET" && "cursor" in queryFields(op));
@@ -536,6 +639,8 @@ interface Property {
   runs: number;
   /** The test's timeout, when 180 s is not enough. */
   timeout?: number;
+  /** What the answer must be beyond the common properties. */
+  also?: (req: Request, response: { status: number; text: string }) => void;
 }
 
 const PROPERTIES: Property[] = [
@@ -572,6 +677,13 @@ const PROPERTIES: Property[] = [
     // Some 900 requests: every fixed value in every parameter of every list endpoint.
     timeout: 400_000,
   },
+  {
+    name: "deep and wide bodies: nested past the depth limit or holding more values than the limit, in every operation's fields and in a batch's operations",
+    requests: () => fc.constantFrom(...withJsonBodyOps()).chain(shapedRequest),
+    examples: shapedExamples,
+    runs: NUM_RUNS,
+    also: refusedWhereItShouldBe,
+  },
 ];
 
 /** What a request is, for comparing two generations: everything sent. */
@@ -603,7 +715,7 @@ describe(`generated requests to every operation (seed ${SEED})`, () => {
       const runs = examples.length + property.runs;
       // One line per property, so a CI log is enough to replay it.
       console.log(`[properties] seed=${SEED} runs=${runs} FC_SEED=${SEED} npx vitest run ${FILE} -t ${JSON.stringify(property.name)}`);
-      await fc.assert(fc.asyncProperty(property.requests(), holds), {
+      await fc.assert(fc.asyncProperty(property.requests(), (req) => holds(req, property.also)), {
         ...settings(runs),
         examples: examples.map((example) => [example] as [Request]),
       });
