@@ -13,6 +13,13 @@ export const FAILED_SIGN_INS_PER_ACCOUNT = 10;
 export const FAILED_SIGN_INS_PER_ADDRESS = 30;
 
 /**
+ * Sign-ups one client address may send per SIGN_UP_WINDOW_SECONDS, whatever their outcome: each
+ * hashes a password, and most create a person and an organisation.
+ */
+export const SIGN_UPS_PER_ADDRESS = 20;
+export const SIGN_UP_WINDOW_SECONDS = 60 * 60;
+
+/**
  * How deep a JSON body's arrays and objects may nest (the body itself is depth 1; the API's own
  * bodies go 5 deep, in a batch), and how many values it may hold in all (a batch of 100 creates
  * holds about 7,000). Checked before any code walks the body.

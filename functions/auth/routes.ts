@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { clientOf } from "../../domain/client-address.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS } from "../../domain/limits.ts";
+import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS, SIGN_UP_WINDOW_SECONDS, SIGN_UPS_PER_ADDRESS } from "../../domain/limits.ts";
 import { acceptInvitation, lookUpInvitation } from "../../services/people.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../lib/json-limits.ts";
@@ -101,9 +101,22 @@ authRoutes.post("/auth/sign-in/email", async (c) => {
   return response;
 });
 
+/**
+ * Sign-ups are counted per client address (an AuthGuard of their own): past SIGN_UPS_PER_ADDRESS
+ * in an hour, further ones wait for the next hour (429, Retry-After) before a password is hashed
+ * or anything is created. Every sign-up counts, whatever its outcome: each costs a hash.
+ */
+authRoutes.post("/auth/sign-up/email", async (c) => {
+  const decision = await guardOf(c, `sign-up:address:${clientOf(clientAddress(c))}`).attempt(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW_SECONDS);
+  if (decision.blocked) {
+    c.header("Retry-After", String(decision.retryAfter));
+    throw new DomainError("rate_limited", `too many sign-ups from this address: wait ${decision.retryAfter} s`, { retryAfter: decision.retryAfter });
+  }
+  return handle(c);
+});
+
 // Only these of better-auth's endpoints are served; every other /auth path is a 404 answered here,
 // before better-auth (or the database) is asked. (disabledPaths in auth.ts turns the rest off too.)
-authRoutes.post("/auth/sign-up/email", (c) => handle(c));
 authRoutes.post("/auth/sign-out", (c) => handle(c));
 authRoutes.get("/auth/get-session", (c) => handle(c));
 

@@ -11,7 +11,8 @@ export interface GuardDecision {
 
 /**
  * Also counts failed sign-ins, in objects of their own: one per address and one per account
- * (functions/auth/routes.ts, FAILED_SIGN_INS_PER_WINDOW).
+ * (functions/auth/routes.ts, FAILED_SIGN_INS_PER_WINDOW), and sign-ups per address, in windows
+ * of an hour (SIGN_UPS_PER_ADDRESS). Each object counts one thing, in windows of one length.
  *
  * One Durable Object per client address, counting the well-formed keys it presented that turned
  * out unknown or revoked. A key's checksum is public, so a random well-formed key costs a lookup:
@@ -46,8 +47,21 @@ export class AuthGuard extends DurableObject<Bindings> {
     return decision;
   }
 
-  private decision(limit: number, now = Date.now()): GuardDecision {
-    const windowMs = WINDOW_SECONDS * 1000;
+  /**
+   * Counts one attempt (a sign-up) if the window allows it, and answers whether it does. Each
+   * count is stored: a window of an hour outlasts the object's stay in memory between attempts.
+   */
+  async attempt(limit: number, windowSeconds: number): Promise<GuardDecision> {
+    await this.loaded;
+    const decision = this.decision(limit, windowSeconds);
+    if (decision.blocked) return decision;
+    this.window.failures++;
+    await this.ctx.storage.put("window", this.window);
+    return decision;
+  }
+
+  private decision(limit: number, windowSeconds = WINDOW_SECONDS, now = Date.now()): GuardDecision {
+    const windowMs = windowSeconds * 1000;
     const start = now - (now % windowMs);
     if (this.window.start !== start) this.window = { start, failures: 0 };
     const retryAfter = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
