@@ -46,6 +46,8 @@ const PENDING_PREFIX = "pending:";
 const FANOUT_PREFIX = "fanout:";
 const ORG_KEY = "orgId";
 const GAP_RETRY_MS = 5_000;
+/** Pages of missed events one attempt to fill a gap fetches at most. */
+const GAP_PAGES_PER_ATTEMPT = 4;
 /** An alarm this late is assumed lost and set again. */
 const ALARM_OVERDUE_MS = 2_000;
 
@@ -377,7 +379,16 @@ export default class OrganisationRoom implements Party.Server {
   }
 
   private async fillGap(): Promise<void> {
-    const { events } = await this.callApi<{ events: OpsEvent[] }>(`/events?after=${this.watermark}&limit=500`);
-    for (const event of events) if (event.changeVersion > this.watermark!) this.pending.set(event.changeVersion, event);
+    // A page stops at its count or its size (a few MiB), so a gap of large events takes several;
+    // a few per attempt keep the room's memory bounded, and the next attempt goes on.
+    const highestHeld = Math.max(...this.pending.keys());
+    let after = this.watermark!;
+    for (let page = 0; page < GAP_PAGES_PER_ATTEMPT && after + 1 < highestHeld; page++) {
+      const { events } = await this.callApi<{ events: OpsEvent[] }>(`/events?after=${after}&limit=500`);
+      for (const event of events) if (event.changeVersion > this.watermark!) this.pending.set(event.changeVersion, event);
+      const last = events.at(-1);
+      if (!last) return;
+      after = last.changeVersion;
+    }
   }
 }

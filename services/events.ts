@@ -48,6 +48,12 @@ export const missedEvents = ({ ctx, input }: Call<{ orgId: string; after: number
 
 /** Events per publish in the sweep: a bounded request, and progress recorded as each batch is acknowledged. */
 const SWEEP_BATCH = 250;
+/** ...and about this many bytes of JSON: a room takes a publish whole, in memory and storage. */
+const SWEEP_BATCH_BYTES = 1024 * 1024;
+/** Events the sweep reads at a time (a page also stops at ANSWER_BYTES of them). */
+const SWEEP_PAGE = 1000;
+/** How long one sweep goes on publishing pages: well inside a cron invocation's limits, and the next sweep carries on. */
+const SWEEP_SECONDS = 30;
 /** How far back the sweep repeats revocations to the rooms: a few of its one-minute ticks. */
 const REVOCATION_REPEAT_SECONDS = 180;
 
@@ -61,7 +67,7 @@ async function publishInBatches(ctx: SweepContext, orgId: string, events: OpsEve
   let sent = 0;
   try {
     while (sent < events.length) {
-      const batch = events.slice(sent, sent + SWEEP_BATCH);
+      const batch = nextBatch(events, sent);
       await publish(ctx, orgId, batch, { recordNow: true });
       sent += batch.length;
     }
@@ -71,6 +77,15 @@ async function publishInBatches(ctx: SweepContext, orgId: string, events: OpsEve
   }
 }
 
+/** The events from `start` that one publish carries: SWEEP_BATCH of them, or fewer once they reach SWEEP_BATCH_BYTES of JSON. */
+function nextBatch(events: OpsEvent[], start: number): OpsEvent[] {
+  let end = start;
+  for (let bytes = 0; end < events.length && end - start < SWEEP_BATCH && (end === start || bytes < SWEEP_BATCH_BYTES); end++) {
+    bytes += JSON.stringify(events[end]).length;
+  }
+  return events.slice(start, end);
+}
+
 /**
  * Publishes every event of the organisation not yet acknowledged, after a bulk write such as the
  * seed; throws if the room cannot take them (the sweep publishes them later).
@@ -78,7 +93,7 @@ async function publishInBatches(ctx: SweepContext, orgId: string, events: OpsEve
 export async function publishPending(ctx: SweepContext, orgId: string): Promise<number> {
   let total = 0;
   for (;;) {
-    const events = await unpublishedEvents(ctx.db, 0, 1000, orgId);
+    const { events } = await unpublishedEvents(ctx.db, 0, SWEEP_PAGE, orgId);
     if (events.length === 0) return total;
     const { sent, error } = await publishInBatches(ctx, orgId, events);
     total += sent;
@@ -89,31 +104,54 @@ export async function publishPending(ctx: SweepContext, orgId: string): Promise<
 const warn = (message: string, facts: Record<string, unknown>) => console.warn(JSON.stringify({ level: "warn", message, ...facts }));
 
 /**
+ * Publishes what no room acknowledged, a page at a time (pages are cut by size as well as count:
+ * db/statements/answer-size.ts) until none is left, a room refuses, or SWEEP_SECONDS have gone.
+ */
+async function publishUnacknowledged(ctx: SweepContext, graceSeconds: number): Promise<{ published: number; failed: number }> {
+  const deadline = Date.now() + SWEEP_SECONDS * 1000;
+  let published = 0;
+  let failed = 0;
+  for (let more = true; more && Date.now() < deadline; ) {
+    const page = await unpublishedEvents(ctx.db, graceSeconds, SWEEP_PAGE);
+    const byOrg = new Map<string, OpsEvent[]>();
+    for (const event of page.events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);
+    for (const [orgId, orgEvents] of byOrg) {
+      const { sent, error } = await publishInBatches(ctx, orgId, orgEvents);
+      if (error) warn("sweep publish failed", { orgId, cause: String(error) });
+      failed += orgEvents.length - sent;
+      published += sent;
+    }
+    // A room that refused leaves its events unacknowledged: the next page would start with them again.
+    more = page.hasMore && failed === 0;
+  }
+  return { published, failed };
+}
+
+/**
  * The scheduled sweep: re-publishes what no room acknowledged, per organisation in changeVersion
  * order and in batches (a batch the room took stays acknowledged if a later one fails); repeats
  * recent revocations to the rooms (one that was not told closes the key's sockets now); and drops
- * events and Idempotency-Keys past their retention.
+ * events and Idempotency-Keys past their retention. Each part runs whatever became of the others:
+ * after a realtime outage, when publishing has the most to do and may fail, pruning still happens.
  */
-export async function sweep(ctx: SweepContext, options: { retentionSeconds: number; graceSeconds?: number }): Promise<{ published: number; failed: number }> {
+export async function sweep(ctx: SweepContext, options: { retentionSeconds: number; graceSeconds?: number }): Promise<{ published: number; failed: number; pruned: number }> {
+  const failing = (what: string) => (error: unknown) => warn(`sweep could not ${what}`, { cause: String(error) });
   // What this isolate was told and holds for its next write is recorded first, not sent again
   // (when that fails, the events are sent again below, which costs only the repeat).
-  await recordPendingAcknowledgements(ctx.db).catch((error: unknown) => warn("could not record the acknowledgements held", { cause: String(error) }));
-  const events = await unpublishedEvents(ctx.db, options.graceSeconds ?? 10, 1000);
-  const byOrg = new Map<string, OpsEvent[]>();
-  for (const event of events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);
-  let published = 0;
-  let failed = 0;
-  for (const [orgId, orgEvents] of byOrg) {
-    const { sent, error } = await publishInBatches(ctx, orgId, orgEvents);
-    if (error) warn("sweep publish failed", { orgId, cause: String(error) });
-    failed += orgEvents.length - sent;
-    published += sent;
-  }
-  const revoked = await recentlyRevokedKeys(ctx.db, REVOCATION_REPEAT_SECONDS);
-  await Promise.all(
-    [...revoked].map(([orgId, keyIds]) => ctx.rooms.tell(orgId, { keysRevoked: keyIds }).catch((error: unknown) => warn("could not tell a room of revoked keys", { orgId, cause: String(error) }))),
-  );
-  await pruneEvents(ctx.db, options.retentionSeconds);
-  await pruneIdempotencyKeys(ctx.db);
-  return { published, failed };
+  await recordPendingAcknowledgements(ctx.db).catch(failing("record the acknowledgements held"));
+  const { published, failed } = await publishUnacknowledged(ctx, options.graceSeconds ?? 10).catch((error: unknown) => {
+    failing("read the events to publish")(error);
+    return { published: 0, failed: 0 };
+  });
+  await recentlyRevokedKeys(ctx.db, REVOCATION_REPEAT_SECONDS)
+    .then((revoked) =>
+      Promise.all([...revoked].map(([orgId, keyIds]) => ctx.rooms.tell(orgId, { keysRevoked: keyIds }).catch((error: unknown) => warn("could not tell a room of revoked keys", { orgId, cause: String(error) })))),
+    )
+    .catch(failing("read the recent revocations"));
+  const pruned = await pruneEvents(ctx.db, options.retentionSeconds).catch((error: unknown) => {
+    failing("prune events")(error);
+    return 0;
+  });
+  await pruneIdempotencyKeys(ctx.db).catch(failing("prune Idempotency-Keys"));
+  return { published, failed, pruned };
 }

@@ -242,7 +242,7 @@ export async function replayWebhook({ ctx, input }: Call<{ id: string; after: nu
     if (wanted.length > 0) await handToRoom(ctx, webhook.orgId, { replay: { webhookId: webhook.id, events: wanted } }).catch(partly(handed, until));
     queued += wanted.length;
     const last = page.events.at(-1);
-    if (!last || page.events.length < REPLAY_BATCH) return { webhookId: webhook.id, after: input.after, until, queued };
+    if (!last || !page.hasMore) return { webhookId: webhook.id, after: input.after, until, queued };
     handed = last.changeVersion;
     page = await read(handed, until);
   }

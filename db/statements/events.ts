@@ -5,6 +5,7 @@ import type { Actor } from "../../domain/actor.ts";
 import type { EventFilter } from "../../domain/event-filter.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { fitsAnswer, runningBytes } from "./answer-size.ts";
 import { carryingAcknowledgements, run, runOne } from "./sql.ts";
 
 /** The public event, built by Postgres: the write statements, the catch-up list and the sweep share it. */
@@ -22,6 +23,30 @@ export function parseEvent(raw: OpsEvent): OpsEvent {
   // change_version is bigint in SQL; JSON carries it as a number.
   return { ...raw, changeVersion: Number(raw.changeVersion) };
 }
+
+/** A page of events as one JSON column: at most `limit` of them and ANSWER_BYTES (answer-size.ts), and whether more follow. */
+export interface EventPageColumn {
+  events: OpsEvent[];
+  hasMore: boolean;
+}
+
+/**
+ * The events `e` of `from` that `where` selects, oldest first, as one column `page`
+ * ({ events, hasMore }): at most `limit` of them, cut short where their JSON would pass
+ * ANSWER_BYTES (the first is always answered).
+ */
+export function eventPageColumn(from: SQL, where: SQL, limit: number, order: SQL = sql`e.change_version`): SQL {
+  const fits = sql`x.n <= ${limit} and ${fitsAnswer("x")}`;
+  return sql`(select json_build_object(
+            'events', coalesce(json_agg(x.event order by x.n) filter (where ${fits}), '[]'::json),
+            'hasMore', count(*) > count(*) filter (where ${fits}))
+          from (select y.*, ${runningBytes(sql`y.event`, sql`y.n`)} as bytes
+                  from (select ${eventProjection("e")} as event, row_number() over (order by ${order}) as n
+                          from (select e.* from ${from} where ${where} order by ${order} limit ${limit + 1}) e) y) x) as page`;
+}
+
+/** The page's events as the API answers them. */
+const eventsOf = (page: EventPageColumn) => ({ events: page.events.map(parseEvent), hasMore: page.hasMore });
 
 /**
  * Retention is decided by time once, then by number: the first changeVersion whose event is
@@ -88,26 +113,15 @@ export async function listEvents(
     kept("e", options.retentionSeconds),
     ...filterSql(options.filter),
   ];
-  const row = await runOne<CallerRow & { events: OpsEvent[]; first_kept: string | null }>(
+  const row = await runOne<CallerRow & { page: EventPageColumn; first_kept: string | null }>(
     db,
     sql`with ${callerCtes(actor, null)}
         select ${callerColumns},
                ${firstKeptColumn(options.retentionSeconds)},
-               (select coalesce(json_agg(x.event order by x.change_version), '[]'::json) from (
-                  select ${eventProjection("e")} as event, e.change_version
-                    from events e
-                   where ${sql.join(conditions, sql` and `)}
-                   order by e.change_version
-                   limit ${options.limit + 1}
-               ) x) as events`,
+               ${eventPageColumn(sql`events e`, sql.join(conditions, sql` and `), options.limit)}`,
   );
   const caller = callerOf(row);
-  return {
-    caller,
-    events: row.events.slice(0, options.limit).map(parseEvent),
-    hasMore: row.events.length > options.limit,
-    firstKept: firstKeptOf(row, caller),
-  };
+  return { caller, ...eventsOf(row.page), firstKept: firstKeptOf(row, caller) };
 }
 
 /**
@@ -121,32 +135,27 @@ export async function recordHistory(
   options: { type: string; scope: Scope; table: string; id: string; after: number; limit: number; retentionSeconds: number },
 ): Promise<{ caller: CallerOutcome; events: OpsEvent[]; hasMore: boolean; known: boolean }> {
   const ofRecord = sql`e.org_id = ${CALLER_ORG} and e.data->>'id' = ${options.id.toLowerCase()} and e.type like ${`${options.type}.%`} and ${kept("e", options.retentionSeconds)}`;
-  const row = await runOne<CallerRow & { events: OpsEvent[]; known: boolean }>(
+  const row = await runOne<CallerRow & { page: EventPageColumn; known: boolean }>(
     db,
     sql`with ${callerCtes(actor, options.scope)}
         select ${callerColumns},
                (exists (select 1 from ${sql.identifier(options.table)} r where r.org_id = ${CALLER_ORG} and r.id = ${options.id}::uuid)
                  or exists (select 1 from events e where ${ofRecord})) as known,
-               (select coalesce(json_agg(x.event order by x.change_version), '[]'::json) from (
-                  select ${eventProjection("e")} as event, e.change_version
-                    from events e
-                   where ${ofRecord} and e.change_version > ${options.after}
-                   order by e.change_version
-                   limit ${options.limit + 1}
-               ) x) as events`,
+               ${eventPageColumn(sql`events e`, sql`${ofRecord} and e.change_version > ${options.after}`, options.limit)}`,
   );
-  return { caller: callerOf(row), events: row.events.slice(0, options.limit).map(parseEvent), hasMore: row.events.length > options.limit, known: row.known };
+  return { caller: callerOf(row), ...eventsOf(row.page), known: row.known };
 }
 
-/** Every event of an organisation after `after` (the room filling a gap), oldest first. */
+/**
+ * The events of an organisation after `after` (the room filling a gap), oldest first: at most
+ * `limit` and ANSWER_BYTES of them; the room asks again from the last one while a gap is left.
+ */
 export async function eventsAfter(db: Database, orgId: string, after: number, limit: number): Promise<OpsEvent[]> {
-  const rows = await run<{ event: OpsEvent }>(
+  const row = await runOne<{ page: EventPageColumn }>(
     db,
-    sql`select ${eventProjection("e")} as event from events e
-         where e.org_id = ${orgId}::uuid and e.change_version > ${after}
-         order by e.change_version limit ${limit}`,
+    sql`select ${eventPageColumn(sql`events e`, sql`e.org_id = ${orgId}::uuid and e.change_version > ${after}`, limit)}`,
   );
-  return rows.map((r) => parseEvent(r.event));
+  return eventsOf(row.page).events;
 }
 
 /**
@@ -187,16 +196,14 @@ export async function recordPendingAcknowledgements(db: Database): Promise<void>
   });
 }
 
-/** Unacknowledged events older than `graceSeconds` (of one organisation, or all), oldest first. */
-export async function unpublishedEvents(db: Database, graceSeconds: number, limit: number, orgId?: string): Promise<OpsEvent[]> {
-  const rows = await run<{ event: OpsEvent }>(
-    db,
-    sql`select ${eventProjection("e")} as event from events e
-         where e.published_at is null and e.occurred_at <= now() - make_interval(secs => ${graceSeconds})
-               ${orgId ? sql`and e.org_id = ${orgId}::uuid` : sql``}
-         order by e.occurred_at, e.org_id, e.change_version limit ${limit}`,
-  );
-  return rows.map((r) => parseEvent(r.event));
+/**
+ * Unacknowledged events older than `graceSeconds` (of one organisation, or all), oldest first:
+ * at most `limit` and ANSWER_BYTES of them, and whether more are waiting.
+ */
+export async function unpublishedEvents(db: Database, graceSeconds: number, limit: number, orgId?: string): Promise<EventPageColumn> {
+  const waiting = sql`e.published_at is null and e.occurred_at <= now() - make_interval(secs => ${graceSeconds}) ${orgId ? sql`and e.org_id = ${orgId}::uuid` : sql``}`;
+  const row = await runOne<{ page: EventPageColumn }>(db, sql`select ${eventPageColumn(sql`events e`, waiting, limit, sql`e.occurred_at, e.org_id, e.change_version`)}`);
+  return eventsOf(row.page);
 }
 
 /**

@@ -7,6 +7,7 @@ import { rankOf } from "../schema/columns.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { FULL_VIEW, viewProjection, type RecordView } from "./projection.ts";
 import type { RecordOf, Resource } from "./resource.ts";
+import { fitsAnswer, runningBytes } from "./answer-size.ts";
 import { runOne } from "./sql.ts";
 
 // Reading records: one statement each, the key check and the tenant filter included.
@@ -122,7 +123,8 @@ function ordering(resource: Resource, page: PageRequest) {
 
 /**
  * A page in the list's order: keyset paging, so page 1000 costs what page 1 does. The page's sort
- * keys were checked against what the resource sorts by (`resource.sortable`).
+ * keys were checked against what the resource sorts by (`resource.sortable`). A page ends at
+ * `limit` records or at ANSWER_BYTES of them, whichever comes first (answer-size.ts).
  */
 export async function listRecords<R extends Resource>(
   db: Database,
@@ -145,18 +147,22 @@ export async function listRecords<R extends Resource>(
   const row = await runOne<CallerRow & { records: string; count: number; parent_found: boolean; end: [...(string | null)[], string] | null; has_more: boolean }>(
     db,
     sql`with ${callerCtes(actor, resource.readScope)},
-        page as (
+        found as (
           select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} as record, ${end} as end_key, row_number() over (order by ${orderBy}) as n
             from (select r.* from ${sql.identifier(resource.name)} r
                    where ${sql.join(conditions, sql` and `)}
                    order by ${orderBy}
                    limit ${limit + 1}) r
-        )
+        ),
+        page as (
+          select f.*, ${runningBytes(sql`f.record`, sql`f.n`)} as bytes from found f
+        ),
+        kept as (select p.* from page p where p.n <= ${limit} and ${fitsAnswer("p")})
         select ${callerColumns}, ${parent} as parent_found,
-               (select coalesce(json_agg(p.record order by p.n), '[]'::json)::text from page p where p.n <= ${limit}) as records,
-               (select count(*)::int from page p where p.n <= ${limit}) as count,
-               (select p.end_key from page p where p.n = ${limit}) as end,
-               (select count(*) > ${limit} from page) as has_more`,
+               (select coalesce(json_agg(k.record order by k.n), '[]'::json)::text from kept k) as records,
+               (select count(*)::int from kept) as count,
+               (select k.end_key from kept k order by k.n desc limit 1) as end,
+               (select count(*) from page) > (select count(*) from kept) as has_more`,
   );
   const endKey = row.has_more && row.end ? { values: row.end.slice(0, -1) as (string | null)[], id: row.end.at(-1) as string } : null;
   return { caller: callerOf(row), records: new JsonText<RecordOf<R>[]>(row.records), count: row.count, parentFound: row.parent_found, hasMore: row.has_more, end: endKey };

@@ -7,7 +7,7 @@ import { webhooks } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
-import { eventProjection, firstKeptColumn, firstKeptOf, kept, parseEvent } from "./events.ts";
+import { eventPageColumn, firstKeptColumn, firstKeptOf, kept, parseEvent, type EventPageColumn } from "./events.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { projection } from "./projection.ts";
 import { getRecord, listRecords } from "./read.ts";
@@ -123,6 +123,8 @@ export interface ReplayPage {
   firstKept: number;
   /** Empty unless the caller holds every scope the webhook carries. */
   events: OpsEvent[];
+  /** More events of the range follow this page (it stopped at its count or its size). */
+  hasMore: boolean;
 }
 
 /**
@@ -136,7 +138,7 @@ export async function replayPage(
   id: string,
   options: { after: number; until: number | null; limit: number; retentionSeconds: number },
 ): Promise<ReplayPage> {
-  const row = await runOne<CallerRow & { webhook: WebhookRecord | null; first_kept: string | null; events: OpsEvent[] }>(
+  const row = await runOne<CallerRow & { webhook: WebhookRecord | null; first_kept: string | null; page: EventPageColumn }>(
     db,
     sql`with ${callerCtes(actor, "webhooks.manage")},
         webhook as (
@@ -146,23 +148,22 @@ export async function replayPage(
         select ${callerColumns},
                (select ${projection(webhookResource, "webhook")} from webhook) as webhook,
                ${firstKeptColumn(options.retentionSeconds)},
-               (select coalesce(json_agg(x.event order by x.change_version), '[]'::json) from (
-                  select ${eventProjection("e")} as event, e.change_version
-                    from events e, webhook w
-                   where e.org_id = ${CALLER_ORG} and w.scopes_held and e.scope = any(w.scopes)
+               ${eventPageColumn(
+                 sql`events e, webhook w`,
+                 sql`e.org_id = ${CALLER_ORG} and w.scopes_held and e.scope = any(w.scopes)
                      and e.change_version > ${options.after}
                      and e.change_version <= coalesce(${options.until}::bigint, (select change_version from organisations where id = ${CALLER_ORG}))
-                     and ${kept("e", options.retentionSeconds)}
-                   order by e.change_version
-                   limit ${options.limit}
-               ) x) as events`,
+                     and ${kept("e", options.retentionSeconds)}`,
+                 options.limit,
+               )}`,
   );
   const caller = callerOf(row);
   return {
     caller,
     webhook: row.webhook,
     firstKept: firstKeptOf(row, caller),
-    events: row.events.map(parseEvent),
+    events: row.page.events.map(parseEvent),
+    hasMore: row.page.hasMore,
   };
 }
 
