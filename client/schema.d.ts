@@ -8935,7 +8935,7 @@ export interface components {
     headers: {
         /** @description This request's id (the one sent, or a new one); quote it with any report. */
         "X-Request-Id": string;
-        /** @description Requests this key may make per 60 s window. */
+        /** @description Requests this key, or this person in this organisation, may make per 60 s window. */
         "RateLimit-Limit": number;
         /** @description Requests left in the current window. */
         "RateLimit-Remaining": number;

@@ -18,6 +18,8 @@ export const FAILED_SIGN_INS_PER_ADDRESS = 30;
  */
 export const SIGN_UPS_PER_ADDRESS = 20;
 export const SIGN_UP_WINDOW_SECONDS = 60 * 60;
+/** Requests per window a signed-in person may make in one organisation (all their sessions together), as a key's default. */
+export const PERSON_RATE_LIMIT = DEFAULT_RATE_LIMIT;
 
 /**
  * How deep a JSON body's arrays and objects may nest (the body itself is depth 1; the API's own

@@ -14,7 +14,7 @@ interface HeaderSpec {
 /** Headers of responses. */
 export const RESPONSE_HEADERS = {
   requestId: { name: "X-Request-Id", description: "This request's id (the one sent, or a new one); quote it with any report.", schema: { type: "string", example: "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77" } },
-  rateLimitLimit: { name: "RateLimit-Limit", description: "Requests this key may make per 60 s window.", schema: { type: "integer", minimum: 0, example: 600 } },
+  rateLimitLimit: { name: "RateLimit-Limit", description: "Requests this key, or this person in this organisation, may make per 60 s window.", schema: { type: "integer", minimum: 0, example: 600 } },
   rateLimitRemaining: { name: "RateLimit-Remaining", description: "Requests left in the current window.", schema: { type: "integer", minimum: 0, example: 599 } },
   rateLimitReset: { name: "RateLimit-Reset", description: "Seconds until the window resets.", schema: { type: "integer", minimum: 0, example: 42 } },
   retryAfter: { name: "Retry-After", description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0, example: 42 } },

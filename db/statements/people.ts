@@ -312,6 +312,17 @@ export async function findLiveSession(db: Database, sessionId: string): Promise<
   return row ?? null;
 }
 
+/** The person a live session is, and the organisation it acts for (their requests are counted per both), or null. */
+export async function sessionHolder(db: Database, sessionToken: string): Promise<{ userId: string; orgId: string } | null> {
+  const [row] = await run<{ userId: string; orgId: string }>(
+    db,
+    sql`select s.user_id as "userId", m.org_id as "orgId"
+          from sessions s join memberships m on ${sessionMembership}
+         where s.token = ${sessionToken} and s.expires_at > now()`,
+  );
+  return row ?? null;
+}
+
 /** Switches a session to another organisation of its user; false when the user is no member there. */
 export async function switchOrganisation(db: Database, input: { sessionToken: string; orgId: string }): Promise<boolean> {
   const rows = await run(

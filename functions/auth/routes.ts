@@ -5,7 +5,7 @@ import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS, SIGN_UP_WINDO
 import { acceptInvitation, lookUpInvitation } from "../../services/people.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../lib/json-limits.ts";
-import { clientAddress } from "../middleware/rate-limit.ts";
+import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";
 import { authFor } from "./auth.ts";
 import { isSameOriginWrite, sessionTokenOf } from "./session-cookie.ts";
 
@@ -72,6 +72,8 @@ authRoutes.post("/auth/invitations/accept", async (c) => {
   const body = c.get("body") as { token?: unknown };
   if (typeof body.token !== "string" || !body.token) throw new DomainError("missing_field", "token is required", { field: "token" });
   const accepted = await acceptInvitation({ ctx: { db: c.get("db") }, input: { token: body.token, userId: session.user.id, sessionToken } });
+  // The session acts for the organisation it joined: its calls are counted there now.
+  forgetSessionHolder(sessionToken);
   return c.json({ success: true, version: "v1", message: "invitation accepted", data: { organisation: accepted.orgId, role: accepted.role } });
 });
 

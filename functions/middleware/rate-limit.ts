@@ -1,8 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { DatabaseUnavailableError } from "../../db/client.ts";
+import { PERSON_RATE_LIMIT } from "../../domain/limits.ts";
 import { describeCaller } from "../../services/organisation.ts";
-import { serviceContext } from "../context.ts";
+import { sessionHolder } from "../../services/people.ts";
+import { databaseFor, serviceContext } from "../context.ts";
 import type { AppEnv, Bindings } from "../env.ts";
 import { IsolateBudgets, type RateLimitDecision } from "../rate-limit/lease.ts";
 import { DomainError } from "../../domain/errors.ts";
@@ -69,15 +71,72 @@ const rateLimitHeaders = (decision: RateLimitDecision) => ({
   [RESPONSE_HEADERS.rateLimitReset.name]: String(decision.resetSeconds),
 });
 
+/** How long an isolate trusts what it read of a session's person and organisation. */
+const HOLDER_REFRESH_MS = 60_000;
+/** The person and organisation of each session this isolate has seen, when read (a session's token never changes hands). */
+const holders = new Map<string, { userId: string; orgId: string; readAt: number }>();
+
 /**
- * Per-key rate limit (docs/api.md "Limits"), counted by the key's RateLimiter Durable Object before
- * any work. Every keyed response carries RateLimit-Limit, -Remaining and -Reset; a limited call
- * answers 429 with Retry-After and changes nothing. 401 comes before 429, so a limited call
- * still learns first that its key is bad. An address that presented too many refused keys is
- * answered 429 before an unknown key of it is looked up (functions/rate-limit/auth-guard.ts).
+ * The limiter of a person in the organisation their session acts for, read once a minute per
+ * isolate: one round trip then, none on the calls between. A session that has ended is 401 (as
+ * its call's statement would answer). The read has a database handle of its own: the call's
+ * handle counts the call's own statements (app.ts decides from them whether a 400 still owes the
+ * caller its 401 or 403).
+ */
+async function personLimiterOf(c: Context<AppEnv>, sessionToken: string): Promise<string> {
+  let holder = holders.get(sessionToken);
+  if (!holder || Date.now() - holder.readAt > HOLDER_REFRESH_MS) {
+    const read = await sessionHolder({ ctx: { db: databaseFor(c.env) }, input: { sessionToken } });
+    if (!read) {
+      holders.delete(sessionToken);
+      throw new DomainError("unauthorized", "the session has ended, or its organisation no longer counts you as a member: sign in again");
+    }
+    if (holders.size >= KEYS_KEPT) holders.clear();
+    holder = { ...read, readAt: Date.now() };
+    holders.set(sessionToken, holder);
+  }
+  return `person:${holder.orgId}:${holder.userId}`;
+}
+
+/** A session switched organisation: its next call reads where it acts now. */
+export const forgetSessionHolder = (sessionToken: string) => holders.delete(sessionToken);
+
+/** Counts `cost` requests of a person in an organisation against PERSON_RATE_LIMIT, as a key's are counted. */
+function consumePersonRateLimit(env: Bindings, limiter: string, cost = 1): Promise<RateLimitDecision> {
+  return budgets.consume(limiter, cost, (need) =>
+    limiterOf(env, limiter).consumeAt(PERSON_RATE_LIMIT, need).catch((error: unknown) => {
+      throw new DatabaseUnavailableError(error);
+    }),
+  );
+}
+
+/** The 429 of a caller over its limit, with the headers of the decision and Retry-After. */
+function overLimit(c: Context<AppEnv>, decision: RateLimitDecision): DomainError {
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  c.header(RESPONSE_HEADERS.retryAfter.name, String(decision.resetSeconds));
+  return new DomainError("rate_limited", `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, {
+    retryAfter: decision.resetSeconds,
+  });
+}
+
+/** After the call: the decision's headers, unless a batch that counted its further operations set its own, later figures. */
+function withHeaders(c: Context<AppEnv>, decision: RateLimitDecision): void {
+  if (c.res.headers.has(RESPONSE_HEADERS.rateLimitRemaining.name)) return;
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.res.headers.set(name, value);
+}
+
+/**
+ * Rate limits (docs/api.md "Limits"), counted before any work: a key by its RateLimiter Durable
+ * Object, at its own limit; a signed-in person by one per person and organisation, at
+ * PERSON_RATE_LIMIT, all their sessions together. Every response carries RateLimit-Limit,
+ * -Remaining and -Reset; a limited call answers 429 with Retry-After and changes nothing. 401
+ * comes before 429, so a limited call still learns first that its key or session is bad. An
+ * address that presented too many refused keys is answered 429 before an unknown key of it is
+ * looked up (functions/rate-limit/auth-guard.ts).
  */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const actor = c.get("actor");
+  if ("sessionToken" in actor) return limitPerson(c, actor.sessionToken, next);
   if (!("keyHash" in actor)) return next();
   const address = clientAddress(c);
   const decision = await consumeRateLimit(c.env, actor.keyHash, address);
@@ -86,26 +145,27 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
     throw addressBlocked(decision.resetSeconds);
   }
   if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
-  const headers = rateLimitHeaders(decision);
   const forget = () => forgetRevokedKey(c.env, c.executionCtx, actor.keyHash, address);
   if (!decision.allowed) {
     await describeCaller({ ctx: serviceContext(c), input: {} }).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === "invalid_key") forget();
       throw error;
     });
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    c.header(RESPONSE_HEADERS.retryAfter.name, String(decision.resetSeconds));
-    throw new DomainError("rate_limited", `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, {
-      retryAfter: decision.resetSeconds,
-    });
+    throw overLimit(c, decision);
   }
   await next();
   // The limiter knew the key, but the call's own statement found it revoked since.
   if (c.res.status === 401) forget();
-  // A batch that counted its further operations has set its own, later figures.
-  if (c.res.headers.has(RESPONSE_HEADERS.rateLimitRemaining.name)) return;
-  for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  withHeaders(c, decision);
 });
+
+/** The rate limit of a signed-in person, in the organisation their session acts for. */
+async function limitPerson(c: Context<AppEnv>, sessionToken: string, next: () => Promise<void>): Promise<void> {
+  const decision = await consumePersonRateLimit(c.env, await personLimiterOf(c, sessionToken));
+  if (!decision.allowed) throw overLimit(c, decision);
+  await next();
+  withHeaders(c, decision);
+}
 
 /**
  * Counts `more` requests beyond the one the middleware counted (a batch counts each of its
@@ -113,12 +173,13 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
  */
 export async function consumeMore(c: Context<AppEnv>, more: number, what: string): Promise<void> {
   const actor = c.get("actor");
-  if (more <= 0 || !("keyHash" in actor)) return;
-  const decision = await consumeRateLimit(c.env, actor.keyHash, clientAddress(c), more);
+  if (more <= 0 || "orgId" in actor) return;
+  const decision =
+    "keyHash" in actor ? await consumeRateLimit(c.env, actor.keyHash, clientAddress(c), more) : await consumePersonRateLimit(c.env, await personLimiterOf(c, actor.sessionToken), more);
   // Revoked since the middleware counted the call.
   if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
   if (more + 1 > decision.limit) {
-    throw new DomainError("rate_limited", `${what} counts ${more + 1} requests, more than this key's limit of ${decision.limit} a minute allows at all; send at most ${decision.limit} operations at a time`, {
+    throw new DomainError("rate_limited", `${what} counts ${more + 1} requests, more than the limit of ${decision.limit} a minute allows at all; send at most ${decision.limit} operations at a time`, {
       retryAfter: decision.resetSeconds,
     });
   }

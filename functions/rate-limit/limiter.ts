@@ -11,7 +11,8 @@ const LIMIT_REFRESH_MS = 5 * 60_000;
 const WINDOW_WRITE_MS = 1_000;
 
 /**
- * One Durable Object per API key (named by the key's hash): every Worker instance counts through
+ * One Durable Object per API key (named by the key's hash), and one per person in an organisation
+ * (consumeAt, named `person:<orgId>:<userId>`): every Worker instance counts through
  * the same object, which handles one request at a time, so the count is exact under any
  * concurrency and never touches the database. Fixed windows of 60 s; the key's own limit is read
  * from api_keys once and refreshed every few minutes.
@@ -60,6 +61,18 @@ export class RateLimiter extends DurableObject<Bindings> {
       return { known: false, blocked: false, allowed: false, limit: 0, remaining: 0, leased: 0, ...windowAt(now) };
     }
     const decision = countRequests(this.window, limit, cost, now);
+    this.persistWindow();
+    return decision;
+  }
+
+  /**
+   * Counts `cost` requests against a limit the caller names: a person's, which is the same for
+   * everyone (PERSON_RATE_LIMIT), so nothing is read. This object is then one person's in one
+   * organisation, named by both.
+   */
+  async consumeAt(limit: number, cost = 1): Promise<RateLimitLease> {
+    await this.loaded;
+    const decision = countRequests(this.window, limit, cost, Date.now());
     this.persistWindow();
     return decision;
   }

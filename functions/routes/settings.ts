@@ -5,6 +5,7 @@ import { ALL_SCOPES, SCOPES, type Scope } from "../../domain/scopes.ts";
 import * as people from "../../services/people.ts";
 import { serviceContext } from "../context.ts";
 import { envelope, recordEnvelope, reply } from "../envelope.ts";
+import { forgetSessionHolder } from "../middleware/rate-limit.ts";
 import { defineRoute } from "../registry.ts";
 import { Name, Timestamp, Uuid } from "../schemas/common.ts";
 
@@ -89,6 +90,8 @@ export const settingsRoutes = [
       const ctx = serviceContext(c);
       const actor = ctx.actor as { sessionToken: string };
       await people.switchOrganisation({ ctx, input: { sessionToken: actor.sessionToken, orgId: body.orgId } });
+      // Its calls are counted in the organisation it acts for now.
+      forgetSessionHolder(actor.sessionToken);
       return reply(await people.describeSession({ ctx, input: {} }), "organisation switched");
     },
   }),
