@@ -122,8 +122,27 @@ authRoutes.post("/auth/sign-up/email", async (c) => {
 authRoutes.post("/auth/sign-out", (c) => handle(c));
 authRoutes.get("/auth/get-session", (c) => handle(c));
 
-function handle(c: Context<AppEnv>) {
-  return authFor(c.env, new URL(c.req.url).origin).handler(c.req.raw);
+async function handle(c: Context<AppEnv>): Promise<Response> {
+  return withoutSessionToken(await authFor(c.env, new URL(c.req.url).origin).handler(c.req.raw));
+}
+
+/**
+ * better-auth answers the session's token in the JSON of sign-up and sign-in (`token`) and of the
+ * session (`session.token`): the very credential the HttpOnly cookie keeps from the page's
+ * scripts, which could read it there. It is taken out of every answer served here, and the cookie
+ * alone carries it. Here rather than in a better-auth `hooks.after`, which runs for the server's
+ * own `auth.api` calls too and would have to tell them apart.
+ */
+async function withoutSessionToken(response: Response): Promise<Response> {
+  if (!response.ok || !response.headers.get("content-type")?.startsWith("application/json")) return response;
+  const body = (await response.json()) as { token?: unknown; session?: { token?: unknown } | null } | null;
+  if (body) {
+    delete body.token;
+    if (body.session) delete body.session.token;
+  }
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(body), { status: response.status, headers });
 }
 
 function guardOf(c: Context<AppEnv>, name: string) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS } from "../../domain/limits.ts";
 import { expectError, workerUrl } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
-import { asPerson, authPost, newEmail, sessionTokenOfCookie, signedIn, signUp, type Person } from "../helpers/people.ts";
+import { asPerson, authPost, cookieOf, newEmail, sessionTokenOfCookie, signedIn, signUp, type Person } from "../helpers/people.ts";
 
 // Sign-in attempts are counted per account (its lower-cased address) and per client address (an
 // IPv6 /64), FAILED_SIGN_INS_PER_ACCOUNT and FAILED_SIGN_INS_PER_ADDRESS failures per fixed 60 s
@@ -143,5 +143,34 @@ describe("sign-out", () => {
     });
     expect(bare.status).toBe(403);
     expect((await asPerson(person.cookie, "/v1/settings/session")).status).toBe(200);
+  });
+});
+
+describe("the session token", () => {
+  it("is in the HttpOnly cookie only: no answer of sign-up, sign-in or the session carries it", async () => {
+    const email = newEmail("token");
+    const password = "correct horse battery";
+    const answers = [await authPost("/auth/sign-up/email", { email, password, name: "Token" }), await authPost("/auth/sign-in/email", { email, password })];
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      const setCookie = answer.headers.getSetCookie().find((line) => line.startsWith("opsroom.session_token="));
+      expect(setCookie).toMatch(/; HttpOnly/i);
+      const cookie = cookieOf(answer);
+      const token = sessionTokenOfCookie(cookie);
+      const text = await answer.text();
+      expect(text, "the token itself is nowhere in the answer").not.toContain(token);
+      const body = JSON.parse(text) as Record<string, unknown>;
+      expect(body).not.toHaveProperty("token");
+      expect(body).toMatchObject({ user: { email } });
+
+      const session = await fetch(new URL("/auth/get-session", workerUrl()), { headers: { cookie } });
+      const sessionText = await session.text();
+      expect(sessionText).not.toContain(token);
+      const current = JSON.parse(sessionText) as { session: Record<string, unknown>; user: { email: string } };
+      expect(current.session).not.toHaveProperty("token");
+      expect(current).toMatchObject({ user: { email } });
+      // The cookie alone still signs the person's calls.
+      expect((await asPerson(cookie, "/v1/settings/session")).status).toBe(200);
+    }
   });
 });
