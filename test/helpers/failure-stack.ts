@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createConnection, createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { startEmbeddedPostgres } from "../../cli/lib/embedded-postgres.ts";
-import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
+import { startSqlEndpoint, type NeonFault, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import type { Database } from "../../db/client.ts";
 import { runMigrations } from "../../db/migrate.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
@@ -27,13 +27,25 @@ import { startTestWorker } from "./worker.ts";
 //   - cutBefore(sql) / cutAfter(sql): the next request whose statement matches `sql` is dropped
 //     before it reaches Postgres, or forwarded whole and then the connection is cut before the
 //     answer comes back (so the statement may or may not have committed);
+//   - stall(sql): the next request whose statement matches `sql` is held, as a statement that
+//     runs long, and reaches Postgres at heal() if its connection is still open by then;
 //   - heal(): everything passes again.
+// And the SQL endpoint's fault mode, failNext(fault, sql): the next request whose statement
+// matches is answered with one of Neon's own error answers (cli/lib/sql-endpoint.ts). These stacks
+// are each a file's own, so no other test file meets a fault.
 
 
 type Fault =
   | { kind: "refuse" }
   | { kind: "hang" }
-  | { kind: "cut"; when: "before" | "after"; sql: RegExp; done: () => void };
+  | { kind: "cut"; when: "before" | "after"; sql: RegExp; done: () => void }
+  | { kind: "stall"; sql: RegExp; done: (held: Held) => void };
+
+/** A request stall() holds. */
+export interface Held {
+  /** Resolves when the client (the SQL endpoint) closes the connection the request is held on. */
+  closed: Promise<void>;
+}
 
 export interface FaultyProxy {
   port: number;
@@ -42,6 +54,8 @@ export interface FaultyProxy {
   /** Arms a cut for the next request whose SQL matches; resolves once it happened. */
   cutBefore(sql: RegExp): Promise<void>;
   cutAfter(sql: RegExp): Promise<void>;
+  /** Holds the next request whose SQL matches until heal(); resolves once it is held. */
+  stall(sql: RegExp): Promise<Held>;
   heal(): void;
   close(): Promise<void>;
 }
@@ -86,6 +100,8 @@ class FrontendMessages {
 export async function startFaultyProxy(target: { host: string; port: number }): Promise<FaultyProxy> {
   let fault: Fault | null = null;
   const open = new Set<Socket>();
+  /** What heal() sends on: the requests held by stall(). */
+  const stalled: Array<() => void> = [];
   const dropAll = () => {
     for (const socket of open) socket.destroy();
     open.clear();
@@ -120,14 +136,27 @@ export async function startFaultyProxy(target: { host: string; port: number }): 
       for (const chunk of pending.splice(0)) upstream.write(chunk);
     });
     let armed = false;
+    let held: Buffer[] | null = null;
     client.on("data", (data: Buffer) => {
-      const cut = fault?.kind === "cut" ? fault : null;
+      if (held) return void held.push(data);
+      const cut = fault?.kind === "cut" || fault?.kind === "stall" ? fault : null;
       let requestEnds = false;
       for (const message of protocol.push(data)) {
         if (cut && message.sql && cut.sql.test(message.sql)) armed = true;
         if (armed && (message.type === "S" || message.type === "Q")) requestEnds = true;
       }
-      if (cut && armed && cut.when === "before") {
+      if (cut?.kind === "stall" && armed) {
+        // Nothing of this connection goes on until heal(); a connection closed meanwhile sends nothing.
+        fault = null;
+        armed = false;
+        held = [data];
+        stalled.push(() => {
+          for (const chunk of held!.splice(0)) if (upstream.writable) upstream.write(chunk);
+          held = null;
+        });
+        return cut.done({ closed: new Promise<void>((resolve) => client.once("close", () => resolve())) });
+      }
+      if (cut?.kind === "cut" && armed && cut.when === "before") {
         // The statement never reaches Postgres.
         fault = null;
         close();
@@ -135,7 +164,7 @@ export async function startFaultyProxy(target: { host: string; port: number }): 
       }
       if (upstream.connecting) pending.push(data);
       else if (upstream.writable) upstream.write(data);
-      if (cut && requestEnds) {
+      if (cut?.kind === "cut" && requestEnds) {
         // The whole request goes out (FIN after its bytes) and the client is cut off at once: it
         // never learns whether the statement committed.
         fault = null;
@@ -166,8 +195,13 @@ export async function startFaultyProxy(target: { host: string; port: number }): 
     },
     cutBefore: (sql) => cut("before", sql),
     cutAfter: (sql) => cut("after", sql),
+    stall: (sql) =>
+      new Promise<Held>((done) => {
+        fault = { kind: "stall", sql, done };
+      }),
     heal() {
       fault = null;
+      for (const release of stalled.splice(0)) release();
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -244,9 +278,23 @@ export interface FailureStack {
   stopSqlEndpoint(): Promise<void>;
   /** Starts it again, on the same port. */
   restartSqlEndpoint(): Promise<void>;
+  /** The SQL endpoint answers the next request with a statement matching `sql` with Neon's `fault` answer (SqlEndpoint.failNext). */
+  failNext(fault: NeonFault, sql: RegExp): Promise<void>;
   /** Everything the Worker printed (its console) since the stack started. */
   output(): string;
   stop(): Promise<void>;
+}
+
+/** Starts a stack for this file before its tests and stops it after them; the getter answers it. */
+export function useFailureStack(): () => FailureStack {
+  let stack: FailureStack | undefined;
+  beforeAll(async () => {
+    stack = await startFailureStack();
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+  }, 60_000);
+  return () => stack!;
 }
 
 /**
@@ -306,7 +354,11 @@ export async function startFailureStack(): Promise<FailureStack> {
     );
     cleanups.push(() => worker.dispose());
     const workerUrl = worker.url;
-    return { workerUrl, db, proxy, stopSqlEndpoint, restartSqlEndpoint, output: () => output.join(""), stop };
+    const failNext = (fault: NeonFault, sql: RegExp) => {
+      if (!sqlEndpoint) throw new Error("the SQL endpoint is stopped");
+      return sqlEndpoint.failNext(fault, sql);
+    };
+    return { workerUrl, db, proxy, stopSqlEndpoint, restartSqlEndpoint, failNext, output: () => output.join(""), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createOrganisation } from "../../db/statements/organisations.ts";
+import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../services/api-keys.ts";
-import { ERROR_STATUS } from "../../functions/errors.ts";
 import { generateApiKey } from "../../domain/crypto/api-keys.ts";
 import { FAILED_KEYS_PER_WINDOW } from "../../domain/limits.ts";
 import { uuidv7 } from "../../domain/ids.ts";
-import { ALL_SCOPES, expandScopes } from "../../domain/scopes.ts";
-import { startFailureStack, type FailureStack } from "../helpers/failure-stack.ts";
+import { expectUnavailable, stackCalls } from "../helpers/failure-calls.ts";
+import { useFailureStack } from "../helpers/failure-stack.ts";
 import { projectBody, unique } from "../helpers/resources.ts";
 
-// One file over 300 lines: every case needs the one failure stack it starts (another database and
-// Worker), which costs seconds to start and must not be started per file.
-//
 // Failures of the database (docs/api.md "Envelope and errors": 503 unavailable, nothing half-written). These break
 // the database connection on purpose, so they run on a stack of their own
 // (test/helpers/failure-stack.ts): another database, the SQL endpoint, a proxy between the SQL endpoint and
-// Postgres that can refuse, hang or cut a request, and a Worker wired to them. What they show:
+// Postgres that can refuse, hang or cut a request, and a Worker wired to them (Neon's own error
+// answers are test/protection/neon-errors.test.ts). What they show:
 //
 //   - unreachable (the SQL endpoint stopped, Postgres refusing) or not answering (connect timeout): 503
 //     unavailable in the envelope, nothing written; once the database is back, the service is too;
@@ -27,117 +23,15 @@ import { projectBody, unique } from "../helpers/resources.ts";
 //
 // Counts and states are asserted, not durations (one generous bound proves a timeout, not a hang).
 
-let stack: FailureStack;
+const stackOf = useFailureStack();
 const keysUsed: string[] = [];
-
-beforeAll(async () => {
-  stack = await startFailureStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-}, 60_000);
-
-interface Response {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
-async function call(path: string, options: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(new URL(path, stack.workerUrl), {
-    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
-    headers,
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await response.text();
-  let body: any = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // left null: the envelope check fails and shows the text
-  }
-  return { status: response.status, headers: response.headers, body, text };
-}
-
-function expectUnavailable(response: Response) {
-  const where = `${response.status} ${response.text.slice(0, 300)}`;
-  expect(response.status, where).toBe(503);
-  expect(response.body, where).toMatchObject({ success: false, version: "v1", error: { code: "unavailable" } });
-  expect(ERROR_STATUS[response.body.error.code as keyof typeof ERROR_STATUS]).toBe(503);
-  expect(response.body.error.requestId).toBe(response.headers.get("x-request-id"));
-  expect(response.body).not.toHaveProperty("data");
-}
-
-interface Tenant {
-  orgId: string;
-  key: string;
-}
-
-async function tenant(rateLimit = 10_000): Promise<Tenant> {
-  const org = await createOrganisation(stack.db, { name: `Failure org ${unique()}` });
-  const { key } = await createApiKey({ ctx: { db: stack.db }, input: { orgId: org.id, application: `failures-${unique()}`, scopes: expandScopes(ALL_SCOPES), rateLimit } });
-  keysUsed.push(key);
-  // One call, so the key's RateLimiter has read its limit while the database was there.
-  expect((await call("/v1", { key })).status).toBe(200);
-  return { orgId: org.id, key };
-}
-
-/**
- * Everything a write of the organisation leaves, read in ONE statement, so a commit can never fall
- * between two of its parts: counts per table, changeVersion, events, remembered Idempotency-Keys,
- * and a digest of the tasks (an update changes no count).
- */
-async function state(orgId: string) {
-  const { rows } = await stack.db.query<Record<string, number | string>>(
-    `select (select change_version from organisations where id = $1)::int as "changeVersion",
-            (select count(*) from events where org_id = $1)::int as events,
-            (select count(*) from projects where org_id = $1)::int as projects,
-            (select count(*) from tasks where org_id = $1)::int as tasks,
-            (select count(*) from idempotency_keys where org_id = $1)::int as "idempotencyKeys",
-            (select coalesce(md5(string_agg(t::text, ',' order by t.id)), '') from tasks t where t.org_id = $1) as "tasksDigest",
-            (select coalesce(json_agg(json_build_object('type', e.type, 'changeVersion', e.change_version, 'id', e.data->>'id') order by e.change_version), '[]')
-               from events e where e.org_id = $1)::text as "eventList"`,
-    [orgId],
-  );
-  return rows[0]!;
-}
-
-/**
- * The state once nothing of the Worker's is still running: a statement cut off from its client may
- * still be finishing on the server. On a server that is read from pg_stat_activity (no other session of
- * this database inside a statement or a transaction); the embedded database runs one statement at a
- * time, so a read queued behind the cut one already sees its outcome.
- */
-async function settled(orgId: string) {
-  if (inject("databaseKind") === "server") {
-    await waitUntilQuiet();
-  }
-  return state(orgId);
-}
-
-async function waitUntilQuiet() {
-  let busy: unknown[] = [];
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-    ({ rows: busy } = await stack.db.query(
-      `select pid, state, query from pg_stat_activity
-        where datname = current_database() and pid <> pg_backend_pid() and state in ('active', 'idle in transaction', 'idle in transaction (aborted)')`,
-    ));
-    if (busy.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`sessions of the failure database still busy after 10 s: ${JSON.stringify(busy)}`);
-}
+const { call, tenant, state, settled } = stackCalls(stackOf, keysUsed);
 
 async function insertTask(orgId: string) {
   const [project, person, task] = [uuidv7(), uuidv7(), uuidv7()];
-  await stack.db.query("insert into projects (id, org_id, name, budget, start_date, end_date) values ($1, $2, 'P', 0, '2026-01-01', '2026-12-31')", [project, orgId]);
-  await stack.db.query("insert into personnel (id, org_id, name, email) values ($1, $2, 'Ann', $3)", [person, orgId, `ann-${unique()}@example.test`]);
-  await stack.db.query("insert into tasks (id, org_id, project_id, assignee_id, title, due_date) values ($1, $2, $3, $4, 'Task', '2026-06-30')", [
+  await stackOf().db.query("insert into projects (id, org_id, name, budget, start_date, end_date) values ($1, $2, 'P', 0, '2026-01-01', '2026-12-31')", [project, orgId]);
+  await stackOf().db.query("insert into personnel (id, org_id, name, email) values ($1, $2, 'Ann', $3)", [person, orgId, `ann-${unique()}@example.test`]);
+  await stackOf().db.query("insert into tasks (id, org_id, project_id, assignee_id, title, due_date) values ($1, $2, $3, $4, 'Task', '2026-06-30')", [
     task,
     orgId,
     project,
@@ -149,17 +43,17 @@ async function insertTask(orgId: string) {
 describe("the database unreachable", () => {
   it("sqlEndpoint stopped: 503 unavailable for reads, writes and a key the limiter has not met; nothing written; back up, it serves again", async () => {
     const t = await tenant();
-    const fresh = await createApiKey({ ctx: { db: stack.db }, input: { orgId: t.orgId, application: "fresh", scopes: ["projects.read"] } });
+    const fresh = await createApiKey({ ctx: { db: stackOf().db }, input: { orgId: t.orgId, application: "fresh", scopes: ["projects.read"] } });
     keysUsed.push(fresh.key);
     const before = await state(t.orgId);
-    await stack.stopSqlEndpoint();
+    await stackOf().stopSqlEndpoint();
     try {
       expectUnavailable(await call("/v1/projects", { key: t.key }));
       expectUnavailable(await call("/v1/projects", { key: t.key, body: projectBody() }));
       expectUnavailable(await call("/v1/projects", { key: t.key, body: projectBody(), headers: { "idempotency-key": "down-1" } }));
       expectUnavailable(await call("/v1", { key: fresh.key }));
     } finally {
-      await stack.restartSqlEndpoint();
+      await stackOf().restartSqlEndpoint();
     }
     expect(await state(t.orgId)).toEqual(before);
 
@@ -173,12 +67,12 @@ describe("the database unreachable", () => {
   it("Postgres refusing connections: 503 unavailable, nothing written; once it accepts again, the service is back", async () => {
     const t = await tenant();
     const before = await state(t.orgId);
-    stack.proxy.refuse();
+    stackOf().proxy.refuse();
     try {
       expectUnavailable(await call("/v1/projects", { key: t.key }));
       expectUnavailable(await call("/v1/projects", { key: t.key, body: projectBody() }));
     } finally {
-      stack.proxy.heal();
+      stackOf().proxy.heal();
     }
     expect(await state(t.orgId)).toEqual(before);
     const created = await call("/v1/projects", { key: t.key, body: projectBody() });
@@ -188,7 +82,7 @@ describe("the database unreachable", () => {
   it("a database that does not answer: 503 within the connect timeout, not a hung request; nothing written", async () => {
     const t = await tenant();
     const before = await state(t.orgId);
-    stack.proxy.hang();
+    stackOf().proxy.hang();
     try {
       const started = Date.now();
       const [read, write] = await Promise.all([call("/v1/projects", { key: t.key }), call("/v1/projects", { key: t.key, body: projectBody() })]);
@@ -197,7 +91,7 @@ describe("the database unreachable", () => {
       // The driver gives up after 5 s; a hung request would run into the test's timeout instead.
       expect(Date.now() - started).toBeLessThan(25_000);
     } finally {
-      stack.proxy.heal();
+      stackOf().proxy.heal();
     }
     expect(await state(t.orgId)).toEqual(before);
     expect((await call("/v1/projects", { key: t.key })).status).toBe(200);
@@ -214,7 +108,7 @@ describe("an address blocked for refused keys", () => {
       const refused = await call("/v1", { key: generateApiKey(), headers: { "cf-connecting-ip": blocked } });
       expect(refused.status, refused.text).toBe(401);
     }
-    stack.proxy.refuse();
+    stackOf().proxy.refuse();
     try {
       const unknown = generateApiKey();
       const answer = await call("/v1/projects", { key: unknown, headers: { "cf-connecting-ip": blocked } });
@@ -224,7 +118,7 @@ describe("an address blocked for refused keys", () => {
       // The proof that the 429 asked nothing of the database: the same key from elsewhere needs it.
       expectUnavailable(await call("/v1/projects", { key: unknown, headers: { "cf-connecting-ip": "2001:db8:beef::1" } }));
     } finally {
-      stack.proxy.heal();
+      stackOf().proxy.heal();
     }
   }, 90_000);
 });
@@ -235,7 +129,7 @@ describe("the connection dropped mid-request", () => {
     const before = await state(t.orgId);
     const body = projectBody();
     const headers = { "idempotency-key": `cut-before-${unique()}` };
-    const cut = stack.proxy.cutBefore(/insert into "projects"/);
+    const cut = stackOf().proxy.cutBefore(/insert into "projects"/);
     expectUnavailable(await call("/v1/projects", { key: t.key, body, headers }));
     await cut;
     expect(await settled(t.orgId)).toEqual(before);
@@ -254,7 +148,7 @@ describe("the connection dropped mid-request", () => {
     const before = await state(t.orgId);
     const body = projectBody();
     const headers = { "idempotency-key": `cut-after-${unique()}` };
-    const cut = stack.proxy.cutAfter(/insert into "projects"/);
+    const cut = stackOf().proxy.cutAfter(/insert into "projects"/);
     expectUnavailable(await call("/v1/projects", { key: t.key, body, headers }));
     await cut;
     const after = await settled(t.orgId);
@@ -288,7 +182,7 @@ describe("the connection dropped mid-request", () => {
       const t = await tenant();
       const taskId = await insertTask(t.orgId);
       const before = await state(t.orgId);
-      const cut = stack.proxy.cutAfter(sql);
+      const cut = stackOf().proxy.cutAfter(sql);
       expectUnavailable(await call(`/v1/tasks/${taskId}`, { key: t.key, method, ...(body ? { body } : {}) }));
       await cut;
       const after = await settled(t.orgId);
@@ -319,15 +213,15 @@ describe("the Worker's console", () => {
     await call("/v1", { headers: { authorization: `Bearer ${t.key} trailing` } });
     await call("/v1", { headers: { authorization: `Basic ${Buffer.from(`${t.key}:`).toString("base64")}` } });
     const tagged = await call("/v1/projects", { key: t.key, headers: { "x-request-id": `console-check-${unique()}` } });
-    await stack.stopSqlEndpoint();
+    await stackOf().stopSqlEndpoint();
     const failed = await call("/v1/projects", { key: t.key });
-    await stack.restartSqlEndpoint();
+    await stackOf().restartSqlEndpoint();
     expectUnavailable(failed);
 
     // Let the last lines through (workerd's output is piped).
     const deadline = Date.now() + 10_000;
-    while (!stack.output().includes(failed.body.error.requestId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const output = stack.output();
+    while (!stackOf().output().includes(failed.body.error.requestId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const output = stackOf().output();
     expect(output, "the Worker's request log is captured").toContain(tagged.headers.get("x-request-id")!);
     expect(output, "the 503 was logged with its request id").toContain(failed.body.error.requestId);
     for (const key of keysUsed) {
