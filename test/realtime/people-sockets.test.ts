@@ -1,8 +1,9 @@
 import { WebSocket } from "ws";
 import { describe, expect, it } from "vitest";
 import { api, expectSuccess } from "../helpers/api.ts";
-import { asPerson, authPost, memberOf, signUp, type Person } from "../helpers/people.ts";
+import { asPerson, authPost, fixturesOf, memberOf, signUp, type Person } from "../helpers/people.ts";
 import { realtimeHost, useRoom } from "../helpers/realtime.ts";
+import { taskBody } from "../helpers/resources.ts";
 
 // Sockets of people, and of the keys they manage, close when what opened them ends: a key revoked
 // in the settings area, a session signed out, a member removed or given another role (they
@@ -20,8 +21,18 @@ interface Socket {
   pong(): Promise<void>;
 }
 
-function socketWith(orgId: string, params: Record<string, string>): Socket {
-  const ws = new WebSocket(`ws://${realtimeHost()}/parties/v1/${orgId}?${new URLSearchParams(params)}`);
+/**
+ * A socket to the room. By default it ends its side as soon as the room's close frame arrives (see
+ * below); `closeTimeout` leaves that to `ws`, which waits that long for the room's side to end the
+ * connection after the closing handshake, as browsers do (Chromium 2 s, Firefox 1 s).
+ */
+function socketWith(orgId: string, params: Record<string, string>, options: { closeTimeout?: number } = {}): Socket & { messages: string[]; closingAt(): number | null } {
+  // ws 8.23 takes closeTimeout (its default is 30 s); @types/ws does not declare it yet.
+  const wsOptions: WebSocket.ClientOptions & { closeTimeout?: number } = options;
+  const ws = new WebSocket(`ws://${realtimeHost()}/parties/v1/${orgId}?${new URLSearchParams(params)}`, wsOptions);
+  const messages: string[] = [];
+  ws.on("message", (data) => messages.push(String(data)));
+  let closingAt: number | null = null;
   const ready = new Promise<void>((resolve, reject) => {
     ws.on("message", (data) => {
       if (String(data) !== "pong" && (JSON.parse(String(data)) as { type?: string }).type === "ready") resolve();
@@ -34,8 +45,9 @@ function socketWith(orgId: string, params: Record<string, string>): Socket {
   // then holds the TCP connection about 10 s. Ending it at once still reports the frame's code.
   const poll = setInterval(() => {
     if (ws.readyState !== WebSocket.CLOSING) return;
+    closingAt = performance.now();
     clearInterval(poll);
-    ws.terminate();
+    if (options.closeTimeout === undefined) ws.terminate();
   }, 5);
   void closed.then(() => clearInterval(poll));
   const pong = () =>
@@ -49,12 +61,12 @@ function socketWith(orgId: string, params: Record<string, string>): Socket {
       ws.once("close", () => reject(new Error("closed instead of answering pong")));
       ws.send("ping");
     });
-  return { ready, closed, pong };
+  return { ready, closed, pong, messages, closingAt: () => closingAt };
 }
 
-async function personSocket(person: Person): Promise<Socket> {
+async function personSocket(person: Person, options: { closeTimeout?: number } = {}) {
   const token = expectSuccess(await asPerson(person.cookie, "/v1/realtime/tokens", { body: {} }), 201).data.token as string;
-  const socket = socketWith(person.orgId, { token });
+  const socket = socketWith(person.orgId, { token }, options);
   await socket.ready;
   return socket;
 }
@@ -116,4 +128,34 @@ describe("people's sockets", () => {
     expect(again.scopes).not.toContain("financials.read");
     expect(again.scopes).toContain("tasks.read");
   });
+
+  it("a demoted admin's socket while the room is busy (issue 31's probe): the 4401 close frame at once and nothing after it; a client closing as browsers do reports it within seconds", async () => {
+    const owner = await signUp();
+    const admin = await memberOf(owner, "admin");
+    const org = fixturesOf(owner.orgId);
+    const [frameSocket, browserLike, ownerSocket] = [await personSocket(admin), await personSocket(admin, { closeTimeout: 2_000 }), await personSocket(owner)];
+    // Writes keep the room busy throughout: the runtime then never ends a closed socket's connection itself.
+    let busy = true;
+    const writes = (async () => {
+      while (busy) expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(org) }), 201);
+    })();
+    try {
+      const demotedAt = performance.now();
+      expectSuccess(await asPerson(owner.cookie, `/v1/settings/members/${admin.userId}`, { method: "PATCH", body: { role: "member" } }));
+      const close = await frameSocket.closed;
+      expect(close.code).toBe(CLOSED);
+      expect(close.reason).toMatch(/membership changed/);
+      expect(frameSocket.closingAt()! - demotedAt, "the close frame arrives at once").toBeLessThan(1_000);
+      const browserClose = await browserLike.closed;
+      expect(browserClose.code).toBe(CLOSED);
+      expect(performance.now() - browserLike.closingAt()!, "reported within the client's own wait after the handshake").toBeLessThan(5_000);
+      // A later write reaches the owner's socket; the demoted sockets got nothing after their close frame.
+      const sentinel = expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(org) }), 201).data;
+      await expect.poll(() => ownerSocket.messages.some((m) => m.includes(sentinel.id)), { timeout: 10_000 }).toBe(true);
+      for (const socket of [frameSocket, browserLike]) expect(socket.messages.some((m) => m.includes(sentinel.id))).toBe(false);
+    } finally {
+      busy = false;
+      await writes;
+    }
+  }, 60_000);
 });
