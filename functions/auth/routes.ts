@@ -7,7 +7,7 @@ import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../lib/json-limits.ts";
 import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";
 import { authFor } from "./auth.ts";
-import { isSameOriginWrite, sessionTokenOf } from "./session-cookie.ts";
+import { isSameOriginWrite, sessionTokenOf, withoutSessionToken } from "./session-cookie.ts";
 
 // /auth/*: better-auth's endpoints (sign-up, sign-in, sign-out, the session), and the two steps of
 // an invitation that come before a person belongs to the organisation. Answered 404 when the
@@ -93,10 +93,7 @@ authRoutes.post("/auth/sign-in/email", async (c) => {
   ];
   for (const { guard, limit } of guards) {
     const decision = await guard.check(limit);
-    if (decision.blocked) {
-      c.header("Retry-After", String(decision.retryAfter));
-      throw new DomainError("rate_limited", `too many failed sign-ins: wait ${decision.retryAfter} s`, { retryAfter: decision.retryAfter });
-    }
+    if (decision.blocked) throw throttled(c, decision.retryAfter, "failed sign-ins");
   }
   const response = await handle(c);
   if (response.status === 401) await Promise.all(guards.map(({ guard, limit }) => guard.fail(limit)));
@@ -110,10 +107,7 @@ authRoutes.post("/auth/sign-in/email", async (c) => {
  */
 authRoutes.post("/auth/sign-up/email", async (c) => {
   const decision = await guardOf(c, `sign-up:address:${clientOf(clientAddress(c))}`).attempt(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW_SECONDS);
-  if (decision.blocked) {
-    c.header("Retry-After", String(decision.retryAfter));
-    throw new DomainError("rate_limited", `too many sign-ups from this address: wait ${decision.retryAfter} s`, { retryAfter: decision.retryAfter });
-  }
+  if (decision.blocked) throw throttled(c, decision.retryAfter, "sign-ups from this address");
   return handle(c);
 });
 
@@ -126,25 +120,12 @@ async function handle(c: Context<AppEnv>): Promise<Response> {
   return withoutSessionToken(await authFor(c.env, new URL(c.req.url).origin).handler(c.req.raw));
 }
 
-/**
- * better-auth answers the session's token in the JSON of sign-up and sign-in (`token`) and of the
- * session (`session.token`): the very credential the HttpOnly cookie keeps from the page's
- * scripts, which could read it there. It is taken out of every answer served here, and the cookie
- * alone carries it. Here rather than in a better-auth `hooks.after`, which runs for the server's
- * own `auth.api` calls too and would have to tell them apart.
- */
-async function withoutSessionToken(response: Response): Promise<Response> {
-  if (!response.ok || !response.headers.get("content-type")?.startsWith("application/json")) return response;
-  const body = (await response.json()) as { token?: unknown; session?: { token?: unknown } | null } | null;
-  if (body) {
-    delete body.token;
-    if (body.session) delete body.session.token;
-  }
-  const headers = new Headers(response.headers);
-  headers.delete("content-length");
-  return new Response(JSON.stringify(body), { status: response.status, headers });
-}
-
 function guardOf(c: Context<AppEnv>, name: string) {
   return c.env.AUTH_GUARD.get(c.env.AUTH_GUARD.idFromName(name));
+}
+
+/** The 429 of a guard that refused, with Retry-After. */
+function throttled(c: Context<AppEnv>, retryAfter: number, what: string): DomainError {
+  c.header("Retry-After", String(retryAfter));
+  return new DomainError("rate_limited", `too many ${what}: wait ${retryAfter} s`, { retryAfter });
 }

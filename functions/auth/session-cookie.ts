@@ -4,7 +4,8 @@ import { getSignedCookie } from "hono/cookie";
 // The session cookie better-auth sets (functions/auth/auth.ts, cookiePrefix "opsroom"): the
 // session's token and its HMAC-SHA256 under AUTH_SECRET, "<token>.<signature>". Over https it
 // carries the __Secure- prefix. Reading it costs no round trip; the token is then checked inside
-// the call's own statement (db/statements/caller.ts), as a key's hash is.
+// the call's own statement (db/statements/caller.ts), as a key's hash is. The cookie is the only
+// place the token travels to the browser: no answer body carries it (withoutSessionToken).
 
 export const COOKIE_PREFIX = "opsroom";
 export const SESSION_COOKIE = `${COOKIE_PREFIX}.session_token`;
@@ -32,4 +33,23 @@ export function isSameOriginWrite(c: Context): boolean {
   const origin = c.req.header("origin");
   if (origin) return origin === new URL(c.req.url).origin;
   return c.req.header("sec-fetch-site") === "same-origin";
+}
+
+/**
+ * better-auth answers the session's token in the JSON of sign-up and sign-in (`token`) and of the
+ * session (`session.token`): the very credential the HttpOnly cookie keeps from the page's
+ * scripts, which could read it there. It is taken out of every answer /auth serves, and the cookie
+ * alone carries it. Here rather than in a better-auth `hooks.after`, which runs for the server's
+ * own `auth.api` calls too and would have to tell them apart.
+ */
+export async function withoutSessionToken(response: Response): Promise<Response> {
+  if (!response.ok || !response.headers.get("content-type")?.startsWith("application/json")) return response;
+  const body = (await response.json()) as { token?: unknown; session?: { token?: unknown } | null } | null;
+  if (body) {
+    delete body.token;
+    if (body.session) delete body.session.token;
+  }
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(body), { status: response.status, headers });
 }
