@@ -97,7 +97,8 @@ export class DatabaseRefusedError extends Error {
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 // SQLSTATE classes that mean "the server is not there for you", not "your statement is wrong";
 // 08P01 is also Neon's answer when it cancelled the statement (proxy/src/serverless/sql_over_http.rs).
-const UNAVAILABLE_STATES = /^(08|53|57P)/;
+// 57014 (query_canceled): the database's statement_timeout ended the statement, which committed nothing.
+const UNAVAILABLE_STATES = /^(08|53|57P|57014)/;
 // Refused at connect time: the credentials (class 28: 28P01 password, 28000 role) or the database (3D000).
 const CONFIGURATION_STATES = /^(28|3D000$)/;
 // Neon's code-less 400s that refuse the request as sent (proxy/src/serverless/error.rs
@@ -144,9 +145,10 @@ export function classifyDatabaseError(error: unknown): Error {
 
 /**
  * A statement that has not answered in this long is reported unavailable (503) rather than left
- * hanging. As with any connection lost after sending, it may still have committed.
+ * hanging. As with any connection lost after sending, it may still have committed. The database
+ * gives up on it at the same time (its statement_timeout: db/migrations/0012_statement-timeout.sql).
  */
-const STATEMENT_TIMEOUT_MS = 15_000;
+export const STATEMENT_TIMEOUT_MS = 15_000;
 
 let localSqlEndpoint: string | undefined;
 

@@ -56,6 +56,12 @@ describe("Postgres's own errors and other answers", () => {
     expect(await db.query("select 1").catch((e: unknown) => e)).toBeInstanceOf(DatabaseUnavailableError);
   });
 
+  it("a statement the database's statement_timeout cancelled (57014) is unavailable, for a statement and for a batch", async () => {
+    answer = { status: 400, body: { ...proxyError("canceling statement due to statement timeout"), code: "57014", severity: "ERROR" } };
+    expect(await db.query("select 1").catch((e: unknown) => e)).toBeInstanceOf(DatabaseUnavailableError);
+    expect(await db.transaction([{ text: "select 1", params: [] }]).catch((e: unknown) => e)).toBeInstanceOf(DatabaseUnavailableError);
+  });
+
   it("a gateway's page (502, not JSON) is unavailable", async () => {
     answer = { status: 502, body: {}, text: "<html>Bad Gateway</html>" };
     expect(await db.query("select 1").catch((e: unknown) => e)).toBeInstanceOf(DatabaseUnavailableError);
