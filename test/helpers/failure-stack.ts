@@ -212,7 +212,7 @@ export async function startFaultyProxy(target: { host: string; port: number }): 
 }
 
 /** A database of its own: another PGlite, or another database on the harness's server. */
-async function startDatabase(): Promise<{ url: string; target: { host: string; port: number }; stop(): Promise<void> }> {
+export async function startDatabase(): Promise<{ url: string; target: { host: string; port: number }; stop(): Promise<void> }> {
   if (inject("databaseKind") === "embedded") {
     const embedded = await startEmbeddedPostgres();
     await runMigrations(embedded.url);
