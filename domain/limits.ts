@@ -34,3 +34,13 @@ export const EVENT_RETENTION_DAYS = 30;
 
 /** How long a POST's Idempotency-Key replays its first response. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
+
+/** The most tasks one task may be blocked by (its blockedBy), and the most tasks one task may block. */
+export const MAX_BLOCKERS = 100;
+export const MAX_BLOCKING = 100;
+/**
+ * The dependency links one request's cycle checks may follow together (a batch's dependencies
+ * share them): the work a request does on the dependency graph under the organisation's write
+ * lock, whatever the graph's size. A check that has not decided within them is refused.
+ */
+export const DEPENDENCY_CHECK_LINKS = 10_000;

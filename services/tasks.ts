@@ -1,5 +1,6 @@
 import * as statements from "../db/statements/tasks.ts";
 import { DomainError } from "../domain/errors.ts";
+import { DEPENDENCY_CHECK_LINKS, MAX_BLOCKERS, MAX_BLOCKING } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH, TASK_TRANSITIONS } from "../domain/records.ts";
 import { guarded } from "./constraint-errors.ts";
 import type { Call } from "./context.ts";
@@ -68,13 +69,23 @@ export async function addDependency({ ctx, input }: Call<{ id: string; blockedBy
     scope: "tasks.manage",
     noun: "task",
     rules: {
-      acyclic: (before, violation) =>
-        new DomainError(
+      acyclic: (before, violation) => {
+        const { cycle, linksFollowed } = violation as { cycle?: unknown; linksFollowed?: number };
+        if (cycle === undefined) {
+          return new DomainError(
+            "conflict",
+            `the dependency graph around these tasks is too large to check for a cycle (${linksFollowed} links followed, at most ${DEPENDENCY_CHECK_LINKS} a request, a batch's dependencies together): add it in a request of its own, or remove dependencies first`,
+            { field: "blockedBy" },
+          );
+        }
+        return new DomainError(
           "dependency_cycle",
           input.blockedBy === before.id ? "a task cannot be blocked by itself" : `${input.blockedBy} is already blocked by this task, directly or through others: the dependency would close a cycle`,
-          { field: "blockedBy", path: ids(violation) },
-        ),
-      blockers_limit: () => new DomainError("conflict", `a task is blocked by at most ${statements.MAX_BLOCKERS} tasks`, { field: "blockedBy" }),
+          { field: "blockedBy", path: ids(cycle) },
+        );
+      },
+      blockers_limit: () => new DomainError("conflict", `a task is blocked by at most ${MAX_BLOCKERS} tasks`, { field: "blockedBy" }),
+      blocking_limit: () => new DomainError("conflict", `${input.blockedBy} blocks ${MAX_BLOCKING} tasks already, the most a task may block`, { field: "blockedBy" }),
     },
   });
   publishAfterCommit(ctx, result);

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { DEPENDENCY_CHECK_LINKS, MAX_BLOCKING } from "../../domain/limits.ts";
 import { CLOSED_TASK_STATUSES, MAX_TASK_DEPTH } from "../../domain/records.ts";
 import { tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
@@ -6,37 +7,107 @@ import type { Reference, Rule } from "./write-ctes.ts";
 
 // The two graphs between tasks, checked inside the write statements: dependencies (a task's
 // blockedBy, acyclic) and subtasks (parentId: a tree of at most MAX_TASK_DEPTH levels within a
-// project). Every check walks the graph from one task with a recursive query over the indexes
+// project). Every check walks the graph with a recursive query over the indexes
 // (tasks_blocked_by_idx, tasks_org_parent_created_idx); the writes that change a graph see every
 // write before them (WriteStatement.lockFirst), so two concurrent changes cannot close a cycle.
 
 const CLOSED = sql.raw(`(${CLOSED_TASK_STATUSES.map((s) => `'${s}'`).join(", ")})`);
 const MAX = sql.raw(String(MAX_TASK_DEPTH));
 
+/** The dependency links the request's cycle checks have followed so far (a transaction-local count: a batch's checks share it). */
+const LINKS_SPENT = sql`coalesce(nullif(current_setting('opsroom.dependency_links', true), '')::int, 0)`;
+const LINKS = sql.raw(String(DEPENDENCY_CHECK_LINKS));
+const BLOCKING = sql.raw(String(MAX_BLOCKING));
+
 /**
- * `acyclic`: adding "the locked task `l` is blocked by `blocker`" closes no cycle. Its violation is
- * the cycle, as task ids from `l` back to `l`: l is blocked by blocker, which is blocked by ...,
- * which is blocked by l. The walk follows blockedBy from the blocker (each edge once) until it
- * reaches `l`, then back along the edges it came by.
+ * `acyclic`: adding "the locked task `l` is blocked by `blocker`" closes no cycle, which is so
+ * unless `blocker` is already blocked by `l`, directly or through others.
+ *
+ * The check is a bidirectional breadth-first search, one row of `search` per step: forward from
+ * the blocker along blockedBy (`fwd`: each task reached, with the task it was reached from), and
+ * backward from `l` along the tasks each one blocks (`bwd`, through the GIN index on blocked_by).
+ * Each step widens the side whose frontier is smaller (backward on a tie: a task given a blocker
+ * tends to be late in its chain), so a check costs about what the cheaper side's neighbourhood
+ * costs, not what the graph does: a blocker at the top of a large graph given to a task that
+ * blocks nothing is decided in one step. The sides meet (`meet`) exactly when there is a cycle;
+ * a side that runs out of tasks proves there is none.
+ *
+ * Every link read counts against the request's DEPENDENCY_CHECK_LINKS: the check starts from what
+ * is left of them (LINKS_SPENT), reads no more than that, and adds what it read. So the work done
+ * under the organisation's write lock is bounded whatever the graph holds. The violation is
+ * `{ "cycle": [l, blocker, ..., l] }` (each task of the path blocked by the next), or
+ * `{ "linksFollowed": n }` when the links ran out before the search decided.
  */
 export function noDependencyCycle(blocker: string): Rule {
+  const org = sql`l.org_id`;
   return {
     name: "acyclic",
-    violation: sql`(with recursive reach(id, prev) as (
-        select ${blocker}::uuid, null::uuid
-        union
-        select x.id, r.id from reach r
-          join ${tasks} t on t.org_id = l.org_id and t.id = r.id
-          cross join unnest(t.blocked_by) as x(id)
-         where r.id <> l.id
-      ), back(id, n) as (
-        select l.id, 0 where exists (select 1 from reach where reach.id = l.id)
+    violation: sql`(with recursive search(step, fwd, ffront, bwd, bfront, meet, links, budget) as (
+        select 0, jsonb_build_object(${blocker}::text, null), array[${blocker}::uuid], jsonb_build_object(l.id::text, null), array[l.id],
+               case when l.id = ${blocker}::uuid then l.id end, 0, ${LINKS} - ${LINKS_SPENT}
+         where not ${blocker}::uuid = any(l.blocked_by)
         union all
-        select (select r.prev from reach r where r.id = b.id and r.prev is not null order by r.prev limit 1), b.n + 1
-          from back b where b.id <> ${blocker}::uuid
+        select s.step + 1,
+               case when d.forward then s.fwd || e.found else s.fwd end, case when d.forward then e.ids else s.ffront end,
+               case when d.forward then s.bwd else s.bwd || e.found end, case when d.forward then s.bfront else e.ids end,
+               e.meet, s.links + e.links, s.budget
+          from search s
+          cross join lateral (select cardinality(s.ffront) < cardinality(s.bfront) as forward) d
+          cross join lateral (
+            -- The step's links (task reached, task reached from), at most one more than the budget
+            -- has left; then each task reached once: whether it is new to this side, and whether
+            -- the other side has reached it already.
+            select coalesce(jsonb_object_agg(n.id, n.parent) filter (where n.new), '{}') as found,
+                   coalesce(array_agg(n.id) filter (where n.new), '{}') as ids,
+                   min(n.id::text) filter (where n.meets)::uuid as meet,
+                   coalesce(sum(n.links), 0)::int as links
+              from (select r.id, min(r.parent::text) as parent, count(*) as links,
+                           not ((case when d.forward then s.fwd else s.bwd end) ? r.id::text) as new,
+                           (case when d.forward then s.bwd else s.fwd end) ? r.id::text as meets
+                      from (select x.id, t.id as parent from ${tasks} t cross join unnest(t.blocked_by) as x(id)
+                             where d.forward and t.org_id = ${org} and t.id = any(s.ffront)
+                            union all
+                            select b.id, y.id from unnest(s.bfront) as y(id)
+                             cross join lateral (select x.id, x.org_id from ${tasks} x where x.blocked_by @> array[y.id] offset 0) b
+                             where not d.forward and b.org_id = ${org}
+                            limit s.budget - s.links + 1) r
+                     group by r.id) n
+          ) e
+         where s.meet is null and cardinality(s.ffront) > 0 and cardinality(s.bfront) > 0 and s.links <= s.budget
+      ),
+      final as (select * from search order by step desc limit 1),
+      spent as (select set_config('opsroom.dependency_links', (${LINKS} - f.budget + f.links)::text, true) from final f),
+      -- The cycle through the meeting task: back to the blocker along fwd, on to l along bwd.
+      upstream(id, n) as (
+        select meet, 0 from final
+        union all
+        select (f.fwd ->> u.id::text)::uuid, u.n + 1 from upstream u, final f where f.fwd ->> u.id::text is not null
+      ),
+      downstream(id, n) as (
+        select meet, 0 from final
+        union all
+        select (f.bwd ->> w.id::text)::uuid, w.n + 1 from downstream w, final f where f.bwd ->> w.id::text is not null
       )
-      select case when exists (select 1 from back) then
-        json_build_array(l.id)::jsonb || (select jsonb_agg(b.id order by b.n desc) from back b) end)`,
+      select case
+          when f.meet is not null then jsonb_build_object('cycle', jsonb_build_array(l.id)
+            || (select jsonb_agg(u.id order by u.n desc) from upstream u)
+            || coalesce((select jsonb_agg(w.id order by w.n) from downstream w where w.n > 0), '[]'::jsonb))
+          when f.links > f.budget then jsonb_build_object('linksFollowed', f.links)
+        end
+        from final f, spent)`,
+  };
+}
+
+/**
+ * `blocking_limit`: the blocker blocks fewer than MAX_BLOCKING tasks (or this one already), counted
+ * through the GIN index on blocked_by, no further than the limit.
+ */
+export function blockingLimit(blocker: string): Rule {
+  return {
+    name: "blocking_limit",
+    holds: sql`${blocker}::uuid = any(l.blocked_by) or (select count(*) from (
+        select 1 from (select x.org_id from ${tasks} x where x.blocked_by @> array[${blocker}::uuid] offset 0) b
+         where b.org_id = l.org_id limit ${BLOCKING}) c) < ${BLOCKING}`,
   };
 }
 

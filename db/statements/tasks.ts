@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import { MAX_BLOCKERS } from "../../domain/limits.ts";
 import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
 import { TASK_TRANSITIONS, type TaskStatus } from "../../domain/records.ts";
 import type { Database } from "../client.ts";
@@ -17,7 +18,7 @@ import { commentResource } from "./comments.ts";
 import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { activePerson, milestoneOfProject, projectOfOrganisation } from "./references.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
-import { blockersClosed, newTaskParent, noDependencyCycle, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
+import { blockersClosed, blockingLimit, newTaskParent, noDependencyCycle, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 import type { Cascade, Reference } from "./write-ctes.ts";
@@ -163,10 +164,11 @@ export function upsertTask(db: Database, actor: Actor, externalId: string, value
   });
 }
 
-/** The most tasks one task may be blocked by. */
-export const MAX_BLOCKERS = 100;
-
-/** "Task `id` is blocked by `blocker`": a change of the task's blockedBy, refused if it would close a cycle. */
+/**
+ * "Task `id` is blocked by `blocker`": a change of the task's blockedBy, refused if it would close
+ * a cycle (or the check could not decide within the request's links), or if either task is at its
+ * limit (MAX_BLOCKERS, MAX_BLOCKING).
+ */
 export function addDependency(db: Database, actor: Actor, id: string, blocker: string, ifMatch: number | null) {
   return updateRecord(db, actor, taskResource, {
     id,
@@ -176,6 +178,7 @@ export function addDependency(db: Database, actor: Actor, id: string, blocker: s
     rules: [
       noDependencyCycle(blocker),
       { name: "blockers_limit", holds: sql`${blocker}::uuid = any(${l.blockedBy}) or cardinality(${l.blockedBy}) < ${MAX_BLOCKERS}` },
+      blockingLimit(blocker),
     ],
     fresh: true,
   });

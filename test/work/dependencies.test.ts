@@ -119,6 +119,18 @@ describe("POST /v1/tasks/:id/dependencies", () => {
     // Resending one it has is still a no-op.
     expectSuccess(await add(tenant, task, blockers[0]!));
   });
+
+  it("a task blocking 100 tasks blocks no more: 409 conflict on blockedBy, nothing changes; one it blocks already is still a no-op", async () => {
+    const tenant = await createTenant();
+    const blocker = await insertTaskIn(tenant);
+    const blocked = await Promise.all(Array.from({ length: 100 }, () => insertTaskIn(tenant, { blockedBy: [blocker] })));
+    const task = await insertTaskIn(tenant);
+    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: blocker } }, 409, "conflict", { field: "blockedBy" });
+    expectSuccess(await add(tenant, blocked[0]!, blocker));
+    // Once it blocks one fewer, it may block another.
+    expectSuccess(await remove(tenant, blocked[1]!, blocker));
+    expect(expectSuccess(await add(tenant, task, blocker)).data.blockedBy).toEqual([blocker]);
+  });
 });
 
 describe("DELETE /v1/tasks/:id/dependencies/:blockerId", () => {
