@@ -47,17 +47,28 @@ export function jsonBodyProblem(body: unknown): DomainError | null {
   let values = 1;
   const stack: Container[] = [{ value: body, depth: 1, place: null }];
   for (let container = stack.pop(); container; container = stack.pop()) {
-    const isArray = Array.isArray(container.value);
-    const entries = isArray ? (container.value as unknown[]).entries() : Object.entries(container.value);
+    const { depth, place } = container;
     const nested: Container[] = [];
-    for (const [name, value] of entries) {
-      const place = { parent: container.place, key: String(name) };
-      if (!isArray && !place.key.isWellFormed()) return invalid(place, `the field name ${LONE_SURROGATE}`);
+    // One value of the container: a place is made only for what is nested or refused (most are neither).
+    const visit = (value: unknown, key: string): DomainError | null => {
       if (++values > MAX_JSON_VALUES) return invalid(null, `the body holds more than ${MAX_JSON_VALUES} values`);
-      if (typeof value === "string" && !value.isWellFormed()) return invalid(place, LONE_SURROGATE);
-      if (value === null || typeof value !== "object") continue;
-      if (container.depth === MAX_JSON_DEPTH) return invalid(place, `arrays and objects nest at most ${MAX_JSON_DEPTH} deep`);
-      nested.push({ value, depth: container.depth + 1, place });
+      if (typeof value === "string") return value.isWellFormed() ? null : invalid({ parent: place, key }, LONE_SURROGATE);
+      if (value === null || typeof value !== "object") return null;
+      if (depth === MAX_JSON_DEPTH) return invalid({ parent: place, key }, `arrays and objects nest at most ${MAX_JSON_DEPTH} deep`);
+      nested.push({ value, depth: depth + 1, place: { parent: place, key } });
+      return null;
+    };
+    if (Array.isArray(container.value)) {
+      for (let i = 0; i < container.value.length; i++) {
+        const problem = visit(container.value[i], String(i));
+        if (problem) return problem;
+      }
+    } else {
+      for (const [key, value] of Object.entries(container.value)) {
+        if (!key.isWellFormed()) return invalid({ parent: place, key }, `the field name ${LONE_SURROGATE}`);
+        const problem = visit(value, key);
+        if (problem) return problem;
+      }
     }
     // Reversed onto the stack, so nested values are looked at in the order they were sent.
     for (let i = nested.length - 1; i >= 0; i--) stack.push(nested[i]!);
