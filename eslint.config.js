@@ -19,7 +19,7 @@ const driversMessage = "only db/ (and the local database tooling in cli/lib) tal
 const restrict = (patterns) => ["error", { patterns }];
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "console/vendor/", "client/schema.d.ts", "client/hey-api/", ".data/", "**/.wrangler/", "test/artifacts/", "bench/results/", ".stryker-tmp/", "reports/"] },
+  { ignores: ["node_modules/", "console/vendor/", "client/schema.d.ts", ".data/", "**/.wrangler/", "test/artifacts/", "bench/results/", ".stryker-tmp/", "reports/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

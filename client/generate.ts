@@ -1,11 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { renderAsyncApiJson } from "./asyncapi.ts";
-import { generateHeyApiClient } from "./hey-api-generate.ts";
 import { renderClientSchema, renderOpenApiJson } from "./render-schema.ts";
 
-// `npm run client:generate`: writes client/openapi.json, client/asyncapi.json, client/schema.d.ts
-// and client/hey-api/ from the route registry.
+// `npm run client:generate`: writes client/openapi.json, client/asyncapi.json and
+// client/schema.d.ts from the route registry.
 for (const [name, text] of [
   ["openapi.json", renderOpenApiJson()],
   ["asyncapi.json", renderAsyncApiJson()],
@@ -15,6 +14,3 @@ for (const [name, text] of [
   writeFileSync(target, text);
   process.stdout.write(`wrote ${target} (${text.split("\n").length} lines)\n`);
 }
-const heyApi = fileURLToPath(new URL("./hey-api", import.meta.url));
-await generateHeyApiClient(JSON.parse(renderOpenApiJson()), heyApi);
-process.stdout.write(`wrote ${heyApi}/ (@hey-api/openapi-ts)\n`);
