@@ -24,6 +24,8 @@ export interface RoomEnv {
   REALTIME_SECRET?: string;
   /** The opsroom API (the Worker), asked who a credential belongs to: one source of truth for keys. */
   API_URL?: string;
+  /** Jobs one webhook may have queued (realtime/webhooks/backlog.ts); unset: 10 000. */
+  WEBHOOK_BACKLOG_LIMIT?: string;
 }
 
 const EVENT_READ_SCOPES = new Set<string>(Object.values(EVENT_SCOPES));

@@ -4,7 +4,7 @@ import type { EventFilter } from "../domain/event-filter.ts";
 // The one protocol between the Worker and the organisation's room, parsed on both sides. Every
 // message crosses with the shared REALTIME_SECRET; a malformed one is answered 400, never thrown.
 //
-//   Worker -> room   POST /parties/v1/<orgId>                     RoomMessage
+//   Worker -> room   POST /parties/v1/<orgId>                     RoomMessage (deliver, replay -> QueuedAnswer)
 //   room -> Worker   GET  /internal/rooms/<orgId>/start           -> { watermark }
 //                    GET  /internal/rooms/<orgId>/events?after=N   -> { events }
 //                    GET  /internal/rooms/<orgId>/webhooks         -> { webhooks: WebhookTarget[] }
@@ -49,6 +49,18 @@ export const RoomMessageSchema = z.union([
   z.strictObject({ membersChanged: z.array(Uuid).min(1).max(1_000) }),
 ]);
 export type RoomMessage = z.infer<typeof RoomMessageSchema>;
+
+/**
+ * The room's answer to `deliver` and `replay`: all of the message queued, or none of it: the
+ * webhook is off or gone, or (`backlog` and `backlogLimit` set) it already has `backlog` jobs
+ * queued and the message would take it past its limit.
+ */
+export const QueuedAnswerSchema = z.object({
+  queued: z.boolean(),
+  backlog: z.number().int().min(0).optional(),
+  backlogLimit: z.number().int().min(1).optional(),
+});
+export type QueuedAnswer = z.infer<typeof QueuedAnswerSchema>;
 
 /** What the room knows about a socket's credential before asking the Worker. */
 export const SocketCredentialSchema = z.union([

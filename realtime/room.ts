@@ -6,6 +6,7 @@ import { bearerToken, secretsEqual } from "../domain/crypto/secrets.ts";
 import { authenticate, internalUrl, type Identity, type RoomEnv } from "./identity.ts";
 import { CLOSE_CODES, RoomMessageSchema } from "./protocol.ts";
 import { hasAny, orderedKey, writeAtomically } from "./storage.ts";
+import { backlogLimitOf } from "./webhooks/backlog.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 // The realtime room of one organisation (party "v1", room id = organisation id).
@@ -82,7 +83,7 @@ export default class OrganisationRoom implements Party.Server {
   private readonly webhooks: WebhookDispatcher;
 
   constructor(readonly room: Party.Room) {
-    this.webhooks = new WebhookDispatcher(room.storage, (path, init) => this.internalApi(path, init));
+    this.webhooks = new WebhookDispatcher(room.storage, (path, init) => this.internalApi(path, init), backlogLimitOf(this.env.WEBHOOK_BACKLOG_LIMIT));
   }
 
   private get env(): RoomEnv {
@@ -182,9 +183,9 @@ export default class OrganisationRoom implements Party.Server {
     }
     if ("deliver" in message || "replay" in message) {
       const { webhookId, events } = "deliver" in message ? { webhookId: message.deliver.webhookId, events: [message.deliver.event] } : message.replay;
-      const queued = await this.webhooks.enqueueFor(webhookId, events);
-      if (queued) await this.wakeAt(Date.now());
-      return Response.json({ queued });
+      const answer = await this.webhooks.enqueueFor(webhookId, events);
+      if (answer.queued) await this.wakeAt(Date.now());
+      return Response.json(answer);
     }
     const events = message.events;
     const { watermark, kept } = await this.serially(() => this.accept(events));
@@ -228,11 +229,9 @@ export default class OrganisationRoom implements Party.Server {
         if (limit === null) return false;
         const page = await this.room.storage.list<OpsEvent>({ prefix: FANOUT_PREFIX, limit });
         if (page.size === 0) return true;
-        const jobs = await this.webhooks.jobsFor([...page.values()]).catch(() => null);
-        if (jobs === null) return false;
-        // The jobs and the removal of their events in one batch: an event is queued exactly once.
-        // Written without holding back the sockets of events published meanwhile...
-        await writeAtomically(this.room.storage, { put: jobs, delete: [...page.keys()] }, { unconfirmed: true });
+        // The jobs and the removal of their events in one batch, written without holding back the
+        // sockets of events published meanwhile...
+        if (!(await this.webhooks.queueFor(page))) return false;
       }
     } finally {
       // ...and durable before the drain sends any of them.

@@ -60,21 +60,43 @@ export function nextRetryAt(job: Job, answer: Answer): number | null {
   return succeeded(answer) || gone(answer) || delay === undefined ? null : answer.startedAt + delay;
 }
 
+/** What the delivery log keeps of every attempt of the job, whatever became of it. */
+const attemptOf = (job: Job) => ({
+  id: crypto.randomUUID(),
+  webhookId: job.webhookId,
+  eventId: job.event.id,
+  eventType: job.event.type,
+  changeVersion: job.event.changeVersion || null,
+  attempt: job.attempt,
+});
+
 /** The attempt as the delivery log keeps it. `retryAt` null: no further attempt. */
 export function reportOf(job: Job, answer: Answer, retryAt: number | null): DeliveryAttempt {
   const ok = succeeded(answer);
   return {
-    id: crypto.randomUUID(),
-    webhookId: job.webhookId,
-    eventId: job.event.id,
-    eventType: job.event.type,
-    changeVersion: job.event.changeVersion || null,
-    attempt: job.attempt,
+    ...attemptOf(job),
     outcome: ok ? "succeeded" : retryAt !== null ? "retrying" : "failed",
     responseStatus: answer.status,
     durationMs: answer.durationMs,
     error: answer.error ?? (ok ? null : gone(answer) ? "the receiver answered 410 Gone; the webhook is now disabled" : `the receiver answered ${answer.status}`),
     responseExcerpt: answer.excerpt,
     nextRetryAt: retryAt === null ? null : new Date(retryAt).toISOString(),
+  };
+}
+
+/**
+ * A job the webhook's backlog had no room for (backlog.ts), logged in place of its first attempt:
+ * failed, with no request made (no status, no duration), so that it can be redelivered or
+ * replayed once the receiver catches up. Never dropped silently.
+ */
+export function droppedReport(job: Job, backlog: number): DeliveryAttempt {
+  return {
+    ...attemptOf(job),
+    outcome: "failed",
+    responseStatus: null,
+    durationMs: null,
+    error: `dropped: the webhook's backlog is full (${backlog} deliveries queued)`,
+    responseExcerpt: null,
+    nextRetryAt: null,
   };
 }

@@ -1,7 +1,8 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../../domain/events.ts";
-import { writeAtomically } from "../storage.ts";
-import { gone, nextRetryAt, reportOf, send } from "./delivery.ts";
+import type { QueuedAnswer } from "../protocol.ts";
+import { Backlog } from "./backlog.ts";
+import { droppedReport, gone, nextRetryAt, reportOf, send } from "./delivery.ts";
 import { DueJobs, firstDue, jobKey, newJob, slots, type Job } from "./queue.ts";
 import { flushReports, hasReports, reportKey } from "./reports.ts";
 import { Targets, wants, type InternalApi } from "./targets.ts";
@@ -9,7 +10,9 @@ import { Targets, wants, type InternalApi } from "./targets.ts";
 // Webhook delivery from the organisation's room. Every event the room delivers becomes one job per
 // webhook that wants it (queue.ts), drained by the room's alarm: each attempt (delivery.ts) is
 // recorded with the job's next state in one storage batch, and reported to the API, which keeps
-// the delivery log (reports.ts).
+// the delivery log (reports.ts). Each webhook's queue is capped (backlog.ts): a test, redelivery
+// or replay that would pass the cap is refused whole, and an event past it is dropped for that
+// webhook with a report saying so.
 
 /**
  * Jobs read per drain (shared between the webhooks), and how long a drain keeps taking new ones:
@@ -29,12 +32,15 @@ const REPORT_RETRY_MS = 5_000;
 
 export class WebhookDispatcher {
   private readonly targets: Targets;
+  private readonly backlog: Backlog;
 
   constructor(
     private readonly storage: Party.Storage,
     private readonly api: InternalApi,
+    backlogLimit: number,
   ) {
-    this.targets = new Targets(storage, api);
+    this.backlog = new Backlog(storage, backlogLimit);
+    this.targets = new Targets(storage, api, this.backlog);
   }
 
   /** Fetches the organisation's webhooks again (after the API says they changed). */
@@ -49,26 +55,51 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The jobs for the events, one per webhook that wants each, as storage entries: the caller
-   * stores them in the same batch as it records the events handed over.
+   * Queues a job per webhook that wants each of the `handed` events, and deletes their keys, in one
+   * batch: each event becomes its jobs exactly once. A webhook whose backlog is full gets a report
+   * that the event was dropped instead of a job. Written without holding back the room's sockets
+   * (the caller syncs before the drain sends anything). Answers false, writing nothing, when the
+   * webhooks cannot be loaded.
    */
-  async jobsFor(events: OpsEvent[]): Promise<Record<string, Job>> {
-    const targets = await this.targets.all();
-    return Object.fromEntries(events.flatMap((event) => targets.filter((t) => wants(t, event)).map((t) => newJob(t.id, event))));
+  async queueFor(handed: Map<string, OpsEvent>): Promise<boolean> {
+    const targets = await this.targets.all().catch(() => null);
+    if (targets === null) return false;
+    await this.backlog.ready();
+    const put: Record<string, unknown> = {};
+    const moved: Record<string, number> = {};
+    for (const event of handed.values()) {
+      for (const target of targets.filter((t) => wants(t, event))) {
+        const [key, job] = newJob(target.id, event);
+        const queued = this.backlog.queued(target.id) + (moved[target.id] ?? 0);
+        if (queued < this.backlog.limit) {
+          put[key] = job;
+          moved[target.id] = (moved[target.id] ?? 0) + 1;
+        } else {
+          const report = droppedReport(job, queued);
+          put[reportKey(report)] = report;
+        }
+      }
+    }
+    await this.backlog.write({ put, delete: [...handed.keys()] }, moved, { unconfirmed: true });
+    return true;
   }
 
   /**
    * Queues events for one webhook as they are, whatever its filters (test deliveries,
-   * redeliveries, replays the API has filtered); answers whether they were queued.
+   * redeliveries, replays the API has filtered): all of them, or none if the webhook is off or
+   * they would take its backlog past the limit.
    */
-  async enqueueFor(webhookId: string, events: OpsEvent[]): Promise<boolean> {
+  async enqueueFor(webhookId: string, events: OpsEvent[]): Promise<QueuedAnswer> {
     // The API checked that the webhook exists and is on: a room whose copy says otherwise missed
     // a change, so it loads them again first (the drain reads only the queues of live webhooks).
     await this.targets.all();
     if (!this.targets.isLive(webhookId)) await this.targets.reload();
-    if (!this.targets.isLive(webhookId)) return false;
-    await writeAtomically(this.storage, { put: Object.fromEntries(events.map((event) => newJob(webhookId, event))) });
-    return true;
+    if (!this.targets.isLive(webhookId)) return { queued: false };
+    await this.backlog.ready();
+    const backlog = this.backlog.queued(webhookId);
+    if (backlog + events.length > this.backlog.limit) return { queued: false, backlog, backlogLimit: this.backlog.limit };
+    await this.backlog.write({ put: Object.fromEntries(events.map((event) => newJob(webhookId, event))) }, { [webhookId]: events.length });
+    return { queued: true };
   }
 
   /** When there is work next: now if attempt reports wait to be sent, else when the next queued job falls due, or null. */
@@ -82,6 +113,7 @@ export class WebhookDispatcher {
    * due, or null.
    */
   async drain(): Promise<number | null> {
+    await this.backlog.ready();
     await flushReports(this.storage, this.api);
     const live = (await this.targets.all()).filter((t) => t.enabled);
     // Each webhook's due jobs, read a page at a time with its own share of the batch.
@@ -121,7 +153,7 @@ export class WebhookDispatcher {
     // Looked up now, not when the drain began: a change the API has answered applies at once.
     const target = this.targets.current(job.webhookId);
     if (!target?.enabled) {
-      await this.storage.delete(key);
+      await this.backlog.write({ delete: [key] }, { [job.webhookId]: -1 });
       return true;
     }
     const answer = await send(target, job);
@@ -133,10 +165,13 @@ export class WebhookDispatcher {
     // its place in line (queue.ts); any other is queued under its due time.
     const retried = retryAt !== null ? { ...job, attempt: job.attempt + 1, dueAt: retryAt } : null;
     const retryKey = retried && (target.ordered ? key : jobKey(retried));
-    await writeAtomically(this.storage, {
-      put: { [reportKey(report)]: report, ...(retryKey ? { [retryKey]: retried } : {}) },
-      delete: retryKey === key ? [] : [key],
-    });
+    await this.backlog.write(
+      {
+        put: { [reportKey(report)]: report, ...(retryKey ? { [retryKey]: retried } : {}) },
+        delete: retryKey === key ? [] : [key],
+      },
+      { [job.webhookId]: retried === null ? -1 : 0 },
+    );
     if (gone(answer)) await this.targets.disable(target, "the receiver answered 410 Gone");
     return retried === null;
   }

@@ -1,6 +1,7 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../../domain/events.ts";
 import { orderedKey, writeAtomically } from "../storage.ts";
+import type { Backlog } from "./backlog.ts";
 
 // The room's queue of webhook jobs, in room storage (a restart loses nothing). Jobs are kept per
 // webhook, by due time, then changeVersion: `job:<webhookId>:<dueAt>:<changeVersion>:<id>`. Each
@@ -38,13 +39,15 @@ export async function webhooksWithJobs(storage: Party.Storage): Promise<string[]
   }
 }
 
-/** Deletes a webhook's queued jobs, a page at a time: the queue may be far larger than memory. */
-export async function dropJobsOf(storage: Party.Storage, webhookId: string): Promise<void> {
+/** Deletes a webhook's queued jobs, a page at a time (the queue may be far larger than memory), and then its count. */
+export async function dropJobsOf(storage: Party.Storage, backlog: Backlog, webhookId: string): Promise<void> {
+  await backlog.ready();
   for (;;) {
     const page = await storage.list({ prefix: jobPrefix(webhookId), limit: 1_000 });
-    if (page.size === 0) return;
-    await writeAtomically(storage, { delete: [...page.keys()] });
+    if (page.size === 0) break;
+    await backlog.write({ delete: [...page.keys()] }, { [webhookId]: -page.size });
   }
+  await backlog.forget(webhookId);
 }
 
 /**

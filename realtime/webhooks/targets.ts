@@ -3,6 +3,7 @@ import { matchesFilter } from "../../domain/event-filter.ts";
 import { scopeOfEvent, type OpsEvent } from "../../domain/events.ts";
 import { webhookFilter, WebhookTargetSchema, type WebhookTarget } from "../protocol.ts";
 import { writeAtomically } from "../storage.ts";
+import type { Backlog } from "./backlog.ts";
 import { dropJobsOf, rekeyHead, webhooksWithJobs } from "./queue.ts";
 
 // The room's copy of the organisation's webhooks (url, patterns, scopes, secret), fetched from the
@@ -39,6 +40,7 @@ export class Targets {
   constructor(
     private readonly storage: Party.Storage,
     private readonly api: InternalApi,
+    private readonly backlog: Backlog,
   ) {}
 
   /** Fetches the organisation's webhooks again (after the API says they changed). */
@@ -65,7 +67,7 @@ export class Targets {
     // What is queued for webhooks that are now gone or off is dropped. The queues are found in
     // storage, not from the stored copy, so a drop cut short is finished by the next reload.
     const live = new Set(targets.filter((t) => t.enabled).map((t) => t.id));
-    for (const id of await webhooksWithJobs(this.storage)) if (!live.has(id)) await dropJobsOf(this.storage, id);
+    for (const id of await webhooksWithJobs(this.storage)) if (!live.has(id)) await dropJobsOf(this.storage, this.backlog, id);
   }
 
   /**
@@ -108,7 +110,7 @@ export class Targets {
     const current = this.current(target.id) ?? target;
     current.enabled = false;
     await this.storage.put(TARGET_PREFIX + current.id, current);
-    await dropJobsOf(this.storage, current.id);
+    await dropJobsOf(this.storage, this.backlog, current.id);
     await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason }) }).catch(() => {});
   }
 

@@ -14,6 +14,11 @@ import { localBin, PROJECT_ROOT } from "../../cli/lib/paths.ts";
 // process group (partykit starts workerd and esbuild; stopping kills the whole group).
 
 const START_TIMEOUT_MS = 30_000;
+/**
+ * The room's cap on one webhook's queued deliveries in the test run (10 000 when deployed): small
+ * enough for a test to fill it in seconds, and above the largest burst another test queues (1 500).
+ */
+export const TEST_WEBHOOK_BACKLOG_LIMIT = 2_000;
 /** The last lines partykit printed (the room's errors among them), kept for a failed run. Gitignored. */
 const LOG_FILE = join(PROJECT_ROOT, "test", "artifacts", "partykit.log");
 
@@ -58,6 +63,7 @@ export async function startRealtimeServer(options: { port: number; secret: strin
         "--persist", stateDir,
         "--var", `REALTIME_SECRET=${options.secret}`,
         "--var", `API_URL=${options.apiUrl}`,
+        "--var", `WEBHOOK_BACKLOG_LIMIT=${TEST_WEBHOOK_BACKLOG_LIMIT}`,
       ],
     });
     service = started;

@@ -6,7 +6,8 @@ import { generateWebhookSecret } from "../../domain/crypto/webhook-signature.ts"
 import type { OpsEvent } from "../../domain/events.ts";
 import { WebhookTargetSchema, type WebhookTarget } from "../../realtime/protocol.ts";
 import type { Job } from "../../realtime/webhooks/queue.ts";
-import { gone, nextRetryAt, reportOf, RETRY_DELAYS_MS, send, signingSecrets, succeeded, type Answer } from "../../realtime/webhooks/delivery.ts";
+import { backlogLimitOf, DEFAULT_BACKLOG_LIMIT } from "../../realtime/webhooks/backlog.ts";
+import { droppedReport, gone, nextRetryAt, reportOf, RETRY_DELAYS_MS, send, signingSecrets, succeeded, type Answer } from "../../realtime/webhooks/delivery.ts";
 
 // realtime/webhooks/delivery.ts: one attempt as a signed POST to a real node:http receiver on
 // 127.0.0.1, verified with the standardwebhooks package as an integrator would; and what the
@@ -245,5 +246,33 @@ describe("reportOf", () => {
 
   it("a test delivery (changeVersion 0) is logged without one", () => {
     expect(reportOf(job({ event: { ...EVENT, changeVersion: 0 } }), answer({}), null).changeVersion).toBeNull();
+  });
+});
+
+describe("droppedReport", () => {
+  it("a job the backlog had no room for: failed at its first attempt, no request made, saying why", () => {
+    expect(droppedReport(job(), 10_000)).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      webhookId: "0190a5b2-0000-7000-8000-0000000000aa",
+      eventId: EVENT.id,
+      eventType: "task.updated",
+      changeVersion: 7,
+      attempt: 1,
+      outcome: "failed",
+      responseStatus: null,
+      durationMs: null,
+      error: "dropped: the webhook's backlog is full (10000 deliveries queued)",
+      responseExcerpt: null,
+      nextRetryAt: null,
+    });
+  });
+});
+
+describe("backlogLimitOf", () => {
+  it("the room's WEBHOOK_BACKLOG_LIMIT when it is a positive integer, else the default", () => {
+    expect(backlogLimitOf("2000")).toBe(2_000);
+    expect(backlogLimitOf("1")).toBe(1);
+    for (const setting of [undefined, "", "0", "-5", "1.5", "ten", "1e400"]) expect(backlogLimitOf(setting)).toBe(DEFAULT_BACKLOG_LIMIT);
+    expect(DEFAULT_BACKLOG_LIMIT).toBe(10_000);
   });
 });
