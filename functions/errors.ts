@@ -61,7 +61,9 @@ const errorDetails = {
   currencies: z.array(z.string()).optional().openapi({ description: "conflict on a project's finances: the currencies to choose from with ?currency=." }),
   retryAfter: z.number().int().optional().openapi({ description: "rate_limited: seconds to wait (also the Retry-After header)." }),
   oldestChangeVersion: z.number().int().optional().openapi({ description: "resync_required: the oldest changeVersion still kept." }),
-  queuedUpTo: z.number().int().optional().openapi({ description: "unavailable during a webhook replay: the changeVersion the room took events up to." }),
+  queuedUpTo: z.number().int().optional().openapi({ description: "A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo." }),
+  backlog: z.number().int().optional().openapi({ description: "conflict on a webhook's delivery: the deliveries it has queued." }),
+  backlogLimit: z.number().int().optional().openapi({ description: "conflict on a webhook's delivery: the most deliveries it may have queued." }),
   operation: z.number().int().optional().openapi({ description: "POST /v1/batch: the index of the operation refused." }),
   requestId: z.string().openapi({ description: "This request's id, as in X-Request-Id." }),
 };

@@ -4,15 +4,13 @@ import { deliveredEvent, listDeliveries, recordDeliveries, type DeliveryAttempt,
 import type { WebhookRecord } from "../db/statements/webhooks.ts";
 import { generateWebhookSecret } from "../domain/crypto/webhook-signature.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
-import { matchesFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import type { PageRequest } from "../domain/paging.ts";
 import { firstMissingScope } from "../domain/scopes.ts";
 import { checkWebhookUrl } from "../domain/webhook-urls.ts";
-import { REPLAY_BATCH, webhookFilter, type RoomMessage } from "../realtime/protocol.ts";
+import { QueuedAnswerSchema, type QueuedAnswer, type RoomMessage } from "../realtime/protocol.ts";
 import { guarded } from "./constraint-errors.ts";
-import { assertKeptAfter } from "./events.ts";
 import type { Call, ServiceContext, SystemContext } from "./context.ts";
 import { settleCaller, settleCreate, settleDelete, settleUpdate, type WriteResult } from "./settle.ts";
 
@@ -39,7 +37,7 @@ function lacksScopeOf(webhookScopes: string[], callerScopes: readonly string[], 
   return missing ? new DomainError("insufficient_scope", `this webhook sees events under ${missing}; ${doing} needs that scope too`, { scope: missing }) : null;
 }
 
-function assertHoldsScopesOf(webhookScopes: string[], callerScopes: readonly string[], doing: string): void {
+export function assertHoldsScopesOf(webhookScopes: string[], callerScopes: readonly string[], doing: string): void {
   const refusal = lacksScopeOf(webhookScopes, callerScopes, doing);
   if (refusal) throw refusal;
 }
@@ -161,20 +159,29 @@ function testEvent(webhook: WebhookRecord): OpsEvent {
 const webhookOff = () => new DomainError("conflict", 'the webhook is disabled; turn it on with PATCH { "enabled": true } first');
 
 /** The room delivers nothing to a webhook that is off: say so rather than queue what never goes. */
-function assertEnabled(webhook: WebhookRecord): void {
+export function assertEnabled(webhook: WebhookRecord): void {
   if (!webhook.enabled) throw webhookOff();
 }
 
-/** Hands deliveries for one webhook to the room, which queues them like any other. */
-async function handToRoom(ctx: ServiceContext, orgId: string, message: RoomMessage): Promise<void> {
-  let answer: { queued?: boolean };
+/**
+ * Hands deliveries for one webhook to the room, which queues all of them like any other, or none:
+ * 409 when the webhook's backlog would pass its limit (docs/api.md "Webhooks"), or when the room
+ * reloaded its copy of the webhooks and found this one off or gone (changed meanwhile).
+ */
+export async function handToRoom(ctx: ServiceContext, orgId: string, message: RoomMessage): Promise<void> {
+  let answer: QueuedAnswer;
   try {
-    answer = (await ctx.rooms.tell(orgId, message)) as { queued?: boolean };
+    answer = QueuedAnswerSchema.parse(await ctx.rooms.tell(orgId, message));
   } catch {
     throw new DomainError("unavailable", "the realtime room could not take the delivery; retry shortly");
   }
-  // The room reloaded its copy of the webhooks and found this one off or gone: changed meanwhile.
-  if (!answer.queued) throw webhookOff();
+  if (answer.queued) return;
+  if (answer.backlog === undefined) throw webhookOff();
+  throw new DomainError(
+    "conflict",
+    `the webhook has ${answer.backlog} deliveries queued, and this would take it past its limit of ${answer.backlogLimit}: wait until its receiver has taken them (see its deliveries)`,
+    { backlog: answer.backlog, backlogLimit: answer.backlogLimit },
+  );
 }
 
 /** Hands one event to the room for one webhook. */
@@ -199,60 +206,6 @@ export async function redeliver({ ctx, input }: Call<{ webhookId: string; delive
   if (!event) throw new DomainError("conflict", "the event of this delivery is older than the retention and no longer kept");
   return queueDelivery(ctx, webhook, event);
 }
-
-/** changeVersions one replay may span: a call's work is bounded, and a longer range is split. */
-export const REPLAY_MAX_SPAN = 10_000;
-
-/** The end of the range (after, until] a replay covers, `current` the organisation's changeVersion; 400 naming the field otherwise. */
-function replayUntil(after: number, until: number | null, current: number): number {
-  const refuse = (field: string, message: string) => new DomainError("invalid_field", message, { field });
-  if (until !== null && until <= after) throw refuse("until", "until must be greater than after: the range (after, until] is empty");
-  if (until !== null && until > current) throw refuse("until", `until is past the organisation's changeVersion, ${current}`);
-  // after = the current changeVersion is "caught up": 202 with nothing queued, so a repair job need not special-case it.
-  if (until === null && after > current) throw refuse("after", `after is past the organisation's changeVersion, ${current}`);
-  const end = until ?? current;
-  if (end - after > REPLAY_MAX_SPAN) {
-    throw refuse("until", `(${after}, ${end}] spans ${end - after} changeVersions and a replay at most ${REPLAY_MAX_SPAN}: split the range, e.g. until=${after + REPLAY_MAX_SPAN} first`);
-  }
-  return end;
-}
-
-/**
- * Queues, in changeVersion order, every kept event in (after, until] that the webhook would have
- * received (its scopes and its filter): webhooks.manage and every scope it carries. The events are
- * read and handed to the room a page at a time, so a replay's memory does not grow with its range.
- */
-export async function replayWebhook({ ctx, input }: Call<{ id: string; after: number; until: number | null; retentionSeconds: number }>) {
-  const read = async (after: number, until: number | null) => {
-    const page = await statements.replayPage(ctx.db, ctx.actor, input.id, { after, until, limit: REPLAY_BATCH, retentionSeconds: input.retentionSeconds });
-    settleCaller(page.caller, ctx, scopes.manage);
-    return page;
-  };
-  let page = await read(input.after, input.until);
-  const until = replayUntil(input.after, input.until, page.caller.changeVersion);
-  const webhook = page.webhook;
-  if (!webhook) throw notFound("webhook");
-  assertHoldsScopesOf(webhook.scopes, page.caller.scopes, "replaying to it");
-  assertEnabled(webhook);
-  assertKeptAfter(input.after, page.firstKept, `replay after=${page.firstKept - 1} or later`);
-  const filter = webhookFilter(webhook);
-  let queued = 0;
-  for (let handed = input.after; ; ) {
-    const wanted = page.events.filter((event) => matchesFilter(filter, event));
-    if (wanted.length > 0) await handToRoom(ctx, webhook.orgId, { replay: { webhookId: webhook.id, events: wanted } }).catch(partly(handed, until));
-    queued += wanted.length;
-    const last = page.events.at(-1);
-    if (!last || !page.hasMore) return { webhookId: webhook.id, after: input.after, until, queued };
-    handed = last.changeVersion;
-    page = await read(handed, until);
-  }
-}
-
-/** A replay the room stopped taking midway: what went is queued, so the caller goes on from there rather than repeat it. */
-const partly = (handed: number, until: number) => (error: unknown) => {
-  if (!(error instanceof DomainError && error.code === "unavailable")) throw error;
-  throw new DomainError("unavailable", `the realtime room took the events up to changeVersion ${handed} only; replay after=${handed}&until=${until} shortly`, { queuedUpTo: handed });
-};
 
 // ---- The room's own calls ------------------------------------------------------------------------
 

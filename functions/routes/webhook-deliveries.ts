@@ -1,14 +1,18 @@
 import { z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/paging.ts";
-import { redeliver, REPLAY_MAX_SPAN, replayWebhook, testWebhook, webhookDeliveries } from "../../services/webhooks.ts";
+import { REPLAY_EVENTS_PER_REQUEST, REPLAY_MAX_SPAN, replayWebhook } from "../../services/webhook-replay.ts";
+import { redeliver, testWebhook, webhookDeliveries } from "../../services/webhooks.ts";
 import { serviceContext } from "../context.ts";
 import { listEnvelope, listReply, recordEnvelope, reply } from "../envelope.ts";
 import { settingsOf } from "../env.ts";
+import { consumeMore } from "../middleware/rate-limit.ts";
 import { defineRoute } from "../registry.ts";
 import { IdParams } from "../schemas/common.ts";
 import { DeliveriesQuery, DeliveryParams, DeliverySchema, ReplayedSchema, ReplaySchema } from "../schemas/webhooks.ts";
 
 const tag = "Webhooks";
+
+const BACKLOG_FULL = "409 conflict when the webhook is off, or when its backlog of queued deliveries would pass its limit (`error.backlog`, `error.backlogLimit`): nothing is queued.";
 
 const QueuedSchema = recordEnvelope(z.object({ webhookId: z.string(), eventId: z.string(), eventType: z.string() }));
 
@@ -21,7 +25,7 @@ export const webhookDeliveryRoutes = [
     tag,
     summary: "Send a webhook.test event to the webhook now",
     params: IdParams,
-    description: "Needs webhooks.manage and every read scope the webhook carries.",
+    description: `Needs webhooks.manage and every read scope the webhook carries. ${BACKLOG_FULL}`,
     errors: ["conflict"],
     response: { status: 202, schema: QueuedSchema, description: "The test delivery is queued; see its attempts under deliveries." },
     async handler(c, { params }) {
@@ -53,7 +57,7 @@ export const webhookDeliveryRoutes = [
     scope: "webhooks.manage",
     tag,
     summary: "Send a past delivery's event again",
-    description: "Needs webhooks.manage and every read scope the webhook carries.",
+    description: `Needs webhooks.manage and every read scope the webhook carries. ${BACKLOG_FULL}`,
     params: DeliveryParams,
     errors: ["conflict"],
     response: { status: 202, schema: QueuedSchema, description: "The redelivery is queued." },
@@ -71,13 +75,21 @@ export const webhookDeliveryRoutes = [
     description:
       "Needs webhooks.manage and every read scope the webhook carries. Queues, in changeVersion order, every kept event of the range that the webhook's scopes and filter select " +
       `(behind what is already queued for it). A range spans at most ${REPLAY_MAX_SPAN} changeVersions: split a longer one. ` +
-      "410 resync_required when `after` is older than the events kept (`error.oldestChangeVersion`).",
+      "410 resync_required when `after` is older than the events kept (`error.oldestChangeVersion`). " +
+      `It counts a request of the rate limit per ${REPLAY_EVENTS_PER_REQUEST} events it queues, and queues only as many as the limit has left (then 429 with Retry-After). ` +
+      `${BACKLOG_FULL} A replay stopped midway (429, 409, 503) keeps what it queued and answers \`error.queuedUpTo\`: go on with after=queuedUpTo.`,
     params: IdParams,
     body: ReplaySchema,
     errors: ["conflict", "resync_required"],
     response: { status: 202, schema: recordEnvelope(ReplayedSchema), description: "The events are queued; see their attempts under deliveries." },
     async handler(c, { params, body }) {
-      const input = { id: params.id, after: body.after, until: body.until ?? null, retentionSeconds: settingsOf(c.env).events.retentionSeconds };
+      const input = {
+        id: params.id,
+        after: body.after,
+        until: body.until ?? null,
+        retentionSeconds: settingsOf(c.env).events.retentionSeconds,
+        charge: (more: number) => consumeMore(c, more, "this replay"),
+      };
       return reply(await replayWebhook({ ctx: serviceContext(c), input }), "events queued");
     },
   }),

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { EVENT_RESOURCES } from "../../domain/events.ts";
-import { REPLAY_MAX_SPAN, type WebhookRecord } from "../../services/webhooks.ts";
+import { REPLAY_MAX_SPAN } from "../../services/webhook-replay.ts";
+import type { WebhookRecord } from "../../services/webhooks.ts";
 import { Description, InstantQuery, Timestamp, Uuid, noNul, pageQuery, publicRecord, recordFields } from "./common.ts";
 import { EventPattern } from "./events.ts";
 

@@ -125,6 +125,21 @@ export async function untilPast(at: number): Promise<void> {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
+/**
+ * Events written straight to the outbox (task.updated, under tasks.read), `n` of them after the
+ * organisation's current changeVersion, alternating between two projects: a range to replay.
+ */
+export async function insertEvents(tenant: Tenant, n: number, projects: [string, string]): Promise<void> {
+  await query(
+    `with bump as (update organisations set change_version = change_version + $2 where id = $1 returning change_version)
+     insert into events (id, org_id, change_version, type, scope, data, actor, published_at)
+     select gen_random_uuid(), $1, bump.change_version - $2 + i, 'task.updated', 'tasks.read',
+            jsonb_build_object('id', gen_random_uuid(), 'projectId', ($3::text[])[1 + i % 2], 'n', i), null, now()
+       from bump, generate_series(1, $2) as i`,
+    [tenant.org.id, n, projects],
+  );
+}
+
 /** A webhook row straight in the database (no room involved): for refusal tests. */
 export async function insertWebhook(tenant: Tenant): Promise<string> {
   const id = uuidv7();

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { api, expectError, expectSuccess } from "../helpers/api.ts";
+import { WINDOW_SECONDS } from "../../domain/limits.ts";
+import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
-import { createTenant, type Tenant } from "../helpers/fixtures.ts";
+import { createTenant } from "../helpers/fixtures.ts";
 import { useRoom } from "../helpers/realtime.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, patched, projectBody, taskBody } from "../helpers/resources.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
-import { insertWebhook, registerWebhook, waitForAttempt } from "./helpers.ts";
+import { insertEvents, insertWebhook, registerWebhook, waitForAttempt } from "./helpers.ts";
 
 // POST /v1/webhooks/:id/replay (docs/api.md "Webhooks"): the kept events of (after, until] that the
 // webhook would have received (its scopes and its filter) queued again, in changeVersion order.
@@ -15,18 +16,6 @@ import { insertWebhook, registerWebhook, waitForAttempt } from "./helpers.ts";
 useRoom();
 
 const replay = (key: string, webhookId: string, body: unknown) => api(`/v1/webhooks/${webhookId}/replay`, { key, method: "POST", body });
-
-/** Events written straight to the outbox, `n` of them after the organisation's current changeVersion, alternating between two projects. */
-async function insertEvents(tenant: Tenant, n: number, projects: [string, string]): Promise<void> {
-  await query(
-    `with bump as (update organisations set change_version = change_version + $2 where id = $1 returning change_version)
-     insert into events (id, org_id, change_version, type, scope, data, actor, published_at)
-     select gen_random_uuid(), $1, bump.change_version - $2 + i, 'task.updated', 'tasks.read',
-            jsonb_build_object('id', gen_random_uuid(), 'projectId', ($3::text[])[1 + i % 2], 'n', i), null, now()
-       from bump, generate_series(1, $2) as i`,
-    [tenant.org.id, n, projects],
-  );
-}
 
 describe("what a replay sends", () => {
   it("the events of the range the webhook's filter selects, in changeVersion order, and how many were queued", async () => {
@@ -88,6 +77,44 @@ describe("what a replay sends", () => {
     const deliveries = await receiver.waitForCount(350, 45_000);
     expect(deliveries.map((d) => d.event.changeVersion).sort((a, b) => a - b)).toEqual(Array.from({ length: 350 }, (_, i) => 2 * (i + 1)));
     expect(new Set(deliveries.map((d) => d.event.data.projectId))).toEqual(new Set([mine.id]));
+  });
+});
+
+describe("what a replay counts against the rate limit", () => {
+  const secondsLeftInWindow = () => WINDOW_SECONDS - (Math.floor(Date.now() / 1000) % WINDOW_SECONDS);
+  const remaining = (response: ApiResponse) => Number(response.headers.get("ratelimit-remaining"));
+
+  it("a request per 10 events queued: past the key's limit it queues what fits, 429 with Retry-After and queuedUpTo, and going on from there sends each event once", { timeout: 60_000 }, async () => {
+    const tenant = await createTenant();
+    await insertEvents(tenant, 700, [(await tenant.insertProject()).id, (await tenant.insertProject()).id]);
+    const registrar = await tenant.keyWith(["tasks.read", "webhooks.manage"]);
+    const receiver = await startReceiver();
+    const webhook = await registerWebhook(registrar.key, receiver);
+    const small = await tenant.keyWith(["tasks.read", "webhooks.manage"], { rateLimit: 60 });
+    // The counts belong to one fixed window: start where enough of it is left (a wait for alignment).
+    if (secondsLeftInWindow() < 20) await new Promise((resolve) => setTimeout(resolve, secondsLeftInWindow() * 1000 + 500));
+
+    // 700 events count 70 requests; the key's 60 pay for the first 600 (one Worker instance: exact counts).
+    const stopped = await replay(small.key, webhook.id, { after: 0 });
+    const refusal = expectError(stopped, 429, "rate_limited", { queuedUpTo: 600 });
+    expect(Number(stopped.headers.get("retry-after"))).toBe(refusal.error.retryAfter);
+    expect(remaining(stopped)).toBe(0);
+    // Spent: the same key is refused before anything is read or queued.
+    expectError(await replay(small.key, webhook.id, { after: 600 }), 429, "rate_limited");
+
+    // Going on from queuedUpTo with another key: 100 events, 10 requests (the call and 9 more).
+    const probe = await api("/v1", { key: registrar.key });
+    expectSuccess(probe);
+    const resumed = await replay(registrar.key, webhook.id, { after: 600 });
+    expect(expectSuccess(resumed, 202).data).toEqual({ webhookId: webhook.id, after: 600, until: 700, queued: 100 });
+    expect(remaining(resumed)).toBe(remaining(probe) - 10);
+
+    await receiver.waitForCount(700, 30_000);
+    // The sentinel: a test delivery, queued behind everything the replays queued.
+    const sentinel = expectSuccess(await api(`/v1/webhooks/${webhook.id}/test`, { key: registrar.key, method: "POST" }), 202).data;
+    await waitForAttempt(registrar.key, webhook.id, (d) => d.eventId === sentinel.eventId, 30_000);
+    const changeVersions = receiver.deliveries.filter((d) => d.event.id !== sentinel.eventId).map((d) => d.event.changeVersion);
+    expect(changeVersions.sort((x, y) => x - y)).toEqual(Array.from({ length: 700 }, (_, i) => i + 1));
   });
 });
 
