@@ -1,4 +1,5 @@
 import type { Database } from "../db/client.ts";
+import * as keyStatements from "../db/statements/api-keys.ts";
 import * as statements from "../db/statements/people.ts";
 import { generateApiKey } from "../domain/crypto/api-keys.ts";
 import { sha256Hex } from "../domain/crypto/hash.ts";
@@ -16,7 +17,8 @@ import { settleCaller } from "./settle.ts";
 // organisation and their roles, invitations, and the API keys people create, see once, revoke and
 // replace. Each verb is one statement that checks the caller's session and role itself.
 
-export type { ApiKeyRecord, Invitation, Me, Member } from "../db/statements/people.ts";
+export type { ApiKeyRecord } from "../db/statements/api-keys.ts";
+export type { Invitation, Me, Member } from "../db/statements/people.ts";
 
 /** How long an invitation link stays valid. */
 export const INVITATION_DAYS = 7;
@@ -178,7 +180,7 @@ export async function createUser({
 // API keys
 
 export async function listKeys({ ctx }: Call<Record<string, never>>) {
-  const outcome = await statements.listOrganisationKeys(ctx.db, ctx.actor);
+  const outcome = await keyStatements.listOrganisationKeys(ctx.db, ctx.actor);
   settleCaller(outcome.caller, ctx, MANAGE);
   return outcome.keys;
 }
@@ -186,14 +188,14 @@ export async function listKeys({ ctx }: Call<Record<string, never>>) {
 /** A key named for its application, with the chosen scopes (a .manage scope brings its .read). The key is answered once. */
 export async function createKey({ ctx, input }: Call<{ name: string; scopes: Scope[]; rateLimit?: number | undefined }>) {
   const { key, ...stored } = newApiKey();
-  const outcome = await statements.createOrganisationKey(ctx.db, ctx.actor, { ...stored, name: input.name, scopes: expandScopes(input.scopes), rateLimit: input.rateLimit });
+  const outcome = await keyStatements.createOrganisationKey(ctx.db, ctx.actor, { ...stored, name: input.name, scopes: expandScopes(input.scopes), rateLimit: input.rateLimit });
   settleCaller(outcome.caller, ctx, MANAGE);
   return { ...outcome.key!, key };
 }
 
 /** Revokes a key: 401 at once over HTTP; its room closes its sockets (after the answer). */
 export async function revokeKey({ ctx, input }: Call<{ keyId: string }>) {
-  const outcome = await statements.revokeOrganisationKey(ctx.db, ctx.actor, input.keyId);
+  const outcome = await keyStatements.revokeOrganisationKey(ctx.db, ctx.actor, input.keyId);
   settleCaller(outcome.caller, ctx, MANAGE);
   if (!outcome.revoked) throw notFound("API key");
   const { orgId, id } = outcome.revoked;
@@ -203,7 +205,7 @@ export async function revokeKey({ ctx, input }: Call<{ keyId: string }>) {
 /** A new key with the old one's name, scopes and rate limit, and the old one revoked, in one statement. */
 export async function replaceKey({ ctx, input }: Call<{ keyId: string }>) {
   const { key, ...stored } = newApiKey();
-  const outcome = await statements.replaceOrganisationKey(ctx.db, ctx.actor, input.keyId, stored);
+  const outcome = await keyStatements.replaceOrganisationKey(ctx.db, ctx.actor, input.keyId, stored);
   settleCaller(outcome.caller, ctx, MANAGE);
   if (!outcome.key || !outcome.orgId) throw notFound("API key");
   const orgId = outcome.orgId;

@@ -1,11 +1,30 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
 import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { CALLER_ORG } from "./caller.ts";
+import { iso, MANAGE_SETTINGS, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
 
 // API keys are stored as their SHA-256 hash and a display prefix only; the key itself never
 // reaches the database. Keys are not an event resource, so these writes do not move changeVersion.
+// The operator's CLI makes, lists and revokes keys of any organisation; people make, list, revoke
+// and replace their organisation's keys in the settings area (owners and admins, checked in the
+// statement). One revocation (`revokedKey`) serves the three ways a key ends.
+
+/**
+ * `revoked`: the key `keyId` revoked now, if it is live (and of the organisation `orgId`, when
+ * given), as its row was; no row otherwise. A key revoked already is left as it is: its first
+ * revocation's time stays.
+ */
+function revokedKey(keyId: string, orgId: SQL | null): SQL {
+  return sql`revoked as (
+        update api_keys k set revoked_at = now()
+         where k.id = ${keyId}::uuid and k.revoked_at is null${orgId ? sql` and k.org_id = ${orgId}` : sql``}
+        returning k.*
+      )`;
+}
 
 export interface StoredApiKey {
   id: string;
@@ -52,11 +71,18 @@ export function listApiKeys(db: Database, orgId: string): Promise<ApiKeySummary[
 }
 
 /**
- * Revokes at once; answers the key's organisation, or null when no such key exists. Revoking
- * twice keeps the first time.
+ * Revokes at once (the CLI); answers the key's organisation, or null when no such key exists.
+ * Revoking twice keeps the first time and answers the same.
  */
 export async function revokeApiKey(db: Database, keyId: string): Promise<{ orgId: string } | null> {
-  const [row] = await run<{ org_id: string }>(db, sql`update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ${keyId}::uuid returning org_id`);
+  // The second branch reads api_keys as it was before this statement: a key revoked before it.
+  const [row] = await run<{ org_id: string }>(
+    db,
+    sql`with ${revokedKey(keyId, null)}
+        select org_id from revoked
+        union all
+        select org_id from api_keys where id = ${keyId}::uuid and revoked_at is not null`,
+  );
   return row ? { orgId: row.org_id } : null;
 }
 
@@ -89,4 +115,96 @@ export async function isLiveKey(db: Database, key: { id: string; orgId: string; 
 export async function rateLimitOf(db: Database, keyHash: string): Promise<number | null> {
   const [row] = await run<{ rate_limit: number }>(db, sql`select rate_limit from api_keys where key_hash = ${keyHash} and revoked_at is null`);
   return row?.rate_limit ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The settings area: a person's organisation's keys
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  rateLimit: number;
+  createdBy: { id: string; name: string } | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+const apiKeyJson = sql`json_build_object('id', k.id, 'name', k.application, 'prefix', k.prefix, 'scopes', k.scopes, 'rateLimit', k.rate_limit,
+    'createdBy', (select json_build_object('id', cu.id, 'name', cu.name) from users cu where cu.id = k.created_by_user_id),
+    'createdAt', ${iso("k.created_at")}, 'lastUsedAt', ${iso("k.last_used_at")})`;
+
+export async function listOrganisationKeys(db: Database, actor: Actor): Promise<SettingsOutcome<{ keys: ApiKeyRecord[] }>> {
+  const { caller, role, userId, row } = await withCaller<{ keys: ApiKeyRecord[] | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    null,
+    sql`(select json_agg(${apiKeyJson} order by k.created_at, k.id) from api_keys k where k.org_id = ${CALLER_ORG} and k.revoked_at is null) as keys`,
+  );
+  return { caller, role, userId, keys: row.keys ?? [] };
+}
+
+export interface NewKey {
+  id: string;
+  name: string;
+  keyHash: string;
+  prefix: string;
+  scopes: Scope[];
+  rateLimit?: number | undefined;
+}
+
+export async function createOrganisationKey(db: Database, actor: Actor, key: NewKey): Promise<SettingsOutcome<{ key: ApiKeyRecord | null }>> {
+  const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    sql`inserted as (
+          insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit, created_by_user_id)
+          select ${key.id}::uuid, org_id, ${key.name}, ${key.keyHash}, ${key.prefix}, ${sql.param(key.scopes)}, ${key.rateLimit ?? DEFAULT_RATE_LIMIT}, (select user_id from key)
+            from auth
+          returning *
+        )`,
+    sql`(select ${apiKeyJson} from inserted k) as key`,
+  );
+  return { caller, role, userId, key: row.key };
+}
+
+/** Revokes a live key of the caller's organisation; null when there is none with that id. */
+export async function revokeOrganisationKey(db: Database, actor: Actor, keyId: string): Promise<SettingsOutcome<{ revoked: { id: string; orgId: string } | null }>> {
+  const { caller, role, userId, row } = await withCaller<{ revoked: { id: string; orgId: string } | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    revokedKey(keyId, CALLER_ORG),
+    sql`(select json_build_object('id', id, 'orgId', org_id) from revoked) as revoked`,
+  );
+  return { caller, role, userId, revoked: row.revoked };
+}
+
+/**
+ * Replaces a live key: a new key with the same name, scopes and rate limit, created by the caller,
+ * and the old one revoked, in one statement. Null when there is no live key with that id.
+ */
+export async function replaceOrganisationKey(
+  db: Database,
+  actor: Actor,
+  oldKeyId: string,
+  key: Omit<NewKey, "name" | "scopes" | "rateLimit">,
+): Promise<SettingsOutcome<{ key: ApiKeyRecord | null; orgId: string | null }>> {
+  const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null; org_id: string | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    sql`${revokedKey(oldKeyId, CALLER_ORG)},
+        inserted as (
+          insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit, created_by_user_id)
+          select ${key.id}::uuid, org_id, application, ${key.keyHash}, ${key.prefix}, scopes, rate_limit, (select user_id from key)
+            from revoked
+          returning *
+        )`,
+    sql`(select ${apiKeyJson} from inserted k) as key, (select org_id from revoked) as org_id`,
+  );
+  return { caller, role, userId, key: row.key, orgId: row.org_id };
 }

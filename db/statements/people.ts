@@ -1,19 +1,15 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
 import { SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
-import { CALLER_ORG, callerColumns, callerCtes, callerOf, roleScopes, sessionMembership, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { CALLER_ORG, roleScopes, sessionMembership } from "./caller.ts";
+import { iso, MANAGE_SETTINGS, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run, runOne } from "./sql.ts";
 
-// People and the settings area: memberships, invitations and the keys people create. Each call is
-// one statement that finds its caller (a signed-in person, by session token) and checks their
-// role in the same statement as the work, as every /v1 call does. better-auth keeps users,
-// sessions and credentials (functions/auth/auth.ts); the statements below only read those.
+// People and the settings area: memberships, invitations and sessions (db/statements/settings-caller.ts
+// says how each checks its caller; the keys people create are in api-keys.ts).
 
-const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
-const MANAGE = { roles: SETTINGS_ROLES };
 
 export interface Member {
   userId: string;
@@ -24,24 +20,6 @@ export interface Member {
 }
 
 const memberJson = sql`json_build_object('userId', u.id, 'name', u.name, 'email', u.email, 'role', m.role, 'joinedAt', ${iso("m.created_at")})`;
-
-export interface ApiKeyRecord {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: Scope[];
-  rateLimit: number;
-  createdBy: { id: string; name: string } | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
-
-const apiKeyJson = (alias: string) =>
-  sql.raw(`json_build_object('id', ${alias}.id, 'name', ${alias}.application, 'prefix', ${alias}.prefix, 'scopes', ${alias}.scopes,
-    'rateLimit', ${alias}.rate_limit,
-    'createdBy', (select json_build_object('id', cu.id, 'name', cu.name) from users cu where cu.id = ${alias}.created_by_user_id),
-    'createdAt', to_char(${alias}.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'lastUsedAt', to_char(${alias}.last_used_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`);
 
 export interface Invitation {
   id: string;
@@ -56,18 +34,6 @@ const invitationJson = sql.raw(`json_build_object('id', i.id, 'email', i.email, 
   'invitedBy', (select json_build_object('id', iu.id, 'name', iu.name) from users iu where iu.id = i.invited_by),
   'createdAt', to_char(i.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
   'expiresAt', to_char(i.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`);
-
-/** A statement's caller outcome with its own answer columns. */
-async function withCaller<Extra>(db: Database, actor: Actor, need: Parameters<typeof callerCtes>[1], ctes: SQL | null, columns: SQL) {
-  const row = await runOne<CallerRow & { caller_role: Role | null; caller_user: string | null } & Extra>(
-    db,
-    sql`with ${callerCtes(actor, need)}${ctes ? sql`, ${ctes}` : sql``}
-        select ${callerColumns}, (select role from key) as caller_role, (select user_id from key) as caller_user, ${columns}`,
-  );
-  return { caller: callerOf(row), role: row.caller_role, userId: row.caller_user, row };
-}
-
-export type SettingsOutcome<T> = { caller: CallerOutcome; role: Role | null; userId: string | null } & T;
 
 // ---------------------------------------------------------------------------------------------
 // Who is signed in
@@ -178,7 +144,7 @@ export async function listInvitations(db: Database, actor: Actor): Promise<Setti
   const { caller, role, userId, row } = await withCaller<{ invitations: Invitation[] | null }>(
     db,
     actor,
-    MANAGE,
+    MANAGE_SETTINGS,
     null,
     sql`(select json_agg(${invitationJson} order by i.created_at, i.id) from invitations i
           where i.org_id = ${CALLER_ORG} and i.accepted_at is null and i.revoked_at is null and i.expires_at > now()) as invitations`,
@@ -217,7 +183,7 @@ export async function createInvitation(
   const { caller, role, userId, row } = await withCaller<{ permitted: boolean | null; already_member: boolean | null; invitation: Invitation | null }>(
     db,
     actor,
-    MANAGE,
+    MANAGE_SETTINGS,
     ctes,
     sql`(select permitted from rules) as permitted, (select already_member from rules) as already_member,
         (select ${invitationJson} from inserted i) as invitation`,
@@ -229,7 +195,7 @@ export async function revokeInvitation(db: Database, actor: Actor, invitationId:
   const { caller, role, userId, row } = await withCaller<{ revoked: boolean }>(
     db,
     actor,
-    MANAGE,
+    MANAGE_SETTINGS,
     sql`revoked as (
           update invitations i set revoked_at = now()
            where i.org_id = ${CALLER_ORG} and i.id = ${invitationId}::uuid and i.accepted_at is null and i.revoked_at is null
@@ -366,89 +332,4 @@ export async function insertUser(
         select exists (select 1 from org) as org_found, exists (select 1 from person) as created, (select count(*) from credential) as credentials, (select count(*) from joined) as joined`,
   );
   return { orgFound: row.org_found, created: row.created };
-}
-
-// ---------------------------------------------------------------------------------------------
-// API keys in the settings area
-
-export async function listOrganisationKeys(db: Database, actor: Actor): Promise<SettingsOutcome<{ keys: ApiKeyRecord[] }>> {
-  const { caller, role, userId, row } = await withCaller<{ keys: ApiKeyRecord[] | null }>(
-    db,
-    actor,
-    MANAGE,
-    null,
-    sql`(select json_agg(${apiKeyJson("k")} order by k.created_at, k.id) from api_keys k where k.org_id = ${CALLER_ORG} and k.revoked_at is null) as keys`,
-  );
-  return { caller, role, userId, keys: row.keys ?? [] };
-}
-
-export interface NewKey {
-  id: string;
-  name: string;
-  keyHash: string;
-  prefix: string;
-  scopes: Scope[];
-  rateLimit?: number | undefined;
-}
-
-export async function createOrganisationKey(db: Database, actor: Actor, key: NewKey): Promise<SettingsOutcome<{ key: ApiKeyRecord | null }>> {
-  const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null }>(
-    db,
-    actor,
-    MANAGE,
-    sql`inserted as (
-          insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit, created_by_user_id)
-          select ${key.id}::uuid, org_id, ${key.name}, ${key.keyHash}, ${key.prefix}, ${sql.param(key.scopes)}, ${key.rateLimit ?? DEFAULT_RATE_LIMIT}, (select user_id from key)
-            from auth
-          returning *
-        )`,
-    sql`(select ${apiKeyJson("k")} from inserted k) as key`,
-  );
-  return { caller, role, userId, key: row.key };
-}
-
-/** Revokes a live key of the caller's organisation; null when there is none with that id. */
-export async function revokeOrganisationKey(db: Database, actor: Actor, keyId: string): Promise<SettingsOutcome<{ revoked: { id: string; orgId: string } | null }>> {
-  const { caller, role, userId, row } = await withCaller<{ revoked: { id: string; orgId: string } | null }>(
-    db,
-    actor,
-    MANAGE,
-    sql`revoked as (
-          update api_keys k set revoked_at = now()
-           where k.org_id = ${CALLER_ORG} and k.id = ${keyId}::uuid and k.revoked_at is null
-          returning k.id, k.org_id
-        )`,
-    sql`(select json_build_object('id', id, 'orgId', org_id) from revoked) as revoked`,
-  );
-  return { caller, role, userId, revoked: row.revoked };
-}
-
-/**
- * Replaces a live key: a new key with the same name, scopes and rate limit, created by the caller,
- * and the old one revoked, in one statement. Null when there is no live key with that id.
- */
-export async function replaceOrganisationKey(
-  db: Database,
-  actor: Actor,
-  oldKeyId: string,
-  key: Omit<NewKey, "name" | "scopes" | "rateLimit">,
-): Promise<SettingsOutcome<{ key: ApiKeyRecord | null; orgId: string | null }>> {
-  const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null; org_id: string | null }>(
-    db,
-    actor,
-    MANAGE,
-    sql`revoked as (
-          update api_keys k set revoked_at = now()
-           where k.org_id = ${CALLER_ORG} and k.id = ${oldKeyId}::uuid and k.revoked_at is null
-          returning k.*
-        ),
-        inserted as (
-          insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit, created_by_user_id)
-          select ${key.id}::uuid, org_id, application, ${key.keyHash}, ${key.prefix}, scopes, rate_limit, (select user_id from key)
-            from revoked
-          returning *
-        )`,
-    sql`(select ${apiKeyJson("k")} from inserted k) as key, (select org_id from revoked) as org_id`,
-  );
-  return { caller, role, userId, key: row.key, orgId: row.org_id };
 }

@@ -126,6 +126,18 @@ describe("revoking a key with the CLI closes its sockets within 10 s", () => {
     expect(JSON.parse(refused.body)).toMatchObject({ success: false, error: { code: "invalid_key" } });
     expect((await upgradeStatus(tenant.org.id, { token: await mintToken(tenant.key) })).status).toBe(101);
   });
+
+  it("revoking again is harmless: the same answer, the first revocation's time kept; an unknown id fails and revokes nothing", { timeout: 60_000 }, async () => {
+    const tenant = await createTenant();
+    const doomed = await tenant.keyWith(["tasks.read"]);
+    const first = await revokeWithCli(doomed.id);
+    const at = await revokedAt(doomed.id);
+    expect(await revokeWithCli(doomed.id)).toEqual(first);
+    expect(await revokedAt(doomed.id)).toBe(at);
+    const live = await query("select id from api_keys where revoked_at is null and org_id = $1", [tenant.org.id]);
+    await expect(revokeWithCli("00000000-0000-7000-8000-000000000000")).rejects.toThrow(/no API key with id/);
+    expect(await query("select id from api_keys where revoked_at is null and org_id = $1", [tenant.org.id])).toEqual(live);
+  });
 });
 
 describe("a room that was not told hears it from the sweep", () => {
