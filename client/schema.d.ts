@@ -1069,7 +1069,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook.test event to the webhook now
-         * @description Needs webhooks.manage and every read scope the webhook carries.
+         * @description Needs webhooks.manage and every read scope the webhook carries. 409 conflict when the webhook is off, or when its backlog of queued deliveries has no room for what this would queue (`error.backlog`, `error.backlogLimit`).
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1109,7 +1109,7 @@ export interface paths {
         put?: never;
         /**
          * Send a past delivery's event again
-         * @description Needs webhooks.manage and every read scope the webhook carries.
+         * @description Needs webhooks.manage and every read scope the webhook carries. 409 conflict when the webhook is off, or when its backlog of queued deliveries has no room for what this would queue (`error.backlog`, `error.backlogLimit`).
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -1129,7 +1129,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook the past events it would have received in (after, until] again
-         * @description Needs webhooks.manage and every read scope the webhook carries. Queues, in changeVersion order, every kept event of the range that the webhook's scopes and filter select (behind what is already queued for it). A range spans at most 10000 changeVersions: split a longer one. 410 resync_required when `after` is older than the events kept (`error.oldestChangeVersion`).
+         * @description Needs webhooks.manage and every read scope the webhook carries. Queues, in changeVersion order, every kept event of the range that the webhook's scopes and filter select (behind what is already queued for it). A range spans at most 10000 changeVersions: split a longer one. 410 resync_required when `after` is older than the events kept (`error.oldestChangeVersion`). It counts a request of the rate limit per 10 events it queues, and queues only as many as the limit has left (then 429 with Retry-After). 409 conflict when the webhook is off, or when its backlog of queued deliveries has no room for what this would queue (`error.backlog`, `error.backlogLimit`). A replay stopped midway (429, 409, 503) keeps what it queued and answers `error.queuedUpTo`: go on with after=queuedUpTo.
          */
         post: operations["replayWebhook"];
         delete?: never;
@@ -5627,9 +5627,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -5711,9 +5721,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -5795,9 +5815,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -5880,9 +5910,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -5964,9 +6004,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6048,9 +6098,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6156,9 +6216,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6248,9 +6318,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6340,9 +6420,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6424,9 +6514,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6508,9 +6608,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6599,9 +6709,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6683,9 +6803,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6767,9 +6897,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6851,9 +6991,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -6967,9 +7117,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -7052,9 +7212,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -7286,9 +7456,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -7502,9 +7682,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -7592,9 +7782,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -7680,9 +7880,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -7769,9 +7979,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -8013,9 +8233,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.
@@ -8526,9 +8756,19 @@ export interface components {
                 oldestChangeVersion?: number;
                 /**
                  * Format: int64
-                 * @description unavailable during a webhook replay: the changeVersion the room took events up to.
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
                  */
                 queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
                 /**
                  * Format: int64
                  * @description POST /v1/batch: the index of the operation refused.

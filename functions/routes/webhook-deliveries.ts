@@ -12,7 +12,7 @@ import { DeliveriesQuery, DeliveryParams, DeliverySchema, ReplayedSchema, Replay
 
 const tag = "Webhooks";
 
-const BACKLOG_FULL = "409 conflict when the webhook is off, or when its backlog of queued deliveries would pass its limit (`error.backlog`, `error.backlogLimit`): nothing is queued.";
+const BACKLOG_FULL = "409 conflict when the webhook is off, or when its backlog of queued deliveries has no room for what this would queue (`error.backlog`, `error.backlogLimit`).";
 
 const QueuedSchema = recordEnvelope(z.object({ webhookId: z.string(), eventId: z.string(), eventType: z.string() }));
 
