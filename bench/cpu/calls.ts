@@ -1,0 +1,138 @@
+import type { Plan } from "../sections/context.ts";
+
+// What section 8 (bench/sections/cpu.ts) measures: the call types and their targets, the process
+// groups whose CPU it reads, and the shape of what it reports.
+
+export const CONCURRENCY = 8;
+/** Time for what follows the answers (the publish to the room, its fan-out) to finish inside the reading. */
+export const SETTLE_MS = 300;
+/** How long the processes' CPU with no calls is read, before the rounds and again after, to take it off each batch's reading. */
+export const idleMs = (plan: Plan) => (plan.quick ? 2_000 : 5_000);
+/** application_name of the SQL endpoint's Postgres connections (node-postgres reads PGAPPNAME), to find their backends. */
+export const APPLICATION_NAME = "opsroom-bench-cpu";
+
+/** An odd number of rounds, so the median is one round's figure; 2000 calls of each type in a full run. */
+export const shape = (plan: Plan) => (plan.quick ? { rounds: 3, calls: 200, warmup: 50 } : { rounds: 5, calls: 400, warmup: 100 });
+
+/** The call types, the floor first; targets from issue 19 (the Worker's workerd CPU a call over the floor's). */
+export const CALLS = [
+  { key: "floor", name: "hello-world Worker, GET / (the floor)", target: undefined },
+  { key: "ioRead", name: "hello-world Worker, GET /io/read (the I/O floor of a read: one SQL request)", target: undefined },
+  { key: "ioWrite", name: "hello-world Worker, GET /io/write (the I/O floor of a write: two requests)", target: undefined },
+  { key: "unknown", name: "GET /v1/nope (unknown path → 404, full middleware)", target: 1.5 },
+  { key: "describe", name: "GET /v1", target: 2 },
+  { key: "task", name: "GET /v1/tasks/:id", target: 2 },
+  { key: "list", name: "GET /v1/tasks?limit=50", target: 2 },
+  { key: "create", name: "POST /v1/tasks", target: 3 },
+  { key: "change", name: "PATCH /v1/tasks/:id (a new title)", target: 3 },
+] as const;
+export type CallKey = (typeof CALLS)[number]["key"];
+export type FloorKey = "floor" | "ioRead" | "ioWrite";
+export type ApiKey = Exclude<CallKey, FloorKey>;
+export const isFloor = (key: CallKey): key is FloorKey => key === "floor" || key === "ioRead" || key === "ioWrite";
+/** The I/O floor of each call: the hello-world Worker making the subrequests the call makes, and no more. */
+export const IO_FLOOR: Record<ApiKey, FloorKey> = { unknown: "floor", describe: "ioRead", task: "ioRead", list: "ioRead", create: "ioWrite", change: "ioWrite" };
+/** The API calls (not the floors), which `--against` measures on the other Worker too. */
+export const API_CALLS = CALLS.filter((c) => !isFloor(c.key));
+
+/** The columns: each a group of processes whose CPU is summed. */
+export const GROUPS = ["workerd", "proxy", "wrangler", "roomWorkerd", "partykit", "endpoint", "postgres"] as const;
+export type Group = (typeof GROUPS)[number];
+export const GROUP_NAMES: Record<Group, string> = {
+  workerd: "workerd (the Worker)",
+  proxy: "workerd (wrangler's proxy)",
+  wrangler: "wrangler's Node",
+  roomWorkerd: "workerd (the room)",
+  partykit: "partykit's Node",
+  endpoint: "SQL endpoint (Node)",
+  postgres: "Postgres",
+};
+
+export function mapGroups<T>(value: (group: Group) => T): Record<Group, T> {
+  return Object.fromEntries(GROUPS.map((g) => [g, value(g)])) as Record<Group, T>;
+}
+
+/** Which Worker a batch measures. */
+export type Target = "worker" | "floor" | "against";
+
+/** One call type measured on one Worker: `id` is the call's key, with "@against" on the other Worker. */
+export interface Measure {
+  id: string;
+  call: (typeof CALLS)[number];
+  target: Target;
+}
+
+/**
+ * `--against=<dir>`: another checkout of opsroom (its own node_modules, or a link to these), whose
+ * Worker runs beside this one, on the same SQL endpoint, database and room, and whose API calls
+ * take their turns in the same rounds. Before and after are then measured in one run, under the
+ * same load, instead of in two runs whose machine differs by more than most changes do.
+ */
+export interface CpuOptions {
+  against?: string | undefined;
+}
+
+export interface CpuCall {
+  key: CallKey;
+  /** Set on the calls measured on the `--against` Worker. */
+  against?: true;
+  call: string;
+  calls: number;
+  /** ms of CPU per call, each process group, each round (in the order run), the idle CPU taken off. */
+  perRound: Record<Group, number[]>;
+  /** The same before the idle CPU is taken off. */
+  perRoundRaw: Record<Group, number[]>;
+  /** The median over the rounds counted. */
+  median: Record<Group, number>;
+  /** Rounds whose batch had no failed call and no process ending mid-batch: the medians are theirs. */
+  roundsCounted: number;
+  /**
+   * The Worker's workerd over the floor's (medians); the same for wrangler's Node, for the proxy
+   * workerd, and for both workerd processes together (the Worker's and the proxy's).
+   */
+  xFloor?: { workerd: number; wrangler: number; proxy: number; bothWorkerd: number };
+  /**
+   * The Worker's workerd over its I/O floor's (the hello-world Worker making the same subrequests),
+   * and the ms a call the app spends beyond that: its own code, and the RateLimiter's call.
+   */
+  overIo?: { floor: FloorKey; times: number; ownMs: number };
+  target?: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  failures: number;
+  /** Processes that ended during a batch (their CPU in it is lost; a restart): should be 0. */
+  lostProcesses: number;
+}
+
+export interface CpuSection {
+  method: string;
+  clockTicks: number;
+  rounds: number;
+  callsPerBatch: number;
+  concurrency: number;
+  /** The "Postgres" column: which processes it sums. */
+  postgres: string;
+  /** What each column sums, and the processes found at the start. */
+  groups: Record<Group, string>;
+  processes: Record<string, { pid: number; name: string; command: string }[]>;
+  /**
+   * ms of CPU a second of each group with no calls (partykit's Node, for one, polls), read before
+   * the rounds and after them (the lower of the two); that rate times a batch's duration is taken
+   * off the batch's reading. The Worker's processes, and (floorIdleMsPerSecond) the hello-world Worker's wrangler.
+   */
+  idleMsPerSecond: Record<Group, number>;
+  floorIdleMsPerSecond: Record<Group, number>;
+  calls: CpuCall[];
+  /** The Hono app's fetch alone in Node against recorded answers (bench/app-alone.ts): µs of CPU a call. */
+  appAlone: AppAlone | null;
+  /** With `--against`: the other checkout, its commit, and its app alone. */
+  against?: { dir: string; commit: string; appAlone: AppAlone };
+}
+
+export interface AppAlone {
+  node: string;
+  calls: number;
+  rounds: number;
+  rows: { call: string; status: number; statements: number; median: number; min: number; target?: number }[];
+}
