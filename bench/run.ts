@@ -3,7 +3,7 @@
 //
 //  1, 2. reads-writes.ts: GET /v1/tasks?limit=50, GET /v1/tasks/:id, POST /v1/tasks and
 //        PATCH /v1/tasks/:id at 1, 16 and 64 connections, beside their SQL and runtime ceilings;
-//  3.    round trips per call, with the SQL endpoint delaying every statement (../round-trips.ts);
+//  3.    round trips per call, with the SQL endpoint delaying every statement (bench/round-trips.ts);
 //  4.    growth.ts: a filtered, paged task list and a write at 1 k, 10 k and 100 k tasks;
 //  5.    fan-out.ts: write-to-socket latency with 1, 100 and 1000 sockets in one room;
 //  6.    webhooks.ts: deliveries per second from one room to a fast local receiver;
@@ -12,7 +12,7 @@
 //        Postgres), against a hello-world Worker's, the processes started as `npm run dev` starts them.
 //
 // Prints one table, and writes it as JSON and Markdown to bench/results/ (plus the query plans).
-// bench/README.md says how to read it, and what it has shown so far.
+// bench/README.md says how to read it, and gives the current figures.
 import { cpus, loadavg, totalmem } from "node:os";
 import { createBenchOrg } from "./lib/data.ts";
 import { createProgress } from "./lib/progress.ts";

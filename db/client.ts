@@ -7,9 +7,9 @@ import { PendingAcknowledgements } from "./statements/acknowledgements.ts";
 /**
  * The one place that knows which Postgres driver the Worker uses: @neondatabase/serverless over
  * HTTP (`neon()`), one HTTP request per statement. Every call of the API is one SQL statement
- * (db/queries/records.ts), so a call is one request and one database round trip, key check
+ * (db/statements/), so a call is one request and one database round trip, key check
  * included: no connection start-up, no pool, nothing to close. (Over a WebSocket `Pool`, each
- * request paid the connection start-up first: 2 round trips; see README "Performance".)
+ * request paid the connection start-up first: 2 round trips; bench/README.md section 3 measures 1.)
  * Everything else talks to `Database`, so choosing another driver touches this file only.
  */
 export interface DatabaseConfig {

@@ -7,7 +7,7 @@ import { DomainError } from "./errors.ts";
 // classifies every special-purpose range (private, loopback, link-local, unique-local, multicast,
 // broadcast, carrier-grade NAT, benchmarking, IETF protocol assignments, IPv4-mapped, NAT64,
 // 6to4, Teredo, site-local, reserved, ...), so the room can never be aimed into a private
-// network by a literal. Host names are not resolved here (see README "Webhooks": deliveries run
+// network by a literal. Host names are not resolved here (see docs/api.md §9 "URLs": deliveries run
 // on Cloudflare, whose fetch reaches only the public internet).
 
 /** A hostname as WHATWG URL gives it: IPv4 in dotted decimal, IPv6 in brackets. */

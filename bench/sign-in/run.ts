@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startBenchStack } from "../lib/stack.ts";
 
-// `npm run bench:sign-in`: the CPU a sign-in costs in workerd (README "People", docs/people.md).
+// `npm run bench:sign-in`: the CPU a sign-in costs in workerd (docs/people.md "Passwords, and the Workers plan").
 // CPU time is read from /proc for every workerd process this one started, before and after N
 // requests made one at a time, so it is workerd's own CPU per request, whatever the wall clock
 // does on a busy machine. Two parts, in one run:

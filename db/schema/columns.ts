@@ -35,7 +35,7 @@ export function externalIdConstraints(table: string, t: { orgId: AnyPgColumn; ex
 /**
  * A value's place in an ordered list of values (a task's priority: low 1 ... urgent 4), as SQL:
  * what ?sort= orders such fields by. The sort indexes are built on this very expression, and the
- * list statements write it the same way (db/statements/sorting.ts), so the planner matches them.
+ * list statements write it the same way (db/statements/read.ts), so the planner matches them.
  */
 export function rankOf(values: readonly string[], column: SQL): SQL {
   if (!values.every((v) => /^[a-z_]+$/.test(v))) throw new Error("rank values must be plain words");

@@ -29,7 +29,7 @@ authRoutes.use("/auth/*", async (c, next) => {
 
 /**
  * A POST to /auth is a JSON object of at most 16 KB, within the depth and size limits of every
- * body, whose strings are well-formed text (lib/json-limits.ts) holding no NUL (Postgres refuses
+ * body, whose strings are well-formed text (functions/lib/json-limits.ts) holding no NUL (Postgres refuses
  * them) and whose names are at most 200 characters, checked before better-auth reads it: one
  * parse, the same body every limit below counts, and nothing half-created by a bad value.
  */

@@ -34,7 +34,7 @@ function limiterOf(env: Bindings, keyHash: string) {
   return env.RATE_LIMITER.get(id);
 }
 
-/** The rate-limit budgets of this isolate (rate-limit/lease.ts). */
+/** The rate-limit budgets of this isolate (functions/rate-limit/lease.ts). */
 const budgets = new IsolateBudgets(KEYS_KEPT);
 
 /**

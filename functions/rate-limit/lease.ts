@@ -2,7 +2,7 @@ import { WINDOW_SECONDS } from "../../domain/limits.ts";
 
 // The rate limit's arithmetic, apart from the runtime so that it can be tested as it is: the
 // counting the key's RateLimiter (limiter.ts) does, and the budget each Worker isolate holds of
-// what the limiter leased it (middleware/rate-limit.ts).
+// what the limiter leased it (functions/middleware/rate-limit.ts).
 //
 // Asking the limiter is a Durable Object request: billed by the request and by the object's
 // duration, and on Cloudflare a round trip to wherever the key's object lives, often another

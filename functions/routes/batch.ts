@@ -88,7 +88,7 @@ function decoded(segment: string): string {
 
 /**
  * Replaces every string that is exactly `$<ref>.id` with that operation's id. The batch's body was
- * checked to nest at most MAX_JSON_DEPTH deep (middleware/json-body.ts); the walk checks it again
+ * checked to nest at most MAX_JSON_DEPTH deep (functions/middleware/json-body.ts); the walk checks it again
  * itself, so no value handed to it can overflow the stack.
  */
 function resolved(value: unknown, refs: Map<string, string>, field: string, depth = 0): unknown {

@@ -7,8 +7,8 @@ import { ALL_SCOPES, expandScopes, type Scope } from "../../domain/scopes.ts";
 import { query, testDatabase } from "./database.ts";
 
 // Fixtures, not seeds: every test makes its own organisation, keys and records, so tests never
-// depend on each other or on run order. Organisations and keys go through db/queries/admin.ts
-// (as the CLI does), a revoked key straight in the database (no room is told). The insert* helpers write rows straight into the database: quick arranging
+// depend on each other or on run order. Organisations and keys go through
+// db/statements/organisations.ts and services/api-keys.ts (as the CLI does), a revoked key straight in the database (no room is told). The insert* helpers write rows straight into the database: quick arranging
 // for tests about something else, but they bypass the API, so they bump no changeVersion and
 // write no event. A test about writes goes through the API.
 

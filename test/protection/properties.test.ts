@@ -223,7 +223,7 @@ function bodyText(op: Operation): fc.Arbitrary<string | undefined> {
 }
 
 // Adversarial query values, sent to every declared query parameter of every operation. A cursor
-// is base64url of "<createdAt>|<id>" (db/queries/paging.ts): these decode, but to something no
+// is base64url of "<createdAt>|<id>" (domain/paging.ts): these decode, but to something no
 // page ever ended on.
 const base64url = (data: string | Uint8Array) => Buffer.from(data).toString("base64url");
 const AN_ID = "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10";

@@ -2,7 +2,7 @@ import type { OpsEvent } from "../../../domain/events.ts";
 import { generateWebhookSecret, signWebhook } from "../../../domain/crypto/webhook-signature.ts";
 
 // `--forward-to`: each event POSTed to a local URL exactly as a registered webhook would receive it
-// (realtime/webhooks.ts): the event JSON as the body, signed per Standard Webhooks with a secret made
+// (realtime/webhooks/delivery.ts): the event JSON as the body, signed per Standard Webhooks with a secret made
 // for this run, 10 s to answer. Unlike a webhook there is no retry: the answer is printed, like
 // `stripe listen`, and the developer fixes the handler and triggers the event again.
 
