@@ -1,6 +1,9 @@
 import type { Database } from "../db/client.ts";
 import * as keyStatements from "../db/statements/api-keys.ts";
-import * as statements from "../db/statements/people.ts";
+import * as invitations from "../db/statements/invitations.ts";
+import * as members from "../db/statements/members.ts";
+import * as sessions from "../db/statements/sessions.ts";
+import * as users from "../db/statements/users.ts";
 import { generateApiKey } from "../domain/crypto/api-keys.ts";
 import { sha256Hex } from "../domain/crypto/hash.ts";
 import { generatePassword, hashPassword } from "../domain/crypto/passwords.ts";
@@ -18,7 +21,9 @@ import { settleCaller } from "./settle.ts";
 // replace. Each verb is one statement that checks the caller's session and role itself.
 
 export type { ApiKeyRecord } from "../db/statements/api-keys.ts";
-export type { Invitation, Me, Member } from "../db/statements/people.ts";
+export type { Invitation } from "../db/statements/invitations.ts";
+export type { Member } from "../db/statements/members.ts";
+export type { Me } from "../db/statements/sessions.ts";
 
 /** How long an invitation link stays valid. */
 export const INVITATION_DAYS = 7;
@@ -26,22 +31,22 @@ export const INVITATION_DAYS = 7;
 const MANAGE = { roles: SETTINGS_ROLES };
 
 export async function describeSession({ ctx }: Call<Record<string, never>>) {
-  const outcome = await statements.describeSession(ctx.db, ctx.actor);
+  const outcome = await sessions.describeSession(ctx.db, ctx.actor);
   settleCaller(outcome.caller, ctx, null);
   return outcome.me!;
 }
 
 /** A signed-in session by id, with its organisation and its role's scopes (a realtime token names one), or null. */
-export const findLiveSession = ({ ctx, input }: Call<{ sessionId: string }, { db: Database }>) => statements.findLiveSession(ctx.db, input.sessionId);
+export const findLiveSession = ({ ctx, input }: Call<{ sessionId: string }, { db: Database }>) => sessions.findLiveSession(ctx.db, input.sessionId);
 
 /** Who a session's calls are counted as (the rate limit): its person and the organisation it acts for, or null once it has ended. */
-export const sessionHolder = ({ ctx, input }: Call<{ sessionToken: string }, { db: Database }>) => statements.sessionHolder(ctx.db, input.sessionToken);
+export const sessionHolder = ({ ctx, input }: Call<{ sessionToken: string }, { db: Database }>) => sessions.sessionHolder(ctx.db, input.sessionToken);
 
 /** Switches the session to another organisation the person belongs to. */
 export async function switchOrganisation({ ctx, input }: Call<{ sessionToken: string; orgId: string }>) {
-  if (await statements.switchOrganisation(ctx.db, input)) return;
+  if (await sessions.switchOrganisation(ctx.db, input)) return;
   // An ended session (or one whose person belongs nowhere now) is 401, as on every other call.
-  settleCaller((await statements.describeSession(ctx.db, ctx.actor)).caller, ctx, null);
+  settleCaller((await sessions.describeSession(ctx.db, ctx.actor)).caller, ctx, null);
   throw notFound("organisation");
 }
 
@@ -49,7 +54,7 @@ export async function switchOrganisation({ ctx, input }: Call<{ sessionToken: st
 // Members
 
 export async function listMembers({ ctx }: Call<Record<string, never>>) {
-  const outcome = await statements.listMembers(ctx.db, ctx.actor);
+  const outcome = await members.listMembers(ctx.db, ctx.actor);
   settleCaller(outcome.caller, ctx, null);
   return outcome.members;
 }
@@ -61,7 +66,7 @@ export const changeMemberRole = ({ ctx, input }: Call<{ userId: string; role: Ro
 export const removeMember = ({ ctx, input }: Call<{ userId: string }>) => changeMember(ctx, input.userId, null);
 
 async function changeMember(ctx: ServiceContext, userId: string, role: Role | null) {
-  const outcome = await statements.changeMember(ctx.db, ctx.actor, userId, role);
+  const outcome = await members.changeMember(ctx.db, ctx.actor, userId, role);
   settleCaller(outcome.caller, ctx, null);
   // The role is checked before the member's existence, as everywhere: who may ask comes first.
   if (!outcome.permitted) {
@@ -82,7 +87,7 @@ async function changeMember(ctx: ServiceContext, userId: string, role: Role | nu
 // Invitations
 
 export async function listInvitations({ ctx }: Call<Record<string, never>>) {
-  const outcome = await statements.listInvitations(ctx.db, ctx.actor);
+  const outcome = await invitations.listInvitations(ctx.db, ctx.actor);
   settleCaller(outcome.caller, ctx, MANAGE);
   return outcome.invitations;
 }
@@ -96,7 +101,7 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
   const email = input.email.trim().toLowerCase();
   let outcome;
   try {
-    outcome = await statements.createInvitation(ctx.db, ctx.actor, { id: uuidv7(), email, role: input.role, tokenHash: sha256Hex(token), expiresInDays: INVITATION_DAYS });
+    outcome = await invitations.createInvitation(ctx.db, ctx.actor, { id: uuidv7(), email, role: input.role, tokenHash: sha256Hex(token), expiresInDays: INVITATION_DAYS });
   } catch (error) {
     if ((error as { constraint?: string }).constraint === "invitations_open_email_key") {
       throw new DomainError("conflict", `${email} already has an open invitation: revoke it to send a new one`, { field: "email" });
@@ -110,21 +115,21 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
 }
 
 export async function revokeInvitation({ ctx, input }: Call<{ invitationId: string }>) {
-  const outcome = await statements.revokeInvitation(ctx.db, ctx.actor, input.invitationId);
+  const outcome = await invitations.revokeInvitation(ctx.db, ctx.actor, input.invitationId);
   settleCaller(outcome.caller, ctx, MANAGE);
   if (!outcome.revoked) throw notFound("open invitation");
 }
 
 /** Whom an invitation link is for (the invitation page shows it before sign-up or sign-in). */
 export async function lookUpInvitation({ ctx, input }: Call<{ token: string }, { db: Database }>) {
-  const found = await statements.findOpenInvitation(ctx.db, sha256Hex(input.token));
+  const found = await invitations.findOpenInvitation(ctx.db, sha256Hex(input.token));
   if (!found) throw notFound("open invitation");
   return found;
 }
 
 /** A signed-in person accepts an invitation to their address; the session switches to it. */
 export async function acceptInvitation({ ctx, input }: Call<{ token: string; userId: string; sessionToken: string }, { db: Database }>) {
-  const accepted = await statements.acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.token), userId: input.userId, sessionToken: input.sessionToken });
+  const accepted = await invitations.acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.token), userId: input.userId, sessionToken: input.sessionToken });
   if (!accepted) throw notFound("open invitation for your address");
   return accepted;
 }
@@ -135,7 +140,7 @@ export async function acceptInvitation({ ctx, input }: Call<{ token: string; use
 /** Why a sign-up is refused (null: it may go ahead): sign-up is closed and no invitation is for the address. */
 export async function checkSignUp(ctx: { db: Database; signup: boolean }, input: { email: string; invitation?: string | undefined }): Promise<string | null> {
   if (input.invitation) {
-    const found = await statements.findOpenInvitation(ctx.db, sha256Hex(input.invitation));
+    const found = await invitations.findOpenInvitation(ctx.db, sha256Hex(input.invitation));
     if (!found) return "the invitation is unknown, used, revoked or expired";
     if (found.email !== input.email.toLowerCase()) return "the invitation is for another address";
     return null;
@@ -149,16 +154,16 @@ export async function welcomeNewUser(
   input: { userId: string; email: string; name: string; invitation?: string | undefined; organisationName?: string | undefined },
 ): Promise<void> {
   if (input.invitation) {
-    await statements.acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.invitation), userId: input.userId });
+    await invitations.acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.invitation), userId: input.userId });
     return;
   }
   const name = (input.organisationName ?? `${input.name}'s organisation`).slice(0, 200);
-  await statements.createOrganisationWithOwner(ctx.db, { orgId: uuidv7(), name, userId: input.userId });
+  await users.createOrganisationWithOwner(ctx.db, { orgId: uuidv7(), name, userId: input.userId });
 }
 
 /** After sign-out: the rooms of the person's organisations close the sockets of that session. */
 export async function endSession(ctx: { db: Database; rooms: Rooms }, input: { sessionId: string; userId: string }): Promise<void> {
-  const orgIds = await statements.organisationsOf(ctx.db, input.userId);
+  const orgIds = await members.organisationsOf(ctx.db, input.userId);
   await Promise.all(orgIds.map((orgId) => ctx.rooms.tell(orgId, { sessionsEnded: [input.sessionId] })));
 }
 
@@ -170,7 +175,7 @@ export async function createUser({
   const password = input.password ?? generatePassword();
   const userId = input.userId ?? uuidv7();
   const email = input.email.trim().toLowerCase();
-  const result = await statements.insertUser(ctx.db, { userId, accountId: uuidv7(), orgId: input.orgId, name: input.name, email, passwordHash: await hashPassword(password), role: input.role });
+  const result = await users.insertUser(ctx.db, { userId, accountId: uuidv7(), orgId: input.orgId, name: input.name, email, passwordHash: await hashPassword(password), role: input.role });
   if (!result.orgFound) throw new DomainError("not_found", "organisation not found", { field: "orgId" });
   if (!result.created) throw new DomainError("conflict", `a user with the address ${email} exists already`, { field: "email" });
   return { userId, email, name: input.name, role: input.role, orgId: input.orgId, password, generated: input.password === undefined };

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import type { Database } from "../../db/client.ts";
 import { isLiveKey } from "../../db/statements/api-keys.ts";
 import { hasOrganisations } from "../../db/statements/organisations.ts";
-import { passwordHashOf } from "../../db/statements/people.ts";
+import { passwordHashOf } from "../../db/statements/users.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { verifyPassword } from "../../domain/crypto/passwords.ts";
 import { createUser } from "../../services/people.ts";

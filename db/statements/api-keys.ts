@@ -4,7 +4,7 @@ import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { CALLER_ORG } from "./caller.ts";
-import { iso, MANAGE_SETTINGS, withCaller, type SettingsOutcome } from "./settings-caller.ts";
+import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
 
 // API keys are stored as their SHA-256 hash and a display prefix only; the key itself never
@@ -132,8 +132,7 @@ export interface ApiKeyRecord {
 }
 
 const apiKeyJson = sql`json_build_object('id', k.id, 'name', k.application, 'prefix', k.prefix, 'scopes', k.scopes, 'rateLimit', k.rate_limit,
-    'createdBy', (select json_build_object('id', cu.id, 'name', cu.name) from users cu where cu.id = k.created_by_user_id),
-    'createdAt', ${iso("k.created_at")}, 'lastUsedAt', ${iso("k.last_used_at")})`;
+    'createdBy', ${personJson("k.created_by_user_id")}, 'createdAt', ${iso("k.created_at")}, 'lastUsedAt', ${iso("k.last_used_at")})`;
 
 export async function listOrganisationKeys(db: Database, actor: Actor): Promise<SettingsOutcome<{ keys: ApiKeyRecord[] }>> {
   const { caller, role, userId, row } = await withCaller<{ keys: ApiKeyRecord[] | null }>(

@@ -1,6 +1,6 @@
 import { ALL_SCOPES, expandScopes, type Scope } from "../../domain/scopes.ts";
 import { createOrganisation, type Organisation } from "../../db/statements/organisations.ts";
-import { createInvitation } from "../../db/statements/people.ts";
+import { createInvitation } from "../../db/statements/invitations.ts";
 import { recordDeliveries } from "../../db/statements/webhook-deliveries.ts";
 import { webhookResource } from "../../db/statements/webhooks.ts";
 import { sha256Hex } from "../../domain/crypto/hash.ts";

@@ -1,0 +1,131 @@
+import { sql } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { Role } from "../../domain/roles.ts";
+import type { Database } from "../client.ts";
+import { CALLER_ORG } from "./caller.ts";
+import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
+import { run } from "./sql.ts";
+
+// Invitations: owners and admins invite an address with a role; the link's token is stored as its
+// hash. Accepting one (at sign-up, or signed in) makes the membership.
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: { id: string; name: string } | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+const invitationJson = sql`json_build_object('id', i.id, 'email', i.email, 'role', i.role, 'invitedBy', ${personJson("i.invited_by")},
+  'createdAt', ${iso("i.created_at")}, 'expiresAt', ${iso("i.expires_at")})`;
+
+export async function listInvitations(db: Database, actor: Actor): Promise<SettingsOutcome<{ invitations: Invitation[] }>> {
+  const { caller, role, userId, row } = await withCaller<{ invitations: Invitation[] | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    null,
+    sql`(select json_agg(${invitationJson} order by i.created_at, i.id) from invitations i
+          where i.org_id = ${CALLER_ORG} and i.accepted_at is null and i.revoked_at is null and i.expires_at > now()) as invitations`,
+  );
+  return { caller, role, userId, invitations: row.invitations ?? [] };
+}
+
+export interface NewInvitation {
+  id: string;
+  email: string;
+  role: Role;
+  tokenHash: string;
+  expiresInDays: number;
+}
+
+/**
+ * Invites an address: refused (null) when it already belongs to a member, or when only an owner
+ * may invite with that role. One open invitation per address: a second is a unique violation.
+ */
+export async function createInvitation(
+  db: Database,
+  actor: Actor,
+  invitation: NewInvitation,
+): Promise<SettingsOutcome<{ permitted: boolean; alreadyMember: boolean; invitation: Invitation | null }>> {
+  const ctes = sql`rules as (
+        select ((select role from key) = 'owner' or ${invitation.role} <> 'owner') as permitted,
+               exists (select 1 from memberships m join users u on u.id = m.user_id where m.org_id = ${CALLER_ORG} and u.email = ${invitation.email}) as already_member
+      ),
+      inserted as (
+        insert into invitations (id, org_id, email, role, token_hash, invited_by, expires_at)
+        select ${invitation.id}::uuid, ${CALLER_ORG}, ${invitation.email}, ${invitation.role}, ${invitation.tokenHash}, (select user_id from key),
+               now() + make_interval(days => ${invitation.expiresInDays})
+          from rules r where exists (select 1 from auth) and r.permitted and not r.already_member
+        returning *
+      )`;
+  const { caller, role, userId, row } = await withCaller<{ permitted: boolean | null; already_member: boolean | null; invitation: Invitation | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    ctes,
+    sql`(select permitted from rules) as permitted, (select already_member from rules) as already_member,
+        (select ${invitationJson} from inserted i) as invitation`,
+  );
+  return { caller, role, userId, permitted: row.permitted === true, alreadyMember: row.already_member === true, invitation: row.invitation };
+}
+
+export async function revokeInvitation(db: Database, actor: Actor, invitationId: string): Promise<SettingsOutcome<{ revoked: boolean }>> {
+  const { caller, role, userId, row } = await withCaller<{ revoked: boolean }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    sql`revoked as (
+          update invitations i set revoked_at = now()
+           where i.org_id = ${CALLER_ORG} and i.id = ${invitationId}::uuid and i.accepted_at is null and i.revoked_at is null
+          returning 1
+        )`,
+    sql`exists (select 1 from revoked) as revoked`,
+  );
+  return { caller, role, userId, revoked: row.revoked };
+}
+
+/** An open invitation by its token's hash (the invitation page shows whom it is for). */
+export async function findOpenInvitation(db: Database, tokenHash: string): Promise<{ email: string; role: Role; organisation: string } | null> {
+  const [row] = await run<{ email: string; role: Role; organisation: string }>(
+    db,
+    sql`select i.email, i.role, o.name as organisation from invitations i join organisations o on o.id = i.org_id
+         where i.token_hash = ${tokenHash} and i.accepted_at is null and i.revoked_at is null and i.expires_at > now()`,
+  );
+  return row ?? null;
+}
+
+/**
+ * Accepts an invitation for a user whose address it names: the membership, the invitation marked
+ * accepted, and (with `sessionToken`) the session switched to the organisation, in one statement.
+ * Null when no open invitation with that token is for that user.
+ */
+export async function acceptInvitation(
+  db: Database,
+  input: { tokenHash: string; userId: string; sessionToken?: string | undefined },
+): Promise<{ orgId: string; role: Role } | null> {
+  const [row] = await run<{ org_id: string; role: Role }>(
+    db,
+    sql`with invitation as (
+          update invitations i set accepted_at = now(), accepted_by = u.id
+            from users u
+           where u.id = ${input.userId}::uuid and i.token_hash = ${input.tokenHash} and i.email = u.email
+             and i.accepted_at is null and i.revoked_at is null and i.expires_at > now()
+          returning i.org_id, i.role, u.id as user_id
+        ),
+        joined as (
+          insert into memberships (org_id, user_id, role) select org_id, user_id, role from invitation
+          on conflict (org_id, user_id) do nothing
+          returning org_id
+        ),
+        switched as (
+          update sessions s set active_org_id = (select org_id from invitation)
+           where s.token = ${input.sessionToken ?? ""} and s.user_id = ${input.userId}::uuid and exists (select 1 from invitation)
+          returning 1
+        )
+        select org_id, role, (select count(*) from joined) as joined, (select count(*) from switched) as switched from invitation`,
+  );
+  return row ? { orgId: row.org_id, role: row.role } : null;
+}

@@ -1,0 +1,97 @@
+import { sql } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import { SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
+import type { Database } from "../client.ts";
+import { CALLER_ORG } from "./caller.ts";
+import { iso, withCaller, type SettingsOutcome } from "./settings-caller.ts";
+import { run } from "./sql.ts";
+
+// Members: a person's membership of an organisation, with its role (memberships). Any member
+// lists them; owners and admins change roles and remove members; anyone may leave.
+
+export interface Member {
+  userId: string;
+  name: string;
+  email: string;
+  role: Role;
+  joinedAt: string;
+}
+
+const memberJson = sql`json_build_object('userId', u.id, 'name', u.name, 'email', u.email, 'role', m.role, 'joinedAt', ${iso("m.created_at")})`;
+
+export async function listMembers(db: Database, actor: Actor): Promise<SettingsOutcome<{ members: Member[] }>> {
+  const { caller, role, userId, row } = await withCaller<{ members: Member[] | null }>(
+    db,
+    actor,
+    null,
+    null,
+    sql`(select json_agg(${memberJson} order by m.created_at, u.id)
+           from memberships m join users u on u.id = m.user_id where m.org_id = ${CALLER_ORG}) as members`,
+  );
+  return { caller, role, userId, members: row.members ?? [] };
+}
+
+export interface MemberChange {
+  /** The member exists in the caller's organisation. */
+  found: boolean;
+  /** The caller's role may make this change (only an owner makes or unmakes an owner). */
+  permitted: boolean;
+  /** After the change the organisation still has an owner. */
+  keepsOwner: boolean;
+  member: Member | null;
+  orgId: string | null;
+}
+
+/**
+ * Changes a member's role (`role`) or removes them (`role` null). Owners and admins may; a person
+ * may also remove themselves (leave). The owners are row-locked while counted, so two owners
+ * leaving at once cannot leave the organisation with none.
+ */
+export async function changeMember(db: Database, actor: Actor, targetUserId: string, role: Role | null): Promise<SettingsOutcome<MemberChange>> {
+  const leaving = role === null;
+  const write =
+    role === null
+      ? sql`delete from memberships m where m.org_id = ${CALLER_ORG} and m.user_id = ${targetUserId}::uuid and (select ok from checks) returning m.*`
+      : sql`update memberships m set role = ${role}, updated_at = now()
+             where m.org_id = ${CALLER_ORG} and m.user_id = ${targetUserId}::uuid and (select ok from checks) returning m.*`;
+  // The target's and the owners' rows are locked in one scan, in user_id order: two changes at
+  // once (two owners demoting each other) then wait for each other instead of deadlocking.
+  const ctes = sql`locked as (
+        select m.user_id, m.role from memberships m
+         where m.org_id = ${CALLER_ORG} and (m.role = 'owner' or m.user_id = ${targetUserId}::uuid)
+         order by m.user_id for update
+      ),
+      target as (select l.role from locked l where l.user_id = ${targetUserId}::uuid),
+      owners as (select count(*)::int as n from locked l where l.role = 'owner'),
+      rules as (
+        select
+          -- owners and admins change others; anyone may leave; only an owner touches an owner's seat
+          ((select role from key) = any(${sql.param(SETTINGS_ROLES)}::text[]) or (${leaving} and (select user_id from key) = ${targetUserId}::uuid))
+            and ((select role from key) = 'owner' or ((select role from target) is distinct from 'owner' and ${role ?? ""} <> 'owner')) as permitted,
+          not ((select role from target) = 'owner' and ${role ?? ""} <> 'owner' and (select n from owners) <= 1) as keeps_owner
+      ),
+      checks as (select exists (select 1 from target) and r.permitted and r.keeps_owner as ok from rules r),
+      changed as (${write}),
+      ended as (
+        -- a member who leaves or is removed stops acting for the organisation at once
+        update sessions s set active_org_id = null
+         where ${leaving} and s.user_id = ${targetUserId}::uuid and s.active_org_id = ${CALLER_ORG} and exists (select 1 from changed)
+        returning 1
+      )`;
+  const { caller, role: callerRole, userId, row } = await withCaller<{ found: boolean; permitted: boolean | null; keeps_owner: boolean | null; member: Member | null; org_id: string | null }>(
+    db,
+    actor,
+    null,
+    ctes,
+    sql`exists (select 1 from target) as found, (select permitted from rules) as permitted, (select keeps_owner from rules) as keeps_owner,
+        (select ${memberJson} from changed m join users u on u.id = m.user_id) as member,
+        (select count(*) from ended) as sessions_ended, ${CALLER_ORG} as org_id`,
+  );
+  return { caller, role: callerRole, userId, found: row.found, permitted: row.permitted === true, keepsOwner: row.keeps_owner !== false, member: row.member, orgId: row.org_id };
+}
+
+/** The organisations a person belongs to (a session that ends is told to each of their rooms). */
+export async function organisationsOf(db: Database, userId: string): Promise<string[]> {
+  const rows = await run<{ org_id: string }>(db, sql`select org_id from memberships where user_id = ${userId}::uuid order by org_id`);
+  return rows.map((row) => row.org_id);
+}
