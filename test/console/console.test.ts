@@ -118,7 +118,7 @@ describe("the live console", { timeout: 60_000 }, () => {
 
   it("offers exactly the API's workflow moves", async () => {
     // The console is plain browser JavaScript, outside the TypeScript project: imported by URL.
-    const consoleWorkflow = (await import(new URL("../../console/js/workflow.js", import.meta.url).href)) as { TASK_TRANSITIONS: unknown };
+    const consoleWorkflow = (await import(new URL("../../console/js/lib/workflow.js", import.meta.url).href)) as { TASK_TRANSITIONS: unknown };
     expect(consoleWorkflow.TASK_TRANSITIONS).toEqual(TASK_TRANSITIONS);
   });
 

@@ -2,15 +2,15 @@
 // The header's account area on the board and in the settings: who is signed in and in which
 // role, the organisation (a switch when the person belongs to several), Settings and Sign out.
 
-import { request } from "./api.js";
-import { el } from "./dom.js";
-import { signOut } from "./session.js";
+import { request } from "../lib/api.js";
+import { el } from "../lib/dom.js";
+import { signOut } from "../lib/session.js";
 
 const ROLE_LABELS = { owner: "Owner", admin: "Admin", member: "Member" };
 
 /**
  * @param {HTMLElement} root the header's <nav aria-label="Account">
- * @param {import("./session.js").Session} session
+ * @param {import("../lib/session.js").Session} session
  * @param {{ settingsLink?: boolean }} [options]
  */
 export function renderAccount(root, session, { settingsLink = true } = {}) {
@@ -24,7 +24,7 @@ export function renderAccount(root, session, { settingsLink = true } = {}) {
   root.replaceChildren(...parts);
 }
 
-/** @param {import("./session.js").Session} session */
+/** @param {import("../lib/session.js").Session} session */
 function organisationSwitch(session) {
   const select = /** @type {HTMLSelectElement} */ (
     el(

@@ -5,14 +5,14 @@
 // clicked (or its title pressed). `shows(task)` narrows the cards (the search and label filter).
 // Rendering is from the store only.
 
+import { el } from "../lib/dom.js";
+import { canMove, labelOf, TASK_STATUSES } from "../lib/workflow.js";
 import { taskCard } from "./card.js";
-import { el } from "./dom.js";
-import { canMove, labelOf, TASK_STATUSES } from "./workflow.js";
 
 /**
  * @param {{
  *   root: HTMLElement,
- *   store: import("./store.js").Store,
+ *   store: import("../lib/store.js").Store,
  *   onMove: (task: any, to: string) => void,
  *   onOpen: (task: any) => void,
  *   shows?: (task: any) => boolean,

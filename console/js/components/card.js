@@ -3,17 +3,17 @@
 // date and assignee, its labels, a "blocked" badge while any task it waits for is open, its
 // subtasks done, and a button for each workflow move allowed from its status.
 
-import { blockersOf, subtaskCounts } from "./derived.js";
-import { el } from "./dom.js";
+import { blockersOf, subtaskCounts } from "../lib/derived.js";
+import { el } from "../lib/dom.js";
+import { labelOf, TASK_TRANSITIONS } from "../lib/workflow.js";
 import { labelChips } from "./labels.js";
-import { labelOf, TASK_TRANSITIONS } from "./workflow.js";
 
 /** "1 task", "2 tasks". @param {number} n @param {string} noun */
 export const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 /**
  * The card's badges: blocked (with the open blockers named in its tooltip) and subtasks.
- * @param {import("./store.js").Record} task @param {import("./store.js").Store["state"]} state
+ * @param {import("../lib/store.js").Record} task @param {import("../lib/store.js").Store["state"]} state
  */
 function badges(task, state) {
   const parts = [];
@@ -30,8 +30,8 @@ function badges(task, state) {
 }
 
 /**
- * @param {import("./store.js").Record} task
- * @param {import("./store.js").Store["state"]} state
+ * @param {import("../lib/store.js").Record} task
+ * @param {import("../lib/store.js").Store["state"]} state
  */
 export function taskCard(task, state) {
   const assignee = state.people.get(task.assigneeId)?.name ?? "unassigned";

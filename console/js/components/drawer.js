@@ -4,17 +4,17 @@
 // dependencies (task-dependencies.js) and its comment thread (task-comments.js). It follows the
 // store while open, so others' changes show at once; Escape or Close returns to the card.
 
-import { subtaskCounts, subtasksOf } from "./derived.js";
-import { byId, el } from "./dom.js";
+import { subtaskCounts, subtasksOf } from "../lib/derived.js";
+import { byId, el } from "../lib/dom.js";
+import { labelOf } from "../lib/workflow.js";
 import { labelChips } from "./labels.js";
 import { createComments } from "./task-comments.js";
 import { createDependencies } from "./task-dependencies.js";
-import { labelOf } from "./workflow.js";
 
 /**
  * @param {{
- *   api: import("./api.js").Api,
- *   store: import("./store.js").Store,
+ *   api: import("../lib/api.js").Api,
+ *   store: import("../lib/store.js").Store,
  *   me: { id: string },
  *   ensureTasks: (ids: string[]) => void,
  * }} options

@@ -20,7 +20,7 @@ export function describeChanges(changes) {
     .join(", ");
 }
 
-/** "by Ada Lovelace", "by API key Warehouse sync", "by opsroom" (the CLI or the seed). @param {import("./store.js").Actor} [actor] */
+/** "by Ada Lovelace", "by API key Warehouse sync", "by opsroom" (the CLI or the seed). @param {import("../lib/store.js").Actor} [actor] */
 export function describeActor(actor) {
   if (!actor) return "";
   if (actor.type === "key") return `by API key ${actor.name}`;
@@ -30,7 +30,7 @@ export function describeActor(actor) {
 /** @param {HTMLElement} list */
 export function createEventsPanel(list) {
   return {
-    /** @param {import("./store.js").OpsEvent} event @param {"live" | "catch-up"} via */
+    /** @param {import("../lib/store.js").OpsEvent} event @param {"live" | "catch-up"} via */
     add(event, via) {
       const item = document.createElement("li");
       const time = new Date(event.occurredAt).toLocaleTimeString();

@@ -5,15 +5,15 @@
 // created, retitled, relabelled; a label deleted) asks again, so the board stays filtered as
 // others work. Each answer is applied only if no newer question was asked meanwhile.
 
-import { byId, el } from "./dom.js";
-import { describeRefusal } from "./refusals.js";
+import { byId, el } from "../lib/dom.js";
+import { describeRefusal } from "../lib/refusals.js";
 
 const TYPING_PAUSE_MS = 250;
 /** Task fields whose change can change whether the task matches. */
 const MATCHED_FIELDS = ["title", "description", "labelIds", "projectId"];
 
 /**
- * @param {{ api: import("./api.js").Api, store: import("./store.js").Store, onChange: () => void }} options
+ * @param {{ api: import("../lib/api.js").Api, store: import("../lib/store.js").Store, onChange: () => void }} options
  */
 export function createFilters({ api, store, onChange }) {
   const form = /** @type {HTMLFormElement} */ (byId("filters"));
@@ -84,7 +84,7 @@ export function createFilters({ api, store, onChange }) {
       select.value = labels.some((label) => label.id === chosen) ? chosen : "";
       if (chosen && !select.value) void ask();
     },
-    /** A live event: ask again when it may change which tasks match. @param {import("./store.js").OpsEvent | null} event */
+    /** A live event: ask again when it may change which tasks match. @param {import("../lib/store.js").OpsEvent | null} event */
     follow(event) {
       if (!active() || !event) return;
       if (event.type.startsWith("task.") && event.data.projectId !== projectId) return;

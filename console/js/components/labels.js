@@ -3,7 +3,7 @@
 // whichever reads better on it. The colour is set through the CSSOM (the page's CSP allows no
 // inline style attributes), and only when it is the #rrggbb the API promises.
 
-import { el } from "./dom.js";
+import { el } from "../lib/dom.js";
 
 const COLOUR = /^#[0-9a-f]{6}$/i;
 
@@ -22,7 +22,7 @@ export function textColourOn(colour) {
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#000000" : "#ffffff";
 }
 
-/** @param {import("./store.js").Record} label */
+/** @param {import("../lib/store.js").Record} label */
 export function labelChip(label) {
   // A long name is cut short on a narrow card; the whole name is its tooltip.
   const chip = el("span", { class: "label-chip", title: label.name }, [label.name]);
@@ -35,7 +35,7 @@ export function labelChip(label) {
 
 /**
  * The chips of a task's labels, in the order the task names them (labels not yet known are left out).
- * @param {string[]} labelIds @param {Map<string, import("./store.js").Record>} labels
+ * @param {string[]} labelIds @param {Map<string, import("../lib/store.js").Record>} labels
  */
 export function labelChips(labelIds, labels) {
   const known = (labelIds ?? []).map((id) => labels.get(id)).filter((label) => label !== undefined);

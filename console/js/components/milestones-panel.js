@@ -2,16 +2,16 @@
 // The shown project's milestones, each with a progress bar: percentDone of its tasks, with done
 // and total. Counted from the live tasks (derived.js progressOf), so a move anywhere moves the bar.
 
-import { progressOf } from "./derived.js";
-import { el } from "./dom.js";
+import { progressOf } from "../lib/derived.js";
+import { el } from "../lib/dom.js";
 
 /**
- * @param {{ section: HTMLElement, list: HTMLElement, store: import("./store.js").Store }} options
+ * @param {{ section: HTMLElement, list: HTMLElement, store: import("../lib/store.js").Store }} options
  */
 export function createMilestonesPanel({ section, list, store }) {
   /** @type {string | null} */ let projectId = null;
 
-  /** @param {import("./store.js").Record} milestone */
+  /** @param {import("../lib/store.js").Record} milestone */
   function item(milestone) {
     const progress = progressOf(milestone, store.state);
     const summary =

@@ -2,7 +2,7 @@
 // The project list: one button per project the key can read; the selected one is aria-current.
 
 /**
- * @param {{ list: HTMLElement, store: import("./store.js").Store, onSelect: (projectId: string) => void }} options
+ * @param {{ list: HTMLElement, store: import("../lib/store.js").Store, onSelect: (projectId: string) => void }} options
  */
 export function createProjectsPanel({ list, store, onSelect }) {
   /** @type {string | null} */ let selected = null;

@@ -4,10 +4,10 @@
 // person's own comments. The list is updated in place, comment by comment, so a comment being
 // edited keeps its text and focus while others' comments arrive around it.
 
-import { el, formatDate } from "./dom.js";
-import { describeRefusal } from "./refusals.js";
+import { el, formatDate } from "../lib/dom.js";
+import { describeRefusal } from "../lib/refusals.js";
 
-/** "Ada Lovelace", "Warehouse sync (API key)". @param {import("./store.js").Record} comment */
+/** "Ada Lovelace", "Warehouse sync (API key)". @param {import("../lib/store.js").Record} comment */
 function authorOf(comment) {
   const name = comment.author?.name ?? "someone";
   return comment.author?.type === "key" ? `${name} (API key)` : name;
@@ -15,8 +15,8 @@ function authorOf(comment) {
 
 /**
  * @param {{
- *   api: import("./api.js").Api,
- *   store: import("./store.js").Store,
+ *   api: import("../lib/api.js").Api,
+ *   store: import("../lib/store.js").Store,
  *   me: { id: string },
  *   list: HTMLElement,
  *   form: HTMLFormElement,
@@ -35,10 +35,10 @@ export function createComments({ api, store, me, list, form, alert }) {
   /** @param {unknown} error */
   const fail = (error) => (alert.textContent = `The comment was not saved: ${describeRefusal(error)}`);
 
-  /** @param {import("./store.js").Record} comment */
+  /** @param {import("../lib/store.js").Record} comment */
   const isMine = (comment) => comment.author?.type === "user" && comment.author.id === me.id;
 
-  /** @param {import("./store.js").Record} comment */
+  /** @param {import("../lib/store.js").Record} comment */
   function view(comment) {
     const edited = comment.version > 1 ? " · edited" : "";
     const node = el("li", { class: "comment", "data-id": comment.id }, [
@@ -49,7 +49,7 @@ export function createComments({ api, store, me, list, form, alert }) {
     return node;
   }
 
-  /** Edit and Delete, the latter confirmed in place. @param {import("./store.js").Record} comment */
+  /** Edit and Delete, the latter confirmed in place. @param {import("../lib/store.js").Record} comment */
   function actions(comment) {
     const bar = el("div", { class: "comment-actions" });
     const edit = el("button", { type: "button" }, ["Edit"]);
@@ -77,7 +77,7 @@ export function createComments({ api, store, me, list, form, alert }) {
     return bar;
   }
 
-  /** @param {import("./store.js").Record} comment */
+  /** @param {import("../lib/store.js").Record} comment */
   function startEditing(comment) {
     const entry = shown.get(comment.id);
     if (!entry) return;

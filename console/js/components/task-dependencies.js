@@ -4,15 +4,15 @@
 // wait for this one. Every change is the API's answer put in the store, and others' changes
 // arrive as task.updated events, so the lists stay live.
 
-import { blockingOf } from "./derived.js";
-import { el } from "./dom.js";
-import { describeDependencyRefusal, describeRefusal } from "./refusals.js";
-import { labelOf } from "./workflow.js";
+import { blockingOf } from "../lib/derived.js";
+import { el } from "../lib/dom.js";
+import { describeDependencyRefusal, describeRefusal } from "../lib/refusals.js";
+import { labelOf } from "../lib/workflow.js";
 
 /**
  * @param {{
- *   api: import("./api.js").Api,
- *   store: import("./store.js").Store,
+ *   api: import("../lib/api.js").Api,
+ *   store: import("../lib/store.js").Store,
  *   root: HTMLElement,
  *   form: HTMLFormElement,
  *   alert: HTMLElement,

@@ -6,19 +6,19 @@
 // answers, and by realtime events (never by refetching). The realtime room is joined with a token
 // minted with the session.
 
-import { renderAccount } from "./account.js";
-import { createApi } from "./api.js";
-import { createBoard } from "./board.js";
-import { createDrawer } from "./drawer.js";
-import { createEventsPanel } from "./events-panel.js";
-import { createFilters } from "./filters.js";
-import { connectLive } from "./live.js";
-import { createMilestonesPanel } from "./milestones-panel.js";
-import { createProjectsPanel } from "./projects-panel.js";
-import { describeMoveRefusal, describeRefusal } from "./refusals.js";
-import { goToSignIn, requireSession } from "./session.js";
-import { createStore } from "./store.js";
-import { canMove, labelOf } from "./workflow.js";
+import { renderAccount } from "../components/account.js";
+import { createBoard } from "../components/board.js";
+import { createDrawer } from "../components/drawer.js";
+import { createEventsPanel } from "../components/events-panel.js";
+import { createFilters } from "../components/filters.js";
+import { createMilestonesPanel } from "../components/milestones-panel.js";
+import { createProjectsPanel } from "../components/projects-panel.js";
+import { createApi } from "../lib/api.js";
+import { connectLive } from "../lib/live.js";
+import { describeMoveRefusal, describeRefusal } from "../lib/refusals.js";
+import { goToSignIn, requireSession } from "../lib/session.js";
+import { createStore } from "../lib/store.js";
+import { canMove, labelOf } from "../lib/workflow.js";
 
 /** What api.js lists at most of one kind (its `all`). */
 const MAX_LISTED = 2000;

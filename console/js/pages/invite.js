@@ -4,9 +4,9 @@
 // sign in ("I already have an account") and accept. The token stays in the fragment, which the
 // browser never sends to a server.
 
-import { request } from "./api.js";
-import { byId, inputById, showError, submitting } from "./dom.js";
-import { signIn, signUp } from "./session.js";
+import { request } from "../lib/api.js";
+import { byId, inputById, showError, submitting } from "../lib/dom.js";
+import { signIn, signUp } from "../lib/session.js";
 
 const token = decodeURIComponent(location.hash.slice(1));
 const forms = {

@@ -3,13 +3,13 @@
 // in. Owners and admins manage; a member sees the members list and, in place of the controls, that
 // the section needs an owner or admin (the API would answer 403 insufficient_role anyway).
 
-import { renderAccount } from "./account.js";
-import { request } from "./api.js";
-import { byId, showError } from "./dom.js";
-import { goToSignIn, requireSession } from "./session.js";
-import { mountApiKeys } from "./settings/api-keys.js";
-import { mountMembers } from "./settings/members.js";
-import { mountWebhooks } from "./settings/webhooks.js";
+import { renderAccount } from "../components/account.js";
+import { mountApiKeys } from "../components/settings/api-keys.js";
+import { mountMembers } from "../components/settings/members.js";
+import { mountWebhooks } from "../components/settings/webhooks.js";
+import { request } from "../lib/api.js";
+import { byId, showError } from "../lib/dom.js";
+import { goToSignIn, requireSession } from "../lib/session.js";
 
 const MANAGING_ROLES = ["owner", "admin"];
 

@@ -1,8 +1,8 @@
 // @ts-check
 // sign-in.html: email and password; then back to the page that asked (?next=) or the board.
 
-import { byId, inputById, submitting } from "./dom.js";
-import { nextPath, signIn } from "./session.js";
+import { byId, inputById, submitting } from "../lib/dom.js";
+import { nextPath, signIn } from "../lib/session.js";
 
 const form = /** @type {HTMLFormElement} */ (byId("sign-in-form"));
 form.addEventListener("submit", (event) => {

@@ -1,8 +1,8 @@
 // @ts-check
 // sign-up.html: a new person and the organisation they will own; then the board.
 
-import { byId, inputById, submitting } from "./dom.js";
-import { signUp } from "./session.js";
+import { byId, inputById, submitting } from "../lib/dom.js";
+import { signUp } from "../lib/session.js";
 
 const form = /** @type {HTMLFormElement} */ (byId("sign-up-form"));
 form.addEventListener("submit", (event) => {

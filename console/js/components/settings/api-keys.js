@@ -3,8 +3,8 @@
 // a form to create one (name, scopes by their labels, an optional rate limit), and per key Replace
 // and Revoke, each confirmed in the page. A new key is shown once.
 
-import { request } from "../api.js";
-import { byId, el, formatDate, inputById, showError, submitting } from "../dom.js";
+import { request } from "../../lib/api.js";
+import { byId, el, formatDate, inputById, showError, submitting } from "../../lib/dom.js";
 import { actionButton, confirmIn, showOnce } from "./widgets.js";
 
 /** @typedef {{ id: string, name: string, prefix: string, scopes: string[], rateLimit: number, createdBy: { id: string, name: string } | null, createdAt: string, lastUsedAt: string | null }} ApiKey */

@@ -3,15 +3,15 @@
 // change roles, remove members, invite (the one-time link shown once with Copy) and revoke open
 // invitations. Only an owner is offered "owner" as a role, and only an owner changes an owner.
 
-import { request } from "../api.js";
-import { byId, el, formatDate, inputById, showError, submitting } from "../dom.js";
+import { request } from "../../lib/api.js";
+import { byId, el, formatDate, inputById, showError, submitting } from "../../lib/dom.js";
 import { actionButton, confirmIn, showOnce } from "./widgets.js";
 
 const ROLE_LABELS = { owner: "Owner", admin: "Admin", member: "Member" };
 
 /** @typedef {{ userId: string, name: string, email: string, role: "owner" | "admin" | "member", joinedAt: string }} Member */
 
-/** @param {{ session: import("../session.js").Session, manages: boolean }} options */
+/** @param {{ session: import("../../lib/session.js").Session, manages: boolean }} options */
 export async function mountMembers({ session, manages }) {
   const alert = byId("members-error");
   const status = byId("members-status");

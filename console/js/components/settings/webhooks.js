@@ -2,8 +2,8 @@
 // Settings -> Integrations -> Webhooks: register (URL, event patterns; the signing secret shown
 // once), and per webhook its delivery log (with Redeliver), Test, Enable/Disable and Delete.
 
-import { request } from "../api.js";
-import { byId, el, formatDate, inputById, showError, submitting } from "../dom.js";
+import { request } from "../../lib/api.js";
+import { byId, el, formatDate, inputById, showError, submitting } from "../../lib/dom.js";
 import { actionButton, confirmIn, showOnce } from "./widgets.js";
 
 const DELIVERIES_REFRESH_MS = 3000;

@@ -3,7 +3,7 @@
 // secret, an invitation link) with a Copy button, and a destructive action confirmed in the page
 // (a second button, not window.confirm).
 
-import { el, showError } from "../dom.js";
+import { el, showError } from "../../lib/dom.js";
 
 let secrets = 0;
 
