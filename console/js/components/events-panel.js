@@ -11,7 +11,7 @@ function short(value) {
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
-/** "status: todo → in_progress, title: … → …" */
+/** "status: todo → in_progress, title: … → …" @param {Record<string, { from: unknown, to: unknown }> | null} changes */
 export function describeChanges(changes) {
   if (!changes) return "";
   return Object.entries(changes)

@@ -71,6 +71,7 @@ export function createDependencies({ api, store, root, form, alert, ensureTasks 
   function render() {
     const task = taskId ? store.state.tasks.get(taskId) : undefined;
     if (!task) return;
+    /** @type {string[]} */
     const blockedBy = task.blockedBy ?? [];
     const blocking = blockingOf(task, store.state);
     ensureTasks([...blockedBy, ...blocking]);

@@ -46,7 +46,11 @@ export async function request(path, options = {}) {
 export function createApi() {
   const call = request;
 
-  /** Every page of a list, following nextCursor, up to `max` records (big seeds stay responsive). */
+  /**
+   * Every page of a list, following nextCursor, up to `max` records (big seeds stay responsive).
+   * @param {string} path
+   * @returns {Promise<import("./store.js").Record[]>}
+   */
   async function all(path, max = 2000) {
     const records = [];
     let cursor = null;
@@ -61,7 +65,11 @@ export function createApi() {
     return records;
   }
 
-  /** Every event after `changeVersion`, oldest first (GET /v1/events pages on `after`). */
+  /**
+   * Every event after `changeVersion`, oldest first (GET /v1/events pages on `after`).
+   * @param {number} changeVersion
+   * @returns {Promise<import("./store.js").OpsEvent[]>}
+   */
   async function eventsAfter(changeVersion) {
     const events = [];
     let after = String(changeVersion);
@@ -74,7 +82,7 @@ export function createApi() {
   }
 
   const id = encodeURIComponent;
-  const data = (envelope) => envelope.data;
+  const data = (/** @type {{ data: any }} */ envelope) => envelope.data;
 
   /**
    * The ids of a project's tasks that match a search (?q=, full text) and a label (?labelId=):
@@ -93,18 +101,28 @@ export function createApi() {
     projects: () => all("/v1/projects"),
     personnel: () => all("/v1/personnel?active=true"),
     labels: () => all("/v1/labels"),
+    /** @param {string} projectId */
     milestonesOf: (projectId) => all(`/v1/projects/${id(projectId)}/milestones`),
+    /** @param {string} projectId */
     tasksOf: (projectId) => all(`/v1/tasks?projectId=${id(projectId)}`),
+    /** @param {string} taskId */
     task: (taskId) => call(`/v1/tasks/${id(taskId)}`).then(data),
     matchingTaskIds,
+    /** @param {string} taskId */
     commentsOf: (taskId) => all(`/v1/tasks/${id(taskId)}/comments`),
+    /** @param {string} taskId @param {string} body */
     addComment: (taskId, body) => call(`/v1/tasks/${id(taskId)}/comments`, { body: { body } }).then(data),
+    /** @param {string} commentId @param {string} body */
     editComment: (commentId, body) => call(`/v1/comments/${id(commentId)}`, { method: "PATCH", body: { body } }).then(data),
+    /** @param {string} commentId */
     deleteComment: (commentId) => call(`/v1/comments/${id(commentId)}`, { method: "DELETE" }).then(data),
+    /** @param {string} taskId @param {string} blockerId */
     addBlocker: (taskId, blockerId) => call(`/v1/tasks/${id(taskId)}/dependencies`, { body: { blockedBy: blockerId } }).then(data),
+    /** @param {string} taskId @param {string} blockerId */
     removeBlocker: (taskId, blockerId) => call(`/v1/tasks/${id(taskId)}/dependencies/${id(blockerId)}`, { method: "DELETE" }).then(data),
     /** A short-lived token for the realtime room, minted with the session. */
-    realtimeToken: () => call("/v1/realtime/tokens", { method: "POST", body: {} }).then((envelope) => envelope.data),
+    realtimeToken: () => call("/v1/realtime/tokens", { method: "POST", body: {} }).then(data),
+    /** @param {string} taskId @param {string} status */
     moveTask: (taskId, status) => call(`/v1/tasks/${id(taskId)}`, { method: "PATCH", body: { status } }).then(data),
     eventsAfter,
   };

@@ -3,6 +3,8 @@
 // bundle), a fresh short-lived token for every (re)connect, and the documented catch-up: on every
 // `ready`, GET /v1/events?after=<last applied> to the end, then the live events, each once.
 
+import { ApiRefusal } from "./api.js";
+
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 10000];
 
 /**
@@ -29,7 +31,7 @@ export function connectLive({ api, lastApplied, apply, onState }) {
       token = await api.realtimeToken();
     } catch (error) {
       // A session (or role) the API refuses will not start working by retrying.
-      if (error?.status === 401 || error?.status === 403) return onState("failed", error.message);
+      if (error instanceof ApiRefusal && (error.status === 401 || error.status === 403)) return onState("failed", error.message);
       return retryLater();
     }
     const ws = new WebSocket(`${token.realtime.url}?token=${encodeURIComponent(token.token)}`);

@@ -49,6 +49,7 @@ export function describeRefusal(error) {
  */
 export function describeMoveRefusal(error, task, to, state) {
   const title = `“${task.title}”`;
+  /** @type {import("./api.js").RefusalDetails} */
   const details = error?.details ?? {};
   if (error?.code === "open_blockers") {
     const blockers = details.blockers ?? [];

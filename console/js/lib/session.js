@@ -2,7 +2,7 @@
 // Who is signed in. A page that needs a person asks GET /v1/settings/session first; a 401 sends
 // the browser to the sign-in page, which comes back here afterwards.
 
-import { request } from "./api.js";
+import { ApiRefusal, request } from "./api.js";
 
 /**
  * @typedef {{
@@ -27,7 +27,7 @@ export async function requireSession() {
   try {
     return (await request("/v1/settings/session")).data;
   } catch (error) {
-    if (error?.status !== 401) throw error;
+    if (!(error instanceof ApiRefusal) || error.status !== 401) throw error;
     goToSignIn();
     return new Promise(() => {});
   }

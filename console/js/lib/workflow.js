@@ -4,6 +4,7 @@
 
 export const TASK_STATUSES = ["todo", "in_progress", "blocked", "done", "cancelled"];
 
+/** @type {Record<string, string>} */
 export const STATUS_LABELS = {
   todo: "To do",
   in_progress: "In progress",

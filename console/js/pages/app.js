@@ -27,6 +27,7 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 
 /** @param {string} state @param {string} [detail] @param {number} [changeVersion] */
 function showConnection(state, detail, changeVersion) {
+  /** @type {Record<string, string>} */
   const words = { connecting: "Connecting…", "catching-up": "Catching up…", live: "Live", reconnecting: "Disconnected, reconnecting", failed: "Refused" };
   $("connection").dataset.state = state;
   const parts = [words[state] ?? state, detail, state === "live" && changeVersion !== undefined ? `changeVersion ${changeVersion}` : undefined];
@@ -79,6 +80,7 @@ async function start() {
   const loaded = new Set();
   let connection = { state: "connecting", detail: /** @type {string | undefined} */ (undefined) };
 
+  /** @param {import("../lib/store.js").Record} task @param {string} to */
   async function onMove(task, to) {
     if (!canMove(task.status, to)) {
       return showNotice(`“${task.title}” cannot move from ${labelOf(task.status)} to ${labelOf(to)}.`);

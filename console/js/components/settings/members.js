@@ -7,6 +7,7 @@ import { request } from "../../lib/api.js";
 import { byId, el, formatDate, inputById, showError, submitting } from "../../lib/dom.js";
 import { actionButton, confirmIn, showOnce } from "./widgets.js";
 
+/** @type {Record<string, string>} */
 const ROLE_LABELS = { owner: "Owner", admin: "Admin", member: "Member" };
 
 /** @typedef {{ userId: string, name: string, email: string, role: "owner" | "admin" | "member", joinedAt: string }} Member */

@@ -98,7 +98,7 @@ function createDeliveryLog(alert, status) {
     const webhook = shown;
     const deliveries = (await request(`/v1/webhooks/${webhook.id}/deliveries?limit=50`)).data;
     if (shown !== webhook) return;
-    rows.replaceChildren(...deliveries.map((delivery) => row(webhook, delivery)));
+    rows.replaceChildren(...deliveries.map((/** @type {any} */ delivery) => row(webhook, delivery)));
     byId("deliveries-empty").hidden = deliveries.length > 0;
   }
 
