@@ -13,7 +13,7 @@ import {
   type SocketIdentity,
 } from "../realtime/protocol.ts";
 import { findActiveKey } from "../services/api-keys.ts";
-import { findLiveSession } from "../services/people.ts";
+import { findLiveSession } from "../services/sessions.ts";
 import type { SystemContext } from "../services/context.ts";
 import { missedEvents, roomStart } from "../services/events.ts";
 import { describeCaller } from "../services/organisation.ts";

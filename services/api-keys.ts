@@ -1,16 +1,20 @@
 import * as statements from "../db/statements/api-keys.ts";
+import { MANAGE_SETTINGS } from "../db/statements/settings-caller.ts";
 import { webhooksRegisteredBy } from "../db/statements/webhooks.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "../domain/crypto/api-keys.ts";
 import { notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
-import type { Scope } from "../domain/scopes.ts";
+import { expandScopes, type Scope } from "../domain/scopes.ts";
 import type { Call, SystemContext } from "./context.ts";
+import { settleCaller } from "./settle.ts";
 
 // API keys, issued to one application of an organisation. The key is answered once: only its
-// SHA-256 hash and a display prefix are stored. (People create them in the settings area; until
-// then the CLI does, as an operator of the deployment.)
+// SHA-256 hash and a display prefix are stored. People (owners and admins) make, revoke and
+// replace their organisation's keys in the settings area; the CLI does for any organisation, as an
+// operator of the deployment. A revoked key is refused (401) at once, and its room is told to
+// close the sockets opened with it.
 
-export type { ApiKeySummary } from "../db/statements/api-keys.ts";
+export type { ApiKeyRecord, ApiKeySummary } from "../db/statements/api-keys.ts";
 
 export interface CreatedApiKey {
   id: string;
@@ -63,3 +67,40 @@ export const findActiveKey = ({ ctx, input }: Call<{ keyId: string }, SystemCont
 
 /** A live key's rate limit by its hash, or null (the RateLimiter reads it). */
 export const rateLimitOf = ({ ctx, input }: Call<{ keyHash: string }, Pick<SystemContext, "db">>) => statements.rateLimitOf(ctx.db, input.keyHash);
+
+// ---------------------------------------------------------------------------------------------
+// The settings area: a signed-in owner's or admin's, for the organisation their session acts for
+
+export async function listOrganisationKeys({ ctx }: Call<Record<string, never>>) {
+  const outcome = await statements.listOrganisationKeys(ctx.db, ctx.actor);
+  settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
+  return outcome.keys;
+}
+
+/** A key named for its application, with the chosen scopes (a .manage scope brings its .read). The key is answered once. */
+export async function createOrganisationKey({ ctx, input }: Call<{ name: string; scopes: Scope[]; rateLimit?: number | undefined }>) {
+  const { key, ...stored } = newApiKey();
+  const outcome = await statements.createOrganisationKey(ctx.db, ctx.actor, { ...stored, name: input.name, scopes: expandScopes(input.scopes), rateLimit: input.rateLimit });
+  settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
+  return { ...outcome.key!, key };
+}
+
+/** Revokes a key: 401 at once over HTTP; its room closes its sockets (after the answer). */
+export async function revokeOrganisationKey({ ctx, input }: Call<{ keyId: string }>) {
+  const outcome = await statements.revokeOrganisationKey(ctx.db, ctx.actor, input.keyId);
+  settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
+  if (!outcome.revoked) throw notFound("API key");
+  const { orgId, id } = outcome.revoked;
+  ctx.defer(() => ctx.rooms.tell(orgId, { keysRevoked: [id] }));
+}
+
+/** A new key with the old one's name, scopes and rate limit, and the old one revoked, in one statement. */
+export async function replaceOrganisationKey({ ctx, input }: Call<{ keyId: string }>) {
+  const { key, ...stored } = newApiKey();
+  const outcome = await statements.replaceOrganisationKey(ctx.db, ctx.actor, input.keyId, stored);
+  settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
+  if (!outcome.key || !outcome.orgId) throw notFound("API key");
+  const orgId = outcome.orgId;
+  ctx.defer(() => ctx.rooms.tell(orgId, { keysRevoked: [input.keyId] }));
+  return { ...outcome.key, key, replaces: input.keyId };
+}

@@ -1,6 +1,6 @@
 import { MIN_PASSWORD_LENGTH } from "../../domain/crypto/passwords.ts";
 import { isRole, ROLES, type Role } from "../../domain/roles.ts";
-import { createUser } from "../../services/people.ts";
+import { createUser } from "../../services/users.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { UsageError } from "../lib/errors.ts";
 import { parseUuid } from "../lib/validate.ts";

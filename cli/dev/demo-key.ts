@@ -6,7 +6,7 @@ import { hasOrganisations } from "../../db/statements/organisations.ts";
 import { passwordHashOf } from "../../db/statements/users.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { verifyPassword } from "../../domain/crypto/passwords.ts";
-import { createUser } from "../../services/people.ts";
+import { createUser } from "../../services/users.ts";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { createApiKey } from "../../services/api-keys.ts";
 import { findOrganisation } from "../../services/organisation.ts";

@@ -3,7 +3,8 @@ import { APIError } from "better-auth/api";
 import { authDatabaseFor } from "../../db/client.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/crypto/passwords.ts";
 import { uuidv7 } from "../../domain/ids.ts";
-import { checkSignUp, endSession, welcomeNewUser } from "../../services/people.ts";
+import { endSession } from "../../services/sessions.ts";
+import { checkSignUp, welcomeNewUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/rooms.ts";
 import { databaseFor } from "../context.ts";
 import { settingsOf, type Bindings } from "../env.ts";
@@ -15,7 +16,7 @@ import { COOKIE_PREFIX } from "./session-cookie.ts";
 //
 // - passwords hashed with WebCrypto PBKDF2 (domain/crypto/passwords.ts), native to Workers;
 // - a new user either joins an organisation by invitation or, when sign-up is open, gets one of
-//   their own as its owner (services/people.ts); each session acts for one organisation;
+//   their own as its owner (services/users.ts); each session acts for one organisation;
 // - ids are UUIDv7 like every other row; better-auth's own rate limiter is off: sign-in attempts
 //   are counted per account and per address by the Worker's AuthGuard (routes.ts).
 

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { clientOf } from "../../domain/client-address.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS, SIGN_UP_WINDOW_SECONDS, SIGN_UPS_PER_ADDRESS } from "../../domain/limits.ts";
-import { acceptInvitation, lookUpInvitation } from "../../services/people.ts";
+import { acceptInvitation, lookUpInvitation } from "../../services/invitations.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../lib/json-limits.ts";
 import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";

@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { DatabaseUnavailableError } from "../../db/client.ts";
 import { PERSON_RATE_LIMIT } from "../../domain/limits.ts";
 import { describeCaller } from "../../services/organisation.ts";
-import { sessionHolder } from "../../services/people.ts";
+import { sessionHolder } from "../../services/sessions.ts";
 import { databaseFor, serviceContext } from "../context.ts";
 import type { AppEnv, Bindings } from "../env.ts";
 import { IsolateBudgets, type RateLimitDecision } from "../rate-limit/lease.ts";

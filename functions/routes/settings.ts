@@ -2,7 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
 import { ROLES } from "../../domain/roles.ts";
 import { ALL_SCOPES, SCOPES, type Scope } from "../../domain/scopes.ts";
-import * as people from "../../services/people.ts";
+import * as apiKeys from "../../services/api-keys.ts";
+import * as invitations from "../../services/invitations.ts";
+import * as members from "../../services/members.ts";
+import * as sessions from "../../services/sessions.ts";
 import { serviceContext } from "../context.ts";
 import { envelope, recordEnvelope, reply } from "../envelope.ts";
 import { forgetSessionHolder } from "../middleware/rate-limit.ts";
@@ -72,7 +75,7 @@ export const settingsRoutes = [
     summary: "Who is signed in: the person, the organisation the session acts for, the role and its scopes",
     response: { schema: recordEnvelope(MeSchema), description: "The session." },
     async handler(c) {
-      return reply(await people.describeSession({ ctx: serviceContext(c), input: {} }), "session");
+      return reply(await sessions.describeSession({ ctx: serviceContext(c), input: {} }), "session");
     },
   }),
   defineRoute({
@@ -89,10 +92,10 @@ export const settingsRoutes = [
     async handler(c, { body }) {
       const ctx = serviceContext(c);
       const actor = ctx.actor as { sessionToken: string };
-      await people.switchOrganisation({ ctx, input: { sessionToken: actor.sessionToken, orgId: body.orgId } });
+      await sessions.switchOrganisation({ ctx, input: { sessionToken: actor.sessionToken, orgId: body.orgId } });
       // Its calls are counted in the organisation it acts for now.
       forgetSessionHolder(actor.sessionToken);
-      return reply(await people.describeSession({ ctx, input: {} }), "organisation switched");
+      return reply(await sessions.describeSession({ ctx, input: {} }), "organisation switched");
     },
   }),
   defineRoute({
@@ -105,7 +108,7 @@ export const settingsRoutes = [
     summary: "The organisation's members and their roles (any member may look)",
     response: { schema: listOf(MemberSchema), description: "Members in joining order." },
     async handler(c) {
-      return listReply(await people.listMembers({ ctx: serviceContext(c), input: {} }), ["member", "members"]);
+      return listReply(await members.listMembers({ ctx: serviceContext(c), input: {} }), ["member", "members"]);
     },
   }),
   defineRoute({
@@ -121,7 +124,7 @@ export const settingsRoutes = [
     errors: ["insufficient_role", "conflict"],
     response: { schema: recordEnvelope(MemberSchema), description: "The member with the new role." },
     async handler(c, { params, body }) {
-      return reply(await people.changeMemberRole({ ctx: serviceContext(c), input: { userId: params.userId, role: body.role } }), "role changed");
+      return reply(await members.changeMemberRole({ ctx: serviceContext(c), input: { userId: params.userId, role: body.role } }), "role changed");
     },
   }),
   defineRoute({
@@ -136,7 +139,7 @@ export const settingsRoutes = [
     errors: ["insufficient_role", "conflict"],
     response: { schema: recordEnvelope(MemberSchema), description: "The member as they were." },
     async handler(c, { params }) {
-      return reply(await people.removeMember({ ctx: serviceContext(c), input: { userId: params.userId } }), "member removed");
+      return reply(await members.removeMember({ ctx: serviceContext(c), input: { userId: params.userId } }), "member removed");
     },
   }),
   defineRoute({
@@ -150,7 +153,7 @@ export const settingsRoutes = [
     errors: ["insufficient_role"],
     response: { schema: listOf(InvitationSchema), description: "Invitations neither accepted, revoked nor expired." },
     async handler(c) {
-      return listReply(await people.listInvitations({ ctx: serviceContext(c), input: {} }), ["invitation", "invitations"]);
+      return listReply(await invitations.listInvitations({ ctx: serviceContext(c), input: {} }), ["invitation", "invitations"]);
     },
   }),
   defineRoute({
@@ -161,7 +164,7 @@ export const settingsRoutes = [
     scope: null,
     tag,
     summary: "Invite an address with a role; the answer's link is shown this once",
-    description: `The link is valid for ${people.INVITATION_DAYS} days and once; the invitee signs up or signs in with that address to accept. opsroom sends no email: copy the link to them.`,
+    description: `The link is valid for ${invitations.INVITATION_DAYS} days and once; the invitee signs up or signs in with that address to accept. opsroom sends no email: copy the link to them.`,
     body: z.strictObject({ email: z.email().max(320), role: Role }),
     errors: ["insufficient_role", "conflict"],
     response: {
@@ -170,7 +173,7 @@ export const settingsRoutes = [
       description: "The invitation and its link.",
     },
     async handler(c, { body }) {
-      const { invitation, token } = await people.createInvitation({ ctx: serviceContext(c), input: body });
+      const { invitation, token } = await invitations.createInvitation({ ctx: serviceContext(c), input: body });
       return reply({ ...invitation, url: `${new URL(c.req.url).origin}/invite#${token}` }, "invitation created");
     },
   }),
@@ -186,7 +189,7 @@ export const settingsRoutes = [
     errors: ["insufficient_role"],
     response: { schema: emptyEnvelope, description: "Revoked." },
     async handler(c, { params }) {
-      await people.revokeInvitation({ ctx: serviceContext(c), input: { invitationId: params.id } });
+      await invitations.revokeInvitation({ ctx: serviceContext(c), input: { invitationId: params.id } });
       return reply(null, "invitation revoked");
     },
   }),
@@ -201,7 +204,7 @@ export const settingsRoutes = [
     errors: ["insufficient_role"],
     response: { schema: listOf(ApiKeySchema), description: "Live keys in creation order." },
     async handler(c) {
-      return listReply(await people.listKeys({ ctx: serviceContext(c), input: {} }), ["API key", "API keys"]);
+      return listReply(await apiKeys.listOrganisationKeys({ ctx: serviceContext(c), input: {} }), ["API key", "API keys"]);
     },
   }),
   defineRoute({
@@ -221,7 +224,7 @@ export const settingsRoutes = [
     errors: ["insufficient_role"],
     response: { status: 201, schema: recordEnvelope(CreatedApiKeySchema), description: "The key, shown this once." },
     async handler(c, { body }) {
-      return reply(await people.createKey({ ctx: serviceContext(c), input: body }), "API key created: copy it now, it is shown once");
+      return reply(await apiKeys.createOrganisationKey({ ctx: serviceContext(c), input: body }), "API key created: copy it now, it is shown once");
     },
   }),
   defineRoute({
@@ -236,7 +239,7 @@ export const settingsRoutes = [
     errors: ["insufficient_role"],
     response: { schema: emptyEnvelope, description: "Revoked." },
     async handler(c, { params }) {
-      await people.revokeKey({ ctx: serviceContext(c), input: { keyId: params.id } });
+      await apiKeys.revokeOrganisationKey({ ctx: serviceContext(c), input: { keyId: params.id } });
       return reply(null, "API key revoked");
     },
   }),
@@ -256,7 +259,7 @@ export const settingsRoutes = [
       description: "The new key, shown this once.",
     },
     async handler(c, { params }) {
-      return reply(await people.replaceKey({ ctx: serviceContext(c), input: { keyId: params.id } }), "API key replaced: copy the new one now, it is shown once");
+      return reply(await apiKeys.replaceOrganisationKey({ ctx: serviceContext(c), input: { keyId: params.id } }), "API key replaced: copy the new one now, it is shown once");
     },
   }),
 ];

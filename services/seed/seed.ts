@@ -12,7 +12,7 @@ import { publishPending } from "../events.ts";
 import { financialEntries } from "../financial-entries.ts";
 import { issues } from "../issues.ts";
 import { milestones } from "../milestones.ts";
-import { createUser } from "../people.ts";
+import { createUser } from "../users.ts";
 import { personnel } from "../personnel.ts";
 import { projects } from "../projects.ts";
 import { risks } from "../risks.ts";

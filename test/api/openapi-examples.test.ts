@@ -3,7 +3,7 @@ import { ERROR_STATUS, ErrorEnvelopeSchema, errorExampleOf } from "../../functio
 import { eventCatalogue } from "../../functions/lib/event-catalogue.ts";
 import { SCOPES } from "../../domain/scopes.ts";
 import { routes } from "../../functions/routes/index.ts";
-import { createUser } from "../../services/people.ts";
+import { createUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/rooms.ts";
 import { seedDemo } from "../../services/seed/seed.ts";
 import { DEMO_IDS } from "../../services/seed/demo-company.ts";

@@ -1,0 +1,67 @@
+import type { Database } from "../db/client.ts";
+import * as statements from "../db/statements/invitations.ts";
+import { MANAGE_SETTINGS } from "../db/statements/settings-caller.ts";
+import { generateApiKey } from "../domain/crypto/api-keys.ts";
+import { sha256Hex } from "../domain/crypto/hash.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
+import { uuidv7 } from "../domain/ids.ts";
+import type { Role } from "../domain/roles.ts";
+import type { Call } from "./context.ts";
+import { settleCaller } from "./settle.ts";
+
+// Invitations (docs/people.md): owners and admins invite an address with a role; the link's
+// one-time token is answered once and kept as its hash. The invitee accepts by signing up with
+// it (services/users.ts) or, signed in, here.
+
+export type { Invitation } from "../db/statements/invitations.ts";
+
+/** How long an invitation link stays valid. */
+export const INVITATION_DAYS = 7;
+
+export async function listInvitations({ ctx }: Call<Record<string, never>>) {
+  const outcome = await statements.listInvitations(ctx.db, ctx.actor);
+  settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
+  return outcome.invitations;
+}
+
+/**
+ * Invites an address with a role. The answer carries the one-time token of the link, shown once
+ * (only its hash is kept); opsroom sends no email: sending it would go here.
+ */
+export async function createInvitation({ ctx, input }: Call<{ email: string; role: Role }>) {
+  const token = generateApiKey().slice(4);
+  const email = input.email.trim().toLowerCase();
+  let outcome;
+  try {
+    outcome = await statements.createInvitation(ctx.db, ctx.actor, { id: uuidv7(), email, role: input.role, tokenHash: sha256Hex(token), expiresInDays: INVITATION_DAYS });
+  } catch (error) {
+    if ((error as { constraint?: string }).constraint === "invitations_open_email_key") {
+      throw new DomainError("conflict", `${email} already has an open invitation: revoke it to send a new one`, { field: "email" });
+    }
+    throw error;
+  }
+  settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
+  if (!outcome.permitted) throw new DomainError("insufficient_role", "only an owner invites an owner", { roles: ["owner"], field: "role" });
+  if (outcome.alreadyMember) throw new DomainError("conflict", `${email} is already a member`, { field: "email" });
+  return { invitation: outcome.invitation!, token };
+}
+
+export async function revokeInvitation({ ctx, input }: Call<{ invitationId: string }>) {
+  const outcome = await statements.revokeInvitation(ctx.db, ctx.actor, input.invitationId);
+  settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
+  if (!outcome.revoked) throw notFound("open invitation");
+}
+
+/** Whom an invitation link is for (the invitation page shows it before sign-up or sign-in). */
+export async function lookUpInvitation({ ctx, input }: Call<{ token: string }, { db: Database }>) {
+  const found = await statements.findOpenInvitation(ctx.db, sha256Hex(input.token));
+  if (!found) throw notFound("open invitation");
+  return found;
+}
+
+/** A signed-in person accepts an invitation to their address; the session switches to it. */
+export async function acceptInvitation({ ctx, input }: Call<{ token: string; userId: string; sessionToken: string }, { db: Database }>) {
+  const accepted = await statements.acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.token), userId: input.userId, sessionToken: input.sessionToken });
+  if (!accepted) throw notFound("open invitation for your address");
+  return accepted;
+}
