@@ -1,11 +1,10 @@
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { STATEMENT_TIMEOUT_MS } from "../../db/client.ts";
-import { updateTask } from "../../db/statements/tasks.ts";
-import { uuidv7 } from "../../domain/ids.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
-import { expectNoTrace, query, snapshot, testDatabase } from "../helpers/database.ts";
+import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
+import { expectWritesNotHeld, insertTasks, timedBeside, waitsOfWritesDuring, type TaskPlace } from "./write-waits.ts";
 
 // One member must not be able to stall an organisation's writes (issue 31, finding 1). A
 // dependency's cycle check runs under the organisation's write lock; on the probe's graph (four
@@ -14,19 +13,8 @@ import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 // of the organisation for seconds. Here: what a write meanwhile waits, the budget of links a
 // request's checks share, and the database's own timeout.
 
-/** Tasks inserted in one statement, each blocked by `blockedBy`; their ids, in order. */
-async function insertTasks(tenant: Tenant, at: { projectId: string; assigneeId: string }, count: number, blockedBy: string[] = []): Promise<string[]> {
-  const ids = Array.from({ length: count }, () => uuidv7());
-  await query(
-    `insert into tasks (id, org_id, project_id, assignee_id, title, due_date, blocked_by)
-     select id, $2, $3, $4, 'Graph task', '2026-06-30', $5::uuid[] from unnest($1::uuid[]) as x(id)`,
-    [ids, tenant.org.id, at.projectId, at.assigneeId, blockedBy],
-  );
-  return ids;
-}
-
 /** The probe's graph: layers of 100 tasks, the first layer on top, each task blocked by the whole next layer. */
-async function probeGraph(tenant: Tenant, at: { projectId: string; assigneeId: string }): Promise<string[][]> {
+async function probeGraph(tenant: Tenant, at: TaskPlace): Promise<string[][]> {
   const layers: string[][] = [];
   for (let n = 0; n < 4; n++) layers.unshift(await insertTasks(tenant, at, 100, layers[0] ?? []));
   return layers;
@@ -34,44 +22,6 @@ async function probeGraph(tenant: Tenant, at: { projectId: string; assigneeId: s
 
 const addDependency = (tenant: Tenant, id: string, blockedBy: string) => api(`/v1/tasks/${id}/dependencies`, { key: tenant.key, body: { blockedBy } });
 const dependencyOperation = (id: string, blockedBy: string) => ({ method: "POST", path: `/v1/tasks/${id}/dependencies`, body: { blockedBy } });
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-/**
- * Renames `task` over and over while `work` runs (and once after), each rename done before the
- * next starts: how much longer than usual each took, in ms. Each is the API's own write statement
- * (db/statements/tasks.ts updateTask), sent to the database by this test rather than through the
- * Worker: it queues on the organisation's write lock as an API write does, while the wait of an
- * API write would also count the CPU the batch takes in the tests' one Worker thread, which a
- * deployment spreads over many isolates.
- */
-async function waitsOfWritesDuring<T>(tenant: Tenant, task: string, work: () => Promise<T>): Promise<{ waits: number[]; answer: T; renames: number }> {
-  let n = 0;
-  const rename = async () => {
-    const started = performance.now();
-    const outcome = await updateTask(testDatabase(), { orgId: tenant.org.id }, task, { title: `Renamed ${++n}` }, null);
-    expect(outcome.updated).not.toBeNull();
-    return performance.now() - started;
-  };
-  const usual = median([await rename(), await rename(), await rename(), await rename(), await rename()]);
-  let done = false;
-  const working = work().finally(() => (done = true));
-  const during: number[] = [];
-  while (!done) during.push(await rename());
-  during.push(await rename());
-  return { waits: during.map((ms) => ms - usual), answer: await working, renames: n };
-}
-
-/**
- * The writes were not held up: nine in ten waited under 100 ms, and none a second (the issue's
- * bound). A single write on this shared machine is sometimes held up by its own scheduling, which
- * one stray wait must not turn into a failure; a lock held for the graph's walk held up every
- * write that met it, by the whole walk (0.5-0.7 s a dependency, seconds a batch, before the fix).
- */
-function expectWritesNotHeld(waits: number[]) {
-  const sorted = [...waits].sort((a, b) => a - b);
-  expect(sorted[Math.floor(sorted.length * 0.9)], `waits: ${sorted.map(Math.round).join(", ")}`).toBeLessThan(100);
-  expect(sorted.at(-1), `waits: ${sorted.map(Math.round).join(", ")}`).toBeLessThan(1000);
-}
 
 /** An organisation holding the probe's graph (`layers`, the top first), `count` tasks outside it, and one more task (`other`). */
 async function probeOrganisation(count: number) {
@@ -81,20 +31,6 @@ async function probeOrganisation(count: number) {
   const layers = await probeGraph(tenant, at);
   const [other] = await insertTasks(tenant, at, 1);
   return { tenant, layers, top: layers[0]!, tasks: await insertTasks(tenant, at, count), other: other! };
-}
-
-/** How long each call of `calls` took, in ms, one after the other, with what the writes to `other` waited meanwhile (logged). */
-async function timedBeside(label: string, tenant: Tenant, other: string, calls: (() => Promise<void>)[]) {
-  const took: number[] = [];
-  const { waits, renames } = await waitsOfWritesDuring(tenant, other, async () => {
-    for (const call of calls) {
-      const started = performance.now();
-      await call();
-      took.push(performance.now() - started);
-    }
-  });
-  console.info(`[write-stalls] ${label}: median ${median(took).toFixed(1)} ms; writes meanwhile waited ${median(waits).toFixed(1)} ms (median), ${Math.max(...waits).toFixed(1)} ms at most`);
-  return { waits, renames };
 }
 
 describe("adding dependencies in a large graph", () => {
