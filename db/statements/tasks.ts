@@ -198,17 +198,21 @@ export function removeDependency(db: Database, actor: Actor, id: string, blocker
 /**
  * A cascade taking the record `changed` names (a deleted task, a deleted label) out of the array
  * `field` of every task holding it: a task.updated event each, with that field's from and to.
+ * The tasks holding it are found through the array's GIN index alone, once (as a condition
+ * `t.id in (...)` it was a subplan run for every task of the organisation, after a scan of every
+ * task of every organisation: 2.6 s of a label's delete from 5 000 tasks).
  */
 export function takenOffTasks(name: string, field: "blockedBy" | "labelIds"): Cascade {
   const column = sql.raw(field === "blockedBy" ? "blocked_by" : "label_ids");
+  const holding = (id: SQL) => sql`(select x.id, x.org_id from ${tasks} x where x.${column} @> array[${id}] offset 0)`;
   return {
     name,
     resource: taskResource,
     action: "updated",
     body: sql`update ${tasks} t
          set ${column} = array_remove(t.${column}, c.id), version = t.version + 1, updated_at = now()
-        from changed c, ${tasks} o
-       where t.id in (select x.id from ${tasks} x where x.${column} @> array[c.id] offset 0) and t.org_id = c.org_id and o.id = t.id
+        from changed c cross join lateral ${holding(sql`c.id`)} h, ${tasks} o
+       where t.id = h.id and t.org_id = c.org_id and h.org_id = c.org_id and o.id = t.id
       returning t.*, jsonb_build_object(${field}::text, jsonb_build_object('from', to_jsonb(o.${column}), 'to', to_jsonb(t.${column}))) as event_changes`,
   };
 }
