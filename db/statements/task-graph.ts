@@ -3,6 +3,7 @@ import { DEPENDENCY_CHECK_LINKS, MAX_BLOCKING } from "../../domain/limits.ts";
 import { CLOSED_TASK_STATUSES, MAX_TASK_DEPTH } from "../../domain/records.ts";
 import { tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
+import { requestBudget } from "./request-budgets.ts";
 import type { Reference, Rule } from "./write-ctes.ts";
 
 // The two graphs between tasks, checked inside the write statements: dependencies (a task's
@@ -14,9 +15,8 @@ import type { Reference, Rule } from "./write-ctes.ts";
 const CLOSED = sql.raw(`(${CLOSED_TASK_STATUSES.map((s) => `'${s}'`).join(", ")})`);
 const MAX = sql.raw(String(MAX_TASK_DEPTH));
 
-/** The dependency links the request's cycle checks have followed so far (a transaction-local count: a batch's checks share it). */
-const LINKS_SPENT = sql`coalesce(nullif(current_setting('opsroom.dependency_links', true), '')::int, 0)`;
-const LINKS = sql.raw(String(DEPENDENCY_CHECK_LINKS));
+/** The dependency links the request's cycle checks may follow (a batch's checks share them). */
+const links = requestBudget("dependency_links", DEPENDENCY_CHECK_LINKS);
 const BLOCKING = sql.raw(String(MAX_BLOCKING));
 
 /**
@@ -33,7 +33,7 @@ const BLOCKING = sql.raw(String(MAX_BLOCKING));
  * a side that runs out of tasks proves there is none.
  *
  * Every link read counts against the request's DEPENDENCY_CHECK_LINKS: the check starts from what
- * is left of them (LINKS_SPENT), reads no more than that, and adds what it read. So the work done
+ * is left of them (request-budgets.ts), reads no more than that, and adds what it read. So the work done
  * under the organisation's write lock is bounded whatever the graph holds. The violation is
  * `{ "cycle": [l, blocker, ..., l] }` (each task of the path blocked by the next), or
  * `{ "linksFollowed": n }` when the links ran out before the search decided.
@@ -44,7 +44,7 @@ export function noDependencyCycle(blocker: string): Rule {
     name: "acyclic",
     violation: sql`(with recursive search(step, fwd, ffront, bwd, bfront, meet, links, budget) as (
         select 0, jsonb_build_object(${blocker}::text, null), array[${blocker}::uuid], jsonb_build_object(l.id::text, null), array[l.id],
-               case when l.id = ${blocker}::uuid then l.id end, 0, ${LINKS} - ${LINKS_SPENT}
+               case when l.id = ${blocker}::uuid then l.id end, 0, ${links.left}
          where not ${blocker}::uuid = any(l.blocked_by)
         union all
         select s.step + 1,
@@ -76,7 +76,7 @@ export function noDependencyCycle(blocker: string): Rule {
          where s.meet is null and cardinality(s.ffront) > 0 and cardinality(s.bfront) > 0 and s.links <= s.budget
       ),
       final as (select * from search order by step desc limit 1),
-      spent as (select set_config('opsroom.dependency_links', (${LINKS} - f.budget + f.links)::text, true) from final f),
+      spent as (select ${links.spendTo(sql`${links.limit} - f.budget + f.links`)} from final f),
       -- The cycle through the meeting task: back to the blocker along fwd, on to l along bwd.
       upstream(id, n) as (
         select meet, 0 from final
