@@ -5606,6 +5606,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -5700,6 +5715,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -5792,6 +5822,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -5889,6 +5934,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -5983,6 +6043,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -6075,6 +6150,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -6195,6 +6285,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -6295,6 +6400,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -6399,6 +6519,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -6493,6 +6628,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -6585,6 +6735,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -6688,6 +6853,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -6780,6 +6960,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -6876,6 +7071,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -6968,6 +7178,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -7096,6 +7321,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -7189,6 +7429,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -7435,6 +7690,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -7661,6 +7931,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -7761,6 +8046,21 @@ export interface components {
                 maxDepth?: number;
                 /**
                  * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
                  * @description precondition_failed: the record's version now.
                  */
                 currentVersion?: number;
@@ -7857,6 +8157,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -7956,6 +8271,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -8210,6 +8540,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.
@@ -8733,6 +9078,21 @@ export interface components {
                  * @description conflict on a task's parentId: how deep subtasks may nest.
                  */
                 maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 */
+                maxRecords?: number;
                 /**
                  * Format: int64
                  * @description precondition_failed: the record's version now.

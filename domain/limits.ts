@@ -44,3 +44,25 @@ export const MAX_BLOCKING = 100;
  * lock, whatever the graph's size. A check that has not decided within them is refused.
  */
 export const DEPENDENCY_CHECK_LINKS = 10_000;
+
+/**
+ * The most subtasks one task may have (direct ones; they nest at most MAX_TASK_DEPTH levels), as
+ * GitHub's sub-issues and GitLab's child items allow 100 under one parent.
+ */
+export const MAX_SUBTASKS = 100;
+/**
+ * The subtasks one request's checks may visit together (a move to done looks for open subtasks at
+ * every depth, a move under a new parent measures the task's own subtasks; a batch's checks share
+ * them): the work a request does on the subtask trees under the organisation's write lock,
+ * whatever their size. A check that has not decided within them is refused.
+ */
+export const SUBTASK_CHECK_TASKS = 10_000;
+/**
+ * The records one request's deletes may change with them, each with its event (a label's tasks,
+ * a task's comments and the tasks it blocked; a batch's deletes together): changing a task and
+ * writing its event costs the database about 0.2 ms under the organisation's write lock, so a
+ * request's deletes hold it well under 0.1 s.
+ */
+export const CASCADE_RECORDS = 300;
+/** The most comments one task may hold: what its delete takes with it besides the tasks it blocks, so that a task's delete alone always fits CASCADE_RECORDS. */
+export const MAX_COMMENTS_PER_TASK = CASCADE_RECORDS - MAX_BLOCKING;

@@ -1,11 +1,26 @@
+import { CASCADE_BUDGET_RULE } from "../db/statements/delete.ts";
 import * as statements from "../db/statements/labels.ts";
+import { DomainError } from "../domain/errors.ts";
+import { CASCADE_RECORDS } from "../domain/limits.ts";
 import { resourceService } from "./resource-service.ts";
 
 export type { LabelRecord, LabelValues, NewLabel } from "../db/statements/labels.ts";
 
-/** Labels of the organisation; deleting one takes it off every task (an event each). */
+/**
+ * Labels of the organisation; deleting one takes it off every task (an event each), as many as the
+ * request has left of CASCADE_RECORDS: a label on more is refused, as Stripe refuses to delete a
+ * product that still has prices, until it is taken off some of its tasks.
+ */
 export const labels = resourceService({
   noun: "label",
   resource: statements.labelResource,
   statements: { list: statements.listLabels, get: statements.getLabel, create: statements.createLabel, update: statements.updateLabel, remove: statements.deleteLabel, upsert: statements.upsertLabel },
+  removeRules: {
+    [CASCADE_BUDGET_RULE]: () =>
+      new DomainError(
+        "conflict",
+        `the label is on more tasks than a request may change with its deletes (${CASCADE_RECORDS}, a batch's deletes together): take it off some of its tasks first (GET /v1/tasks?labelId= lists them), then delete it`,
+        { maxRecords: CASCADE_RECORDS },
+      ),
+  },
 });

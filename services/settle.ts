@@ -6,6 +6,7 @@ import type { UpdateOutcome } from "../db/statements/update.ts";
 import type { UpsertOutcome } from "../db/statements/upsert.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
+import { MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH } from "../domain/records.ts";
 import type { Scope } from "../domain/scopes.ts";
 import type { ServiceContext } from "./context.ts";
@@ -70,6 +71,17 @@ const TAKEN: Record<string, (noun: string) => DomainError> = {
   // A precondition of a task's parent that is not a reference: the parent is too deep already.
   parentDepth: () =>
     new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: the parent is at level ${MAX_TASK_DEPTH} already`, { field: "parentId", maxDepth: MAX_TASK_DEPTH }),
+  // What one record may hold (domain/limits.ts): the parent, or the task, is full.
+  parentSubtasks: () =>
+    new DomainError("conflict", `a task has at most ${MAX_SUBTASKS} subtasks, and the parent has ${MAX_SUBTASKS} already: move some elsewhere first`, {
+      field: "parentId",
+      maxSubtasks: MAX_SUBTASKS,
+    }),
+  taskComments: () =>
+    new DomainError("conflict", `a task holds at most ${MAX_COMMENTS_PER_TASK} comments, and this one has ${MAX_COMMENTS_PER_TASK} already: delete some first`, {
+      field: "taskId",
+      maxComments: MAX_COMMENTS_PER_TASK,
+    }),
 };
 
 function assertReferences(failed: string[], noun: string): void {

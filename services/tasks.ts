@@ -1,6 +1,7 @@
 import * as statements from "../db/statements/tasks.ts";
 import { DomainError } from "../domain/errors.ts";
-import { DEPENDENCY_CHECK_LINKS, MAX_BLOCKERS, MAX_BLOCKING } from "../domain/limits.ts";
+import { CASCADE_BUDGET_RULE } from "../db/statements/delete.ts";
+import { CASCADE_RECORDS, DEPENDENCY_CHECK_LINKS, MAX_BLOCKERS, MAX_BLOCKING, SUBTASK_CHECK_TASKS } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH, TASK_TRANSITIONS } from "../domain/records.ts";
 import { guarded } from "./constraint-errors.ts";
 import type { Call } from "./context.ts";
@@ -14,6 +15,14 @@ type TaskRecord = statements.TaskRecord;
 
 const ids = (violation: unknown) => (Array.isArray(violation) ? violation.map(String) : []);
 
+/** A check of the task's subtasks at every depth that could not finish within the request's SUBTASK_CHECK_TASKS. */
+const tooManySubtasks = (field: "status" | "parentId") =>
+  new DomainError(
+    "conflict",
+    `the task has more subtasks at all depths than a request may check (${SUBTASK_CHECK_TASKS}, a batch's checks together): send the change alone, or move some of its subtasks elsewhere first`,
+    { field },
+  );
+
 /** What a refused move to done means: the open blockers, or the open subtasks, by id. */
 const doneRules: RuleErrors<TaskRecord> = {
   blockers_closed: (_before, violation) => {
@@ -24,7 +33,9 @@ const doneRules: RuleErrors<TaskRecord> = {
     });
   },
   subtasks_closed: (_before, violation) => {
-    const subtasks = ids(violation);
+    const { open } = violation as { open?: unknown };
+    if (open === undefined) return tooManySubtasks("status");
+    const subtasks = ids(open);
     return new DomainError("open_subtasks", `the task has ${subtasks.length} open ${subtasks.length === 1 ? "subtask" : "subtasks"}: finish or cancel ${subtasks.length === 1 ? "it" : "them"} first`, {
       field: "status",
       subtasks,
@@ -53,11 +64,22 @@ export const tasks = resourceService({
         patch.parentId === before.id ? "a task cannot be its own parent" : `parentId names a subtask of this task: the task would be its own ancestor`,
         { field: "parentId", path: ids(violation) },
       ),
-    parent_depth: (_before, _patch, violation) =>
-      new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: under this parent, the task's subtasks would reach level ${Number(violation)}`, {
+    parent_depth: (_before, _patch, violation) => {
+      const { level } = violation as { level?: number };
+      if (level === undefined) return tooManySubtasks("parentId");
+      return new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: under this parent, the task's subtasks would reach level ${level}`, {
         field: "parentId",
         maxDepth: MAX_TASK_DEPTH,
-      }),
+      });
+    },
+  },
+  removeRules: {
+    [CASCADE_BUDGET_RULE]: () =>
+      new DomainError(
+        "conflict",
+        `deleting the task takes more records with it (its comments, and the tasks it blocks) than the request has left of its ${CASCADE_RECORDS} (a batch's deletes share them): send the delete alone, or delete some of its comments first`,
+        { maxRecords: CASCADE_RECORDS },
+      ),
   },
 });
 

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import { MAX_COMMENTS_PER_TASK } from "../../domain/limits.ts";
 import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
 import { comments, tasks } from "../schema/index.ts";
@@ -49,12 +50,25 @@ const fromCall = (taskId: string) => ({
   author: sql`coalesce((select actor from key), '{"type":"system","id":null,"name":"opsroom"}'::jsonb)`,
 });
 
+const MAX_COMMENTS = sql.raw(String(MAX_COMMENTS_PER_TASK));
+
+/**
+ * `taskComments`: the task holds fewer than MAX_COMMENTS_PER_TASK comments, counted no further. A
+ * new comment is written after every write before it (WriteStatement.lockFirst), so concurrent
+ * comments cannot take a task past the limit, which bounds what its delete takes with it.
+ */
+const taskHasRoom = (taskId: string) => ({
+  field: "taskComments",
+  exists: sql`(select count(*) from (select 1 from ${comments} m where m.org_id = ${CALLER_ORG} and m.task_id = ${taskId}::uuid limit ${MAX_COMMENTS}) n) < ${MAX_COMMENTS}`,
+});
+
 export function createComment(db: Database, actor: Actor, values: NewComment, idempotency?: IdempotencyRequest) {
   return createRecord(db, actor, commentResource, {
     values: { ...values, ...fromCall(values.taskId) },
-    references: [],
+    references: [taskHasRoom(values.taskId)],
     parent: { table: "tasks", id: values.taskId },
     idempotency,
+    fresh: true,
   });
 }
 
@@ -80,8 +94,9 @@ export function upsertComment(db: Database, actor: Actor, externalId: string, va
     patch: { body: values.body },
     fixed: ["taskId"],
     ifMatch,
-    create: { references: [{ field: "taskId", exists: sql`exists (select 1 from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${values.taskId}::uuid)` }] },
+    create: { references: [{ field: "taskId", exists: sql`exists (select 1 from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${values.taskId}::uuid)` }, taskHasRoom(values.taskId)] },
     update: { references: [], rules: [byAuthorOrAdmin] },
+    fresh: true,
   });
 }
 

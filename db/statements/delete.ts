@@ -1,11 +1,13 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import { CASCADE_RECORDS } from "../../domain/limits.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
 import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource } from "./resource.ts";
 import { runWrite } from "./sql.ts";
+import { requestBudget } from "./request-budgets.ts";
 import { bumpAndEvent, committedEvent, committedOf, failed, lockedCte, ruleColumns, type Cascade, type Committed, type Rule } from "./write-ctes.ts";
 
 export interface DeleteOptions {
@@ -15,7 +17,10 @@ export interface DeleteOptions {
   blockers: { name: string; count: SQL }[];
   /** Rules over the locked row (who may delete a comment); each must hold. */
   rules?: Rule[];
-  /** What goes with the record, each with its events (the comments of a task; the task gone from others' blockedBy). */
+  /**
+   * What goes with the record, each with its events (the comments of a task; the task gone from
+   * others' blockedBy), at most what the request has left of CASCADE_RECORDS (CASCADE_BUDGET_RULE).
+   */
   cascades?: Cascade[];
   /** The cascades or checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
   fresh?: boolean;
@@ -32,9 +37,32 @@ export interface DeleteOutcome<Json> {
   deleted: ({ record: Json } & Committed) | null;
 }
 
+/** The rule a delete with cascades fails when they would change more records than the request has left of CASCADE_RECORDS. */
+export const CASCADE_BUDGET_RULE = "cascade_records";
+
+const cascadeRecords = requestBudget("cascade_records", CASCADE_RECORDS);
+
+/**
+ * `cascade_records`: what the cascades will change fits in what the request has left of
+ * CASCADE_RECORDS, each counted no further than that; the violation is `{ records, left }`. The
+ * records are counted as spent whether or not the delete happens: a refused delete ends its
+ * request, or its batch.
+ */
+function cascadeBudget(cascades: Cascade[]): Rule {
+  const upTo = sql`c.remaining + 1`;
+  return {
+    name: CASCADE_BUDGET_RULE,
+    // Each step fenced (offset 0), so that what is left is read once, before the spending.
+    violation: sql`(select case when n.records > c.remaining then jsonb_build_object('records', n.records, 'left', c.remaining) end
+        from (select ${cascadeRecords.left} as remaining offset 0) c
+        cross join lateral (select ${sql.join(cascades.map((cascade) => sql`(${cascade.count(upTo)})`), sql` + `)} as records offset 0) n
+        cross join lateral (select ${cascadeRecords.spendTo(sql`${cascadeRecords.limit} - c.remaining + n.records`)} offset 0) spent)`,
+  };
+}
+
 export async function deleteRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: DeleteOptions): Promise<DeleteOutcome<RecordOf<R>>> {
   const counts = options.blockers.map((b) => sql`(${b.count})::int as ${sql.identifier(b.name)}`);
-  const rules = options.rules ?? [];
+  const rules = [...(options.rules ?? []), ...(options.cascades?.length ? [cascadeBudget(options.cascades)] : [])];
   const ruleChecks = ruleColumns(rules);
   const none = [...options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`), ...rules.map((r) => sql`checks.${sql.identifier(r.name)}`)];
   const row = await runWrite<CallerRow & { found: boolean; checks: Record<string, number | boolean> | null; record: RecordOf<R> | null; event: OpsEvent | null; cascaded: OpsEvent[] | null }>(

@@ -1,12 +1,13 @@
 import { sql, type SQL } from "drizzle-orm";
 
 // What one request may do under its organisation's write lock, counted across its statements: the
-// dependency links its cycle checks follow (domain/limits.ts). Each count is a transaction-local setting: the operations of
+// dependency links its cycle checks follow, the subtasks its checks visit, the records its deletes
+// change with them (domain/limits.ts). Each count is a transaction-local setting: the operations of
 // a batch (one transaction) share it, and a request alone starts from nothing. A statement reads
 // what is left before its work, does no more than that (and one step more, to tell), and records
 // what it spent; one that runs out is refused, and with it the batch.
 
-export type BudgetName = "dependency_links";
+export type BudgetName = "dependency_links" | "subtask_visits" | "cascade_records";
 
 export interface RequestBudget {
   /** The request's limit, as SQL. */

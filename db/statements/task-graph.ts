@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { DEPENDENCY_CHECK_LINKS, MAX_BLOCKING } from "../../domain/limits.ts";
+import { DEPENDENCY_CHECK_LINKS, MAX_BLOCKING, MAX_SUBTASKS, SUBTASK_CHECK_TASKS } from "../../domain/limits.ts";
 import { CLOSED_TASK_STATUSES, MAX_TASK_DEPTH } from "../../domain/records.ts";
 import { tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
@@ -8,9 +8,12 @@ import type { Reference, Rule } from "./write-ctes.ts";
 
 // The two graphs between tasks, checked inside the write statements: dependencies (a task's
 // blockedBy, acyclic) and subtasks (parentId: a tree of at most MAX_TASK_DEPTH levels within a
-// project). Every check walks the graph with a recursive query over the indexes
-// (tasks_blocked_by_idx, tasks_org_parent_created_idx); the writes that change a graph see every
-// write before them (WriteStatement.lockFirst), so two concurrent changes cannot close a cycle.
+// project, at most MAX_SUBTASKS under one task). Every check walks the graph with a recursive
+// query over the indexes (tasks_blocked_by_idx, tasks_org_parent_created_idx), no further than
+// what the request has left of its budget for that graph (request-budgets.ts), so the work a write
+// does under the organisation's write lock is bounded whatever the graphs hold; the writes that
+// change a graph see every write before them (WriteStatement.lockFirst), so two concurrent changes
+// cannot close a cycle.
 
 const CLOSED = sql.raw(`(${CLOSED_TASK_STATUSES.map((s) => `'${s}'`).join(", ")})`);
 const MAX = sql.raw(String(MAX_TASK_DEPTH));
@@ -18,6 +21,7 @@ const MAX = sql.raw(String(MAX_TASK_DEPTH));
 /** The dependency links the request's cycle checks may follow (a batch's checks share them). */
 const links = requestBudget("dependency_links", DEPENDENCY_CHECK_LINKS);
 const BLOCKING = sql.raw(String(MAX_BLOCKING));
+const SUBTASKS = sql.raw(String(MAX_SUBTASKS));
 
 /**
  * `acyclic`: adding "the locked task `l` is blocked by `blocker`" closes no cycle, which is so
@@ -124,23 +128,40 @@ export const blockersClosed = (status: string | undefined): Rule[] =>
       ]
     : [];
 
-/** The subtasks of `root` at every depth, as a recursive query `down(id, depth)`. */
-const descendants = (root: SQL, org: SQL) => sql`with recursive down(id, depth) as (
-    select s.id, 1 from ${tasks} s where s.org_id = ${org} and s.parent_id = ${root}
-    union all
-    select s.id, d.depth + 1 from down d join ${tasks} s on s.org_id = ${org} and s.parent_id = d.id where d.depth <= ${MAX}
-  )`;
+/** The subtasks the request's checks may visit (a batch's checks share them). */
+const visits = requestBudget("subtask_visits", SUBTASK_CHECK_TASKS);
 
-/** `subtasks_closed`: a task moving to done has no subtask (at any depth) that is neither done nor cancelled; the violation lists them. */
+/**
+ * The subtasks of the locked task `l` at every depth (if `only` holds), as a subquery of one row:
+ * `visited`, `remaining` (what the request had left to visit) and `aggregates` over the subtasks seen,
+ * `seen(id, depth, status, created_at)`. The walk stops one subtask past what is left (so
+ * `visited > remaining` says it could not finish), and what it visited is counted as spent.
+ */
+const subtaskWalk = (aggregates: SQL, only: SQL = sql`true`) => sql`(with recursive budget(remaining) as (select ${visits.left}),
+    down(id, depth, status, created_at) as (
+      select s.id, 1, s.status, s.created_at from ${tasks} s where ${only} and s.org_id = l.org_id and s.parent_id = l.id
+      union all
+      select s.id, d.depth + 1, s.status, s.created_at from down d join ${tasks} s on s.org_id = l.org_id and s.parent_id = d.id where d.depth <= ${MAX}
+    ),
+    seen as (select * from down limit (select remaining from budget) + 1),
+    walk as (select count(*)::int as visited, (select remaining from budget) as remaining, ${aggregates} from seen)
+    select w.* from walk w cross join lateral (select ${visits.spendTo(sql`${visits.limit} - w.remaining + w.visited`)} offset 0) spent)`;
+
+/** The violation of a subtask walk that could not finish within the request's visits: `{ visited, left }`. */
+const unfinished = (w: string) => sql.raw(`case when ${w}.visited > ${w}.remaining then jsonb_build_object('visited', ${w}.visited, 'left', ${w}.remaining) end`);
+
+/**
+ * `subtasks_closed`: a task moving to done has no subtask (at any depth) that is neither done nor
+ * cancelled; the violation is `{ open: [...] }`, listing them, or `{ visited, left }` when the
+ * subtasks are more than the request may visit.
+ */
 export const subtasksClosed = (status: string | undefined): Rule[] =>
   status === "done"
     ? [
         {
           name: "subtasks_closed",
-          violation: sql`(${descendants(sql`l.id`, sql`l.org_id`)}
-            select case when l.status <> 'done' then jsonb_agg(t.id order by t.created_at, t.id) end
-              from down join ${tasks} t on t.org_id = l.org_id and t.id = down.id
-             where t.status not in ${CLOSED} having count(*) > 0)`,
+          violation: sql`(select coalesce(${unfinished("w")}, case when w.open is not null then jsonb_build_object('open', w.open) end)
+              from ${subtaskWalk(sql`jsonb_agg(seen.id order by seen.created_at, seen.id) filter (where seen.status not in ${CLOSED}) as open`, sql`l.status <> 'done'`)} w)`,
         },
       ]
     : [];
@@ -164,8 +185,18 @@ export function newTaskParent(parentId: string, projectId: string): Reference[] 
       exists: sql`exists (select 1 from ${tasks} p where p.org_id = ${CALLER_ORG} and p.project_id = ${projectId}::uuid and p.id = ${parentId}::uuid)`,
     },
     { field: "parentDepth", exists: sql`coalesce((${ancestry(parentId, CALLER_ORG)} select max(level) from up), 0) < ${MAX}` },
+    parentHasRoom(parentId),
   ];
 }
+
+/**
+ * `parentSubtasks`: the parent has fewer than MAX_SUBTASKS subtasks, counted no further (`already`:
+ * the task is one of them).
+ */
+export const parentHasRoom = (parentId: string, already: SQL = sql`false`): Reference => ({
+  field: "parentSubtasks",
+  exists: sql`${already} or (select count(*) from (select 1 from ${tasks} s where s.org_id = ${CALLER_ORG} and s.parent_id = ${parentId}::uuid limit ${SUBTASKS}) n) < ${SUBTASKS}`,
+});
 
 /** A changed parent: a task of the locked task's own project. */
 export const parentInProject = (parentId: string): Reference => ({
@@ -177,7 +208,8 @@ export const parentInProject = (parentId: string): Reference => ({
  * Moving the locked task `l` under `parentId`: `parent_acyclic` (the parent is not `l` nor one of its
  * subtasks; the violation is the cycle, l -> parent -> ... -> l, each the parent of the one
  * before) and `parent_depth` (the deepest subtask of `l` stays within MAX_TASK_DEPTH levels; the
- * violation is the level it would reach).
+ * violation is `{ level }`, the level it would reach, or `{ visited, left }` when the subtasks of
+ * `l` are more than the request may visit).
  */
 export function parentRules(parentId: string): Rule[] {
   const chain = ancestry(parentId, sql`l.org_id`, sql`l.id`);
@@ -188,9 +220,8 @@ export function parentRules(parentId: string): Rule[] {
     },
     {
       name: "parent_depth",
-      violation: sql`(select case when p.levels + h.height > ${MAX} then to_jsonb(p.levels + h.height) end
-          from (${chain} select count(*)::int as levels from up) p,
-               (${descendants(sql`l.id`, sql`l.org_id`)} select coalesce(max(depth), 0) + 1 as height from down) h)`,
+      violation: sql`(select coalesce(${unfinished("h")}, case when p.levels + h.height > ${MAX} then jsonb_build_object('level', p.levels + h.height) end)
+          from (${chain} select count(*)::int as levels from up) p, ${subtaskWalk(sql`coalesce(max(seen.depth), 0) + 1 as height`)} h)`,
     },
   ];
 }

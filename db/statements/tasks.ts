@@ -18,7 +18,7 @@ import { commentResource } from "./comments.ts";
 import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { activePerson, milestoneOfProject, projectOfOrganisation } from "./references.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
-import { blockersClosed, blockingLimit, newTaskParent, noDependencyCycle, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
+import { blockersClosed, blockingLimit, newTaskParent, noDependencyCycle, parentHasRoom, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 import type { Cascade, Reference } from "./write-ctes.ts";
@@ -135,7 +135,7 @@ function updateChecks(patch: TaskValues) {
     references.push({ ...assignee, exists: sql`${l.assigneeId} = ${patch.assigneeId}::uuid or ${assignee.exists}` });
   }
   if (patch.milestoneId) references.push(milestoneOfProject(patch.milestoneId, sql`${l.projectId}`));
-  if (patch.parentId) references.push(parentInProject(patch.parentId));
+  if (patch.parentId) references.push(parentInProject(patch.parentId), parentHasRoom(patch.parentId, sql`${l.parentId} is not distinct from ${patch.parentId}::uuid`));
   if (patch.labelIds?.length) references.push(labelsExist(patch.labelIds));
   const rules = [
     ...(patch.status ? [{ name: "transition", holds: sql`${l.status} = ${patch.status} or (${l.status}, ${patch.status}::text) in (${transitionPairs})` }] : []),
@@ -214,6 +214,7 @@ export function takenOffTasks(name: string, field: "blockedBy" | "labelIds"): Ca
         from changed c cross join lateral ${holding(sql`c.id`)} h, ${tasks} o
        where t.id = h.id and t.org_id = c.org_id and h.org_id = c.org_id and o.id = t.id
       returning t.*, jsonb_build_object(${field}::text, jsonb_build_object('from', to_jsonb(o.${column}), 'to', to_jsonb(t.${column}))) as event_changes`,
+    count: (upTo) => sql`select count(*) from (select 1 from ${holding(sql`l.id`)} h where h.org_id = l.org_id limit ${upTo}) n`,
   };
 }
 
@@ -228,6 +229,7 @@ const taskDeleteCascades: Cascade[] = [
     resource: commentResource,
     action: "deleted",
     body: sql`delete from ${comments} m using changed c where m.org_id = c.org_id and m.task_id = c.id returning m.*`,
+    count: (upTo) => sql`select count(*) from (select 1 from ${comments} m where m.org_id = l.org_id and m.task_id = l.id limit ${upTo}) n`,
   },
 ];
 

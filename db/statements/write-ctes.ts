@@ -154,13 +154,16 @@ export function lockedCte(resource: Resource, key: string | { externalId: string
  * tasks a deleted task no longer blocks, the comments deleted with their task. `body` is the CTE's
  * statement (it may use `changed`, and must do nothing when `changed` is empty); it answers the
  * changed rows of `resource` (`returning t.*`) and, for an update, their `changes` as a jsonb
- * column `event_changes`.
+ * column `event_changes`. `count` answers how many rows it will change, over the locked row `l`
+ * before the write, counting no further than `upTo` (so the write can be refused before it does
+ * more than a request may).
  */
 export interface Cascade {
   name: string;
   resource: Resource;
   action: "updated" | "deleted";
   body: SQL;
+  count: (upTo: SQL) => SQL;
 }
 
 /** A UUIDv7 made by Postgres (for the events of cascades, whose number the statement alone knows). */
