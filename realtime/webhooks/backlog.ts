@@ -50,15 +50,22 @@ export class Backlog {
    */
   write(change: StorageChange, moved: Record<string, number>, options: { unconfirmed?: boolean } = {}): Promise<unknown> {
     const put: Record<string, unknown> = { ...change.put };
+    const deleted = [...(change.delete ?? [])];
     for (const [webhookId, by] of Object.entries(moved)) {
       if (by === 0) continue;
       // Never below zero: a job removed twice (a drop racing the attempt that settled it), or one
       // queued before the counts were, must not leave room for more than the limit.
       const count = Math.max(0, this.queued(webhookId) + by);
-      this.counts.set(webhookId, count);
-      put[COUNT_PREFIX + webhookId] = count;
+      // An empty queue keeps no count: a webhook deleted later leaves nothing behind.
+      if (count === 0) {
+        this.counts.delete(webhookId);
+        deleted.push(COUNT_PREFIX + webhookId);
+      } else {
+        this.counts.set(webhookId, count);
+        put[COUNT_PREFIX + webhookId] = count;
+      }
     }
-    return writeAtomically(this.storage, { put, ...(change.delete ? { delete: change.delete } : {}) }, options);
+    return writeAtomically(this.storage, { put, delete: deleted }, options);
   }
 
   /** The webhook's queue is gone (dropped whole): its count goes too. */
