@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { CASCADE_RECORDS, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS, SUBTASK_CHECK_TASKS } from "../../domain/limits.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { commentBody, insertLabel } from "../helpers/work.ts";
-import { expectWritesNotHeld, insertTasks, median, waitsOfWritesDuring, type TaskPlace } from "./write-waits.ts";
+import { expectWritesNotHeld, inChunks, insertTasks, median, waitsOfWritesDuring, type TaskPlace } from "./write-waits.ts";
 
 // What one record holds must not stall its organisation's writes either (issue 31, finding 1): a
 // label's delete changed every task carrying it, a task's delete every comment it held, and a move
@@ -23,24 +23,29 @@ async function organisation() {
   return { tenant, at, other: other! };
 }
 
-/** `count` comments on `task`, inserted in one statement. */
+/** `count` comments on `task`. */
 async function insertComments(tenant: Tenant, at: TaskPlace, task: string, count: number): Promise<void> {
-  await query(
-    `insert into comments (id, org_id, task_id, project_id, body, author)
-     select x.id, $2, $3, $4, 'A comment', '{"type":"system","id":null,"name":"opsroom"}'::jsonb from unnest($1::uuid[]) as x(id)`,
-    [Array.from({ length: count }, () => uuidv7()), tenant.org.id, task, at.projectId],
+  await inChunks(
+    Array.from({ length: count }, () => uuidv7()),
+    (chunk) =>
+      query(
+        `insert into comments (id, org_id, task_id, project_id, body, author)
+         select x.id, $2, $3, $4, 'A comment', '{"type":"system","id":null,"name":"opsroom"}'::jsonb from unnest($1::uuid[]) as x(id)`,
+        [chunk, tenant.org.id, task, at.projectId],
+      ),
   );
 }
 
-/** `each` done subtasks under every one of `parents`, inserted in one statement; their ids. */
-async function insertSubtasks(tenant: Tenant, at: TaskPlace, parents: string[], each: number): Promise<string[]> {
+/** `each` done subtasks under every one of `parents`; their ids. */
+function insertSubtasks(tenant: Tenant, at: TaskPlace, parents: string[], each: number): Promise<string[]> {
   const ids = Array.from({ length: parents.length * each }, () => uuidv7());
-  await query(
-    `insert into tasks (id, org_id, project_id, assignee_id, title, due_date, parent_id, status)
-     select x.id, $3, $4, $5, 'Subtask', '2026-06-30', x.parent_id, 'done' from unnest($1::uuid[], $2::uuid[]) as x(id, parent_id)`,
-    [ids, ids.map((_, i) => parents[Math.floor(i / each)]), tenant.org.id, at.projectId, at.assigneeId],
+  return inChunks(ids, (chunk, from) =>
+    query(
+      `insert into tasks (id, org_id, project_id, assignee_id, title, due_date, parent_id, status)
+       select x.id, $3, $4, $5, 'Subtask', '2026-06-30', x.parent_id, 'done' from unnest($1::uuid[], $2::uuid[]) as x(id, parent_id)`,
+      [chunk, chunk.map((_, i) => parents[Math.floor((from + i) / each)]), tenant.org.id, at.projectId, at.assigneeId],
+    ),
   );
-  return ids;
 }
 
 /** A task in progress with `children` done subtasks, each with `grandchildren` done subtasks of its own. */
@@ -59,10 +64,29 @@ async function eventsAfter(tenant: Tenant, changeVersion: number): Promise<Recor
   return Object.fromEntries(rows.map((r) => [r.type, r.n]));
 }
 
+/**
+ * The organisation's changeVersion. (Its `snapshot`, a digest of every row, would read a large
+ * organisation whole: on the embedded PGlite, which serves every file on one session, that holds
+ * up the writes another file measures. The tests of large organisations check what a write would
+ * have left instead: the changeVersion, events and versions.)
+ */
+async function changeVersionOf(tenant: Tenant): Promise<{ changeVersion: number }> {
+  const [row] = await query<{ change_version: string }>("select change_version from organisations where id = $1", [tenant.org.id]);
+  return { changeVersion: Number(row!.change_version) };
+}
+
 /** Nothing was written but the renames of `other` (the writes sent meanwhile). */
 async function expectOnlyRenames(tenant: Tenant, other: string, before: { changeVersion: number }, renames: number) {
   expect(await eventsAfter(tenant, before.changeVersion)).toEqual({ "task.updated": renames });
+  expect((await changeVersionOf(tenant)).changeVersion).toBe(before.changeVersion + renames);
   expect(await query("select id from tasks where org_id = $1 and version > 1", [tenant.org.id])).toEqual([{ id: other }]);
+}
+
+/** Nothing was written: no event, the same changeVersion, no task changed. */
+async function expectNothingWritten(tenant: Tenant, before: { changeVersion: number }) {
+  expect(await eventsAfter(tenant, before.changeVersion)).toEqual({});
+  expect(await changeVersionOf(tenant)).toEqual(before);
+  expect(await query("select id from tasks where org_id = $1 and version > 1", [tenant.org.id])).toEqual([]);
 }
 
 /** Runs `call` while writes to `other` go on; logs what it took and what they waited. */
@@ -85,7 +109,7 @@ describe("a label's delete takes it off at most CASCADE_RECORDS tasks", () => {
     const { tenant, at, other } = await organisation();
     const label = await insertLabel(tenant);
     await insertTasks(tenant, at, 5_000, [], { labelIds: [label] });
-    const before = await snapshot(tenant.org.id);
+    const before = await changeVersionOf(tenant);
     const { waits, answer, renames } = await beside("a label on 5 000 tasks refused", tenant, other, () => remove(tenant, `/v1/labels/${label}`));
     expectError(answer, 409, "conflict", { maxRecords: CASCADE_RECORDS });
     expectWritesNotHeld(waits);
@@ -99,7 +123,7 @@ describe("a label's delete takes it off at most CASCADE_RECORDS tasks", () => {
     const [first, ...rest] = await insertTasks(tenant, at, CASCADE_RECORDS + 1, [], { labelIds: [label] });
     expectError(await remove(tenant, `/v1/labels/${label}`), 409, "conflict", { maxRecords: CASCADE_RECORDS });
     expectSuccess(await api(`/v1/tasks/${first}`, { key: tenant.key, method: "PATCH", body: { labelIds: [] } }));
-    const before = await snapshot(tenant.org.id);
+    const before = await changeVersionOf(tenant);
     const { waits, answer, renames } = await beside(`a label on ${CASCADE_RECORDS} tasks deleted`, tenant, other, () => remove(tenant, `/v1/labels/${label}`));
     expectSuccess(answer);
     expect(Math.max(...waits)).toBeLessThan(1000);
@@ -139,7 +163,7 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     const { tenant, at, other } = await organisation();
     const [task] = await insertTasks(tenant, at, 1);
     await insertComments(tenant, at, task!, 3_000);
-    const before = await snapshot(tenant.org.id);
+    const before = await changeVersionOf(tenant);
     const { waits, answer, renames } = await beside("a task with 3 000 comments refused", tenant, other, () => remove(tenant, `/v1/tasks/${task}`));
     expectError(answer, 409, "conflict", { maxRecords: CASCADE_RECORDS });
     expectWritesNotHeld(waits);
@@ -154,7 +178,7 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     await insertTasks(tenant, at, CASCADE_RECORDS - MAX_COMMENTS_PER_TASK, [task!]);
     const refused = await api("/v1/batch", { key: tenant.key, body: { operations: [small, task].map((id) => ({ method: "DELETE", path: `/v1/tasks/${id}` })) } });
     expectError(refused, 409, "conflict", { operation: 1, maxRecords: CASCADE_RECORDS });
-    const before = await snapshot(tenant.org.id);
+    const before = await changeVersionOf(tenant);
     const { waits, answer, renames } = await beside("a full task deleted", tenant, other, () => remove(tenant, `/v1/tasks/${task}`));
     expectSuccess(answer);
     expect(Math.max(...waits)).toBeLessThan(1000);
@@ -188,7 +212,7 @@ describe(`a task has at most ${MAX_SUBTASKS} subtasks, and a request's checks vi
     const { tenant, at, other } = await organisation();
     const root = await insertTree(tenant, at, MAX_SUBTASKS, MAX_SUBTASKS);
     const [parent] = await insertTasks(tenant, at, 1);
-    const before = await snapshot(tenant.org.id);
+    const before = await changeVersionOf(tenant);
     const { waits, renames } = await beside("moves of a tree of 10 100 refused", tenant, other, async () => {
       for (let n = 0; n < 3; n++) {
         expectError(await api(`/v1/tasks/${root}`, { key: tenant.key, method: "PATCH", body: { status: "done" } }), 409, "conflict", { field: "status" });
@@ -202,10 +226,10 @@ describe(`a task has at most ${MAX_SUBTASKS} subtasks, and a request's checks vi
   it("a batch's checks share them: two trees of 6 000 are not both moved to done in one batch (operation 1), and each is alone", async () => {
     const { tenant, at } = await organisation();
     const roots = [await insertTree(tenant, at, 60, MAX_SUBTASKS), await insertTree(tenant, at, 60, MAX_SUBTASKS)];
-    const before = await snapshot(tenant.org.id);
+    const before = await changeVersionOf(tenant);
     const operations = roots.map((root) => ({ method: "PATCH", path: `/v1/tasks/${root}`, body: { status: "done" } }));
     expectError(await api("/v1/batch", { key: tenant.key, body: { operations } }), 409, "conflict", { operation: 1, field: "status" });
-    expectNoTrace(before, await snapshot(tenant.org.id));
+    await expectNothingWritten(tenant, before);
     for (const root of roots) expect(expectSuccess(await api(`/v1/tasks/${root}`, { key: tenant.key, method: "PATCH", body: { status: "done" } })).data.status).toBe("done");
   }, 120_000);
 });
@@ -218,9 +242,10 @@ describe("a task's delete finds the tasks it blocks through the index", () => {
     await insertTasks(tenant, at, 20_000);
     const blockers = await insertTasks(tenant, at, 5);
     for (const blocker of blockers) await insertTasks(tenant, at, 50, [blocker]);
-    // The statistics a database has after its autovacuum saw the load (PGlite has no autovacuum),
-    // with which the planner chose the scan.
-    await query("analyze tasks");
+    // The statistics a server has once its autovacuum saw the load, with which Postgres 15 chose
+    // the scan. (PGlite, Postgres 17, found the tasks through the index before as now, and serves
+    // every file on one session: an analyze there would only hold up the others.)
+    if (inject("databaseKind") === "server") await query("analyze tasks");
     const { waits } = await beside("5 deletes of a task blocking 50, among 20 000", tenant, other, async () => {
       for (const blocker of blockers) expectSuccess(await remove(tenant, `/v1/tasks/${blocker}`));
     });

@@ -16,8 +16,21 @@ export interface TaskPlace {
   assigneeId: string;
 }
 
-/** Tasks inserted in one statement, each blocked by `blockedBy` and carrying `more` (parentId, labelIds); their ids, in order. */
-export async function insertTasks(
+/**
+ * Rows of a large organisation go in by statements of ROWS_PER_STATEMENT at most: the embedded
+ * PGlite serves every test file on one session, a statement at a time, so one statement writing
+ * 20 000 tasks would hold up another file's writes as much as the work it measures.
+ */
+const ROWS_PER_STATEMENT = 1_000;
+
+/** Inserts `ids` in statements of ROWS_PER_STATEMENT at most, `insert(chunk)` each. */
+export async function inChunks(ids: string[], insert: (chunk: string[], from: number) => Promise<unknown>): Promise<string[]> {
+  for (let from = 0; from < ids.length; from += ROWS_PER_STATEMENT) await insert(ids.slice(from, from + ROWS_PER_STATEMENT), from);
+  return ids;
+}
+
+/** Tasks, each blocked by `blockedBy` and carrying `more` (parentId, labelIds, status); their ids, in order. */
+export function insertTasks(
   tenant: Tenant,
   at: TaskPlace,
   count: number,
@@ -25,12 +38,13 @@ export async function insertTasks(
   more: { parentId?: string; labelIds?: string[]; status?: string } = {},
 ): Promise<string[]> {
   const ids = Array.from({ length: count }, () => uuidv7());
-  await query(
-    `insert into tasks (id, org_id, project_id, assignee_id, title, due_date, blocked_by, parent_id, label_ids, status)
-     select id, $2, $3, $4, 'Graph task', '2026-06-30', $5::uuid[], $6::uuid, $7::uuid[], $8 from unnest($1::uuid[]) as x(id)`,
-    [ids, tenant.org.id, at.projectId, at.assigneeId, blockedBy, more.parentId ?? null, more.labelIds ?? [], more.status ?? "todo"],
+  return inChunks(ids, (chunk) =>
+    query(
+      `insert into tasks (id, org_id, project_id, assignee_id, title, due_date, blocked_by, parent_id, label_ids, status)
+       select id, $2, $3, $4, 'Graph task', '2026-06-30', $5::uuid[], $6::uuid, $7::uuid[], $8 from unnest($1::uuid[]) as x(id)`,
+      [chunk, tenant.org.id, at.projectId, at.assigneeId, blockedBy, more.parentId ?? null, more.labelIds ?? [], more.status ?? "todo"],
+    ),
   );
-  return ids;
 }
 
 /**
