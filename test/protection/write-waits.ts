@@ -73,15 +73,19 @@ export async function waitsOfWritesDuring<T>(tenant: Tenant, task: string, work:
 }
 
 /**
- * The writes were not held up: nine in ten waited under 100 ms, and none a second (the issue's
- * bound). A single write on this shared machine is sometimes held up by its own scheduling, which
- * one stray wait must not turn into a failure; a lock held for a long walk or cascade held up
- * every write that met it, by all of it.
+ * The writes were not held up: half waited under 100 ms, nine in ten under 300 ms, and none a
+ * second (the issue's bound). A single write on a machine whose two cores run the whole suite is
+ * sometimes held up by its own scheduling (124 ms seen in a full run), which a stray wait must not
+ * turn into a failure; a lock held for a long walk or cascade held up every write that met it, by
+ * all of it (0.6 to 6.6 s before the bounds).
  */
 export function expectWritesNotHeld(waits: number[]) {
   const sorted = [...waits].sort((a, b) => a - b);
-  expect(sorted[Math.floor(sorted.length * 0.9)], `waits: ${sorted.map(Math.round).join(", ")}`).toBeLessThan(100);
-  expect(sorted.at(-1), `waits: ${sorted.map(Math.round).join(", ")}`).toBeLessThan(1000);
+  const seen = `waits: ${sorted.map(Math.round).join(", ")}`;
+  const percentile = (p: number) => sorted[Math.max(0, Math.ceil(sorted.length * p) - 1)]!;
+  expect(percentile(0.5), seen).toBeLessThan(100);
+  expect(percentile(0.9), seen).toBeLessThan(300);
+  expect(sorted.at(-1), seen).toBeLessThan(1000);
 }
 
 /** How long each call of `calls` took, in ms, one after the other, with what the writes to `other` waited meanwhile (logged). */
