@@ -1,4 +1,5 @@
 import * as statements from "../db/statements/comments.ts";
+import { RULES } from "../db/statements/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { SETTINGS_ROLES } from "../domain/roles.ts";
 import { resourceService } from "./resource-service.ts";
@@ -21,6 +22,6 @@ export const comments = resourceService({
     remove: statements.deleteComment,
     upsert: statements.upsertComment,
   },
-  rules: { author: notTheAuthor },
-  removeRules: { author: notTheAuthor },
+  rules: { [RULES.author]: notTheAuthor },
+  removeRules: { [RULES.author]: notTheAuthor },
 });

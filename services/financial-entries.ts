@@ -1,5 +1,6 @@
 import * as statements from "../db/statements/financial-entries.ts";
 import { getProjectFinancials } from "../db/statements/project-financials.ts";
+import { RULES } from "../db/statements/rules.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { Call } from "./context.ts";
 import { resourceService } from "./resource-service.ts";
@@ -20,7 +21,7 @@ export const financialEntries = resourceService({
     remove: statements.deleteFinancialEntry,
   },
   rules: {
-    sign_fits_kind: (before, patch) => new DomainError("invalid_field", `only an adjustment may be negative; this entry is ${patch.kind ?? before.kind}`, { field: "amount" }),
+    [RULES.sign_fits_kind]: (before, patch) => new DomainError("invalid_field", `only an adjustment may be negative; this entry is ${patch.kind ?? before.kind}`, { field: "amount" }),
   },
 });
 

@@ -1,5 +1,5 @@
-import { CASCADE_BUDGET_RULE } from "../db/statements/delete.ts";
 import * as statements from "../db/statements/labels.ts";
+import { RULES } from "../db/statements/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { CASCADE_RECORDS } from "../domain/limits.ts";
 import { resourceService } from "./resource-service.ts";
@@ -16,7 +16,7 @@ export const labels = resourceService({
   resource: statements.labelResource,
   statements: { list: statements.listLabels, get: statements.getLabel, create: statements.createLabel, update: statements.updateLabel, remove: statements.deleteLabel, upsert: statements.upsertLabel },
   removeRules: {
-    [CASCADE_BUDGET_RULE]: () =>
+    [RULES.cascade_records]: () =>
       new DomainError(
         "conflict",
         `the label is on more tasks than a request may change with its deletes (${CASCADE_RECORDS}, a batch's deletes together): take it off some of its tasks first (GET /v1/tasks?labelId= lists them), then delete it`,

@@ -1,4 +1,5 @@
 import * as statements from "../db/statements/projects.ts";
+import { RULES } from "../db/statements/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { resourceService } from "./resource-service.ts";
 
@@ -16,7 +17,7 @@ export const projects = resourceService({
     remove: statements.deleteProject,
   },
   rules: {
-    dates_ordered: (before, patch) =>
+    [RULES.dates_ordered]: (before, patch) =>
       new DomainError("invalid_field", `endDate must not be before startDate (the project runs ${before.startDate} to ${before.endDate})`, {
         field: patch.endDate ? "endDate" : "startDate",
       }),

@@ -14,12 +14,13 @@ import type { Actor } from "../domain/actor.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { PageRequest } from "../domain/paging.ts";
 import type { Resource } from "../db/statements/resource.ts";
+import type { RuleName, RuleViolations } from "../db/statements/rules.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import { guarded } from "./constraint-errors.ts";
 import { recordHistory } from "./events.ts";
 import type { Call } from "./context.ts";
 import { publishAfterCommit } from "./rooms.ts";
-import { settleCaller, settleCreate, settleDelete, settleUpdate, settleUpsert, type UpsertResult, type WriteResult } from "./settle.ts";
+import { settleCaller, settleCreate, settleDelete, settleUpdate, settleUpsert, type RuleErrors, type UpsertResult, type WriteResult } from "./settle.ts";
 import type { UpsertOutcome } from "../db/statements/upsert.ts";
 
 // The verbs of a record resource (list, get, create, update, delete, history), each the same shape:
@@ -45,9 +46,9 @@ export interface ResourceServiceSpec<Record, Filters, New, Values> {
   resource: Resource;
   statements: ResourceStatements<Record, Filters, New, Values>;
   /** What a failed rule of the update statement means, given the record as it was, the patch and what the statement reported. */
-  rules?: { [name: string]: (before: Record, patch: Values, violation: unknown) => DomainError };
+  rules?: { [Name in RuleName]?: (before: Record, patch: Values, violation: RuleViolations[Name]) => DomainError };
   /** What a failed rule of the delete statement means (who may delete a comment). */
-  removeRules?: { [name: string]: () => DomainError };
+  removeRules?: { [Name in RuleName]?: () => DomainError };
 }
 
 /** Each record embedded (?expand=) needs its own read scope: 403 naming the first one missing. */
@@ -92,7 +93,7 @@ export function resourceService<Record extends { version: number }, Filters, New
   const remove = statements.remove;
   /** What each failed rule of a change means, given the values the change was asked for. */
   const rulesFor = (values: Values) =>
-    Object.fromEntries(Object.entries(spec.rules ?? {}).map(([name, error]) => [name, (before: Record, violation: unknown) => error(before, values, violation)]));
+    Object.fromEntries(Object.entries(spec.rules ?? {}).map(([name, error]) => [name, (before: Record, violation: never) => error(before, values, violation)])) as RuleErrors<Record>;
   return {
     resource,
     async list({ ctx, input }) {

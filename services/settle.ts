@@ -2,6 +2,7 @@ import type { CallerOutcome, Need } from "../db/statements/caller.ts";
 import type { CreateOutcome } from "../db/statements/create.ts";
 import type { DeleteOutcome } from "../db/statements/delete.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
+import type { CheckedField, RuleName, RuleViolations } from "../db/statements/rules.ts";
 import type { UpdateOutcome } from "../db/statements/update.ts";
 import type { UpsertOutcome } from "../db/statements/upsert.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
@@ -47,27 +48,15 @@ export function settleCaller(caller: CallerOutcome, ctx: Settling, need: Need): 
   throw new DomainError("insufficient_role", `this needs the role ${need.roles.join(" or ")} in the organisation`, { roles: [...need.roles] });
 }
 
-const REFERENCE_MESSAGES: Record<string, string> = {
-  projectId: "projectId does not name a project of this organisation",
-  assigneeId: "assigneeId does not name an active person of this organisation",
-  milestoneId: "milestoneId does not name a milestone of the task's project",
-  ownerId: "ownerId does not name an active person of this organisation",
-  reporterId: "reporterId does not name a person of this organisation",
-  parentId: "parentId does not name a task of the task's project",
-  labelIds: "labelIds names a label that is not one of this organisation's",
-  blockedBy: "blockedBy does not name a task of this organisation",
-  taskId: "taskId does not name a task of this organisation",
-};
-
 /** A taken externalId: another record of the resource in the organisation already has it. */
 export const externalIdTaken = (noun: string) =>
   new DomainError("conflict", `another ${noun} of this organisation already has this externalId`, { field: "externalId" });
 
 /** Checks of a value another record already has: each fails as 409 conflict, not as a reference. */
-const TAKEN: Record<string, (noun: string) => DomainError> = {
+const TAKEN = {
   externalId: externalIdTaken,
   email: () => new DomainError("conflict", "a person with this email already exists in the organisation", { field: "email" }),
-  name: (noun) => new DomainError("conflict", `another ${noun} of this organisation has this name`, { field: "name" }),
+  name: (noun: string) => new DomainError("conflict", `another ${noun} of this organisation has this name`, { field: "name" }),
   // A precondition of a task's parent that is not a reference: the parent is too deep already.
   parentDepth: () =>
     new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: the parent is at level ${MAX_TASK_DEPTH} already`, { field: "parentId", maxDepth: MAX_TASK_DEPTH }),
@@ -82,12 +71,29 @@ const TAKEN: Record<string, (noun: string) => DomainError> = {
       field: "taskId",
       maxComments: MAX_COMMENTS_PER_TASK,
     }),
+} satisfies { [field in CheckedField]?: (noun: string) => DomainError };
+
+type TakenField = keyof typeof TAKEN;
+const isTaken = (field: CheckedField): field is TakenField => field in TAKEN;
+
+/** Every other checked field is a reference: 400 invalid_reference, with what it had to name. */
+const REFERENCE_MESSAGES: Record<Exclude<CheckedField, TakenField>, string> = {
+  projectId: "projectId does not name a project of this organisation",
+  assigneeId: "assigneeId does not name an active person of this organisation",
+  milestoneId: "milestoneId does not name a milestone of the task's project",
+  ownerId: "ownerId does not name an active person of this organisation",
+  reporterId: "reporterId does not name a person of this organisation",
+  parentId: "parentId does not name a task of the task's project",
+  labelIds: "labelIds names a label that is not one of this organisation's",
+  blockedBy: "blockedBy does not name a task of this organisation",
+  taskId: "taskId does not name a task of this organisation",
 };
 
-function assertReferences(failed: string[], noun: string): void {
+function assertReferences(failed: CheckedField[], noun: string): void {
   const field = failed[0];
-  if (field && TAKEN[field]) throw TAKEN[field](noun);
-  if (field) throw new DomainError("invalid_reference", REFERENCE_MESSAGES[field] ?? `${field} does not exist`, { field });
+  if (!field) return;
+  if (isTaken(field)) throw TAKEN[field](noun);
+  throw new DomainError("invalid_reference", REFERENCE_MESSAGES[field], { field });
 }
 
 /** A committed write: the answer carries the changeVersion it produced (a write with no event, the current one). */
@@ -151,7 +157,13 @@ export function settleUpsert<Record extends { version: number }>(
 }
 
 /** What each rule's failure means, given the record as it was and what the statement reported as the violation. */
-export type RuleErrors<Record> = { [name: string]: (before: Record, violation: unknown) => DomainError };
+export type RuleErrors<Record> = { [Name in RuleName]?: (before: Record, violation: RuleViolations[Name]) => DomainError };
+
+/**
+ * The error of the failed rule `rule`. (Its name is known to the compiler only as some rule's, so
+ * its error is called with that rule's violation as the statement reported it.)
+ */
+const ruleError = <Record>(rules: RuleErrors<Record> | undefined, rule: RuleName) => rules?.[rule] as ((before: Record, violation: unknown) => DomainError) | undefined;
 
 /** `rules` maps a failed rule to its error, given the record as it was. */
 export function settleUpdate<Record extends { version: number }>(
@@ -166,14 +178,17 @@ export function settleUpdate<Record extends { version: number }>(
     throw new DomainError("precondition_failed", "If-Match does not match the current version", { currentVersion: before.version });
   }
   const rule = outcome.failedRules[0];
-  if (rule) throw context.rules![rule]!(before, outcome.violations[rule] ?? null);
+  if (rule) throw ruleError(context.rules, rule)!(before, outcome.violations[rule] ?? null);
   if (outcome.updated) return produced(context.ctx, outcome.updated);
   // Nothing to change: a no-op answers the record as it is, with no event.
   if (!outcome.changesSomething) return { record: before, event: null };
   throw concurrentChange(context.noun);
 }
 
-export function settleDelete<Record>(outcome: DeleteOutcome<Record>, context: { ctx: Settling; scope: Scope; noun: string; rules?: { [name: string]: () => DomainError } }): WriteResult<Record> {
+export function settleDelete<Record>(
+  outcome: DeleteOutcome<Record>,
+  context: { ctx: Settling; scope: Scope; noun: string; rules?: { [name in RuleName]?: () => DomainError } },
+): WriteResult<Record> {
   settleCaller(outcome.caller, context.ctx, context.scope);
   if (!outcome.found) throw notFound(context.noun);
   if (!outcome.versionMatches) throw new DomainError("precondition_failed", "If-Match does not match the current version");

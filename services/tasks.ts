@@ -1,19 +1,15 @@
+import { RULES } from "../db/statements/rules.ts";
 import * as statements from "../db/statements/tasks.ts";
 import { DomainError } from "../domain/errors.ts";
-import { CASCADE_BUDGET_RULE } from "../db/statements/delete.ts";
 import { CASCADE_RECORDS, DEPENDENCY_CHECK_LINKS, MAX_BLOCKERS, MAX_BLOCKING, SUBTASK_CHECK_TASKS } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH, TASK_TRANSITIONS } from "../domain/records.ts";
 import { guarded } from "./constraint-errors.ts";
 import type { Call } from "./context.ts";
 import { resourceService } from "./resource-service.ts";
 import { publishAfterCommit } from "./rooms.ts";
-import { settleUpdate, type RuleErrors } from "./settle.ts";
+import { settleUpdate } from "./settle.ts";
 
 export type { NewTask, TaskFilters, TaskRecord, TaskValues } from "../db/statements/tasks.ts";
-
-type TaskRecord = statements.TaskRecord;
-
-const ids = (violation: unknown) => (Array.isArray(violation) ? violation.map(String) : []);
 
 /** A check of the task's subtasks at every depth that could not finish within the request's SUBTASK_CHECK_TASKS. */
 const tooManySubtasks = (field: "status" | "parentId") =>
@@ -23,32 +19,12 @@ const tooManySubtasks = (field: "status" | "parentId") =>
     { field },
   );
 
-/** What a refused move to done means: the open blockers, or the open subtasks, by id. */
-const doneRules: RuleErrors<TaskRecord> = {
-  blockers_closed: (_before, violation) => {
-    const blockers = ids(violation);
-    return new DomainError("open_blockers", `the task is blocked by ${blockers.length} open ${blockers.length === 1 ? "task" : "tasks"}: finish or cancel ${blockers.length === 1 ? "it" : "them"} first`, {
-      field: "status",
-      blockers,
-    });
-  },
-  subtasks_closed: (_before, violation) => {
-    const { open } = violation as { open?: unknown };
-    if (open === undefined) return tooManySubtasks("status");
-    const subtasks = ids(open);
-    return new DomainError("open_subtasks", `the task has ${subtasks.length} open ${subtasks.length === 1 ? "subtask" : "subtasks"}: finish or cancel ${subtasks.length === 1 ? "it" : "them"} first`, {
-      field: "status",
-      subtasks,
-    });
-  },
-};
-
 export const tasks = resourceService({
   noun: "task",
   resource: statements.taskResource,
   statements: { list: statements.listTasks, get: statements.getTask, create: statements.createTask, update: statements.updateTask, remove: statements.deleteTask, upsert: statements.upsertTask },
   rules: {
-    transition: (before, patch) => {
+    [RULES.transition]: (before, patch) => {
       const allowed = [...TASK_TRANSITIONS[before.status]];
       return new DomainError("invalid_transition", `a task cannot move from ${before.status} to ${patch.status}; allowed: ${allowed.join(", ")}`, {
         field: "status",
@@ -56,25 +32,36 @@ export const tasks = resourceService({
         allowed,
       });
     },
-    blockers_closed: (before, _patch, violation) => doneRules.blockers_closed!(before, violation),
-    subtasks_closed: (before, _patch, violation) => doneRules.subtasks_closed!(before, violation),
-    parent_acyclic: (before, patch, violation) =>
+    // A refused move to done: the open blockers, or the open subtasks, by id.
+    [RULES.blockers_closed]: (_before, _patch, blockers) =>
+      new DomainError("open_blockers", `the task is blocked by ${blockers.length} open ${blockers.length === 1 ? "task" : "tasks"}: finish or cancel ${blockers.length === 1 ? "it" : "them"} first`, {
+        field: "status",
+        blockers,
+      }),
+    [RULES.subtasks_closed]: (_before, _patch, violation) => {
+      if (!("open" in violation)) return tooManySubtasks("status");
+      const subtasks = violation.open;
+      return new DomainError("open_subtasks", `the task has ${subtasks.length} open ${subtasks.length === 1 ? "subtask" : "subtasks"}: finish or cancel ${subtasks.length === 1 ? "it" : "them"} first`, {
+        field: "status",
+        subtasks,
+      });
+    },
+    [RULES.parent_acyclic]: (before, patch, path) =>
       new DomainError(
         "dependency_cycle",
         patch.parentId === before.id ? "a task cannot be its own parent" : `parentId names a subtask of this task: the task would be its own ancestor`,
-        { field: "parentId", path: ids(violation) },
+        { field: "parentId", path },
       ),
-    parent_depth: (_before, _patch, violation) => {
-      const { level } = violation as { level?: number };
-      if (level === undefined) return tooManySubtasks("parentId");
-      return new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: under this parent, the task's subtasks would reach level ${level}`, {
+    [RULES.parent_depth]: (_before, _patch, violation) => {
+      if (!("level" in violation)) return tooManySubtasks("parentId");
+      return new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: under this parent, the task's subtasks would reach level ${violation.level}`, {
         field: "parentId",
         maxDepth: MAX_TASK_DEPTH,
       });
     },
   },
   removeRules: {
-    [CASCADE_BUDGET_RULE]: () =>
+    [RULES.cascade_records]: () =>
       new DomainError(
         "conflict",
         `deleting the task takes more records with it (its comments, and the tasks it blocks) than the request has left of its ${CASCADE_RECORDS} (a batch's deletes share them): send the delete alone, or delete some of its comments first`,
@@ -91,23 +78,22 @@ export async function addDependency({ ctx, input }: Call<{ id: string; blockedBy
     scope: "tasks.manage",
     noun: "task",
     rules: {
-      acyclic: (before, violation) => {
-        const { cycle, linksFollowed } = violation as { cycle?: unknown; linksFollowed?: number };
-        if (cycle === undefined) {
+      [RULES.acyclic]: (before, violation) => {
+        if (!("cycle" in violation)) {
           return new DomainError(
             "conflict",
-            `the dependency graph around these tasks is too large to check for a cycle (${linksFollowed} links followed, at most ${DEPENDENCY_CHECK_LINKS} a request, a batch's dependencies together): add it in a request of its own, or remove dependencies first`,
+            `the dependency graph around these tasks is too large to check for a cycle (${violation.linksFollowed} links followed, at most ${DEPENDENCY_CHECK_LINKS} a request, a batch's dependencies together): add it in a request of its own, or remove dependencies first`,
             { field: "blockedBy" },
           );
         }
         return new DomainError(
           "dependency_cycle",
           input.blockedBy === before.id ? "a task cannot be blocked by itself" : `${input.blockedBy} is already blocked by this task, directly or through others: the dependency would close a cycle`,
-          { field: "blockedBy", path: ids(cycle) },
+          { field: "blockedBy", path: violation.cycle },
         );
       },
-      blockers_limit: () => new DomainError("conflict", `a task is blocked by at most ${MAX_BLOCKERS} tasks`, { field: "blockedBy" }),
-      blocking_limit: () => new DomainError("conflict", `${input.blockedBy} blocks ${MAX_BLOCKING} tasks already, the most a task may block`, { field: "blockedBy" }),
+      [RULES.blockers_limit]: () => new DomainError("conflict", `a task is blocked by at most ${MAX_BLOCKERS} tasks`, { field: "blockedBy" }),
+      [RULES.blocking_limit]: () => new DomainError("conflict", `${input.blockedBy} blocks ${MAX_BLOCKING} tasks already, the most a task may block`, { field: "blockedBy" }),
     },
   });
   publishAfterCommit(ctx, result);
@@ -121,7 +107,7 @@ export async function removeDependency({ ctx, input }: Call<{ id: string; blocke
     ctx,
     scope: "tasks.manage",
     noun: "task",
-    rules: { dependency_exists: () => new DomainError("not_found", `the task is not blocked by ${input.blockerId}`) },
+    rules: { [RULES.dependency_exists]: () => new DomainError("not_found", `the task is not blocked by ${input.blockerId}`) },
   });
   publishAfterCommit(ctx, result);
   return result;

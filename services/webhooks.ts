@@ -1,3 +1,4 @@
+import { RULES } from "../db/statements/rules.ts";
 import type { UpdateOutcome } from "../db/statements/update.ts";
 import * as statements from "../db/statements/webhooks.ts";
 import { deliveredEvent, listDeliveries, recordDeliveries, type DeliveryAttempt, type DeliveryFilter } from "../db/statements/webhook-deliveries.ts";
@@ -90,7 +91,7 @@ async function settleChange(ctx: ServiceContext, outcome: UpdateOutcome<WebhookR
     ctx,
     scope: scopes.manage,
     noun: "webhook",
-    rules: { scopes_held: (before) => lacksScopeOf(before.scopes, outcome.caller.scopes, doing)! },
+    rules: { [RULES.scopes_held]: (before) => lacksScopeOf(before.scopes, outcome.caller.scopes, doing)! },
   });
   await reloadRoom(ctx, result.record.orgId);
   return result;

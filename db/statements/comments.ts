@@ -13,7 +13,8 @@ import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
-import type { Rule } from "./write-ctes.ts";
+import { RULES } from "./rules.ts";
+import type { Reference, Rule } from "./write-ctes.ts";
 
 // Comments on tasks: listed and written under the task, reached by their own id otherwise. The
 // author is whoever wrote it (an API key, a person, or opsroom itself), set by the statement from
@@ -57,7 +58,7 @@ const MAX_COMMENTS = sql.raw(String(MAX_COMMENTS_PER_TASK));
  * new comment is written after every write before it (WriteStatement.lockFirst), so concurrent
  * comments cannot take a task past the limit, which bounds what its delete takes with it.
  */
-const taskHasRoom = (taskId: string) => ({
+const taskHasRoom = (taskId: string): Reference => ({
   field: "taskComments",
   exists: sql`(select count(*) from (select 1 from ${comments} m where m.org_id = ${CALLER_ORG} and m.task_id = ${taskId}::uuid limit ${MAX_COMMENTS}) n) < ${MAX_COMMENTS}`,
 });
@@ -77,7 +78,7 @@ export function createComment(db: Database, actor: Actor, values: NewComment, id
  * owner or admin (a session's role; opsroom itself counts as owner).
  */
 const byAuthorOrAdmin: Rule = {
-  name: "author",
+  name: RULES.author,
   holds: sql`coalesce(${l.author}->>'type' = (select actor->>'type' from key) and ${l.author}->>'id' = (select actor->>'id' from key), false)
     or coalesce((select role from key) in ('owner', 'admin'), false)`,
 };

@@ -7,6 +7,7 @@ import { CALLER_ORG, callerColumns, callerCtes, callerOf, orgLockStatement, type
 import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
 import { inResponseOrder, projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
+import type { CheckedField } from "./rules.ts";
 import { runWrite } from "./sql.ts";
 import { bumpAndEvent, changesOf, committedEvent, committedOf, externalIdFree, failed, referenceCte, referencesHold, type Committed, type Reference } from "./write-ctes.ts";
 
@@ -26,7 +27,7 @@ export interface CreateOptions<R extends Resource> {
 export interface CreateOutcome<Json> {
   caller: CallerOutcome;
   parentFound: boolean;
-  failedReferences: string[];
+  failedReferences: CheckedField[];
   /** The record and its event, when the insert happened. */
   created: ({ record: Json } & Committed) | null;
   /** A stored first response for this Idempotency-Key, and the hash of the request that made it. */

@@ -8,6 +8,7 @@ import { projection } from "./projection.ts";
 import type { RecordOf, Resource } from "./resource.ts";
 import { runWrite } from "./sql.ts";
 import { requestBudget } from "./request-budgets.ts";
+import { RULES, type RuleName } from "./rules.ts";
 import { bumpAndEvent, committedEvent, committedOf, failed, lockedCte, ruleColumns, type Cascade, type Committed, type Rule } from "./write-ctes.ts";
 
 export interface DeleteOptions {
@@ -19,7 +20,7 @@ export interface DeleteOptions {
   rules?: Rule[];
   /**
    * What goes with the record, each with its events (the comments of a task; the task gone from
-   * others' blockedBy), at most what the request has left of CASCADE_RECORDS (CASCADE_BUDGET_RULE).
+   * others' blockedBy), at most what the request has left of CASCADE_RECORDS (RULES.cascade_records).
    */
   cascades?: Cascade[];
   /** The cascades or checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
@@ -32,13 +33,13 @@ export interface DeleteOutcome<Json> {
   versionMatches: boolean;
   /** How many of each dependant still point at the record. */
   blockers: Record<string, number>;
-  failedRules: string[];
+  failedRules: RuleName[];
   /** The record as it was and its event, when the delete happened. */
   deleted: ({ record: Json } & Committed) | null;
 }
 
-/** The rule a delete with cascades fails when they would change more records than the request has left of CASCADE_RECORDS. */
-export const CASCADE_BUDGET_RULE = "cascade_records";
+/** What `cascade_records` reports when the cascades would change more records than the request has left. */
+export type CascadeViolation = { records: number; left: number };
 
 const cascadeRecords = requestBudget("cascade_records", CASCADE_RECORDS);
 
@@ -51,7 +52,7 @@ const cascadeRecords = requestBudget("cascade_records", CASCADE_RECORDS);
 function cascadeBudget(cascades: Cascade[]): Rule {
   const upTo = sql`c.remaining + 1`;
   return {
-    name: CASCADE_BUDGET_RULE,
+    name: RULES.cascade_records,
     // Each step fenced (offset 0), so that what is left is read once, before the spending.
     violation: sql`(select case when n.records > c.remaining then jsonb_build_object('records', n.records, 'left', c.remaining) end
         from (select ${cascadeRecords.left} as remaining offset 0) c

@@ -11,6 +11,7 @@ import type { RecordView } from "./projection.ts";
 import { PROJECT_EXPANSION } from "./projects.ts";
 import { projectOfOrganisation } from "./references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { RULES } from "./rules.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 
@@ -57,7 +58,7 @@ export function updateFinancialEntry(db: Database, actor: Actor, id: string, pat
 function updateChecks(patch: FinancialEntryValues) {
   const kind = sql`coalesce(${patch.kind ?? null}::text, ${l.kind})`;
   const amount = sql`coalesce(${patch.amount ?? null}::numeric, ${l.amount})`;
-  return { references: [], rules: [{ name: "sign_fits_kind", holds: sql`${kind} = 'adjustment' or ${amount} > 0` }] };
+  return { references: [], rules: [{ name: RULES.sign_fits_kind, holds: sql`${kind} = 'adjustment' or ${amount} > 0` }] };
 }
 
 export function upsertFinancialEntry(db: Database, actor: Actor, externalId: string, values: NewFinancialEntry, ifMatch: number | null) {

@@ -11,6 +11,7 @@ import { searchVector } from "../schema/columns.ts";
 import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
 import type { Expansion, RecordView } from "./projection.ts";
 import type { ListQuery } from "./read.ts";
+import { RULES } from "./rules.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 
@@ -79,7 +80,7 @@ export function updateProject(db: Database, actor: Actor, id: string, patch: Pro
 function updateChecks(patch: ProjectValues) {
   return {
     references: [],
-    rules: [{ name: "dates_ordered", holds: sql`coalesce(${patch.endDate ?? null}::date, ${l.endDate}) >= coalesce(${patch.startDate ?? null}::date, ${l.startDate})` }],
+    rules: [{ name: RULES.dates_ordered, holds: sql`coalesce(${patch.endDate ?? null}::date, ${l.endDate}) >= coalesce(${patch.startDate ?? null}::date, ${l.startDate})` }],
   };
 }
 

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { milestones, personnel, projects } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
+import type { CheckedField } from "./rules.ts";
 import type { Reference } from "./write-ctes.ts";
 
 // References checked inside a write statement, against the caller's organisation only. Each is
@@ -12,13 +13,13 @@ export const projectOfOrganisation = (id: string): Reference => ({
 });
 
 /** Someone who is handed responsibility (an assignee, an owner) must still be active. */
-export const activePerson = (field: string, id: string): Reference => ({
+export const activePerson = (field: CheckedField, id: string): Reference => ({
   field,
   exists: sql`exists (select 1 from ${personnel} where ${personnel.orgId} = ${CALLER_ORG} and ${personnel.id} = ${id}::uuid and ${personnel.active})`,
 });
 
 /** Someone named as a fact (who reported an issue) need only be a person of the organisation. */
-export const anyPerson = (field: string, id: string): Reference => ({
+export const anyPerson = (field: CheckedField, id: string): Reference => ({
   field,
   exists: sql`exists (select 1 from ${personnel} where ${personnel.orgId} = ${CALLER_ORG} and ${personnel.id} = ${id}::uuid)`,
 });

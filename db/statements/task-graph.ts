@@ -4,6 +4,7 @@ import { CLOSED_TASK_STATUSES, MAX_TASK_DEPTH } from "../../domain/records.ts";
 import { tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { requestBudget } from "./request-budgets.ts";
+import { RULES } from "./rules.ts";
 import type { Reference, Rule } from "./write-ctes.ts";
 
 // The two graphs between tasks, checked inside the write statements: dependencies (a task's
@@ -22,6 +23,9 @@ const MAX = sql.raw(String(MAX_TASK_DEPTH));
 const links = requestBudget("dependency_links", DEPENDENCY_CHECK_LINKS);
 const BLOCKING = sql.raw(String(MAX_BLOCKING));
 const SUBTASKS = sql.raw(String(MAX_SUBTASKS));
+
+/** What `acyclic` reports: the cycle's path, or the links followed when they ran out (see below). */
+export type CycleViolation = { cycle: string[] } | { linksFollowed: number };
 
 /**
  * `acyclic`: adding "the locked task `l` is blocked by `blocker`" closes no cycle, which is so
@@ -45,7 +49,7 @@ const SUBTASKS = sql.raw(String(MAX_SUBTASKS));
 export function noDependencyCycle(blocker: string): Rule {
   const org = sql`l.org_id`;
   return {
-    name: "acyclic",
+    name: RULES.acyclic,
     violation: sql`(with recursive search(step, fwd, ffront, bwd, bfront, meet, links, budget) as (
         select 0, jsonb_build_object(${blocker}::text, null), array[${blocker}::uuid], jsonb_build_object(l.id::text, null), array[l.id],
                case when l.id = ${blocker}::uuid then l.id end, 0, ${links.left}
@@ -108,19 +112,22 @@ export function noDependencyCycle(blocker: string): Rule {
  */
 export function blockingLimit(blocker: string): Rule {
   return {
-    name: "blocking_limit",
+    name: RULES.blocking_limit,
     holds: sql`${blocker}::uuid = any(l.blocked_by) or (select count(*) from (
         select 1 from (select x.org_id from ${tasks} x where x.blocked_by @> array[${blocker}::uuid] offset 0) b
          where b.org_id = l.org_id limit ${BLOCKING}) c) < ${BLOCKING}`,
   };
 }
 
+/** What `blockers_closed` reports: the open blockers' ids. */
+export type OpenBlockersViolation = string[];
+
 /** `blockers_closed`: a task moving to done has no blocker that is neither done nor cancelled; the violation lists them. */
 export const blockersClosed = (status: string | undefined): Rule[] =>
   status === "done"
     ? [
         {
-          name: "blockers_closed",
+          name: RULES.blockers_closed,
           violation: sql`(select case when l.status <> 'done' then jsonb_agg(b.id order by b.id) end
               from ${tasks} b where b.org_id = l.org_id and b.id = any(l.blocked_by) and b.status not in ${CLOSED}
             having count(*) > 0)`,
@@ -148,7 +155,11 @@ const subtaskWalk = (aggregates: SQL, only: SQL = sql`true`) => sql`(with recurs
     select w.* from walk w cross join lateral (select ${visits.spendTo(sql`${visits.limit} - w.remaining + w.visited`)} offset 0) spent)`;
 
 /** The violation of a subtask walk that could not finish within the request's visits: `{ visited, left }`. */
+type Unfinished = { visited: number; left: number };
 const unfinished = (w: string) => sql.raw(`case when ${w}.visited > ${w}.remaining then jsonb_build_object('visited', ${w}.visited, 'left', ${w}.remaining) end`);
+
+/** What `subtasks_closed` reports (see below). */
+export type OpenSubtasksViolation = { open: string[] } | Unfinished;
 
 /**
  * `subtasks_closed`: a task moving to done has no subtask (at any depth) that is neither done nor
@@ -159,7 +170,7 @@ export const subtasksClosed = (status: string | undefined): Rule[] =>
   status === "done"
     ? [
         {
-          name: "subtasks_closed",
+          name: RULES.subtasks_closed,
           violation: sql`(select coalesce(${unfinished("w")}, case when w.open is not null then jsonb_build_object('open', w.open) end)
               from ${subtaskWalk(sql`jsonb_agg(seen.id order by seen.created_at, seen.id) filter (where seen.status not in ${CLOSED}) as open`, sql`l.status <> 'done'`)} w)`,
         },
@@ -204,6 +215,10 @@ export const parentInProject = (parentId: string): Reference => ({
   exists: sql`exists (select 1 from ${tasks} p where p.org_id = ${CALLER_ORG} and p.project_id = l.project_id and p.id = ${parentId}::uuid)`,
 });
 
+/** What `parent_acyclic` reports: the cycle; what `parent_depth` reports (see parentRules). */
+export type ParentCycleViolation = string[];
+export type ParentDepthViolation = { level: number } | Unfinished;
+
 /**
  * Moving the locked task `l` under `parentId`: `parent_acyclic` (the parent is not `l` nor one of its
  * subtasks; the violation is the cycle, l -> parent -> ... -> l, each the parent of the one
@@ -215,11 +230,11 @@ export function parentRules(parentId: string): Rule[] {
   const chain = ancestry(parentId, sql`l.org_id`, sql`l.id`);
   return [
     {
-      name: "parent_acyclic",
+      name: RULES.parent_acyclic,
       violation: sql`(${chain} select case when bool_or(up.id = l.id) then json_build_array(l.id)::jsonb || jsonb_agg(up.id order by up.level) end from up)`,
     },
     {
-      name: "parent_depth",
+      name: RULES.parent_depth,
       violation: sql`(select coalesce(${unfinished("h")}, case when p.levels + h.height > ${MAX} then jsonb_build_object('level', p.levels + h.height) end)
           from (${chain} select count(*)::int as levels from up) p, ${subtaskWalk(sql`coalesce(max(seen.depth), 0) + 1 as height`)} h)`,
     },

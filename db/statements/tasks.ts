@@ -18,6 +18,7 @@ import { commentResource } from "./comments.ts";
 import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { activePerson, milestoneOfProject, projectOfOrganisation } from "./references.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
+import { RULES } from "./rules.ts";
 import { blockersClosed, blockingLimit, newTaskParent, noDependencyCycle, parentHasRoom, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
@@ -138,7 +139,7 @@ function updateChecks(patch: TaskValues) {
   if (patch.parentId) references.push(parentInProject(patch.parentId), parentHasRoom(patch.parentId, sql`${l.parentId} is not distinct from ${patch.parentId}::uuid`));
   if (patch.labelIds?.length) references.push(labelsExist(patch.labelIds));
   const rules = [
-    ...(patch.status ? [{ name: "transition", holds: sql`${l.status} = ${patch.status} or (${l.status}, ${patch.status}::text) in (${transitionPairs})` }] : []),
+    ...(patch.status ? [{ name: RULES.transition, holds: sql`${l.status} = ${patch.status} or (${l.status}, ${patch.status}::text) in (${transitionPairs})` }] : []),
     ...blockersClosed(patch.status),
     ...subtasksClosed(patch.status),
     ...(patch.parentId ? parentRules(patch.parentId) : []),
@@ -177,7 +178,7 @@ export function addDependency(db: Database, actor: Actor, id: string, blocker: s
     references: [{ field: "blockedBy", exists: sql`exists (select 1 from ${tasks} b where b.org_id = ${CALLER_ORG} and b.id = ${blocker}::uuid)` }],
     rules: [
       noDependencyCycle(blocker),
-      { name: "blockers_limit", holds: sql`${blocker}::uuid = any(${l.blockedBy}) or cardinality(${l.blockedBy}) < ${MAX_BLOCKERS}` },
+      { name: RULES.blockers_limit, holds: sql`${blocker}::uuid = any(${l.blockedBy}) or cardinality(${l.blockedBy}) < ${MAX_BLOCKERS}` },
       blockingLimit(blocker),
     ],
     fresh: true,
@@ -191,7 +192,7 @@ export function removeDependency(db: Database, actor: Actor, id: string, blocker
     patch: { blockedBy: sql`array_remove(${l.blockedBy}, ${blocker}::uuid)` },
     ifMatch,
     references: [],
-    rules: [{ name: "dependency_exists", holds: sql`${blocker}::uuid = any(${l.blockedBy})` }],
+    rules: [{ name: RULES.dependency_exists, holds: sql`${blocker}::uuid = any(${l.blockedBy})` }],
   });
 }
 

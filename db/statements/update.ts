@@ -5,6 +5,7 @@ import type { Database } from "../client.ts";
 import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
+import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
 import { runWrite } from "./sql.ts";
 import { orgLockStatement } from "./caller.ts";
 import { bumpAndEvent, changedFields, changeOfLocked, changesOf, changeSucceeded, committedEvent, committedOf, externalIdFree, failed, violationsOf, lockedCte, referenceCte, type Committed, type Reference, type Rule } from "./write-ctes.ts";
@@ -27,10 +28,10 @@ export interface UpdateOutcome<Json> {
   versionMatches: boolean;
   /** Whether the patch changes anything at all: a no-op keeps version and changeVersion. */
   changesSomething: boolean;
-  failedReferences: string[];
-  failedRules: string[];
+  failedReferences: CheckedField[];
+  failedRules: RuleName[];
   /** What each failed rule with a `violation` reported (the cycle, the open blockers). */
-  violations: Record<string, unknown>;
+  violations: Partial<RuleViolations>;
   /** The record and its event, when the update happened. */
   updated: ({ record: Json } & Committed) | null;
 }

@@ -6,6 +6,7 @@ import type { Database } from "../client.ts";
 import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
+import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
 import { runWrite } from "./sql.ts";
 import { bumpAndEvent, changedFields, changeOfLocked, lockedCte, changesOf, changeSucceeded, committedEvent, committedOf, failed, violationsOf, referenceCte, referencesHold, type Committed, type Reference, type Rule } from "./write-ctes.ts";
 
@@ -42,10 +43,10 @@ export interface UpsertOutcome<Json> {
   versionMatches: boolean;
   changesSomething: boolean;
   /** References of the branch taken (create's with no record, the change's otherwise) that do not hold. */
-  failedReferences: string[];
-  failedRules: string[];
+  failedReferences: CheckedField[];
+  failedRules: RuleName[];
   /** What each failed rule with a `violation` reported. */
-  violations: Record<string, unknown>;
+  violations: Partial<RuleViolations>;
   /** Create-only fields the existing record has other values for. */
   fixedDiffers: string[];
   written: ({ record: Json; created: boolean } & Committed) | null;
@@ -117,7 +118,7 @@ export async function upsertRecord<R extends Resource>(db: Database, actor: Acto
     before: row.before,
     versionMatches: existing ? row.checks?.version_matches !== false : ifMatch === null,
     changesSomething: row.checks?.changes_something !== false,
-    failedReferences: failed((existing ? change : create).map((r) => r.field), row.refs).map((field) => field.slice(branch.length)),
+    failedReferences: failed((existing ? change : create).map((r) => r.field), row.refs).map((field) => field.slice(branch.length) as CheckedField),
     failedRules: failed(options.update.rules.map((r) => r.name), row.checks),
     violations: violationsOf(options.update.rules, row.checks),
     fixedDiffers: failed(fixed.map((r) => r.name), row.checks).map((name) => name.slice("fixed:".length)),

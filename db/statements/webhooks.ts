@@ -15,6 +15,7 @@ import { projectOfOrganisation } from "./references.ts";
 import { defineResource, type RecordOf } from "./resource.ts";
 import { run, runOne } from "./sql.ts";
 import { updateRecord } from "./update.ts";
+import { RULES } from "./rules.ts";
 import type { Rule } from "./write-ctes.ts";
 
 // Webhooks are integration settings, not operational data: their writes move no changeVersion and
@@ -49,7 +50,7 @@ export type NewWebhook = WebhookSettings & { url: string; events: string[]; secr
 const projectReferences = (projectId: string | null | undefined) => (projectId ? [projectOfOrganisation(projectId)] : []);
 
 /** The caller holds every read scope the webhook carries (`l`, the locked row). */
-const scopesHeld: Rule = { name: "scopes_held", holds: sql`${l.scopes} <@ (select scopes from key)` };
+const scopesHeld: Rule = { name: RULES.scopes_held, holds: sql`${l.scopes} <@ (select scopes from key)` };
 
 /**
  * What the webhook may see is the registering key's read scopes as they are now, and it records

@@ -5,6 +5,7 @@ import type { OpsEvent } from "../../domain/events.ts";
 import { eventProjection, parseEvent } from "./events.ts";
 import { ownProjection, projection } from "./projection.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
+import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
 
 // The parts the write statements are made of. Each write is one statement of data-modifying CTEs:
 // the caller (caller.ts), the preconditions, the change in `changed`, the changeVersion bump in
@@ -45,33 +46,42 @@ export function changesOf(resource: Resource, values: Record<string, unknown>): 
     });
 }
 
-/** A precondition a write depends on, named after the body field it is about. */
+/** A precondition a write depends on, named after the body field it is about (rules.ts CheckedField). */
 export interface Reference {
-  field: string;
+  field: CheckedField;
   /** Boolean SQL. */
   exists: SQL;
 }
 
+/** A condition of the statement's `refs` row, under any name (an upsert prefixes its references' by branch). */
+type Condition = { field: string; exists: SQL };
+
+/**
+ * A condition over the locked row, a column of the statement's `checks` row under any name (an
+ * upsert's create-only fields are checked as `fixed:<field>`). Either `holds` (boolean SQL), or
+ * `violation`: SQL answering what breaks it as JSON (the dependency cycle, the open blockers), or
+ * null when nothing does; the statement reports it with the refusal, so the error can name it.
+ */
+export type Check = { name: string; holds: SQL; violation?: never } | { name: string; violation: SQL; holds?: never };
+
 /**
  * A rule over the locked row and the change (the task workflow); the write happens only if it
- * holds. Either `holds` (boolean SQL), or `violation`: SQL answering what breaks the rule as JSON
- * (the dependency cycle, the open blockers), or null when nothing does; the statement reports it
- * with the refusal, so the error can name it.
+ * holds. Its name is one of rules.ts RULES, by which the service settles its failure.
  */
-export type Rule = { name: string; holds: SQL; violation?: never } | { name: string; violation: SQL; holds?: never };
+export type Rule = Check & { name: RuleName };
 
 /** The checks' column of a rule's violation: `<name>:violation`. */
 const violationKey = (name: string) => `${name}:violation`;
 
 /** What each failed rule reported as its violation (null for a `holds` rule). */
-export const violationsOf = (rules: Rule[], checks: Record<string, unknown> | null): Record<string, unknown> =>
+export const violationsOf = (rules: Rule[], checks: Record<string, unknown> | null): Partial<RuleViolations> =>
   Object.fromEntries(rules.filter((r) => r.violation && checks?.[r.name] === false).map((r) => [r.name, checks?.[violationKey(r.name)] ?? null]));
 
 /**
- * The rules as columns of a `checks` row over the locked row `l`: `laterals` to add after
- * `from locked l`, and the columns: each rule's boolean, and each violation's JSON.
+ * The checks as columns of a `checks` row over the locked row `l`: `laterals` to add after
+ * `from locked l`, and the columns: each check's boolean, and each violation's JSON.
  */
-export function ruleColumns(rules: Rule[]): { laterals: SQL; columns: SQL } {
+export function ruleColumns(rules: Check[]): { laterals: SQL; columns: SQL } {
   const laterals = rules.flatMap((r, i) => (r.violation ? [sql` cross join lateral (select (${r.violation})::jsonb as v) ${sql.identifier(`rule_${i}`)}`] : []));
   const columns = rules.map((r, i) =>
     r.violation
@@ -81,13 +91,13 @@ export function ruleColumns(rules: Rule[]): { laterals: SQL; columns: SQL } {
   return { laterals: sql.join(laterals, sql``), columns: sql.join(columns, sql``) };
 }
 
-export function referenceCte(references: Reference[], from: SQL): SQL {
+export function referenceCte(references: Condition[], from: SQL): SQL {
   if (references.length === 0) return sql`refs as (select true as none from ${from})`;
   const checks = references.map((r) => sql`(${r.exists}) as ${sql.identifier(r.field)}`);
   return sql`refs as (select ${sql.join(checks, sql`, `)} from ${from})`;
 }
 
-export function referencesHold(references: Reference[]): SQL {
+export function referencesHold(references: Condition[]): SQL {
   if (references.length === 0) return sql`true`;
   return sql.join(references.map((r) => sql`refs.${sql.identifier(r.field)}`), sql` and `);
 }
@@ -99,7 +109,7 @@ export function referencesHold(references: Reference[]): SQL {
  */
 export function changeOfLocked(
   resource: Resource,
-  change: { changes: Change[]; ifMatch: number | null; rules: Rule[]; references: Reference[] },
+  change: { changes: Change[]; ifMatch: number | null; rules: Check[]; references: Condition[] },
   name: "changed" | "updated",
 ): SQL {
   const { changes, ifMatch, rules, references } = change;
@@ -134,7 +144,7 @@ export const changeSucceeded = (refsOf = "") => sql`(o.record is not null or (o.
   and not exists (select 1 from json_each_text(o.refs) f where f.value = 'false' and f.key like ${`${refsOf}%`})))`;
 
 /** The fields a statement reports as false, by name. */
-export const failed = (names: string[], row: Record<string, boolean | number> | null) => names.filter((name) => row?.[name] === false);
+export const failed = <Name extends string>(names: Name[], row: Record<string, boolean | number> | null): Name[] => names.filter((name) => row?.[name] === false);
 
 /**
  * `locked`: the caller's record, by its id or its external id, row-locked, as it is now (not as
@@ -228,7 +238,7 @@ export function externalIdFree(resource: Resource, externalId: unknown, except?:
  * id of the record being changed): a unique value checked in the statement, so a refusal names
  * the field (409) instead of failing on the unique index.
  */
-export function notTaken(table: string, field: string, matches: SQL, except?: SQL): Reference {
+export function notTaken(table: string, field: CheckedField, matches: SQL, except?: SQL): Reference {
   return {
     field,
     exists: sql`not exists (select 1 from ${sql.identifier(table)} x where x.org_id = ${CALLER_ORG} and ${matches} ${except ? sql`and x.id <> ${except}` : sql``})`,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CallerOutcome } from "../../db/statements/caller.ts";
 import type { CreateOutcome } from "../../db/statements/create.ts";
 import type { DeleteOutcome } from "../../db/statements/delete.ts";
+import { RULES } from "../../db/statements/rules.ts";
 import type { UpdateOutcome } from "../../db/statements/update.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { DomainError } from "../../domain/errors.ts";
@@ -152,14 +153,14 @@ describe("settleUpdate: the caller, then If-Match", () => {
   });
 
   it("If-Match is checked before the rules and before the write's own answer", () => {
-    const rules = { workflow: () => new DomainError("invalid_transition", "no") };
-    expect(caught(() => settleUpdate(update({ versionMatches: false, failedRules: ["workflow"] }), { ...updateContext, rules })).code).toBe("precondition_failed");
+    const rules = { [RULES.transition]: () => new DomainError("invalid_transition", "no") };
+    expect(caught(() => settleUpdate(update({ versionMatches: false, failedRules: [RULES.transition] }), { ...updateContext, rules })).code).toBe("precondition_failed");
     expect(caught(() => settleUpdate(update({ versionMatches: false }), updateContext)).code).toBe("precondition_failed");
   });
 
   it("a matching version goes on to the rules and the write", () => {
-    const rules = { workflow: (before: Rec) => new DomainError("invalid_transition", `from ${before.version}`) };
-    expect(caught(() => settleUpdate(update({ failedRules: ["workflow"] }), { ...updateContext, rules })).message).toBe("from 3");
+    const rules = { [RULES.transition]: (before: Rec) => new DomainError("invalid_transition", `from ${before.version}`) };
+    expect(caught(() => settleUpdate(update({ failedRules: [RULES.transition] }), { ...updateContext, rules })).message).toBe("from 3");
     expect(settleUpdate(update({}), updateContext).record.version).toBe(4);
     expect(settleUpdate(update({ updated: null, changesSomething: false }), updateContext)).toEqual({ record: RECORD, event: null });
     expect(caught(() => settleUpdate(update({ updated: null }), updateContext)).code).toBe("conflict");
