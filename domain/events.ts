@@ -19,14 +19,24 @@ export interface OpsEvent {
   batchId: string | null;
 }
 
+/**
+ * Who can make a change: an API key, a person signed in, or opsroom itself (the CLI, the seed; id
+ * null). The protocol's and the public schemas and the console's type are built from this list.
+ */
+export const ACTOR_TYPES = ["key", "user", "system"] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
 export interface EventActor {
-  type: "key" | "user" | "system";
+  type: ActorType;
   id: string | null;
   name: string;
 }
 
+/** What happened to the record: each resource's events are <resource>.<action>. */
+export const EVENT_ACTIONS = ["created", "updated", "deleted"] as const;
+
 /** The read scope a key needs to see an event, by the event's resource (the part of type before the dot). */
-export const EVENT_SCOPES: Record<string, Scope> = {
+export const EVENT_SCOPES = {
   task: "tasks.read",
   label: "tasks.read",
   comment: "tasks.read",
@@ -36,17 +46,18 @@ export const EVENT_SCOPES: Record<string, Scope> = {
   risk: "risks.read",
   issue: "issues.read",
   financialEntry: "financials.read",
-};
+} as const satisfies Record<string, Scope>;
+
+/** The resources events are about. */
+export type EventResource = keyof typeof EVENT_SCOPES;
+export const EVENT_RESOURCES = Object.keys(EVENT_SCOPES);
 
 export function scopeOfEvent(type: string): Scope | undefined {
-  return EVENT_SCOPES[type.split(".")[0] ?? ""];
+  return (EVENT_SCOPES as Record<string, Scope>)[type.split(".")[0] ?? ""];
 }
 
 /** The read scopes that see events: a socket's or a webhook's, narrowed to these. */
 export const EVENT_READ_SCOPES: Scope[] = [...new Set(Object.values(EVENT_SCOPES))];
-
-/** The resources events are about. */
-export const EVENT_RESOURCES = Object.keys(EVENT_SCOPES);
 
 /** "task.updated", "task.*" or "*": an event name, a resource's events, or every event. */
 export function isEventPattern(pattern: string): boolean {

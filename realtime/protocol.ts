@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { EventFilter } from "../domain/event-filter.ts";
+import { ACTOR_TYPES, type OpsEvent } from "../domain/events.ts";
+import type { Assert, Equal } from "../domain/type-equality.ts";
 
 // The one protocol between the Worker and the organisation's room, parsed on both sides. Every
 // message crosses with the shared REALTIME_SECRET; a malformed one is answered 400, never thrown.
@@ -16,6 +18,7 @@ const Uuid = z.uuid();
 /** A timestamp as the room and the Worker write them (toISOString), naming a real instant. */
 const Instant = z.iso.datetime();
 
+/** The kernel's OpsEvent (domain/events.ts) as the room parses it; tsc checks the two agree below. */
 export const OpsEventSchema = z.object({
   id: Uuid,
   type: z.string().min(1).max(100),
@@ -24,9 +27,10 @@ export const OpsEventSchema = z.object({
   occurredAt: Instant,
   data: z.record(z.string(), z.unknown()),
   changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })).nullable(),
-  actor: z.object({ type: z.enum(["key", "user", "system"]), id: z.string().nullable(), name: z.string() }),
+  actor: z.object({ type: z.enum(ACTOR_TYPES), id: z.string().nullable(), name: z.string() }),
   batchId: Uuid.nullable().default(null),
 });
+type _OpsEventAgrees = Assert<Equal<z.infer<typeof OpsEventSchema>, OpsEvent>>;
 
 /** Events per replay message: a replay of thousands of events crosses in requests of bounded size. */
 export const REPLAY_BATCH = 250;

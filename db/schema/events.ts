@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import type { EventActor } from "../../domain/events.ts";
 import { organisations } from "./organisations.ts";
 
 /** The project an event belongs to (domain/event-filter.ts projectOf, in SQL), over the events table's own columns. */
@@ -17,8 +18,8 @@ export const events = pgTable(
     scope: text().notNull(),
     data: jsonb().notNull(),
     changes: jsonb(),
-    // Who made the change: { type: "key" | "user" | "system", id, name } (docs/api.md "Events").
-    actor: jsonb(),
+    // Who made the change (domain/events.ts EventActor); null for opsroom itself, answered as the system actor.
+    actor: jsonb().$type<EventActor>(),
     // The POST /v1/batch this event was committed by; every event of one batch carries the same id.
     batchId: uuid(),
     occurredAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { EVENT_ACTIONS, type EventResource } from "../../domain/events.ts";
 import { eventFields } from "./events.ts";
 import { FinancialEntrySchema } from "./financial-entries.ts";
 import { IssueSchema } from "./issues.ts";
@@ -15,7 +16,7 @@ import { CommentSchema } from "./comments.ts";
 // each with its `from` and `to` of that field's type. GET /v1/events, a record's history, the
 // socket's messages and the document's `webhooks` section all use these.
 
-/** The records events are about, by the event type's prefix (domain/events.ts EVENT_SCOPES). */
+/** The record of each resource events are about (domain/events.ts EVENT_SCOPES: tsc holds them to the same list). */
 const RECORDS = {
   project: { schema: ProjectSchema, name: "Project" },
   milestone: { schema: MilestoneSchema, name: "Milestone" },
@@ -26,10 +27,7 @@ const RECORDS = {
   risk: { schema: RiskSchema, name: "Risk" },
   issue: { schema: IssueSchema, name: "Issue" },
   financialEntry: { schema: FinancialEntrySchema, name: "FinancialEntry" },
-} as const;
-
-export type EventResource = keyof typeof RECORDS;
-const ACTIONS = ["created", "updated", "deleted"] as const;
+} as const satisfies Record<EventResource, { schema: z.ZodType; name: string }>;
 
 /** `changes` of an update: each field that moved, with its value before and after. */
 function changesOf(record: z.ZodObject) {
@@ -40,7 +38,7 @@ function changesOf(record: z.ZodObject) {
 function eventsOf(resource: EventResource) {
   const { schema, name } = RECORDS[resource];
   const record = schema as unknown as z.ZodObject;
-  return ACTIONS.map((action) =>
+  return EVENT_ACTIONS.map((action) =>
     z
       .object({
         ...eventFields,

@@ -1,10 +1,24 @@
 import { z } from "@hono/zod-openapi";
-import { EVENT_RESOURCES, isEventPattern } from "../../domain/events.ts";
+import { ACTOR_TYPES, EVENT_RESOURCES, isEventPattern, type EventActor, type OpsEvent } from "../../domain/events.ts";
 import type { EventFilter, OwnWrites } from "../../domain/event-filter.ts";
+import type { Assert, Equal } from "../../domain/type-equality.ts";
 import { BooleanQuery, Timestamp, Uuid } from "./common.ts";
 
 // The change feed's filter (domain/event-filter.ts) as request fields: the query of GET /v1/events,
 // the same names as a socket's connection query, and a webhook's fields.
+
+/** The kernel's EventActor (domain/events.ts) as the document describes it. */
+const ActorSchema = z
+  .object({
+    type: z.enum(ACTOR_TYPES),
+    id: Uuid.nullable(),
+    name: z.string(),
+  })
+  .openapi("Actor", {
+    description:
+      "Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).",
+    example: { type: "key", id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", name: "Warehouse sync" },
+  });
 
 /**
  * The fields every event has, whatever its type (domain/events.ts OpsEvent). The typed events,
@@ -15,19 +29,11 @@ export const eventFields = {
   orgId: Uuid,
   changeVersion: z.number().int().openapi({ description: "The organisation's changeVersion this change produced." }),
   occurredAt: Timestamp,
-  actor: z
-    .object({
-      type: z.enum(["key", "user", "system"]),
-      id: Uuid.nullable(),
-      name: z.string(),
-    })
-    .openapi("Actor", {
-      description:
-        "Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).",
-      example: { type: "key", id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", name: "Warehouse sync" },
-    }),
+  actor: ActorSchema,
   batchId: Uuid.nullable().openapi({ description: "The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call." }),
 };
+type _ActorAgrees = Assert<Equal<z.infer<typeof ActorSchema>, EventActor>>;
+type _EventFieldsAgree = Assert<Equal<z.infer<z.ZodObject<typeof eventFields>>, Omit<OpsEvent, "type" | "data" | "changes">>>;
 
 /** "task.updated", "task.*" or "*": an event name, a resource's events, or every event. */
 export const EventPattern = z

@@ -6,8 +6,11 @@
 // never reused), so an older event or list arriving after the delete does not bring it back.
 
 /** @typedef {{ id: string, version: number, [field: string]: any }} Record */
-/** @typedef {{ type: "key" | "user" | "system", id: string | null, name: string }} Actor */
-/** @typedef {{ id: string, type: string, changeVersion: number, occurredAt: string, data: Record, changes: Record | null, actor?: Actor }} OpsEvent */
+/** Who made a change: the kernel's type (domain/events.ts), as the API sends it. @typedef {import("../../../domain/events.ts").EventActor} Actor */
+/**
+ * An event as the API sends it: the kernel's type (domain/events.ts), its data a record.
+ * @typedef {Omit<import("../../../domain/events.ts").OpsEvent, "data"> & { data: Record }} OpsEvent
+ */
 /** @typedef {"tasks" | "projects" | "milestones" | "people" | "labels" | "comments"} Collection */
 
 /** @type {{ [resource: string]: Collection }} */
