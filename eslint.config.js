@@ -5,7 +5,8 @@
 //   db/        the kernel only; the one place drizzle and the Postgres drivers are imported
 //   services/  the kernel, db/ and realtime/protocol.ts; no HTTP framework, no driver
 //   realtime/  the kernel and its own protocol module
-//   functions/ the kernel, services/ and realtime/protocol.ts (db/ only for the driver's factory)
+//   functions/ the kernel, services/ and realtime/protocol.ts (db/ only for the driver's factory);
+//              its HTTP kit (functions/http/) imports neither its routes nor its OpenAPI code
 //   cli/       the kernel, services/, db/ and the Worker's request schemas
 import js from "@eslint/js";
 import globals from "globals";
@@ -17,6 +18,14 @@ const DRIVERS = ["drizzle-orm", "drizzle-orm/*", "@neondatabase/serverless", "pg
 const driversMessage = "only db/ (and the local database tooling in cli/lib) talks to drizzle or a Postgres driver";
 
 const restrict = (patterns) => ["error", { patterns }];
+
+/** What the Worker (functions/) may not import. */
+const WORKER_IMPORTS = [
+  { regex: folders("cli", "bench", "test", "client"), message: "the Worker imports none of the Node-side tools" },
+  { regex: "^(\\.\\./)+db/(?!client\\.ts$)", message: "the Worker reaches the data through services/ (db/client.ts only, for the driver's factory)" },
+  { regex: "^(\\.\\./)+realtime/(?!protocol\\.ts$)", message: "the Worker speaks to the room through realtime/protocol.ts only" },
+  { group: DRIVERS, message: driversMessage },
+];
 
 export default tseslint.config(
   { ignores: ["node_modules/", "console/vendor/", "client/schema.d.ts", ".data/", "**/.wrangler/", "test/artifacts/", "bench/results/", ".stryker-tmp/", "reports/"] },
@@ -71,14 +80,20 @@ export default tseslint.config(
   {
     files: ["functions/**/*.ts"],
     rules: {
-      "no-restricted-imports": restrict([
-        { regex: folders("cli", "bench", "test", "client"), message: "the Worker imports none of the Node-side tools" },
-        { regex: "^(\\.\\./)+db/(?!client\\.ts$)", message: "the Worker reaches the data through services/ (db/client.ts only, for the driver's factory)" },
-        { regex: "^(\\.\\./)+realtime/(?!protocol\\.ts$)", message: "the Worker speaks to the room through realtime/protocol.ts only" },
-        { group: DRIVERS, message: driversMessage },
-      ]),
+      "no-restricted-imports": restrict(WORKER_IMPORTS),
       // Hono's c.var builds a new object of every variable on each read; c.get reads one.
       "no-restricted-syntax": ["error", { selector: "MemberExpression[object.name='c'][property.name='var']", message: "read a context variable with c.get(\"name\"): c.var copies them all on every read" }],
+    },
+  },
+  {
+    // The HTTP kit (what a route is, how one runs, the envelope, headers, errors) serves every
+    // route and knows none: the routes and the OpenAPI document are built on it, never under it.
+    files: ["functions/http/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        ...WORKER_IMPORTS,
+        { regex: "^\\.\\./(routes|openapi)/", message: "the HTTP kit knows no route and no document: functions/routes/ and functions/openapi/ import it, not the other way" },
+      ]),
     },
   },
   {
@@ -86,7 +101,7 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict([
         { regex: folders("bench", "test", "client"), message: "the CLI imports no tests or benchmarks" },
-        { regex: "^(\\.\\./)+functions/(?!schemas/|validation\\.ts$)", message: "the CLI calls services/; from the Worker it takes only the request schemas" },
+        { regex: "^(\\.\\./)+functions/(?!schemas/|http/validation\\.ts$)", message: "the CLI calls services/; from the Worker it takes only the request schemas" },
         { group: DRIVERS, message: driversMessage },
       ]),
     },

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from "./lib/paths.ts";
 const COPIES = [
   {
     from: join(PROJECT_ROOT, "node_modules/@scalar/api-reference/dist/browser/standalone.js"),
-    // Must match SCALAR_BUNDLE_PATH in functions/docs.ts.
+    // Must match SCALAR_BUNDLE_PATH in functions/openapi/docs-page.ts.
     to: join(PROJECT_ROOT, "console/vendor/scalar/api-reference.js"),
   },
 ];

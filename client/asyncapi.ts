@@ -1,5 +1,5 @@
 import { routes } from "../functions/routes/index.ts";
-import { openApiDocument } from "../functions/routes/openapi.ts";
+import { openApiDocument } from "../functions/openapi/document.ts";
 import { CLOSE_CODES } from "../realtime/protocol.ts";
 
 // The realtime room's messages as an AsyncAPI 3.0 document (client/asyncapi.json, written by

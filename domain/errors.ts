@@ -1,6 +1,6 @@
 // The closed set of error codes, and the one error type every layer throws. A code says what is
 // wrong in the API's own terms; how it is answered (an HTTP status, a CLI exit) is decided at the
-// edge that speaks to the caller (functions/errors.ts maps each code to its status).
+// edge that speaks to the caller (functions/http/errors.ts maps each code to its status).
 
 export const ERROR_CODES = [
   "missing_field",

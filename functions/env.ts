@@ -6,7 +6,7 @@ import { EVENT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { IdempotencyRequest } from "../services/context.ts";
 import type { AuthGuard } from "./rate-limit/auth-guard.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
-import type { AnyRoute } from "./registry.ts";
+import type { AnyRoute } from "./http/registry.ts";
 
 /** Worker bindings (wrangler.toml and secrets); read through `settingsOf`, which checks them. */
 export interface Bindings {

@@ -1,6 +1,6 @@
 import { sweep } from "../services/events.ts";
 import { createApp } from "./app.ts";
-import { backgroundContext } from "./context.ts";
+import { backgroundContext } from "./http/context.ts";
 import { settingsOf, type Bindings } from "./env.ts";
 
 // The Worker: the Hono app serves /v1; the cron trigger runs the sweep (re-publishes events no

@@ -18,7 +18,7 @@ import type { SystemContext } from "../services/context.ts";
 import { missedEvents, roomStart } from "../services/events.ts";
 import { describeCaller } from "../services/organisation.ts";
 import { disableWebhook, recordAttempts, webhookTargets } from "../services/webhooks.ts";
-import { serviceContext } from "./context.ts";
+import { serviceContext } from "./http/context.ts";
 import { settingsOf, type AppEnv } from "./env.ts";
 import { addressBlocked, consumeRateLimit, forgetRevokedKey } from "./middleware/rate-limit.ts";
 

@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { CreatePersonSchema, PersonSchema } from "../../functions/schemas/personnel.ts";
 import { personnel, type NewPerson } from "../../services/personnel.ts";
-import { validationError } from "../../functions/validation.ts";
+import { validationError } from "../../functions/http/validation.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { asCliError } from "../lib/api-errors.ts";
 import { cliContext } from "../lib/context.ts";

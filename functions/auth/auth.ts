@@ -6,7 +6,7 @@ import { uuidv7 } from "../../domain/ids.ts";
 import { endSession } from "../../services/sessions.ts";
 import { checkSignUp, welcomeNewUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/rooms.ts";
-import { databaseFor } from "../context.ts";
+import { databaseFor } from "../http/context.ts";
 import { settingsOf, type Bindings } from "../env.ts";
 import { COOKIE_PREFIX } from "./session-cookie.ts";
 

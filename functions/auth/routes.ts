@@ -4,7 +4,7 @@ import { DomainError } from "../../domain/errors.ts";
 import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS, SIGN_UP_WINDOW_SECONDS, SIGN_UPS_PER_ADDRESS } from "../../domain/limits.ts";
 import { acceptInvitation, lookUpInvitation } from "../../services/invitations.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
-import { jsonBodyProblem } from "../lib/json-limits.ts";
+import { jsonBodyProblem } from "../http/json-limits.ts";
 import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";
 import { authFor } from "./auth.ts";
 import { isSameOriginWrite, sessionTokenOf, withoutSessionToken } from "./session-cookie.ts";
@@ -29,7 +29,7 @@ authRoutes.use("/auth/*", async (c, next) => {
 
 /**
  * A POST to /auth is a JSON object of at most 16 KB, within the depth and size limits of every
- * body, whose strings are well-formed text (functions/lib/json-limits.ts) holding no NUL (Postgres refuses
+ * body, whose strings are well-formed text (functions/http/json-limits.ts) holding no NUL (Postgres refuses
  * them) and whose names are at most 200 characters, checked before better-auth reads it: one
  * parse, the same body every limit below counts, and nothing half-created by a bad value.
  */

@@ -3,7 +3,7 @@ import type { AppEnv } from "../env.ts";
 import { refuse } from "./refuse.ts";
 import { sha256Hex } from "../../domain/crypto/hash.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { jsonBodyProblem } from "../lib/json-limits.ts";
+import { jsonBodyProblem } from "../http/json-limits.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -39,7 +39,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number
 /**
  * The body checks that come before the schema: JSON content type (415), at most 64 KiB (413),
  * well-formed JSON (400 invalid_json), a JSON object within the depth and size limits holding only
- * well-formed text (400 invalid_field, functions/lib/json-limits.ts). The parsed body is handed to the
+ * well-formed text (400 invalid_field, functions/http/json-limits.ts). The parsed body is handed to the
  * validator through Hono's body cache. A POST's Idempotency-Key is fingerprinted here, over the
  * exact bytes received.
  */

@@ -4,11 +4,11 @@ import { DatabaseUnavailableError } from "../../db/client.ts";
 import { PERSON_RATE_LIMIT } from "../../domain/limits.ts";
 import { describeCaller } from "../../services/organisation.ts";
 import { sessionHolder } from "../../services/sessions.ts";
-import { databaseFor, serviceContext } from "../context.ts";
+import { databaseFor, serviceContext } from "../http/context.ts";
 import type { AppEnv, Bindings } from "../env.ts";
 import { IsolateBudgets, type RateLimitDecision } from "../rate-limit/lease.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { RESPONSE_HEADERS } from "../headers.ts";
+import { RESPONSE_HEADERS } from "../http/headers.ts";
 
 /**
  * The address the request came from: Cloudflare sets CF-Connecting-IP on every request and
@@ -80,7 +80,7 @@ const holders = new Map<string, { userId: string; orgId: string; readAt: number 
  * The limiter of a person in the organisation their session acts for, read once a minute per
  * isolate: one round trip then, none on the calls between. A session that has ended is 401 (as
  * its call's statement would answer). The read has a database handle of its own: the call's
- * handle counts the call's own statements (app.ts decides from them whether a 400 still owes the
+ * handle counts the call's own statements (http/handler.ts decides from them whether a 400 still owes the
  * caller its 401 or 403).
  */
 async function personLimiterOf(c: Context<AppEnv>, sessionToken: string): Promise<string> {

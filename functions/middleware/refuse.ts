@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { DomainError } from "../../domain/errors.ts";
 import { describeCaller } from "../../services/organisation.ts";
-import { serviceContext } from "../context.ts";
+import { serviceContext } from "../http/context.ts";
 import type { AppEnv } from "../env.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { clientOf } from "../../domain/client-address.ts";
 import { rateLimitOf } from "../../services/api-keys.ts";
-import { databaseFor } from "../context.ts";
+import { databaseFor } from "../http/context.ts";
 import type { Bindings } from "../env.ts";
 import type { GuardDecision } from "./auth-guard.ts";
 import { countRequests, windowAt, type RateLimitLease } from "./lease.ts";

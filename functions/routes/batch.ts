@@ -4,17 +4,17 @@ import { DomainError } from "../../domain/errors.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { MAX_JSON_DEPTH } from "../../domain/limits.ts";
 import { atOperation, runBatch, type BatchOperation } from "../../services/batch.ts";
-import { serviceContext } from "../context.ts";
-import { envelope } from "../envelope.ts";
-import { RESPONSE_HEADERS } from "../headers.ts";
+import { serviceContext } from "../http/context.ts";
+import { envelope } from "../http/envelope.ts";
+import { RESPONSE_HEADERS } from "../http/headers.ts";
 import type { AppEnv } from "../env.ts";
-import { parseIfMatch } from "../lib/preconditions.ts";
+import { parseIfMatch } from "../http/preconditions.ts";
 import { consumeMore } from "../middleware/rate-limit.ts";
 import { describeCaller } from "../../services/organisation.ts";
 import type { Scope } from "../../domain/scopes.ts";
-import { defineRoute, matchRoute, type AnyRoute } from "../registry.ts";
+import { defineRoute, matchRoute, type AnyRoute } from "../http/registry.ts";
 import { Uuid } from "../schemas/common.ts";
-import { validationError } from "../validation.ts";
+import { validationError } from "../http/validation.ts";
 
 // POST /v1/batch: the creates, changes and deletes of records, up to 100, all or nothing, in one
 // database round trip (services/batch.ts). Each operation is the single call it names, validated

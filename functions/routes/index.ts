@@ -1,4 +1,4 @@
-import type { AnyRoute } from "../registry.ts";
+import type { AnyRoute } from "../http/registry.ts";
 import { batchRoutes } from "./batch.ts";
 import { milestoneRoutes } from "./milestones.ts";
 import { openApiRoute } from "./openapi.ts";

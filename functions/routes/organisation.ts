@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { getOrganisation } from "../../services/organisation.ts";
-import { serviceContext } from "../context.ts";
-import { recordEnvelope, reply } from "../envelope.ts";
-import { defineRoute } from "../registry.ts";
+import { serviceContext } from "../http/context.ts";
+import { recordEnvelope, reply } from "../http/envelope.ts";
+import { defineRoute } from "../http/registry.ts";
 import { Timestamp, Uuid } from "../schemas/common.ts";
 
 const OrganisationSchema = z

@@ -1,7 +1,7 @@
 import { projectFinancials } from "../../services/financial-entries.ts";
-import { serviceContext } from "../context.ts";
-import { recordEnvelope, reply } from "../envelope.ts";
-import { defineRoute } from "../registry.ts";
+import { serviceContext } from "../http/context.ts";
+import { recordEnvelope, reply } from "../http/envelope.ts";
+import { defineRoute } from "../http/registry.ts";
 import { IdParams } from "../schemas/common.ts";
 import { ProjectFinancialsQuery, ProjectFinancialsSchema } from "../schemas/financial-entries.ts";
 

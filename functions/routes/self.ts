@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { describeCaller } from "../../services/organisation.ts";
-import { serviceContext } from "../context.ts";
-import { envelope } from "../envelope.ts";
+import { serviceContext } from "../http/context.ts";
+import { envelope } from "../http/envelope.ts";
 import { settingsOf, type Bindings } from "../env.ts";
 import { SCOPES } from "../../domain/scopes.ts";
-import { defineRoute, operationsOf } from "../registry.ts";
+import { defineRoute, operationsOf } from "../http/registry.ts";
 import { Uuid } from "../schemas/common.ts";
 
 const ORG_EXAMPLE = "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10";

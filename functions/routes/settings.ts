@@ -6,10 +6,10 @@ import * as apiKeys from "../../services/api-keys.ts";
 import * as invitations from "../../services/invitations.ts";
 import * as members from "../../services/members.ts";
 import * as sessions from "../../services/sessions.ts";
-import { serviceContext } from "../context.ts";
-import { envelope, recordEnvelope, reply } from "../envelope.ts";
+import { serviceContext } from "../http/context.ts";
+import { envelope, recordEnvelope, reply } from "../http/envelope.ts";
 import { forgetSessionHolder } from "../middleware/rate-limit.ts";
-import { defineRoute } from "../registry.ts";
+import { defineRoute } from "../http/registry.ts";
 import { Name, Timestamp, Uuid } from "../schemas/common.ts";
 
 // The settings area (docs/people.md): a signed-in person's own session, the organisation's

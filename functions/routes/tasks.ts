@@ -1,8 +1,8 @@
 import { addDependency, removeDependency, tasks } from "../../services/tasks.ts";
-import { serviceContext } from "../context.ts";
-import { recordEnvelope, writeReply } from "../envelope.ts";
-import { parseIfMatch } from "../lib/preconditions.ts";
-import { defineRoute } from "../registry.ts";
+import { serviceContext } from "../http/context.ts";
+import { recordEnvelope, writeReply } from "../http/envelope.ts";
+import { parseIfMatch } from "../http/preconditions.ts";
+import { defineRoute } from "../http/registry.ts";
 import { TASK_EXPAND } from "../schemas/expansions.ts";
 import { AddDependencySchema, CreateTaskSchema, DependencyParams, ListTasksQuery, TaskSchema, UpdateTaskSchema, UpsertTaskSchema } from "../schemas/tasks.ts";
 import { IdParams } from "../schemas/common.ts";

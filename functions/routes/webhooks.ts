@@ -1,10 +1,10 @@
 import { pageRequest } from "../../domain/paging.ts";
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from "../../services/webhooks.ts";
-import { serviceContext } from "../context.ts";
-import { listEnvelope, listReply, recordEnvelope, recordReply, writeReply } from "../envelope.ts";
+import { serviceContext } from "../http/context.ts";
+import { listEnvelope, listReply, recordEnvelope, recordReply, writeReply } from "../http/envelope.ts";
 import { settingsOf } from "../env.ts";
-import { parseIfMatch } from "../lib/preconditions.ts";
-import { defineRoute } from "../registry.ts";
+import { parseIfMatch } from "../http/preconditions.ts";
+import { defineRoute } from "../http/registry.ts";
 import { IdParams } from "../schemas/common.ts";
 import { CreatedWebhookSchema, CreateWebhookSchema, ListWebhooksQuery, RotateSecretSchema, UpdateWebhookSchema, WebhookSchema } from "../schemas/webhooks.ts";
 

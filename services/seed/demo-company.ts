@@ -207,7 +207,7 @@ const each = <T>(kind: number, list: readonly T[]) => list.map((_, index) => fix
 /**
  * The ids of the demo organisation that the first `npm run dev` seeds into an empty database. They
  * are fixed so that the OpenAPI document's request examples name records that exist there: each
- * example, sent as it is, succeeds (functions/lib/openapi-examples.ts, test/api/openapi-examples.test.ts).
+ * example, sent as it is, succeeds (functions/openapi/examples.ts, test/api/openapi-examples.test.ts).
  * Only one organisation of a database can have them; `opsroom seed` makes others with new ids.
  */
 export const DEMO_IDS = {

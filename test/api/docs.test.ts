@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { SCALAR_BUNDLE_PATH } from "../../functions/docs.ts";
+import { SCALAR_BUNDLE_PATH } from "../../functions/openapi/docs-page.ts";
 import { api, workerUrl } from "../helpers/api.ts";
 
 // GET /docs (the API reference) and GET / (the live console): pages for people, served by the

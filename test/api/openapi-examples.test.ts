@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { ERROR_STATUS, ErrorEnvelopeSchema, errorExampleOf } from "../../functions/errors.ts";
-import { eventCatalogue } from "../../functions/lib/event-catalogue.ts";
+import { ERROR_STATUS, ErrorEnvelopeSchema, errorExampleOf } from "../../functions/http/errors.ts";
+import { eventCatalogue } from "../../functions/openapi/event-catalogue.ts";
 import { SCOPES } from "../../domain/scopes.ts";
 import { routes } from "../../functions/routes/index.ts";
 import { createUser } from "../../services/users.ts";

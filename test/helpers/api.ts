@@ -1,11 +1,11 @@
-import { RESPONSE_HEADERS, responseHeadersOf } from "../../functions/headers.ts";
+import { RESPONSE_HEADERS, responseHeadersOf } from "../../functions/http/headers.ts";
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PRISM_RECORDS, type PrismRecord } from "../setup/prism.ts";
 import { expect, inject } from "vitest";
-import { ErrorEnvelopeSchema } from "../../functions/errors.ts";
-import { errorCodesOf, routeFor } from "../../functions/registry.ts";
+import { ErrorEnvelopeSchema } from "../../functions/http/errors.ts";
+import { errorCodesOf, routeFor } from "../../functions/http/registry.ts";
 import { routes } from "../../functions/routes/index.ts";
 
 // A small typed fetch against the Worker under test: JSON in, JSON out, status and headers kept.
@@ -124,7 +124,7 @@ function expectNoPrismViolation(operationId: string, method: string, pathname: s
   if (response.status < 300) expect(violations, `${where}: Prism finds the request off the document, yet the API accepted it`).toEqual([]);
 }
 
-/** Every header of the API's own (functions/headers.ts) that an answer carries is declared for its operation and status. */
+/** Every header of the API's own (functions/http/headers.ts) that an answer carries is declared for its operation and status. */
 function expectHeadersDeclared(method: string, pathname: string, status: number, headers: Headers): void {
   const route = routeFor(routes, method, pathname);
   if (!route || method === "OPTIONS") return;

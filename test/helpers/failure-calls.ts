@@ -1,6 +1,6 @@
 import { expect, inject } from "vitest";
 import { createOrganisation } from "../../db/statements/organisations.ts";
-import { ERROR_STATUS } from "../../functions/errors.ts";
+import { ERROR_STATUS } from "../../functions/http/errors.ts";
 import { ALL_SCOPES, expandScopes } from "../../domain/scopes.ts";
 import { createApiKey } from "../../services/api-keys.ts";
 import type { FailureStack } from "./failure-stack.ts";

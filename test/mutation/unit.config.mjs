@@ -15,7 +15,7 @@ export default {
     "domain/crypto/realtime-token.ts",
     "domain/webhook-urls.ts",
     "realtime/webhooks/delivery.ts",
-    "functions/lib/preconditions.ts",
+    "functions/http/preconditions.ts",
     // settleCaller, and in settleCreate/-Update/-Delete the caller check, the Idempotency-Key
     // replay and If-Match; the rest of settle.ts (references, workflow rules, blockers) is not a
     // security edge.

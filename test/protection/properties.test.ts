@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ERROR_STATUS } from "../../functions/errors.ts";
+import { ERROR_STATUS } from "../../functions/http/errors.ts";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../../domain/limits.ts";
 import { isWellFormedApiKey } from "../../domain/crypto/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
@@ -19,7 +19,7 @@ import { insertFinancialEntry, insertIssue, insertRisk } from "../helpers/projec
 //
 //   - the answer is never a 5xx;
 //   - it is the JSON envelope, version "v1"; an error carries a code of the closed set
-//     (functions/errors.ts) whose status is the one answered, and the request id of the header;
+//     (functions/http/errors.ts) whose status is the one answered, and the request id of the header;
 //   - a refused request leaves no row, no changeVersion bump and no event in the caller's
 //     organisation; the other organisation, whose ids are sent too, never changes at all.
 //

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../../domain/errors.ts";
-import { parseIfMatch } from "../../functions/lib/preconditions.ts";
+import { parseIfMatch } from "../../functions/http/preconditions.ts";
 
-// functions/lib/preconditions.ts: If-Match as a record version (docs/api.md "Idempotency and concurrency").
+// functions/http/preconditions.ts: If-Match as a record version (docs/api.md "Idempotency and concurrency").
 
 function refusal(header: string): DomainError {
   try {

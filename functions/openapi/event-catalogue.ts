@@ -1,4 +1,4 @@
-import type { AnyRoute } from "../registry.ts";
+import type { AnyRoute } from "../http/registry.ts";
 import { EVENT_SCOPES } from "../../domain/events.ts";
 import type { Scope } from "../../domain/scopes.ts";
 

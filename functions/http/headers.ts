@@ -1,8 +1,8 @@
 import type { AnyRoute } from "./registry.ts";
 
 // Every header the API reads or sends beyond HTTP's own, declared once: the runtime sets them by
-// these names (envelope.ts, middleware/rate-limit.ts, app.ts), CORS exposes them, and the OpenAPI
-// document declares them per operation and status (registry.ts toOpenApiRoute). The tests check
+// these names (envelope.ts, errors.ts, middleware/rate-limit.ts), CORS exposes them, and the OpenAPI
+// document declares them per operation and status (openapi/operation.ts toOpenApiRoute). The tests check
 // that every one a response carries is declared for its operation and status (test/helpers/api.ts).
 
 interface HeaderSpec {
@@ -60,7 +60,7 @@ const checksIfMatch = (route: AnyRoute) => route.method !== "get" && route.metho
 
 /** The response headers of `route` answering `status` (a success, or an error status). */
 export function responseHeadersOf(route: AnyRoute, status: number): HeaderSpec[] {
-  // CORS allows any origin on every answer (app.ts).
+  // CORS allows any origin on every answer (middleware/cross-origin.ts).
   const headers: HeaderSpec[] = [RESPONSE_HEADERS.requestId, RESPONSE_HEADERS.accessControlAllowOrigin];
   if (keyed(route)) headers.push(RESPONSE_HEADERS.rateLimitLimit, RESPONSE_HEADERS.rateLimitRemaining, RESPONSE_HEADERS.rateLimitReset);
   if (status === 429 || status === 503) headers.push(RESPONSE_HEADERS.retryAfter);

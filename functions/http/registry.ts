@@ -1,13 +1,12 @@
-import { createRoute, type z } from "@hono/zod-openapi";
+import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { ErrorCode } from "../domain/errors.ts";
-import type { JsonText } from "../domain/json-text.ts";
-import type { Scope } from "../domain/scopes.ts";
-import type { BatchOperation } from "../services/batch.ts";
-import type { ServiceContext } from "../services/context.ts";
-import type { AppEnv } from "./env.ts";
-import { errorResponses } from "./errors.ts";
-import { asHeaderObjects, asHeaderParameters, requestHeadersOf, responseHeadersOf, type ResponseHeader } from "./headers.ts";
+import type { ErrorCode } from "../../domain/errors.ts";
+import type { JsonText } from "../../domain/json-text.ts";
+import type { Scope } from "../../domain/scopes.ts";
+import type { BatchOperation } from "../../services/batch.ts";
+import type { ServiceContext } from "../../services/context.ts";
+import type { AppEnv } from "../env.ts";
+import type { ResponseHeader } from "./headers.ts";
 
 type Schema = z.ZodType | undefined;
 export type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -78,7 +77,7 @@ export interface RouteDefinition<P extends Schema = Schema, Q extends Schema = S
     description: string;
     /** A second success: an upsert answers 201 when it created the record (with the same schema). */
     created?: string;
-    /** The headers a success carries beyond those of every answer (functions/headers.ts). */
+    /** The headers a success carries beyond those of every answer (functions/http/headers.ts). */
     headers?: ResponseHeader[];
   };
   /** Largest body accepted, in bytes; default 64 KiB. */
@@ -119,44 +118,6 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   }
   for (const code of route.errors ?? []) codes.add(code);
   return [...codes];
-}
-
-/** Who may make the call, as an operation without a description of its own says. */
-function whoMayCall(route: AnyRoute): string {
-  if (route.scope === "public") return "No key needed.";
-  if (route.auth === "session") return "A signed-in person's session (the settings area); an API key is answered 401.";
-  return route.scope === null ? "Any valid key." : `Needs the \`${route.scope}\` scope (or a session whose role holds it).`;
-}
-
-/** The route as the OpenAPI document wants it: request schemas, success and error responses, security. */
-export function toOpenApiRoute(route: AnyRoute) {
-  const scopes = typeof route.scope === "string" && route.scope !== "public" ? [route.scope] : [];
-  const success = (status: number, description: string) => ({
-    description,
-    headers: asHeaderObjects(responseHeadersOf(route, status)),
-    content: { "application/json": { schema: route.response.schema } },
-  });
-  const requestHeaders = asHeaderParameters(requestHeadersOf(route));
-  return createRoute({
-    method: route.method,
-    path: route.path,
-    summary: route.summary,
-    description: route.description ?? whoMayCall(route),
-    tags: [route.tag],
-    operationId: route.operationId,
-    security: route.scope === "public" ? [] : route.auth === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: scopes }, { sessionCookie: [] }],
-    ...(requestHeaders.length ? { parameters: requestHeaders } : {}),
-    request: {
-      ...(route.params ? { params: route.params } : {}),
-      ...(route.query ? { query: route.query } : {}),
-      ...(route.body ? { body: { required: true, content: { "application/json": { schema: route.body } } } } : {}),
-    },
-    responses: {
-      [route.response.status ?? 200]: success(route.response.status ?? 200, route.response.description),
-      ...(route.response.created ? { 201: success(201, route.response.created) } : {}),
-      ...errorResponses(errorCodesOf(route), (status) => asHeaderObjects(responseHeadersOf(route, status))),
-    },
-  });
 }
 
 export interface Operation {

@@ -1,7 +1,7 @@
-import { ERROR_STATUS } from "../errors.ts";
-import { eventCatalogue } from "../lib/event-catalogue.ts";
+import { ERROR_STATUS } from "../http/errors.ts";
+import { eventCatalogue } from "./event-catalogue.ts";
 import { SCOPES, type Scope } from "../../domain/scopes.ts";
-import type { AnyRoute } from "../registry.ts";
+import type { AnyRoute } from "../http/registry.ts";
 import { type ErrorCode } from "../../domain/errors.ts";
 
 // The OpenAPI document's info.description: what every operation has in common (the envelope,

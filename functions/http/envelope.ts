@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { JsonText } from "../domain/json-text.ts";
-import { encodeCursor, type PageEnd, type SortKey } from "../domain/paging.ts";
-import type { WriteResult } from "../services/settle.ts";
+import { JsonText } from "../../domain/json-text.ts";
+import { encodeCursor, type PageEnd, type SortKey } from "../../domain/paging.ts";
+import type { WriteResult } from "../../services/settle.ts";
 import { RESPONSE_HEADERS } from "./headers.ts";
 
 // The envelope every answer travels in: { success, version, message, changeVersion, data } and, on
 // lists, count and nextCursor. The reply builders below are what handlers return; their bodies are
 // checked against the route's declared schema when the handler compiles. changeVersion is stamped
-// by the registry (functions/app.ts) from what the call's statements observed, so a handler never
+// by the route runner (functions/http/handler.ts) from what the call's statements observed, so a handler never
 // passes it on by hand.
 
 const ChangeVersion = z.number().int().min(0).openapi({

@@ -1,5 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES, type DomainError, type ErrorCode } from "../domain/errors.ts";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { DatabaseRefusedError, DatabaseUnavailableError } from "../../db/client.ts";
+import { DomainError, ERROR_CODES, type ErrorCode } from "../../domain/errors.ts";
+import type { AppEnv } from "../env.ts";
+import { RESPONSE_HEADERS } from "./headers.ts";
 
 /**
  * The status each error code of the kernel's closed set answers with (docs/api.md "Errors").
@@ -36,6 +41,48 @@ export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 
 /** The HTTP status an error answers with. */
 export const statusOf = (error: DomainError): ErrorStatus => ERROR_STATUS[error.code];
+
+/** An error as the API answers it: its status, the headers that status carries, and the error envelope with the request id. */
+export function sendError(c: Context<AppEnv>, error: DomainError) {
+  const status = statusOf(error);
+  if (status === 401) c.header(RESPONSE_HEADERS.wwwAuthenticate.name, 'Bearer realm="opsroom"');
+  // Unavailable is momentary (the database out of reach): a client may retry after a second.
+  if (status === 503) c.header(RESPONSE_HEADERS.retryAfter.name, "1");
+  return c.json(
+    { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details, requestId: c.get("requestId") } },
+    status,
+  );
+}
+
+/** The app's notFound: a path no route serves. */
+export const noEndpoint = (c: Context<AppEnv>) => sendError(c, new DomainError("not_found", `no endpoint ${c.req.method} ${new URL(c.req.url).pathname}`));
+
+/**
+ * The app's onError: a domain error is answered as it is; the database out of reach is 503, and a
+ * database refusing the request (our configuration or a bug) or any other error is logged with the
+ * request id and answered a plain 500 without internals.
+ */
+export function answerError(error: Error, c: Context<AppEnv>) {
+  const log = (message: string, detail: Record<string, unknown>) => console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message, ...detail }));
+  if (error instanceof DomainError) return sendError(c, error);
+  if (error instanceof DatabaseUnavailableError) {
+    log("database unavailable", { cause: String(error.cause) });
+    // Nothing is ever half-written, but a statement whose connection dropped after it was sent
+    // may have committed whole (test/protection/database-failures.test.ts): do not promise less.
+    return sendError(
+      c,
+      new DomainError("unavailable", "the database is unavailable; retry shortly (nothing is half-written; a write cut off in flight may have been made, so retry a create with the same Idempotency-Key)"),
+    );
+  }
+  if (error instanceof DatabaseRefusedError) {
+    // The configuration or a bug of ours, not an outage: the cause is logged, never answered.
+    log("database refused the request", { cause: String(error.cause) });
+    return sendError(c, new DomainError("internal_error", "unexpected error; nothing was changed"));
+  }
+  if (error instanceof HTTPException && error.status === 400) return sendError(c, new DomainError("invalid_json", "the body is not valid JSON"));
+  log(String(error), { stack: error.stack });
+  return sendError(c, new DomainError("internal_error", "unexpected error; nothing was changed"));
+}
 
 /**
  * Every field an error may carry beyond its code, typed: what a client can act on. The object is

@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { DomainError, type ErrorCode } from "../domain/errors.ts";
+import { DomainError, type ErrorCode } from "../../domain/errors.ts";
 
 interface Problem {
   code: ErrorCode;

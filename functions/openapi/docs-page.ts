@@ -1,6 +1,6 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv } from "../env.ts";
 
 /**
  * Where the Worker's static assets (wrangler.toml [assets], the console/ folder) hold Scalar's

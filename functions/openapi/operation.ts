@@ -1,0 +1,45 @@
+import { createRoute } from "@hono/zod-openapi";
+import { errorResponses } from "../http/errors.ts";
+import { asHeaderObjects, asHeaderParameters, requestHeadersOf, responseHeadersOf } from "../http/headers.ts";
+import { errorCodesOf, type AnyRoute } from "../http/registry.ts";
+
+// One route of the registry as an operation of the OpenAPI document: its request schemas, its
+// success and error responses (with the headers of each status), and its security.
+
+/** Who may make the call, as an operation without a description of its own says. */
+function whoMayCall(route: AnyRoute): string {
+  if (route.scope === "public") return "No key needed.";
+  if (route.auth === "session") return "A signed-in person's session (the settings area); an API key is answered 401.";
+  return route.scope === null ? "Any valid key." : `Needs the \`${route.scope}\` scope (or a session whose role holds it).`;
+}
+
+/** The route as the OpenAPI document wants it: request schemas, success and error responses, security. */
+export function toOpenApiRoute(route: AnyRoute) {
+  const scopes = typeof route.scope === "string" && route.scope !== "public" ? [route.scope] : [];
+  const success = (status: number, description: string) => ({
+    description,
+    headers: asHeaderObjects(responseHeadersOf(route, status)),
+    content: { "application/json": { schema: route.response.schema } },
+  });
+  const requestHeaders = asHeaderParameters(requestHeadersOf(route));
+  return createRoute({
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    description: route.description ?? whoMayCall(route),
+    tags: [route.tag],
+    operationId: route.operationId,
+    security: route.scope === "public" ? [] : route.auth === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: scopes }, { sessionCookie: [] }],
+    ...(requestHeaders.length ? { parameters: requestHeaders } : {}),
+    request: {
+      ...(route.params ? { params: route.params } : {}),
+      ...(route.query ? { query: route.query } : {}),
+      ...(route.body ? { body: { required: true, content: { "application/json": { schema: route.body } } } } : {}),
+    },
+    responses: {
+      [route.response.status ?? 200]: success(route.response.status ?? 200, route.response.description),
+      ...(route.response.created ? { 201: success(201, route.response.created) } : {}),
+      ...errorResponses(errorCodesOf(route), (status) => asHeaderObjects(responseHeadersOf(route, status))),
+    },
+  });
+}
