@@ -5,6 +5,7 @@ import { matchesFilter, NO_FILTER, type EventFilter } from "../domain/event-filt
 import { bearerToken, secretsEqual } from "../domain/crypto/secrets.ts";
 import { authenticate, internalUrl, type Identity, type RoomEnv } from "./identity.ts";
 import { CLOSE_CODES, RoomMessageSchema } from "./protocol.ts";
+import { Alarm, RETRY_MS } from "./room/alarm.ts";
 import { hasAny, orderedKey, writeAtomically } from "./storage.ts";
 import { backlogLimitOf } from "./webhooks/backlog.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
@@ -46,11 +47,8 @@ const PENDING_PREFIX = "pending:";
 /** Delivered events not yet turned into webhook jobs, `fanout:<changeVersion>`; written with the watermark, so none is skipped. */
 const FANOUT_PREFIX = "fanout:";
 const ORG_KEY = "orgId";
-const GAP_RETRY_MS = 5_000;
 /** Pages of missed events one attempt to fill a gap fetches at most. */
 const GAP_PAGES_PER_ATTEMPT = 4;
-/** An alarm this late is assumed lost and set again. */
-const ALARM_OVERDUE_MS = 2_000;
 
 /** The connection tag of the sockets opened with one API key (or with tokens minted from it). */
 const keyTag = (keyId: string) => `key:${keyId}`;
@@ -77,12 +75,11 @@ export default class OrganisationRoom implements Party.Server {
    * hibernation builds it again.
    */
   private audiences = new Map<string, Audience[]>();
-  /** When the alarm is set for, as this room last set or read it (null: none); undefined until read. */
-  private alarmAt: number | null | undefined = undefined;
-
+  private readonly alarm: Alarm;
   private readonly webhooks: WebhookDispatcher;
 
   constructor(readonly room: Party.Room) {
+    this.alarm = new Alarm(room.storage);
     this.webhooks = new WebhookDispatcher(room.storage, (path, init) => this.internalApi(path, init), backlogLimitOf(this.env.WEBHOOK_BACKLOG_LIMIT));
   }
 
@@ -104,14 +101,10 @@ export default class OrganisationRoom implements Party.Server {
     const held = await this.room.storage.list<OpsEvent>({ prefix: PENDING_PREFIX });
     this.pending = new Map([...held.values()].map((event) => [event.changeVersion, event]));
     if (this.watermark === null && this.orgId) await this.learnStartingPoint().catch(() => {});
-    // Alarms are durable on Cloudflare, but `partykit dev` forgets them when it restarts: a room
-    // that wakes with work still queued (webhook retries, events held behind a gap, a fan-out)
-    // arms itself again rather than leaving it until the next event.
+    // A room that wakes with work still queued (webhook retries, events held behind a gap, a
+    // fan-out) arms itself again rather than leaving it until the next event.
     const queued = (await this.webhooks.nextDue()) !== null || (await hasAny(this.room.storage, FANOUT_PREFIX));
-    if (queued || this.pending.size > 0) {
-      this.alarmAt = await this.room.storage.getAlarm();
-      if (this.alarmAt === null) await this.wakeAt(Date.now());
-    }
+    if (queued || this.pending.size > 0) await this.alarm.ensureSet();
   }
 
   /** Called where the room id is readable (requests, sockets): keeps it for the alarm. */
@@ -184,7 +177,7 @@ export default class OrganisationRoom implements Party.Server {
     if ("deliver" in message || "replay" in message) {
       const { webhookId, events } = "deliver" in message ? { webhookId: message.deliver.webhookId, events: [message.deliver.event] } : message.replay;
       const answer = await this.webhooks.enqueueFor(webhookId, events);
-      if (answer.queued) await this.wakeAt(Date.now());
+      if (answer.queued) await this.alarm.wakeAt(Date.now());
       return Response.json(answer);
     }
     const events = message.events;
@@ -195,7 +188,7 @@ export default class OrganisationRoom implements Party.Server {
   }
 
   async onAlarm(): Promise<void> {
-    this.alarmAt = null; // the alarm that fired is no longer set
+    this.alarm.fired();
     // Events held behind a gap, or a room that could not learn where it stands: try again. In line
     // with publishes, so the watermark never moves under one.
     if (this.pending.size > 0 || this.watermark === null) await this.serially(async () => void (await (await this.accept([])).kept));
@@ -204,7 +197,7 @@ export default class OrganisationRoom implements Party.Server {
     // keys it read, and alarms never overlap, so each event still becomes its jobs exactly once.
     const fannedOut = await this.fanOut();
     // A drain that fails (the webhooks cannot be loaded) is tried again in a while.
-    const nextJob = await this.webhooks.drain().catch(() => Date.now() + GAP_RETRY_MS);
+    const nextJob = await this.webhooks.drain().catch(() => Date.now() + RETRY_MS);
     // Events delivered while the webhooks were being called are fanned out right away (the alarm a
     // publish set meanwhile must not be pushed back); a gap, or webhooks that could not be loaded,
     // are tried again in a while.
@@ -213,9 +206,9 @@ export default class OrganisationRoom implements Party.Server {
     const next = [
       nextJob,
       fanoutLeft && fannedOut ? now : null,
-      this.pending.size > 0 || (fanoutLeft && !fannedOut) ? now + GAP_RETRY_MS : null,
+      this.pending.size > 0 || (fanoutLeft && !fannedOut) ? now + RETRY_MS : null,
     ].filter((at): at is number => at !== null);
-    if (next.length) await this.wakeAt(Math.min(...next));
+    if (next.length) await this.alarm.wakeAt(Math.min(...next));
   }
 
   /**
@@ -244,26 +237,6 @@ export default class OrganisationRoom implements Party.Server {
     const run = this.queue.then(work);
     this.queue = run.catch(() => {});
     return run;
-  }
-
-  /**
-   * Sets the alarm to `at` unless it is already set for `at` or sooner. The time set is remembered
-   * (onAlarm forgets it as the alarm fires), so an event costs no storage read, and a burst one
-   * alarm write. An alarm already due is never pushed back: events a publish handed over while the
-   * alarm ran wait for no retry delay. One long overdue is set again for now, in case it was lost
-   * (`partykit dev` forgets alarms when it restarts); a spare run costs nothing. `unconfirmed`: the
-   * write does not hold the sockets back; the caller syncs before it acknowledges anything.
-   */
-  private async wakeAt(at: number, options: { unconfirmed?: boolean } = {}): Promise<void> {
-    if (this.alarmAt === undefined) this.alarmAt = await this.room.storage.getAlarm();
-    const current = this.alarmAt;
-    const now = Date.now();
-    if (current !== null && current <= at) {
-      if (current > now - ALARM_OVERDUE_MS) return;
-      at = now;
-    }
-    this.alarmAt = at;
-    await this.room.storage.setAlarm(at, options.unconfirmed ? { allowUnconfirmed: true } : undefined);
   }
 
   /**
@@ -296,8 +269,8 @@ export default class OrganisationRoom implements Party.Server {
     for (const [changeVersion, event] of this.pending) if (!heldBefore.has(changeVersion)) put[orderedKey(PENDING_PREFIX, changeVersion)] = event;
     const released = [...heldBefore].filter((changeVersion) => !this.pending.has(changeVersion)).map((cv) => orderedKey(PENDING_PREFIX, cv));
     const written = writeAtomically(this.room.storage, { put, delete: released }, { unconfirmed: true });
-    if (delivered.length > 0) await this.wakeAt(Date.now(), { unconfirmed: true });
-    else if (this.pending.size > 0) await this.wakeAt(Date.now() + GAP_RETRY_MS, { unconfirmed: true });
+    if (delivered.length > 0) await this.alarm.wakeAt(Date.now(), { unconfirmed: true });
+    else if (this.pending.size > 0) await this.alarm.wakeAt(Date.now() + RETRY_MS, { unconfirmed: true });
     return { watermark: this.watermark, kept: written.then(() => this.room.storage.sync()) };
   }
 
