@@ -1,11 +1,10 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../domain/events.ts";
-import { scopeOfEvent } from "../domain/events.ts";
-import { matchesFilter, NO_FILTER, type EventFilter } from "../domain/event-filter.ts";
 import { bearerToken, secretsEqual } from "../domain/crypto/secrets.ts";
 import { authenticate, internalUrl, type Identity, type RoomEnv } from "./identity.ts";
-import { CLOSE_CODES, RoomMessageSchema } from "./protocol.ts";
+import { RoomMessageSchema } from "./protocol.ts";
 import { Alarm, RETRY_MS } from "./room/alarm.ts";
+import { Audiences, stateOf, tagsOf, type SocketState } from "./room/audiences.ts";
 import { hasAny, orderedKey, writeAtomically } from "./storage.ts";
 import { backlogLimitOf } from "./webhooks/backlog.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
@@ -30,17 +29,9 @@ import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 // Turning delivered events into webhook jobs runs in the alarm, beside later publishes.
 
 const IDENTITY_HEADER = "x-opsroom-identity";
+/** The identity onBeforeConnect passed on with the socket's request. */
+const identityOf = (context: Party.ConnectionContext) => JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
 
-/** What the room keeps on each socket: the filter it connected with. */
-interface SocketState {
-  filter: EventFilter;
-}
-/** Sockets tagged with one read scope that connected with the same filter: one check of the filter per event serves them all. */
-interface Audience {
-  filter: EventFilter;
-  sockets: Party.Connection<SocketState>[];
-}
-const OPEN = 1; // WebSocket.READY_STATE_OPEN
 const WATERMARK_KEY = "watermark";
 /** Events held behind a gap, `pending:<changeVersion>`; mirrored by `this.pending`. */
 const PENDING_PREFIX = "pending:";
@@ -49,11 +40,6 @@ const FANOUT_PREFIX = "fanout:";
 const ORG_KEY = "orgId";
 /** Pages of missed events one attempt to fill a gap fetches at most. */
 const GAP_PAGES_PER_ATTEMPT = 4;
-
-/** The connection tag of the sockets opened with one API key (or with tokens minted from it). */
-const keyTag = (keyId: string) => `key:${keyId}`;
-const sessionTag = (sessionId: string) => `session:${sessionId}`;
-const userTag = (userId: string) => `user:${userId}`;
 
 export default class OrganisationRoom implements Party.Server {
   // Idle rooms with many sockets cost nothing: the room sleeps between messages.
@@ -69,17 +55,13 @@ export default class OrganisationRoom implements Party.Server {
   /** Events that arrived ahead of a gap, by changeVersion; kept in storage too (PENDING_PREFIX). */
   private pending = new Map<number, OpsEvent>();
   private queue: Promise<unknown> = Promise.resolve();
-  /**
-   * Each read scope's sockets, grouped by filter; built on the first event of the scope and
-   * dropped whenever a socket connects, closes or is closed. In memory only: a room woken from
-   * hibernation builds it again.
-   */
-  private audiences = new Map<string, Audience[]>();
   private readonly alarm: Alarm;
+  private readonly audiences: Audiences;
   private readonly webhooks: WebhookDispatcher;
 
   constructor(readonly room: Party.Room) {
     this.alarm = new Alarm(room.storage);
+    this.audiences = new Audiences(room);
     this.webhooks = new WebhookDispatcher(room.storage, (path, init) => this.internalApi(path, init), backlogLimitOf(this.env.WEBHOOK_BACKLOG_LIMIT));
   }
 
@@ -115,21 +97,14 @@ export default class OrganisationRoom implements Party.Server {
   }
 
   getConnectionTags(_connection: Party.Connection, context: Party.ConnectionContext): string[] {
-    const identity = JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
-    // The read scopes select the events a socket receives; the key tag finds its sockets when the key is revoked.
-    if (!identity) return ["none"];
-    // The key, session and person tags find the sockets to close when a key is revoked, a session ends or a member leaves.
-    const owners = [identity.keyId && keyTag(identity.keyId), identity.sessionId && sessionTag(identity.sessionId), identity.userId && userTag(identity.userId)];
-    return [...identity.scopes, ...owners.filter((tag): tag is string => Boolean(tag))];
+    return tagsOf(identityOf(context));
   }
 
   async onConnect(connection: Party.Connection<SocketState>, context: Party.ConnectionContext): Promise<void> {
-    // The socket's filter lives on the connection, so it survives the room hibernating.
-    const identity = JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
-    connection.setState({ filter: identity?.filter ?? NO_FILTER });
+    connection.setState(stateOf(identityOf(context)));
     // PartyKit accepts the socket and calls this with no await between, so no event is broadcast
     // from an audience that lacks it.
-    this.audiences.clear();
+    this.audiences.forget();
     await this.rememberOrg();
     // "ready" promises every event after its changeVersion, so a room new to the organisation asks
     // the API where it stands first (else it would say 0 and never send what came before its
@@ -146,11 +121,11 @@ export default class OrganisationRoom implements Party.Server {
   }
 
   onClose(): void {
-    this.audiences.clear();
+    this.audiences.forget();
   }
 
   onError(): void {
-    this.audiences.clear();
+    this.audiences.forget();
   }
 
   async onRequest(request: Party.Request): Promise<Response> {
@@ -165,11 +140,9 @@ export default class OrganisationRoom implements Party.Server {
       return Response.json({ error: "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded } or { membersChanged }" }, { status: 400 });
     }
     const message = parsed.data;
-    if ("keysRevoked" in message) return Response.json({ closed: this.closeSockets(message.keysRevoked.map(keyTag), "the API key this socket was opened with has been revoked") });
-    if ("sessionsEnded" in message) return Response.json({ closed: this.closeSockets(message.sessionsEnded.map(sessionTag), "the session this socket was opened with has ended") });
-    if ("membersChanged" in message) {
-      return Response.json({ closed: this.closeSockets(message.membersChanged.map(userTag), "your membership changed: reconnect to see what your role may read") });
-    }
+    if ("keysRevoked" in message) return Response.json({ closed: this.audiences.close("keysRevoked", message.keysRevoked) });
+    if ("sessionsEnded" in message) return Response.json({ closed: this.audiences.close("sessionsEnded", message.sessionsEnded) });
+    if ("membersChanged" in message) return Response.json({ closed: this.audiences.close("membersChanged", message.membersChanged) });
     if ("webhooksChanged" in message) {
       await this.webhooks.reload();
       return Response.json({ reloaded: true });
@@ -279,54 +252,12 @@ export default class OrganisationRoom implements Party.Server {
     const delivered: OpsEvent[] = [];
     for (let next = this.pending.get(this.watermark! + 1); next; next = this.pending.get(this.watermark! + 1)) {
       this.pending.delete(next.changeVersion);
-      this.broadcast(next);
+      this.audiences.broadcast(next);
       delivered.push(next);
       this.watermark = next.changeVersion;
     }
     for (const changeVersion of this.pending.keys()) if (changeVersion <= this.watermark!) this.pending.delete(changeVersion);
     return delivered;
-  }
-
-  /** Sends the event, serialised once, to every open socket that holds its read scope and whose filter selects it. */
-  private broadcast(event: OpsEvent): void {
-    const scope = scopeOfEvent(event.type);
-    if (!scope) return;
-    let message: string | undefined;
-    for (const audience of this.audienceOf(scope)) {
-      if (!matchesFilter(audience.filter, event)) continue;
-      message ??= JSON.stringify(event);
-      for (const socket of audience.sockets) if (socket.readyState === OPEN) socket.send(message);
-    }
-  }
-
-  /** The sockets tagged with `scope`, grouped by the filter they connected with. */
-  private audienceOf(scope: string): Audience[] {
-    let audiences = this.audiences.get(scope);
-    if (audiences) return audiences;
-    const byFilter = new Map<string, Audience>();
-    for (const socket of this.room.getConnections<SocketState>(scope)) {
-      const filter = socket.state?.filter ?? NO_FILTER;
-      const key = JSON.stringify(filter);
-      const audience = byFilter.get(key);
-      if (audience) audience.sockets.push(socket);
-      else byFilter.set(key, { filter, sockets: [socket] });
-    }
-    audiences = [...byFilter.values()];
-    this.audiences.set(scope, audiences);
-    return audiences;
-  }
-
-  /** Closes every socket with one of these tags (a key's, a session's, a person's); answers how many. */
-  private closeSockets(tags: string[], reason: string): number {
-    this.audiences.clear();
-    let closed = 0;
-    for (const tag of tags) {
-      for (const connection of this.room.getConnections(tag)) {
-        connection.close(CLOSE_CODES.revoked, reason);
-        closed++;
-      }
-    }
-    return closed;
   }
 
   /** The API's internal endpoints for this room, with the shared secret. */
