@@ -5,7 +5,8 @@ import { authenticate, internalUrl, type Identity, type RoomEnv } from "./identi
 import { RoomMessageSchema } from "./protocol.ts";
 import { Alarm, RETRY_MS } from "./room/alarm.ts";
 import { Audiences, stateOf, tagsOf, type SocketState } from "./room/audiences.ts";
-import { hasAny, orderedKey, writeAtomically } from "./storage.ts";
+import { fanOut, fanOutKey, hasFanOut } from "./room/fan-out.ts";
+import { orderedKey, writeAtomically } from "./storage.ts";
 import { backlogLimitOf } from "./webhooks/backlog.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
@@ -35,8 +36,6 @@ const identityOf = (context: Party.ConnectionContext) => JSON.parse(context.requ
 const WATERMARK_KEY = "watermark";
 /** Events held behind a gap, `pending:<changeVersion>`; mirrored by `this.pending`. */
 const PENDING_PREFIX = "pending:";
-/** Delivered events not yet turned into webhook jobs, `fanout:<changeVersion>`; written with the watermark, so none is skipped. */
-const FANOUT_PREFIX = "fanout:";
 const ORG_KEY = "orgId";
 /** Pages of missed events one attempt to fill a gap fetches at most. */
 const GAP_PAGES_PER_ATTEMPT = 4;
@@ -85,7 +84,7 @@ export default class OrganisationRoom implements Party.Server {
     if (this.watermark === null && this.orgId) await this.learnStartingPoint().catch(() => {});
     // A room that wakes with work still queued (webhook retries, events held behind a gap, a
     // fan-out) arms itself again rather than leaving it until the next event.
-    const queued = (await this.webhooks.nextDue()) !== null || (await hasAny(this.room.storage, FANOUT_PREFIX));
+    const queued = (await this.webhooks.nextDue()) !== null || (await hasFanOut(this.room.storage));
     if (queued || this.pending.size > 0) await this.alarm.ensureSet();
   }
 
@@ -165,16 +164,14 @@ export default class OrganisationRoom implements Party.Server {
     // Events held behind a gap, or a room that could not learn where it stands: try again. In line
     // with publishes, so the watermark never moves under one.
     if (this.pending.size > 0 || this.watermark === null) await this.serially(async () => void (await (await this.accept([])).kept));
-    // Beside publishes, not in line with them: a fan-out may wait on the API for the webhooks, and
-    // later events go to the sockets meanwhile. It takes only what accept() wrote, deletes only the
-    // keys it read, and alarms never overlap, so each event still becomes its jobs exactly once.
-    const fannedOut = await this.fanOut();
+    // Beside publishes, not in line with them (room/fan-out.ts).
+    const fannedOut = await fanOut(this.room.storage, this.webhooks);
     // A drain that fails (the webhooks cannot be loaded) is tried again in a while.
     const nextJob = await this.webhooks.drain().catch(() => Date.now() + RETRY_MS);
     // Events delivered while the webhooks were being called are fanned out right away (the alarm a
     // publish set meanwhile must not be pushed back); a gap, or webhooks that could not be loaded,
     // are tried again in a while.
-    const fanoutLeft = await hasAny(this.room.storage, FANOUT_PREFIX);
+    const fanoutLeft = await hasFanOut(this.room.storage);
     const now = Date.now();
     const next = [
       nextJob,
@@ -182,27 +179,6 @@ export default class OrganisationRoom implements Party.Server {
       this.pending.size > 0 || (fanoutLeft && !fannedOut) ? now + RETRY_MS : null,
     ].filter((at): at is number => at !== null);
     if (next.length) await this.alarm.wakeAt(Math.min(...next));
-  }
-
-  /**
-   * Turns delivered events into webhook jobs; kept for the next alarm if the webhooks cannot be
-   * loaded. Answers false only then.
-   */
-  private async fanOut(): Promise<boolean> {
-    try {
-      for (;;) {
-        const limit = await this.webhooks.fanoutBatchSize().catch(() => null);
-        if (limit === null) return false;
-        const page = await this.room.storage.list<OpsEvent>({ prefix: FANOUT_PREFIX, limit });
-        if (page.size === 0) return true;
-        // The jobs and the removal of their events in one batch, written without holding back the
-        // sockets of events published meanwhile...
-        if (!(await this.webhooks.queueFor(page))) return false;
-      }
-    } finally {
-      // ...and durable before the drain sends any of them.
-      await this.room.storage.sync();
-    }
   }
 
   /** Runs publishes, gap retries and new sockets' ready one at a time, so the watermark never moves under a running one. */
@@ -238,7 +214,7 @@ export default class OrganisationRoom implements Party.Server {
     // in one atomic batch, issued in delivery order: a room that restarts skips no event, and
     // repeats (to sockets, which drop a changeVersion they have seen) only what it had not kept.
     const put: Record<string, unknown> = { [WATERMARK_KEY]: this.watermark };
-    for (const event of delivered) put[orderedKey(FANOUT_PREFIX, event.changeVersion)] = event;
+    for (const event of delivered) put[fanOutKey(event)] = event;
     for (const [changeVersion, event] of this.pending) if (!heldBefore.has(changeVersion)) put[orderedKey(PENDING_PREFIX, changeVersion)] = event;
     const released = [...heldBefore].filter((changeVersion) => !this.pending.has(changeVersion)).map((cv) => orderedKey(PENDING_PREFIX, cv));
     const written = writeAtomically(this.room.storage, { put, delete: released }, { unconfirmed: true });
