@@ -46,6 +46,9 @@ export interface Batchable<P extends Schema, B extends Schema> {
   run(ctx: ServiceContext, input: RouteInput<P, undefined, B>, ifMatch: number | null): ReturnType<BatchOperation["run"]>;
 }
 
+/** A service verb, as a route names the one it runs: a function of `{ ctx, input }` (services/). */
+export type ServiceVerb = (call: never) => unknown;
+
 /**
  * One endpoint, declared once. From this declaration come the validation, the scope check, the
  * `operations` of GET /v1, the endpoint's OpenAPI entry (with its error responses), and the check
@@ -86,6 +89,11 @@ export interface RouteDefinition<P extends Schema = Schema, Q extends Schema = S
   batch?: Batchable<P, B>;
   /** Errors particular to this endpoint; the common ones are derived from its shape. */
   errors?: ErrorCode[];
+  /**
+   * The service verb the handler runs (services/), or null for an answer the Worker makes alone
+   * (the OpenAPI document). docs/routes.md names it beside the route, with the statements it runs.
+   */
+  verb: ServiceVerb | null;
   handler(c: Context<AppEnv>, input: RouteInput<P, Q, B>): Reply<R> | Promise<Reply<R>>;
 }
 

@@ -175,6 +175,7 @@ export const batchRoutes: AnyRoute[] = [
     bodyLimit: BATCH_BODY_LIMIT,
     errors: ["insufficient_scope", "not_found", "invalid_reference", "invalid_transition", "conflict", "precondition_failed", "idempotency_mismatch"],
     response: { schema: BatchReply, description: "Every operation committed: each one's status and record, in order.", headers: ["Idempotent-Replayed"] },
+    verb: runBatch,
     async handler(c, { body }) {
       const operations = body.operations;
       await consumeMore(c, operations.length - 1, `this batch of ${operations.length} operations`);

@@ -24,6 +24,7 @@ export const organisationRoutes = [
     tag: "Organisation",
     summary: "Fetch the key's organisation",
     response: { schema: recordEnvelope(OrganisationSchema), description: "The organisation." },
+    verb: getOrganisation,
     async handler(c) {
       const organisation = await getOrganisation({ ctx: serviceContext(c), input: {} });
       return reply(organisation, organisation.name);

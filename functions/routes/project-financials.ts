@@ -21,6 +21,7 @@ export const projectFinancialsRoutes = [
     query: ProjectFinancialsQuery,
     errors: ["conflict"],
     response: { schema: recordEnvelope(ProjectFinancialsSchema), description: "The project's finances." },
+    verb: projectFinancials,
     async handler(c, { params, query }) {
       const financials = await projectFinancials({ ctx: serviceContext(c), input: { projectId: params.id, currency: query.currency } });
       // A computed view, not a record: no version, so no ETag.

@@ -60,6 +60,7 @@ export function listRoute<T extends ResourceTypes>({ spec, collection, parentOf,
       description: spec.listDescription ?? `A page of ${noun[1]}, in creation order unless sorted.`,
       headers: ["Link"],
     },
+    verb: service.list,
     async handler(c, { params, query }) {
       const { limit, cursor, sort, q, fields, expand, ...filters } = query as Infer<T["query"]> & PageQuery & ViewQuery & { sort?: string; q?: string };
       const page = pageRequest({ limit, cursor, sort }, resource.sortable);
@@ -82,6 +83,7 @@ export function getRoute<T extends ResourceTypes>({ spec, one, item, views }: Re
     params: IdParams,
     query: z.strictObject(views.query),
     response: { schema: recordEnvelope(views.item), description: `The ${one}.`, headers: ["ETag"] },
+    verb: service.get,
     async handler(c, { params, query }) {
       const record = await service.get({ ctx: serviceContext(c), input: { id: params.id, view: views.of(query as ViewQuery) } });
       // With `fields`, the version may be left out: the ETag is sent only when it is answered.
@@ -108,6 +110,7 @@ export function historyRoute<T extends ResourceTypes>({ spec, one, item }: Resou
     params: IdParams,
     query: HistoryQuery,
     response: { schema: listEnvelope(resourceEventSchema(service.resource.type)), description: `A page of the ${one}'s events in changeVersion order.`, headers: ["Link"] },
+    verb: service.history,
     async handler(c, { params, query }) {
       const after = query.cursor === undefined ? 0 : Number(query.cursor);
       const retentionSeconds = settingsOf(c.env).events.retentionSeconds;

@@ -28,6 +28,7 @@ export function createRoute<T extends ResourceTypes>({ spec, one, collection, pa
     errors: [...new Set([...(spec.errors?.create ?? []), "conflict" as const, "idempotency_mismatch" as const])],
     response: { status: 201, schema: recordReply, description: `The created ${one}.`, headers: ["ETag", "Idempotent-Replayed"] },
     batch: { status: 201, creates: true, resource: service.resource, run: create },
+    verb: service.create,
     async handler(c, input) {
       return writeReply(await create(serviceContext(c), input), `${one} created`);
     },
@@ -52,6 +53,7 @@ export function updateRoute<T extends ResourceTypes>({ spec, one, item, recordRe
     errors: [...(spec.errors?.update ?? []), "conflict", "precondition_failed"],
     response: { schema: recordReply, description: `The changed ${one}.`, headers: ["ETag"] },
     batch: { status: 200, creates: false, resource: service.resource, run: update },
+    verb: service.update,
     async handler(c, input) {
       const result = await update(serviceContext(c), input, parseIfMatch(c.req.header("if-match")));
       return writeReply(result, result.event ? `${one} updated` : `${one} unchanged`);
@@ -82,6 +84,7 @@ export function upsertRoute<T extends ResourceTypes>({ spec, one, recordReply }:
     errors: [...(errors.create ?? []), ...(errors.update ?? []), ...(spec.collectionPath ? ["invalid_reference" as const] : []), "conflict", "precondition_failed"],
     response: { schema: recordReply, description: `The changed ${one}.`, created: `The created ${one}.`, headers: ["ETag"] },
     batch: { status: 200, creates: false, idUnknownBefore: true, resource: service.resource, run: upsert },
+    verb: service.upsert,
     async handler(c, input) {
       const result = await upsert(serviceContext(c), input, parseIfMatch(c.req.header("if-match")));
       return { ...writeReply(result, result.created ? `${one} created` : result.event ? `${one} updated` : `${one} unchanged`), status: result.created ? 201 : 200 };
@@ -107,6 +110,7 @@ export function deleteRoute<T extends ResourceTypes>({ spec, one, item, recordRe
       errors: [...(spec.errors?.delete ?? []), "conflict", "precondition_failed"],
       response: { schema: recordReply, description: `The ${one} as it was before removal.`, headers: ["ETag"] },
       batch: { status: 200, creates: false, resource: service.resource, run: (ctx, { params }, ifMatch) => remove({ ctx, input: { id: params.id, ifMatch } }) },
+      verb: remove,
       async handler(c, input) {
         return writeReply(await remove({ ctx: serviceContext(c), input: { id: input.params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), `${one} deleted`);
       },

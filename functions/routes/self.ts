@@ -65,6 +65,7 @@ export const selfRoutes = [
     tag: "Organisation",
     summary: "Describe this API key: its organisation, application, scopes, changeVersion, realtime and every operation",
     response: { schema: SelfDescriptionSchema, description: "The self-description record." },
+    verb: describeCaller,
     async handler(c) {
       const caller = await describeCaller({ ctx: serviceContext(c), input: {} });
       return {

@@ -74,6 +74,7 @@ export const settingsRoutes = [
     tag,
     summary: "Who is signed in: the person, the organisation the session acts for, the role and its scopes",
     response: { schema: recordEnvelope(MeSchema), description: "The session." },
+    verb: sessions.describeSession,
     async handler(c) {
       return reply(await sessions.describeSession({ ctx: serviceContext(c), input: {} }), "session");
     },
@@ -89,6 +90,7 @@ export const settingsRoutes = [
     body: z.strictObject({ orgId: Uuid }),
     errors: ["not_found"],
     response: { schema: recordEnvelope(MeSchema), description: "The session, now acting for that organisation." },
+    verb: sessions.switchOrganisation,
     async handler(c, { body }) {
       const ctx = serviceContext(c);
       const actor = ctx.actor as { sessionToken: string };
@@ -107,6 +109,7 @@ export const settingsRoutes = [
     tag,
     summary: "The organisation's members and their roles (any member may look)",
     response: { schema: listOf(MemberSchema), description: "Members in joining order." },
+    verb: members.listMembers,
     async handler(c) {
       return listReply(await members.listMembers({ ctx: serviceContext(c), input: {} }), ["member", "members"]);
     },
@@ -123,6 +126,7 @@ export const settingsRoutes = [
     body: z.strictObject({ role: Role }),
     errors: ["insufficient_role", "conflict"],
     response: { schema: recordEnvelope(MemberSchema), description: "The member with the new role." },
+    verb: members.changeMemberRole,
     async handler(c, { params, body }) {
       return reply(await members.changeMemberRole({ ctx: serviceContext(c), input: { userId: params.userId, role: body.role } }), "role changed");
     },
@@ -138,6 +142,7 @@ export const settingsRoutes = [
     params: UserIdParams,
     errors: ["insufficient_role", "conflict"],
     response: { schema: recordEnvelope(MemberSchema), description: "The member as they were." },
+    verb: members.removeMember,
     async handler(c, { params }) {
       return reply(await members.removeMember({ ctx: serviceContext(c), input: { userId: params.userId } }), "member removed");
     },
@@ -152,6 +157,7 @@ export const settingsRoutes = [
     summary: "Open invitations (owners and admins)",
     errors: ["insufficient_role"],
     response: { schema: listOf(InvitationSchema), description: "Invitations neither accepted, revoked nor expired." },
+    verb: invitations.listInvitations,
     async handler(c) {
       return listReply(await invitations.listInvitations({ ctx: serviceContext(c), input: {} }), ["invitation", "invitations"]);
     },
@@ -172,6 +178,7 @@ export const settingsRoutes = [
       schema: recordEnvelope(InvitationSchema.extend({ url: z.string().openapi({ description: "The one-time link: shown this once." }) })),
       description: "The invitation and its link.",
     },
+    verb: invitations.createInvitation,
     async handler(c, { body }) {
       const { invitation, token } = await invitations.createInvitation({ ctx: serviceContext(c), input: body });
       return reply({ ...invitation, url: `${new URL(c.req.url).origin}/invite#${token}` }, "invitation created");
@@ -188,6 +195,7 @@ export const settingsRoutes = [
     params: IdParams,
     errors: ["insufficient_role"],
     response: { schema: emptyEnvelope, description: "Revoked." },
+    verb: invitations.revokeInvitation,
     async handler(c, { params }) {
       await invitations.revokeInvitation({ ctx: serviceContext(c), input: { invitationId: params.id } });
       return reply(null, "invitation revoked");
@@ -203,6 +211,7 @@ export const settingsRoutes = [
     summary: "The organisation's live API keys (owners and admins); never the keys themselves",
     errors: ["insufficient_role"],
     response: { schema: listOf(ApiKeySchema), description: "Live keys in creation order." },
+    verb: apiKeys.listOrganisationKeys,
     async handler(c) {
       return listReply(await apiKeys.listOrganisationKeys({ ctx: serviceContext(c), input: {} }), ["API key", "API keys"]);
     },
@@ -223,6 +232,7 @@ export const settingsRoutes = [
     }),
     errors: ["insufficient_role"],
     response: { status: 201, schema: recordEnvelope(CreatedApiKeySchema), description: "The key, shown this once." },
+    verb: apiKeys.createOrganisationKey,
     async handler(c, { body }) {
       return reply(await apiKeys.createOrganisationKey({ ctx: serviceContext(c), input: body }), "API key created: copy it now, it is shown once");
     },
@@ -238,6 +248,7 @@ export const settingsRoutes = [
     params: IdParams,
     errors: ["insufficient_role"],
     response: { schema: emptyEnvelope, description: "Revoked." },
+    verb: apiKeys.revokeOrganisationKey,
     async handler(c, { params }) {
       await apiKeys.revokeOrganisationKey({ ctx: serviceContext(c), input: { keyId: params.id } });
       return reply(null, "API key revoked");
@@ -258,6 +269,7 @@ export const settingsRoutes = [
       schema: recordEnvelope(CreatedApiKeySchema.extend({ replaces: Uuid.openapi({ description: "The revoked key's id." }) })),
       description: "The new key, shown this once.",
     },
+    verb: apiKeys.replaceOrganisationKey,
     async handler(c, { params }) {
       return reply(await apiKeys.replaceOrganisationKey({ ctx: serviceContext(c), input: { keyId: params.id } }), "API key replaced: copy the new one now, it is shown once");
     },

@@ -65,6 +65,7 @@ const dependencyRoutes = [
     errors: ["invalid_reference", "dependency_cycle", "conflict", "precondition_failed"],
     response: { schema: TaskReply, description: "The task, blocked by the task named.", headers: ["ETag"] },
     batch: { status: 200, creates: false, resource: tasks.resource, run: dependencyAdded },
+    verb: addDependency,
     async handler(c, input) {
       const result = await dependencyAdded(serviceContext(c), input, parseIfMatch(c.req.header("if-match")));
       return writeReply(result, result.event ? "dependency added" : "dependency unchanged");
@@ -82,6 +83,7 @@ const dependencyRoutes = [
     errors: ["precondition_failed"],
     response: { schema: TaskReply, description: "The task, no longer blocked by the task named.", headers: ["ETag"] },
     batch: { status: 200, creates: false, resource: tasks.resource, run: dependencyRemoved },
+    verb: removeDependency,
     async handler(c, input) {
       return writeReply(await dependencyRemoved(serviceContext(c), input, parseIfMatch(c.req.header("if-match"))), "dependency removed");
     },

@@ -28,6 +28,7 @@ export const webhookDeliveryRoutes = [
     description: `Needs webhooks.manage and every read scope the webhook carries. ${BACKLOG_FULL}`,
     errors: ["conflict"],
     response: { status: 202, schema: QueuedSchema, description: "The test delivery is queued; see its attempts under deliveries." },
+    verb: testWebhook,
     async handler(c, { params }) {
       return reply(await testWebhook({ ctx: serviceContext(c), input: { id: params.id } }), "delivery queued");
     },
@@ -43,6 +44,7 @@ export const webhookDeliveryRoutes = [
     params: IdParams,
     query: DeliveriesQuery,
     response: { schema: listEnvelope(DeliverySchema), description: "A page of attempts.", headers: ["Link"] },
+    verb: webhookDeliveries,
     async handler(c, { params, query }) {
       const { outcome, eventType, since, ...paging } = query;
       const input = { webhookId: params.id, page: pageRequest(paging), filter: { outcome, eventType, since } };
@@ -61,6 +63,7 @@ export const webhookDeliveryRoutes = [
     params: DeliveryParams,
     errors: ["conflict"],
     response: { status: 202, schema: QueuedSchema, description: "The redelivery is queued." },
+    verb: redeliver,
     async handler(c, { params }) {
       return reply(await redeliver({ ctx: serviceContext(c), input: { webhookId: params.id, deliveryId: params.deliveryId } }), "delivery queued");
     },
@@ -82,6 +85,7 @@ export const webhookDeliveryRoutes = [
     body: ReplaySchema,
     errors: ["conflict", "resync_required"],
     response: { status: 202, schema: recordEnvelope(ReplayedSchema), description: "The events are queued; see their attempts under deliveries." },
+    verb: replayWebhook,
     async handler(c, { params, body }) {
       const input = {
         id: params.id,

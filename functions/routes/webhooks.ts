@@ -20,6 +20,7 @@ export const webhookRoutes = [
     summary: "List the organisation's webhooks (never their secrets)",
     query: ListWebhooksQuery,
     response: { schema: listEnvelope(WebhookSchema), description: "A page of webhooks in creation order.", headers: ["Link"] },
+    verb: listWebhooks,
     async handler(c, { query }) {
       return listReply(c.req.url, await listWebhooks({ ctx: serviceContext(c), input: { page: pageRequest(query) } }), ["webhook", "webhooks"]);
     },
@@ -38,6 +39,7 @@ export const webhookRoutes = [
     body: CreateWebhookSchema,
     errors: ["idempotency_mismatch", "invalid_reference"],
     response: { status: 201, schema: recordEnvelope(CreatedWebhookSchema), description: "The webhook with its secret.", headers: ["ETag", "Idempotent-Replayed"] },
+    verb: createWebhook,
     async handler(c, { body }) {
       const result = await createWebhook({ ctx: serviceContext(c), input: { ...body, policy: settingsOf(c.env).webhooks } });
       return writeReply(result, "webhook created");
@@ -52,6 +54,7 @@ export const webhookRoutes = [
     summary: "Fetch one webhook",
     params: IdParams,
     response: { schema: recordEnvelope(WebhookSchema), description: "The webhook.", headers: ["ETag"] },
+    verb: getWebhook,
     async handler(c, { params }) {
       return recordReply(await getWebhook({ ctx: serviceContext(c), input: { id: params.id } }), "webhook");
     },
@@ -68,6 +71,7 @@ export const webhookRoutes = [
     body: UpdateWebhookSchema,
     errors: ["precondition_failed", "conflict", "invalid_reference"],
     response: { schema: recordEnvelope(WebhookSchema), description: "The changed webhook.", headers: ["ETag"] },
+    verb: updateWebhook,
     async handler(c, { params, body }) {
       const input = { id: params.id, patch: body, ifMatch: parseIfMatch(c.req.header("if-match")), policy: settingsOf(c.env).webhooks };
       return writeReply(await updateWebhook({ ctx: serviceContext(c), input }), "webhook updated");
@@ -84,6 +88,7 @@ export const webhookRoutes = [
     params: IdParams,
     errors: ["precondition_failed", "conflict"],
     response: { schema: recordEnvelope(WebhookSchema), description: "The webhook as it was.", headers: ["ETag"] },
+    verb: deleteWebhook,
     async handler(c, { params }) {
       return writeReply(await deleteWebhook({ ctx: serviceContext(c), input: { id: params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), "webhook deleted");
     },
@@ -103,6 +108,7 @@ export const webhookRoutes = [
     body: RotateSecretSchema,
     errors: ["precondition_failed", "conflict"],
     response: { schema: recordEnvelope(CreatedWebhookSchema), description: "The webhook with its new secret.", headers: ["ETag"] },
+    verb: rotateWebhookSecret,
     async handler(c, { params, body }) {
       const input = { id: params.id, overlapSeconds: body.overlapSeconds, ifMatch: parseIfMatch(c.req.header("if-match")) };
       return writeReply(await rotateWebhookSecret({ ctx: serviceContext(c), input }), "webhook secret rotated");
