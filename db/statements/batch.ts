@@ -4,6 +4,7 @@ import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Database, Statement } from "../client.ts";
 import { orgWriteLock, sessionMembership } from "./caller.ts";
 import { compiledFor } from "./sql.ts";
+import { BATCH_ID, BATCH_ID_SETTING } from "./write-ctes.ts";
 
 // The statements POST /v1/batch wraps around its operations' own (services/batch.ts), all sent as
 // one transaction: the opening sets the batch's id (every event it commits carries it) and, with
@@ -37,7 +38,7 @@ const orgOf = (actor: Actor) =>
  * and, once this batch commits, fails on it, runs again, and finds this batch's answer.
  */
 export function openBatch(db: Database, actor: Actor, batchId: string, idempotency: BatchIdempotency | undefined): Statement[] {
-  const opening = compiledFor(db, sql`select set_config('opsroom.batch_id', ${batchId}, true) as batch_id,
+  const opening = compiledFor(db, sql`select set_config(${BATCH_ID_SETTING}, ${batchId}, true) as batch_id,
       (select ${orgWriteLock(sql`o.id`)} from organisations o where o.id = ${orgOf(actor)}) as locked`);
   if (!idempotency || !("keyHash" in actor)) return [opening];
   const key = sql`i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`;
@@ -62,7 +63,7 @@ export function rememberBatch(db: Database, actor: Actor, idempotency: BatchIdem
   return compiledFor(db, sql`update idempotency_keys i
        set response = jsonb_build_object(
              'batchId', (select e.batch_id from events e where e.org_id = i.org_id and e.change_version = o.change_version
-                            and e.batch_id = nullif(current_setting('opsroom.batch_id', true), '')::uuid),
+                            and e.batch_id = ${BATCH_ID}),
              'results', ('[' || coalesce(nullif(current_setting('opsroom.batch_answers', true), ''), '') || ']')::jsonb),
            change_version = o.change_version
       from organisations o

@@ -221,8 +221,11 @@ export function bumpAndEvent(resource: Resource, action: "created" | "updated" |
     )`;
 }
 
-/** The id of the batch whose transaction runs the statement (set_config, transaction-local), or null. */
-export const BATCH_ID = sql`nullif(current_setting('opsroom.batch_id', true), '')::uuid`;
+/** The transaction-local setting holding the id of the batch a transaction runs (batch.ts openBatch sets it). */
+export const BATCH_ID_SETTING = sql.raw("'opsroom.batch_id'");
+
+/** The id of the batch whose transaction runs the statement, or null. */
+export const BATCH_ID = sql`nullif(current_setting(${BATCH_ID_SETTING}, true), '')::uuid`;
 
 /**
  * `externalId` holds when no other record of the resource in the caller's organisation has the
