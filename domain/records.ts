@@ -30,6 +30,10 @@ export const ISSUE_STATUSES = ["open", "in_progress", "resolved", "closed"] as c
  */
 export const FINANCIAL_ENTRY_KINDS = ["cost", "invoice", "payment", "adjustment"] as const;
 
+/** What became of one attempt to deliver an event to a webhook. */
+export const DELIVERY_OUTCOMES = ["succeeded", "retrying", "failed"] as const;
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+
 /** Subtasks nest at most this deep: a task without a parent is level 1, its subtasks level 2. */
 export const MAX_TASK_DEPTH = 5;
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { EventFilter } from "../domain/event-filter.ts";
 import { ACTOR_TYPES, type OpsEvent } from "../domain/events.ts";
+import { DELIVERY_OUTCOMES } from "../domain/records.ts";
 import type { Assert, Equal } from "../domain/type-equality.ts";
 
 // The one protocol between the Worker and the organisation's room, parsed on both sides. Every
@@ -126,7 +127,7 @@ export const DeliveryAttemptSchema = z.strictObject({
   eventType: z.string().max(100),
   changeVersion: z.number().int().min(0).nullable(),
   attempt: z.number().int().min(1).max(100),
-  outcome: z.enum(["succeeded", "retrying", "failed"]),
+  outcome: z.enum(DELIVERY_OUTCOMES),
   responseStatus: z.number().int().min(100).max(999).nullable(),
   durationMs: z.number().int().min(0).nullable(),
   error: z.string().max(1_000).nullable(),

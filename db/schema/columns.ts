@@ -32,14 +32,25 @@ export function externalIdConstraints(table: string, t: { orgId: AnyPgColumn; ex
   ];
 }
 
+/** One of the kernel's lists (domain/records.ts: statuses, priorities, kinds) as SQL literals: 'a','b'. */
+function listed(values: readonly string[]): SQL {
+  if (!values.every((v) => /^[a-z_]+$/.test(v))) throw new Error("listed values must be plain words");
+  return sql.raw(values.map((v) => `'${v}'`).join(","));
+}
+
+/**
+ * The CHECK that a column holds one of the kernel's values: the list is written once, in
+ * domain/, and a value added there reaches the table through a generated migration.
+ */
+export const checkOneOf = (name: string, column: AnyPgColumn, values: readonly string[]) => check(name, sql`${column} in (${listed(values)})`);
+
 /**
  * A value's place in an ordered list of values (a task's priority: low 1 ... urgent 4), as SQL:
  * what ?sort= orders such fields by. The sort indexes are built on this very expression, and the
  * list statements write it the same way (db/statements/read.ts), so the planner matches them.
  */
 export function rankOf(values: readonly string[], column: SQL): SQL {
-  if (!values.every((v) => /^[a-z_]+$/.test(v))) throw new Error("rank values must be plain words");
-  return sql`array_position(${sql.raw(`array[${values.map((v) => `'${v}'`).join(",")}]::text[]`)}, ${column})`;
+  return sql`array_position(array[${listed(values)}]::text[], ${column})`;
 }
 
 /**

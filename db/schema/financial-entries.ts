@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
+import { checkOneOf, externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { projects } from "./projects.ts";
 import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
@@ -35,7 +35,7 @@ export const financialEntries = pgTable(
     index("financial_entries_org_project_created_idx").on(t.orgId, t.projectId, t.createdAt, t.id),
     // ?kind=invoice across the organisation, in list order.
     index("financial_entries_org_kind_created_idx").on(t.orgId, t.kind, t.createdAt, t.id),
-    check("financial_entries_kind_valid", sql`${t.kind} in ('cost','invoice','payment','adjustment')`),
+    checkOneOf("financial_entries_kind_valid", t.kind, FINANCIAL_ENTRY_KINDS),
     check("financial_entries_amount_scale", sql`${t.amount} = round(${t.amount}, 2)`),
     check("financial_entries_amount_range", sql`abs(${t.amount}) < 10000000000000`),
     // Costs, invoices and payments are positive (the kind says which way money moves); an

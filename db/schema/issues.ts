@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, foreignKey, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
+import { checkOneOf, externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
@@ -39,8 +39,8 @@ export const issues = pgTable(
     // ?status=open, the queue of unresolved issues, in list order.
     index("issues_org_status_created_idx").on(t.orgId, t.status, t.createdAt, t.id),
     check("issues_title_length", sql`char_length(${t.title}) between 1 and 200`),
-    check("issues_severity_valid", sql`${t.severity} in ('low','medium','high','critical')`),
-    check("issues_status_valid", sql`${t.status} in ('open','in_progress','resolved','closed')`),
+    checkOneOf("issues_severity_valid", t.severity, ISSUE_SEVERITIES),
+    checkOneOf("issues_status_valid", t.status, ISSUE_STATUSES),
     // A resolved issue has its moment; an open or in-progress one has none (reopening clears it).
     check("issues_resolved_has_resolved_at", sql`${t.status} <> 'resolved' or ${t.resolvedAt} is not null`),
     check("issues_open_has_no_resolved_at", sql`${t.resolvedAt} is null or ${t.status} in ('resolved','closed')`),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
-import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
+import { checkOneOf, externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { projects } from "./projects.ts";
 import { MILESTONE_STATUSES } from "../../domain/records.ts";
@@ -28,6 +28,6 @@ export const milestones = pgTable(
     // GET /v1/projects/:id/milestones, keyset-paged.
     index("milestones_project_created_idx").on(t.orgId, t.projectId, t.createdAt, t.id),
     check("milestones_name_length", sql`char_length(${t.name}) between 1 and 200`),
-    check("milestones_status_valid", sql`${t.status} in ('open','done','cancelled')`),
+    checkOneOf("milestones_status_valid", t.status, MILESTONE_STATUSES),
   ],
 );

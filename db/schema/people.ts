@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { ROLES } from "../../domain/roles.ts";
-import { id, timestamps } from "./columns.ts";
+import { checkOneOf, id, timestamps } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 
 // People: the four tables better-auth keeps (users, their sessions, their credentials, one-time
@@ -75,8 +75,6 @@ export const verifications = pgTable(
   (t) => [index("verifications_identifier_idx").on(t.identifier)],
 );
 
-export const roleValues = sql.raw(ROLES.map((role) => `'${role}'`).join(", "));
-
 export const memberships = pgTable(
   "memberships",
   {
@@ -93,7 +91,7 @@ export const memberships = pgTable(
     primaryKey({ columns: [t.orgId, t.userId] }),
     // A user's organisations (the active one is chosen at sign-in).
     index("memberships_user_idx").on(t.userId, t.createdAt),
-    check("memberships_role_known", sql`${t.role} in (${roleValues})`),
+    checkOneOf("memberships_role_known", t.role, ROLES),
   ],
 );
 
@@ -120,6 +118,6 @@ export const invitations = pgTable(
     index("invitations_org_idx").on(t.orgId, t.createdAt),
     // One open invitation per address and organisation.
     uniqueIndex("invitations_open_email_key").on(t.orgId, t.email).where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
-    check("invitations_role_known", sql`${t.role} in (${roleValues})`),
+    checkOneOf("invitations_role_known", t.role, ROLES),
   ],
 );

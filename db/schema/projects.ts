@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, index, numeric, pgTable, text, unique } from "drizzle-orm/pg-core";
-import { externalId, externalIdConstraints, id, orgId, searchVector, timestamps, version } from "./columns.ts";
+import { checkOneOf, externalId, externalIdConstraints, id, orgId, searchVector, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { PROJECT_STATUSES } from "../../domain/records.ts";
 
@@ -35,6 +35,6 @@ export const projects = pgTable(
     check("projects_budget_non_negative", sql`${t.budget} >= 0`),
     check("projects_dates_ordered", sql`${t.endDate} >= ${t.startDate}`),
     check("projects_name_length", sql`char_length(${t.name}) between 1 and 200`),
-    check("projects_status_valid", sql`${t.status} in ('planned','active','on_hold','completed','cancelled')`),
+    checkOneOf("projects_status_valid", t.status, PROJECT_STATUSES),
   ],
 );

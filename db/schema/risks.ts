@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, foreignKey, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
+import { checkOneOf, externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
@@ -37,8 +37,8 @@ export const risks = pgTable(
     // ?status=open, the risk register's everyday view, in list order.
     index("risks_org_status_created_idx").on(t.orgId, t.status, t.createdAt, t.id),
     check("risks_title_length", sql`char_length(${t.title}) between 1 and 200`),
-    check("risks_probability_valid", sql`${t.probability} in ('low','medium','high')`),
-    check("risks_impact_valid", sql`${t.impact} in ('low','medium','high')`),
-    check("risks_status_valid", sql`${t.status} in ('open','mitigated','closed')`),
+    checkOneOf("risks_probability_valid", t.probability, RISK_LEVELS),
+    checkOneOf("risks_impact_valid", t.impact, RISK_LEVELS),
+    checkOneOf("risks_status_valid", t.status, RISK_STATUSES),
   ],
 );

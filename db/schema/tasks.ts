@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
-import { externalId, externalIdConstraints, id, orgId, rankOf, searchVector, timestamps, version } from "./columns.ts";
+import { checkOneOf, externalId, externalIdConstraints, id, orgId, rankOf, searchVector, timestamps, version } from "./columns.ts";
 import { milestones } from "./milestones.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
@@ -78,7 +78,7 @@ export const tasks = pgTable(
     // without it the list reads every task of the organisation to find the few changed ones.
     index("tasks_org_updated_idx").on(t.orgId, t.updatedAt, t.id),
     check("tasks_title_length", sql`char_length(${t.title}) between 1 and 200`),
-    check("tasks_status_valid", sql`${t.status} in ('todo','in_progress','blocked','done','cancelled')`),
-    check("tasks_priority_valid", sql`${t.priority} in ('low','medium','high','urgent')`),
+    checkOneOf("tasks_status_valid", t.status, TASK_STATUSES),
+    checkOneOf("tasks_priority_valid", t.priority, TASK_PRIORITIES),
   ],
 );

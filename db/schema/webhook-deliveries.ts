@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { id, orgId } from "./columns.ts";
+import { checkOneOf, id, orgId } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { webhooks } from "./webhooks.ts";
-
-export const deliveryOutcomes = ["succeeded", "retrying", "failed"] as const;
+import { DELIVERY_OUTCOMES } from "../../domain/records.ts";
 
 // One row per delivery attempt, written by the realtime room (through the Worker) as it goes.
 export const webhookDeliveries = pgTable(
@@ -19,7 +18,7 @@ export const webhookDeliveries = pgTable(
     eventType: text().notNull(),
     changeVersion: bigint({ mode: "number" }),
     attempt: integer().notNull(),
-    outcome: text({ enum: deliveryOutcomes }).notNull(),
+    outcome: text({ enum: DELIVERY_OUTCOMES }).notNull(),
     responseStatus: integer(),
     durationMs: integer(),
     error: text(),
@@ -31,7 +30,7 @@ export const webhookDeliveries = pgTable(
   (t) => [
     // GET /v1/webhooks/:id/deliveries, newest first.
     index("webhook_deliveries_webhook_created_idx").on(t.orgId, t.webhookId, t.createdAt, t.id),
-    check("webhook_deliveries_outcome_valid", sql`${t.outcome} in ('succeeded','retrying','failed')`),
+    checkOneOf("webhook_deliveries_outcome_valid", t.outcome, DELIVERY_OUTCOMES),
     check("webhook_deliveries_attempt_positive", sql`${t.attempt} >= 1`),
   ],
 );

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { PageRequest } from "../../domain/paging.ts";
+import type { DeliveryOutcome } from "../../domain/records.ts";
 import type { Database } from "../client.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { eventProjection, parseEvent } from "./events.ts";
@@ -15,7 +16,7 @@ export interface DeliveryAttempt {
   eventType: string;
   changeVersion: number | null;
   attempt: number;
-  outcome: "succeeded" | "retrying" | "failed";
+  outcome: DeliveryOutcome;
   responseStatus: number | null;
   durationMs: number | null;
   error: string | null;
