@@ -32,6 +32,9 @@ export interface EventActor {
   name: string;
 }
 
+/** opsroom itself (the CLI, the seed, a webhook's test event): the actor of a change no key or person made. */
+export const SYSTEM_ACTOR: EventActor = { type: "system", id: null, name: "opsroom" };
+
 /** What happened to the record: each resource's events are <resource>.<action>. */
 export const EVENT_ACTIONS = ["created", "updated", "deleted"] as const;
 

@@ -5,7 +5,7 @@ import { deliveredEvent, listDeliveries, recordDeliveries, type DeliveryAttempt,
 import type { WebhookRecord } from "../db/statements/webhooks.ts";
 import { generateWebhookSecret } from "../domain/crypto/webhook-signature.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
-import type { OpsEvent } from "../domain/events.ts";
+import { SYSTEM_ACTOR, type OpsEvent } from "../domain/events.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import type { PageRequest } from "../domain/paging.ts";
 import { firstMissingScope } from "../domain/scopes.ts";
@@ -151,7 +151,7 @@ function testEvent(webhook: WebhookRecord): OpsEvent {
     changeVersion: 0,
     occurredAt: new Date().toISOString(),
     data: { webhookId: webhook.id, message: "This is a test delivery from opsroom." },
-    actor: { type: "system", id: null, name: "opsroom" },
+    actor: SYSTEM_ACTOR,
     changes: null,
     batchId: null,
   };

@@ -5,6 +5,7 @@ import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
 import type { Database } from "../client.ts";
 import { comments, tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
+import { systemActor } from "./events.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
@@ -48,7 +49,7 @@ export function getComment(db: Database, actor: Actor, id: string, view?: Record
 /** The task's project and the caller as the author: what a new comment takes from its call. */
 const fromCall = (taskId: string) => ({
   projectId: sql`(select t.project_id from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${taskId}::uuid)`,
-  author: sql`coalesce((select actor from key), '{"type":"system","id":null,"name":"opsroom"}'::jsonb)`,
+  author: sql`coalesce((select actor from key), ${systemActor})`,
 });
 
 const MAX_COMMENTS = sql.raw(String(MAX_COMMENTS_PER_TASK));

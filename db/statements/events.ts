@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { OpsEvent } from "../../domain/events.ts";
+import { SYSTEM_ACTOR, type OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { EventFilter } from "../../domain/event-filter.ts";
@@ -8,6 +8,9 @@ import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, ty
 import { fitsAnswer, runningBytes } from "./answer-size.ts";
 import { carryingAcknowledgements, run, runOne } from "./sql.ts";
 
+/** The kernel's system actor as a jsonb literal (it holds no quote): what events and comments carry when no key or person acted. */
+export const systemActor = sql.raw(`'${JSON.stringify(SYSTEM_ACTOR)}'::jsonb`);
+
 /** The public event, built by Postgres: the write statements, the catch-up list and the sweep share it. */
 export function eventProjection(alias: string): SQL {
   const e = (column: string) => sql.raw(`${alias}.${column}`);
@@ -15,7 +18,7 @@ export function eventProjection(alias: string): SQL {
     'id', ${e("id")}, 'type', ${e("type")}, 'orgId', ${e("org_id")}, 'changeVersion', ${e("change_version")},
     'occurredAt', to_char(${e("occurred_at")} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'data', ${e("data")}, 'changes', ${e("changes")},
-    'actor', coalesce(${e("actor")}, '{"type":"system","id":null,"name":"opsroom"}'::jsonb),
+    'actor', coalesce(${e("actor")}, ${systemActor}),
     'batchId', ${e("batch_id")})`;
 }
 
