@@ -7495,6 +7495,7 @@ export interface components {
              * @example crm-4471
              */
             externalId?: string | null;
+            /** @example Warehouse move */
             name?: string;
             /**
              * @description 0 means the project has no budget; at most 2 decimal places.
@@ -7510,7 +7511,7 @@ export interface components {
             /**
              * Format: date
              * @description A calendar date, YYYY-MM-DD.
-             * @example 2026-12-15
+             * @example 2027-03-31
              */
             endDate?: string;
             description?: string | null;
@@ -7627,6 +7628,7 @@ export interface components {
              * @example crm-4471
              */
             externalId?: string | null;
+            /** @example Lease signed */
             name?: string;
             /**
              * Format: date
@@ -8337,9 +8339,11 @@ export interface components {
              * @example crm-4471
              */
             externalId?: string | null;
+            /** @example Book the removal van */
             title?: string;
             /**
              * Format: uuid
+             * @description An active person of the organisation.
              * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
              */
             assigneeId?: string;
@@ -8359,6 +8363,7 @@ export interface components {
             description?: string | null;
             /**
              * Format: uuid
+             * @description A milestone of the same project.
              * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
              */
             milestoneId?: string | null;
@@ -8638,9 +8643,15 @@ export interface components {
             /** @example Removal van unavailable on moving day */
             title: string;
             description?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until assessed.
+             * @enum {string|null}
+             */
             probability?: "low" | "medium" | "high" | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until assessed.
+             * @enum {string|null}
+             */
             impact?: "low" | "medium" | "high" | null;
             /**
              * @description Defaults to open.
@@ -8661,16 +8672,24 @@ export interface components {
              * @example crm-4471
              */
             externalId?: string | null;
+            /** @example Removal van unavailable on moving day */
             title?: string;
             description?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until assessed.
+             * @enum {string|null}
+             */
             probability?: "low" | "medium" | "high" | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until assessed.
+             * @enum {string|null}
+             */
             impact?: "low" | "medium" | "high" | null;
             /** @enum {string} */
             status?: "open" | "mitigated" | "closed";
             /**
              * Format: uuid
+             * @description An active person of the organisation.
              * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
              */
             ownerId?: string | null;
@@ -8685,9 +8704,15 @@ export interface components {
             /** @example Removal van unavailable on moving day */
             title: string;
             description?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until assessed.
+             * @enum {string|null}
+             */
             probability?: "low" | "medium" | "high" | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until assessed.
+             * @enum {string|null}
+             */
             impact?: "low" | "medium" | "high" | null;
             /**
              * @description Defaults to open.
@@ -8716,7 +8741,10 @@ export interface components {
             /** @example Loading dock door jams */
             title: string;
             description?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until triaged.
+             * @enum {string|null}
+             */
             severity?: "low" | "medium" | "high" | "critical" | null;
             /**
              * @description Defaults to open.
@@ -8742,19 +8770,25 @@ export interface components {
              * @example crm-4471
              */
             externalId?: string | null;
+            /** @example Loading dock door jams */
             title?: string;
             description?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until triaged.
+             * @enum {string|null}
+             */
             severity?: "low" | "medium" | "high" | "critical" | null;
             /** @enum {string} */
             status?: "open" | "in_progress" | "resolved" | "closed";
             /**
              * Format: uuid
+             * @description A person of the organisation.
              * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
              */
             reporterId?: string | null;
             /**
              * Format: uuid
+             * @description An active person of the organisation.
              * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
              */
             assigneeId?: string | null;
@@ -8768,7 +8802,10 @@ export interface components {
             /** @example Loading dock door jams */
             title: string;
             description?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Null until triaged.
+             * @enum {string|null}
+             */
             severity?: "low" | "medium" | "high" | "critical" | null;
             /**
              * @description Defaults to open.
@@ -8939,6 +8976,7 @@ export interface components {
              * @example crm-4471
              */
             externalId?: string | null;
+            /** @example Ada Lovelace */
             name?: string;
             /**
              * Format: email
@@ -8946,6 +8984,7 @@ export interface components {
              */
             email?: string;
             role?: string | null;
+            /** @description Only active people can be assigned new tasks. */
             active?: boolean;
         };
         UpsertPerson: {

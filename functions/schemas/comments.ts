@@ -27,7 +27,7 @@ export const CommentSchema = publicRecord<CommentRecord>()(
 export const CreateCommentSchema = z.strictObject({ ...externalIdFields.create, body: Body }).openapi("CreateComment");
 
 /** PUT /v1/comments/by-external-id/{externalId}: the body names the task (a new comment is written on it; an existing one must be on it). */
-export const UpsertCommentSchema = z.strictObject({ taskId: Uuid, body: Body }).openapi("UpsertComment");
+export const UpsertCommentSchema = z.strictObject({ taskId: CommentSchema.shape.taskId, body: Body }).openapi("UpsertComment");
 
 export const UpdateCommentSchema = z.strictObject({ ...externalIdFields.update, body: Body.optional() }).openapi("UpdateComment");
 

@@ -49,12 +49,16 @@ const signFitsKind = (entry: { kind?: string | undefined; amount?: string | unde
   entry.kind === undefined || entry.amount === undefined || entry.kind === "adjustment" || !entry.amount.startsWith("-");
 const SIGN_RULE = { message: "only an adjustment may be negative", path: ["amount"] };
 
+// The inputs take the record's own fields where they are the same (its project, kind and date);
+// a change is a create's fields but projectId (an entry stays with its project), each optional.
+const { projectId, kind, date } = FinancialEntrySchema.shape;
+
 const newEntry = {
-  projectId: Uuid,
-  kind: z.enum(FINANCIAL_ENTRY_KINDS),
+  projectId,
+  kind,
   amount: Amount,
   currency: Currency,
-  date: DateString,
+  date,
   description: Description.optional(),
   reference: Reference.optional(),
 };
@@ -67,18 +71,11 @@ export const CreateFinancialEntrySchema = z
 /** PUT by external id: a create's body; the path gives the externalId. */
 export const UpsertFinancialEntrySchema = z.strictObject(newEntry).refine(signFitsKind, SIGN_RULE).openapi("UpsertFinancialEntry");
 
-// An entry stays with its project. A patch with only kind or only amount is checked against the
-// stored other half by the update statement.
+// A patch with only kind or only amount is checked against the stored other half by the update statement.
 export const UpdateFinancialEntrySchema = z
-  .strictObject({
-    ...externalIdFields.update,
-    kind: z.enum(FINANCIAL_ENTRY_KINDS).optional(),
-    amount: Amount.optional(),
-    currency: Currency.optional(),
-    date: DateString.optional(),
-    description: Description.optional(),
-    reference: Reference.optional(),
-  })
+  .strictObject({ ...externalIdFields.update, ...newEntry })
+  .omit({ projectId: true })
+  .partial()
   .refine(signFitsKind, SIGN_RULE)
   .openapi("UpdateFinancialEntry");
 

@@ -24,34 +24,29 @@ export const IssueSchema = publicRecord<IssueRecord>()(
     .openapi("Issue")
 );
 
+// The inputs take the record's own fields where they are the same (its ids, severity and
+// status); a change is a create's fields but projectId (an issue stays with its project; resolvedAt
+// belongs to the service), each optional.
+const { projectId, severity, status, reporterId, assigneeId } = IssueSchema.shape;
+
+const issueFields = {
+  projectId,
+  title: Name.openapi({ example: "Loading dock door jams" }),
+  description: Description.optional(),
+  severity: severity.optional(),
+  status: status.optional(),
+  reporterId: reporterId.optional().openapi({ description: "A person of the organisation." }),
+  assigneeId: assigneeId.optional().openapi({ description: "An active person of the organisation." }),
+};
+
 export const CreateIssueSchema = z
-  .strictObject({
-    ...externalIdFields.create,
-    projectId: Uuid,
-    title: Name.openapi({ example: "Loading dock door jams" }),
-    description: Description.optional(),
-    severity: Severity.optional(),
-    status: z.enum(ISSUE_STATUSES).optional().openapi({ description: "Defaults to open." }),
-    reporterId: Uuid.nullable().optional().openapi({ description: "A person of the organisation." }),
-    assigneeId: Uuid.nullable().optional().openapi({ description: "An active person of the organisation." }),
-  })
+  .strictObject({ ...externalIdFields.create, ...issueFields, status: status.optional().openapi({ description: "Defaults to open." }) })
   .openapi("CreateIssue");
 
 /** PUT by external id: a create's body; the path gives the externalId. */
 export const UpsertIssueSchema = CreateIssueSchema.omit({ externalId: true }).openapi("UpsertIssue");
 
-// An issue stays with its project; resolvedAt belongs to the service.
-export const UpdateIssueSchema = z
-  .strictObject({
-    ...externalIdFields.update,
-    title: Name.optional(),
-    description: Description.optional(),
-    severity: Severity.optional(),
-    status: z.enum(ISSUE_STATUSES).optional(),
-    reporterId: Uuid.nullable().optional(),
-    assigneeId: Uuid.nullable().optional(),
-  })
-  .openapi("UpdateIssue");
+export const UpdateIssueSchema = z.strictObject({ ...externalIdFields.update, ...issueFields }).omit({ projectId: true }).partial().openapi("UpdateIssue");
 
 export const ListIssuesQuery = z.strictObject({ ...pageQuery,
   ...externalIdFields.query, projectId: Uuid.optional().openapi({ description: "Only the records of this project." }), status: commaList(ISSUE_STATUSES).optional() });

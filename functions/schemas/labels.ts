@@ -25,8 +25,6 @@ export const CreateLabelSchema = z.strictObject({ ...externalIdFields.create, ..
 /** PUT by external id: a create's body; the path gives the externalId. */
 export const UpsertLabelSchema = z.strictObject(newLabel).openapi("UpsertLabel");
 
-export const UpdateLabelSchema = z
-  .strictObject({ ...externalIdFields.update, name: LabelName.optional(), colour: Colour.optional(), description: Description.optional() })
-  .openapi("UpdateLabel");
+export const UpdateLabelSchema = z.strictObject({ ...externalIdFields.update, ...newLabel }).partial().openapi("UpdateLabel");
 
 export const ListLabelsQuery = z.strictObject({ ...pageQuery, ...externalIdFields.query });

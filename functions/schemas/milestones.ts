@@ -18,28 +18,25 @@ export const MilestoneSchema = publicRecord<MilestoneRecord>()(
     .openapi("Milestone")
 );
 
+// The inputs take the record's own fields where they are the same (its ids, date and status); a
+// change is a create's fields, each optional.
+const { projectId, dueDate, status } = MilestoneSchema.shape;
+
+const milestoneFields = {
+  name: Name.openapi({ example: "Lease signed" }),
+  dueDate,
+  description: Description.optional(),
+  status: status.optional(),
+};
+
 export const CreateMilestoneSchema = z
-  .strictObject({
-    ...externalIdFields.create,
-    name: Name.openapi({ example: "Lease signed" }),
-    dueDate: DateString,
-    description: Description.optional(),
-    status: z.enum(MILESTONE_STATUSES).optional().openapi({ description: "Defaults to open." }),
-  })
+  .strictObject({ ...externalIdFields.create, ...milestoneFields, status: status.optional().openapi({ description: "Defaults to open." }) })
   .openapi("CreateMilestone");
 
 /** PUT /v1/milestones/by-external-id/{externalId}: a create's body, naming the project (a new milestone is created under it). */
-export const UpsertMilestoneSchema = CreateMilestoneSchema.omit({ externalId: true }).extend({ projectId: Uuid }).openapi("UpsertMilestone");
+export const UpsertMilestoneSchema = CreateMilestoneSchema.omit({ externalId: true }).extend({ projectId }).openapi("UpsertMilestone");
 
-export const UpdateMilestoneSchema = z
-  .strictObject({
-    ...externalIdFields.update,
-    name: Name.optional(),
-    dueDate: DateString.optional(),
-    description: Description.optional(),
-    status: z.enum(MILESTONE_STATUSES).optional(),
-  })
-  .openapi("UpdateMilestone");
+export const UpdateMilestoneSchema = z.strictObject({ ...externalIdFields.update, ...milestoneFields }).partial().openapi("UpdateMilestone");
 
 export const ListMilestonesQuery = z.strictObject({ ...pageQuery,
   ...externalIdFields.query, status: commaList(MILESTONE_STATUSES).optional() });

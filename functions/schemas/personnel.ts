@@ -18,23 +18,22 @@ export const PersonSchema = publicRecord<PersonRecord>()(
     .openapi("Person")
 );
 
+// A change is a create's fields, each optional; `active` is the record's own field.
+const personFields = {
+  name: Name.openapi({ example: "Ada Lovelace" }),
+  email: Email,
+  role: Role.optional(),
+  active: PersonSchema.shape.active.optional(),
+};
+
 export const CreatePersonSchema = z
-  .strictObject({
-    ...externalIdFields.create,
-    name: Name.openapi({ example: "Ada Lovelace" }),
-    email: Email,
-    role: Role.optional(),
-    active: z.boolean().optional().openapi({ description: "Defaults to true." }),
-  })
+  .strictObject({ ...externalIdFields.create, ...personFields, active: personFields.active.openapi({ description: "Defaults to true." }) })
   .openapi("CreatePerson");
 
 /** PUT by external id: a create's body; the path gives the externalId. */
 export const UpsertPersonSchema = CreatePersonSchema.omit({ externalId: true }).openapi("UpsertPerson");
 
-export const UpdatePersonSchema = z
-  .strictObject({
-    ...externalIdFields.update, name: Name.optional(), email: Email.optional(), role: Role.optional(), active: z.boolean().optional() })
-  .openapi("UpdatePerson");
+export const UpdatePersonSchema = z.strictObject({ ...externalIdFields.update, ...personFields }).partial().openapi("UpdatePerson");
 
 export const ListPersonnelQuery = z.strictObject({
   ...pageQuery,

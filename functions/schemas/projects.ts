@@ -29,14 +29,19 @@ export const ProjectSchema = publicRecord<ProjectRecord>()(
 const datesOrdered = (p: { startDate?: string | undefined; endDate?: string | undefined }) =>
   !p.startDate || !p.endDate || p.endDate >= p.startDate;
 
-const newProject = {
+// The inputs take the record's own fields where they are the same (its dates and status); a
+// change is a create's fields, each optional.
+const { startDate, endDate, status } = ProjectSchema.shape;
+
+const projectFields = {
   name: Name.openapi({ example: "Warehouse move" }),
   budget: Budget,
-  startDate: DateString,
-  endDate: DateString.openapi({ example: "2027-03-31" }),
+  startDate,
+  endDate: endDate.openapi({ example: "2027-03-31" }),
   description: Description.optional(),
-  status: z.enum(PROJECT_STATUSES).optional().openapi({ description: "Defaults to planned." }),
+  status: status.optional(),
 };
+const newProject = { ...projectFields, status: status.optional().openapi({ description: "Defaults to planned." }) };
 const DATES_RULE = { message: "endDate must not be before startDate", path: ["endDate"] };
 
 export const CreateProjectSchema = z
@@ -48,15 +53,8 @@ export const CreateProjectSchema = z
 export const UpsertProjectSchema = z.strictObject(newProject).refine(datesOrdered, DATES_RULE).openapi("UpsertProject");
 
 export const UpdateProjectSchema = z
-  .strictObject({
-    ...externalIdFields.update,
-    name: Name.optional(),
-    budget: Budget.optional(),
-    startDate: DateString.optional(),
-    endDate: DateString.optional(),
-    description: Description.optional(),
-    status: z.enum(PROJECT_STATUSES).optional(),
-  })
+  .strictObject({ ...externalIdFields.update, ...projectFields })
+  .partial()
   .refine(datesOrdered, DATES_RULE)
   .openapi("UpdateProject");
 

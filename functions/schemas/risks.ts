@@ -22,36 +22,29 @@ export const RiskSchema = publicRecord<RiskRecord>()(
     .openapi("Risk")
 );
 
+// The inputs take the record's own fields where they are the same (its ids, levels and status);
+// a change is a create's fields but projectId (a risk stays with its project), each optional.
+const { projectId, probability, impact, status, ownerId } = RiskSchema.shape;
+
+const riskFields = {
+  projectId,
+  title: Name.openapi({ example: "Removal van unavailable on moving day" }),
+  description: Description.optional(),
+  probability: probability.optional(),
+  impact: impact.optional(),
+  status: status.optional(),
+  ownerId: ownerId.optional().openapi({ description: "An active person of the organisation." }),
+  mitigation: Description.optional(),
+};
+
 export const CreateRiskSchema = z
-  .strictObject({
-    ...externalIdFields.create,
-    projectId: Uuid,
-    title: Name.openapi({ example: "Removal van unavailable on moving day" }),
-    description: Description.optional(),
-    probability: Level.optional(),
-    impact: Level.optional(),
-    status: z.enum(RISK_STATUSES).optional().openapi({ description: "Defaults to open." }),
-    ownerId: Uuid.nullable().optional().openapi({ description: "An active person of the organisation." }),
-    mitigation: Description.optional(),
-  })
+  .strictObject({ ...externalIdFields.create, ...riskFields, status: status.optional().openapi({ description: "Defaults to open." }) })
   .openapi("CreateRisk");
 
 /** PUT by external id: a create's body; the path gives the externalId. */
 export const UpsertRiskSchema = CreateRiskSchema.omit({ externalId: true }).openapi("UpsertRisk");
 
-// A risk stays with its project: projectId is not changeable.
-export const UpdateRiskSchema = z
-  .strictObject({
-    ...externalIdFields.update,
-    title: Name.optional(),
-    description: Description.optional(),
-    probability: Level.optional(),
-    impact: Level.optional(),
-    status: z.enum(RISK_STATUSES).optional(),
-    ownerId: Uuid.nullable().optional(),
-    mitigation: Description.optional(),
-  })
-  .openapi("UpdateRisk");
+export const UpdateRiskSchema = z.strictObject({ ...externalIdFields.update, ...riskFields }).omit({ projectId: true }).partial().openapi("UpdateRisk");
 
 export const ListRisksQuery = z.strictObject({ ...pageQuery,
   ...externalIdFields.query, projectId: Uuid.optional().openapi({ description: "Only the records of this project." }), status: commaList(RISK_STATUSES).optional() });

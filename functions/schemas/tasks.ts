@@ -34,19 +34,30 @@ export const TaskSchema = publicRecord<TaskRecord>()(
     .openapi("Task")
 );
 
+// The inputs take the record's own fields where they are the same (its ids, date and enums); the
+// free text is validated (Name, Description). A change is a create's fields but projectId (a task
+// stays with its project), each optional.
+const { projectId, assigneeId, milestoneId, dueDate, status, priority } = TaskSchema.shape;
+
+const taskFields = {
+  title: Name.openapi({ example: "Book the removal van" }),
+  projectId,
+  assigneeId: assigneeId.openapi({ description: "An active person of the organisation." }),
+  dueDate,
+  priority: priority.optional(),
+  status: status.optional(),
+  description: Description.optional(),
+  milestoneId: milestoneId.optional().openapi({ description: "A milestone of the same project." }),
+  parentId: ParentId.optional(),
+  labelIds: LabelIds.optional(),
+};
+
 export const CreateTaskSchema = z
   .strictObject({
     ...externalIdFields.create,
-    title: Name.openapi({ example: "Book the removal van" }),
-    projectId: Uuid,
-    assigneeId: Uuid.openapi({ description: "An active person of the organisation." }),
-    dueDate: DateString,
-    priority: z.enum(TASK_PRIORITIES).optional().openapi({ description: "Defaults to medium.", example: "high" }),
-    status: z.enum(TASK_STATUSES).optional().openapi({ description: "Defaults to todo." }),
-    description: Description.optional(),
-    milestoneId: Uuid.nullable().optional().openapi({ description: "A milestone of the same project." }),
-    parentId: ParentId.optional(),
-    labelIds: LabelIds.optional(),
+    ...taskFields,
+    priority: priority.optional().openapi({ description: "Defaults to medium.", example: "high" }),
+    status: status.optional().openapi({ description: "Defaults to todo." }),
   })
   .openapi("CreateTask");
 
@@ -56,16 +67,11 @@ export const UpsertTaskSchema = CreateTaskSchema.omit({ externalId: true }).open
 export const UpdateTaskSchema = z
   .strictObject({
     ...externalIdFields.update,
-    title: Name.optional(),
-    assigneeId: Uuid.optional(),
-    dueDate: DateString.optional(),
-    priority: z.enum(TASK_PRIORITIES).optional(),
-    status: z.enum(TASK_STATUSES).optional().openapi({ description: "Moves along the workflow; other moves are 409." }),
-    description: Description.optional(),
-    milestoneId: Uuid.nullable().optional(),
-    parentId: ParentId.optional(),
-    labelIds: LabelIds.optional(),
+    ...taskFields,
+    status: status.optional().openapi({ description: "Moves along the workflow; other moves are 409." }),
   })
+  .omit({ projectId: true })
+  .partial()
   .openapi("UpdateTask");
 
 /** POST /v1/tasks/{id}/dependencies. */

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EVENT_RESOURCES } from "../../domain/events.ts";
+import { DELIVERY_OUTCOMES } from "../../domain/records.ts";
 import { REPLAY_MAX_SPAN } from "../../services/webhook-replay.ts";
 import type { WebhookRecord } from "../../services/webhooks.ts";
 import { Description, InstantQuery, Timestamp, Uuid, noNul, pageQuery, publicRecord, recordFields } from "./common.ts";
@@ -53,7 +54,7 @@ const settings = {
 
 export const CreateWebhookSchema = z.strictObject({ url: Url, ...settings }).openapi("CreateWebhook");
 
-export const UpdateWebhookSchema = z.strictObject({ url: Url.optional(), enabled: z.boolean().optional(), ...settings }).openapi("UpdateWebhook");
+export const UpdateWebhookSchema = z.strictObject({ url: Url, enabled: WebhookSchema.shape.enabled, ...settings }).partial().openapi("UpdateWebhook");
 
 export const RotateSecretSchema = z
   .strictObject({
@@ -91,7 +92,7 @@ export const DeliverySchema = z
     eventType: z.string(),
     changeVersion: z.number().int().nullable(),
     attempt: z.number().int().openapi({ description: "1 for the first try, then each retry." }),
-    outcome: z.enum(["succeeded", "retrying", "failed"]),
+    outcome: z.enum(DELIVERY_OUTCOMES),
     responseStatus: z.number().int().nullable(),
     durationMs: z.number().int().nullable(),
     error: z.string().nullable(),
@@ -112,7 +113,7 @@ const EventType = z
 
 export const DeliveriesQuery = z.strictObject({
   ...pageQuery,
-  outcome: z.enum(["succeeded", "retrying", "failed"]).optional().openapi({ description: "Only the attempts with this outcome." }),
+  outcome: z.enum(DELIVERY_OUTCOMES).optional().openapi({ description: "Only the attempts with this outcome." }),
   eventType: EventType.optional().openapi({ description: "Only the attempts of this event type." }),
   since: InstantQuery.optional().openapi({ description: "Only attempts made at or after this instant." }),
 });
