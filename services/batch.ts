@@ -7,6 +7,7 @@ import { DomainError } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import { translateConstraintError } from "./constraint-errors.ts";
+import { idempotencyMismatch } from "./refusals.ts";
 import type { Call, IdempotencyRequest, ServiceContext } from "./context.ts";
 import { eventsOf, publish } from "./rooms.ts";
 import type { WriteResult } from "./settle.ts";
@@ -163,9 +164,7 @@ export async function runBatch({ ctx, input }: Call<{ operations: BatchOperation
 
 /** The stored first answer to this Idempotency-Key; another request under the same key is refused. */
 function storedAnswer(ctx: ServiceContext, operations: BatchOperation[], stored: StoredBatch, idempotency: IdempotencyRequest): BatchAnswer {
-  if (stored.request_hash !== idempotency.requestHash) {
-    throw new DomainError("idempotency_mismatch", "this Idempotency-Key was used with a different request", { field: "Idempotency-Key" });
-  }
+  if (stored.request_hash !== idempotency.requestHash) throw idempotencyMismatch();
   if (stored.change_version !== null) ctx.observe?.(Number(stored.change_version));
   const results = stored.response.results.map((answer, i) => ({ status: answer.created ? 201 : 200, data: inResponseOrder(operations[i]!.resource, answer.data) }));
   return { results, batchId: stored.response.batchId, replayed: true };

@@ -7,6 +7,7 @@ import { DomainError } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import type { Role } from "../domain/roles.ts";
 import type { Call } from "./context.ts";
+import { callerRefusals } from "./refusals.ts";
 
 // Users: how a person who signs in comes to be. Sign-up goes through better-auth, whose hooks
 // (functions/auth/auth.ts) ask here whether it may go ahead and what follows it: joining by an
@@ -45,7 +46,7 @@ export async function createUser({
   const userId = input.userId ?? uuidv7();
   const email = input.email.trim().toLowerCase();
   const result = await statements.insertUser(ctx.db, { userId, accountId: uuidv7(), orgId: input.orgId, name: input.name, email, passwordHash: await hashPassword(password), role: input.role });
-  if (!result.orgFound) throw new DomainError("not_found", "organisation not found", { field: "orgId" });
+  if (!result.orgFound) throw callerRefusals.organisationUnknown();
   if (!result.created) throw new DomainError("conflict", `a user with the address ${email} exists already`, { field: "email" });
   return { userId, email, name: input.name, role: input.role, orgId: input.orgId, password, generated: input.password === undefined };
 }

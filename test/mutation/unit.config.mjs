@@ -17,12 +17,14 @@ export default {
     "realtime/webhooks/delivery.ts",
     "functions/http/preconditions.ts",
     // settleCaller, and in settleCreate/-Update/-Delete the caller check, the Idempotency-Key
-    // replay and If-Match; the rest of settle.ts (references, workflow rules, blockers) is not a
-    // security edge.
-    "services/settle.ts:23-29",
-    "services/settle.ts:50-56",
-    "services/settle.ts:68-68",
-    "services/settle.ts:72-74",
-    "services/settle.ts:84-86",
+    // replay and If-Match, with the refusals they give (refusals.ts); the rest (references,
+    // workflow rules, blockers) is not a security edge.
+    "services/settle.ts:35-49",
+    "services/settle.ts:67-72",
+    "services/settle.ts:120-120",
+    "services/settle.ts:124-124",
+    "services/settle.ts:137-137",
+    "services/settle.ts:139-139",
+    "services/refusals.ts:13-24",
   ],
 };

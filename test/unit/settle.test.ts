@@ -18,6 +18,7 @@ interface Rec {
 
 const API = { actor: { keyHash: "a".repeat(64) } as Actor };
 const SYSTEM = { actor: { orgId: "01890000-0000-7000-8000-000000000001" } as Actor };
+const PERSON = { actor: { sessionToken: "t".repeat(32) } as Actor };
 const CALLER_OK: CallerOutcome = { found: true, allowed: true, scopes: ["tasks.read", "tasks.manage"], changeVersion: 7 };
 const NO_KEY: CallerOutcome = { found: false, allowed: false, scopes: [], changeVersion: 0 };
 const NO_SCOPE: CallerOutcome = { found: true, allowed: false, scopes: ["tasks.read"], changeVersion: 7 };
@@ -62,6 +63,18 @@ describe("settleCaller", () => {
     expect(error.code).toBe("insufficient_scope");
     expect(error.message).toBe("this call needs the tasks.manage scope");
     expect(error.details).toEqual({ scope: "tasks.manage" });
+  });
+
+  it("a person whose session has ended, or who is no longer a member, is unauthorized", () => {
+    const error = caught(() => settleCaller(NO_KEY, PERSON, "tasks.manage"));
+    expect(error.code).toBe("unauthorized");
+    expect(error.details).toEqual({});
+  });
+
+  it("a person without a role the call needs is insufficient_role naming the roles", () => {
+    const error = caught(() => settleCaller(NO_SCOPE, PERSON, { roles: ["owner", "admin"] }));
+    expect(error.code).toBe("insufficient_role");
+    expect(error.details).toEqual({ roles: ["owner", "admin"] });
   });
 
   it("a call that needs no scope (null) passes any valid key", () => {
@@ -218,6 +231,11 @@ describe("the changeVersion an answer carries (observe)", () => {
     const replayed = listening();
     settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), { ...createContext({ key: "k", requestHash: "h1" }), ctx: replayed.ctx });
     expect(replayed.seen.at(-1)).toBe(5);
+
+    // The first answer moved no changeVersion (a write that changed nothing): the replay observes only the current one.
+    const replayedNoop = listening();
+    settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: null } }), { ...createContext({ key: "k", requestHash: "h1" }), ctx: replayedNoop.ctx });
+    expect(replayedNoop.seen).toEqual([7]);
 
     const noop = listening();
     settleUpdate(update({ updated: null, changesSomething: false }), { ...updateContext, ctx: noop.ctx });
