@@ -70,6 +70,7 @@ export const realtimeRoutes = [
     }),
     errors: ["resync_required"],
     response: { schema: EventListSchema, description: "A page of events in changeVersion order.", headers: ["Link"] },
+    verb: listEvents,
     async handler(c, { query }) {
       const { after, limit, ...filter } = query;
       const retentionSeconds = settingsOf(c.env).events.retentionSeconds;
@@ -88,6 +89,7 @@ export const realtimeRoutes = [
     body: TokenRequestSchema,
     errors: ["insufficient_scope"],
     response: { status: 201, schema: recordEnvelope(TokenSchema), description: "The token." },
+    verb: mintRealtimeToken,
     async handler(c, { body }) {
       const realtime = settingsOf(c.env).realtime;
       if (!realtime) throw new DomainError("unavailable", "realtime is not configured on this deployment");
