@@ -107,6 +107,8 @@ export const WebhookTargetSchema = z.object({
   /** The secret before the last rotation, and when deliveries stop being signed with it too. */
   previousSecret: z.string().nullable().default(null),
   previousSecretExpiresAt: Instant.nullable().default(null),
+  /** The organisation's changeVersion when it was registered or last turned on: it receives the events after it. */
+  receivesAfter: z.number().int().min(0).default(0),
 });
 export type WebhookTarget = z.infer<typeof WebhookTargetSchema>;
 

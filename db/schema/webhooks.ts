@@ -28,6 +28,11 @@ export const webhooks = pgTable(
     // Event N+1 is not sent before N is delivered or finally given up (one request at a time).
     ordered: boolean().notNull().default(false),
     enabled: boolean().notNull().default(true),
+    // The organisation's changeVersion when the webhook was registered or last turned on: it receives
+    // the events after it. The room decides who receives an event when it fans the event out, which
+    // may come after a later change of the webhook (a sweep after an outage, an alarm's delay), so a
+    // webhook would otherwise receive events committed before it existed or while it was off.
+    receivesAfter: bigint({ mode: "number" }).notNull().default(0),
     // Why deliveries stopped (the receiver answered 410 Gone), shown on the webhook.
     disabledReason: text(),
     // The Standard Webhooks signing secret, whsec_...: needed in clear to sign, shown once.

@@ -28,7 +28,7 @@ export const webhookResource = defineResource(webhooks, {
   readScope: "webhooks.read",
   manageScope: "webhooks.manage",
   emitsEvents: false,
-  hidden: ["secret", "previousSecret"],
+  hidden: ["secret", "previousSecret", "receivesAfter"],
 });
 export type WebhookRecord = RecordOf<typeof webhookResource>;
 
@@ -49,6 +49,9 @@ export type NewWebhook = WebhookSettings & { url: string; events: string[]; secr
 /** A project filter must name a project of the caller's organisation (400 invalid_reference otherwise). */
 const projectReferences = (projectId: string | null | undefined) => (projectId ? [projectOfOrganisation(projectId)] : []);
 
+/** The caller's organisation's changeVersion as the statement sees it: a webhook registered or turned on now receives the events after it. */
+const currentChangeVersion = sql`(select o.change_version from organisations o where o.id = ${CALLER_ORG})`;
+
 /** The caller holds every read scope the webhook carries (`l`, the locked row). */
 const scopesHeld: Rule = { name: RULES.scopes_held, holds: sql`${l.scopes} <@ (select scopes from key)` };
 
@@ -63,6 +66,7 @@ export function createWebhook(db: Database, actor: Actor, values: NewWebhook, id
       scopes: sql`array(select unnest((select scopes from key)) intersect select unnest(${sql.param(EVENT_READ_SCOPES)}::text[]) order by 1)`,
       createdByKeyId: sql`(select id from key)`,
       createdByUserId: sql`(select user_id from key)`,
+      receivesAfter: currentChangeVersion,
     },
     references: projectReferences(values.projectId),
     idempotency,
@@ -84,8 +88,9 @@ export type WebhookChange = WebhookSettings & { enabled?: boolean | undefined };
 
 /** `scopes_held` fails unless the caller holds every read scope the webhook carries. */
 export function updateWebhook(db: Database, actor: Actor, id: string, patch: WebhookChange, ifMatch: number | null) {
-  // Turning a webhook back on clears why it was turned off.
-  const values = patch.enabled === true ? { ...patch, disabledReason: null } : patch;
+  // Turning a webhook back on clears why it was turned off, and it receives the events from now on
+  // (one that was on already keeps its place: events in flight to it are still its).
+  const values = patch.enabled === true ? { ...patch, disabledReason: null, receivesAfter: sql`case when ${l.enabled} then ${l.receivesAfter} else ${currentChangeVersion} end` } : patch;
   return updateRecord(db, actor, webhookResource, { id, patch: values, ifMatch, references: projectReferences(patch.projectId), rules: [scopesHeld] });
 }
 
@@ -108,9 +113,9 @@ export function deleteWebhook(db: Database, actor: Actor, id: string, ifMatch: n
 
 /** What the room needs to deliver: every webhook of the organisation, secrets included. */
 export async function webhookTargets(db: Database, orgId: string) {
-  const rows = await run<{ target: WebhookRecord & { secret: string; previousSecret: string | null } }>(
+  const rows = await run<{ target: WebhookRecord & { secret: string; previousSecret: string | null; receivesAfter: number } }>(
     db,
-    sql`select (${projection(webhookResource, "w")})::jsonb || jsonb_build_object('secret', w.secret, 'previousSecret', w.previous_secret) as target
+    sql`select (${projection(webhookResource, "w")})::jsonb || jsonb_build_object('secret', w.secret, 'previousSecret', w.previous_secret, 'receivesAfter', w.receives_after) as target
           from webhooks w where w.org_id = ${orgId}::uuid order by w.created_at, w.id`,
   );
   return rows.map((row) => row.target);

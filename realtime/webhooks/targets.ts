@@ -22,12 +22,14 @@ export const TARGETS_MAX_AGE_MS = 60_000;
 export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
 
 /**
- * Whether a webhook receives an event: it is on, its scopes may see it, and its filter (patterns,
- * project, its own writes left out) selects it. The filter only narrows what the scopes allow.
+ * Whether a webhook receives an event: it is on, the event came after it was registered or last
+ * turned on (the fan-out may come later than that), its scopes may see it, and its filter
+ * (patterns, project, its own writes left out) selects it. The filter only narrows what the scopes
+ * allow.
  */
 export function wants(target: WebhookTarget, event: OpsEvent): boolean {
   const scope = scopeOfEvent(event.type);
-  if (!target.enabled || !scope || !target.scopes.includes(scope)) return false;
+  if (!target.enabled || event.changeVersion <= target.receivesAfter || !scope || !target.scopes.includes(scope)) return false;
   return matchesFilter(webhookFilter(target), event);
 }
 
@@ -104,14 +106,23 @@ export class Targets {
     return this.current(webhookId)?.enabled ?? false;
   }
 
-  /** A receiver answered 410 Gone: the webhook is off here at once, its queue dropped, and the API told. */
-  async disable(target: WebhookTarget, reason: string): Promise<void> {
-    // The current copy (a reload may have replaced the one the attempt started with).
-    const current = this.current(target.id) ?? target;
-    current.enabled = false;
-    await this.storage.put(TARGET_PREFIX + current.id, current);
-    await dropJobsOf(this.storage, this.backlog, current.id);
-    await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason }) }).catch(() => {});
+  /**
+   * A receiver answered 410 Gone: the API is told, then the webhook is off here and its queue
+   * dropped. In line with reloads, and the API first: a reload under way when the 410 came, which
+   * read the webhook on, would otherwise put it back on here after it was turned off, and events
+   * fanned out meanwhile would be queued for it.
+   */
+  disable(target: WebhookTarget, reason: string): Promise<void> {
+    const run = this.reloading.then(async () => {
+      await this.api(`/webhooks/${target.id}/disable`, { method: "POST", body: JSON.stringify({ reason }) }).catch(() => {});
+      // The current copy (a reload may have replaced the one the attempt started with).
+      const current = this.current(target.id) ?? target;
+      current.enabled = false;
+      await this.storage.put(TARGET_PREFIX + current.id, current);
+      await dropJobsOf(this.storage, this.backlog, current.id);
+    });
+    this.reloading = run.catch(() => {});
+    return run;
   }
 
   /** The stored copy, parsed: one stored before a field was added gets its default. */

@@ -1,0 +1,1 @@
+ALTER TABLE "webhooks" ADD COLUMN "receives_after" bigint DEFAULT 0 NOT NULL;
