@@ -1,3 +1,4 @@
+import { RESOURCES, scopesOf, type ResourceType } from "./resources.ts";
 import type { Scope } from "./scopes.ts";
 
 /**
@@ -38,18 +39,10 @@ export const SYSTEM_ACTOR: EventActor = { type: "system", id: null, name: "opsro
 /** What happened to the record: each resource's events are <resource>.<action>. */
 export const EVENT_ACTIONS = ["created", "updated", "deleted"] as const;
 
-/** The read scope a key needs to see an event, by the event's resource (the part of type before the dot). */
-export const EVENT_SCOPES = {
-  task: "tasks.read",
-  label: "tasks.read",
-  comment: "tasks.read",
-  project: "projects.read",
-  milestone: "projects.read",
-  personnel: "organisation.read",
-  risk: "risks.read",
-  issue: "issues.read",
-  financialEntry: "financials.read",
-} as const satisfies Record<string, Scope>;
+/** The read scope a key needs to see an event, by the event's resource (the part of type before the dot): its declaration's. */
+export const EVENT_SCOPES = Object.fromEntries(Object.values(RESOURCES).map((resource) => [resource.type, scopesOf(resource).read])) as {
+  [K in ResourceType]: `${(typeof RESOURCES)[K]["scopes"]}.read`;
+};
 
 /** The resources events are about. */
 export type EventResource = keyof typeof EVENT_SCOPES;

@@ -1,6 +1,5 @@
 import { UUID_PATTERN } from "./ids.ts";
 import { DomainError } from "./errors.ts";
-import { ISSUE_STATUSES, MILESTONE_STATUSES, PROJECT_STATUSES, RISK_STATUSES, TASK_PRIORITIES, TASK_STATUSES } from "./records.ts";
 
 // Lists are keyset-paged: a page ends at a record, and the next page starts after it in the list's
 // order. The order is creation order unless ?sort= names fields; either way the record's id breaks
@@ -117,19 +116,3 @@ export function pageRequest(query: { limit: number; cursor?: string | undefined;
   const sort = parseSort(query.sort, sortable);
   return { limit: query.limit, sort, after: query.cursor ? decodeCursor(query.cursor, sort, sortable) : null };
 }
-
-// ---- What each list sorts by (docs/api.md "Lists") ------------------------------------------------
-
-const CREATED = { createdAt: "timestamp", updatedAt: "timestamp" } as const;
-
-export const SORTABLE = {
-  tasks: { dueDate: "date", priority: { rank: TASK_PRIORITIES }, status: { rank: TASK_STATUSES }, title: "text", ...CREATED },
-  projects: { name: "text", startDate: "date", endDate: "date", status: { rank: PROJECT_STATUSES }, ...CREATED },
-  milestones: { dueDate: "date", name: "text", status: { rank: MILESTONE_STATUSES }, ...CREATED },
-  personnel: { name: "text", ...CREATED },
-  labels: { name: "text", ...CREATED },
-  comments: CREATED,
-  risks: { title: "text", status: { rank: RISK_STATUSES }, ...CREATED },
-  issues: { title: "text", status: { rank: ISSUE_STATUSES }, ...CREATED },
-  financialEntries: { date: "date", ...CREATED },
-} as const satisfies Record<string, Sortable>;

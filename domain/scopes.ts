@@ -1,22 +1,17 @@
-// The closed set of scopes (docs/api.md "Keys and scopes"). A .manage scope always implies its .read scope.
-export const SCOPES = {
-  "organisation.read": "Read the organisation",
-  "organisation.manage": "Manage the organisation",
-  "projects.read": "Read projects and milestones",
-  "projects.manage": "Create and change projects and milestones",
-  "tasks.read": "Read tasks",
-  "tasks.manage": "Create and change tasks",
-  "risks.read": "Read risks",
-  "risks.manage": "Create and change risks",
-  "issues.read": "Read issues",
-  "issues.manage": "Create and change issues",
-  "financials.read": "Read financial entries and project finances",
-  "financials.manage": "Create and change financial entries",
-  "webhooks.read": "Read webhooks",
-  "webhooks.manage": "Register and change webhooks",
-} as const;
+import { SCOPE_GROUPS, type ScopeGroup } from "./resources.ts";
 
-export type Scope = keyof typeof SCOPES;
+// The closed set of scopes (docs/api.md "Keys and scopes"): each group's .read and .manage
+// (domain/resources.ts SCOPE_GROUPS), in its order. A .manage scope always implies its .read scope.
+
+export type Scope = `${ScopeGroup}.${"read" | "manage"}`;
+
+/** Every scope with what it grants, in catalogue order. */
+export const SCOPES = Object.fromEntries(
+  Object.entries(SCOPE_GROUPS).flatMap(([group, grants]) => [
+    [`${group}.read`, grants.read],
+    [`${group}.manage`, grants.manage],
+  ]),
+) as Record<Scope, string>;
 
 export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
 

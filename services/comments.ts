@@ -11,17 +11,8 @@ const notTheAuthor = () =>
 
 /** Comments on tasks: listed and written under the task, reached by their own id otherwise. */
 export const comments = resourceService({
-  noun: "comment",
-  parentNoun: "task",
   resource: statements.commentResource,
-  statements: {
-    list: statements.listComments,
-    get: statements.getComment,
-    create: statements.createComment,
-    update: statements.updateComment,
-    remove: statements.deleteComment,
-    upsert: statements.upsertComment,
-  },
+  statements: { create: statements.createComment, update: statements.updateComment, remove: statements.deleteComment, upsert: statements.upsertComment },
   rules: { [RULES.author]: notTheAuthor },
   removeRules: { [RULES.author]: notTheAuthor },
 });

@@ -10,11 +10,8 @@ export type { FinancialEntryRecord, FinancialEntryValues, NewFinancialEntry } fr
 export type { ProjectFinancials } from "../db/statements/project-financials.ts";
 
 export const financialEntries = resourceService({
-  noun: "financial entry",
   resource: statements.financialEntryResource,
   statements: {
-    list: statements.listFinancialEntries,
-    get: statements.getFinancialEntry,
     create: statements.createFinancialEntry,
     update: statements.updateFinancialEntry,
     upsert: statements.upsertFinancialEntry,

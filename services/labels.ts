@@ -12,9 +12,8 @@ export type { LabelRecord, LabelValues, NewLabel } from "../db/statements/labels
  * product that still has prices, until it is taken off some of its tasks.
  */
 export const labels = resourceService({
-  noun: "label",
   resource: statements.labelResource,
-  statements: { list: statements.listLabels, get: statements.getLabel, create: statements.createLabel, update: statements.updateLabel, remove: statements.deleteLabel, upsert: statements.upsertLabel },
+  statements: { create: statements.createLabel, update: statements.updateLabel, remove: statements.deleteLabel, upsert: statements.upsertLabel },
   removeRules: {
     [RULES.cascade_records]: () =>
       new DomainError(

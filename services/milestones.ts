@@ -5,15 +5,6 @@ export type { MilestoneRecord, MilestoneValues, NewMilestone } from "../db/state
 
 /** A project's milestones: listed and created under the project, reached by their own id otherwise. */
 export const milestones = resourceService({
-  noun: "milestone",
-  parentNoun: "project",
   resource: statements.milestoneResource,
-  statements: {
-    list: statements.listMilestones,
-    get: statements.getMilestone,
-    create: statements.createMilestone,
-    update: statements.updateMilestone,
-    upsert: statements.upsertMilestone,
-    remove: statements.deleteMilestone,
-  },
+  statements: { create: statements.createMilestone, update: statements.updateMilestone, upsert: statements.upsertMilestone, remove: statements.deleteMilestone },
 });

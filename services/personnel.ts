@@ -5,7 +5,6 @@ export type { NewPerson, PersonRecord, PersonValues } from "../db/statements/per
 
 /** People are deactivated (active: false), never deleted: records name them. */
 export const personnel = resourceService({
-  noun: "person",
   resource: statements.personnelResource,
-  statements: { list: statements.listPersonnel, get: statements.getPerson, create: statements.createPerson, update: statements.updatePerson, upsert: statements.upsertPerson },
+  statements: { create: statements.createPerson, update: statements.updatePerson, upsert: statements.upsertPerson },
 });

@@ -6,16 +6,8 @@ import { resourceService } from "./resource-service.ts";
 export type { NewProject, ProjectRecord, ProjectValues } from "../db/statements/projects.ts";
 
 export const projects = resourceService({
-  noun: "project",
   resource: statements.projectResource,
-  statements: {
-    list: statements.listProjects,
-    get: statements.getProject,
-    create: statements.createProject,
-    update: statements.updateProject,
-    upsert: statements.upsertProject,
-    remove: statements.deleteProject,
-  },
+  statements: { create: statements.createProject, update: statements.updateProject, upsert: statements.upsertProject, remove: statements.deleteProject },
   rules: {
     [RULES.dates_ordered]: (before, patch) =>
       new DomainError("invalid_field", `endDate must not be before startDate (the project runs ${before.startDate} to ${before.endDate})`, {

@@ -2,7 +2,7 @@ import type { Database } from "../db/client.ts";
 import type { CreateOutcome } from "../db/statements/create.ts";
 import type { DeleteOutcome } from "../db/statements/delete.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
-import type { ListOutcome, ListQuery } from "../db/statements/read.ts";
+import { getRecord, listRecords, type ListFiltersOf, type ListQuery } from "../db/statements/read.ts";
 import type { RecordView } from "../db/statements/projection.ts";
 
 export type { RecordView };
@@ -13,7 +13,8 @@ import type { UpdateOutcome } from "../db/statements/update.ts";
 import type { Actor } from "../domain/actor.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { PageRequest } from "../domain/paging.ts";
-import type { Resource } from "../db/statements/resource.ts";
+import type { RecordOf, Resource } from "../db/statements/resource.ts";
+import { RESOURCES, type ResourceType } from "../domain/resources.ts";
 import type { RuleName, RuleViolations } from "../db/statements/rules.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import { guarded } from "./constraint-errors.ts";
@@ -25,26 +26,22 @@ import type { UpsertOutcome } from "../db/statements/upsert.ts";
 
 // The verbs of a record resource (list, get, create, update, delete, history), each the same shape:
 // run the resource's statement, settle its outcome into the answer or a domain error, and publish
-// the committed event after the answer. A resource supplies its statements (db/statements), its
-// nouns and what each of its rules means when it fails.
+// the committed event after the answer. A resource supplies its write statements (db/statements)
+// and what each of its rules means when it fails; its reads, filters and nouns follow from its
+// declaration (domain/resources.ts).
 
-export interface ResourceStatements<Record, Filters, New, Values> {
-  list(db: Database, actor: Actor, page: PageRequest, filters: Filters, query: ListQuery): Promise<ListOutcome<Record>>;
-  get(db: Database, actor: Actor, id: string, view?: RecordView): Promise<{ caller: CallerOutcome; record: Record | null }>;
+/** The statements of a resource's writes; its list and get are read.ts's, over its declaration. */
+export interface WriteStatements<Record, New, Values> {
   create(db: Database, actor: Actor, values: New, idempotency?: IdempotencyRequest): Promise<CreateOutcome<Record>>;
   update(db: Database, actor: Actor, id: string, patch: Values, ifMatch: number | null): Promise<UpdateOutcome<Record>>;
   remove?(db: Database, actor: Actor, id: string, ifMatch: number | null): Promise<DeleteOutcome<Record>>;
   upsert(db: Database, actor: Actor, externalId: string, values: New, ifMatch: number | null): Promise<UpsertOutcome<Record>>;
 }
 
-export interface ResourceServiceSpec<Record, Filters, New, Values> {
-  /** "task": the noun of messages ("task not found"). */
-  noun: string;
-  /** For records listed and created under a parent: the parent's noun ("project not found"). */
-  parentNoun?: string;
-  /** The resource as db/statements defines it: its scopes, event type and table. */
-  resource: Resource;
-  statements: ResourceStatements<Record, Filters, New, Values>;
+export interface ResourceServiceSpec<R extends Resource, New, Values, Record = RecordOf<R>> {
+  /** The resource as db/statements defines it: its declaration (nouns, scopes, parent, filters) and table. */
+  resource: R;
+  statements: WriteStatements<Record, New, Values>;
   /** What a failed rule of the update statement means, given the record as it was, the patch and what the statement reported. */
   rules?: { [Name in RuleName]?: (before: Record, patch: Values, violation: RuleViolations[Name]) => DomainError };
   /** What a failed rule of the delete statement means (who may delete a comment). */
@@ -85,10 +82,15 @@ export interface HistoryInput {
   retentionSeconds: number;
 }
 
-export function resourceService<Record extends { version: number }, Filters, New, Values>(
-  spec: ResourceServiceSpec<Record, Filters, New, Values>,
-): ResourceService<Record, Filters, New, Values> {
-  const { noun, resource, statements } = spec;
+/** The service of a resource: its writes' statements and rules; its reads, nouns and scopes from its declaration. */
+export function resourceService<R extends Resource, New, Values>(spec: ResourceServiceSpec<R, New, Values>): ResourceService<RecordOf<R>, ListFiltersOf<R>, New, Values> {
+  // A resource's record has its version (RecordOf), which tsc cannot see through the generic R.
+  type Record = RecordOf<R> & { version: number };
+  const { resource } = spec;
+  const statements = spec.statements as unknown as WriteStatements<Record, New, Values>;
+  const noun = resource.declaration.nouns[0];
+  const { parent } = resource.declaration;
+  const parentNoun = parent ? RESOURCES[parent as ResourceType].nouns[0] : undefined;
   const scopes = { read: resource.readScope, manage: resource.manageScope };
   const remove = statements.remove;
   /** What each failed rule of a change means, given the values the change was asked for. */
@@ -98,14 +100,14 @@ export function resourceService<Record extends { version: number }, Filters, New
     resource,
     async list({ ctx, input }) {
       const { page, filters, ...query } = input;
-      const outcome = await statements.list(ctx.db, ctx.actor, page, filters, query);
+      const outcome = await listRecords(ctx.db, ctx.actor, resource, { page, filters, ...query });
       settleCaller(outcome.caller, ctx, scopes.read);
       settleExpansions(outcome.caller, input.view);
-      if (!outcome.parentFound) throw notFound(spec.parentNoun ?? "parent");
+      if (!outcome.parentFound) throw notFound(parentNoun ?? "parent");
       return { records: outcome.records, count: outcome.count, hasMore: outcome.hasMore, end: outcome.end };
     },
     async get({ ctx, input }) {
-      const outcome = await statements.get(ctx.db, ctx.actor, input.id, input.view);
+      const outcome = await getRecord(ctx.db, ctx.actor, resource, input.id, { view: input.view });
       settleCaller(outcome.caller, ctx, scopes.read);
       settleExpansions(outcome.caller, input.view);
       if (!outcome.record) throw notFound(noun);
@@ -113,7 +115,7 @@ export function resourceService<Record extends { version: number }, Filters, New
     },
     async create({ ctx, input }) {
       const outcome = await guarded(statements.create(ctx.db, ctx.actor, input, ctx.idempotency));
-      const result = settleCreate(outcome, { ctx, scope: scopes.manage, noun, ...(spec.parentNoun ? { parentNoun: spec.parentNoun } : {}), idempotency: ctx.idempotency });
+      const result = settleCreate(outcome, { ctx, scope: scopes.manage, noun, ...(parentNoun ? { parentNoun } : {}), idempotency: ctx.idempotency });
       publishAfterCommit(ctx, result);
       return result;
     },

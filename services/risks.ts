@@ -4,7 +4,6 @@ import { resourceService } from "./resource-service.ts";
 export type { NewRisk, RiskRecord, RiskValues } from "../db/statements/risks.ts";
 
 export const risks = resourceService({
-  noun: "risk",
   resource: statements.riskResource,
-  statements: { list: statements.listRisks, get: statements.getRisk, create: statements.createRisk, update: statements.updateRisk, remove: statements.deleteRisk, upsert: statements.upsertRisk },
+  statements: { create: statements.createRisk, update: statements.updateRisk, remove: statements.deleteRisk, upsert: statements.upsertRisk },
 });

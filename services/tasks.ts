@@ -20,9 +20,8 @@ const tooManySubtasks = (field: "status" | "parentId") =>
   );
 
 export const tasks = resourceService({
-  noun: "task",
   resource: statements.taskResource,
-  statements: { list: statements.listTasks, get: statements.getTask, create: statements.createTask, update: statements.updateTask, remove: statements.deleteTask, upsert: statements.upsertTask },
+  statements: { create: statements.createTask, update: statements.updateTask, remove: statements.deleteTask, upsert: statements.upsertTask },
   rules: {
     [RULES.transition]: (before, patch) => {
       const allowed = [...TASK_TRANSITIONS[before.status]];

@@ -1,8 +1,8 @@
 import pg from "pg";
 import type { Database } from "../../db/client.ts";
-import { createTask, listTasks } from "../../db/statements/tasks.ts";
-import { decodeCursor, encodeCursor, parseSort, SORTABLE } from "../../domain/paging.ts";
-import { taskResource } from "../../db/statements/tasks.ts";
+import { listRecords, type ListQuery } from "../../db/statements/read.ts";
+import { createTask, taskResource, type TaskFilters } from "../../db/statements/tasks.ts";
+import { decodeCursor, encodeCursor, parseSort, type PageRequest } from "../../domain/paging.ts";
 import { createBenchOrg, growTasks, type BenchOrg } from "../lib/data.ts";
 import { percentile } from "../lib/load.ts";
 import type { BenchStack } from "../lib/stack.ts";
@@ -127,13 +127,14 @@ async function explainGrowth(stack: BenchStack, org: BenchOrg, project: string, 
       queryCount: 0,
     };
     const actor = { keyHash: org.keyHash };
+    const listTasks = (page: PageRequest, filters: TaskFilters, query: ListQuery = {}) => listRecords(recorder, actor, taskResource, { page, filters, ...query });
     await client.query("begin");
-    await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] });
-    await listTasks(recorder, actor, { limit: 50, sort: [], after: decodeCursor(cursor, [], {}) }, { projectId: project, status: ["todo", "in_progress"] });
-    await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, { updatedSince: since });
-    await listTasks(recorder, actor, { limit: 50, sort: parseSort("-dueDate", SORTABLE.tasks), after: null }, {});
-    await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, {}, { search: "scaffold" });
-    await listTasks(recorder, actor, { limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] }, {
+    await listTasks({ limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] });
+    await listTasks({ limit: 50, sort: [], after: decodeCursor(cursor, [], {}) }, { projectId: project, status: ["todo", "in_progress"] });
+    await listTasks({ limit: 50, sort: [], after: null }, { updatedSince: since });
+    await listTasks({ limit: 50, sort: parseSort("-dueDate", taskResource.sortable), after: null }, {});
+    await listTasks({ limit: 50, sort: [], after: null }, {}, { search: "scaffold" });
+    await listTasks({ limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] }, {
       view: { fields: null, expand: Object.values(taskResource.expansions) },
     });
     await createTask(recorder, actor, { title: "Plan", projectId: project, assigneeId: org.people[0]!, dueDate: "2026-06-01" });

@@ -1,6 +1,7 @@
 import type { Database } from "../../db/client.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
-import { createTask, getTask, listTasks, updateTask } from "../../db/statements/tasks.ts";
+import { getRecord, listRecords } from "../../db/statements/read.ts";
+import { createTask, taskResource, updateTask } from "../../db/statements/tasks.ts";
 import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
 import { closedLoop, httpLoad, type LoadResult } from "../lib/load.ts";
 import { numbers, pct, summary } from "../lib/table.ts";
@@ -28,8 +29,8 @@ export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun):
   let n = 0;
   const nextId = () => ids[n++ % ids.length]!;
   const cases: { name: string; http: Omit<Parameters<typeof httpLoad>[0], "connections" | "seconds">; sql: (db: Database) => Promise<unknown> }[] = [
-    { name: "GET /v1/tasks?limit=50", http: { url: `${base}/v1/tasks?limit=50`, headers }, sql: (db) => listTasks(db, actor, { limit: 50, sort: [], after: null }, {}) },
-    { name: "GET /v1/tasks/:id", http: { url: `${base}/v1/tasks/${ids[0]}`, headers }, sql: (db) => getTask(db, actor, ids[0]!) },
+    { name: "GET /v1/tasks?limit=50", http: { url: `${base}/v1/tasks?limit=50`, headers }, sql: (db) => listRecords(db, actor, taskResource, { page: { limit: 50, sort: [], after: null }, filters: {} }) },
+    { name: "GET /v1/tasks/:id", http: { url: `${base}/v1/tasks/${ids[0]}`, headers }, sql: (db) => getRecord(db, actor, taskResource, ids[0]!) },
     {
       name: "POST /v1/tasks",
       http: { url: `${base}/v1/tasks`, method: "POST", headers, body: () => JSON.stringify(newTask()) },

@@ -24,7 +24,7 @@ export const projects = pgTable(
     ...externalIdConstraints("projects", t),
     // Target of the (org_id, project_id) foreign keys of milestones and tasks.
     unique("projects_org_id_id_key").on(t.orgId, t.id),
-    // Keyset pagination in list order, and every ?sort= of a project list (domain/paging.ts SORTABLE).
+    // Keyset pagination in list order, and every ?sort= of a project list (domain/resources.ts, its `sortable`).
     index("projects_org_created_idx").on(t.orgId, t.createdAt, t.id),
     index("projects_org_name_idx").on(t.orgId, t.name, t.id),
     index("projects_org_start_idx").on(t.orgId, t.startDate, t.id),

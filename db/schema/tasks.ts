@@ -52,7 +52,7 @@ export const tasks = pgTable(
     foreignKey({ columns: [t.orgId, t.projectId, t.parentId], foreignColumns: [t.orgId, t.projectId, t.id], name: "tasks_parent_fk" }),
     // The default list order (keyset pagination on created_at, id).
     index("tasks_org_created_idx").on(t.orgId, t.createdAt, t.id),
-    // Every ?sort= of a task list, in one key order each, read forward or backward (domain/paging.ts SORTABLE).
+    // Every ?sort= of a task list, in one key order each, read forward or backward (domain/resources.ts, its `sortable`).
     index("tasks_org_due_idx").on(t.orgId, t.dueDate, t.id),
     index("tasks_org_priority_idx").on(t.orgId, rankOf(TASK_PRIORITIES, sql`${t.priority}`), t.id),
     index("tasks_org_status_idx").on(t.orgId, rankOf(TASK_STATUSES, sql`${t.status}`), t.id),

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import { MAX_COMMENTS_PER_TASK } from "../../domain/limits.ts";
-import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { comments, tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
@@ -9,8 +9,6 @@ import { systemActor } from "./events.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import type { RecordView } from "./projection.ts";
-import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
@@ -21,30 +19,13 @@ import type { Reference, Rule } from "./write-ctes.ts";
 // author is whoever wrote it (an API key, a person, or opsroom itself), set by the statement from
 // the caller; only the author, or an owner or admin, changes or deletes a comment.
 
-export const commentResource = defineResource(comments, { type: "comment", readScope: "tasks.read", manageScope: "tasks.manage", sortable: SORTABLE.comments });
+export const commentResource = defineResource(RESOURCES.comment, comments, { parent: tasks });
 export type CommentRecord = RecordOf<typeof commentResource>;
 /** What a client sets: the body (and an externalId); the task, project and author follow from the call. */
 export type CommentValues = Pick<FieldsOf<typeof commentResource>, "body" | "externalId">;
 export type NewComment = CommentValues & Pick<CommentRecord, "taskId" | "body">;
 
-const { row: r, locked: l } = commentResource;
-
-/** A task's comments, oldest first (query.parentId is the task); `parentFound` is false when the task is not the caller's. */
-export function listComments(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined }, query: ListQuery = {}) {
-  const { parentId: taskId, ...rest } = query;
-  if (!taskId) throw new Error("comments are listed under their task");
-  return listRecords(db, actor, commentResource, {
-    page,
-    filters: [sql`${r.taskId} = ${taskId}::uuid`],
-    externalId: filters.externalId,
-    parent: { table: "tasks", id: taskId },
-    ...rest,
-  });
-}
-
-export function getComment(db: Database, actor: Actor, id: string, view?: RecordView) {
-  return getRecord(db, actor, commentResource, id, { view });
-}
+const { locked: l } = commentResource;
 
 /** The task's project and the caller as the author: what a new comment takes from its call. */
 const fromCall = (taskId: string) => ({

@@ -1,13 +1,11 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { financialEntries } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import { getRecord, listRecords, type ListQuery } from "./read.ts";
-import type { RecordView } from "./projection.ts";
 import { PROJECT_EXPANSION } from "./projects.ts";
 import { projectOfOrganisation } from "./references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
@@ -16,32 +14,12 @@ import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 
 // An amount is sent and answered as a decimal string: never a float on the way in or out.
-export const financialEntryResource = defineResource(financialEntries, {
-  type: "financialEntry",
-  readScope: "financials.read",
-  manageScope: "financials.manage",
-  sortable: SORTABLE.financialEntries,
-  expansions: PROJECT_EXPANSION,
-  money: ["amount"],
-});
+export const financialEntryResource = defineResource(RESOURCES.financialEntry, financialEntries, { expansions: PROJECT_EXPANSION, money: ["amount"] });
 export type FinancialEntryRecord = RecordOf<typeof financialEntryResource>;
 export type FinancialEntryValues = FieldsOf<typeof financialEntryResource>;
 export type NewFinancialEntry = FinancialEntryValues & Pick<FinancialEntryRecord, "projectId" | "kind" | "amount" | "currency" | "date">;
 
-const { row: r, locked: l } = financialEntryResource;
-
-export function listFinancialEntries(db: Database, actor: Actor, page: PageRequest, f: { externalId?: string | undefined; projectId?: string | undefined; kind?: string[] | undefined }, query: ListQuery = {}) {
-  const filters: SQL[] = [];
-  if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
-  if (f.kind) filters.push(sql`${r.kind} = any(${sql.param(f.kind)}::text[])`);
-  return listRecords(db, actor, financialEntryResource, { page, filters, externalId: f.externalId,
-    ...query,
-  });
-}
-
-export function getFinancialEntry(db: Database, actor: Actor, id: string, view?: RecordView) {
-  return getRecord(db, actor, financialEntryResource, id, { view });
-}
+const { locked: l } = financialEntryResource;
 
 export function createFinancialEntry(db: Database, actor: Actor, values: NewFinancialEntry, idempotency?: IdempotencyRequest) {
   return createRecord(db, actor, financialEntryResource, { values, references: [projectOfOrganisation(values.projectId)], idempotency });

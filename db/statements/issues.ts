@@ -1,13 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { issues } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import { getRecord, listRecords, type ListQuery } from "./read.ts";
-import type { RecordView } from "./projection.ts";
 import { PROJECT_EXPANSION } from "./projects.ts";
 import { activePerson, anyPerson, projectOfOrganisation } from "./references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
@@ -15,32 +13,13 @@ import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 import type { Reference } from "./write-ctes.ts";
 
-export const issueResource = defineResource(issues, {
-  type: "issue",
-  readScope: "issues.read",
-  manageScope: "issues.manage",
-  sortable: SORTABLE.issues,
-  expansions: PROJECT_EXPANSION,
-});
+export const issueResource = defineResource(RESOURCES.issue, issues, { expansions: PROJECT_EXPANSION });
 export type IssueRecord = RecordOf<typeof issueResource>;
 /** resolvedAt belongs to the service: it follows the status. */
 export type IssueValues = Omit<FieldsOf<typeof issueResource>, "resolvedAt">;
 export type NewIssue = IssueValues & Pick<IssueRecord, "projectId" | "title">;
 
-const { row: r, locked: l } = issueResource;
-
-export function listIssues(db: Database, actor: Actor, page: PageRequest, f: { externalId?: string | undefined; projectId?: string | undefined; status?: string[] | undefined }, query: ListQuery = {}) {
-  const filters: SQL[] = [];
-  if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
-  if (f.status) filters.push(sql`${r.status} = any(${sql.param(f.status)}::text[])`);
-  return listRecords(db, actor, issueResource, { page, filters, externalId: f.externalId,
-    ...query,
-  });
-}
-
-export function getIssue(db: Database, actor: Actor, id: string, view?: RecordView) {
-  return getRecord(db, actor, issueResource, id, { view });
-}
+const { locked: l } = issueResource;
 
 function peopleReferences(values: { reporterId?: string | null | undefined; assigneeId?: string | null | undefined }): Reference[] {
   const references: Reference[] = [];

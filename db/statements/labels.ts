@@ -1,13 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { labels } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import type { RecordView } from "./projection.ts";
-import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { takenOffTasks } from "./tasks.ts";
 import { updateRecord } from "./update.ts";
@@ -16,19 +14,11 @@ import { notTaken, type Reference } from "./write-ctes.ts";
 
 // Labels of the organisation, set on tasks (a task's labelIds). Task scopes cover them.
 
-export const labelResource = defineResource(labels, { type: "label", readScope: "tasks.read", manageScope: "tasks.manage", sortable: SORTABLE.labels });
+export const labelResource = defineResource(RESOURCES.label, labels);
 export type LabelRecord = RecordOf<typeof labelResource>;
 export type LabelValues = FieldsOf<typeof labelResource>;
 export type NewLabel = LabelValues & Pick<LabelRecord, "name" | "colour">;
 
-
-export function listLabels(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined }, query: ListQuery = {}) {
-  return listRecords(db, actor, labelResource, { page, filters: [], externalId: filters.externalId, ...query });
-}
-
-export function getLabel(db: Database, actor: Actor, id: string, view?: RecordView) {
-  return getRecord(db, actor, labelResource, id, { view });
-}
 
 /** `name` holds when no other label of the organisation has the name, in any letter case. */
 const nameFree = (name: string | undefined, except?: ReturnType<typeof sql>): Reference[] =>

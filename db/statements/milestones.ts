@@ -1,45 +1,27 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
-import { milestones, tasks } from "../schema/index.ts";
+import { milestones, projects, tasks } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
 import { PROGRESS_KEYS, PROJECT_EXPANSION, progressOf, type Progress } from "./projects.ts";
-import type { RecordView } from "./projection.ts";
 import { updateRecord } from "./update.ts";
 import { projectOfOrganisation } from "./references.ts";
 import { upsertRecord } from "./upsert.ts";
 
-export const milestoneResource = defineResource(milestones, {
-  type: "milestone",
-  readScope: "projects.read",
-  manageScope: "projects.manage",
+export const milestoneResource = defineResource(RESOURCES.milestone, milestones, {
+  parent: projects,
   derived: { progress: derived<Progress>((a) => sql.raw(progressOf(a, "milestone_id")), PROGRESS_KEYS) },
-  sortable: SORTABLE.milestones,
   expansions: PROJECT_EXPANSION,
 });
 export type MilestoneRecord = RecordOf<typeof milestoneResource>;
 export type MilestoneValues = FieldsOf<typeof milestoneResource>;
 export type NewMilestone = MilestoneValues & Pick<MilestoneRecord, "projectId" | "name" | "dueDate">;
 
-const { row: r, locked: l } = milestoneResource;
-
-/** A project's milestones (query.parentId); `parentFound` is false when the project is not the caller's. */
-export function listMilestones(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined; status?: string[] | undefined }, query: ListQuery = {}) {
-  const { parentId: projectId, ...rest } = query;
-  if (!projectId) throw new Error("milestones are listed under their project");
-  const conditions = [sql`${r.projectId} = ${projectId}::uuid`];
-  if (filters.status) conditions.push(sql`${r.status} = any(${sql.param(filters.status)}::text[])`);
-  return listRecords(db, actor, milestoneResource, { page, filters: conditions, externalId: filters.externalId, parent: { table: "projects", id: projectId }, ...rest });
-}
-
-export function getMilestone(db: Database, actor: Actor, id: string, view?: RecordView) {
-  return getRecord(db, actor, milestoneResource, id, { view });
-}
+const { locked: l } = milestoneResource;
 
 export function createMilestone(db: Database, actor: Actor, values: NewMilestone, idempotency?: IdempotencyRequest) {
   return createRecord(db, actor, milestoneResource, { values, references: [], parent: { table: "projects", id: values.projectId }, idempotency });

@@ -1,12 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
-import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { personnel } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import { getRecord, listRecords, type ListQuery } from "./read.ts";
-import type { RecordView } from "./projection.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { updateRecord } from "./update.ts";
 import { notTaken, type Reference } from "./write-ctes.ts";
@@ -14,30 +12,10 @@ import { upsertRecord } from "./upsert.ts";
 
 // People are deactivated (active: false), never deleted: tasks, risks and issues name them.
 
-export const personnelResource = defineResource(personnel, {
-  type: "personnel",
-  readScope: "organisation.read",
-  manageScope: "organisation.manage",
-  sortable: SORTABLE.personnel,
-});
+export const personnelResource = defineResource(RESOURCES.personnel, personnel);
 export type PersonRecord = RecordOf<typeof personnelResource>;
 export type PersonValues = FieldsOf<typeof personnelResource>;
 export type NewPerson = PersonValues & Pick<PersonRecord, "name" | "email">;
-
-const { row: r } = personnelResource;
-
-export function listPersonnel(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined; active?: boolean | undefined }, query: ListQuery = {}) {
-  return listRecords(db, actor, personnelResource, {
-    page,
-    filters: filters.active === undefined ? [] : [sql`${r.active} = ${filters.active}`],
-    externalId: filters.externalId,
-    ...query,
-  });
-}
-
-export function getPerson(db: Database, actor: Actor, id: string, view?: RecordView) {
-  return getRecord(db, actor, personnelResource, id, { view });
-}
 
 /**
  * `email` holds when no other person of the organisation has the address, whatever its case. The

@@ -5,12 +5,10 @@ import { financialEntries, issues, milestones, projects, risks, tasks } from "..
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
-import { getRecord, listRecords } from "./read.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
 import { searchVector } from "../schema/columns.ts";
-import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
-import type { Expansion, RecordView } from "./projection.ts";
-import type { ListQuery } from "./read.ts";
+import { RESOURCES } from "../../domain/resources.ts";
+import type { Expansion } from "./projection.ts";
 import { RULES } from "./rules.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
@@ -36,37 +34,20 @@ export function progressOf(alias: string, column: "project_id" | "milestone_id")
             from tasks t where t.org_id = ${alias}.org_id and t.${column} = ${alias}.id) p)`;
 }
 
-export const projectResource = defineResource(projects, {
-  type: "project",
-  readScope: "projects.read",
-  manageScope: "projects.manage",
+export const projectResource = defineResource(RESOURCES.project, projects, {
   derived: { progress: derived<Progress>((a) => sql.raw(progressOf(a, "project_id")), PROGRESS_KEYS) },
-  sortable: SORTABLE.projects,
   search: (a) => searchVector(sql.raw(`${a}.name`), sql.raw(`${a}.description`)),
 });
 export type ProjectRecord = RecordOf<typeof projectResource>;
 export type ProjectValues = FieldsOf<typeof projectResource>;
 export type NewProject = ProjectValues & Pick<ProjectRecord, "name" | "budget" | "startDate" | "endDate">;
 
-const { row: r, locked: l } = projectResource;
+const { locked: l } = projectResource;
 
 /** ?expand=project on the records of a project (milestones, tasks, risks, issues, financial entries): the project's own fields. */
 export const PROJECT_EXPANSION: Record<string, Expansion> = {
   project: { name: "project", resource: projectResource, column: "project_id", scope: "projects.read" },
 };
-
-export function listProjects(db: Database, actor: Actor, page: PageRequest, filters: { externalId?: string | undefined; status?: string[] | undefined }, query: ListQuery = {}) {
-  return listRecords(db, actor, projectResource, {
-    page,
-    filters: filters.status ? [sql`${r.status} = any(${sql.param(filters.status)}::text[])`] : [],
-    externalId: filters.externalId,
-    ...query,
-  });
-}
-
-export function getProject(db: Database, actor: Actor, id: string, view?: RecordView) {
-  return getRecord(db, actor, projectResource, id, { view });
-}
 
 export function createProject(db: Database, actor: Actor, values: NewProject, idempotency?: IdempotencyRequest) {
   return createRecord(db, actor, projectResource, { values, references: [], idempotency });

@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql, type Column, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import { JsonText } from "../../domain/json-text.ts";
 import type { PageEnd, PageRequest, Sortable } from "../../domain/paging.ts";
@@ -6,6 +6,8 @@ import type { Database } from "../client.ts";
 import { rankOf } from "../schema/columns.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { FULL_VIEW, viewProjection, type RecordView } from "./projection.ts";
+import { filterConditions } from "./filters.ts";
+import type { FiltersOf } from "../../domain/resources.ts";
 import type { RecordOf, Resource } from "./resource.ts";
 import { fitsAnswer, runningBytes } from "./answer-size.ts";
 import { runOne } from "./sql.ts";
@@ -38,15 +40,17 @@ export interface ListQuery {
   parentId?: string | undefined;
 }
 
-export interface ListOptions extends Omit<ListQuery, "parentId"> {
-  /** Boolean SQL over the resource's `row` (r), already validated by the service. */
-  filters: SQL[];
+export interface ListOptions extends ListQuery {
   page: PageRequest;
-  /** Only the record with this external id (?externalId=). */
-  externalId?: string | undefined;
-  /** When listing under a parent (a project's milestones): the parent must exist. */
-  parent?: { table: string; id: string };
+  /**
+   * The list's filters as a validated query gives them: those the resource declares
+   * (domain/resources.ts), each one condition (filters.ts), and ?externalId=.
+   */
+  filters: Readonly<Record<string, unknown>> & { externalId?: string | undefined };
 }
+
+/** The filters a list of the resource takes, as its declaration gives them. */
+export type ListFiltersOf<R> = R extends Resource<infer _T, string, string, infer _D, infer Declared> ? FiltersOf<Declared> : never;
 
 export interface ListOutcome<Json> {
   caller: CallerOutcome;
@@ -134,16 +138,18 @@ export async function listRecords<R extends Resource>(
 ): Promise<ListOutcome<RecordOf<R>>> {
   const { limit } = options.page;
   const { orderBy, end, after } = ordering(resource, options.page);
-  const conditions = [sql`r.org_id = ${CALLER_ORG}`, ...options.filters];
-  if (options.externalId !== undefined) conditions.push(sql`r.external_id = ${options.externalId}`);
+  // Records of a parent (a project's milestones) are listed under it: the parent must exist.
+  const { parent } = resource;
+  if (parent && options.parentId === undefined) throw new Error(`${resource.name} are listed under their parent`);
+  const underParent = parent ? [sql`${(resource.row as unknown as Record<string, Column>)[parent.field]} = ${options.parentId}::uuid`] : [];
+  const conditions = [sql`r.org_id = ${CALLER_ORG}`, ...underParent, ...filterConditions(resource, options.filters)];
+  if (options.filters.externalId !== undefined) conditions.push(sql`r.external_id = ${options.filters.externalId}`);
   if (options.search !== undefined) {
     if (!resource.search) throw new Error(`${resource.name} has no full-text search`);
     conditions.push(sql`${resource.search("r")} @@ websearch_to_tsquery('english', ${options.search})`);
   }
   if (after) conditions.push(after);
-  const parent = options.parent
-    ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parent.id}::uuid)`
-    : sql`true`;
+  const parentFound = parent ? sql`exists (select 1 from ${sql.identifier(parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parentId}::uuid)` : sql`true`;
   const row = await runOne<CallerRow & { records: string; count: number; parent_found: boolean; end: [...(string | null)[], string] | null; has_more: boolean }>(
     db,
     sql`with ${callerCtes(actor, resource.readScope)},
@@ -158,7 +164,7 @@ export async function listRecords<R extends Resource>(
           select f.*, ${runningBytes(sql`f.record`, sql`f.n`)} as bytes from found f
         ),
         kept as (select p.* from page p where p.n <= ${limit} and ${fitsAnswer("p")})
-        select ${callerColumns}, ${parent} as parent_found,
+        select ${callerColumns}, ${parentFound} as parent_found,
                (select coalesce(json_agg(k.record order by k.n), '[]'::json)::text from kept k) as records,
                (select count(*)::int from kept) as count,
                (select k.end_key from kept k order by k.n desc limit 1) as end,

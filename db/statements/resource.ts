@@ -2,11 +2,13 @@ import { getTableColumns, getTableName, type Column, type SQL } from "drizzle-or
 import { alias, type PgTable } from "drizzle-orm/pg-core";
 import { toSnakeCase } from "drizzle-orm/casing";
 import type { Sortable } from "../../domain/paging.ts";
+import { scopesOf, type ResourceDeclaration } from "../../domain/resources.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Expansion } from "./projection.ts";
 
-// A resource as the statement builders see it, derived from its drizzle table: its columns are
-// declared once, in db/schema/<table>.ts. Every column but the bookkeeping ones (id, orgId,
+// A resource as the statement builders see it: its declaration (domain/resources.ts: its type,
+// scopes, sorts and list filters) and its drizzle table, whose columns are declared once, in
+// db/schema/<table>.ts. Every column but the bookkeeping ones (id, orgId,
 // version, createdAt, updatedAt, always answered first and last) is a public field unless it is
 // named `hidden`, so a new column reaches the record type (RecordOf) at once, and the public
 // schema that must equal it (functions/schemas) fails to compile until it says what to do with it.
@@ -48,10 +50,8 @@ export interface Derived<T> {
 export const derived = <T>(sql: (alias: string) => SQL, keys?: readonly string[]): Derived<T> => (keys ? { sql, keys } : { sql });
 
 export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, Money extends FieldKey<T>, D extends Record<string, Derived<unknown>>> {
-  /** Event name prefix: "task" gives task.created, task.updated, task.deleted. */
-  type: string;
-  readScope: Scope;
-  manageScope: Scope;
+  /** For records listed under a parent (the declaration's `parent`): the parent's table. */
+  parent?: PgTable;
   /** Columns written but never answered (a webhook's signing secret). */
   hidden?: readonly Hidden[];
   /** numeric columns answered as decimal strings with 2 places (money), not JSON numbers. */
@@ -63,18 +63,25 @@ export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, 
   emitsEvents?: boolean;
   /** Fields computed when the record is read, answered after the table's own (before version). */
   derived?: D;
-  /** What its lists sort by (domain/paging.ts SORTABLE); default creation order only. */
-  sortable?: Sortable;
   /** ?q=: the tsvector of the row `alias` its full-text index is built on (db/schema/columns.ts searchVector). */
   search?: (alias: string) => SQL;
   /** ?expand=: the related records a read may embed, by name. */
   expansions?: Record<string, Expansion>;
 }
 
-export interface Resource<T extends PgTable = PgTable, Fields extends string = string, Money extends string = string, D extends Record<string, Derived<unknown>> = Record<string, Derived<unknown>>> {
+export interface Resource<
+  T extends PgTable = PgTable,
+  Fields extends string = string,
+  Money extends string = string,
+  D extends Record<string, Derived<unknown>> = Record<string, Derived<unknown>>,
+  Declared extends ResourceDeclaration = ResourceDeclaration,
+> {
   table: T;
+  /** What the kernel declares of it: its nouns, paths, scopes, sorts and list filters. */
+  declaration: Declared;
   /** The SQL table name. */
   name: string;
+  /** Its event name prefix, read scope and manage scope, from the declaration. */
   type: string;
   readScope: Scope;
   manageScope: Scope;
@@ -88,6 +95,8 @@ export interface Resource<T extends PgTable = PgTable, Fields extends string = s
   /** Every public field name, in response order: the columns and the derived fields. */
   fieldNames: string[];
   sortable: Sortable;
+  /** For records listed under a parent: the parent's table, and the column naming it (<parent>Id). */
+  parent: { table: string; field: string } | null;
   search: ((alias: string) => SQL) | null;
   expansions: Record<string, Expansion>;
   /** The table as a listed or read row, `r`: fragments name its columns as row.projectId. */
@@ -129,12 +138,13 @@ function kindOf(column: Column, money: boolean): ColumnKind {
 }
 
 export function defineResource<
+  Declared extends ResourceDeclaration,
   T extends PgTable,
   Hidden extends FieldKey<T> = never,
   Money extends FieldKey<T> = never,
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no derived fields unless declared
   D extends Record<string, Derived<unknown>> = {},
->(table: T, options: ResourceOptions<T, Hidden, Money, D>): Resource<T, Exclude<FieldKey<T>, Hidden>, Money, D> {
+>(declaration: Declared, table: T, options: ResourceOptions<T, Hidden, Money, D> = {}): Resource<T, Exclude<FieldKey<T>, Hidden>, Money, D, Declared> {
   const hidden = new Set<string>(options.hidden ?? []);
   const money = new Set<string>(options.money ?? []);
   const def = (key: string, column: Column): ColumnDef => ({ key, column: toSnakeCase(key), kind: kindOf(column, money.has(key)) });
@@ -151,18 +161,29 @@ export function defineResource<
   ];
   const derivedFields = options.derived ?? ({} as D);
   const beforeVersion = publicColumns.slice(0, -3).map((c) => c.key);
+  const name = getTableName(table);
+  const field = (key: string, why: string) => {
+    if (!publicColumns.some((c) => c.key === key)) throw new Error(`${name} has no column ${key}, which ${why} names`);
+    return key;
+  };
+  for (const [query, filter] of Object.entries(declaration.filters)) field(filter.field, `the list filter ${query}`);
+  for (const key of Object.keys(declaration.sortable)) field(key, "a sort");
+  if (Boolean(declaration.parent) !== Boolean(options.parent)) throw new Error(`${name}: a parent is declared with its table, or not at all`);
+  const scopes = scopesOf(declaration);
   return {
     table,
-    name: getTableName(table),
-    type: options.type,
-    readScope: options.readScope,
-    manageScope: options.manageScope,
+    declaration,
+    name,
+    type: declaration.type,
+    readScope: scopes.read,
+    manageScope: scopes.manage,
     emitsEvents: options.emitsEvents ?? true,
     writable: Object.fromEntries(own.map(([key, column]) => [key, def(key, column)])),
     publicColumns,
     derived: derivedFields,
     fieldNames: [...beforeVersion, ...Object.keys(derivedFields), "version", "createdAt", "updatedAt"],
-    sortable: options.sortable ?? {},
+    sortable: declaration.sortable,
+    parent: options.parent ? { table: getTableName(options.parent), field: field(`${declaration.parent}Id`, "the parent") } : null,
     search: options.search ?? null,
     expansions: options.expansions ?? {},
     row: alias(table, "r") as unknown as T,

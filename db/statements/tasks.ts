@@ -1,8 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import { MAX_BLOCKERS } from "../../domain/limits.ts";
-import { SORTABLE, type PageRequest } from "../../domain/paging.ts";
-import { TASK_TRANSITIONS, type TaskStatus } from "../../domain/records.ts";
+import { TASK_TRANSITIONS } from "../../domain/records.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { comments, labels, tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
@@ -10,13 +10,13 @@ import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { personnelResource } from "./personnel.ts";
-import type { Expansion, RecordView } from "./projection.ts";
+import type { Expansion } from "./projection.ts";
 import { PROJECT_EXPANSION } from "./projects.ts";
 import { searchVector } from "../schema/columns.ts";
 import { milestoneResource } from "./milestones.ts";
 import { commentResource } from "./comments.ts";
-import { getRecord, listRecords, type ListQuery } from "./read.ts";
 import { activePerson, milestoneOfProject, projectOfOrganisation } from "./references.ts";
+import type { ListFiltersOf } from "./read.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
 import { RULES } from "./rules.ts";
 import { blockersClosed, blockingLimit, newTaskParent, noDependencyCycle, parentHasRoom, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
@@ -31,11 +31,7 @@ const TASK_EXPANSIONS: Record<string, Expansion> = {
   milestone: { name: "milestone", resource: milestoneResource, column: "milestone_id", scope: "projects.read" },
 };
 
-export const taskResource = defineResource(tasks, {
-  type: "task",
-  readScope: "tasks.read",
-  manageScope: "tasks.manage",
-  sortable: SORTABLE.tasks,
+export const taskResource = defineResource(RESOURCES.task, tasks, {
   search: (a) => searchVector(sql.raw(`${a}.title`), sql.raw(`${a}.description`)),
   expansions: TASK_EXPANSIONS,
   derived: {
@@ -57,43 +53,10 @@ export type TaskRecord = RecordOf<typeof taskResource>;
 export type TaskValues = FieldsOf<typeof taskResource>;
 export type NewTask = TaskValues & Pick<TaskRecord, "projectId" | "assigneeId" | "dueDate" | "title">;
 
-const { row: r, locked: l } = taskResource;
+const { locked: l } = taskResource;
 
-export interface TaskFilters {
-  externalId?: string | undefined;
-  projectId?: string | undefined;
-  assigneeId?: string | undefined;
-  milestoneId?: string | undefined;
-  parentId?: string | undefined;
-  labelId?: string | undefined;
-  status?: TaskStatus[] | undefined;
-  priority?: string[] | undefined;
-  /** Strictly before this date. */
-  dueBefore?: string | undefined;
-  /** Strictly after this date. */
-  dueAfter?: string | undefined;
-  /** Changed at or after this instant. */
-  updatedSince?: string | undefined;
-}
-
-export function listTasks(db: Database, actor: Actor, page: PageRequest, f: TaskFilters, query: ListQuery = {}) {
-  const filters: SQL[] = [];
-  if (f.projectId) filters.push(sql`${r.projectId} = ${f.projectId}::uuid`);
-  if (f.assigneeId) filters.push(sql`${r.assigneeId} = ${f.assigneeId}::uuid`);
-  if (f.milestoneId) filters.push(sql`${r.milestoneId} = ${f.milestoneId}::uuid`);
-  if (f.parentId) filters.push(sql`${r.parentId} = ${f.parentId}::uuid`);
-  if (f.labelId) filters.push(sql`${r.labelIds} @> array[${f.labelId}::uuid]`);
-  if (f.status) filters.push(sql`${r.status} = any(${sql.param(f.status)}::text[])`);
-  if (f.priority) filters.push(sql`${r.priority} = any(${sql.param(f.priority)}::text[])`);
-  if (f.dueBefore) filters.push(sql`${r.dueDate} < ${f.dueBefore}::date`);
-  if (f.dueAfter) filters.push(sql`${r.dueDate} > ${f.dueAfter}::date`);
-  if (f.updatedSince) filters.push(sql`${r.updatedAt} >= ${f.updatedSince}::timestamptz`);
-  return listRecords(db, actor, taskResource, { page, filters, externalId: f.externalId, ...query });
-}
-
-export function getTask(db: Database, actor: Actor, id: string, view?: RecordView) {
-  return getRecord(db, actor, taskResource, id, { view });
-}
+/** A task list's filters (domain/resources.ts RESOURCES.task). */
+export type TaskFilters = ListFiltersOf<typeof taskResource>;
 
 /** Every label named is one of the organisation's. */
 const labelsExist = (ids: string[]): Reference => ({

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import { EVENT_READ_SCOPES, type OpsEvent } from "../../domain/events.ts";
 import type { PageRequest } from "../../domain/paging.ts";
+import { WEBHOOKS } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { webhooks } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
@@ -23,10 +24,7 @@ import type { Rule } from "./write-ctes.ts";
 // public record; it is answered once, by the create call (and its Idempotency-Key replay), and by
 // a rotation. The secret it replaced (`previousSecret`) is hidden too.
 
-export const webhookResource = defineResource(webhooks, {
-  type: "webhook",
-  readScope: "webhooks.read",
-  manageScope: "webhooks.manage",
+export const webhookResource = defineResource(WEBHOOKS, webhooks, {
   emitsEvents: false,
   hidden: ["secret", "previousSecret", "receivesAfter"],
 });
@@ -76,7 +74,7 @@ export function createWebhook(db: Database, actor: Actor, values: NewWebhook, id
 }
 
 export function listWebhooks(db: Database, actor: Actor, page: PageRequest) {
-  return listRecords(db, actor, webhookResource, { page, filters: [] });
+  return listRecords(db, actor, webhookResource, { page, filters: {} });
 }
 
 /** The webhook, for a call that needs `scope` (its settings: webhooks.read; acting on it: webhooks.manage). */

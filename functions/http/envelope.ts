@@ -85,7 +85,7 @@ export interface TextPage<Data> {
 export function listReply<Data extends { id: string }>(
   requestUrl: string,
   page: { records: Data[]; hasMore: boolean; end?: PageEnd | null } | TextPage<Data>,
-  noun: [singular: string, plural: string],
+  noun: readonly [singular: string, plural: string],
   sort: SortKey[] = [],
 ) {
   // A page of JSON text says how many it holds; an array is counted, and its last record may say where it ended.

@@ -1,17 +1,11 @@
 import { comments } from "../../services/comments.ts";
-import { CommentSchema, CreateCommentSchema, ListCommentsQuery, UpdateCommentSchema, UpsertCommentSchema } from "../schemas/comments.ts";
+import { CommentSchema, CreateCommentSchema, UpdateCommentSchema, UpsertCommentSchema } from "../schemas/comments.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 // A task's comments: listed and written under the task, reached by their own id otherwise.
 
 export const commentRoutes = resourceRoutes({
-  tag: "Comments",
-  path: "/v1/comments",
-  collectionPath: "/v1/tasks/{id}/comments",
-  noun: ["comment", "comments"],
-  names: { list: "listComments", create: "createComment", get: "getComment", update: "updateComment", delete: "deleteComment" },
-  scopes: { read: "tasks.read", manage: "tasks.manage" },
-  schemas: { record: CommentSchema, create: CreateCommentSchema, update: UpdateCommentSchema, list: ListCommentsQuery, upsert: UpsertCommentSchema },
+  schemas: { record: CommentSchema, create: CreateCommentSchema, update: UpdateCommentSchema, upsert: UpsertCommentSchema },
   summaries: {
     list: "List a task's comments, oldest first",
     create: "Comment on a task (body is required); the caller is its author",

@@ -1,15 +1,10 @@
 import { issues } from "../../services/issues.ts";
-import { CreateIssueSchema, UpsertIssueSchema, IssueSchema, ListIssuesQuery, UpdateIssueSchema } from "../schemas/issues.ts";
+import { CreateIssueSchema, UpsertIssueSchema, IssueSchema, UpdateIssueSchema } from "../schemas/issues.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 
 export const issueRoutes = resourceRoutes({
-  tag: "Issues",
-  path: "/v1/issues",
-  noun: ["issue", "issues"],
-  names: { list: "listIssues", create: "createIssue", get: "getIssue", update: "updateIssue", delete: "deleteIssue" },
-  scopes: { read: "issues.read", manage: "issues.manage" },
-  schemas: { record: IssueSchema, create: CreateIssueSchema, update: UpdateIssueSchema, list: ListIssuesQuery, upsert: UpsertIssueSchema, expand: PROJECT_EXPAND },
+  schemas: { record: IssueSchema, create: CreateIssueSchema, update: UpdateIssueSchema, upsert: UpsertIssueSchema, expand: PROJECT_EXPAND },
   summaries: {
     list: "List issues, filtered by project and status, paged",
     create: "Report an issue of a project (projectId and title are required)",

@@ -1,16 +1,11 @@
 import { labels } from "../../services/labels.ts";
-import { CreateLabelSchema, LabelSchema, ListLabelsQuery, UpdateLabelSchema, UpsertLabelSchema } from "../schemas/labels.ts";
+import { CreateLabelSchema, LabelSchema, UpdateLabelSchema, UpsertLabelSchema } from "../schemas/labels.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 // Labels of the organisation, set on tasks (labelIds). Task scopes cover them.
 
 export const labelRoutes = resourceRoutes({
-  tag: "Labels",
-  path: "/v1/labels",
-  noun: ["label", "labels"],
-  names: { list: "listLabels", create: "createLabel", get: "getLabel", update: "updateLabel", delete: "deleteLabel" },
-  scopes: { read: "tasks.read", manage: "tasks.manage" },
-  schemas: { record: LabelSchema, create: CreateLabelSchema, update: UpdateLabelSchema, list: ListLabelsQuery, upsert: UpsertLabelSchema },
+  schemas: { record: LabelSchema, create: CreateLabelSchema, update: UpdateLabelSchema, upsert: UpsertLabelSchema },
   summaries: {
     list: "List the organisation's labels",
     create: "Create a label (name, unique in the organisation, and colour #rrggbb)",

@@ -1,5 +1,5 @@
 import { milestones } from "../../services/milestones.ts";
-import { CreateMilestoneSchema, UpsertMilestoneSchema, ListMilestonesQuery, MilestoneSchema, UpdateMilestoneSchema } from "../schemas/milestones.ts";
+import { CreateMilestoneSchema, UpsertMilestoneSchema, MilestoneSchema, UpdateMilestoneSchema } from "../schemas/milestones.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 
@@ -7,13 +7,7 @@ import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 // collectionPath guarantees the project's id to list and create.
 
 export const milestoneRoutes = resourceRoutes({
-  tag: "Milestones",
-  path: "/v1/milestones",
-  collectionPath: "/v1/projects/{id}/milestones",
-  noun: ["milestone", "milestones"],
-  names: { list: "listMilestones", create: "createMilestone", get: "getMilestone", update: "updateMilestone", delete: "deleteMilestone" },
-  scopes: { read: "projects.read", manage: "projects.manage" },
-  schemas: { record: MilestoneSchema, create: CreateMilestoneSchema, update: UpdateMilestoneSchema, list: ListMilestonesQuery, upsert: UpsertMilestoneSchema, expand: PROJECT_EXPAND },
+  schemas: { record: MilestoneSchema, create: CreateMilestoneSchema, update: UpdateMilestoneSchema, upsert: UpsertMilestoneSchema, expand: PROJECT_EXPAND },
   summaries: {
     list: "List a project's milestones",
     create: "Add a milestone to a project (name and dueDate are required)",

@@ -1,15 +1,10 @@
 import { personnel } from "../../services/personnel.ts";
-import { CreatePersonSchema, UpsertPersonSchema, ListPersonnelQuery, PersonSchema, UpdatePersonSchema } from "../schemas/personnel.ts";
+import { CreatePersonSchema, UpsertPersonSchema, PersonSchema, UpdatePersonSchema } from "../schemas/personnel.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 // People are deactivated (active=false), never deleted: tasks, risks and issues keep pointing at them.
 export const personnelRoutes = resourceRoutes({
-  tag: "Personnel",
-  path: "/v1/personnel",
-  noun: ["person", "people"],
-  names: { list: "listPersonnel", create: "createPerson", get: "getPerson", update: "updatePerson" },
-  scopes: { read: "organisation.read", manage: "organisation.manage" },
-  schemas: { record: PersonSchema, create: CreatePersonSchema, update: UpdatePersonSchema, list: ListPersonnelQuery, upsert: UpsertPersonSchema },
+  schemas: { record: PersonSchema, create: CreatePersonSchema, update: UpdatePersonSchema, upsert: UpsertPersonSchema },
   summaries: {
     list: "List the people who may be assigned to tasks",
     create: "Add a person (name and email are required; email is unique in the organisation)",

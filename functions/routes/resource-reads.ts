@@ -5,7 +5,7 @@ import { settingsOf } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { eventsReply, listEnvelope, listReply, recordEnvelope, recordReply } from "../http/envelope.ts";
 import { RESPONSE_HEADERS } from "../http/headers.ts";
-import { defineRoute, type Infer } from "../http/registry.ts";
+import { defineRoute } from "../http/registry.ts";
 import { IdParams, SearchQuery, SortQuery, viewQuery } from "../schemas/common.ts";
 import { resourceEventSchema } from "../schemas/event-types.ts";
 import { HistoryQuery } from "../schemas/events.ts";
@@ -38,10 +38,10 @@ export function readViews(resource: ResourceOf, record: z.ZodObject, expand: { [
 }
 
 /** GET <collection>: a page of records, filtered, searched, sorted, trimmed and expanded as asked. */
-export function listRoute<T extends ResourceTypes>({ spec, collection, parentOf, views }: ResourceParts<T>) {
-  const { service, inputs, noun } = spec;
+export function listRoute<T extends ResourceTypes>({ spec, names, collection, parentOf, query: filtersQuery, views }: ResourceParts<T>) {
+  const { service } = spec;
   const { resource } = service;
-  const query = (spec.schemas.list as unknown as z.ZodObject).extend({
+  const query = filtersQuery.extend({
     ...(Object.keys(resource.sortable).length ? { sort: SortQuery(resource.sortable).optional() } : {}),
     ...(resource.search ? { q: SearchQuery.optional() } : {}),
     ...views.query,
@@ -49,36 +49,37 @@ export function listRoute<T extends ResourceTypes>({ spec, collection, parentOf,
   return defineRoute({
     method: "get",
     ...collection,
-    operationId: spec.names.list,
-    scope: spec.scopes.read,
-    tag: spec.tag,
+    operationId: names.operations.list,
+    scope: names.scopes.read,
+    tag: names.tag,
     summary: spec.summaries.list,
     ...(spec.descriptions?.list ? { description: spec.descriptions.list } : {}),
     query,
     response: {
       schema: listEnvelope(views.item),
-      description: spec.listDescription ?? `A page of ${noun[1]}, in creation order unless sorted.`,
+      description: spec.listDescription ?? `A page of ${names.nouns[1]}, in creation order unless sorted.`,
       headers: ["Link"],
     },
     verb: service.list,
     async handler(c, { params, query }) {
-      const { limit, cursor, sort, q, fields, expand, ...filters } = query as Infer<T["query"]> & PageQuery & ViewQuery & { sort?: string; q?: string };
+      const { limit, cursor, sort, q, fields, expand, ...filters } = query as PageQuery & ViewQuery & { sort?: string; q?: string };
       const page = pageRequest({ limit, cursor, sort }, resource.sortable);
-      const input = { page, filters: inputs.filters(filters as Omit<Infer<T["query"]>, "limit" | "cursor">), parentId: parentOf(params), search: q, view: views.of({ fields, expand }) };
-      return listReply(c.req.url, await service.list({ ctx: serviceContext(c), input }), noun, page.sort);
+      // The rest of the query is the declared filters, validated by the query built from the same declaration.
+      const input = { page, filters: filters as T["filters"], parentId: parentOf(params), search: q, view: views.of({ fields, expand }) };
+      return listReply(c.req.url, await service.list({ ctx: serviceContext(c), input }), names.nouns, page.sort);
     },
   });
 }
 
 /** GET <path>/{id}: one record, trimmed and expanded as asked, with its ETag. */
-export function getRoute<T extends ResourceTypes>({ spec, one, item, views }: ResourceParts<T>) {
+export function getRoute<T extends ResourceTypes>({ spec, names, one, item, views }: ResourceParts<T>) {
   const { service } = spec;
   return defineRoute({
     method: "get",
     path: item,
-    operationId: spec.names.get,
-    scope: spec.scopes.read,
-    tag: spec.tag,
+    operationId: names.operations.get,
+    scope: names.scopes.read,
+    tag: names.tag,
     summary: spec.summaries.get,
     params: IdParams,
     query: z.strictObject(views.query),
@@ -95,14 +96,14 @@ export function getRoute<T extends ResourceTypes>({ spec, one, item, views }: Re
 }
 
 /** GET <path>/{id}/history: the record's events, oldest first, paged. */
-export function historyRoute<T extends ResourceTypes>({ spec, one, item }: ResourceParts<T>) {
+export function historyRoute<T extends ResourceTypes>({ spec, names, one, item }: ResourceParts<T>) {
   const { service } = spec;
   return defineRoute({
     method: "get",
     path: `${item}/history`,
-    operationId: `${spec.names.get.replace(/^get/, "list")}History`,
-    scope: spec.scopes.read,
-    tag: spec.tag,
+    operationId: names.operations.history,
+    scope: names.scopes.read,
+    tag: names.tag,
     summary: `History of a ${one}: its events, oldest first`,
     description:
       `Every kept event of the ${one} (created, each update with its changes and actor, deleted), in changeVersion order, paged. ` +

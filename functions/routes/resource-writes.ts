@@ -11,16 +11,16 @@ import type { ResourceParts, ResourceTypes } from "./resource-routes.ts";
 // (`batch.run`).
 
 /** POST <collection>: a new record (201), or the stored first answer to a repeated Idempotency-Key. */
-export function createRoute<T extends ResourceTypes>({ spec, one, collection, parentOf, recordReply }: ResourceParts<T>) {
+export function createRoute<T extends ResourceTypes>({ spec, names, one, collection, parentOf, recordReply }: ResourceParts<T>) {
   const { service, inputs } = spec;
   const create = (ctx: ServiceContext, { params, body }: { params: { id: string } | undefined; body: Infer<T["create"]> }) =>
     service.create({ ctx, input: inputs.create(body, parentOf(params)) });
   return defineRoute({
     method: "post",
     ...collection,
-    operationId: spec.names.create,
-    scope: spec.scopes.manage,
-    tag: spec.tag,
+    operationId: names.operations.create,
+    scope: names.scopes.manage,
+    tag: names.tag,
     summary: spec.summaries.create,
     ...(spec.descriptions?.create ? { description: spec.descriptions.create } : {}),
     body: spec.schemas.create,
@@ -36,16 +36,16 @@ export function createRoute<T extends ResourceTypes>({ spec, one, collection, pa
 }
 
 /** PATCH <path>/{id}: the fields sent change, the others keep their values; If-Match refuses a stale write. */
-export function updateRoute<T extends ResourceTypes>({ spec, one, item, recordReply }: ResourceParts<T>) {
+export function updateRoute<T extends ResourceTypes>({ spec, names, one, item, recordReply }: ResourceParts<T>) {
   const { service, inputs } = spec;
   const update = (ctx: ServiceContext, { params, body }: { params: { id: string }; body: Infer<T["update"]> }, ifMatch: number | null) =>
     service.update({ ctx, input: { id: params.id, patch: inputs.update(body), ifMatch } });
   return defineRoute({
     method: "patch",
     path: item,
-    operationId: spec.names.update,
-    scope: spec.scopes.manage,
-    tag: spec.tag,
+    operationId: names.operations.update,
+    scope: names.scopes.manage,
+    tag: names.tag,
     summary: spec.summaries.update,
     ...(spec.descriptions?.update ? { description: spec.descriptions.update } : {}),
     params: IdParams,
@@ -62,16 +62,16 @@ export function updateRoute<T extends ResourceTypes>({ spec, one, item, recordRe
 }
 
 /** PUT <path>/by-external-id/{externalId}: created as POST would (201), or changed as PATCH would (200). */
-export function upsertRoute<T extends ResourceTypes>({ spec, one, recordReply }: ResourceParts<T>) {
+export function upsertRoute<T extends ResourceTypes>({ spec, names, one, recordReply }: ResourceParts<T>) {
   const { service, inputs, errors = {} } = spec;
   const upsert = (ctx: ServiceContext, { params, body }: { params: { externalId: string }; body: Infer<T["upsert"]> }, ifMatch: number | null) =>
     service.upsert({ ctx, input: { externalId: params.externalId, values: inputs.upsert(body), ifMatch } });
   return defineRoute({
     method: "put",
-    path: `${spec.path}/by-external-id/{externalId}`,
-    operationId: spec.names.create.replace(/^create/, "upsert"),
-    scope: spec.scopes.manage,
-    tag: spec.tag,
+    path: `${names.path}/by-external-id/{externalId}`,
+    operationId: names.operations.upsert,
+    scope: names.scopes.manage,
+    tag: names.tag,
     summary: `Create or change the ${one} with this externalId`,
     description:
       `The body is a create's (without externalId, which the path gives). No ${one} has this externalId yet: it is created (201), as POST would. ` +
@@ -81,7 +81,7 @@ export function upsertRoute<T extends ResourceTypes>({ spec, one, recordReply }:
     params: ExternalIdParams,
     body: spec.schemas.upsert,
     // A record created under a parent (a milestone) names the parent in this body: a reference here.
-    errors: [...(errors.create ?? []), ...(errors.update ?? []), ...(spec.collectionPath ? ["invalid_reference" as const] : []), "conflict", "precondition_failed"],
+    errors: [...(errors.create ?? []), ...(errors.update ?? []), ...(names.collectionPath ? ["invalid_reference" as const] : []), "conflict", "precondition_failed"],
     response: { schema: recordReply, description: `The changed ${one}.`, created: `The created ${one}.`, headers: ["ETag"] },
     batch: { status: 200, creates: false, idUnknownBefore: true, resource: service.resource, run: upsert },
     verb: service.upsert,
@@ -93,17 +93,17 @@ export function upsertRoute<T extends ResourceTypes>({ spec, one, recordReply }:
 }
 
 /** DELETE <path>/{id}, for a resource whose service removes records: the record as it was. */
-export function deleteRoute<T extends ResourceTypes>({ spec, one, item, recordReply }: ResourceParts<T>): AnyRoute[] {
-  const { service, names, summaries } = spec;
+export function deleteRoute<T extends ResourceTypes>({ spec, names, one, item, recordReply }: ResourceParts<T>): AnyRoute[] {
+  const { service, summaries } = spec;
   const remove = service.remove;
-  if (!remove || !names.delete || !summaries.delete) return [];
+  if (!remove || !summaries.delete) return [];
   return [
     defineRoute({
       method: "delete",
       path: item,
-      operationId: names.delete,
-      scope: spec.scopes.manage,
-      tag: spec.tag,
+      operationId: names.operations.delete,
+      scope: names.scopes.manage,
+      tag: names.tag,
       summary: summaries.delete,
       ...(spec.descriptions?.delete ? { description: spec.descriptions.delete } : {}),
       params: IdParams,

@@ -1,15 +1,10 @@
 import { risks } from "../../services/risks.ts";
-import { CreateRiskSchema, UpsertRiskSchema, ListRisksQuery, RiskSchema, UpdateRiskSchema } from "../schemas/risks.ts";
+import { CreateRiskSchema, UpsertRiskSchema, RiskSchema, UpdateRiskSchema } from "../schemas/risks.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 
 export const riskRoutes = resourceRoutes({
-  tag: "Risks",
-  path: "/v1/risks",
-  noun: ["risk", "risks"],
-  names: { list: "listRisks", create: "createRisk", get: "getRisk", update: "updateRisk", delete: "deleteRisk" },
-  scopes: { read: "risks.read", manage: "risks.manage" },
-  schemas: { record: RiskSchema, create: CreateRiskSchema, update: UpdateRiskSchema, list: ListRisksQuery, upsert: UpsertRiskSchema, expand: PROJECT_EXPAND },
+  schemas: { record: RiskSchema, create: CreateRiskSchema, update: UpdateRiskSchema, upsert: UpsertRiskSchema, expand: PROJECT_EXPAND },
   summaries: {
     list: "List risks, filtered by project and status, paged",
     create: "Record a risk of a project (projectId and title are required)",

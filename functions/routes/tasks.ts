@@ -4,7 +4,7 @@ import { recordEnvelope, writeReply } from "../http/envelope.ts";
 import { parseIfMatch } from "../http/preconditions.ts";
 import { defineRoute } from "../http/registry.ts";
 import { TASK_EXPAND } from "../schemas/expansions.ts";
-import { AddDependencySchema, CreateTaskSchema, DependencyParams, ListTasksQuery, TaskSchema, UpdateTaskSchema, UpsertTaskSchema } from "../schemas/tasks.ts";
+import { AddDependencySchema, CreateTaskSchema, DependencyParams, TaskSchema, UpdateTaskSchema, UpsertTaskSchema } from "../schemas/tasks.ts";
 import { IdParams } from "../schemas/common.ts";
 import type { ServiceContext } from "../../services/context.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
@@ -14,12 +14,7 @@ const CHECKS =
   "a parentId that would make the task its own ancestor is 409 dependency_cycle, one nesting subtasks deeper than 5 levels 409 conflict.";
 
 const taskResourceRoutes = resourceRoutes({
-  tag: "Tasks",
-  path: "/v1/tasks",
-  noun: ["task", "tasks"],
-  names: { list: "listTasks", create: "createTask", get: "getTask", update: "updateTask", delete: "deleteTask" },
-  scopes: { read: "tasks.read", manage: "tasks.manage" },
-  schemas: { record: TaskSchema, create: CreateTaskSchema, update: UpdateTaskSchema, list: ListTasksQuery, upsert: UpsertTaskSchema, expand: TASK_EXPAND },
+  schemas: { record: TaskSchema, create: CreateTaskSchema, update: UpdateTaskSchema, upsert: UpsertTaskSchema, expand: TASK_EXPAND },
   summaries: {
     list: "List tasks: filtered, searched, sorted and paged",
     create: "Create a task (projectId, assigneeId, dueDate and title are required)",

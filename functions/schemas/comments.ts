@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { COMMENT_MAX_LENGTH } from "../../domain/records.ts";
 import type { CommentRecord } from "../../services/comments.ts";
-import { pageQuery, publicRecord, externalIdFields, recordFields, noNul, Uuid } from "./common.ts";
+import { publicRecord, externalIdFields, recordFields, noNul, Uuid } from "./common.ts";
 import { eventFields } from "./events.ts";
 
 const Body = z
@@ -31,4 +31,3 @@ export const UpsertCommentSchema = z.strictObject({ taskId: CommentSchema.shape.
 
 export const UpdateCommentSchema = z.strictObject({ ...externalIdFields.update, body: Body.optional() }).openapi("UpdateComment");
 
-export const ListCommentsQuery = z.strictObject({ ...pageQuery, ...externalIdFields.query });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
-import { DateString, Description, Uuid, commaList, noNul, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { DateString, Description, Uuid, noNul, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { FinancialEntryRecord } from "../../services/financial-entries.ts";
 
 // Money is a decimal string, never a JSON number: JSON.parse turns 0.1 into a binary float before
@@ -79,12 +79,6 @@ export const UpdateFinancialEntrySchema = z
   .refine(signFitsKind, SIGN_RULE)
   .openapi("UpdateFinancialEntry");
 
-export const ListFinancialEntriesQuery = z.strictObject({
-  ...pageQuery,
-  ...externalIdFields.query,
-  projectId: Uuid.optional().openapi({ description: "Only the records of this project." }),
-  kind: commaList(FINANCIAL_ENTRY_KINDS).optional(),
-});
 
 export const ProjectFinancialsQuery = z.strictObject({
   currency: Currency.optional().openapi({ description: "Add up the entries in this currency; needed when the project's entries use several." }),
@@ -105,5 +99,4 @@ export const ProjectFinancialsSchema = z
 
 export type CreateFinancialEntryInput = z.infer<typeof CreateFinancialEntrySchema>;
 export type UpdateFinancialEntryInput = z.infer<typeof UpdateFinancialEntrySchema>;
-export type ListFinancialEntriesFilters = Omit<z.infer<typeof ListFinancialEntriesQuery>, "limit" | "cursor">;
 export type ProjectFinancials = z.infer<typeof ProjectFinancialsSchema>;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ISSUE_SEVERITIES, ISSUE_STATUSES } from "../../domain/records.ts";
-import { Description, Name, Timestamp, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { Description, Name, Timestamp, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { IssueRecord } from "../../services/issues.ts";
 
 const Severity = z.enum(ISSUE_SEVERITIES).nullable();
@@ -48,9 +48,6 @@ export const UpsertIssueSchema = CreateIssueSchema.omit({ externalId: true }).op
 
 export const UpdateIssueSchema = z.strictObject({ ...externalIdFields.update, ...issueFields }).omit({ projectId: true }).partial().openapi("UpdateIssue");
 
-export const ListIssuesQuery = z.strictObject({ ...pageQuery,
-  ...externalIdFields.query, projectId: Uuid.optional().openapi({ description: "Only the records of this project." }), status: commaList(ISSUE_STATUSES).optional() });
 
 export type CreateIssueInput = z.infer<typeof CreateIssueSchema>;
 export type UpdateIssueInput = z.infer<typeof UpdateIssueSchema>;
-export type ListIssuesFilters = Omit<z.infer<typeof ListIssuesQuery>, "limit" | "cursor">;

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { LABEL_COLOUR_PATTERN } from "../../domain/records.ts";
 import type { LabelRecord } from "../../services/labels.ts";
-import { Description, pageQuery, publicRecord, externalIdFields, recordFields, noNul } from "./common.ts";
+import { Description, publicRecord, externalIdFields, recordFields, noNul } from "./common.ts";
 
 const LabelName = z.string().trim().min(1).max(100).refine(noNul, "must not contain NUL characters").openapi({ description: "Unique in the organisation, whatever the letter case.", example: "Fragile" });
 const Colour = z.string().max(7).regex(new RegExp(LABEL_COLOUR_PATTERN), "must be #rrggbb").openapi({ description: "#rrggbb.", example: "#d73a4a" });
@@ -27,4 +27,3 @@ export const UpsertLabelSchema = z.strictObject(newLabel).openapi("UpsertLabel")
 
 export const UpdateLabelSchema = z.strictObject({ ...externalIdFields.update, ...newLabel }).partial().openapi("UpdateLabel");
 
-export const ListLabelsQuery = z.strictObject({ ...pageQuery, ...externalIdFields.query });

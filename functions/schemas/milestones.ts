@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MILESTONE_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, ProgressSchema, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { DateString, Description, Name, ProgressSchema, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { MilestoneRecord } from "../../services/milestones.ts";
 
 export const MilestoneSchema = publicRecord<MilestoneRecord>()(
@@ -38,8 +38,6 @@ export const UpsertMilestoneSchema = CreateMilestoneSchema.omit({ externalId: tr
 
 export const UpdateMilestoneSchema = z.strictObject({ ...externalIdFields.update, ...milestoneFields }).partial().openapi("UpdateMilestone");
 
-export const ListMilestonesQuery = z.strictObject({ ...pageQuery,
-  ...externalIdFields.query, status: commaList(MILESTONE_STATUSES).optional() });
 
 export type CreateMilestoneInput = z.infer<typeof CreateMilestoneSchema>;
 export type UpdateMilestoneInput = z.infer<typeof UpdateMilestoneSchema>;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BooleanQuery, Name, noNul, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { Name, noNul, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { PersonRecord } from "../../services/personnel.ts";
 
 const Email = z.email().max(320).refine(noNul).openapi({ example: "ada@example.com" });
@@ -35,11 +35,6 @@ export const UpsertPersonSchema = CreatePersonSchema.omit({ externalId: true }).
 
 export const UpdatePersonSchema = z.strictObject({ ...externalIdFields.update, ...personFields }).partial().openapi("UpdatePerson");
 
-export const ListPersonnelQuery = z.strictObject({
-  ...pageQuery,
-  ...externalIdFields.query,
-  active: BooleanQuery.optional().openapi({ description: "true or false.", type: "string", enum: ["true", "false"] }),
-});
 
 export type CreatePersonInput = z.infer<typeof CreatePersonSchema>;
 export type UpdatePersonInput = z.infer<typeof UpdatePersonSchema>;

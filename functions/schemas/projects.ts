@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PROJECT_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, ProgressSchema, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { DateString, Description, Name, ProgressSchema, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { ProjectRecord } from "../../services/projects.ts";
 
 const Budget = z
@@ -58,8 +58,6 @@ export const UpdateProjectSchema = z
   .refine(datesOrdered, DATES_RULE)
   .openapi("UpdateProject");
 
-export const ListProjectsQuery = z.strictObject({ ...pageQuery,
-  ...externalIdFields.query, status: commaList(PROJECT_STATUSES).optional() });
 
 export type CreateProjectInput = z.infer<typeof CreateProjectSchema>;
 export type UpdateProjectInput = z.infer<typeof UpdateProjectSchema>;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { RISK_LEVELS, RISK_STATUSES } from "../../domain/records.ts";
-import { Description, Name, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { Description, Name, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { RiskRecord } from "../../services/risks.ts";
 
 const Level = z.enum(RISK_LEVELS).nullable();
@@ -46,9 +46,6 @@ export const UpsertRiskSchema = CreateRiskSchema.omit({ externalId: true }).open
 
 export const UpdateRiskSchema = z.strictObject({ ...externalIdFields.update, ...riskFields }).omit({ projectId: true }).partial().openapi("UpdateRisk");
 
-export const ListRisksQuery = z.strictObject({ ...pageQuery,
-  ...externalIdFields.query, projectId: Uuid.optional().openapi({ description: "Only the records of this project." }), status: commaList(RISK_STATUSES).optional() });
 
 export type CreateRiskInput = z.infer<typeof CreateRiskSchema>;
 export type UpdateRiskInput = z.infer<typeof UpdateRiskSchema>;
-export type ListRisksFilters = Omit<z.infer<typeof ListRisksQuery>, "limit" | "cursor">;

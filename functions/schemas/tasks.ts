@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_TASK_DEPTH, TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, InstantQuery, Name, Uuid, commaList, pageQuery, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { DateString, Description, Name, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { TaskRecord } from "../../services/tasks.ts";
 
 const ParentId = Uuid.nullable().openapi({ description: `A task of the same project this one is a subtask of (at most ${MAX_TASK_DEPTH} levels), or null for none.` });
@@ -84,21 +84,6 @@ export const DependencyParams = z.object({
   blockerId: Uuid.openapi({ param: { name: "blockerId", in: "path" }, description: "The task it is blocked by." }),
 });
 
-export const ListTasksQuery = z.strictObject({
-  ...pageQuery,
-  ...externalIdFields.query,
-  projectId: Uuid.optional().openapi({ description: "Only the tasks of this project." }),
-  assigneeId: Uuid.optional().openapi({ description: "Only the tasks assigned to this person." }),
-  milestoneId: Uuid.optional().openapi({ description: "Only the tasks of this milestone." }),
-  parentId: Uuid.optional().openapi({ description: "Only the subtasks of this task." }),
-  labelId: Uuid.optional().openapi({ description: "Only the tasks with this label." }),
-  status: commaList(TASK_STATUSES).optional(),
-  priority: commaList(TASK_PRIORITIES).optional(),
-  dueBefore: DateString.optional().openapi({ description: "Tasks due strictly before this date." }),
-  dueAfter: DateString.optional().openapi({ description: "Tasks due strictly after this date." }),
-  updatedSince: InstantQuery.optional().openapi({ description: "Tasks changed at or after this instant (ISO 8601)." }),
-});
 
 export type CreateTaskInput = z.infer<typeof CreateTaskSchema>;
 export type UpdateTaskInput = z.infer<typeof UpdateTaskSchema>;
-export type ListTasksFilters = z.infer<typeof ListTasksQuery>;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { uuidv7 } from "../../domain/ids.ts";
-import { SORTABLE } from "../../domain/paging.ts";
+import { RESOURCES, type ResourceType } from "../../domain/resources.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, keyWith, type Tenant } from "../helpers/fixtures.ts";
@@ -15,7 +15,7 @@ import { insertComment, insertLabel } from "../helpers/work.ts";
 
 type Task = { id: string; dueDate: string; priority: string; status: string; title: string; createdAt: string; updatedAt: string };
 
-const RANK: Record<string, readonly string[]> = { priority: SORTABLE.tasks.priority.rank, status: SORTABLE.tasks.status.rank };
+const RANK: Record<string, readonly string[]> = { priority: RESOURCES.task.sortable.priority.rank, status: RESOURCES.task.sortable.status.rank };
 const valueOf = (task: Task, field: string): string | number => (RANK[field] ? RANK[field]!.indexOf(task[field as keyof Task]) : task[field as keyof Task]);
 
 /** -1, 0 or 1: `a` before, tied with, or after `b` under the sort (ties broken by id, in the last key's direction). */
@@ -43,8 +43,8 @@ async function arrangeTasks(tenant: Tenant, count: number): Promise<{ project: s
       project,
       person,
       `Task ${String.fromCharCode(65 + (i % 7))}`,
-      SORTABLE.tasks.status.rank[i % 5]!,
-      SORTABLE.tasks.priority.rank[(i * 3) % 4]!,
+      RESOURCES.task.sortable.status.rank[i % 5]!,
+      RESOURCES.task.sortable.priority.rank[(i * 3) % 4]!,
       `2026-0${1 + (i % 9)}-1${i % 3}`,
       new Date(Date.UTC(2026, 0, 1) + (i % 50) * 1000).toISOString(),
       new Date(Date.UTC(2026, 1, 1) + (i % 40) * 1000).toISOString(),
@@ -64,7 +64,7 @@ async function arrangeTasks(tenant: Tenant, count: number): Promise<{ project: s
 describe("sort: paging under every sort while others write never loses or repeats a task", async () => {
   const tenant = await createTenant({ rateLimit: 1_000_000 });
   const { project, person, ids } = await arrangeTasks(tenant, 500);
-  const fields = Object.keys(SORTABLE.tasks);
+  const fields = Object.keys(RESOURCES.task.sortable);
   const sorts = [...fields, ...fields.map((f) => `-${f}`), "status,-dueDate", "-priority,title,createdAt"];
 
   for (const sortText of sorts) {
@@ -137,18 +137,18 @@ describe("sort: refusals", () => {
     await insertIssue(tenant, { project_id: project.id });
     await insertFinancialEntry(tenant, { project_id: project.id });
     await tenant.insertMilestone(project.id);
-    const lists: Record<string, string> = {
-      projects: "/v1/projects",
-      milestones: `/v1/projects/${project.id}/milestones`,
+    const lists: Partial<Record<ResourceType, string>> = {
+      project: "/v1/projects",
+      milestone: `/v1/projects/${project.id}/milestones`,
       personnel: "/v1/personnel",
-      labels: "/v1/labels",
-      comments: `/v1/tasks/${task.id}/comments`,
-      risks: "/v1/risks",
-      issues: "/v1/issues",
-      financialEntries: "/v1/financial-entries",
+      label: "/v1/labels",
+      comment: `/v1/tasks/${task.id}/comments`,
+      risk: "/v1/risks",
+      issue: "/v1/issues",
+      financialEntry: "/v1/financial-entries",
     };
-    for (const [name, path] of Object.entries(lists)) {
-      for (const field of Object.keys(SORTABLE[name as keyof typeof SORTABLE])) {
+    for (const [type, path] of Object.entries(lists)) {
+      for (const field of Object.keys(RESOURCES[type as ResourceType].sortable)) {
         expect(expectSuccess(await api(`${path}?sort=-${field}`, { key: tenant.key })).data.length, `${path}?sort=-${field}`).toBeGreaterThan(0);
       }
     }
