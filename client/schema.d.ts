@@ -542,6 +542,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{id}/checklist-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a task's checklist, in the order its items were added
+         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         */
+        get: operations["listChecklistItems"];
+        put?: never;
+        /**
+         * Add an item to a task's checklist (title is required)
+         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         */
+        post: operations["createChecklistItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checklist-items/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one checklist item
+         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         */
+        get: operations["getChecklistItem"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a checklist item
+         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         */
+        delete: operations["deleteChecklistItem"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a checklist item: tick it off (done), or retitle it
+         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         */
+        patch: operations["updateChecklistItem"];
+        trace?: never;
+    };
+    "/v1/checklist-items/by-external-id/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or change the checklist item with this externalId
+         * @description The body is a create's (without externalId, which the path gives). No checklist item has this externalId yet: it is created (201), as POST would. One has: the body's fields change it (200), as PATCH would, and fields left out keep their values; taskId must be the one it has (409 otherwise). Concurrent PUTs of one new externalId create exactly one checklist item. If-Match applies to an existing checklist item (412 when there is none).
+         */
+        put: operations["upsertChecklistItem"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/checklist-items/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of a checklist item: its events, oldest first
+         * @description Every kept event of the checklist item (created, each update with its changes and actor, deleted), in changeVersion order, paged. A deleted checklist item's history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.
+         */
+        get: operations["listChecklistItemHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/risks": {
         parameters: {
             query?: never;
@@ -2054,6 +2146,150 @@ export interface webhooks {
             requestBody?: {
                 content: {
                     "application/json": components["schemas"]["CommentDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checklistItem.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checklistItem.created, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ChecklistItemCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checklistItem.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checklistItem.updated, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ChecklistItemUpdatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checklistItem.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checklistItem.deleted, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ChecklistItemDeletedEvent"];
                 };
             };
             responses: {
@@ -4236,6 +4472,286 @@ export interface components {
             data: components["schemas"]["Comment"] & unknown;
             changes: null;
         };
+        ChecklistItemCreatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checklistItem.created";
+            data: components["schemas"]["ChecklistItem"];
+            changes: null;
+        };
+        /** @description The ChecklistItem after the change. */
+        ChecklistItem: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The owning organisation.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description +1 on every change; also sent as the ETag.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId: string | null;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            taskId: string;
+            /**
+             * Format: uuid
+             * @description The task's project.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            projectId: string;
+            /** @example Photograph the meter readings */
+            title: string;
+            done: boolean;
+        };
+        ChecklistItemUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checklistItem.updated";
+            data: components["schemas"]["ChecklistItem"];
+            /** @description Each field that moved, with its value before and after. */
+            changes: {
+                id?: {
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                orgId?: {
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                version?: {
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    to: number;
+                };
+                createdAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                updatedAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                externalId?: {
+                    /**
+                     * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                     * @example crm-4471
+                     */
+                    from: string | null;
+                    /**
+                     * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                     * @example crm-4471
+                     */
+                    to: string | null;
+                };
+                taskId?: {
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                projectId?: {
+                    /**
+                     * Format: uuid
+                     * @description The task's project.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @description The task's project.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                title?: {
+                    /** @example Photograph the meter readings */
+                    from: string;
+                    /** @example Photograph the meter readings */
+                    to: string;
+                };
+                done?: {
+                    from: boolean;
+                    to: boolean;
+                };
+            };
+        };
+        ChecklistItemDeletedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checklistItem.deleted";
+            data: components["schemas"]["ChecklistItem"] & unknown;
+            changes: null;
+        };
         PersonCreatedEvent: {
             /**
              * Format: uuid
@@ -5616,7 +6132,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -5725,7 +6246,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -5834,7 +6360,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -5944,7 +6475,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6053,7 +6589,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6162,7 +6703,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6295,7 +6841,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6412,7 +6963,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6529,7 +7085,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6638,7 +7199,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6747,7 +7313,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6863,7 +7434,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -6972,7 +7548,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -7081,7 +7662,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -7190,7 +7776,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -7331,7 +7922,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -7441,7 +8037,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -7702,7 +8303,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -7943,7 +8549,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -8058,7 +8669,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -8171,7 +8787,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -8285,7 +8906,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -8557,7 +9183,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -8628,6 +9259,37 @@ export interface components {
              * @example The van is booked for 7:30; the driver calls ahead.
              */
             body: string;
+        };
+        CreateChecklistItem: {
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId?: string;
+            /** @example Photograph the meter readings */
+            title: string;
+            /** @description Defaults to false. */
+            done?: boolean;
+        };
+        UpdateChecklistItem: {
+            /**
+             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+             * @example crm-4471
+             */
+            externalId?: string | null;
+            /** @example Photograph the meter readings */
+            title?: string;
+            done?: boolean;
+        };
+        UpsertChecklistItem: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            taskId: string;
+            /** @example Photograph the meter readings */
+            title: string;
+            done?: boolean;
         };
         CreateRisk: {
             /**
@@ -9066,7 +9728,7 @@ export interface components {
              */
             ifMatch?: string | number;
         };
-        Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["LabelCreatedEvent"] | components["schemas"]["LabelUpdatedEvent"] | components["schemas"]["LabelDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"];
+        Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["LabelCreatedEvent"] | components["schemas"]["LabelUpdatedEvent"] | components["schemas"]["LabelDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ChecklistItemCreatedEvent"] | components["schemas"]["ChecklistItemUpdatedEvent"] | components["schemas"]["ChecklistItemDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"];
         /**
          * @example {
          *       "success": false,
@@ -9129,7 +9791,12 @@ export interface components {
                 maxComments?: number;
                 /**
                  * Format: int64
-                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments and the tasks it blocks).
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
                  */
                 maxRecords?: number;
                 /**
@@ -9617,6 +10284,10 @@ export type CommentCreatedEvent = components['schemas']['CommentCreatedEvent'];
 export type Comment = components['schemas']['Comment'];
 export type CommentUpdatedEvent = components['schemas']['CommentUpdatedEvent'];
 export type CommentDeletedEvent = components['schemas']['CommentDeletedEvent'];
+export type ChecklistItemCreatedEvent = components['schemas']['ChecklistItemCreatedEvent'];
+export type ChecklistItem = components['schemas']['ChecklistItem'];
+export type ChecklistItemUpdatedEvent = components['schemas']['ChecklistItemUpdatedEvent'];
+export type ChecklistItemDeletedEvent = components['schemas']['ChecklistItemDeletedEvent'];
 export type PersonCreatedEvent = components['schemas']['PersonCreatedEvent'];
 export type Person = components['schemas']['Person'];
 export type PersonUpdatedEvent = components['schemas']['PersonUpdatedEvent'];
@@ -9676,6 +10347,9 @@ export type CreateComment = components['schemas']['CreateComment'];
 export type InsufficientRoleError = components['schemas']['InsufficientRoleError'];
 export type UpdateComment = components['schemas']['UpdateComment'];
 export type UpsertComment = components['schemas']['UpsertComment'];
+export type CreateChecklistItem = components['schemas']['CreateChecklistItem'];
+export type UpdateChecklistItem = components['schemas']['UpdateChecklistItem'];
+export type UpsertChecklistItem = components['schemas']['UpsertChecklistItem'];
 export type CreateRisk = components['schemas']['CreateRisk'];
 export type UpdateRisk = components['schemas']['UpdateRisk'];
 export type UpsertRisk = components['schemas']['UpsertRisk'];
@@ -18792,6 +19466,1614 @@ export interface operations {
                          */
                         count: number;
                         data: (components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"])[];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    listChecklistItems: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description true: only the items done; false: only those still to do. */
+                done?: "true" | "false";
+                /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: createdAt, updatedAt. Default: creation order. */
+                sort?: string;
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, taskId, projectId, title, done, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "taskId" | "projectId" | "title" | "done" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the task's checklist items, in the order they were added. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 checklist items",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "externalId": "crm-4471",
+                     *           "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "title": "Photograph the meter readings",
+                     *           "done": true
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: ((components["schemas"]["ChecklistItem"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            taskId?: string;
+                            /**
+                             * Format: uuid
+                             * @description The task's project.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example Photograph the meter readings */
+                            title?: string;
+                            done?: boolean;
+                        })[];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    createChecklistItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Photograph the meter readings",
+                 *       "externalId": "crm-4471"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateChecklistItem"];
+            };
+        };
+        responses: {
+            /** @description The created checklist item. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "checklist item created",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "title": "Photograph the meter readings",
+                     *         "done": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["ChecklistItem"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    getChecklistItem: {
+        parameters: {
+            query?: {
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, taskId, projectId, title, done, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "taskId" | "projectId" | "title" | "done" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0f0000000002
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checklist item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "checklist item",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "title": "Photograph the meter readings",
+                     *         "done": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: (components["schemas"]["ChecklistItem"] & Record<string, never>) | {
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning organisation.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            orgId?: string;
+                            /**
+                             * Format: int64
+                             * @description +1 on every change; also sent as the ETag.
+                             * @example 1
+                             */
+                            version?: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            createdAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             * @example 2026-11-21T23:00:00.000Z
+                             */
+                            updatedAt?: string;
+                            /**
+                             * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                             * @example crm-4471
+                             */
+                            externalId?: string | null;
+                            /**
+                             * Format: uuid
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            taskId?: string;
+                            /**
+                             * Format: uuid
+                             * @description The task's project.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            projectId?: string;
+                            /** @example Photograph the meter readings */
+                            title?: string;
+                            done?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    deleteChecklistItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0f0000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checklist item as it was before removal. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "checklist item deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "title": "Photograph the meter readings",
+                     *         "done": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["ChecklistItem"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    updateChecklistItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0f0000000002
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "done": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateChecklistItem"];
+            };
+        };
+        responses: {
+            /** @description The changed checklist item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "checklist item updated",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "title": "Photograph the meter readings",
+                     *         "done": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["ChecklistItem"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    upsertChecklistItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
+                 * @example crm-4472
+                 */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "taskId": "019a8a0e-7c5e-7b52-9a43-040000000003",
+                 *       "title": "Hand the test certificates to the client",
+                 *       "done": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpsertChecklistItem"];
+            };
+        };
+        responses: {
+            /** @description The changed checklist item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "title": "Photograph the meter readings",
+                     *         "done": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["ChecklistItem"];
+                    };
+                };
+            };
+            /** @description The created checklist item. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "externalId": "crm-4471",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "title": "Photograph the meter readings",
+                     *         "done": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["ChecklistItem"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description If-Match does not match the record's version (precondition_failed) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreconditionFailedError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    listChecklistItemHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0f0000000002
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the checklist item's events in changeVersion order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 checklist item history",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "changeVersion": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           },
+                     *           "batchId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "checklistItem.created",
+                     *           "data": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "version": 1,
+                     *             "createdAt": "2026-11-21T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *             "externalId": "crm-4471",
+                     *             "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Photograph the meter readings",
+                     *             "done": true
+                     *           },
+                     *           "changes": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: (components["schemas"]["ChecklistItemCreatedEvent"] | components["schemas"]["ChecklistItemUpdatedEvent"] | components["schemas"]["ChecklistItemDeletedEvent"])[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
                     };

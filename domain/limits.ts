@@ -57,12 +57,15 @@ export const MAX_SUBTASKS = 100;
  * whatever their size. A check that has not decided within them is refused.
  */
 export const SUBTASK_CHECK_TASKS = 10_000;
+/** The most comments one task may hold: what its delete takes with it, beside its checklist and the tasks it blocks. */
+export const MAX_COMMENTS_PER_TASK = 200;
+/** The most items one task's checklist may hold: a checklist is short; longer work is subtasks. */
+export const MAX_CHECKLIST_ITEMS_PER_TASK = 100;
 /**
  * The records one request's deletes may change with them, each with its event (a label's tasks,
- * a task's comments and the tasks it blocked; a batch's deletes together): changing a task and
+ * a task's comments, checklist items and the tasks it blocked; a batch's deletes together): as
+ * many as the fullest task takes, so that a task's delete alone always fits. Changing a task and
  * writing its event costs the database about 0.2 ms under the organisation's write lock, so a
- * request's deletes hold it well under 0.1 s.
+ * request's deletes hold it under 0.1 s.
  */
-export const CASCADE_RECORDS = 300;
-/** The most comments one task may hold: what its delete takes with it besides the tasks it blocks, so that a task's delete alone always fits CASCADE_RECORDS. */
-export const MAX_COMMENTS_PER_TASK = CASCADE_RECORDS - MAX_BLOCKING;
+export const CASCADE_RECORDS = MAX_BLOCKING + MAX_COMMENTS_PER_TASK + MAX_CHECKLIST_ITEMS_PER_TASK;

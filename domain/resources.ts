@@ -104,6 +104,15 @@ export const RESOURCES = {
   },
   label: { type: "label", nouns: ["label", "labels"], path: "labels", scopes: "tasks", sortable: { name: "text", ...CREATED }, filters: {} },
   comment: { type: "comment", nouns: ["comment", "comments"], path: "comments", scopes: "tasks", parent: "task", sortable: CREATED, filters: {} },
+  checklistItem: {
+    type: "checklistItem",
+    nouns: ["checklist item", "checklist items"],
+    path: "checklist-items",
+    scopes: "tasks",
+    parent: "task",
+    sortable: CREATED,
+    filters: { done: filterOn.flag("done", "true: only the items done; false: only those still to do.") },
+  },
   project: {
     type: "project",
     nouns: ["project", "projects"],

@@ -19,9 +19,10 @@ const CONSTRAINTS: Record<string, () => DomainError> = {
   financial_entries_project_fk: () => checkRefusal("projectId", "financial entry"),
   tasks_parent_fk: () => checkRefusal("parentId", "task"),
   comments_task_fk: () => notFound("task"),
+  checklist_items_task_fk: () => notFound("task"),
   labels_org_name_key: () => checkRefusal("name", "label"),
   ...Object.fromEntries(
-    ["projects", "milestones", "tasks", "personnel", "risks", "issues", "financial_entries", "labels", "comments"].map((table) => [
+    ["projects", "milestones", "tasks", "personnel", "risks", "issues", "financial_entries", "labels", "comments", "checklist_items"].map((table) => [
       `${table}_org_external_id_key`,
       () => checkRefusal("externalId", "record"),
     ]),

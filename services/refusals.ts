@@ -1,6 +1,6 @@
 import type { CheckedField } from "../db/statements/rules.ts";
 import { DomainError } from "../domain/errors.ts";
-import { MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
+import { MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH } from "../domain/records.ts";
 import type { Scope } from "../domain/scopes.ts";
 
@@ -56,6 +56,11 @@ const TAKEN = {
     new DomainError("conflict", `a task holds at most ${MAX_COMMENTS_PER_TASK} comments, and this one has ${MAX_COMMENTS_PER_TASK} already: delete some first`, {
       field: "taskId",
       maxComments: MAX_COMMENTS_PER_TASK,
+    }),
+  taskChecklistItems: () =>
+    new DomainError("conflict", `a task's checklist holds at most ${MAX_CHECKLIST_ITEMS_PER_TASK} items, and this one has ${MAX_CHECKLIST_ITEMS_PER_TASK} already: delete some first`, {
+      field: "taskId",
+      maxChecklistItems: MAX_CHECKLIST_ITEMS_PER_TASK,
     }),
 } satisfies { [field in CheckedField]?: (noun: string) => DomainError };
 

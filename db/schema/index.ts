@@ -6,6 +6,7 @@ export * from "./milestones.ts";
 export * from "./tasks.ts";
 export * from "./labels.ts";
 export * from "./comments.ts";
+export * from "./checklist-items.ts";
 export * from "./risks.ts";
 export * from "./issues.ts";
 export * from "./financial-entries.ts";

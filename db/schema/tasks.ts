@@ -45,7 +45,7 @@ export const tasks = pgTable(
       foreignColumns: [milestones.orgId, milestones.projectId, milestones.id],
       name: "tasks_milestone_fk",
     }),
-    // Target of the subtasks' and comments' (org_id, project_id, ...) foreign keys.
+    // Target of the subtasks', comments' and checklist items' (org_id, project_id, ...) foreign keys.
     unique("tasks_org_project_id_key").on(t.orgId, t.projectId, t.id),
     // MATCH SIMPLE: checked only when parent_id is set; a subtask is in its parent's project. No
     // cascade: a task with subtasks is not deleted.

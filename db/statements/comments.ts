@@ -4,16 +4,16 @@ import { MAX_COMMENTS_PER_TASK } from "../../domain/limits.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { comments, tasks } from "../schema/index.ts";
-import { CALLER_ORG } from "./caller.ts";
 import { systemActor } from "./events.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { projectOfTask, taskHasRoom, taskOfOrganisation } from "./references.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 import { RULES } from "./rules.ts";
-import type { Reference, Rule } from "./write-ctes.ts";
+import type { Rule } from "./write-ctes.ts";
 
 // Comments on tasks: listed and written under the task, reached by their own id otherwise. The
 // author is whoever wrote it (an API key, a person, or opsroom itself), set by the statement from
@@ -28,28 +28,15 @@ export type NewComment = CommentValues & Pick<CommentRecord, "taskId" | "body">;
 const { locked: l } = commentResource;
 
 /** The task's project and the caller as the author: what a new comment takes from its call. */
-const fromCall = (taskId: string) => ({
-  projectId: sql`(select t.project_id from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${taskId}::uuid)`,
-  author: sql`coalesce((select actor from key), ${systemActor})`,
-});
+const fromCall = (taskId: string) => ({ projectId: projectOfTask(taskId), author: sql`coalesce((select actor from key), ${systemActor})` });
 
-const MAX_COMMENTS = sql.raw(String(MAX_COMMENTS_PER_TASK));
-
-/**
- * `taskComments`: the task holds fewer than MAX_COMMENTS_PER_TASK comments, counted no further. A
- * new comment is written after every write before it (WriteStatement.lockFirst), so concurrent
- * comments cannot take a task past the limit, which bounds what its delete takes with it.
- */
-const taskHasRoom = (taskId: string): Reference => ({
-  field: "taskComments",
-  exists: sql`(select count(*) from (select 1 from ${comments} m where m.org_id = ${CALLER_ORG} and m.task_id = ${taskId}::uuid limit ${MAX_COMMENTS}) n) < ${MAX_COMMENTS}`,
-});
+/** `taskComments`: the task holds fewer than MAX_COMMENTS_PER_TASK comments (references.ts taskHasRoom). */
+const hasRoom = (taskId: string) => taskHasRoom("taskComments", comments, taskId, MAX_COMMENTS_PER_TASK);
 
 export function createComment(db: Database, actor: Actor, values: NewComment, idempotency?: IdempotencyRequest) {
   return createRecord(db, actor, commentResource, {
     values: { ...values, ...fromCall(values.taskId) },
-    references: [taskHasRoom(values.taskId)],
-    parent: { table: "tasks", id: values.taskId },
+    references: [hasRoom(values.taskId)],
     idempotency,
     fresh: true,
   });
@@ -77,7 +64,7 @@ export function upsertComment(db: Database, actor: Actor, externalId: string, va
     patch: { body: values.body },
     fixed: ["taskId"],
     ifMatch,
-    create: { references: [{ field: "taskId", exists: sql`exists (select 1 from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${values.taskId}::uuid)` }, taskHasRoom(values.taskId)] },
+    create: { references: [taskOfOrganisation(values.taskId), hasRoom(values.taskId)] },
     update: { references: [], rules: [byAuthorOrAdmin] },
     fresh: true,
   });

@@ -14,8 +14,6 @@ import { bumpAndEvent, changesOf, committedEvent, committedOf, externalIdFree, f
 export interface CreateOptions<R extends Resource> {
   values: WritableOf<R>;
   references: Reference[];
-  /** A parent named in the path (POST /v1/projects/:id/milestones). */
-  parent?: { table: string; id: string };
   /** Replays the first response instead of creating twice. */
   idempotency?: IdempotencyRequest | undefined;
   /** What a replay answers, over the CTE `changed`; default the public record. */
@@ -53,8 +51,10 @@ export async function createRecord<R extends Resource>(db: Database, actor: Acto
 async function createOnce<R extends Resource>(db: Database, actor: Actor, resource: R, options: CreateOptions<R>): Promise<CreateOutcome<RecordOf<R>>> {
   const changes = changesOf(resource, options.values as Record<string, unknown>);
   const references = [...options.references, ...externalIdFree(resource, (options.values as { externalId?: unknown }).externalId)];
-  const parent = options.parent
-    ? sql`exists (select 1 from ${sql.identifier(options.parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parent.id}::uuid)`
+  // A record created under its parent (POST /v1/projects/{id}/milestones): the parent must exist.
+  const { parent } = resource;
+  const parentFound = parent
+    ? sql`exists (select 1 from ${sql.identifier(parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${(options.values as Record<string, unknown>)[parent.field]}::uuid)`
     : sql`true`;
   type Json = RecordOf<R>;
   const row = await runWrite<
@@ -82,13 +82,13 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
             sql`, `,
           )}
             from auth, refs
-           where ${parent} and ${referencesHold(references)} and not exists (select 1 from replay)
+           where ${parentFound} and ${referencesHold(references)} and not exists (select 1 from replay)
           returning *
         ),
         ${bumpAndEvent(resource, "created", sql`null::jsonb`)},
         ${rememberCte(options.idempotency, options.remember ?? projection(resource, "changed"))}`,
       columns: sql`${callerColumns},
-               (select ${parent} from auth) as parent_found,
+               (select ${parentFound} from auth) as parent_found,
                (select row_to_json(refs) from refs) as refs,
                (select ${projection(resource, "changed")} from changed) as record,
                ${committedEvent},

@@ -24,7 +24,7 @@ export type NewMilestone = MilestoneValues & Pick<MilestoneRecord, "projectId" |
 const { locked: l } = milestoneResource;
 
 export function createMilestone(db: Database, actor: Actor, values: NewMilestone, idempotency?: IdempotencyRequest) {
-  return createRecord(db, actor, milestoneResource, { values, references: [], parent: { table: "projects", id: values.projectId }, idempotency });
+  return createRecord(db, actor, milestoneResource, { values, references: [], idempotency });
 }
 
 export function updateMilestone(db: Database, actor: Actor, id: string, patch: MilestoneValues, ifMatch: number | null) {

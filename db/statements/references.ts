@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { milestones, personnel, projects } from "../schema/index.ts";
+import type { PgTable } from "drizzle-orm/pg-core";
+import { milestones, personnel, projects, tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
 import type { CheckedField } from "./rules.ts";
 import type { Reference } from "./write-ctes.ts";
@@ -29,3 +30,25 @@ export const milestoneOfProject = (id: string, projectId: ReturnType<typeof sql>
   field: "milestoneId",
   exists: sql`exists (select 1 from ${milestones} where ${milestones.orgId} = ${CALLER_ORG} and ${milestones.projectId} = ${projectId} and ${milestones.id} = ${id}::uuid)`,
 });
+
+/** `taskId` names a task of the organisation (a comment's or checklist item's PUT by external id names it in the body). */
+export const taskOfOrganisation = (taskId: string): Reference => ({
+  field: "taskId",
+  exists: sql`exists (select 1 from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${taskId}::uuid)`,
+});
+
+/** The project of the organisation's task `taskId`: what a record kept under a task (a comment, a checklist item) takes from it. */
+export const projectOfTask = (taskId: string) => sql`(select t.project_id from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${taskId}::uuid)`;
+
+/**
+ * `field`: the task holds fewer than `limit` rows of `table` (its comments, its checklist), counted
+ * no further. A write checking it runs after every write before it (WriteStatement.lockFirst), so
+ * concurrent ones cannot take a task past the limit, which bounds what its delete takes with it.
+ */
+export function taskHasRoom(field: CheckedField, table: PgTable, taskId: string, limit: number): Reference {
+  const most = sql.raw(String(limit));
+  return {
+    field,
+    exists: sql`(select count(*) from (select 1 from ${table} m where m.org_id = ${CALLER_ORG} and m.task_id = ${taskId}::uuid limit ${most}) n) < ${most}`,
+  };
+}

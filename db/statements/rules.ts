@@ -68,7 +68,8 @@ export interface RuleViolations extends Record<RuleName, unknown> {
  * organisation (answered 400 invalid_reference), or a value or room another record has taken
  * (409 conflict): the externalId, a person's email, a label's name, a parent already at
  * MAX_TASK_DEPTH (parentDepth) or holding MAX_SUBTASKS (parentSubtasks), a task holding
- * MAX_COMMENTS_PER_TASK comments (taskComments).
+ * MAX_COMMENTS_PER_TASK comments (taskComments) or MAX_CHECKLIST_ITEMS_PER_TASK checklist items
+ * (taskChecklistItems).
  */
 export type CheckedField =
   | "projectId"
@@ -85,4 +86,5 @@ export type CheckedField =
   | "name"
   | "parentDepth"
   | "parentSubtasks"
-  | "taskComments";
+  | "taskComments"
+  | "taskChecklistItems";

@@ -4,7 +4,7 @@ import { MAX_BLOCKERS } from "../../domain/limits.ts";
 import { TASK_TRANSITIONS } from "../../domain/records.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
-import { comments, labels, tasks } from "../schema/index.ts";
+import { labels, tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
@@ -14,10 +14,11 @@ import type { Expansion } from "./projection.ts";
 import { PROJECT_EXPANSION } from "./projects.ts";
 import { searchVector } from "../schema/columns.ts";
 import { milestoneResource } from "./milestones.ts";
+import { checklistItemResource } from "./checklist-items.ts";
 import { commentResource } from "./comments.ts";
 import { activePerson, milestoneOfProject, projectOfOrganisation } from "./references.ts";
 import type { ListFiltersOf } from "./read.ts";
-import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
+import { defineResource, derived, type FieldsOf, type RecordOf, type Resource } from "./resource.ts";
 import { RULES } from "./rules.ts";
 import { blockersClosed, blockingLimit, newTaskParent, noDependencyCycle, parentHasRoom, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
 import { updateRecord } from "./update.ts";
@@ -182,19 +183,27 @@ export function takenOffTasks(name: string, field: "blockedBy" | "labelIds"): Ca
   };
 }
 
+/** A cascade deleting the records kept under the deleted task (its comments, its checklist), each with its .deleted event. */
+function deletedWithTask(name: string, resource: Resource): Cascade {
+  const table = sql.identifier(resource.name);
+  return {
+    name,
+    resource,
+    action: "deleted",
+    body: sql`delete from ${table} m using changed c where m.org_id = c.org_id and m.task_id = c.id returning m.*`,
+    count: (upTo) => sql`select count(*) from (select 1 from ${table} m where m.org_id = l.org_id and m.task_id = l.id limit ${upTo}) n`,
+  };
+}
+
 /**
  * What goes with a deleted task, each with its event: it leaves the blockedBy of the tasks it
- * blocked (task.updated with changes.blockedBy), and its comments are deleted (comment.deleted).
+ * blocked (task.updated with changes.blockedBy), and its comments and checklist items are deleted
+ * (comment.deleted, checklistItem.deleted).
  */
 const taskDeleteCascades: Cascade[] = [
   takenOffTasks("unblocked", "blockedBy"),
-  {
-    name: "uncommented",
-    resource: commentResource,
-    action: "deleted",
-    body: sql`delete from ${comments} m using changed c where m.org_id = c.org_id and m.task_id = c.id returning m.*`,
-    count: (upTo) => sql`select count(*) from (select 1 from ${comments} m where m.org_id = l.org_id and m.task_id = l.id limit ${upTo}) n`,
-  },
+  deletedWithTask("uncommented", commentResource),
+  deletedWithTask("unchecklisted", checklistItemResource),
 ];
 
 /** A task with subtasks is not deleted (they would lose their parent): move or delete them first. */

@@ -11,6 +11,7 @@ import { settingsRoutes } from "./settings.ts";
 import { taskRoutes } from "./tasks.ts";
 import { labelRoutes } from "./labels.ts";
 import { commentRoutes } from "./comments.ts";
+import { checklistItemRoutes } from "./checklist-items.ts";
 import { riskRoutes } from "./risks.ts";
 import { issueRoutes } from "./issues.ts";
 import { financialEntryRoutes } from "./financial-entries.ts";
@@ -27,6 +28,7 @@ export const routes: AnyRoute[] = [
   ...taskRoutes,
   ...labelRoutes,
   ...commentRoutes,
+  ...checklistItemRoutes,
   ...riskRoutes,
   ...issueRoutes,
   ...financialEntryRoutes,

@@ -10,8 +10,9 @@ import { RiskSchema } from "./risks.ts";
 import { TaskSchema } from "./tasks.ts";
 import { LabelSchema } from "./labels.ts";
 import { CommentSchema } from "./comments.ts";
+import { ChecklistItemSchema } from "./checklist-items.ts";
 
-// Events as a union discriminated by `type`: each of the 27 types (<resource>.created, .updated,
+// Events as a union discriminated by `type`: each of the 30 types (<resource>.created, .updated,
 // .deleted) with its record as `data` and, on updates, `changes` keyed by the record's own fields,
 // each with its `from` and `to` of that field's type. GET /v1/events, a record's history, the
 // socket's messages and the document's `webhooks` section all use these.
@@ -23,6 +24,7 @@ const RECORDS = {
   task: { schema: TaskSchema, name: "Task" },
   label: { schema: LabelSchema, name: "Label" },
   comment: { schema: CommentSchema, name: "Comment" },
+  checklistItem: { schema: ChecklistItemSchema, name: "ChecklistItem" },
   personnel: { schema: PersonSchema, name: "Person" },
   risk: { schema: RiskSchema, name: "Risk" },
   issue: { schema: IssueSchema, name: "Issue" },

@@ -148,6 +148,14 @@ export const DEMO_COMMENTS = [
   { task: 3, body: "North side done to the corridor; south side starts Monday." },
 ] as const;
 
+/** The checklists of curated tasks, by index. */
+export const DEMO_CHECKLIST_ITEMS = [
+  { task: 3, title: "Isolate the north-side distribution board", done: true },
+  { task: 3, title: "Pull cables to the corridor lights", done: true },
+  { task: 3, title: "Test and label each circuit", done: false },
+  { task: 4, title: "Confirm the cabinet size with the client's IT", done: false },
+] as const;
+
 // Material for the tasks beyond the curated ones (`opsroom seed --tasks N`).
 const ACTIONS = ["Inspect", "Replace", "Repair", "Quote for", "Order", "Test", "Paint", "Certify", "Clean", "Measure"];
 const SUBJECTS = ["fire doors", "emergency lighting", "radiators", "window seals", "floor boxes", "extractor fans", "handrails", "door closers", "sockets", "ceiling tiles", "smoke detectors", "drainage"];
@@ -226,4 +234,5 @@ export const DEMO_IDS = {
   apiKeys: each(12, DEMO_API_KEYS),
   labels: each(13, DEMO_LABELS),
   comments: each(14, DEMO_COMMENTS),
+  checklistItems: each(15, DEMO_CHECKLIST_ITEMS),
 };

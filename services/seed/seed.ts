@@ -18,12 +18,14 @@ import { projects } from "../projects.ts";
 import { risks } from "../risks.ts";
 import { addDependency, tasks } from "../tasks.ts";
 import { labels } from "../labels.ts";
+import { checklistItems } from "../checklist-items.ts";
 import { comments } from "../comments.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { createWebhook } from "../webhooks.ts";
 import {
   DEFAULT_DEMO_TASKS,
   DEMO_API_KEYS,
+  DEMO_CHECKLIST_ITEMS,
   DEMO_COMMENTS,
   DEMO_DEPENDENCIES,
   DEMO_LABELS,
@@ -127,6 +129,9 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
         ...(parent === undefined ? {} : { parentId: taskIds[parent]! }),
       }),
     );
+  }
+  for (const [i, { task, ...item }] of DEMO_CHECKLIST_ITEMS.entries()) {
+    if (task < taskIds.length) create(checklistItems, idOf(fixed?.checklistItems[i]), { ...item, taskId: taskIds[task]! });
   }
   const dependencies = DEMO_DEPENDENCIES.filter(([task, blocker]) => task < taskIds.length && blocker < taskIds.length);
   for (const [task, blocker] of dependencies) {

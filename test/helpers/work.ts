@@ -3,9 +3,9 @@ import { query } from "./database.ts";
 import type { Tenant } from "./fixtures.ts";
 import { unique } from "./resources.ts";
 
-// Fixtures for labels, comments and the task graphs (dependencies, subtasks). insert* write rows
-// straight into the database (no changeVersion, no event), for arranging; what is under test goes
-// through the API.
+// Fixtures for labels, comments, checklists and the task graphs (dependencies, subtasks). insert*
+// write rows straight into the database (no changeVersion, no event), for arranging; what is under
+// test goes through the API.
 
 /** A label body: a fresh name and a colour. */
 export const labelBody = (fields: Record<string, unknown> = {}) => ({ name: `Label ${unique()}`, colour: "#1f883d", ...fields });
@@ -32,6 +32,20 @@ export async function insertComment(tenant: Tenant, taskId: string, body = `Comm
   );
   if (!row) throw new Error(`insertComment: no task ${taskId}`);
   return row.id;
+}
+
+export const checklistItemBody = (fields: Record<string, unknown> = {}) => ({ title: `Item ${unique()}`, ...fields });
+
+/** `count` items on the task's checklist (not done), in one statement. */
+export async function insertChecklistItems(tenant: Tenant, taskId: string, count = 1): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    `insert into checklist_items (id, org_id, task_id, project_id, title)
+     select x.id, t.org_id, t.id, t.project_id, 'Item ' || x.n from tasks t, unnest($3::uuid[]) with ordinality as x(id, n) where t.org_id = $1 and t.id = $2
+     order by x.n returning id`,
+    [tenant.org.id, taskId, Array.from({ length: count }, () => uuidv7())],
+  );
+  if (rows.length !== count) throw new Error(`insertChecklistItems: no task ${taskId}`);
+  return rows.map((row) => row.id);
 }
 
 /** A task of the tenant; with `parentId`, a subtask in the parent's project. */

@@ -6,7 +6,7 @@ import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { financialEntryBody, issueBody, riskBody } from "../helpers/project-records.ts";
 import { runSweep } from "../helpers/realtime.ts";
 import { expectOneWrite, milestoneBody, personBody, projectBody, taskBody, unique } from "../helpers/resources.ts";
-import { commentBody, labelBody } from "../helpers/work.ts";
+import { checklistItemBody, commentBody, labelBody } from "../helpers/work.ts";
 
 // One file over 300 lines: the same replay cases run for every create operation.
 //
@@ -60,6 +60,11 @@ const CREATES: Record<string, Create> = {
     path: async (t) => `/v1/tasks/${(await t.insertTask()).id}/comments`,
     body: async (_, n) => commentBody({ body: `Comment ${n}` }),
     event: "comment.created",
+  },
+  "POST /v1/tasks/:id/checklist-items": {
+    path: async (t) => `/v1/tasks/${(await t.insertTask()).id}/checklist-items`,
+    body: async (_, n) => checklistItemBody({ title: `Item ${n}` }),
+    event: "checklistItem.created",
   },
   "POST /v1/webhooks": {
     path: async () => "/v1/webhooks",

@@ -5,7 +5,7 @@ import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
 import { milestoneBody, personBody, projectBody, taskBody } from "../helpers/resources.ts";
-import { commentBody, insertComment, insertLabel, labelBody } from "../helpers/work.ts";
+import { checklistItemBody, commentBody, insertChecklistItems, insertComment, insertLabel, labelBody } from "../helpers/work.ts";
 
 // Cross-organisation probing of every operation (docs/api.md "404 ... an id of another
 // organisation (never reveal it exists)"). test/api/isolation.test.ts covers projects, milestones,
@@ -23,7 +23,7 @@ interface Operation {
   path: string;
 }
 
-type Kind = "project" | "milestone" | "task" | "blocker" | "label" | "comment" | "risk" | "issue" | "financialEntry" | "person" | "webhook" | "delivery";
+type Kind = "project" | "milestone" | "task" | "blocker" | "label" | "comment" | "checklistItem" | "risk" | "issue" | "financialEntry" | "person" | "webhook" | "delivery";
 
 /** What the id in a path names, by the path's first segment (and :deliveryId, :blockerId). */
 const PATH_KINDS: Record<string, Kind> = {
@@ -32,6 +32,7 @@ const PATH_KINDS: Record<string, Kind> = {
   tasks: "task",
   labels: "label",
   comments: "comment",
+  "checklist-items": "checklistItem",
   risks: "risk",
   issues: "issue",
   "financial-entries": "financialEntry",
@@ -83,6 +84,9 @@ const BODIES: Record<string, (tenant: Tenant, ids: Records) => Promise<Record<st
   "POST /v1/tasks/:id/comments": () => commentBody(),
   "PATCH /v1/comments/:id": () => ({ body: "Taken over" }),
   "PUT /v1/comments/by-external-id/:externalId": (_, r) => commentBody({ taskId: r.task }),
+  "POST /v1/tasks/:id/checklist-items": () => checklistItemBody(),
+  "PATCH /v1/checklist-items/:id": () => ({ title: "Taken over" }),
+  "PUT /v1/checklist-items/by-external-id/:externalId": (_, r) => checklistItemBody({ taskId: r.task }),
   "POST /v1/batch": () => ({ operations: [{ method: "POST", path: "/v1/projects", body: projectBody() }] }),
   "PATCH /v1/personnel/:id": () => ({ role: "Taken over" }),
   "POST /v1/realtime/tokens": () => ({}),
@@ -101,7 +105,7 @@ async function arrange(tenant: Tenant): Promise<Records> {
   const person = await tenant.insertPerson();
   const milestone = await tenant.insertMilestone(project.id);
   const task = await tenant.insertTask({ projectId: project.id, assigneeId: person.id, milestoneId: milestone.id });
-  // The task waits for another, has a label and a comment.
+  // The task waits for another, has a label, a comment and a checklist item.
   const blocker = await tenant.insertTask({ projectId: project.id, assigneeId: person.id });
   const label = await insertLabel(tenant);
   await query("update tasks set blocked_by = array[$2::uuid], label_ids = array[$3::uuid] where id = $1", [task.id, blocker.id, label]);
@@ -119,6 +123,7 @@ async function arrange(tenant: Tenant): Promise<Records> {
     blocker: blocker.id,
     label,
     comment: await insertComment(tenant, task.id),
+    checklistItem: (await insertChecklistItems(tenant, task.id))[0]!,
     risk: await insertRisk(tenant, { project_id: project.id, owner_id: person.id }),
     issue: await insertIssue(tenant, { project_id: project.id }),
     financialEntry: await insertFinancialEntry(tenant, { project_id: project.id }),
@@ -218,6 +223,7 @@ const TABLES: Record<string, string> = {
   tasks: "tasks",
   labels: "labels",
   comments: "comments",
+  "checklist-items": "checklist_items",
   risks: "risks",
   issues: "issues",
   "financial-entries": "financial_entries",

@@ -4,7 +4,7 @@ import { ERROR_STATUS } from "../../functions/http/errors.ts";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../../domain/limits.ts";
 import { isWellFormedApiKey } from "../../domain/crypto/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
-import { insertComment, insertLabel } from "../helpers/work.ts";
+import { insertChecklistItems, insertComment, insertLabel } from "../helpers/work.ts";
 import { api, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
@@ -81,6 +81,7 @@ async function arrange(t: Tenant, into: Record<string, string[]>, copies: number
     add("task", task);
     add("label", await insertLabel(t));
     add("comment", await insertComment(t, task));
+    add("checklistItem", (await insertChecklistItems(t, task))[0]!);
     add("risk", await insertRisk(t, { project_id: project.id }));
     add("issue", await insertIssue(t, { project_id: project.id }));
     add("financialEntry", await insertFinancialEntry(t, { project_id: project.id }));
@@ -586,6 +587,7 @@ const KIND_OF_COLLECTION: Record<string, string> = {
   tasks: "task",
   labels: "label",
   comments: "comment",
+  "checklist-items": "checklistItem",
   // DELETE /v1/tasks/:id/dependencies/:blockerId: a task names its blocker.
   dependencies: "task",
   risks: "risk",

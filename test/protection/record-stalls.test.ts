@@ -1,10 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
-import { CASCADE_RECORDS, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS, SUBTASK_CHECK_TASKS } from "../../domain/limits.ts";
+import { CASCADE_RECORDS, MAX_BLOCKING, MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS, SUBTASK_CHECK_TASKS } from "../../domain/limits.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
-import { commentBody, insertLabel } from "../helpers/work.ts";
+import { commentBody, insertChecklistItems, insertLabel } from "../helpers/work.ts";
 import { expectWritesNotHeld, inChunks, insertTasks, median, waitsOfWritesDuring, type TaskPlace } from "./write-waits.ts";
 
 // What one record holds must not stall its organisation's writes either (issue 31, finding 1): a
@@ -170,12 +170,13 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     await expectOnlyRenames(tenant, other, before, renames);
   }, 120_000);
 
-  it(`a full task that blocks ${CASCADE_RECORDS - MAX_COMMENTS_PER_TASK} tasks is deleted with an event for each, and no write waits a second; in a batch after another delete it is refused`, async () => {
+  it(`a full task (its comments and checklist full) that blocks ${MAX_BLOCKING} tasks is deleted with an event for each, and no write waits a second; in a batch after another delete it is refused`, async () => {
     const { tenant, at, other } = await organisation();
     const [task, small] = await insertTasks(tenant, at, 2);
     await insertComments(tenant, at, task!, MAX_COMMENTS_PER_TASK);
+    await insertChecklistItems(tenant, task!, MAX_CHECKLIST_ITEMS_PER_TASK);
     await insertComments(tenant, at, small!, 1);
-    await insertTasks(tenant, at, CASCADE_RECORDS - MAX_COMMENTS_PER_TASK, [task!]);
+    await insertTasks(tenant, at, MAX_BLOCKING, [task!]);
     const refused = await api("/v1/batch", { key: tenant.key, body: { operations: [small, task].map((id) => ({ method: "DELETE", path: `/v1/tasks/${id}` })) } });
     expectError(refused, 409, "conflict", { operation: 1, maxRecords: CASCADE_RECORDS });
     const before = await changeVersionOf(tenant);
@@ -184,7 +185,8 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     expect(Math.max(...waits)).toBeLessThan(1000);
     expect(await eventsAfter(tenant, before.changeVersion)).toEqual({
       "comment.deleted": MAX_COMMENTS_PER_TASK,
-      "task.updated": CASCADE_RECORDS - MAX_COMMENTS_PER_TASK + renames,
+      "checklistItem.deleted": MAX_CHECKLIST_ITEMS_PER_TASK,
+      "task.updated": MAX_BLOCKING + renames,
       "task.deleted": 1,
     });
   }, 120_000);
