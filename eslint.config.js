@@ -22,13 +22,28 @@ const restrict = (patterns) => ["error", { patterns }];
 /** What the Worker (functions/) may not import. */
 const WORKER_IMPORTS = [
   { regex: folders("cli", "bench", "test", "client"), message: "the Worker imports none of the Node-side tools" },
-  { regex: "^(\\.\\./)+db/(?!client\\.ts$)", message: "the Worker reaches the data through services/ (db/client.ts only, for the driver's factory)" },
+  {
+    regex: "^(\\.\\./)+db/(?!client\\.ts$)",
+    message: "the Worker reaches the data through services/ (db/client.ts only, for the driver's factory)",
+  },
   { regex: "^(\\.\\./)+realtime/(?!protocol\\.ts$)", message: "the Worker speaks to the room through realtime/protocol.ts only" },
   { group: DRIVERS, message: driversMessage },
 ];
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "console/vendor/", "client/schema.d.ts", ".data/", "**/.wrangler/", "test/artifacts/", "bench/results/", ".stryker-tmp/", "reports/"] },
+  {
+    ignores: [
+      "node_modules/",
+      "console/vendor/",
+      "client/schema.d.ts",
+      ".data/",
+      "**/.wrangler/",
+      "test/artifacts/",
+      "bench/results/",
+      ".stryker-tmp/",
+      "reports/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -43,8 +58,15 @@ export default tseslint.config(
     files: ["domain/**/*.ts"],
     rules: {
       "no-restricted-imports": restrict([
-        { regex: folders("db", "services", "realtime", "functions", "cli", "bench", "test", "client"), message: "the kernel imports nothing of the rest" },
-        { regex: "^(?!\\.|ipaddr\\.js$|node:crypto$)", message: "the kernel imports no package (ipaddr.js classifies addresses for it; node:crypto hashes at once in workerd and Node alike)" },
+        {
+          regex: folders("db", "services", "realtime", "functions", "cli", "bench", "test", "client"),
+          message: "the kernel imports nothing of the rest",
+        },
+        {
+          regex: "^(?!\\.|ipaddr\\.js$|node:crypto$)",
+          message:
+            "the kernel imports no package (ipaddr.js classifies addresses for it; node:crypto hashes at once in workerd and Node alike)",
+        },
       ]),
     },
   },
@@ -61,7 +83,10 @@ export default tseslint.config(
     files: ["services/**/*.ts"],
     rules: {
       "no-restricted-imports": restrict([
-        { regex: folders("functions", "cli", "bench", "test", "client"), message: "services/ are called by the Worker and the CLI, never the other way" },
+        {
+          regex: folders("functions", "cli", "bench", "test", "client"),
+          message: "services/ are called by the Worker and the CLI, never the other way",
+        },
         { regex: "^(\\.\\./)+realtime/(?!protocol\\.ts$)", message: "services/ speak to the room through realtime/protocol.ts only" },
         { regex: "^(hono|@hono/)", message: "no HTTP framework in services/: they answer values and domain errors" },
         { group: DRIVERS, message: driversMessage },
@@ -72,7 +97,10 @@ export default tseslint.config(
     files: ["realtime/**/*.ts"],
     rules: {
       "no-restricted-imports": restrict([
-        { regex: folders("db", "services", "functions", "cli", "bench", "test", "client"), message: "realtime/ imports the kernel and its protocol module only" },
+        {
+          regex: folders("db", "services", "functions", "cli", "bench", "test", "client"),
+          message: "realtime/ imports the kernel and its protocol module only",
+        },
         { group: DRIVERS, message: driversMessage },
       ]),
     },
@@ -82,7 +110,13 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict(WORKER_IMPORTS),
       // Hono's c.var builds a new object of every variable on each read; c.get reads one.
-      "no-restricted-syntax": ["error", { selector: "MemberExpression[object.name='c'][property.name='var']", message: "read a context variable with c.get(\"name\"): c.var copies them all on every read" }],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='c'][property.name='var']",
+          message: 'read a context variable with c.get("name"): c.var copies them all on every read',
+        },
+      ],
     },
   },
   {
@@ -92,7 +126,10 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict([
         ...WORKER_IMPORTS,
-        { regex: "^\\.\\./(routes|openapi)/", message: "the HTTP kit knows no route and no document: functions/routes/ and functions/openapi/ import it, not the other way" },
+        {
+          regex: "^\\.\\./(routes|openapi)/",
+          message: "the HTTP kit knows no route and no document: functions/routes/ and functions/openapi/ import it, not the other way",
+        },
       ]),
     },
   },
@@ -101,7 +138,10 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict([
         { regex: folders("bench", "test", "client"), message: "the CLI imports no tests or benchmarks" },
-        { regex: "^(\\.\\./)+functions/(?!schemas/|http/validation\\.ts$)", message: "the CLI calls services/; from the Worker it takes only the request schemas" },
+        {
+          regex: "^(\\.\\./)+functions/(?!schemas/|http/validation\\.ts$)",
+          message: "the CLI calls services/; from the Worker it takes only the request schemas",
+        },
         { group: DRIVERS, message: driversMessage },
       ]),
     },

@@ -128,12 +128,24 @@ async function main() {
       {
         name: "POST /v1/tasks",
         targetUs: 500,
-        request: (i) => new Request(`${base}/v1/tasks`, { method: "POST", headers: json, body: JSON.stringify({ projectId: org.projects[0], assigneeId: org.people[0], dueDate: "2026-12-01", title: `App alone ${i}`, priority: "high" }) }),
+        request: (i) =>
+          new Request(`${base}/v1/tasks`, {
+            method: "POST",
+            headers: json,
+            body: JSON.stringify({
+              projectId: org.projects[0],
+              assigneeId: org.people[0],
+              dueDate: "2026-12-01",
+              title: `App alone ${i}`,
+              priority: "high",
+            }),
+          }),
       },
       {
         name: "PATCH /v1/tasks/:id",
         targetUs: 500,
-        request: (i) => new Request(`${base}/v1/tasks/${taskId}`, { method: "PATCH", headers: json, body: JSON.stringify({ title: `Renamed ${i}` }) }),
+        request: (i) =>
+          new Request(`${base}/v1/tasks/${taskId}`, { method: "PATCH", headers: json, body: JSON.stringify({ title: `Renamed ${i}` }) }),
       },
     ];
     const chosen = calls.filter((c) => !only || only.some((o) => c.name.toLowerCase().includes(o.toLowerCase())));
@@ -161,14 +173,25 @@ async function main() {
       }
       if (profiler) await profiler.stop(join(profileDir!, `${call.name.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`));
       console.log = print;
-      rows.push({ call: call.name, status, statements, median: median(perCall), min: Math.min(...perCall), ...(call.targetUs ? { target: call.targetUs } : {}) });
+      rows.push({
+        call: call.name,
+        status,
+        statements,
+        median: median(perCall),
+        min: Math.min(...perCall),
+        ...(call.targetUs ? { target: call.targetUs } : {}),
+      });
       console.log(`${call.name}: ${perCall.map((v) => v.toFixed(0)).join(", ")} µs`);
     }
     // For the bench's CPU section (bench/sections/cpu.ts), which runs this in a process of its own.
-    if (process.argv.includes("--json")) print(`APP_ALONE ${JSON.stringify({ node: process.version, calls: CALLS, rounds: ROUNDS, rows })}`);
+    if (process.argv.includes("--json"))
+      print(`APP_ALONE ${JSON.stringify({ node: process.version, calls: CALLS, rounds: ROUNDS, rows })}`);
     console.log(`\nThe app alone, Node ${process.version}, ${CALLS} calls × ${ROUNDS} rounds each, CPU µs per call (process.cpuUsage):\n`);
     console.log("| call | status | answers replayed | median µs | min µs | target |\n|---|--:|--:|--:|--:|--:|");
-    for (const r of rows) console.log(`| ${r.call} | ${r.status} | ${r.statements} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${r.target ? `≤ ${r.target}` : ""} |`);
+    for (const r of rows)
+      console.log(
+        `| ${r.call} | ${r.status} | ${r.statements} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${r.target ? `≤ ${r.target}` : ""} |`,
+      );
   } finally {
     globalThis.fetch = realFetch;
     await db.close();
@@ -198,12 +221,15 @@ async function startProfiler() {
 async function run(app: ReturnType<typeof createApp>, env: Bindings, request: Request): Promise<number> {
   position = 0;
   const deferred: Promise<unknown>[] = [];
-  const ctx = { waitUntil: (p: Promise<unknown>) => void deferred.push(p), passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
+  const ctx = {
+    waitUntil: (p: Promise<unknown>) => void deferred.push(p),
+    passThroughOnException: () => {},
+    props: {},
+  } as unknown as ExecutionContext;
   const response = await app.fetch(request, env, ctx);
   await response.text();
   await Promise.all(deferred);
   return response.status;
 }
-
 
 await main();

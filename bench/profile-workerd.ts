@@ -40,7 +40,19 @@ try {
   const [port, inspector] = [await reserveFreePort(), await reserveFreePort()];
   host = spawn(
     process.execPath,
-    ["--import", "tsx", "cli/dev/worker-host.ts", "--config", "wrangler.toml", "--port", String(port), "--settings", settings, "--no-watch", `--inspect=${inspector}`],
+    [
+      "--import",
+      "tsx",
+      "cli/dev/worker-host.ts",
+      "--config",
+      "wrangler.toml",
+      "--port",
+      String(port),
+      "--settings",
+      settings,
+      "--no-watch",
+      `--inspect=${inspector}`,
+    ],
     { cwd: ROOT, stdio: "ignore", detached: true },
   );
   const base = `http://127.0.0.1:${port}`;
@@ -52,18 +64,23 @@ try {
     task: () => [`${base}/v1/tasks/${taskId}`, { headers }],
     list: () => [`${base}/v1/tasks?limit=50`, { headers }],
     nope: () => [`${base}/v1/nope`, { headers }],
-    patch: (i) => [`${base}/v1/tasks/${taskId}`, { method: "PATCH", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ title: `Profiled ${i}` }) }],
+    patch: (i) => [
+      `${base}/v1/tasks/${taskId}`,
+      { method: "PATCH", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ title: `Profiled ${i}` }) },
+    ],
   };
   const request = requests[call];
   if (!request) throw new Error(`unknown call ${call}: one of ${Object.keys(requests).join(", ")}`);
   const load = async (n: number) => {
     let sent = 0;
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (sent < n) {
-        const [url, init] = request(sent++);
-        await (await fetch(url, init)).text();
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (sent < n) {
+          const [url, init] = request(sent++);
+          await (await fetch(url, init)).text();
+        }
+      }),
+    );
   };
 
   const [target] = (await (await fetch(`http://127.0.0.1:${inspector}/json`)).json()) as { webSocketDebuggerUrl: string }[];

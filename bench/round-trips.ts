@@ -49,10 +49,16 @@ export async function measureRoundTrips(options: {
     ["GET /v1/tasks/:id", () => call(base, key, "GET", `/v1/tasks/${task.data.id}`)],
     ["POST /v1/tasks", () => call(base, key, "POST", "/v1/tasks", newTask)],
     ["PATCH /v1/tasks/:id", () => call(base, key, "PATCH", `/v1/tasks/${task.data.id}`, { title: `T ${++n}` })],
-    ["GET /v1/tasks?q=…&sort=-dueDate&expand=assignee,project,milestone", () => call(base, key, "GET", "/v1/tasks?q=t&sort=-dueDate&expand=assignee,project,milestone&limit=50")],
+    [
+      "GET /v1/tasks?q=…&sort=-dueDate&expand=assignee,project,milestone",
+      () => call(base, key, "GET", "/v1/tasks?q=t&sort=-dueDate&expand=assignee,project,milestone&limit=50"),
+    ],
     ["GET /v1/projects/:id (with its progress)", () => call(base, key, "GET", `/v1/projects/${project.data.id}`)],
     // A dependency is checked after the organisation's write lock: two statements, one request.
-    ["POST /v1/tasks/:id/dependencies", () => call(base, key, "POST", `/v1/tasks/${task.data.id}/dependencies`, { blockedBy: blocker.data.id })],
+    [
+      "POST /v1/tasks/:id/dependencies",
+      () => call(base, key, "POST", `/v1/tasks/${task.data.id}/dependencies`, { blockedBy: blocker.data.id }),
+    ],
   ];
   const timeOne = async (run: () => Promise<unknown>) => {
     const t0 = performance.now();
@@ -94,7 +100,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const results = await measureRoundTrips({ base: stack.workerUrl, key: org.key, sqlEndpoint: stack.sqlEndpoint, samples: 15 });
     console.log(`| call | p50 direct (ms) | p50 with ${DELAY_MS} ms each way (ms) | round trips |`);
     console.log("|---|---|---|---|");
-    for (const r of results) console.log(`| ${r.call} | ${r.directMs.toFixed(1)} | ${r.delayedMs.toFixed(1)} | ${r.roundTrips.toFixed(2)} |`);
+    for (const r of results)
+      console.log(`| ${r.call} | ${r.directMs.toFixed(1)} | ${r.delayedMs.toFixed(1)} | ${r.roundTrips.toFixed(2)} |`);
   } finally {
     await stack.close();
   }

@@ -29,7 +29,10 @@ import { readsAndWrites, STEPS as HTTP_STEPS } from "./sections/reads-writes.ts"
 import { webhooks, STEPS as WEBHOOK_STEPS } from "./sections/webhooks.ts";
 
 const quick = process.argv.includes("--quick");
-const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+const only = process.argv
+  .find((a) => a.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
 const label = process.argv.find((a) => a.startsWith("--label="))?.slice("--label=".length);
 /** `--against=<dir>`: the CPU section also measures the Worker of that checkout, in the same rounds (bench/sections/cpu.ts). */
 const against = process.argv.find((a) => a.startsWith("--against="))?.slice("--against=".length);
@@ -52,14 +55,20 @@ const machine = {
   cpu: cpus()[0]?.model ?? "unknown",
   memoryGiB: Math.round(totalmem() / 2 ** 30),
   node: process.version,
-  loadBefore: loadavg().map((v) => v.toFixed(2)).join(" "),
+  loadBefore: loadavg()
+    .map((v) => v.toFixed(2))
+    .join(" "),
   loadAfter: "",
 };
 
 progress.step("start the stack (database, SQL endpoint, Worker, partykit dev)");
 const stack = await startBenchStack({ realtime: true });
 // Stopped from outside: close the stack; the sections' own processes are killed on exit (cpu.ts).
-for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) process.once(signal, () => void stack.close().finally(() => process.exit(code)));
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+] as const)
+  process.once(signal, () => void stack.close().finally(() => process.exit(code)));
 try {
   const databaseVersion = (await stack.db.query<{ v: string }>("select version() as v")).rows[0]!.v.split(" on ")[0]!;
   progress.done(`${stack.databaseLabel}, Worker ${stack.workerUrl}, realtime ${stack.realtimeUrl}`);
@@ -76,7 +85,9 @@ try {
   if (wanted("webhooks")) await webhooks(run);
   if (wanted("batch")) batch = await batchLoading(run);
   if (wanted("cpu")) cpu = await cpuPerCall(run, { against });
-  machine.loadAfter = loadavg().map((v) => v.toFixed(2)).join(" ");
+  machine.loadAfter = loadavg()
+    .map((v) => v.toFixed(2))
+    .join(" ");
   progress.finish();
   const title =
     `opsroom bench (${quick ? "quick" : "full"}${only ? `, only ${only.join(", ")}` : ""}${label ? `, ${label}` : ""}), ` +
@@ -108,7 +119,13 @@ async function roundTripSection({ stack, plan, rows }: BenchRun): Promise<RoundT
     onResult: (r) => progress.done(`${r.roundTrips.toFixed(2)} round trips (p50 ${ms(r.directMs)} → ${ms(r.delayedMs)} ms)`),
   });
   for (const r of results) {
-    rows.push({ section: "3 round trips", name: r.call, load: `${DELAY_MS} ms each way`, p50: r.delayedMs, note: `${r.roundTrips.toFixed(2)} round trips (p50 ${ms(r.directMs)} ms undelayed)` });
+    rows.push({
+      section: "3 round trips",
+      name: r.call,
+      load: `${DELAY_MS} ms each way`,
+      p50: r.delayedMs,
+      note: `${r.roundTrips.toFixed(2)} round trips (p50 ${ms(r.directMs)} ms undelayed)`,
+    });
   }
   return results;
 }

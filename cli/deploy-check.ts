@@ -80,13 +80,21 @@ async function checkWorkerBundle(dir: string): Promise<string> {
   const modules = [...form.values()].filter((part): part is File => typeof part !== "string" && part.type !== "application/source-map");
   const bytes = Buffer.concat(await Promise.all(modules.map(async (module) => Buffer.from(await module.arrayBuffer()))));
   const gzip = gzipSync(bytes).length;
-  report("worker bundle", `${kib(bytes.length)}, ${kib(gzip)} gzip (budget ${kib(WORKER_GZIP_BUDGET)} gzip; Cloudflare: 3 MiB Free, 10 MiB Paid)`, over(gzip, WORKER_GZIP_BUDGET));
+  report(
+    "worker bundle",
+    `${kib(bytes.length)}, ${kib(gzip)} gzip (budget ${kib(WORKER_GZIP_BUDGET)} gzip; Cloudflare: 3 MiB Free, 10 MiB Paid)`,
+    over(gzip, WORKER_GZIP_BUDGET),
+  );
   return upload;
 }
 
 /** CPU of the start-up profile: every sample but the idle ones (parsing, compiling, running the global scope, GC). */
 function cpuMs(profilePath: string): number {
-  const profile = JSON.parse(readFileSync(profilePath, "utf8")) as { nodes: Array<{ id: number; callFrame: { functionName: string } }>; samples: number[]; timeDeltas: number[] };
+  const profile = JSON.parse(readFileSync(profilePath, "utf8")) as {
+    nodes: Array<{ id: number; callFrame: { functionName: string } }>;
+    samples: number[];
+    timeDeltas: number[];
+  };
   const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === "(idle)").map((node) => node.id));
   return profile.samples.reduce((sum, id, i) => (idle.has(id) ? sum : sum + profile.timeDeltas[i]!), 0) / 1000;
 }
@@ -100,14 +108,24 @@ async function checkStartup(upload: string, dir: string) {
   }
   const least = Math.min(...runs);
   const figure = `${least.toFixed(0)} ms CPU (runs: ${runs.map((ms) => ms.toFixed(0)).join(", ")} ms; budget ${STARTUP_CPU_BUDGET_MS} ms; Cloudflare: 1 s)`;
-  report("worker start-up", figure, least > STARTUP_CPU_BUDGET_MS ? [`${least.toFixed(0)} ms of CPU is over the budget of ${STARTUP_CPU_BUDGET_MS} ms`] : []);
+  report(
+    "worker start-up",
+    figure,
+    least > STARTUP_CPU_BUDGET_MS ? [`${least.toFixed(0)} ms of CPU is over the budget of ${STARTUP_CPU_BUDGET_MS} ms`] : [],
+  );
 }
 
 /** What this check reads of wrangler's configuration (its own type is in @cloudflare/workers-utils, not installed). */
 interface WranglerConfig {
   vars: Record<string, unknown>;
   durable_objects: { bindings: Array<{ name: string; class_name: string; script_name?: string }> };
-  migrations: Array<{ tag: string; new_classes?: string[]; new_sqlite_classes?: string[]; renamed_classes?: Array<{ from: string; to: string }>; deleted_classes?: string[] }>;
+  migrations: Array<{
+    tag: string;
+    new_classes?: string[];
+    new_sqlite_classes?: string[];
+    renamed_classes?: Array<{ from: string; to: string }>;
+    deleted_classes?: string[];
+  }>;
 }
 
 async function checkWranglerConfig() {
@@ -115,18 +133,37 @@ async function checkWranglerConfig() {
   const { unstable_readConfig } = await import("wrangler");
   const config: WranglerConfig = unstable_readConfig({ config: join(PROJECT_ROOT, "wrangler.toml") }, { hideWarnings: true });
 
-  const migrated = new Set(config.migrations.flatMap((m) => [...(m.new_classes ?? []), ...(m.new_sqlite_classes ?? []), ...(m.renamed_classes ?? []).map((r) => r.to)]));
+  const migrated = new Set(
+    config.migrations.flatMap((m) => [
+      ...(m.new_classes ?? []),
+      ...(m.new_sqlite_classes ?? []),
+      ...(m.renamed_classes ?? []).map((r) => r.to),
+    ]),
+  );
   for (const m of config.migrations) for (const gone of m.deleted_classes ?? []) migrated.delete(gone);
   const bindings = config.durable_objects.bindings.filter((binding) => !binding.script_name);
-  const unmigrated = bindings.filter((binding) => !migrated.has(binding.class_name)).map((binding) => `${binding.name} (${binding.class_name}) has no migration in wrangler.toml`);
-  report("durable objects", bindings.map((binding) => `${binding.name} -> ${binding.class_name}`).join(", ") + `; migrations ${config.migrations.map((m) => m.tag).join(", ")}`, unmigrated);
+  const unmigrated = bindings
+    .filter((binding) => !migrated.has(binding.class_name))
+    .map((binding) => `${binding.name} (${binding.class_name}) has no migration in wrangler.toml`);
+  report(
+    "durable objects",
+    bindings.map((binding) => `${binding.name} -> ${binding.class_name}`).join(", ") +
+      `; migrations ${config.migrations.map((m) => m.tag).join(", ")}`,
+    unmigrated,
+  );
 
   // Environments other than the top level would be deployed with --env, which docs/deployment.md
   // does not use: one would escape this check, so none may exist.
   const raw = readFileSync(join(PROJECT_ROOT, "wrangler.toml"), "utf8");
-  const problems = /^\s*\[+env\./m.test(raw) ? ["wrangler.toml has an [env.*] section: the top level is production (docs/deployment.md)"] : [];
+  const problems = /^\s*\[+env\./m.test(raw)
+    ? ["wrangler.toml has an [env.*] section: the top level is production (docs/deployment.md)"]
+    : [];
   problems.push(...varProblems("wrangler.toml [vars]", config.vars));
-  report("production vars", `wrangler.toml's top level: ${Object.keys(config.vars).join(", ") || "no vars"} (the rest: secrets and --var)`, problems);
+  report(
+    "production vars",
+    `wrangler.toml's top level: ${Object.keys(config.vars).join(", ") || "no vars"} (the rest: secrets and --var)`,
+    problems,
+  );
 }
 
 function varProblems(where: string, vars: Record<string, unknown>): string[] {
@@ -144,14 +181,25 @@ async function partykitUpload(home: string): Promise<string> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     if (request.method !== "POST" || !request.url?.startsWith("/parties/")) return void response.writeHead(404).end("{}");
-    const form = await new Request("http://api.invalid", { method: "POST", headers: { "content-type": request.headers["content-type"] ?? "" }, body: Buffer.concat(chunks) }).formData();
+    const form = await new Request("http://api.invalid", {
+      method: "POST",
+      headers: { "content-type": request.headers["content-type"] ?? "" },
+      body: Buffer.concat(chunks),
+    }).formData();
     code = form.get("code") as string;
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: { is_initial_deploy: false } }));
   });
   await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
   try {
     // Only what it needs: no login or Cloudflare token of this machine reaches the stand-in.
-    const env = { PATH: process.env.PATH ?? "", HOME: home, ...OFFLINE, PARTYKIT_API_BASE: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, GITHUB_LOGIN: "deploy-check", GITHUB_TOKEN: "deploy-check" };
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      ...OFFLINE,
+      PARTYKIT_API_BASE: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+      GITHUB_LOGIN: "deploy-check",
+      GITHUB_TOKEN: "deploy-check",
+    };
     await runTool("partykit", ["deploy"], env);
   } finally {
     api.close();
@@ -165,7 +213,11 @@ async function checkRoom(dir: string) {
   const gzip = gzipSync(code).length;
   report("room bundle", `${kib(code.length)}, ${kib(gzip)} gzip (budget ${kib(ROOM_GZIP_BUDGET)} gzip)`, over(gzip, ROOM_GZIP_BUDGET));
   const config = JSON.parse(readFileSync(join(PROJECT_ROOT, "partykit.json"), "utf8")) as { vars?: Record<string, unknown> };
-  report("room vars", `partykit.json: ${Object.keys(config.vars ?? {}).join(", ") || "no vars"} (the rest: partykit deploy --var)`, varProblems("partykit.json vars", config.vars ?? {}));
+  report(
+    "room vars",
+    `partykit.json: ${Object.keys(config.vars ?? {}).join(", ") || "no vars"} (the rest: partykit deploy --var)`,
+    varProblems("partykit.json vars", config.vars ?? {}),
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), "opsroom-deploy-check-"));

@@ -49,7 +49,13 @@ async function start(supervisor: Supervisor): Promise<void> {
   const printDelivery = (line: string) => (holding ? held.push(line) : process.stdout.write(`webhooks │ ${line}\n`));
   const stopSink = await startWebhookSink(printDelivery);
   if (stopSink) supervisor.onShutdown(stopSink);
-  ready("webhooks", stopSink ? `${WEBHOOK_SINK_URL} (the demo's receiver)` : `port ${WEBHOOK_SINK_PORT} is in use: the demo's webhooks fail and are retried`, !stopSink);
+  ready(
+    "webhooks",
+    stopSink
+      ? `${WEBHOOK_SINK_URL} (the demo's receiver)`
+      : `port ${WEBHOOK_SINK_PORT} is in use: the demo's webhooks fail and are retried`,
+    !stopSink,
+  );
 
   // wrangler and partykit take seconds to boot, and so does the database: all at once.
   // The session cookies' key: derived from the kept dev secret, so sign-ins survive a restart.
@@ -107,7 +113,9 @@ async function prepareData(
       sqlEndpoint: session.sqlEndpoint,
       workerUrl: WORKER_URL,
       realtimeUrl: REALTIME_URL,
-      services: Object.fromEntries(Object.entries(session.services).flatMap(([name, service]) => (service.pid ? [[name, service.pid]] : []))),
+      services: Object.fromEntries(
+        Object.entries(session.services).flatMap(([name, service]) => (service.pid ? [[name, service.pid]] : [])),
+      ),
     });
     // The seed's events go to the room as soon as it is up (the dev cron's sweep, if it is not yet).
     const rooms = roomsAt({ url: REALTIME_URL, secret: session.realtimeSecret });
@@ -132,7 +140,9 @@ function assertNoLeftovers(): void {
   const leftovers = findLeftoverServices();
   if (!leftovers) return;
   const names = Object.keys(leftovers.services).join(" and ");
-  const groups = Object.values(leftovers.services).map((pid) => `-${pid}`).join(" ");
+  const groups = Object.values(leftovers.services)
+    .map((pid) => `-${pid}`)
+    .join(" ");
   throw new CommandError(`a killed dev session (pid ${leftovers.devPid}) left the ${names} running; stop them with: kill -- ${groups}`);
 }
 
@@ -152,7 +162,7 @@ try {
 } catch (error) {
   // A stop signal during start-up makes the waits fail; that is not an error to report.
   if (!supervisor.stopping) {
-    const message = error instanceof CommandError ? error.message : (error as Error).stack ?? String(error);
+    const message = error instanceof CommandError ? error.message : ((error as Error).stack ?? String(error));
     process.stderr.write(red(`opsroom dev: ${message}\n`, process.stderr));
   }
   await supervisor.shutdown(1);

@@ -13,8 +13,11 @@ import { PROJECT_ROOT } from "./lib/paths.ts";
 const CODE = new Set([".ts", ".js", ".sql", ".html", ".css"]);
 const LONG_FILE = 300;
 
-const git = (args: string[], input?: string) => execFileSync("git", args, { cwd: PROJECT_ROOT, encoding: "utf8", input, maxBuffer: 64 * 1024 * 1024 });
-const files = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]).split("\0").filter((file) => file && existsSync(join(PROJECT_ROOT, file)));
+const git = (args: string[], input?: string) =>
+  execFileSync("git", args, { cwd: PROJECT_ROOT, encoding: "utf8", input, maxBuffer: 64 * 1024 * 1024 });
+const files = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+  .split("\0")
+  .filter((file) => file && existsSync(join(PROJECT_ROOT, file)));
 const generated = new Set<string>();
 // check-attr -z answers path, attribute, value, each ended by a NUL.
 const attributes = git(["check-attr", "-z", "--stdin", "linguist-generated"], files.join("\0")).split("\0");
@@ -37,10 +40,14 @@ for (const file of files) {
 
 const total: Counts = { code: 0, docs: 0, other: 0, generated: 0 };
 const rows = [...folders].sort(([a], [b]) => a.localeCompare(b));
-const table = [["folder", "code", "docs", "other", "generated"], ...rows.map(([folder, counts]) => {
-  for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key];
-  return [folder, counts.code, counts.docs, counts.other, counts.generated].map(String);
-}), ["total", total.code, total.docs, total.other, total.generated].map(String)];
+const table = [
+  ["folder", "code", "docs", "other", "generated"],
+  ...rows.map(([folder, counts]) => {
+    for (const key of Object.keys(total) as (keyof Counts)[]) total[key] += counts[key];
+    return [folder, counts.code, counts.docs, counts.other, counts.generated].map(String);
+  }),
+  ["total", total.code, total.docs, total.other, total.generated].map(String),
+];
 const longFiles = long.sort((a, b) => b[1] - a[1]).map(([file, lines]) => `  ${String(lines).padStart(5)}  ${file}`);
 process.stdout.write(
   [

@@ -46,7 +46,11 @@ export function asyncApiDocument(): Json {
     additionalProperties: false,
     properties: {
       type: { const: "ready" },
-      changeVersion: { type: "integer", minimum: 0, description: "Every visible event after this changeVersion follows, in order, each once." },
+      changeVersion: {
+        type: "integer",
+        minimum: 0,
+        description: "Every visible event after this changeVersion follows, in order, each once.",
+      },
     },
   };
   return {
@@ -66,7 +70,11 @@ export function asyncApiDocument(): Json {
     },
     defaultContentType: "application/json",
     servers: {
-      local: { host: "127.0.0.1:1999", protocol: "ws", description: "The realtime server of `npm run dev`; a deployment's is wss, at GET /v1's realtime.url." },
+      local: {
+        host: "127.0.0.1:1999",
+        protocol: "ws",
+        description: "The realtime server of `npm run dev`; a deployment's is wss, at GET /v1's realtime.url.",
+      },
     },
     channels: {
       room: {
@@ -88,7 +96,11 @@ export function asyncApiDocument(): Json {
                 types: text("Comma-separated event type patterns: *, <resource>.* or <resource>.<action> (at most 50)."),
                 projectId: { type: "string", format: "uuid", description: "Only this project's events and those of its records." },
                 recordId: { type: "string", format: "uuid", description: "Only the events of this record." },
-                excludeOwn: { type: "string", enum: ["true", "false"], description: "true: leave out the events of the credential's own writes." },
+                excludeOwn: {
+                  type: "string",
+                  enum: ["true", "false"],
+                  description: "true: leave out the events of the credential's own writes.",
+                },
               },
             },
           },
@@ -96,18 +108,50 @@ export function asyncApiDocument(): Json {
       },
     },
     operations: {
-      receiveReady: { action: "receive", channel: { $ref: "#/channels/room" }, summary: "On every (re)connect: where the live feed starts.", description: "Sent first on every connection: catch up with GET /v1/events?after=<last applied>, then apply live events above it.", messages: [{ $ref: "#/channels/room/messages/ready" }] },
-      receiveEvent: { action: "receive", channel: { $ref: "#/channels/room" }, summary: "Each change the socket may see, in changeVersion order.", description: "One message per event, in changeVersion order, each once per connection; the events of a batch arrive together.", messages: [{ $ref: "#/channels/room/messages/event" }] },
-      sendPing: { action: "send", channel: { $ref: "#/channels/room" }, summary: "Liveness check.", description: "The text ping; the room answers the text pong.", messages: [{ $ref: "#/channels/room/messages/ping" }], reply: { channel: { $ref: "#/channels/room" }, messages: [{ $ref: "#/channels/room/messages/pong" }] } },
+      receiveReady: {
+        action: "receive",
+        channel: { $ref: "#/channels/room" },
+        summary: "On every (re)connect: where the live feed starts.",
+        description: "Sent first on every connection: catch up with GET /v1/events?after=<last applied>, then apply live events above it.",
+        messages: [{ $ref: "#/channels/room/messages/ready" }],
+      },
+      receiveEvent: {
+        action: "receive",
+        channel: { $ref: "#/channels/room" },
+        summary: "Each change the socket may see, in changeVersion order.",
+        description: "One message per event, in changeVersion order, each once per connection; the events of a batch arrive together.",
+        messages: [{ $ref: "#/channels/room/messages/event" }],
+      },
+      sendPing: {
+        action: "send",
+        channel: { $ref: "#/channels/room" },
+        summary: "Liveness check.",
+        description: "The text ping; the room answers the text pong.",
+        messages: [{ $ref: "#/channels/room/messages/ping" }],
+        reply: { channel: { $ref: "#/channels/room" }, messages: [{ $ref: "#/channels/room/messages/pong" }] },
+      },
     },
     components: {
       messages: {
-        ready: { name: "ready", title: "Ready", payload: { $ref: "#/components/schemas/Ready" }, examples: [{ payload: { type: "ready", changeVersion: 42 } }] },
-        event: { name: "event", title: "Event", summary: "An event, discriminated by type, as GET /v1/events and webhooks carry it.", payload: { $ref: "#/components/schemas/Event" } },
+        ready: {
+          name: "ready",
+          title: "Ready",
+          payload: { $ref: "#/components/schemas/Ready" },
+          examples: [{ payload: { type: "ready", changeVersion: 42 } }],
+        },
+        event: {
+          name: "event",
+          title: "Event",
+          summary: "An event, discriminated by type, as GET /v1/events and webhooks carry it.",
+          payload: { $ref: "#/components/schemas/Event" },
+        },
         ping: { name: "ping", contentType: "text/plain", payload: { const: "ping" } },
         pong: { name: "pong", contentType: "text/plain", payload: { const: "pong" } },
       },
-      schemas: { Ready: ready, ...Object.fromEntries(reachable(schemas, ["Event"]).map((name) => [name, asAsyncApiSchema(schemas[name]!)])) },
+      schemas: {
+        Ready: ready,
+        ...Object.fromEntries(reachable(schemas, ["Event"]).map((name) => [name, asAsyncApiSchema(schemas[name]!)])),
+      },
     },
   };
 }

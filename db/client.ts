@@ -125,7 +125,11 @@ function neonAnswerOf(error: unknown): { status: number | null; code: string; me
     } catch {
       // not JSON (a gateway's page): no code, no message
     }
-    return { status: Number(server[1]), code: typeof body.code === "string" ? body.code : "", message: typeof body.message === "string" ? body.message : "" };
+    return {
+      status: Number(server[1]),
+      code: typeof body.code === "string" ? body.code : "",
+      message: typeof body.message === "string" ? body.message : "",
+    };
   }
   // A 400: the driver copies the body's fields onto its error, `code` "" when not from Postgres.
   return typeof code === "string" ? { status: 400, code, message: text } : { status: null, code: "", message: text };
@@ -139,7 +143,8 @@ export function classifyDatabaseError(error: unknown): Error {
   const { status, code, message } = neonAnswerOf(error);
   if (CONFIGURATION_STATES.test(code)) return new DatabaseRefusedError(error);
   if (status === 400 && SQLSTATE.test(code) && !UNAVAILABLE_STATES.test(code)) return error as Error;
-  if (status !== null && !code && (REFUSING_STATUSES.has(status) || (status === 400 && REFUSALS.test(message)))) return new DatabaseRefusedError(error);
+  if (status !== null && !code && (REFUSING_STATUSES.has(status) || (status === 400 && REFUSALS.test(message))))
+    return new DatabaseRefusedError(error);
   return new DatabaseUnavailableError(error);
 }
 

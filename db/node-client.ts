@@ -21,7 +21,8 @@ export function connectNodeDatabase(url: string, options: { max?: number } = {})
       try {
         await client.query("begin");
         const results = [];
-        for (const { text, params } of statements) results.push({ rows: (await client.query(text, params)).rows as Record<string, unknown>[] });
+        for (const { text, params } of statements)
+          results.push({ rows: (await client.query(text, params)).rows as Record<string, unknown>[] });
         await client.query("commit");
         return results;
       } catch (error) {

@@ -10,7 +10,9 @@ import PartySocket from "partysocket";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 
-const { values: args } = parseArgs({ options: { api: { type: "string", default: "http://127.0.0.1:8787" }, key: { type: "string" }, "exclude-own": { type: "boolean" } } });
+const { values: args } = parseArgs({
+  options: { api: { type: "string", default: "http://127.0.0.1:8787" }, key: { type: "string" }, "exclude-own": { type: "boolean" } },
+});
 if (!args.key) throw new Error("--key ops_... is required");
 const api = args.api!.replace(/\/+$/, "");
 // The feed's filter: the same on GET /v1/events and on the socket. excludeOwn leaves out this
@@ -66,7 +68,7 @@ const print = () => console.log(JSON.stringify({ changeVersion, tasks: Object.fr
 async function snapshot(): Promise<void> {
   mirror.clear();
   let first: number | null = null;
-  for (let cursor: string | null = ""; cursor !== null; ) {
+  for (let cursor: string | null = ""; cursor !== null;) {
     const page = await get(`/v1/tasks?limit=200${cursor ? `&cursor=${cursor}` : ""}`);
     first ??= page.changeVersion;
     for (const task of page.data as Task[]) mirror.set(task.id, task.version);

@@ -67,7 +67,8 @@ export function parseSort(text: string | undefined, sortable: Sortable): SortKey
   if (text === undefined) return [];
   const keys = text.split(",").map((part) => ({ field: part.replace(/^-/, ""), descending: part.startsWith("-") }));
   for (const { field } of keys) {
-    if (!Object.hasOwn(sortable, field)) throw invalidSort(`sort: ${field || "an empty field"} is not a field this list sorts by (${Object.keys(sortable).join(", ")})`);
+    if (!Object.hasOwn(sortable, field))
+      throw invalidSort(`sort: ${field || "an empty field"} is not a field this list sorts by (${Object.keys(sortable).join(", ")})`);
   }
   if (new Set(keys.map((k) => k.field)).size !== keys.length) throw invalidSort("sort names a field twice");
   return keys;
@@ -76,8 +77,13 @@ export function parseSort(text: string | undefined, sortable: Sortable): SortKey
 /** The ?sort= value of keys, as a client writes it. */
 export const sortText = (sort: SortKey[]) => sort.map((k) => `${k.descending ? "-" : ""}${k.field}`).join(",");
 
-const base64url = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const fromBase64url = (text: string) => new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
+const base64url = (text: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+const fromBase64url = (text: string) =>
+  new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 
 // The cursor is opaque to clients. In creation order: base64url of "<createdAt>|<id>" of the last
 // record served. Sorted: base64url of JSON { sort, values, id }, so a cursor is refused under
@@ -106,13 +112,23 @@ export function decodeCursor(cursor: string, sort: SortKey[], sortable: Sortable
     throw invalidCursor();
   }
   const { values, id } = parsed ?? {};
-  if (parsed?.sort !== sortText(sort) || typeof id !== "string" || !UUID_PATTERN.test(id) || !Array.isArray(values) || values.length !== sort.length) throw invalidCursor();
+  if (
+    parsed?.sort !== sortText(sort) ||
+    typeof id !== "string" ||
+    !UUID_PATTERN.test(id) ||
+    !Array.isArray(values) ||
+    values.length !== sort.length
+  )
+    throw invalidCursor();
   if (!sort.every((key, i) => fits(sortable[key.field]!, values[i]))) throw invalidCursor();
   return { values: values as SortValue[], id };
 }
 
 /** A list request from its query: the sort checked against what the list sorts by, the cursor against the sort. */
-export function pageRequest(query: { limit: number; cursor?: string | undefined; sort?: string | undefined }, sortable: Sortable = {}): PageRequest {
+export function pageRequest(
+  query: { limit: number; cursor?: string | undefined; sort?: string | undefined },
+  sortable: Sortable = {},
+): PageRequest {
   const sort = parseSort(query.sort, sortable);
   return { limit: query.limit, sort, after: query.cursor ? decodeCursor(query.cursor, sort, sortable) : null };
 }

@@ -1,5 +1,13 @@
 import type { Sortable } from "./paging.ts";
-import { ISSUE_STATUSES, MILESTONE_STATUSES, PROJECT_STATUSES, RISK_STATUSES, TASK_PRIORITIES, TASK_STATUSES, FINANCIAL_ENTRY_KINDS } from "./records.ts";
+import {
+  ISSUE_STATUSES,
+  MILESTONE_STATUSES,
+  PROJECT_STATUSES,
+  RISK_STATUSES,
+  TASK_PRIORITIES,
+  TASK_STATUSES,
+  FINANCIAL_ENTRY_KINDS,
+} from "./records.ts";
 import type { Assert } from "./type-equality.ts";
 
 // Each record resource declared once: what it is called, where it lives, which scopes read and
@@ -48,7 +56,11 @@ export const filterOn = {
 };
 
 /** The value a validated query gives a filter: the values listed, a flag, or an id, date or instant as text. */
-export type FilterValue<F> = F extends { kind: "oneOf"; values: infer V extends readonly string[] } ? V[number][] : F extends { kind: "flag" } ? boolean : string;
+export type FilterValue<F> = F extends { kind: "oneOf"; values: infer V extends readonly string[] }
+  ? V[number][]
+  : F extends { kind: "flag" }
+    ? boolean
+    : string;
 
 /** A list's filters as the statements take them: every declared filter, and ?externalId=, each optional. */
 export type FiltersOf<D extends { filters: Readonly<Record<string, ListFilter>> }> = { externalId?: string | undefined } & {
@@ -102,8 +114,23 @@ export const RESOURCES = {
       updatedSince: filterOn.since("updatedAt", "Tasks changed at or after this instant (ISO 8601)."),
     },
   },
-  label: { type: "label", nouns: ["label", "labels"], path: "labels", scopes: "tasks", sortable: { name: "text", ...CREATED }, filters: {} },
-  comment: { type: "comment", nouns: ["comment", "comments"], path: "comments", scopes: "tasks", parent: "task", sortable: CREATED, filters: {} },
+  label: {
+    type: "label",
+    nouns: ["label", "labels"],
+    path: "labels",
+    scopes: "tasks",
+    sortable: { name: "text", ...CREATED },
+    filters: {},
+  },
+  comment: {
+    type: "comment",
+    nouns: ["comment", "comments"],
+    path: "comments",
+    scopes: "tasks",
+    parent: "task",
+    sortable: CREATED,
+    filters: {},
+  },
   checklistItem: {
     type: "checklistItem",
     nouns: ["checklist item", "checklist items"],
@@ -172,7 +199,15 @@ type Parents = { [K in ResourceType]: (typeof RESOURCES)[K] extends { parent: in
 type _ParentsDeclared = Assert<Parents extends ResourceType ? true : false>;
 
 /** Webhooks: integration settings of the organisation, with the webhooks scopes; no event, no list filter. */
-export const WEBHOOKS = { type: "webhook", nouns: ["webhook", "webhooks"], path: "webhooks", scopes: "webhooks", sortable: {}, filters: {} } as const satisfies ResourceDeclaration;
+export const WEBHOOKS = {
+  type: "webhook",
+  nouns: ["webhook", "webhooks"],
+  path: "webhooks",
+  scopes: "webhooks",
+  sortable: {},
+  filters: {},
+} as const satisfies ResourceDeclaration;
 
 /** The read and manage scope of a resource. */
-export const scopesOf = (declaration: ResourceDeclaration) => ({ read: `${declaration.scopes}.read`, manage: `${declaration.scopes}.manage` }) as const;
+export const scopesOf = (declaration: ResourceDeclaration) =>
+  ({ read: `${declaration.scopes}.read`, manage: `${declaration.scopes}.manage` }) as const;

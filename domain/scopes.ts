@@ -30,7 +30,10 @@ export function expandScopes(granted: readonly Scope[]): Scope[] {
 
 /** Parses a comma list such as "tasks.manage,projects.read"; throws naming the first unknown scope. */
 export function parseScopeList(list: string): Scope[] {
-  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new Error("at least one scope is required");
   for (const name of names) {
     if (!isScope(name)) throw new Error(`unknown scope "${name}" (known: ${ALL_SCOPES.join(", ")})`);

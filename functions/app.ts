@@ -38,7 +38,12 @@ function middlewareOf(route: AnyRoute): MiddlewareHandler<AppEnv>[] {
   });
   const credentials = route.scope === "public" ? [] : [route.auth === "session" ? sessionOnly : keysOrSession, rateLimit];
   const replays = route.method !== "post" || replaysIdempotencyKey(route) || route.scope === "public";
-  return [scope, ...credentials, ...(replays ? [] : [refuseIdempotencyKey]), ...(route.body ? [jsonBodyUpTo(route.bodyLimit ?? MAX_BODY_BYTES)] : [])];
+  return [
+    scope,
+    ...credentials,
+    ...(replays ? [] : [refuseIdempotencyKey]),
+    ...(route.body ? [jsonBodyUpTo(route.bodyLimit ?? MAX_BODY_BYTES)] : []),
+  ];
 }
 
 export function createApp(routes: AnyRoute[] = allRoutes) {

@@ -100,7 +100,9 @@ export function settingsOf(env: Bindings): Settings {
       EVENT_RETENTION_DAYS: env.EVENT_RETENTION_DAYS || undefined,
     });
     if (!parsed.success) {
-      throw new Error(`the Worker is misconfigured: ${parsed.error.issues.map((i) => `${i.path.join(".") || "bindings"} ${i.message}`).join("; ")}`);
+      throw new Error(
+        `the Worker is misconfigured: ${parsed.error.issues.map((i) => `${i.path.join(".") || "bindings"} ${i.message}`).join("; ")}`,
+      );
     }
     const s = parsed.data;
     settings = {

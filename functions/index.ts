@@ -12,6 +12,10 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(sweep(backgroundContext(env, ctx), { retentionSeconds: settingsOf(env).events.retentionSeconds }).then((result) => console.log(JSON.stringify({ message: "sweep", ...result }))));
+    ctx.waitUntil(
+      sweep(backgroundContext(env, ctx), { retentionSeconds: settingsOf(env).events.retentionSeconds }).then((result) =>
+        console.log(JSON.stringify({ message: "sweep", ...result })),
+      ),
+    );
   },
 } satisfies ExportedHandler<Bindings>;

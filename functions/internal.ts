@@ -75,7 +75,9 @@ const EventsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(500),
 });
 
-internal.get("/rooms/:orgId/start", async (c) => c.json({ watermark: await roomStart({ ctx: systemContext(c), input: { orgId: orgIdOf(c) } }) }));
+internal.get("/rooms/:orgId/start", async (c) =>
+  c.json({ watermark: await roomStart({ ctx: systemContext(c), input: { orgId: orgIdOf(c) } }) }),
+);
 
 internal.get("/rooms/:orgId/events", async (c) => {
   const query = EventsQuery.safeParse(c.req.query());
@@ -83,7 +85,9 @@ internal.get("/rooms/:orgId/events", async (c) => {
   return c.json({ events: await missedEvents({ ctx: systemContext(c), input: { orgId: orgIdOf(c), ...query.data } }) });
 });
 
-internal.get("/rooms/:orgId/webhooks", async (c) => c.json({ webhooks: await webhookTargets({ ctx: systemContext(c), input: { orgId: orgIdOf(c) } }) }));
+internal.get("/rooms/:orgId/webhooks", async (c) =>
+  c.json({ webhooks: await webhookTargets({ ctx: systemContext(c), input: { orgId: orgIdOf(c) } }) }),
+);
 
 internal.post("/rooms/:orgId/deliveries", async (c) => {
   const { attempts } = await bodyOf(c, DeliveryReportSchema);
@@ -117,7 +121,9 @@ async function admit(c: Context<AppEnv>, keyHash: string, clientAddress: string)
   if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
   if (!decision.allowed) {
     c.header("Retry-After", String(decision.resetSeconds));
-    throw new DomainError("rate_limited", `rate limit of ${decision.limit} requests per minute exceeded`, { retryAfter: decision.resetSeconds });
+    throw new DomainError("rate_limited", `rate limit of ${decision.limit} requests per minute exceeded`, {
+      retryAfter: decision.resetSeconds,
+    });
   }
 }
 
@@ -138,7 +144,8 @@ async function identify(c: Context<AppEnv>, credential: SocketCredential): Promi
   await admit(c, keyHash, credential.clientAddress);
   c.set("actor", { keyHash });
   const caller = await describeCaller({ ctx: serviceContext(c), input: {} }).catch((error: unknown) => {
-    if (error instanceof DomainError && error.code === "invalid_key") forgetRevokedKey(c.env, c.executionCtx, keyHash, credential.clientAddress);
+    if (error instanceof DomainError && error.code === "invalid_key")
+      forgetRevokedKey(c.env, c.executionCtx, keyHash, credential.clientAddress);
     throw error;
   });
   return { orgId: caller.orgId, keyId: caller.keyId!, scopes: caller.scopes };

@@ -32,7 +32,10 @@ const EVENT_READ_SCOPES = new Set<string>(Object.values(EVENT_SCOPES));
 
 /** A refusal in the API's error shape: one of its closed codes, and a request id to quote. */
 function refusal(status: 400 | 401 | 404 | 503, code: ErrorCode, message: string, field?: string): Response {
-  return Response.json({ success: false, version: "v1", message, error: { code, ...(field ? { field } : {}), requestId: crypto.randomUUID() } }, { status });
+  return Response.json(
+    { success: false, version: "v1", message, error: { code, ...(field ? { field } : {}), requestId: crypto.randomUUID() } },
+    { status },
+  );
 }
 
 /**
@@ -40,14 +43,15 @@ function refusal(status: 400 | 401 | 404 | 503, code: ErrorCode, message: string
  * excludeOwn), or the 400 naming the parameter that is wrong. Own writes are filled in once the
  * credential is known.
  */
-export function socketFilter(query: URLSearchParams): Omit<EventFilter, "excludeOwn"> & { excludeOwn: boolean } | Response {
+export function socketFilter(query: URLSearchParams): (Omit<EventFilter, "excludeOwn"> & { excludeOwn: boolean }) | Response {
   const invalid = (field: string, message: string) => refusal(400, "invalid_field", `${field} ${message}`, field);
   const list = query.get("types");
   // The bounds GET /v1/events sets: the list is kept with the socket.
   if (list !== null && list.length > 1000) return invalid("types", "is longer than 1000 characters");
   const types = list === null ? { types: [], invalid: null } : parseTypes(list);
   if (types.types.length > 50) return invalid("types", "has more than 50 patterns");
-  if (types.invalid !== null) return invalid("types", `has "${types.invalid.slice(0, 100)}", which is not "*", "<resource>.*" or "<resource>.<action>"`);
+  if (types.invalid !== null)
+    return invalid("types", `has "${types.invalid.slice(0, 100)}", which is not "*", "<resource>.*" or "<resource>.<action>"`);
   const ids: Record<"projectId" | "recordId", string | null> = { projectId: null, recordId: null };
   for (const field of ["projectId", "recordId"] as const) {
     const value = query.get(field);
@@ -120,7 +124,10 @@ export async function authenticate(request: Request, orgId: string, env: RoomEnv
   if (wanted instanceof Response) return wanted;
   const scopes = identity.scopes.filter((scope) => EVENT_READ_SCOPES.has(scope));
   // A socket's own writes: its key's (a key's token's too), or its person's.
-  const filter = { ...wanted, excludeOwn: wanted.excludeOwn ? (identity.sessionId ? { userId: identity.userId ?? null } : { keyId: identity.keyId }) : null };
+  const filter = {
+    ...wanted,
+    excludeOwn: wanted.excludeOwn ? (identity.sessionId ? { userId: identity.userId ?? null } : { keyId: identity.keyId }) : null,
+  };
   return identity.sessionId
     ? { orgId, keyId: null, sessionId: identity.sessionId, userId: identity.userId, scopes, filter }
     : { orgId, keyId: identity.keyId, scopes, filter };

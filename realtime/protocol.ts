@@ -113,7 +113,9 @@ export const WebhookTargetSchema = z.object({
 export type WebhookTarget = z.infer<typeof WebhookTargetSchema>;
 
 /** The feed filter a webhook's fields describe: the room's fan-out and the API's replay apply the same one. */
-export function webhookFilter(webhook: Pick<WebhookTarget, "events" | "projectId" | "excludeOwn" | "createdByKeyId" | "createdByUserId">): EventFilter {
+export function webhookFilter(
+  webhook: Pick<WebhookTarget, "events" | "projectId" | "excludeOwn" | "createdByKeyId" | "createdByUserId">,
+): EventFilter {
   return {
     types: webhook.events,
     projectId: webhook.projectId,

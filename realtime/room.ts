@@ -22,7 +22,8 @@ const IDENTITY_HEADER = "x-opsroom-identity";
 const ORG_KEY = "orgId";
 
 /** The identity onBeforeConnect passed on with the socket's request. */
-const identityOf = (context: Party.ConnectionContext) => JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
+const identityOf = (context: Party.ConnectionContext) =>
+  JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
 
 export default class OrganisationRoom implements Party.Server {
   // Idle rooms with many sockets cost nothing: the room sleeps between messages.
@@ -111,7 +112,13 @@ export default class OrganisationRoom implements Party.Server {
     await this.rememberOrg();
     const parsed = RoomMessageSchema.safeParse(await request.json().catch(() => null));
     if (!parsed.success) {
-      return Response.json({ error: "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded } or { membersChanged }" }, { status: 400 });
+      return Response.json(
+        {
+          error:
+            "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded } or { membersChanged }",
+        },
+        { status: 400 },
+      );
     }
     const message = parsed.data;
     if ("keysRevoked" in message) return Response.json({ closed: this.audiences.close("keysRevoked", message.keysRevoked) });
@@ -122,7 +129,8 @@ export default class OrganisationRoom implements Party.Server {
       return Response.json({ reloaded: true });
     }
     if ("deliver" in message || "replay" in message) {
-      const { webhookId, events } = "deliver" in message ? { webhookId: message.deliver.webhookId, events: [message.deliver.event] } : message.replay;
+      const { webhookId, events } =
+        "deliver" in message ? { webhookId: message.deliver.webhookId, events: [message.deliver.event] } : message.replay;
       const answer = await this.webhooks.enqueueFor(webhookId, events);
       if (answer.queued) await this.alarm.wakeAt(Date.now());
       return Response.json(answer);

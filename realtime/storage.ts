@@ -23,7 +23,8 @@ export function writeAtomically(storage: Party.Storage, change: StorageChange, o
   const writes: Promise<unknown>[] = [];
   const gate = options.unconfirmed ? { allowUnconfirmed: true } : undefined;
   const entries = Object.entries(change.put ?? {});
-  for (let i = 0; i < entries.length; i += KEYS_PER_CALL) writes.push(storage.put(Object.fromEntries(entries.slice(i, i + KEYS_PER_CALL)), gate));
+  for (let i = 0; i < entries.length; i += KEYS_PER_CALL)
+    writes.push(storage.put(Object.fromEntries(entries.slice(i, i + KEYS_PER_CALL)), gate));
   const keys = change.delete ?? [];
   for (let i = 0; i < keys.length; i += KEYS_PER_CALL) writes.push(storage.delete(keys.slice(i, i + KEYS_PER_CALL), gate));
   return Promise.all(writes);

@@ -37,9 +37,20 @@ export function newApiKey(id: string = uuidv7()): { key: string; id: string; key
 export async function createApiKey({
   ctx,
   input,
-}: Call<{ orgId: string; application: string; scopes: Scope[]; rateLimit?: number | undefined; id?: string | undefined }, Pick<SystemContext, "db">>): Promise<CreatedApiKey> {
+}: Call<
+  { orgId: string; application: string; scopes: Scope[]; rateLimit?: number | undefined; id?: string | undefined },
+  Pick<SystemContext, "db">
+>): Promise<CreatedApiKey> {
   const { key, id, keyHash, prefix } = newApiKey(input.id);
-  const { rateLimit } = await statements.insertApiKey(ctx.db, { id, orgId: input.orgId, application: input.application, keyHash, prefix, scopes: input.scopes, rateLimit: input.rateLimit });
+  const { rateLimit } = await statements.insertApiKey(ctx.db, {
+    id,
+    orgId: input.orgId,
+    application: input.application,
+    keyHash,
+    prefix,
+    scopes: input.scopes,
+    rateLimit: input.rateLimit,
+  });
   return { id, key, prefix, orgId: input.orgId, application: input.application, scopes: input.scopes, rateLimit };
 }
 
@@ -66,7 +77,8 @@ export async function revokeApiKey({ ctx, input }: Call<{ keyId: string }, Syste
 export const findActiveKey = ({ ctx, input }: Call<{ keyId: string }, SystemContext>) => statements.findActiveKey(ctx.db, input.keyId);
 
 /** A live key's rate limit by its hash, or null (the RateLimiter reads it). */
-export const rateLimitOf = ({ ctx, input }: Call<{ keyHash: string }, Pick<SystemContext, "db">>) => statements.rateLimitOf(ctx.db, input.keyHash);
+export const rateLimitOf = ({ ctx, input }: Call<{ keyHash: string }, Pick<SystemContext, "db">>) =>
+  statements.rateLimitOf(ctx.db, input.keyHash);
 
 // ---------------------------------------------------------------------------------------------
 // The settings area: a signed-in owner's or admin's, for the organisation their session acts for
@@ -80,7 +92,12 @@ export async function listOrganisationKeys({ ctx }: Call<Record<string, never>>)
 /** A key named for its application, with the chosen scopes (a .manage scope brings its .read). The key is answered once. */
 export async function createOrganisationKey({ ctx, input }: Call<{ name: string; scopes: Scope[]; rateLimit?: number | undefined }>) {
   const { key, ...stored } = newApiKey();
-  const outcome = await statements.createOrganisationKey(ctx.db, ctx.actor, { ...stored, name: input.name, scopes: expandScopes(input.scopes), rateLimit: input.rateLimit });
+  const outcome = await statements.createOrganisationKey(ctx.db, ctx.actor, {
+    ...stored,
+    name: input.name,
+    scopes: expandScopes(input.scopes),
+    rateLimit: input.rateLimit,
+  });
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   return { ...outcome.key!, key };
 }

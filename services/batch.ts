@@ -57,7 +57,11 @@ class BatchAborted extends Error {}
  */
 export class CommittedButUnsettled extends DomainError {
   constructor(operation: number, cause: unknown) {
-    super("internal_error", `the batch was committed, but operation ${operation}'s answer could not be built; read its records (GET) for their state`, { operation });
+    super(
+      "internal_error",
+      `the batch was committed, but operation ${operation}'s answer could not be built; read its records (GET) for their state`,
+      { operation },
+    );
     this.cause = cause;
   }
 }
@@ -76,7 +80,10 @@ function pending<T>(): Pending<T> {
 }
 
 /** Runs the batch; the caller's context supplies the database, the actor and the rooms. */
-export async function runBatch({ ctx, input }: Call<{ operations: BatchOperation[]; idempotency?: IdempotencyRequest | undefined }>): Promise<BatchAnswer> {
+export async function runBatch({
+  ctx,
+  input,
+}: Call<{ operations: BatchOperation[]; idempotency?: IdempotencyRequest | undefined }>): Promise<BatchAnswer> {
   const { operations, idempotency } = input;
   const batchId = uuidv7();
   const statements: (Statement | undefined)[] = operations.map(() => undefined);
@@ -111,7 +118,13 @@ export async function runBatch({ ctx, input }: Call<{ operations: BatchOperation
 
   // Every operation hands in its statement, or fails before it has one (then nothing was sent).
   for (const [i, run] of running.entries()) {
-    const first = await Promise.race([handedIn[i]!.promise.then(() => "statement" as const), run.then(() => "settled" as const, () => "settled" as const)]);
+    const first = await Promise.race([
+      handedIn[i]!.promise.then(() => "statement" as const),
+      run.then(
+        () => "settled" as const,
+        () => "settled" as const,
+      ),
+    ]);
     if (first === "settled" && !statements[i]) {
       await run.catch((error: unknown) => {
         throw atOperation(error, i);
@@ -163,9 +176,17 @@ export async function runBatch({ ctx, input }: Call<{ operations: BatchOperation
 }
 
 /** The stored first answer to this Idempotency-Key; another request under the same key is refused. */
-function storedAnswer(ctx: ServiceContext, operations: BatchOperation[], stored: StoredBatch, idempotency: IdempotencyRequest): BatchAnswer {
+function storedAnswer(
+  ctx: ServiceContext,
+  operations: BatchOperation[],
+  stored: StoredBatch,
+  idempotency: IdempotencyRequest,
+): BatchAnswer {
   if (stored.request_hash !== idempotency.requestHash) throw idempotencyMismatch();
   if (stored.change_version !== null) ctx.observe?.(Number(stored.change_version));
-  const results = stored.response.results.map((answer, i) => ({ status: answer.created ? 201 : 200, data: inResponseOrder(operations[i]!.resource, answer.data) }));
+  const results = stored.response.results.map((answer, i) => ({
+    status: answer.created ? 201 : 200,
+    data: inResponseOrder(operations[i]!.resource, answer.data),
+  }));
   return { results, batchId: stored.response.batchId, replayed: true };
 }

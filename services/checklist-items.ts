@@ -6,5 +6,10 @@ export type { ChecklistItemRecord, ChecklistItemValues, NewChecklistItem } from 
 /** A task's checklist: items listed and added under the task, reached by their own id otherwise. */
 export const checklistItems = resourceService({
   resource: statements.checklistItemResource,
-  statements: { create: statements.createChecklistItem, update: statements.updateChecklistItem, upsert: statements.upsertChecklistItem, remove: statements.deleteChecklistItem },
+  statements: {
+    create: statements.createChecklistItem,
+    update: statements.updateChecklistItem,
+    upsert: statements.upsertChecklistItem,
+    remove: statements.deleteChecklistItem,
+  },
 });

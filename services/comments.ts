@@ -7,12 +7,19 @@ import { resourceService } from "./resource-service.ts";
 export type { CommentRecord, CommentValues, NewComment } from "../db/statements/comments.ts";
 
 const notTheAuthor = () =>
-  new DomainError("insufficient_role", "only the comment's author, or an owner or admin of the organisation, may change or delete it", { roles: [...SETTINGS_ROLES] });
+  new DomainError("insufficient_role", "only the comment's author, or an owner or admin of the organisation, may change or delete it", {
+    roles: [...SETTINGS_ROLES],
+  });
 
 /** Comments on tasks: listed and written under the task, reached by their own id otherwise. */
 export const comments = resourceService({
   resource: statements.commentResource,
-  statements: { create: statements.createComment, update: statements.updateComment, remove: statements.deleteComment, upsert: statements.upsertComment },
+  statements: {
+    create: statements.createComment,
+    update: statements.updateComment,
+    remove: statements.deleteComment,
+    upsert: statements.upsertComment,
+  },
   rules: { [RULES.author]: notTheAuthor },
   removeRules: { [RULES.author]: notTheAuthor },
 });

@@ -22,10 +22,9 @@ const CONSTRAINTS: Record<string, () => DomainError> = {
   checklist_items_task_fk: () => notFound("task"),
   labels_org_name_key: () => checkRefusal("name", "label"),
   ...Object.fromEntries(
-    ["projects", "milestones", "tasks", "personnel", "risks", "issues", "financial_entries", "labels", "comments", "checklist_items"].map((table) => [
-      `${table}_org_external_id_key`,
-      () => checkRefusal("externalId", "record"),
-    ]),
+    ["projects", "milestones", "tasks", "personnel", "risks", "issues", "financial_entries", "labels", "comments", "checklist_items"].map(
+      (table) => [`${table}_org_external_id_key`, () => checkRefusal("externalId", "record")],
+    ),
   ),
   projects_dates_ordered: raceRefusals.datesOrdered,
   projects_budget_non_negative: raceRefusals.budgetNonNegative,

@@ -1,5 +1,13 @@
 import { recentlyRevokedKeys } from "../db/statements/api-keys.ts";
-import { eventsAfter, listEvents as listEventsStatement, pruneEvents, recordHistory as recordHistoryStatement, recordPendingAcknowledgements, roomStartingPoint, unpublishedEvents } from "../db/statements/events.ts";
+import {
+  eventsAfter,
+  listEvents as listEventsStatement,
+  pruneEvents,
+  recordHistory as recordHistoryStatement,
+  recordPendingAcknowledgements,
+  roomStartingPoint,
+  unpublishedEvents,
+} from "../db/statements/events.ts";
 import { pruneIdempotencyKeys } from "../db/statements/idempotency.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { EventFilter } from "../domain/event-filter.ts";
@@ -24,19 +32,35 @@ export async function listEvents({ ctx, input }: Call<{ after: number; limit: nu
 /** 410 resync_required when the events after `after` start before the first one still kept. */
 export function assertKeptAfter(after: number, firstKept: number, remedy: string): void {
   if (after + 1 >= firstKept) return;
-  throw new DomainError("resync_required", `the events after changeVersion ${after} are no longer kept (the oldest kept is ${firstKept}): ${remedy}`, {
-    field: "after",
-    oldestChangeVersion: firstKept,
-  });
+  throw new DomainError(
+    "resync_required",
+    `the events after changeVersion ${after} are no longer kept (the oldest kept is ${firstKept}): ${remedy}`,
+    {
+      field: "after",
+      oldestChangeVersion: firstKept,
+    },
+  );
 }
 
 /** One record's history: its events oldest first, with actor and changes; 404 when the organisation never had it. */
 export async function recordHistory({
   ctx,
   input,
-}: Call<{ resource: { type: string; readScope: Scope; name: string }; noun: string; id: string; after: number; limit: number; retentionSeconds: number }>) {
+}: Call<{
+  resource: { type: string; readScope: Scope; name: string };
+  noun: string;
+  id: string;
+  after: number;
+  limit: number;
+  retentionSeconds: number;
+}>) {
   const { resource, ...rest } = input;
-  const outcome = await recordHistoryStatement(ctx.db, ctx.actor, { ...rest, type: resource.type, scope: resource.readScope, table: resource.name });
+  const outcome = await recordHistoryStatement(ctx.db, ctx.actor, {
+    ...rest,
+    type: resource.type,
+    scope: resource.readScope,
+    table: resource.name,
+  });
   settleCaller(outcome.caller, ctx, resource.readScope);
   if (!outcome.known) throw notFound(input.noun);
   return { events: outcome.events, hasMore: outcome.hasMore };
@@ -44,7 +68,8 @@ export async function recordHistory({
 
 /** Where a room with no memory starts, and the events it missed after a gap (the room's own calls). */
 export const roomStart = ({ ctx, input }: Call<{ orgId: string }, SystemContext>) => roomStartingPoint(ctx.db, input.orgId);
-export const missedEvents = ({ ctx, input }: Call<{ orgId: string; after: number; limit: number }, SystemContext>) => eventsAfter(ctx.db, input.orgId, input.after, input.limit);
+export const missedEvents = ({ ctx, input }: Call<{ orgId: string; after: number; limit: number }, SystemContext>) =>
+  eventsAfter(ctx.db, input.orgId, input.after, input.limit);
 
 /** Events per publish in the sweep: a bounded request, and progress recorded as each batch is acknowledged. */
 const SWEEP_BATCH = 250;
@@ -111,7 +136,7 @@ async function publishUnacknowledged(ctx: SweepContext, graceSeconds: number): P
   const deadline = Date.now() + SWEEP_SECONDS * 1000;
   let published = 0;
   let failed = 0;
-  for (let more = true; more && Date.now() < deadline; ) {
+  for (let more = true; more && Date.now() < deadline;) {
     const page = await unpublishedEvents(ctx.db, graceSeconds, SWEEP_PAGE);
     const byOrg = new Map<string, OpsEvent[]>();
     for (const event of page.events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);
@@ -134,7 +159,10 @@ async function publishUnacknowledged(ctx: SweepContext, graceSeconds: number): P
  * events and Idempotency-Keys past their retention. Each part runs whatever became of the others:
  * after a realtime outage, when publishing has the most to do and may fail, pruning still happens.
  */
-export async function sweep(ctx: SweepContext, options: { retentionSeconds: number; graceSeconds?: number }): Promise<{ published: number; failed: number; pruned: number }> {
+export async function sweep(
+  ctx: SweepContext,
+  options: { retentionSeconds: number; graceSeconds?: number },
+): Promise<{ published: number; failed: number; pruned: number }> {
   const failing = (what: string) => (error: unknown) => warn(`sweep could not ${what}`, { cause: String(error) });
   // What this isolate was told and holds for its next write is recorded first, not sent again
   // (when that fails, the events are sent again below, which costs only the repeat).
@@ -145,7 +173,13 @@ export async function sweep(ctx: SweepContext, options: { retentionSeconds: numb
   });
   await recentlyRevokedKeys(ctx.db, REVOCATION_REPEAT_SECONDS)
     .then((revoked) =>
-      Promise.all([...revoked].map(([orgId, keyIds]) => ctx.rooms.tell(orgId, { keysRevoked: keyIds }).catch((error: unknown) => warn("could not tell a room of revoked keys", { orgId, cause: String(error) })))),
+      Promise.all(
+        [...revoked].map(([orgId, keyIds]) =>
+          ctx.rooms
+            .tell(orgId, { keysRevoked: keyIds })
+            .catch((error: unknown) => warn("could not tell a room of revoked keys", { orgId, cause: String(error) })),
+        ),
+      ),
     )
     .catch(failing("read the recent revocations"));
   const pruned = await pruneEvents(ctx.db, options.retentionSeconds).catch((error: unknown) => {

@@ -18,7 +18,10 @@ export const financialEntries = resourceService({
     remove: statements.deleteFinancialEntry,
   },
   rules: {
-    [RULES.sign_fits_kind]: (before, patch) => new DomainError("invalid_field", `only an adjustment may be negative; this entry is ${patch.kind ?? before.kind}`, { field: "amount" }),
+    [RULES.sign_fits_kind]: (before, patch) =>
+      new DomainError("invalid_field", `only an adjustment may be negative; this entry is ${patch.kind ?? before.kind}`, {
+        field: "amount",
+      }),
   },
 });
 
@@ -32,7 +35,10 @@ export async function projectFinancials({ ctx, input }: Call<{ projectId: string
   if (!outcome.found) throw notFound("project");
   const { summary, currencies } = outcome.found;
   if (!input.currency && currencies.length > 1) {
-    throw new DomainError("conflict", `the project has entries in ${currencies.join(", ")}; pass ?currency= to choose one`, { field: "currency", currencies });
+    throw new DomainError("conflict", `the project has entries in ${currencies.join(", ")}; pass ?currency= to choose one`, {
+      field: "currency",
+      currencies,
+    });
   }
   return summary;
 }

@@ -33,7 +33,13 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
   const email = input.email.trim().toLowerCase();
   let outcome;
   try {
-    outcome = await statements.createInvitation(ctx.db, ctx.actor, { id: uuidv7(), email, role: input.role, tokenHash: sha256Hex(token), expiresInDays: INVITATION_DAYS });
+    outcome = await statements.createInvitation(ctx.db, ctx.actor, {
+      id: uuidv7(),
+      email,
+      role: input.role,
+      tokenHash: sha256Hex(token),
+      expiresInDays: INVITATION_DAYS,
+    });
   } catch (error) {
     if ((error as { constraint?: string }).constraint === "invitations_open_email_key") {
       throw new DomainError("conflict", `${email} already has an open invitation: revoke it to send a new one`, { field: "email" });
@@ -61,7 +67,11 @@ export async function lookUpInvitation({ ctx, input }: Call<{ token: string }, {
 
 /** A signed-in person accepts an invitation to their address; the session switches to it. */
 export async function acceptInvitation({ ctx, input }: Call<{ token: string; userId: string; sessionToken: string }, { db: Database }>) {
-  const accepted = await statements.acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.token), userId: input.userId, sessionToken: input.sessionToken });
+  const accepted = await statements.acceptInvitation(ctx.db, {
+    tokenHash: sha256Hex(input.token),
+    userId: input.userId,
+    sessionToken: input.sessionToken,
+  });
   if (!accepted) throw notFound("open invitation for your address");
   return accepted;
 }

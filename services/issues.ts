@@ -5,5 +5,10 @@ export type { IssueRecord, IssueValues, NewIssue } from "../db/statements/issues
 
 export const issues = resourceService({
   resource: statements.issueResource,
-  statements: { create: statements.createIssue, update: statements.updateIssue, remove: statements.deleteIssue, upsert: statements.upsertIssue },
+  statements: {
+    create: statements.createIssue,
+    update: statements.updateIssue,
+    remove: statements.deleteIssue,
+    upsert: statements.upsertIssue,
+  },
 });

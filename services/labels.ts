@@ -13,7 +13,12 @@ export type { LabelRecord, LabelValues, NewLabel } from "../db/statements/labels
  */
 export const labels = resourceService({
   resource: statements.labelResource,
-  statements: { create: statements.createLabel, update: statements.updateLabel, remove: statements.deleteLabel, upsert: statements.upsertLabel },
+  statements: {
+    create: statements.createLabel,
+    update: statements.updateLabel,
+    remove: statements.deleteLabel,
+    upsert: statements.upsertLabel,
+  },
   removeRules: {
     [RULES.cascade_records]: () =>
       new DomainError(

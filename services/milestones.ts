@@ -6,5 +6,10 @@ export type { MilestoneRecord, MilestoneValues, NewMilestone } from "../db/state
 /** A project's milestones: listed and created under the project, reached by their own id otherwise. */
 export const milestones = resourceService({
   resource: statements.milestoneResource,
-  statements: { create: statements.createMilestone, update: statements.updateMilestone, upsert: statements.upsertMilestone, remove: statements.deleteMilestone },
+  statements: {
+    create: statements.createMilestone,
+    update: statements.updateMilestone,
+    upsert: statements.upsertMilestone,
+    remove: statements.deleteMilestone,
+  },
 });

@@ -29,6 +29,8 @@ export async function getOrganisation({ ctx }: Call<Record<string, never>>) {
 }
 
 /** Organisations are made by an operator (the CLI, the seed), outside the API. */
-export const createOrganisation = ({ ctx, input }: Call<{ name: string }, Pick<SystemContext, "db">>) => createOrganisationStatement(ctx.db, input);
+export const createOrganisation = ({ ctx, input }: Call<{ name: string }, Pick<SystemContext, "db">>) =>
+  createOrganisationStatement(ctx.db, input);
 
-export const findOrganisation = ({ ctx, input }: Call<{ orgId: string }, Pick<SystemContext, "db">>) => findOrganisationStatement(ctx.db, input.orgId);
+export const findOrganisation = ({ ctx, input }: Call<{ orgId: string }, Pick<SystemContext, "db">>) =>
+  findOrganisationStatement(ctx.db, input.orgId);

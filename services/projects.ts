@@ -7,7 +7,12 @@ export type { NewProject, ProjectRecord, ProjectValues } from "../db/statements/
 
 export const projects = resourceService({
   resource: statements.projectResource,
-  statements: { create: statements.createProject, update: statements.updateProject, upsert: statements.upsertProject, remove: statements.deleteProject },
+  statements: {
+    create: statements.createProject,
+    update: statements.updateProject,
+    upsert: statements.upsertProject,
+    remove: statements.deleteProject,
+  },
   rules: {
     [RULES.dates_ordered]: (before, patch) =>
       new DomainError("invalid_field", `endDate must not be before startDate (the project runs ${before.startDate} to ${before.endDate})`, {

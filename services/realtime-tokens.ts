@@ -13,14 +13,19 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 300;
  * (so the room refuses the token once the key is revoked) and a subset of its read scopes, never
  * more. Signed under the realtime secret the Worker and the room share.
  */
-export async function mintRealtimeToken({ ctx, input }: Call<{ secret: string; scopes?: Scope[] | undefined; ttlSeconds?: number | undefined }>) {
+export async function mintRealtimeToken({
+  ctx,
+  input,
+}: Call<{ secret: string; scopes?: Scope[] | undefined; ttlSeconds?: number | undefined }>) {
   const caller = await describeCaller({ ctx, input: {} });
   const missing = input.scopes?.find((scope) => !caller.scopes.includes(scope));
   if (missing) throw new DomainError("insufficient_scope", `the key does not hold ${missing}`, { scope: missing, field: "scopes" });
   const readable = caller.scopes.filter((scope) => EVENT_READ_SCOPES.includes(scope));
   const scopes = ALL_SCOPES.filter((scope) => (input.scopes ?? readable).includes(scope));
   if (scopes.length === 0) {
-    throw new DomainError("insufficient_scope", "a realtime token needs a key holding at least one read scope", { scope: EVENT_READ_SCOPES.join(" | ") });
+    throw new DomainError("insufficient_scope", "a realtime token needs a key holding at least one read scope", {
+      scope: EVENT_READ_SCOPES.join(" | "),
+    });
   }
   const exp = Math.floor(Date.now() / 1000) + (input.ttlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
   const names = caller.keyId ? { keyId: caller.keyId } : { sessionId: caller.sessionId! };

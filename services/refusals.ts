@@ -12,16 +12,20 @@ import type { Scope } from "../domain/scopes.ts";
 /** The caller: unknown, or short of what the call needs. */
 export const callerRefusals = {
   organisationUnknown: () => new DomainError("not_found", "organisation not found", { field: "orgId" }),
-  sessionEnded: () => new DomainError("unauthorized", "the session has ended, or its organisation no longer counts you as a member: sign in again"),
+  sessionEnded: () =>
+    new DomainError("unauthorized", "the session has ended, or its organisation no longer counts you as a member: sign in again"),
   keyUnknown: () => new DomainError("invalid_key", "the API key is unknown or has been revoked"),
   scopeMissing: (scope: Scope) => new DomainError("insufficient_scope", `this call needs the ${scope} scope`, { scope }),
-  roleMissing: (roles: readonly string[]) => new DomainError("insufficient_role", `this needs the role ${roles.join(" or ")} in the organisation`, { roles: [...roles] }),
+  roleMissing: (roles: readonly string[]) =>
+    new DomainError("insufficient_role", `this needs the role ${roles.join(" or ")} in the organisation`, { roles: [...roles] }),
 };
 
-export const idempotencyMismatch = () => new DomainError("idempotency_mismatch", "this Idempotency-Key was used with a different request", { field: "Idempotency-Key" });
+export const idempotencyMismatch = () =>
+  new DomainError("idempotency_mismatch", "this Idempotency-Key was used with a different request", { field: "Idempotency-Key" });
 
 /** If-Match names another version than the record's (a change answers the current one). */
-export const versionMismatch = (details: { currentVersion?: number } = {}) => new DomainError("precondition_failed", "If-Match does not match the current version", details);
+export const versionMismatch = (details: { currentVersion?: number } = {}) =>
+  new DomainError("precondition_failed", "If-Match does not match the current version", details);
 
 /** A PUT by external id with If-Match, and no record with that externalId to match. */
 export const nothingToMatch = (noun: string) =>
@@ -29,7 +33,11 @@ export const nothingToMatch = (noun: string) =>
 
 /** A PUT by external id naming another value of a field set at creation (a milestone's project). */
 export const fixedFieldDiffers = (noun: string, field: string) =>
-  new DomainError("conflict", `the ${noun} with this externalId has another ${field}; ${field} is set when a ${noun} is created and cannot change`, { field });
+  new DomainError(
+    "conflict",
+    `the ${noun} with this externalId has another ${field}; ${field} is set when a ${noun} is created and cannot change`,
+    { field },
+  );
 
 /** Another request changed the record between the statement's read and its write (or Postgres could not order the two). */
 export const concurrentChange = (noun = "record") => new DomainError("conflict", `the ${noun} was changed by a concurrent request; retry`);
@@ -45,23 +53,38 @@ const TAKEN = {
   name: (noun: string) => new DomainError("conflict", `another ${noun} of this organisation has this name`, { field: "name" }),
   // A precondition of a task's parent that is not a reference: the parent is too deep already.
   parentDepth: () =>
-    new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: the parent is at level ${MAX_TASK_DEPTH} already`, { field: "parentId", maxDepth: MAX_TASK_DEPTH }),
+    new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: the parent is at level ${MAX_TASK_DEPTH} already`, {
+      field: "parentId",
+      maxDepth: MAX_TASK_DEPTH,
+    }),
   // What one record may hold (domain/limits.ts): the parent, or the task, is full.
   parentSubtasks: () =>
-    new DomainError("conflict", `a task has at most ${MAX_SUBTASKS} subtasks, and the parent has ${MAX_SUBTASKS} already: move some elsewhere first`, {
-      field: "parentId",
-      maxSubtasks: MAX_SUBTASKS,
-    }),
+    new DomainError(
+      "conflict",
+      `a task has at most ${MAX_SUBTASKS} subtasks, and the parent has ${MAX_SUBTASKS} already: move some elsewhere first`,
+      {
+        field: "parentId",
+        maxSubtasks: MAX_SUBTASKS,
+      },
+    ),
   taskComments: () =>
-    new DomainError("conflict", `a task holds at most ${MAX_COMMENTS_PER_TASK} comments, and this one has ${MAX_COMMENTS_PER_TASK} already: delete some first`, {
-      field: "taskId",
-      maxComments: MAX_COMMENTS_PER_TASK,
-    }),
+    new DomainError(
+      "conflict",
+      `a task holds at most ${MAX_COMMENTS_PER_TASK} comments, and this one has ${MAX_COMMENTS_PER_TASK} already: delete some first`,
+      {
+        field: "taskId",
+        maxComments: MAX_COMMENTS_PER_TASK,
+      },
+    ),
   taskChecklistItems: () =>
-    new DomainError("conflict", `a task's checklist holds at most ${MAX_CHECKLIST_ITEMS_PER_TASK} items, and this one has ${MAX_CHECKLIST_ITEMS_PER_TASK} already: delete some first`, {
-      field: "taskId",
-      maxChecklistItems: MAX_CHECKLIST_ITEMS_PER_TASK,
-    }),
+    new DomainError(
+      "conflict",
+      `a task's checklist holds at most ${MAX_CHECKLIST_ITEMS_PER_TASK} items, and this one has ${MAX_CHECKLIST_ITEMS_PER_TASK} already: delete some first`,
+      {
+        field: "taskId",
+        maxChecklistItems: MAX_CHECKLIST_ITEMS_PER_TASK,
+      },
+    ),
 } satisfies { [field in CheckedField]?: (noun: string) => DomainError };
 
 type TakenField = keyof typeof TAKEN;
@@ -89,7 +112,9 @@ export function checkRefusal(field: CheckedField, noun: string): DomainError {
 /** A delete refused while records still hang on the record: how many of each, by name (financialEntries: 2). */
 export function dependantsLeft(noun: string, dependants: [name: string, count: number][]): DomainError {
   const list = dependants.map(([name, count]) => `${count} ${inWords(name, count)}`).join(" and ");
-  return new DomainError("conflict", `the ${noun} still has ${list}; remove or move them first`, { dependants: Object.fromEntries(dependants) });
+  return new DomainError("conflict", `the ${noun} still has ${list}; remove or move them first`, {
+    dependants: Object.fromEntries(dependants),
+  });
 }
 
 /** A dependants key as prose: financialEntries -> "financial entries", or "financial entry" for one. */

@@ -21,7 +21,16 @@ import { guarded } from "./constraint-errors.ts";
 import { recordHistory } from "./events.ts";
 import type { Call } from "./context.ts";
 import { publishAfterCommit } from "./rooms.ts";
-import { settleCaller, settleCreate, settleDelete, settleUpdate, settleUpsert, type RuleErrors, type UpsertResult, type WriteResult } from "./settle.ts";
+import {
+  settleCaller,
+  settleCreate,
+  settleDelete,
+  settleUpdate,
+  settleUpsert,
+  type RuleErrors,
+  type UpsertResult,
+  type WriteResult,
+} from "./settle.ts";
 import type { UpsertOutcome } from "../db/statements/upsert.ts";
 
 // The verbs of a record resource (list, get, create, update, delete, history), each the same shape:
@@ -51,10 +60,15 @@ export interface ResourceServiceSpec<R extends Resource, New, Values, Record = R
 /** Each record embedded (?expand=) needs its own read scope: 403 naming the first one missing. */
 function settleExpansions(caller: CallerOutcome, view: RecordView | undefined): void {
   const missing = view?.expand.find((e) => !caller.scopes.includes(e.scope));
-  if (missing) throw new DomainError("insufficient_scope", `expand=${missing.name} needs the ${missing.scope} scope`, { scope: missing.scope, field: "expand" });
+  if (missing)
+    throw new DomainError("insufficient_scope", `expand=${missing.name} needs the ${missing.scope} scope`, {
+      scope: missing.scope,
+      field: "expand",
+    });
 }
 
-const concurrentCreate = (noun: string) => new DomainError("conflict", `a concurrent request created a ${noun} with this externalId; retry`, { field: "externalId" });
+const concurrentCreate = (noun: string) =>
+  new DomainError("conflict", `a concurrent request created a ${noun} with this externalId; retry`, { field: "externalId" });
 
 export interface ListInput<Filters> extends ListQuery {
   page: PageRequest;
@@ -83,7 +97,9 @@ export interface HistoryInput {
 }
 
 /** The service of a resource: its writes' statements and rules; its reads, nouns and scopes from its declaration. */
-export function resourceService<R extends Resource, New, Values>(spec: ResourceServiceSpec<R, New, Values>): ResourceService<RecordOf<R>, ListFiltersOf<R>, New, Values> {
+export function resourceService<R extends Resource, New, Values>(
+  spec: ResourceServiceSpec<R, New, Values>,
+): ResourceService<RecordOf<R>, ListFiltersOf<R>, New, Values> {
   // A resource's record has its version (RecordOf), which tsc cannot see through the generic R.
   type Record = RecordOf<R> & { version: number };
   const { resource } = spec;
@@ -95,7 +111,12 @@ export function resourceService<R extends Resource, New, Values>(spec: ResourceS
   const remove = statements.remove;
   /** What each failed rule of a change means, given the values the change was asked for. */
   const rulesFor = (values: Values) =>
-    Object.fromEntries(Object.entries(spec.rules ?? {}).map(([name, error]) => [name, (before: Record, violation: never) => error(before, values, violation)])) as RuleErrors<Record>;
+    Object.fromEntries(
+      Object.entries(spec.rules ?? {}).map(([name, error]) => [
+        name,
+        (before: Record, violation: never) => error(before, values, violation),
+      ]),
+    ) as RuleErrors<Record>;
   return {
     resource,
     async list({ ctx, input }) {
@@ -115,7 +136,13 @@ export function resourceService<R extends Resource, New, Values>(spec: ResourceS
     },
     async create({ ctx, input }) {
       const outcome = await guarded(statements.create(ctx.db, ctx.actor, input, ctx.idempotency));
-      const result = settleCreate(outcome, { ctx, scope: scopes.manage, noun, ...(parentNoun ? { parentNoun } : {}), idempotency: ctx.idempotency });
+      const result = settleCreate(outcome, {
+        ctx,
+        scope: scopes.manage,
+        noun,
+        ...(parentNoun ? { parentNoun } : {}),
+        idempotency: ctx.idempotency,
+      });
       publishAfterCommit(ctx, result);
       return result;
     },
@@ -141,7 +168,12 @@ export function resourceService<R extends Resource, New, Values>(spec: ResourceS
       ? {
           async remove({ ctx, input }: Call<{ id: string; ifMatch: number | null }>) {
             const outcome = await guarded(remove(ctx.db, ctx.actor, input.id, input.ifMatch), { deleting: true });
-            const result = settleDelete(outcome, { ctx, scope: scopes.manage, noun, ...(spec.removeRules ? { rules: spec.removeRules } : {}) });
+            const result = settleDelete(outcome, {
+              ctx,
+              scope: scopes.manage,
+              noun,
+              ...(spec.removeRules ? { rules: spec.removeRules } : {}),
+            });
             publishAfterCommit(ctx, result);
             return result;
           },

@@ -5,5 +5,10 @@ export type { NewRisk, RiskRecord, RiskValues } from "../db/statements/risks.ts"
 
 export const risks = resourceService({
   resource: statements.riskResource,
-  statements: { create: statements.createRisk, update: statements.updateRisk, remove: statements.deleteRisk, upsert: statements.upsertRisk },
+  statements: {
+    create: statements.createRisk,
+    update: statements.updateRisk,
+    remove: statements.deleteRisk,
+    upsert: statements.upsertRisk,
+  },
 });

@@ -44,14 +44,22 @@ export function roomsAt(address: RoomAddress | null): Rooms {
  * Sends events of one organisation to its room and records the changeVersions it acknowledged:
  * with the handle's next write, or at once (`recordNow`: the sweep, whose progress it is).
  */
-export async function publish(ctx: Pick<ServiceContext, "db" | "rooms">, orgId: string, events: OpsEvent[], options: { recordNow?: boolean } = {}): Promise<void> {
+export async function publish(
+  ctx: Pick<ServiceContext, "db" | "rooms">,
+  orgId: string,
+  events: OpsEvent[],
+  options: { recordNow?: boolean } = {},
+): Promise<void> {
   const { acknowledged } = (await ctx.rooms.tell(orgId, { events })) as { acknowledged?: unknown };
   if (!Array.isArray(acknowledged)) throw new Error(`room ${orgId} answered without acknowledged`);
   await markPublished(ctx.db, orgId, acknowledged, { now: options.recordNow ?? false });
 }
 
 /** The events a write committed, in changeVersion order: its cascades' first, its own last. */
-export const eventsOf = (result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined }): OpsEvent[] => [...(result.cascaded ?? []), ...(result.event ? [result.event] : [])];
+export const eventsOf = (result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined }): OpsEvent[] => [
+  ...(result.cascaded ?? []),
+  ...(result.event ? [result.event] : []),
+];
 
 /** After a write commits: its events go to the room after the answer. A failure is left to the sweep. */
 export function publishAfterCommit(ctx: ServiceContext, result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined }): void {

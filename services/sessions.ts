@@ -18,10 +18,12 @@ export async function describeSession({ ctx }: Call<Record<string, never>>) {
 }
 
 /** A signed-in session by id, with its organisation and its role's scopes (a realtime token names one), or null. */
-export const findLiveSession = ({ ctx, input }: Call<{ sessionId: string }, { db: Database }>) => statements.findLiveSession(ctx.db, input.sessionId);
+export const findLiveSession = ({ ctx, input }: Call<{ sessionId: string }, { db: Database }>) =>
+  statements.findLiveSession(ctx.db, input.sessionId);
 
 /** Who a session's calls are counted as (the rate limit): its person and the organisation it acts for, or null once it has ended. */
-export const sessionHolder = ({ ctx, input }: Call<{ sessionToken: string }, { db: Database }>) => statements.sessionHolder(ctx.db, input.sessionToken);
+export const sessionHolder = ({ ctx, input }: Call<{ sessionToken: string }, { db: Database }>) =>
+  statements.sessionHolder(ctx.db, input.sessionToken);
 
 /** Switches the session to another organisation the person belongs to. */
 export async function switchOrganisation({ ctx, input }: Call<{ sessionToken: string; orgId: string }>) {

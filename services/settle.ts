@@ -9,7 +9,16 @@ import { notFound, type DomainError } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { Scope } from "../domain/scopes.ts";
 import type { ServiceContext } from "./context.ts";
-import { callerRefusals, checkRefusal, concurrentChange, dependantsLeft, fixedFieldDiffers, idempotencyMismatch, nothingToMatch, versionMismatch } from "./refusals.ts";
+import {
+  callerRefusals,
+  checkRefusal,
+  concurrentChange,
+  dependantsLeft,
+  fixedFieldDiffers,
+  idempotencyMismatch,
+  nothingToMatch,
+  versionMismatch,
+} from "./refusals.ts";
 
 /** Who is calling, and where the changeVersion a call observed goes (the answer's envelope). */
 export type Settling = Pick<ServiceContext, "actor" | "observe">;
@@ -110,7 +119,8 @@ export type RuleErrors<Record> = { [Name in RuleName]?: (before: Record, violati
  * The error of the failed rule `rule`. (Its name is known to the compiler only as some rule's, so
  * its error is called with that rule's violation as the statement reported it.)
  */
-const ruleError = <Record>(rules: RuleErrors<Record> | undefined, rule: RuleName) => rules?.[rule] as ((before: Record, violation: unknown) => DomainError) | undefined;
+const ruleError = <Record>(rules: RuleErrors<Record> | undefined, rule: RuleName) =>
+  rules?.[rule] as ((before: Record, violation: unknown) => DomainError) | undefined;
 
 /** `rules` maps a failed rule to its error, given the record as it was. */
 export function settleUpdate<Record extends { version: number }>(

@@ -21,42 +21,65 @@ const tooManySubtasks = (field: "status" | "parentId") =>
 
 export const tasks = resourceService({
   resource: statements.taskResource,
-  statements: { create: statements.createTask, update: statements.updateTask, remove: statements.deleteTask, upsert: statements.upsertTask },
+  statements: {
+    create: statements.createTask,
+    update: statements.updateTask,
+    remove: statements.deleteTask,
+    upsert: statements.upsertTask,
+  },
   rules: {
     [RULES.transition]: (before, patch) => {
       const allowed = [...TASK_TRANSITIONS[before.status]];
-      return new DomainError("invalid_transition", `a task cannot move from ${before.status} to ${patch.status}; allowed: ${allowed.join(", ")}`, {
-        field: "status",
-        from: before.status,
-        allowed,
-      });
+      return new DomainError(
+        "invalid_transition",
+        `a task cannot move from ${before.status} to ${patch.status}; allowed: ${allowed.join(", ")}`,
+        {
+          field: "status",
+          from: before.status,
+          allowed,
+        },
+      );
     },
     // A refused move to done: the open blockers, or the open subtasks, by id.
     [RULES.blockers_closed]: (_before, _patch, blockers) =>
-      new DomainError("open_blockers", `the task is blocked by ${blockers.length} open ${blockers.length === 1 ? "task" : "tasks"}: finish or cancel ${blockers.length === 1 ? "it" : "them"} first`, {
-        field: "status",
-        blockers,
-      }),
+      new DomainError(
+        "open_blockers",
+        `the task is blocked by ${blockers.length} open ${blockers.length === 1 ? "task" : "tasks"}: finish or cancel ${blockers.length === 1 ? "it" : "them"} first`,
+        {
+          field: "status",
+          blockers,
+        },
+      ),
     [RULES.subtasks_closed]: (_before, _patch, violation) => {
       if (!("open" in violation)) return tooManySubtasks("status");
       const subtasks = violation.open;
-      return new DomainError("open_subtasks", `the task has ${subtasks.length} open ${subtasks.length === 1 ? "subtask" : "subtasks"}: finish or cancel ${subtasks.length === 1 ? "it" : "them"} first`, {
-        field: "status",
-        subtasks,
-      });
+      return new DomainError(
+        "open_subtasks",
+        `the task has ${subtasks.length} open ${subtasks.length === 1 ? "subtask" : "subtasks"}: finish or cancel ${subtasks.length === 1 ? "it" : "them"} first`,
+        {
+          field: "status",
+          subtasks,
+        },
+      );
     },
     [RULES.parent_acyclic]: (before, patch, path) =>
       new DomainError(
         "dependency_cycle",
-        patch.parentId === before.id ? "a task cannot be its own parent" : `parentId names a subtask of this task: the task would be its own ancestor`,
+        patch.parentId === before.id
+          ? "a task cannot be its own parent"
+          : `parentId names a subtask of this task: the task would be its own ancestor`,
         { field: "parentId", path },
       ),
     [RULES.parent_depth]: (_before, _patch, violation) => {
       if (!("level" in violation)) return tooManySubtasks("parentId");
-      return new DomainError("conflict", `subtasks nest at most ${MAX_TASK_DEPTH} levels: under this parent, the task's subtasks would reach level ${violation.level}`, {
-        field: "parentId",
-        maxDepth: MAX_TASK_DEPTH,
-      });
+      return new DomainError(
+        "conflict",
+        `subtasks nest at most ${MAX_TASK_DEPTH} levels: under this parent, the task's subtasks would reach level ${violation.level}`,
+        {
+          field: "parentId",
+          maxDepth: MAX_TASK_DEPTH,
+        },
+      );
     },
   },
   removeRules: {
@@ -87,12 +110,18 @@ export async function addDependency({ ctx, input }: Call<{ id: string; blockedBy
         }
         return new DomainError(
           "dependency_cycle",
-          input.blockedBy === before.id ? "a task cannot be blocked by itself" : `${input.blockedBy} is already blocked by this task, directly or through others: the dependency would close a cycle`,
+          input.blockedBy === before.id
+            ? "a task cannot be blocked by itself"
+            : `${input.blockedBy} is already blocked by this task, directly or through others: the dependency would close a cycle`,
           { field: "blockedBy", path: violation.cycle },
         );
       },
-      [RULES.blockers_limit]: () => new DomainError("conflict", `a task is blocked by at most ${MAX_BLOCKERS} tasks`, { field: "blockedBy" }),
-      [RULES.blocking_limit]: () => new DomainError("conflict", `${input.blockedBy} blocks ${MAX_BLOCKING} tasks already, the most a task may block`, { field: "blockedBy" }),
+      [RULES.blockers_limit]: () =>
+        new DomainError("conflict", `a task is blocked by at most ${MAX_BLOCKERS} tasks`, { field: "blockedBy" }),
+      [RULES.blocking_limit]: () =>
+        new DomainError("conflict", `${input.blockedBy} blocks ${MAX_BLOCKING} tasks already, the most a task may block`, {
+          field: "blockedBy",
+        }),
     },
   });
   publishAfterCommit(ctx, result);

@@ -14,7 +14,10 @@ import { callerRefusals } from "./refusals.ts";
 // invitation, or owning a new organisation. `opsroom user create` makes one from the command line.
 
 /** Why a sign-up is refused (null: it may go ahead): sign-up is closed and no invitation is for the address. */
-export async function checkSignUp(ctx: { db: Database; signup: boolean }, input: { email: string; invitation?: string | undefined }): Promise<string | null> {
+export async function checkSignUp(
+  ctx: { db: Database; signup: boolean },
+  input: { email: string; invitation?: string | undefined },
+): Promise<string | null> {
   if (input.invitation) {
     const found = await findOpenInvitation(ctx.db, sha256Hex(input.invitation));
     if (!found) return "the invitation is unknown, used, revoked or expired";
@@ -41,11 +44,22 @@ export async function welcomeNewUser(
 export async function createUser({
   ctx,
   input,
-}: Call<{ orgId: string; email: string; name: string; role: Role; password?: string | undefined; userId?: string | undefined }, { db: Database }>) {
+}: Call<
+  { orgId: string; email: string; name: string; role: Role; password?: string | undefined; userId?: string | undefined },
+  { db: Database }
+>) {
   const password = input.password ?? generatePassword();
   const userId = input.userId ?? uuidv7();
   const email = input.email.trim().toLowerCase();
-  const result = await statements.insertUser(ctx.db, { userId, accountId: uuidv7(), orgId: input.orgId, name: input.name, email, passwordHash: await hashPassword(password), role: input.role });
+  const result = await statements.insertUser(ctx.db, {
+    userId,
+    accountId: uuidv7(),
+    orgId: input.orgId,
+    name: input.name,
+    email,
+    passwordHash: await hashPassword(password),
+    role: input.role,
+  });
   if (!result.orgFound) throw callerRefusals.organisationUnknown();
   if (!result.created) throw new DomainError("conflict", `a user with the address ${email} exists already`, { field: "email" });
   return { userId, email, name: input.name, role: input.role, orgId: input.orgId, password, generated: input.password === undefined };

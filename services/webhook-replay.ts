@@ -31,7 +31,10 @@ function replayUntil(after: number, until: number | null, current: number): numb
   if (until === null && after > current) throw refuse("after", `after is past the organisation's changeVersion, ${current}`);
   const end = until ?? current;
   if (end - after > REPLAY_MAX_SPAN) {
-    throw refuse("until", `(${after}, ${end}] spans ${end - after} changeVersions and a replay at most ${REPLAY_MAX_SPAN}: split the range, e.g. until=${after + REPLAY_MAX_SPAN} first`);
+    throw refuse(
+      "until",
+      `(${after}, ${end}] spans ${end - after} changeVersions and a replay at most ${REPLAY_MAX_SPAN}: split the range, e.g. until=${after + REPLAY_MAX_SPAN} first`,
+    );
   }
   return end;
 }
@@ -71,9 +74,17 @@ function paidEvents(charge: Charge) {
  * received (its scopes and its filter): webhooks.manage and every scope it carries. The events are
  * read and handed to the room a page at a time, so a replay's memory does not grow with its range.
  */
-export async function replayWebhook({ ctx, input }: Call<{ id: string; after: number; until: number | null; retentionSeconds: number; charge: Charge }>) {
+export async function replayWebhook({
+  ctx,
+  input,
+}: Call<{ id: string; after: number; until: number | null; retentionSeconds: number; charge: Charge }>) {
   const read = async (after: number, until: number | null) => {
-    const page = await statements.replayPage(ctx.db, ctx.actor, input.id, { after, until, limit: REPLAY_BATCH, retentionSeconds: input.retentionSeconds });
+    const page = await statements.replayPage(ctx.db, ctx.actor, input.id, {
+      after,
+      until,
+      limit: REPLAY_BATCH,
+      retentionSeconds: input.retentionSeconds,
+    });
     settleCaller(page.caller, ctx, "webhooks.manage");
     return page;
   };
@@ -87,10 +98,11 @@ export async function replayWebhook({ ctx, input }: Call<{ id: string; after: nu
   const filter = webhookFilter(webhook);
   const paid = paidEvents(input.charge);
   let queued = 0;
-  for (let handed = input.after; ; ) {
+  for (let handed = input.after; ;) {
     const wanted = page.events.filter((event) => matchesFilter(filter, event));
     const handing = wanted.slice(0, (await paid.upTo(queued + wanted.length)) - queued);
-    if (handing.length > 0) await handToRoom(ctx, webhook.orgId, { replay: { webhookId: webhook.id, events: handing } }).catch(stoppedAt(handed, until));
+    if (handing.length > 0)
+      await handToRoom(ctx, webhook.orgId, { replay: { webhookId: webhook.id, events: handing } }).catch(stoppedAt(handed, until));
     queued += handing.length;
     if (handing.length < wanted.length) throw rateLimitedAt(handing.at(-1)?.changeVersion ?? handed, until, paid.refusal()!);
     const last = page.events.at(-1);
@@ -106,10 +118,14 @@ export async function replayWebhook({ ctx, input }: Call<{ id: string; after: nu
  */
 const stoppedAt = (handed: number, until: number) => (error: unknown) => {
   if (!(error instanceof DomainError)) throw error;
-  throw new DomainError(error.code, `${error.message}; the events up to changeVersion ${handed} are queued: go on with after=${handed}&until=${until}`, {
-    ...error.details,
-    queuedUpTo: handed,
-  });
+  throw new DomainError(
+    error.code,
+    `${error.message}; the events up to changeVersion ${handed} are queued: go on with after=${handed}&until=${until}`,
+    {
+      ...error.details,
+      queuedUpTo: handed,
+    },
+  );
 };
 
 /** The rate limit ran out midway: the events up to `upTo` are queued, the rest wait for the next window. */

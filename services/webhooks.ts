@@ -1,7 +1,13 @@
 import { RULES } from "../db/statements/rules.ts";
 import type { UpdateOutcome } from "../db/statements/update.ts";
 import * as statements from "../db/statements/webhooks.ts";
-import { deliveredEvent, listDeliveries, recordDeliveries, type DeliveryAttempt, type DeliveryFilter } from "../db/statements/webhook-deliveries.ts";
+import {
+  deliveredEvent,
+  listDeliveries,
+  recordDeliveries,
+  type DeliveryAttempt,
+  type DeliveryFilter,
+} from "../db/statements/webhook-deliveries.ts";
 import type { WebhookRecord } from "../db/statements/webhooks.ts";
 import { generateWebhookSecret } from "../domain/crypto/webhook-signature.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
@@ -35,7 +41,9 @@ const scopes = { read: "webhooks.read", manage: "webhooks.manage" } as const;
 /** 403 naming the first scope the webhook carries that the caller does not hold. */
 function lacksScopeOf(webhookScopes: string[], callerScopes: readonly string[], doing: string): DomainError | null {
   const missing = firstMissingScope(webhookScopes, callerScopes);
-  return missing ? new DomainError("insufficient_scope", `this webhook sees events under ${missing}; ${doing} needs that scope too`, { scope: missing }) : null;
+  return missing
+    ? new DomainError("insufficient_scope", `this webhook sees events under ${missing}; ${doing} needs that scope too`, { scope: missing })
+    : null;
 }
 
 export function assertHoldsScopesOf(webhookScopes: string[], callerScopes: readonly string[], doing: string): void {
@@ -51,7 +59,9 @@ export function assertHoldsScopesOf(webhookScopes: string[], callerScopes: reado
 async function reloadRoom(ctx: ServiceContext, orgId: string): Promise<void> {
   await ctx.rooms
     .tell(orgId, { webhooksChanged: true })
-    .catch((error: unknown) => console.warn(JSON.stringify({ level: "warn", message: "the room could not reload its webhooks", orgId, cause: String(error) })));
+    .catch((error: unknown) =>
+      console.warn(JSON.stringify({ level: "warn", message: "the room could not reload its webhooks", orgId, cause: String(error) })),
+    );
 }
 
 export async function listWebhooks({ ctx, input }: Call<{ page: PageRequest }>) {
@@ -76,7 +86,9 @@ export async function createWebhook({
   const { policy, ...settings } = input;
   const url = checkWebhookUrl(input.url, policy.allowLoopback);
   const secret = generateWebhookSecret();
-  const outcome = await guarded(statements.createWebhook(ctx.db, ctx.actor, { ...settings, url, events: input.events ?? [], secret }, ctx.idempotency));
+  const outcome = await guarded(
+    statements.createWebhook(ctx.db, ctx.actor, { ...settings, url, events: input.events ?? [], secret }, ctx.idempotency),
+  );
   const result = settleCreate(outcome, { ctx, scope: scopes.manage, noun: "webhook", idempotency: ctx.idempotency });
   if (result.replayed) return result as WriteResult<WebhookRecord & { secret: string }>;
   await reloadRoom(ctx, result.record.orgId);
@@ -84,7 +96,11 @@ export async function createWebhook({
 }
 
 /** A change to a webhook, settled (authorisation before its version and state) and told to the room. */
-async function settleChange(ctx: ServiceContext, outcome: UpdateOutcome<WebhookRecord>, doing: string): Promise<WriteResult<WebhookRecord>> {
+async function settleChange(
+  ctx: ServiceContext,
+  outcome: UpdateOutcome<WebhookRecord>,
+  doing: string,
+): Promise<WriteResult<WebhookRecord>> {
   settleCaller(outcome.caller, ctx, scopes.manage);
   if (outcome.before) assertHoldsScopesOf(outcome.before.scopes, outcome.caller.scopes, doing);
   const result = settleUpdate(outcome, {
@@ -97,8 +113,12 @@ async function settleChange(ctx: ServiceContext, outcome: UpdateOutcome<WebhookR
   return result;
 }
 
-export async function updateWebhook({ ctx, input }: Call<{ id: string; patch: statements.WebhookChange; ifMatch: number | null; policy: UrlPolicy }>) {
-  const patch = input.patch.url === undefined ? input.patch : { ...input.patch, url: checkWebhookUrl(input.patch.url, input.policy.allowLoopback) };
+export async function updateWebhook({
+  ctx,
+  input,
+}: Call<{ id: string; patch: statements.WebhookChange; ifMatch: number | null; policy: UrlPolicy }>) {
+  const patch =
+    input.patch.url === undefined ? input.patch : { ...input.patch, url: checkWebhookUrl(input.patch.url, input.policy.allowLoopback) };
   return settleChange(ctx, await guarded(statements.updateWebhook(ctx.db, ctx.actor, input.id, patch, input.ifMatch)), "changing it");
 }
 
@@ -108,7 +128,9 @@ export async function updateWebhook({ ctx, input }: Call<{ id: string; patch: st
  */
 export async function rotateWebhookSecret({ ctx, input }: Call<{ id: string; overlapSeconds: number; ifMatch: number | null }>) {
   const secret = generateWebhookSecret();
-  const outcome = await guarded(statements.rotateWebhookSecret(ctx.db, ctx.actor, input.id, { secret, overlapSeconds: input.overlapSeconds }, input.ifMatch));
+  const outcome = await guarded(
+    statements.rotateWebhookSecret(ctx.db, ctx.actor, input.id, { secret, overlapSeconds: input.overlapSeconds }, input.ifMatch),
+  );
   const result = await settleChange(ctx, outcome, "rotating its secret");
   return { ...result, record: { ...result.record, secret } };
 }
@@ -212,6 +234,7 @@ export async function redeliver({ ctx, input }: Call<{ webhookId: string; delive
 
 /** Every webhook of the organisation, secrets included: what the room delivers to. */
 export const webhookTargets = ({ ctx, input }: Call<{ orgId: string }, SystemContext>) => statements.webhookTargets(ctx.db, input.orgId);
-export const recordAttempts = ({ ctx, input }: Call<{ orgId: string; attempts: DeliveryAttempt[] }, SystemContext>) => recordDeliveries(ctx.db, input.orgId, input.attempts);
+export const recordAttempts = ({ ctx, input }: Call<{ orgId: string; attempts: DeliveryAttempt[] }, SystemContext>) =>
+  recordDeliveries(ctx.db, input.orgId, input.attempts);
 export const disableWebhook = ({ ctx, input }: Call<{ orgId: string; webhookId: string; reason: string }, SystemContext>) =>
   statements.disableWebhook(ctx.db, input.orgId, input.webhookId, input.reason);

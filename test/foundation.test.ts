@@ -202,9 +202,9 @@ describe("database foundations", () => {
       violation("tasks_milestone_fk"),
     );
     // Same organisation, but the milestone belongs to another project.
-    await expect(
-      insertTask({ projectId: projectA.id, assigneeId: personA.id, milestoneId: milestoneOfOtherProject.id }),
-    ).rejects.toEqual(violation("tasks_milestone_fk"));
+    await expect(insertTask({ projectId: projectA.id, assigneeId: personA.id, milestoneId: milestoneOfOtherProject.id })).rejects.toEqual(
+      violation("tasks_milestone_fk"),
+    );
     await expect(
       query("insert into milestones (id, org_id, project_id, name, due_date) values ($1, $2, $3, 'x', '2026-06-30')", [
         uuidv7(),

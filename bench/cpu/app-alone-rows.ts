@@ -25,7 +25,11 @@ async function runAppAlone(plan: Plan, root: string): Promise<AppAlone> {
 /** The app alone of this checkout, or (`root`) of the --against one, its rows marked so. */
 export async function measureAppAlone(plan: Plan, progress: Progress, rows: Row[], root?: string): Promise<AppAlone> {
   const mark = root ? " [against]" : "";
-  progress.step(root ? `cpu: the app alone of the --against checkout (${root})` : "cpu: the app alone (bench/app-alone.ts), its fetch in Node against recorded answers");
+  progress.step(
+    root
+      ? `cpu: the app alone of the --against checkout (${root})`
+      : "cpu: the app alone (bench/app-alone.ts), its fetch in Node against recorded answers",
+  );
   const alone = await runAppAlone(plan, root ?? PROJECT_ROOT);
   for (const r of alone.rows) {
     rows.push({

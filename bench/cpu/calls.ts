@@ -31,7 +31,14 @@ export type FloorKey = "floor" | "ioRead" | "ioWrite";
 export type ApiKey = Exclude<CallKey, FloorKey>;
 export const isFloor = (key: CallKey): key is FloorKey => key === "floor" || key === "ioRead" || key === "ioWrite";
 /** The I/O floor of each call: the hello-world Worker making the subrequests the call makes, and no more. */
-export const IO_FLOOR: Record<ApiKey, FloorKey> = { unknown: "floor", describe: "ioRead", task: "ioRead", list: "ioRead", create: "ioWrite", change: "ioWrite" };
+export const IO_FLOOR: Record<ApiKey, FloorKey> = {
+  unknown: "floor",
+  describe: "ioRead",
+  task: "ioRead",
+  list: "ioRead",
+  create: "ioWrite",
+  change: "ioWrite",
+};
 /** The API calls (not the floors), which `--against` measures on the other Worker too. */
 export const API_CALLS = CALLS.filter((c) => !isFloor(c.key));
 

@@ -47,12 +47,20 @@ export interface Started {
 /** Starts every process in `dir` and waits until each answers. */
 export async function startProcesses(stack: BenchStack, dir: string, against: string | undefined, owned: Owned): Promise<Started> {
   const embedded = stack.kind === "embedded";
-  const [endpointPort, workerPort, floorPort, realtimePort, againstPort, pglitePort] = (await distinctPorts(6)) as [number, number, number, number, number, number];
+  const [endpointPort, workerPort, floorPort, realtimePort, againstPort, pglitePort] = (await distinctPorts(6)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const endpoint = startService({
     name: "sql",
     command: process.execPath,
     args: [
-      "--import", "tsx",
+      "--import",
+      "tsx",
       fileURLToPath(new URL("./sql-endpoint-process.ts", import.meta.url)),
       `--port=${endpointPort}`,
       embedded ? `--pglite-port=${pglitePort}` : `--target=${serverAddress(stack.databaseUrl)}`,
@@ -65,13 +73,32 @@ export async function startProcesses(stack: BenchStack, dir: string, against: st
   const db: Database = embedded ? (owned.ownDb = connectNodeDatabase(databaseUrl, { max: 4 })) : stack.db;
 
   const realtimeSecret = randomBytes(24).toString("hex");
-  const urls = { worker: `http://127.0.0.1:${workerPort}`, floor: `http://127.0.0.1:${floorPort}`, against: `http://127.0.0.1:${againstPort}` };
+  const urls = {
+    worker: `http://127.0.0.1:${workerPort}`,
+    floor: `http://127.0.0.1:${floorPort}`,
+    against: `http://127.0.0.1:${againstPort}`,
+  };
   const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
-  const workerSettings = { databaseUrl, sqlEndpoint: `127.0.0.1:${endpointPort}`, realtimeSecret, authSecret: randomBytes(32).toString("hex") };
-  const worker = startWorker(workerSettings, { port: workerPort, realtimeUrl, place: { dir, persistTo: join(dir, "worker-state"), watch: false }, config: billedConfig(dir) });
+  const workerSettings = {
+    databaseUrl,
+    sqlEndpoint: `127.0.0.1:${endpointPort}`,
+    realtimeSecret,
+    authSecret: randomBytes(32).toString("hex"),
+  };
+  const worker = startWorker(workerSettings, {
+    port: workerPort,
+    realtimeUrl,
+    place: { dir, persistTo: join(dir, "worker-state"), watch: false },
+    config: billedConfig(dir),
+  });
   owned.services.push(worker);
   const againstWorker = against
-    ? startWorker(workerSettings, { port: againstPort, realtimeUrl, place: { dir: join(dir, "against"), persistTo: join(dir, "against-state"), watch: false }, config: billedConfig(dir, against) })
+    ? startWorker(workerSettings, {
+        port: againstPort,
+        realtimeUrl,
+        place: { dir: join(dir, "against"), persistTo: join(dir, "against-state"), watch: false },
+        config: billedConfig(dir, against),
+      })
     : undefined;
   if (againstWorker) owned.services.push(againstWorker);
   const floor = startWranglerDev({
@@ -84,7 +111,10 @@ export async function startProcesses(stack: BenchStack, dir: string, against: st
     place: { dir, persistTo: join(dir, "floor-state"), watch: false },
   });
   owned.services.push(floor);
-  const realtime = startRealtime({ realtimeSecret }, { port: realtimePort, apiUrl: urls.worker, place: { dir, persistTo: join(dir, "realtime-state") } });
+  const realtime = startRealtime(
+    { realtimeSecret },
+    { port: realtimePort, apiUrl: urls.worker, place: { dir, persistTo: join(dir, "realtime-state") } },
+  );
   owned.services.push(realtime);
   await Promise.all([
     waitFor(worker, `${urls.worker}/v1`),
@@ -92,7 +122,15 @@ export async function startProcesses(stack: BenchStack, dir: string, against: st
     waitFor(realtime, `${realtimeUrl}/health`),
     ...(againstWorker ? [waitFor(againstWorker, `${urls.against}/v1`)] : []),
   ]);
-  const services: Services = { worker, floor, realtime, endpoint, workerPort, floorPort, against: againstWorker ? { worker: againstWorker, port: againstPort } : undefined };
+  const services: Services = {
+    worker,
+    floor,
+    realtime,
+    endpoint,
+    workerPort,
+    floorPort,
+    against: againstWorker ? { worker: againstWorker, port: againstPort } : undefined,
+  };
   return { services, db, urls };
 }
 
@@ -108,7 +146,10 @@ function billedConfig(dir: string, root = PROJECT_ROOT): string {
   if (start === -1) throw new Error("cpu: wrangler.toml has no [assets] table to leave out");
   const rest = text.slice(start + "[assets]".length);
   const next = rest.search(/^\[/m);
-  const billed = (text.slice(0, start) + (next === -1 ? "" : rest.slice(next))).replace(/^main = "(.+)"$/m, (_, main: string) => `main = ${JSON.stringify(join(root, main))}`);
+  const billed = (text.slice(0, start) + (next === -1 ? "" : rest.slice(next))).replace(
+    /^main = "(.+)"$/m,
+    (_, main: string) => `main = ${JSON.stringify(join(root, main))}`,
+  );
   const file = join(dir, root === PROJECT_ROOT ? "wrangler.billed.toml" : "wrangler.against.toml");
   writeFileSync(file, billed);
   return file;
@@ -135,7 +176,8 @@ async function waitFor(service: ServiceProcess, url: string): Promise<void> {
 }
 
 /** wrangler dev's workerd that owns the port (`--socket-addr=entry=127.0.0.1:<port>`) is its proxy. */
-const ownsPort = (pid: number, port: number) => commandLine(pid).includes(`entry=127.0.0.1:${port} `) || commandLine(pid).endsWith(`entry=127.0.0.1:${port}`);
+const ownsPort = (pid: number, port: number) =>
+  commandLine(pid).includes(`entry=127.0.0.1:${port} `) || commandLine(pid).endsWith(`entry=127.0.0.1:${port}`);
 
 /**
  * Each process group's processes and their ticks, now: the first three columns from the wrangler
@@ -144,7 +186,8 @@ const ownsPort = (pid: number, port: number) => commandLine(pid).includes(`entry
 export function snapshot(s: Services, target: Target, postgres: number[] | "endpoint"): Record<Group, Ticks> {
   const all = readAllProcesses();
   const groups = mapGroups(() => new Map() as Ticks);
-  const [wrangler, port] = target === "worker" ? [s.worker, s.workerPort] : target === "against" ? [s.against!.worker, s.against!.port] : [s.floor, s.floorPort];
+  const [wrangler, port] =
+    target === "worker" ? [s.worker, s.workerPort] : target === "against" ? [s.against!.worker, s.against!.port] : [s.floor, s.floorPort];
   for (const p of processTree(wrangler.pid!, all)) {
     const group: Group = p.name !== "workerd" ? "wrangler" : ownsPort(p.pid, port) ? "proxy" : "workerd";
     groups[group].set(p.pid, p.ticks);
@@ -164,7 +207,8 @@ export function snapshot(s: Services, target: Target, postgres: number[] | "endp
 /** The processes of each service, as found once they answer. */
 export function describeProcesses(s: Services): Record<string, { pid: number; name: string; command: string }[]> {
   const all = readAllProcesses();
-  const list = (root: number) => processTree(root, all).map((p) => ({ pid: p.pid, name: p.name, command: commandLine(p.pid).slice(0, 200) }));
+  const list = (root: number) =>
+    processTree(root, all).map((p) => ({ pid: p.pid, name: p.name, command: commandLine(p.pid).slice(0, 200) }));
   return {
     worker: list(s.worker.pid!),
     floor: list(s.floor.pid!),

@@ -1,7 +1,21 @@
 import { execFileSync } from "node:child_process";
 import type { Row } from "../lib/table.ts";
 import { ms } from "../lib/table.ts";
-import { APPLICATION_NAME, CONCURRENCY, IO_FLOOR, isFloor, mapGroups, SETTLE_MS, type ApiKey, type CpuCall, type CpuSection, type FloorKey, type Group, type Measure, type Target } from "./calls.ts";
+import {
+  APPLICATION_NAME,
+  CONCURRENCY,
+  IO_FLOOR,
+  isFloor,
+  mapGroups,
+  SETTLE_MS,
+  type ApiKey,
+  type CpuCall,
+  type CpuSection,
+  type FloorKey,
+  type Group,
+  type Measure,
+  type Target,
+} from "./calls.ts";
 import { CLOCK_TICKS } from "./procs.ts";
 import type { Measured } from "./rounds.ts";
 
@@ -19,7 +33,12 @@ export function median(values: number[]): number {
 const times = (a: number, b: number) => (b > 0 ? a / b : NaN);
 
 /** Each measure's medians, the idle CPU of its Worker's processes taken off; the API calls' ratios to their floors. */
-export function callResults(measures: Measure[], measured: Map<string, Measured>, idle: Partial<Record<Target, Record<Group, number>>>, { rounds, calls }: { rounds: number; calls: number }): CpuCall[] {
+export function callResults(
+  measures: Measure[],
+  measured: Map<string, Measured>,
+  idle: Partial<Record<Target, Record<Group, number>>>,
+  { rounds, calls }: { rounds: number; calls: number },
+): CpuCall[] {
   const results: CpuCall[] = measures.map(({ id, call, target }) => {
     const m = measured.get(id)!;
     const idleOf = idle[target]!;
@@ -46,7 +65,11 @@ export function callResults(measures: Measure[], measured: Map<string, Measured>
   const floorCall = results[0]!;
   for (const r of results.filter((r) => !isFloor(r.key))) {
     const io = results.find((f) => f.key === IO_FLOOR[r.key as ApiKey])!;
-    r.overIo = { floor: io.key as FloorKey, times: times(r.median.workerd, io.median.workerd), ownMs: r.median.workerd - io.median.workerd };
+    r.overIo = {
+      floor: io.key as FloorKey,
+      times: times(r.median.workerd, io.median.workerd),
+      ownMs: r.median.workerd - io.median.workerd,
+    };
     r.xFloor = {
       workerd: times(r.median.workerd, floorCall.median.workerd),
       wrangler: times(r.median.wrangler, floorCall.median.wrangler),
@@ -69,7 +92,9 @@ export function callRows(results: CpuCall[], embedded: boolean, { rounds, calls 
   const cpuNote = (r: CpuCall) =>
     [
       `room workerd ${ms(r.median.roomWorkerd)}, partykit Node ${ms(r.median.partykit)}`,
-      embedded ? `SQL endpoint with PGlite ${ms(r.median.endpoint)}` : `SQL endpoint ${ms(r.median.endpoint)}, Postgres ${ms(r.median.postgres)}`,
+      embedded
+        ? `SQL endpoint with PGlite ${ms(r.median.endpoint)}`
+        : `SQL endpoint ${ms(r.median.endpoint)}, Postgres ${ms(r.median.postgres)}`,
     ].join("; ");
   const load = `c=${CONCURRENCY}, ${rounds} × ${calls}`;
   const floorRow = (f: CpuCall): Row => ({
@@ -100,7 +125,10 @@ export function callRows(results: CpuCall[], embedded: boolean, { rounds, calls 
 }
 
 /** What the section's JSON says of how it measured, and what each column sums. */
-export function methodOf(embedded: boolean, { rounds, calls }: { rounds: number; calls: number }): Pick<CpuSection, "method" | "clockTicks" | "rounds" | "callsPerBatch" | "concurrency" | "postgres" | "groups"> {
+export function methodOf(
+  embedded: boolean,
+  { rounds, calls }: { rounds: number; calls: number },
+): Pick<CpuSection, "method" | "clockTicks" | "rounds" | "callsPerBatch" | "concurrency" | "postgres" | "groups"> {
   return {
     method:
       `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second) of each process group, read before and ${SETTLE_MS} ms after each batch ` +
@@ -116,7 +144,8 @@ export function methodOf(embedded: boolean, { rounds, calls }: { rounds: number;
       ? "PGlite, in the SQL endpoint's process: the SQL endpoint column includes it, and the Postgres column is that same process"
       : `the client backends serving the SQL endpoint's connections (pg_stat_activity.application_name = '${APPLICATION_NAME}'), not the cluster's background processes`,
     groups: {
-      workerd: "the workerd process of wrangler's dev server that runs the Worker (not the one owning the port); for the floor, the hello-world Worker's",
+      workerd:
+        "the workerd process of wrangler's dev server that runs the Worker (not the one owning the port); for the floor, the hello-world Worker's",
       proxy: "the workerd process of wrangler's dev server that owns the Worker's port and passes requests on (wrangler's ProxyWorker)",
       wrangler: "every other process of the tree wrangler runs in: its Node process(es), esbuild",
       roomWorkerd: "the workerd processes of partykit dev",

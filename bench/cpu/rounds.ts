@@ -4,7 +4,21 @@ import { httpLoad, type HttpLoad } from "../lib/load.ts";
 import type { Progress } from "../lib/progress.ts";
 import { int, ms } from "../lib/table.ts";
 import type { Plan } from "../sections/context.ts";
-import { CALLS, CONCURRENCY, GROUP_NAMES, GROUPS, idleMs, isFloor, mapGroups, SETTLE_MS, type ApiKey, type FloorKey, type Group, type Measure, type Target } from "./calls.ts";
+import {
+  CALLS,
+  CONCURRENCY,
+  GROUP_NAMES,
+  GROUPS,
+  idleMs,
+  isFloor,
+  mapGroups,
+  SETTLE_MS,
+  type ApiKey,
+  type FloorKey,
+  type Group,
+  type Measure,
+  type Target,
+} from "./calls.ts";
 import { spentMs, type Ticks } from "./procs.ts";
 
 // Section 8's measuring (bench/sections/cpu.ts): each call type's requests, the warm-up, the CPU
@@ -29,7 +43,11 @@ export interface Measured {
 }
 
 /** The requests each measure sends: the floors' to the hello-world Worker, the API calls' to their Worker. */
-export function callLoads(urls: { worker: string; floor: string; against: string }, org: BenchOrg, ids: string[]): (measure: Measure) => Load {
+export function callLoads(
+  urls: { worker: string; floor: string; against: string },
+  org: BenchOrg,
+  ids: string[],
+): (measure: Measure) => Load {
   const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
   let n = 0;
   const apiLoads = (workerUrl: string): Record<ApiKey, Load> => ({
@@ -41,7 +59,13 @@ export function callLoads(urls: { worker: string; floor: string; against: string
       url: `${workerUrl}/v1/tasks`,
       method: "POST",
       headers,
-      body: () => JSON.stringify({ title: `CPU task ${n++}`, projectId: org.projects[n % org.projects.length]!, assigneeId: org.people[n % org.people.length]!, dueDate: "2026-06-01" }),
+      body: () =>
+        JSON.stringify({
+          title: `CPU task ${n++}`,
+          projectId: org.projects[n % org.projects.length]!,
+          assigneeId: org.people[n % org.people.length]!,
+          dueDate: "2026-06-01",
+        }),
     },
     change: {
       url: `${workerUrl}/v1/tasks/x`,
@@ -64,7 +88,10 @@ export function callLoads(urls: { worker: string; floor: string; against: string
 export async function warmUp(measures: Measure[], loadOf: (measure: Measure) => Load, warmup: number): Promise<void> {
   for (const measure of measures) {
     const result = await httpLoad({ ...loadOf(measure), connections: CONCURRENCY, amount: warmup });
-    if (result.failures > 0) throw new Error(`cpu: warm-up of ${measure.call.name}${measure.target === "against" ? " (against)" : ""}: ${result.failures} of ${warmup} calls failed`);
+    if (result.failures > 0)
+      throw new Error(
+        `cpu: warm-up of ${measure.call.name}${measure.target === "against" ? " (against)" : ""}: ${result.failures} of ${warmup} calls failed`,
+      );
   }
   await sleep(SETTLE_MS);
 }
@@ -73,8 +100,14 @@ export async function warmUp(measures: Measure[], loadOf: (measure: Measure) => 
  * Reads the CPU each Worker's processes and the floor's spend with no calls at all, ms a second by
  * group, into `readings` (one entry a reading); answers the progress line.
  */
-export async function readIdle(plan: Plan, targets: Target[], read: ReadCpu, readings: Partial<Record<Target, Record<Group, number>>>[]): Promise<string> {
-  const readAll = async () => Object.fromEntries(await Promise.all(targets.map(async (t) => [t, await read(t)] as const))) as Record<Target, Record<Group, Ticks>>;
+export async function readIdle(
+  plan: Plan,
+  targets: Target[],
+  read: ReadCpu,
+  readings: Partial<Record<Target, Record<Group, number>>>[],
+): Promise<string> {
+  const readAll = async () =>
+    Object.fromEntries(await Promise.all(targets.map(async (t) => [t, await read(t)] as const))) as Record<Target, Record<Group, Ticks>>;
   const before = await readAll();
   const started = performance.now();
   await sleep(idleMs(plan));
@@ -95,9 +128,17 @@ export interface Rounds {
 }
 
 /** Every measure's batch in each round, the order rotating; each batch between two readings of the CPU. */
-export async function runRounds({ rounds, calls, embedded, progress }: Rounds, measures: Measure[], loadOf: (measure: Measure) => Load, read: ReadCpu): Promise<Map<string, Measured>> {
+export async function runRounds(
+  { rounds, calls, embedded, progress }: Rounds,
+  measures: Measure[],
+  loadOf: (measure: Measure) => Load,
+  read: ReadCpu,
+): Promise<Map<string, Measured>> {
   const measured = new Map<string, Measured>(
-    measures.map((c) => [c.id, { raw: mapGroups(() => [] as number[]), seconds: [], rps: [], p50: [], p99: [], failures: 0, lost: 0, valid: [] }]),
+    measures.map((c) => [
+      c.id,
+      { raw: mapGroups(() => [] as number[]), seconds: [], rps: [], p50: [], p99: [], failures: 0, lost: 0, valid: [] },
+    ]),
   );
   for (let round = 0; round < rounds; round++) {
     // The order rotates each round, so no call type is always first (or always after a write).
@@ -107,7 +148,9 @@ export async function runRounds({ rounds, calls, embedded, progress }: Rounds, m
     const order = slots.map((_, i) => slots[(i + round) % slots.length]!).flatMap((slot) => (round % 2 ? [...slot].reverse() : slot));
     for (const measure of order) {
       const { call, target } = measure;
-      progress.step(`cpu: round ${round + 1}/${rounds}, ${call.name}${target === "against" ? " (against)" : ""}, ${calls} calls at c=${CONCURRENCY}`);
+      progress.step(
+        `cpu: round ${round + 1}/${rounds}, ${call.name}${target === "against" ? " (against)" : ""}, ${calls} calls at c=${CONCURRENCY}`,
+      );
       const before = await read(target);
       const startedAt = performance.now();
       const result = await httpLoad({ ...loadOf(measure), connections: CONCURRENCY, amount: calls });
@@ -127,7 +170,9 @@ export async function runRounds({ rounds, calls, embedded, progress }: Rounds, m
       m.p99.push(result.p99);
       m.failures += result.failures;
       progress.done(
-        `CPU ms a call, idle CPU included: ${GROUPS.filter((g) => !(embedded && g === "postgres")).map((g) => `${GROUP_NAMES[g]} ${ms(spent[g].ms / calls)}`).join(", ")}; ` +
+        `CPU ms a call, idle CPU included: ${GROUPS.filter((g) => !(embedded && g === "postgres"))
+          .map((g) => `${GROUP_NAMES[g]} ${ms(spent[g].ms / calls)}`)
+          .join(", ")}; ` +
           `${int(result.rps)} req/s${result.failures ? `, ${result.failures} FAILED` : ""}${lost ? `, ${lost} process(es) ENDED mid-batch (${lostIn.map((g) => GROUP_NAMES[g]).join(", ")})` : ""}`,
       );
     }

@@ -23,7 +23,10 @@ const BENCH_RATE_LIMIT = 1_000_000_000;
 
 export async function createBenchOrg(db: Database, name: string, size = { people: 20, projects: 10 }): Promise<BenchOrg> {
   const org = await createOrganisation(db, { name });
-  const { key } = await createApiKey({ ctx: { db }, input: { orgId: org.id, application: "bench", scopes: ALL_SCOPES, rateLimit: BENCH_RATE_LIMIT } });
+  const { key } = await createApiKey({
+    ctx: { db },
+    input: { orgId: org.id, application: "bench", scopes: ALL_SCOPES, rateLimit: BENCH_RATE_LIMIT },
+  });
   const people = Array.from({ length: size.people }, () => uuidv7());
   const projects = Array.from({ length: size.projects }, () => uuidv7());
   await db.query(

@@ -22,7 +22,14 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
 
 function summarise(latencies: number[], seconds: number, failures: number): LoadResult {
   const sorted = Float64Array.from(latencies).sort();
-  return { requests: latencies.length, seconds, rps: latencies.length / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures };
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    failures,
+  };
 }
 
 export interface HttpLoad {
@@ -49,29 +56,32 @@ export async function httpLoad(load: HttpLoad): Promise<LoadResult> {
   const startedAt = performance.now();
   let finish!: (error: unknown) => void;
   const finished = new Promise<void>((resolve, reject) => (finish = (error) => (error ? reject(error) : resolve())));
-  const instance = autocannon({
-    url: load.url,
-    method: load.method ?? "GET",
-    headers: load.headers ?? {},
-    connections: load.connections,
-    // autocannon ends a run at its next sample (every second by default): with a count, sample often,
-    // so the run ends when its last answer arrives rather than up to a second later.
-    ...(load.amount ? { amount: load.amount, sampleInt: 10 } : { duration: load.seconds }),
-    pipelining: 1,
-    timeout: 30,
-    requests:
-      load.body || load.path
-        ? [
-            {
-              setupRequest: (request) => ({
-                ...request,
-                ...(load.path ? { path: load.path() } : {}),
-                ...(load.body ? { body: load.body() } : {}),
-              }),
-            },
-          ]
-        : undefined,
-  }, (error) => finish(error));
+  const instance = autocannon(
+    {
+      url: load.url,
+      method: load.method ?? "GET",
+      headers: load.headers ?? {},
+      connections: load.connections,
+      // autocannon ends a run at its next sample (every second by default): with a count, sample often,
+      // so the run ends when its last answer arrives rather than up to a second later.
+      ...(load.amount ? { amount: load.amount, sampleInt: 10 } : { duration: load.seconds }),
+      pipelining: 1,
+      timeout: 30,
+      requests:
+        load.body || load.path
+          ? [
+              {
+                setupRequest: (request) => ({
+                  ...request,
+                  ...(load.path ? { path: load.path() } : {}),
+                  ...(load.body ? { body: load.body() } : {}),
+                }),
+              },
+            ]
+          : undefined,
+    },
+    (error) => finish(error),
+  );
   instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
     const ok = expected ? status === expected : status >= 200 && status < 300;
     if (ok) latencies.push(ms);

@@ -34,7 +34,10 @@ type Worker = { url: Promise<URL>; dispose(): Promise<void> };
 export async function startBenchStack(options: { realtime: boolean }): Promise<BenchStack> {
   const cleanups: (() => Promise<unknown> | undefined)[] = [];
   const close = async () => {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch(() => {});
+    for (const cleanup of cleanups.reverse())
+      await Promise.resolve()
+        .then(cleanup)
+        .catch(() => {});
   };
   let database: TestDatabase | undefined;
   const onExit = () => database?.disposeSync();

@@ -56,7 +56,9 @@ const RESULTS = fileURLToPath(new URL("../results", import.meta.url));
 
 export function writeReport(report: Report): void {
   const header = "| section | measurement | load | req/s | p50 ms | p99 ms | notes |";
-  const lines = report.rows.map((r) => `| ${r.section} | ${r.name} | ${r.load} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.note ?? ""} |`);
+  const lines = report.rows.map(
+    (r) => `| ${r.section} | ${r.name} | ${r.load} | ${int(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.note ?? ""} |`,
+  );
   const table = [header, "|---|---|---|--:|--:|--:|---|", ...lines].join("\n");
   const markdown = `# ${report.title}\n\n${report.machineLine}\n\n${table}\n`;
   const plans = report.plans;
@@ -74,6 +76,11 @@ export function writeReport(report: Report): void {
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(`${RESULTS}/${report.name}.md`, markdown);
   if (plansMarkdown) writeFileSync(`${RESULTS}/${report.name}.plans.md`, plansMarkdown);
-  writeFileSync(`${RESULTS}/${report.name}.json`, JSON.stringify({ title: report.title, ...report.extra, rows: report.rows, plans }, null, 2) + "\n");
-  process.stdout.write(`\n${markdown}\nwritten: bench/results/${report.name}.md, ${report.name}.json${plansMarkdown ? `, ${report.name}.plans.md` : ""}\n`);
+  writeFileSync(
+    `${RESULTS}/${report.name}.json`,
+    JSON.stringify({ title: report.title, ...report.extra, rows: report.rows, plans }, null, 2) + "\n",
+  );
+  process.stdout.write(
+    `\n${markdown}\nwritten: bench/results/${report.name}.md, ${report.name}.json${plansMarkdown ? `, ${report.name}.plans.md` : ""}\n`,
+  );
 }

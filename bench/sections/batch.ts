@@ -22,7 +22,8 @@ export const BATCH_CONCURRENCY = [1, 2];
 export const BATCH_DELAY_MS = 250;
 
 /** Loads of 1000 tasks each way; samples each way of one call, for its round trips. */
-const shape = (plan: Plan) => (plan.quick ? { loads: 1, batchSamples: 4, singleSamples: 10 } : { loads: 3, batchSamples: 6, singleSamples: 20 });
+const shape = (plan: Plan) =>
+  plan.quick ? { loads: 1, batchSamples: 4, singleSamples: 10 } : { loads: 3, batchSamples: 6, singleSamples: 20 };
 
 /** Progress steps: each load, then the round trips of a single call and of a batch. */
 export const steps = (plan: Plan) => shape(plan).loads * (1 + BATCH_CONCURRENCY.length) + 2;
@@ -67,7 +68,12 @@ export async function batchLoading({ stack, plan, progress, rows }: BenchRun): P
   let n = 0;
   const newTask = () => {
     const i = n++;
-    return { title: `Loaded task ${i}`, projectId: org.projects[i % org.projects.length]!, assigneeId: org.people[i % org.people.length]!, dueDate: "2026-06-01" };
+    return {
+      title: `Loaded task ${i}`,
+      projectId: org.projects[i % org.projects.length]!,
+      assigneeId: org.people[i % org.people.length]!,
+      dueDate: "2026-06-01",
+    };
   };
 
   const single = async () => {
@@ -81,7 +87,8 @@ export async function batchLoading({ stack, plan, progress, rows }: BenchRun): P
     const text = await response.text();
     if (response.status !== 200) throw new Error(`POST /v1/batch: ${response.status} ${text.slice(0, 300)}`);
     const results = (JSON.parse(text) as { data: { status: number }[] }).data;
-    if (results.length !== BATCH_SIZE || results.some((r) => r.status !== 201)) throw new Error(`POST /v1/batch: not ${BATCH_SIZE} creates: ${text.slice(0, 300)}`);
+    if (results.length !== BATCH_SIZE || results.some((r) => r.status !== 201))
+      throw new Error(`POST /v1/batch: not ${BATCH_SIZE} creates: ${text.slice(0, 300)}`);
   };
 
   // Warm the isolate, the statements and the key's rate limiter (its first call reads the limit).
@@ -90,7 +97,12 @@ export async function batchLoading({ stack, plan, progress, rows }: BenchRun): P
 
   const ways = [
     { way: `${TASKS} × POST /v1/tasks`, inFlight: SINGLE_CONCURRENCY, requests: TASKS, call: single },
-    ...BATCH_CONCURRENCY.map((c) => ({ way: `${TASKS / BATCH_SIZE} × POST /v1/batch of ${BATCH_SIZE} creates`, inFlight: c, requests: TASKS / BATCH_SIZE, call: batch })),
+    ...BATCH_CONCURRENCY.map((c) => ({
+      way: `${TASKS / BATCH_SIZE} × POST /v1/batch of ${BATCH_SIZE} creates`,
+      inFlight: c,
+      requests: TASKS / BATCH_SIZE,
+      call: batch,
+    })),
   ];
   const measured = ways.map(() => ({ wallMs: [] as number[], latencies: [] as number[] }));
   // Loads alternate (singles, batches one at a time, two at a time, then again), so a change in the
@@ -112,18 +124,30 @@ export async function batchLoading({ stack, plan, progress, rows }: BenchRun): P
 
   progress.step(`batch: round trips of POST /v1/tasks (${DELAY_MS} ms each way)`);
   const singleRt = await roundTrips(stack, single, singleSamples, TASKS, DELAY_MS);
-  progress.done(`${singleRt.perRequest.toFixed(2)} a call (p50 ${ms(singleRt.directMs)} → ${ms(singleRt.delayedMs)} ms) → ${int(singleRt.perLoad)} for ${TASKS} tasks`);
+  progress.done(
+    `${singleRt.perRequest.toFixed(2)} a call (p50 ${ms(singleRt.directMs)} → ${ms(singleRt.delayedMs)} ms) → ${int(singleRt.perLoad)} for ${TASKS} tasks`,
+  );
   progress.step(`batch: round trips of POST /v1/batch of ${BATCH_SIZE} (${BATCH_DELAY_MS} ms each way)`);
   const batchRt = await roundTrips(stack, batch, batchSamples, TASKS / BATCH_SIZE, BATCH_DELAY_MS);
-  progress.done(`${batchRt.perRequest.toFixed(2)} a batch (p50 ${ms(batchRt.directMs)} → ${ms(batchRt.delayedMs)} ms) → ${batchRt.perLoad.toFixed(1)} for ${TASKS} tasks`);
+  progress.done(
+    `${batchRt.perRequest.toFixed(2)} a batch (p50 ${ms(batchRt.directMs)} → ${ms(batchRt.delayedMs)} ms) → ${batchRt.perLoad.toFixed(1)} for ${TASKS} tasks`,
+  );
 
   const results: BatchLoad[] = ways.map((way, i) => {
     const sorted = Float64Array.from(measured[i]!.latencies).sort();
-    return { way: way.way, inFlight: way.inFlight, wallMs: measured[i]!.wallMs, medianWallMs: median(measured[i]!.wallMs), p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+    return {
+      way: way.way,
+      inFlight: way.inFlight,
+      wallMs: measured[i]!.wallMs,
+      medianWallMs: median(measured[i]!.wallMs),
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+    };
   });
   const singles = results[0]!;
   const ratio = singles.medianWallMs / results[1]!.medianWallMs;
-  const walls = (r: BatchLoad) => `${TASKS} tasks in ${int(r.medianWallMs)} ms${r.wallMs.length > 1 ? ` (median of ${r.wallMs.map(int).join(", ")})` : ""}`;
+  const walls = (r: BatchLoad) =>
+    `${TASKS} tasks in ${int(r.medianWallMs)} ms${r.wallMs.length > 1 ? ` (median of ${r.wallMs.map(int).join(", ")})` : ""}`;
   for (const [i, r] of results.entries()) {
     const rt = i === 0 ? singleRt : batchRt;
     const rtNote =
@@ -141,7 +165,10 @@ export async function batchLoading({ stack, plan, progress, rows }: BenchRun): P
       note: `${walls(r)}${speed}; ${rtNote}`,
     });
   }
-  for (const [name, rt, unit] of [["POST /v1/tasks", singleRt, "a call"], [`POST /v1/batch of ${BATCH_SIZE} creates`, batchRt, "a batch"]] as const) {
+  for (const [name, rt, unit] of [
+    ["POST /v1/tasks", singleRt, "a call"],
+    [`POST /v1/batch of ${BATCH_SIZE} creates`, batchRt, "a batch"],
+  ] as const) {
     rows.push({
       section: "7 batch",
       name: `round trips: ${name}`,
@@ -171,7 +198,13 @@ async function inFlight(call: () => Promise<unknown>, count: number, concurrency
 }
 
 /** As section 3 (bench/round-trips.ts): one call at a time, alternately undelayed and delayed. */
-async function roundTrips(stack: BenchRun["stack"], call: () => Promise<unknown>, samples: number, perLoad: number, delayMs: number): Promise<RequestRoundTrips> {
+async function roundTrips(
+  stack: BenchRun["stack"],
+  call: () => Promise<unknown>,
+  samples: number,
+  perLoad: number,
+  delayMs: number,
+): Promise<RequestRoundTrips> {
   const direct: number[] = [];
   const delayed: number[] = [];
   const time = async () => {

@@ -2,7 +2,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { measureAppAlone } from "../cpu/app-alone-rows.ts";
-import { API_CALLS, APPLICATION_NAME, CALLS, idleMs, isFloor, mapGroups, shape, type CpuOptions, type CpuSection, type Group, type Measure, type Target } from "../cpu/calls.ts";
+import {
+  API_CALLS,
+  APPLICATION_NAME,
+  CALLS,
+  idleMs,
+  isFloor,
+  mapGroups,
+  shape,
+  type CpuOptions,
+  type CpuSection,
+  type Group,
+  type Measure,
+  type Target,
+} from "../cpu/calls.ts";
 import { backendPids, describeProcesses, snapshot, startProcesses, type Owned } from "../cpu/processes.ts";
 import { callResults, callRows, commitOf, methodOf } from "../cpu/report.ts";
 import { callLoads, readIdle, runRounds, warmUp } from "../cpu/rounds.ts";
@@ -30,7 +43,8 @@ import type { BenchRun, Plan } from "./context.ts";
 // their CPU), rounds.ts (the batches), report.ts (medians, ratios, rows), app-alone-rows.ts.
 
 /** Progress steps: starting the processes, loading and warming up, one per batch, the idle reading after, the app alone (twice with `--against`). */
-export const steps = (plan: Plan, against?: string) => (against ? 5 : 4) + shape(plan).rounds * (CALLS.length + (against ? API_CALLS.length : 0));
+export const steps = (plan: Plan, against?: string) =>
+  (against ? 5 : 4) + shape(plan).rounds * (CALLS.length + (against ? API_CALLS.length : 0));
 
 export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun, options: CpuOptions = {}): Promise<CpuSection> {
   const { rounds, calls, warmup } = shape(plan);
@@ -48,8 +62,9 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun, opti
     const { services, db, urls } = await startProcesses(stack, dir, against, owned);
     const found = describeProcesses(services);
     progress.done(
-      `${Object.entries(found).map(([name, list]) => `${name} ${list.map((p) => `${p.name}:${p.pid}`).join(",")}`).join("; ")}` +
-        `; Postgres: ${embedded ? "PGlite in the SQL endpoint's process" : `backends of ${APPLICATION_NAME}`}`,
+      `${Object.entries(found)
+        .map(([name, list]) => `${name} ${list.map((p) => `${p.name}:${p.pid}`).join(",")}`)
+        .join("; ")}` + `; Postgres: ${embedded ? "PGlite in the SQL endpoint's process" : `backends of ${APPLICATION_NAME}`}`,
     );
 
     progress.step(`cpu: load an organisation of 1,000 tasks, warm up (${warmup} calls each), ${idleMs(plan) / 1000} s idle`);
@@ -71,11 +86,15 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun, opti
     progress.step(`cpu: idle CPU again, ${idleMs(plan) / 1000} s`);
     progress.done(await readIdle(plan, targets, read, idleReadings));
     // The lower of the two readings: something that happens once (a reload) must not count as idle.
-    const idle = Object.fromEntries(targets.map((t) => [t, mapGroups((g) => Math.min(...idleReadings.map((r) => r[t]![g])))])) as Partial<Record<Target, Record<Group, number>>>;
+    const idle = Object.fromEntries(targets.map((t) => [t, mapGroups((g) => Math.min(...idleReadings.map((r) => r[t]![g])))])) as Partial<
+      Record<Target, Record<Group, number>>
+    >;
     const results = callResults(measures, measured, idle, { rounds, calls });
     rows.push(...callRows(results, embedded, { rounds, calls }));
     const alone = await measureAppAlone(plan, progress, rows);
-    const againstInfo: CpuSection["against"] = against ? { dir: against, commit: commitOf(against), appAlone: await measureAppAlone(plan, progress, rows, against) } : undefined;
+    const againstInfo: CpuSection["against"] = against
+      ? { dir: against, commit: commitOf(against), appAlone: await measureAppAlone(plan, progress, rows, against) }
+      : undefined;
     return {
       ...(againstInfo ? { against: againstInfo } : {}),
       appAlone: alone,

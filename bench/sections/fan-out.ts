@@ -29,7 +29,11 @@ export async function fanOut({ stack, plan, progress, rows }: BenchRun): Promise
   await growTasks(stack.db, org, 10);
   const [taskId] = await someTasks(stack.db, org, 1);
   const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
-  const tokenResponse = await fetch(`${stack.workerUrl}/v1/realtime/tokens`, { method: "POST", headers, body: JSON.stringify({ scopes: ["tasks.read"], ttlSeconds: 900 }) });
+  const tokenResponse = await fetch(`${stack.workerUrl}/v1/realtime/tokens`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ scopes: ["tasks.read"], ttlSeconds: 900 }),
+  });
   const { data } = (await tokenResponse.json()) as { data: { token: string } };
   const socketUrl = `${stack.realtimeUrl.replace(/^http/, "ws")}/parties/v1/${org.orgId}?token=${encodeURIComponent(data.token)}`;
 
@@ -72,7 +76,11 @@ export async function fanOut({ stack, plan, progress, rows }: BenchRun): Promise
         const seen: number[] = [];
         arrivals.set(title, seen);
         const t0 = performance.now();
-        const response = await fetch(`${stack.workerUrl}/v1/tasks/${taskId}`, { method: "PATCH", headers, body: JSON.stringify({ title }) });
+        const response = await fetch(`${stack.workerUrl}/v1/tasks/${taskId}`, {
+          method: "PATCH",
+          headers,
+          body: JSON.stringify({ title }),
+        });
         if (!response.ok) throw new Error(`PATCH: ${response.status} ${await response.text()}`);
         await response.arrayBuffer();
         const answered = performance.now() - t0;
@@ -89,7 +97,9 @@ export async function fanOut({ stack, plan, progress, rows }: BenchRun): Promise
       const p50 = percentile(sorted, 50);
       const p99 = percentile(sorted, 99);
       const write50 = percentile(Float64Array.from(writes).sort(), 50);
-      progress.done(`p50 ${ms(p50)} ms, p99 ${ms(p99)} ms (the write answered in p50 ${ms(write50)} ms)${missing ? `, ${missing} MISSED` : ""}`);
+      progress.done(
+        `p50 ${ms(p50)} ms, p99 ${ms(p99)} ms (the write answered in p50 ${ms(write50)} ms)${missing ? `, ${missing} MISSED` : ""}`,
+      );
       rows.push({
         section: "5 fan-out",
         name: "PATCH /v1/tasks/:id sent → event on every socket",
@@ -152,7 +162,9 @@ async function sustained(options: { run: BenchRun; orgId: string; sockets: numbe
   const seconds = (last - t0) / 1000;
   const rate = events.length / seconds;
   const acked = Float64Array.from(acks).sort();
-  run.progress.done(`${int(rate)} events/s (${int(rate * sockets)} messages/s), publish acknowledged p50 ${ms(percentile(acked, 50))} ms${missing ? `, ${missing} MISSED` : ""}`);
+  run.progress.done(
+    `${int(rate)} events/s (${int(rate * sockets)} messages/s), publish acknowledged p50 ${ms(percentile(acked, 50))} ms${missing ? `, ${missing} MISSED` : ""}`,
+  );
   run.rows.push({
     section: "5 fan-out",
     name: `events published to the room, ${IN_FLIGHT} in flight → on every socket`,

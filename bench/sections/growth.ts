@@ -32,7 +32,14 @@ export async function growth({ stack, plan, progress, rows }: BenchRun): Promise
     await growTasks(stack.db, org, size);
     const listPath = `/v1/tasks?projectId=${org.projects[0]}&status=todo,in_progress&limit=50`;
     const cursor = await middleCursor(stack.db, org, org.projects[0]!);
-    sizes.push({ size, org, listPath, deepPath: `${listPath}&cursor=${cursor}`, cursor, headers: { authorization: `Bearer ${org.key}`, "content-type": "application/json" } });
+    sizes.push({
+      size,
+      org,
+      listPath,
+      deepPath: `${listPath}&cursor=${cursor}`,
+      cursor,
+      headers: { authorization: `Bearer ${org.key}`, "content-type": "application/json" },
+    });
     progress.done("loaded and analyzed");
   }
   const get = async (path: string, headers: Record<string, string>) => {
@@ -74,7 +81,10 @@ export async function growth({ stack, plan, progress, rows }: BenchRun): Promise
     write: (e) => post(e),
   };
   progress.step(`growth: ${plan.growthSamples} rounds of ${measures.length} calls at each size`);
-  const results = sizes.map(({ size }) => ({ size, ...(Object.fromEntries(measures.map(([, key]) => [key, [] as number[]])) as Record<Measure, number[]>) }));
+  const results = sizes.map(({ size }) => ({
+    size,
+    ...(Object.fromEntries(measures.map(([, key]) => [key, [] as number[]])) as Record<Measure, number[]>),
+  }));
   for (let round = -5; round < plan.growthSamples; round++) {
     for (const [i, entry] of sizes.entries()) {
       for (const [, key] of measures) {
@@ -127,22 +137,30 @@ async function explainGrowth(stack: BenchStack, org: BenchOrg, project: string, 
       queryCount: 0,
     };
     const actor = { keyHash: org.keyHash };
-    const listTasks = (page: PageRequest, filters: TaskFilters, query: ListQuery = {}) => listRecords(recorder, actor, taskResource, { page, filters, ...query });
+    const listTasks = (page: PageRequest, filters: TaskFilters, query: ListQuery = {}) =>
+      listRecords(recorder, actor, taskResource, { page, filters, ...query });
     await client.query("begin");
     await listTasks({ limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] });
     await listTasks({ limit: 50, sort: [], after: decodeCursor(cursor, [], {}) }, { projectId: project, status: ["todo", "in_progress"] });
     await listTasks({ limit: 50, sort: [], after: null }, { updatedSince: since });
     await listTasks({ limit: 50, sort: parseSort("-dueDate", taskResource.sortable), after: null }, {});
     await listTasks({ limit: 50, sort: [], after: null }, {}, { search: "scaffold" });
-    await listTasks({ limit: 50, sort: [], after: null }, { projectId: project, status: ["todo", "in_progress"] }, {
-      view: { fields: null, expand: Object.values(taskResource.expansions) },
-    });
+    await listTasks(
+      { limit: 50, sort: [], after: null },
+      { projectId: project, status: ["todo", "in_progress"] },
+      {
+        view: { fields: null, expand: Object.values(taskResource.expansions) },
+      },
+    );
     await createTask(recorder, actor, { title: "Plan", projectId: project, assigneeId: org.people[0]!, dueDate: "2026-06-01" });
     await client.query("rollback");
     const explain = async ({ text, params }: { text: string; params: unknown[] }) => {
       await client.query("begin");
       try {
-        const result = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, costs off, timing off, summary off) ${text}`, params);
+        const result = await client.query<{ "QUERY PLAN": string }>(
+          `explain (analyze, costs off, timing off, summary off) ${text}`,
+          params,
+        );
         return result.rows.map((r) => r["QUERY PLAN"]).join("\n");
       } finally {
         await client.query("rollback");

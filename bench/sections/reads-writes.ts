@@ -28,9 +28,21 @@ export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun):
   const newTask = () => ({ title: "Bench task", projectId: org.projects[0]!, assigneeId: org.people[0]!, dueDate: "2026-06-01" });
   let n = 0;
   const nextId = () => ids[n++ % ids.length]!;
-  const cases: { name: string; http: Omit<Parameters<typeof httpLoad>[0], "connections" | "seconds">; sql: (db: Database) => Promise<unknown> }[] = [
-    { name: "GET /v1/tasks?limit=50", http: { url: `${base}/v1/tasks?limit=50`, headers }, sql: (db) => listRecords(db, actor, taskResource, { page: { limit: 50, sort: [], after: null }, filters: {} }) },
-    { name: "GET /v1/tasks/:id", http: { url: `${base}/v1/tasks/${ids[0]}`, headers }, sql: (db) => getRecord(db, actor, taskResource, ids[0]!) },
+  const cases: {
+    name: string;
+    http: Omit<Parameters<typeof httpLoad>[0], "connections" | "seconds">;
+    sql: (db: Database) => Promise<unknown>;
+  }[] = [
+    {
+      name: "GET /v1/tasks?limit=50",
+      http: { url: `${base}/v1/tasks?limit=50`, headers },
+      sql: (db) => listRecords(db, actor, taskResource, { page: { limit: 50, sort: [], after: null }, filters: {} }),
+    },
+    {
+      name: "GET /v1/tasks/:id",
+      http: { url: `${base}/v1/tasks/${ids[0]}`, headers },
+      sql: (db) => getRecord(db, actor, taskResource, ids[0]!),
+    },
     {
       name: "POST /v1/tasks",
       http: { url: `${base}/v1/tasks`, method: "POST", headers, body: () => JSON.stringify(newTask()) },
@@ -38,7 +50,13 @@ export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun):
     },
     {
       name: "PATCH /v1/tasks/:id",
-      http: { url: `${base}/v1/tasks/x`, method: "PATCH", headers, path: () => `/v1/tasks/${nextId()}`, body: () => JSON.stringify({ title: `Bench ${n}` }) },
+      http: {
+        url: `${base}/v1/tasks/x`,
+        method: "PATCH",
+        headers,
+        path: () => `/v1/tasks/${nextId()}`,
+        body: () => JSON.stringify({ title: `Bench ${n}` }),
+      },
       sql: (db) => updateTask(db, actor, nextId(), { title: `Bench ${n}` }, null),
     },
   ];
@@ -46,10 +64,16 @@ export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun):
   const runtime: Record<number, LoadResult> = {};
   for (const c of CONCURRENCY) {
     progress.step(`runtime ceiling (GET unknown path → 404) c=${c}`, secondsAt(c));
-    if (c === CONCURRENCY[0]) await httpLoad({ url: `${base}/v1/bench-no-such-path`, expectStatus: 404, connections: 16, seconds: plan.warmup });
+    if (c === CONCURRENCY[0])
+      await httpLoad({ url: `${base}/v1/bench-no-such-path`, expectStatus: 404, connections: 16, seconds: plan.warmup });
     runtime[c] = await httpLoad({ url: `${base}/v1/bench-no-such-path`, expectStatus: 404, connections: c, seconds: secondsAt(c) });
     progress.done(summary(runtime[c]!));
-    rows.push({ section: "2 ceiling", name: "Worker runtime: unknown path → 404, full middleware", load: `c=${c}`, ...numbers(runtime[c]!) });
+    rows.push({
+      section: "2 ceiling",
+      name: "Worker runtime: unknown path → 404, full middleware",
+      load: `c=${c}`,
+      ...numbers(runtime[c]!),
+    });
   }
 
   for (const kase of cases) {
@@ -78,9 +102,17 @@ export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun):
         name: kase.name,
         load: `c=${c}`,
         ...numbers(api[c]!),
-        note: [`${pct(api[c]!.rps, ceiling[c]!.rps)} of SQL, ${pct(api[c]!.rps, runtime[c]!.rps)} of runtime req/s`, numbers(api[c]!).note].filter(Boolean).join("; "),
+        note: [`${pct(api[c]!.rps, ceiling[c]!.rps)} of SQL, ${pct(api[c]!.rps, runtime[c]!.rps)} of runtime req/s`, numbers(api[c]!).note]
+          .filter(Boolean)
+          .join("; "),
       });
     }
-    for (const c of CONCURRENCY) rows.push({ section: "2 ceiling", name: `SQL of ${kase.name}, from Node (pg pool of ${c})`, load: `c=${c}`, ...numbers(ceiling[c]!) });
+    for (const c of CONCURRENCY)
+      rows.push({
+        section: "2 ceiling",
+        name: `SQL of ${kase.name}, from Node (pg pool of ${c})`,
+        load: `c=${c}`,
+        ...numbers(ceiling[c]!),
+      });
   }
 }

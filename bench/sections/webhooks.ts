@@ -28,7 +28,11 @@ export async function webhooks({ stack, plan, progress, rows }: BenchRun): Promi
   const port = (receiver.address() as { port: number }).port;
   try {
     const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
-    const created = await fetch(`${stack.workerUrl}/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, events: ["task.*"] }) });
+    const created = await fetch(`${stack.workerUrl}/v1/webhooks`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, events: ["task.*"] }),
+    });
     if (created.status !== 201) throw new Error(`POST /v1/webhooks: ${created.status} ${await created.text()}`);
     const webhook = ((await created.json()) as { data: { id: string } }).data;
     // One test delivery: the room has the webhook and the path works end to end.

@@ -97,12 +97,19 @@ async function signIns(): Promise<Measured[]> {
   try {
     const origin = stack.workerUrl;
     const post = (path: string, body: unknown, cookie = "") =>
-      fetch(`${origin}${path}`, { method: "POST", headers: { "content-type": "application/json", origin, cookie }, body: JSON.stringify(body) });
+      fetch(`${origin}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin, cookie },
+        body: JSON.stringify(body),
+      });
     const email = "bench@example.test";
     const password = "correct horse battery staple";
     const signedUp = await post("/auth/sign-up/email", { email, password, name: "Bench" });
     if (signedUp.status !== 200) throw new Error(`sign-up: ${signedUp.status} ${await signedUp.text()}`);
-    const cookie = signedUp.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookie = signedUp.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     return [
       await measure("404 (no database)", 200, () => fetch(`${origin}/nowhere`)),
       await measure("GET /v1/settings/session (one statement)", 200, () => fetch(`${origin}/v1/settings/session`, { headers: { cookie } })),
@@ -117,6 +124,10 @@ const rows = [...(await hashes()), ...(await signIns())];
 const floor = rows[0]!.cpuMsPerCall;
 console.log("\n| request | n | workerd CPU, ms per request | x the floor | wall, median ms |\n|---|--:|--:|--:|--:|");
 for (const row of rows) {
-  console.log(`| ${row.call} | ${row.count} | ${row.cpuMsPerCall.toFixed(1)} | ${(row.cpuMsPerCall / floor).toFixed(1)} | ${row.wallMsMedian.toFixed(1)} |`);
+  console.log(
+    `| ${row.call} | ${row.count} | ${row.cpuMsPerCall.toFixed(1)} | ${(row.cpuMsPerCall / floor).toFixed(1)} | ${row.wallMsMedian.toFixed(1)} |`,
+  );
 }
-console.log(`\nCPU from /proc (${TICKS_PER_SECOND} ticks a second) of every workerd process this run started; the floor is the hash Worker answering "ok".`);
+console.log(
+  `\nCPU from /proc (${TICKS_PER_SECOND} ticks a second) of every workerd process this run started; the floor is the hash Worker answering "ok".`,
+);

@@ -24,9 +24,11 @@ const keyRevoke: CommandSpec<{ keyId: string }, KeyRevokeResult> = {
   options: {},
   parse: (args) => ({ keyId: parseUuid(args.positionals[0]!, "KEY_ID") }),
   async run({ db }, { keyId }) {
-    const revoked = await revokeApiKey({ ctx: { db, rooms: await cliRooms(), defer: () => {} }, input: { keyId } }).catch((error: unknown) => {
-      throw error instanceof DomainError && error.code === "not_found" ? new CommandError(`no API key with id ${keyId}`) : error;
-    });
+    const revoked = await revokeApiKey({ ctx: { db, rooms: await cliRooms(), defer: () => {} }, input: { keyId } }).catch(
+      (error: unknown) => {
+        throw error instanceof DomainError && error.code === "not_found" ? new CommandError(`no API key with id ${keyId}`) : error;
+      },
+    );
     return { id: keyId, revoked: true, socketsClosed: revoked.roomTold, webhooks: revoked.webhooks };
   },
   render: ({ id, socketsClosed, webhooks }) =>

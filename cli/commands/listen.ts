@@ -27,7 +27,10 @@ function filterOf(args: { optional(name: string): string | undefined; flag(name:
     if (parsed.invalid !== null) throw new UsageError(`--events: "${parsed.invalid}" is not "*", "<resource>.*" or "<resource>.<action>"`);
     filter.types = parsed.types.join(",");
   }
-  for (const [flag, field] of [["project", "projectId"], ["record", "recordId"]] as const) {
+  for (const [flag, field] of [
+    ["project", "projectId"],
+    ["record", "recordId"],
+  ] as const) {
     const id = args.optional(flag);
     if (id === undefined) continue;
     if (!UUID_PATTERN.test(id)) throw new UsageError(`--${flag} must be a UUID`);
@@ -39,7 +42,12 @@ function filterOf(args: { optional(name: string): string | undefined; flag(name:
 
 /** The filter in words, for the status line. */
 const describeFilter = (filter: ListenFilter) =>
-  [filter.types && `events ${filter.types}`, filter.projectId && `project ${filter.projectId}`, filter.recordId && `record ${filter.recordId}`, filter.excludeOwn && "not this key's own changes"]
+  [
+    filter.types && `events ${filter.types}`,
+    filter.projectId && `project ${filter.projectId}`,
+    filter.recordId && `record ${filter.recordId}`,
+    filter.excludeOwn && "not this key's own changes",
+  ]
     .filter(Boolean)
     .join("; ");
 
@@ -97,7 +105,9 @@ const listen: StreamCommandSpec<ListenInput> = {
     const client = createListenApi(api, key, filter);
     const self = await client.describeKey();
     const forwarder = forwardTo ? createForwarder(forwardTo) : null;
-    say(`${bold("Ready.")} Listening to organisation ${self.organisation} as "${self.application}", from changeVersion ${self.changeVersion}.`);
+    say(
+      `${bold("Ready.")} Listening to organisation ${self.organisation} as "${self.application}", from changeVersion ${self.changeVersion}.`,
+    );
     if (Object.keys(filter).length > 0) say(`Only ${describeFilter(filter)}.`);
     if (forwarder) {
       say(`Forwarding to ${forwarder.url}, signed like a webhook. Signing secret for this run:`);

@@ -15,8 +15,7 @@ const orgCreate: CommandSpec<{ name: string }, Organisation> = {
   },
   run: ({ db }, input) => createOrganisation({ ctx: { db }, input }),
   render: (org) =>
-    `Created organisation "${org.name}": ${org.id}\n` +
-    `Next: npx opsroom key create --org ${org.id} --name APP --scopes tasks.manage\n`,
+    `Created organisation "${org.name}": ${org.id}\n` + `Next: npx opsroom key create --org ${org.id} --name APP --scopes tasks.manage\n`,
 };
 
 export default orgCreate;

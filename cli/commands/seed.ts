@@ -23,7 +23,10 @@ const seed: CommandSpec<{ tasks: number | undefined }, SeedResult> = {
   async run({ db }, { tasks }) {
     const bar = createProgressBar("seeding");
     try {
-      return await seedDemo({ db, rooms: await cliRooms() }, { ...(tasks === undefined ? {} : { tasks }), onProgress: ({ done, total }) => bar.update(done, total) });
+      return await seedDemo(
+        { db, rooms: await cliRooms() },
+        { ...(tasks === undefined ? {} : { tasks }), onProgress: ({ done, total }) => bar.update(done, total) },
+      );
     } catch (error) {
       throw asCliError(error);
     } finally {

@@ -34,7 +34,10 @@ const userCreate: CommandSpec<UserCreateInput, UserCreateResult> = {
     email: { type: "string", placeholder: "E", description: "the address they sign in with", required: true },
     name: { type: "string", placeholder: "N", description: "their name (1 to 200 characters)", required: true },
     role: { type: "string", placeholder: "ROLE", description: `${ROLES.join(" | ")}`, required: true },
-    "password-stdin": { type: "boolean", description: `read the password from standard input (at least ${MIN_PASSWORD_LENGTH} characters)` },
+    "password-stdin": {
+      type: "boolean",
+      description: `read the password from standard input (at least ${MIN_PASSWORD_LENGTH} characters)`,
+    },
   },
   parse(args) {
     const email = args.required("email").trim().toLowerCase();
@@ -47,8 +50,18 @@ const userCreate: CommandSpec<UserCreateInput, UserCreateResult> = {
   },
   async run({ db }, input) {
     const password = input.passwordFromStdin ? await readPassword() : undefined;
-    const created = await createUser({ ctx: { db }, input: { orgId: input.orgId, email: input.email, name: input.name, role: input.role, password } });
-    return { userId: created.userId, orgId: created.orgId, email: created.email, name: created.name, role: created.role, password: created.generated ? created.password : null };
+    const created = await createUser({
+      ctx: { db },
+      input: { orgId: input.orgId, email: input.email, name: input.name, role: input.role, password },
+    });
+    return {
+      userId: created.userId,
+      orgId: created.orgId,
+      email: created.email,
+      name: created.name,
+      role: created.role,
+      password: created.generated ? created.password : null,
+    };
   },
   render: (created) =>
     [
@@ -64,7 +77,9 @@ const userCreate: CommandSpec<UserCreateInput, UserCreateResult> = {
 async function readPassword(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const password = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  const password = Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
   if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   if (password.length > 128) throw new UsageError("the password must be at most 128 characters");
   return password;

@@ -20,7 +20,8 @@ export function formatBanner(parts: ReadyPart[], demo: DemoOutcome, totalMs: num
     bold(`opsroom dev is ready in ${seconds(totalMs)}`),
     "",
     ...parts.map(
-      (p) => `  ${p.warning ? yellow("!") : green("✓")} ${p.part.padEnd(partWidth)}  ${p.detail.padEnd(detailWidth)}  ${dim(seconds(p.atMs))}`,
+      (p) =>
+        `  ${p.warning ? yellow("!") : green("✓")} ${p.part.padEnd(partWidth)}  ${p.detail.padEnd(detailWidth)}  ${dim(seconds(p.atMs))}`,
     ),
     "",
   ];
@@ -32,7 +33,9 @@ export function formatBanner(parts: ReadyPart[], demo: DemoOutcome, totalMs: num
       `  ${cyan(`curl -H "Authorization: Bearer ${demo.demo.key}" ${WORKER_URL}/v1/tasks`)}`,
       "",
       `  Live console:   ${cyan(`${WORKER_URL}/`)}`,
-      ...(demo.demo.owner ? [`  Sign in as the demo owner: ${bold(demo.demo.owner.email)}  password ${bold(demo.demo.owner.password)}`] : []),
+      ...(demo.demo.owner
+        ? [`  Sign in as the demo owner: ${bold(demo.demo.owner.email)}  password ${bold(demo.demo.owner.password)}`]
+        : []),
     );
   } else {
     lines.push(

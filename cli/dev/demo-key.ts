@@ -54,7 +54,8 @@ export async function ensureDemoKey(db: Database, rooms: Rooms, databaseLabel: s
   const stored = readDemoFile()[databaseLabel];
   if (!stored) return { demo: null, how: "unavailable" };
   const owner = stored.owner && (await signsIn(db, stored.owner)) ? stored.owner : await demoOwner(db, stored.orgId);
-  if (await isKeyValid(db, stored)) return owner === stored.owner ? { demo: stored, how: "stored" } : remember(databaseLabel, { ...stored, owner }, "stored");
+  if (await isKeyValid(db, stored))
+    return owner === stored.owner ? { demo: stored, how: "stored" } : remember(databaseLabel, { ...stored, owner }, "stored");
   const organisation = await findOrganisation({ ctx: { db }, input: { orgId: stored.orgId } });
   if (!organisation) return { demo: null, how: "unavailable" };
   const key = await createApiKey({ ctx: { db }, input: { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES } });

@@ -67,11 +67,15 @@ export function startWranglerDev(options: {
     name: options.name,
     command: process.execPath,
     args: [
-      "--import", "tsx",
+      "--import",
+      "tsx",
       fileURLToPath(new URL("./worker-host.ts", import.meta.url)),
-      "--config", options.config ?? join(PROJECT_ROOT, "wrangler.toml"),
-      "--port", String(options.port),
-      "--settings", settingsFile,
+      "--config",
+      options.config ?? join(PROJECT_ROOT, "wrangler.toml"),
+      "--port",
+      String(options.port),
+      "--settings",
+      settingsFile,
       ...(options.place?.persistTo ? ["--persist-to", options.place.persistTo] : []),
       ...(options.place?.inspect ? [`--inspect=${options.place.inspect}`] : []),
       ...(options.place?.watch === false ? ["--no-watch"] : []),
@@ -101,7 +105,14 @@ export function startWorker(
     // Signs the session cookies of people signed in to the console.
     AUTH_SECRET: vars.authSecret,
   };
-  return startWranglerDev({ name: "worker", port: where.port ?? WORKER_PORT, settings, envFile: "worker.dev.json", place: where.place, ...(where.config ? { config: where.config } : {}) });
+  return startWranglerDev({
+    name: "worker",
+    port: where.port ?? WORKER_PORT,
+    settings,
+    envFile: "worker.dev.json",
+    place: where.place,
+    ...(where.config ? { config: where.config } : {}),
+  });
 }
 
 /**
@@ -109,9 +120,16 @@ export function startWorker(
  * that adds the room's settings (its paths made relative to that directory), and kept on loopback
  * (loopback-only.mjs).
  */
-export function startRealtime(vars: { realtimeSecret: string }, where: { port?: number; apiUrl?: string; place?: ServicePlace } = {}): ServiceProcess {
+export function startRealtime(
+  vars: { realtimeSecret: string },
+  where: { port?: number; apiUrl?: string; place?: ServicePlace } = {},
+): ServiceProcess {
   const dir = where.place?.dir ?? DATA_DIR;
-  const config = JSON.parse(readFileSync(join(PROJECT_ROOT, "partykit.json"), "utf8")) as { main: string; parties: Record<string, string>; vars?: Record<string, string> };
+  const config = JSON.parse(readFileSync(join(PROJECT_ROOT, "partykit.json"), "utf8")) as {
+    main: string;
+    parties: Record<string, string>;
+    vars?: Record<string, string>;
+  };
   const fromDir = (path: string) => relative(dir, join(PROJECT_ROOT, path));
   const devConfig = {
     ...config,
@@ -125,8 +143,10 @@ export function startRealtime(vars: { realtimeSecret: string }, where: { port?: 
     command: localBin("partykit"),
     args: [
       "dev",
-      "--config", configFile,
-      "--port", String(where.port ?? REALTIME_PORT),
+      "--config",
+      configFile,
+      "--port",
+      String(where.port ?? REALTIME_PORT),
       "--no-hotkeys",
       // Without it partykit asks workers.cloudflare.com for request.cf on start and warns when offline.
       "--disable-request-cf-fetch",

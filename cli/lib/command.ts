@@ -131,7 +131,10 @@ export function usageLine(spec: AnyCommandSpec): string {
 export function helpText(spec: AnyCommandSpec): string {
   const rows: [string, string][] = [
     ...(spec.positionals ?? []).map((p): [string, string] => [p.name, p.description]),
-    ...Object.entries(spec.options).map(([name, o]): [string, string] => [`--${name}${o.placeholder ? ` ${o.placeholder}` : ""}`, o.description]),
+    ...Object.entries(spec.options).map(([name, o]): [string, string] => [
+      `--${name}${o.placeholder ? ` ${o.placeholder}` : ""}`,
+      o.description,
+    ]),
     ["--json", "jsonOutput" in spec ? spec.jsonOutput : COMMON_OPTIONS.json!.description],
     ["-h, --help", COMMON_OPTIONS.help!.description],
   ];

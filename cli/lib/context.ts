@@ -20,7 +20,8 @@ export async function cliContext(db: Database, actor: Actor): Promise<CliContext
     db,
     actor,
     rooms: await cliRooms(),
-    defer: (work) => void deferred.push(work().catch((error: unknown) => process.stderr.write(`warning: ${String(error)} (the sweep will publish it)\n`))),
+    defer: (work) =>
+      void deferred.push(work().catch((error: unknown) => process.stderr.write(`warning: ${String(error)} (the sweep will publish it)\n`))),
     settle: async () => void (await Promise.all(deferred.splice(0))),
   };
 }

@@ -64,7 +64,9 @@ export async function servePGlite(db: PGlite, options: { host: string; port: num
           for (const message of messages) {
             // `data` is a view into PGlite's memory, which it reuses for the next piece: a write the
             // socket must queue (a large answer) would send later pieces' bytes, so it is copied.
-            await db.execProtocolRawStream(new Uint8Array(message), { onRawData: (data) => socket.writable && socket.write(Buffer.from(data)) });
+            await db.execProtocolRawStream(new Uint8Array(message), {
+              onRawData: (data) => socket.writable && socket.write(Buffer.from(data)),
+            });
           }
         });
       } finally {

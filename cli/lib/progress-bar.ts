@@ -21,7 +21,9 @@ export function createProgressBar(label: string): ProgressBar {
       const share = total === 0 ? 1 : done / total;
       const filled = Math.round(share * WIDTH);
       const seconds = ((now - startedAt) / 1000).toFixed(1);
-      stream.write(`\r${label} [${"#".repeat(filled)}${"-".repeat(WIDTH - filled)}] ${done}/${total} ${Math.floor(share * 100)}% ${seconds}s`);
+      stream.write(
+        `\r${label} [${"#".repeat(filled)}${"-".repeat(WIDTH - filled)}] ${done}/${total} ${Math.floor(share * 100)}% ${seconds}s`,
+      );
     },
     finish() {
       if (drawnAt > 0) stream.write("\r\x1b[2K");

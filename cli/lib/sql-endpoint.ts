@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import pg from "pg";
-import { cancelled, connectFailed, errorAnswer, NEON_FAULTS, statementFailed, type Answer, type NeonFault, type PostgresFields } from "./sql-endpoint/neon-answers.ts";
+import {
+  cancelled,
+  connectFailed,
+  errorAnswer,
+  NEON_FAULTS,
+  statementFailed,
+  type Answer,
+  type NeonFault,
+  type PostgresFields,
+} from "./sql-endpoint/neon-answers.ts";
 import { parsePayload, readBody, type QueryData } from "./sql-endpoint/payload.ts";
 import { runBatch, runSingle, type Connection } from "./sql-endpoint/queries.ts";
 
@@ -169,10 +178,21 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
       if ("single" in payload) return await runSingle(connection, payload.single, arrayMode, gone);
       const readOnly = header("neon-batch-read-only") === "true";
       const deferrable = header("neon-batch-deferrable") === "true";
-      const begin = ["begin", isolation && `isolation level ${ISOLATION_LEVELS[isolation]}`, readOnly && "read only", deferrable && "deferrable"].filter(Boolean).join(" ");
+      const begin = [
+        "begin",
+        isolation && `isolation level ${ISOLATION_LEVELS[isolation]}`,
+        readOnly && "read only",
+        deferrable && "deferrable",
+      ]
+        .filter(Boolean)
+        .join(" ");
       const answered = await runBatch(connection, payload.batch, arrayMode, begin, gone);
       // A batch's answer names the modes it ran with, as Neon's does.
-      const modes = { ...(isolation && { "neon-batch-isolation-level": isolation }), ...(readOnly && { "neon-batch-read-only": "true" }), ...(deferrable && { "neon-batch-deferrable": "true" }) };
+      const modes = {
+        ...(isolation && { "neon-batch-isolation-level": isolation }),
+        ...(readOnly && { "neon-batch-read-only": "true" }),
+        ...(deferrable && { "neon-batch-deferrable": "true" }),
+      };
       return answered.status === 200 ? { ...answered, headers: modes } : answered;
     } catch (error) {
       connection.broken = true;

@@ -2,8 +2,7 @@
 const enabled = (stream: NodeJS.WriteStream) => stream.isTTY === true && !process.env.NO_COLOR;
 
 function style(open: number, close: number) {
-  return (text: string, stream: NodeJS.WriteStream = process.stdout) =>
-    enabled(stream) ? `\x1b[${open}m${text}\x1b[${close}m` : text;
+  return (text: string, stream: NodeJS.WriteStream = process.stdout) => (enabled(stream) ? `\x1b[${open}m${text}\x1b[${close}m` : text);
 }
 
 export const bold = style(1, 22);

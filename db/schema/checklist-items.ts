@@ -24,7 +24,11 @@ export const checklistItems = pgTable(
     ...externalIdConstraints("checklist_items", t),
     // The task is the item's, in its organisation and project. No cascade: a task's delete removes
     // its items itself, with an event each.
-    foreignKey({ columns: [t.orgId, t.projectId, t.taskId], foreignColumns: [tasks.orgId, tasks.projectId, tasks.id], name: "checklist_items_task_fk" }),
+    foreignKey({
+      columns: [t.orgId, t.projectId, t.taskId],
+      foreignColumns: [tasks.orgId, tasks.projectId, tasks.id],
+      name: "checklist_items_task_fk",
+    }),
     // A task's checklist in list order (keyset pagination), and the count of its items.
     index("checklist_items_task_created_idx").on(t.orgId, t.taskId, t.createdAt, t.id),
     check("checklist_items_title_length", sql`char_length(${t.title}) between 1 and 200`),

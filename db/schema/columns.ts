@@ -42,7 +42,8 @@ function listed(values: readonly string[]): SQL {
  * The CHECK that a column holds one of the kernel's values: the list is written once, in
  * domain/, and a value added there reaches the table through a generated migration.
  */
-export const checkOneOf = (name: string, column: AnyPgColumn, values: readonly string[]) => check(name, sql`${column} in (${listed(values)})`);
+export const checkOneOf = (name: string, column: AnyPgColumn, values: readonly string[]) =>
+  check(name, sql`${column} in (${listed(values)})`);
 
 /**
  * A value's place in an ordered list of values (a task's priority: low 1 ... urgent 4), as SQL:

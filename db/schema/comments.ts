@@ -25,7 +25,11 @@ export const comments = pgTable(
     ...externalIdConstraints("comments", t),
     // The task is the comment's, in its organisation and project. No cascade: a task's delete
     // removes its comments itself, with an event each.
-    foreignKey({ columns: [t.orgId, t.projectId, t.taskId], foreignColumns: [tasks.orgId, tasks.projectId, tasks.id], name: "comments_task_fk" }),
+    foreignKey({
+      columns: [t.orgId, t.projectId, t.taskId],
+      foreignColumns: [tasks.orgId, tasks.projectId, tasks.id],
+      name: "comments_task_fk",
+    }),
     // A task's thread, oldest first (keyset pagination in list order).
     index("comments_task_created_idx").on(t.orgId, t.taskId, t.createdAt, t.id),
     check("comments_body_length", sql`char_length(${t.body}) between 1 and 10000`),

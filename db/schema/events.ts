@@ -11,7 +11,9 @@ export const events = pgTable(
   "events",
   {
     id: uuid().primaryKey(),
-    orgId: uuid().notNull().references(() => organisations.id, { onDelete: "cascade" }),
+    orgId: uuid()
+      .notNull()
+      .references(() => organisations.id, { onDelete: "cascade" }),
     changeVersion: bigint({ mode: "number" }).notNull(),
     type: text().notNull(),
     // The read scope a key needs to see this event (task -> tasks.read, ...).
@@ -30,7 +32,9 @@ export const events = pgTable(
     // changeVersion totally orders an organisation's events; also serves GET /v1/events?after=N.
     unique("events_org_change_version_key").on(t.orgId, t.changeVersion),
     // The publish sweep reads only what is still unacknowledged.
-    index("events_unpublished_idx").on(t.occurredAt).where(sql`${t.publishedAt} is null`),
+    index("events_unpublished_idx")
+      .on(t.occurredAt)
+      .where(sql`${t.publishedAt} is null`),
     // GET /v1/<resource>/{id}/history and the feed's recordId filter: one record's events in order.
     index("events_record_idx").on(t.orgId, sql`(${t.data}->>'id')`, t.changeVersion),
     // The feed's projectId filter: a project's own events and those of the records under it.

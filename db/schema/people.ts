@@ -117,7 +117,9 @@ export const invitations = pgTable(
   (t) => [
     index("invitations_org_idx").on(t.orgId, t.createdAt),
     // One open invitation per address and organisation.
-    uniqueIndex("invitations_open_email_key").on(t.orgId, t.email).where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
+    uniqueIndex("invitations_open_email_key")
+      .on(t.orgId, t.email)
+      .where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
     checkOneOf("invitations_role_known", t.role, ROLES),
   ],
 );

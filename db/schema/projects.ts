@@ -31,7 +31,9 @@ export const projects = pgTable(
     index("projects_org_end_idx").on(t.orgId, t.endDate, t.id),
     index("projects_org_updated_idx").on(t.orgId, t.updatedAt, t.id),
     // ?q=: full-text search over name and description.
-    index("projects_search_idx").using("gin", searchVector(sql`${t.name}`, sql`${t.description}`)).with({ fastupdate: false }),
+    index("projects_search_idx")
+      .using("gin", searchVector(sql`${t.name}`, sql`${t.description}`))
+      .with({ fastupdate: false }),
     check("projects_budget_non_negative", sql`${t.budget} >= 0`),
     check("projects_dates_ordered", sql`${t.endDate} >= ${t.startDate}`),
     check("projects_name_length", sql`char_length(${t.name}) between 1 and 200`),

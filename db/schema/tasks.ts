@@ -27,9 +27,15 @@ export const tasks = pgTable(
     // the dependency is the task's own state, so adding one is a change of the task (its version,
     // its event with changes.blockedBy), and a delete removes the task from the others' arrays
     // with an event each.
-    blockedBy: uuid().array().notNull().default(sql`'{}'::uuid[]`),
+    blockedBy: uuid()
+      .array()
+      .notNull()
+      .default(sql`'{}'::uuid[]`),
     // Labels of the organisation; deleting a label takes it off every task, with an event each.
-    labelIds: uuid().array().notNull().default(sql`'{}'::uuid[]`),
+    labelIds: uuid()
+      .array()
+      .notNull()
+      .default(sql`'{}'::uuid[]`),
     externalId: externalId(),
     version: version(),
     ...timestamps,
@@ -61,17 +67,23 @@ export const tasks = pgTable(
     // The GIN indexes take each write at once (fastupdate off): with a pending list, every lookup
     // scans the rows written since the last vacuum, and a list of 50 tasks makes 50 lookups for
     // their `blocking` (3.7 ms each after a load of 100 k tasks, measured).
-    index("tasks_search_idx").using("gin", searchVector(sql`${t.title}`, sql`${t.description}`)).with({ fastupdate: false }),
+    index("tasks_search_idx")
+      .using("gin", searchVector(sql`${t.title}`, sql`${t.description}`))
+      .with({ fastupdate: false }),
     // ?labelId= and a label's delete; a task's `blocking` (the tasks whose blocked_by holds it).
     index("tasks_label_ids_idx").using("gin", t.labelIds).with({ fastupdate: false }),
     index("tasks_blocked_by_idx").using("gin", t.blockedBy).with({ fastupdate: false }),
     // ?parentId= in list order, and a task's subtaskCount and subtasksDone.
-    index("tasks_org_parent_created_idx").on(t.orgId, t.parentId, t.createdAt, t.id).where(sql`${t.parentId} is not null`),
+    index("tasks_org_parent_created_idx")
+      .on(t.orgId, t.parentId, t.createdAt, t.id)
+      .where(sql`${t.parentId} is not null`),
     // Filters that narrow a large organisation: by project, by assignee, by milestone.
     index("tasks_org_project_created_idx").on(t.orgId, t.projectId, t.createdAt, t.id),
     index("tasks_org_assignee_created_idx").on(t.orgId, t.assigneeId, t.createdAt, t.id),
     // A milestone's tasks, and its progress roll-up read from the index alone (status in it).
-    index("tasks_org_milestone_idx").on(t.orgId, t.milestoneId, t.status).where(sql`${t.milestoneId} is not null`),
+    index("tasks_org_milestone_idx")
+      .on(t.orgId, t.milestoneId, t.status)
+      .where(sql`${t.milestoneId} is not null`),
     // A project's progress roll-up, read from the index alone.
     index("tasks_org_project_status_idx").on(t.orgId, t.projectId, t.status),
     // `updatedSince` (an integrator's "what changed since my last sync") and ?sort=updatedAt:

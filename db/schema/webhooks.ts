@@ -18,7 +18,10 @@ export const webhooks = pgTable(
     url: text().notNull(),
     description: text(),
     // Event name patterns ("task.*", "project.updated"); empty means every visible event.
-    events: text().array().notNull().default(sql`'{}'::text[]`),
+    events: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     // Only this project's events and those of the records under it (domain/event-filter.ts). No
     // foreign key: a deleted project must not widen the filter (set null) nor be blocked by it; the
     // webhook receives its project.deleted and nothing more.

@@ -16,7 +16,8 @@ export const ANSWER_BYTES = 4 * 1024 * 1024;
  * pg_column_size of a json value is its text's length plus a small header, read without
  * serialising it again.
  */
-export const runningBytes = (value: SQL, order: SQL) => sql`sum(pg_column_size(${value})) over (order by ${order} rows between unbounded preceding and current row)`;
+export const runningBytes = (value: SQL, order: SQL) =>
+  sql`sum(pg_column_size(${value})) over (order by ${order} rows between unbounded preceding and current row)`;
 
 /** Over rows `alias` numbered from 1 (`n`) with their running size (`bytes`): the first row, and every next one while the size fits. */
 export const fitsAnswer = (alias: string) => sql.raw(`(${alias}.n = 1 or ${alias}.bytes <= ${ANSWER_BYTES})`);

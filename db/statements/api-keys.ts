@@ -97,7 +97,10 @@ export async function recentlyRevokedKeys(db: Database, seconds: number): Promis
 }
 
 /** A key that is not revoked, by id, with its organisation, scopes and hash (a realtime token names one). */
-export async function findActiveKey(db: Database, keyId: string): Promise<{ orgId: string; keyId: string; keyHash: string; scopes: Scope[] } | null> {
+export async function findActiveKey(
+  db: Database,
+  keyId: string,
+): Promise<{ orgId: string; keyId: string; keyHash: string; scopes: Scope[] } | null> {
   const [row] = await run<{ orgId: string; keyId: string; keyHash: string; scopes: Scope[] }>(
     db,
     sql`select org_id as "orgId", id as "keyId", key_hash as "keyHash", scopes from api_keys where id = ${keyId}::uuid and revoked_at is null`,
@@ -107,13 +110,19 @@ export async function findActiveKey(db: Database, keyId: string): Promise<{ orgI
 
 /** Whether the key (its id, organisation and hash) is stored and not revoked. */
 export async function isLiveKey(db: Database, key: { id: string; orgId: string; keyHash: string }): Promise<boolean> {
-  const rows = await run(db, sql`select 1 from api_keys where id = ${key.id}::uuid and org_id = ${key.orgId}::uuid and key_hash = ${key.keyHash} and revoked_at is null`);
+  const rows = await run(
+    db,
+    sql`select 1 from api_keys where id = ${key.id}::uuid and org_id = ${key.orgId}::uuid and key_hash = ${key.keyHash} and revoked_at is null`,
+  );
   return rows.length === 1;
 }
 
 /** A live key's rate limit, by its hash; null when it is unknown or revoked. */
 export async function rateLimitOf(db: Database, keyHash: string): Promise<number | null> {
-  const [row] = await run<{ rate_limit: number }>(db, sql`select rate_limit from api_keys where key_hash = ${keyHash} and revoked_at is null`);
+  const [row] = await run<{ rate_limit: number }>(
+    db,
+    sql`select rate_limit from api_keys where key_hash = ${keyHash} and revoked_at is null`,
+  );
   return row?.rate_limit ?? null;
 }
 
@@ -154,7 +163,11 @@ export interface NewKey {
   rateLimit?: number | undefined;
 }
 
-export async function createOrganisationKey(db: Database, actor: Actor, key: NewKey): Promise<SettingsOutcome<{ key: ApiKeyRecord | null }>> {
+export async function createOrganisationKey(
+  db: Database,
+  actor: Actor,
+  key: NewKey,
+): Promise<SettingsOutcome<{ key: ApiKeyRecord | null }>> {
   const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null }>(
     db,
     actor,
@@ -171,7 +184,11 @@ export async function createOrganisationKey(db: Database, actor: Actor, key: New
 }
 
 /** Revokes a live key of the caller's organisation; null when there is none with that id. */
-export async function revokeOrganisationKey(db: Database, actor: Actor, keyId: string): Promise<SettingsOutcome<{ revoked: { id: string; orgId: string } | null }>> {
+export async function revokeOrganisationKey(
+  db: Database,
+  actor: Actor,
+  keyId: string,
+): Promise<SettingsOutcome<{ revoked: { id: string; orgId: string } | null }>> {
   const { caller, role, userId, row } = await withCaller<{ revoked: { id: string; orgId: string } | null }>(
     db,
     actor,

@@ -38,19 +38,28 @@ const orgOf = (actor: Actor) =>
  * and, once this batch commits, fails on it, runs again, and finds this batch's answer.
  */
 export function openBatch(db: Database, actor: Actor, batchId: string, idempotency: BatchIdempotency | undefined): Statement[] {
-  const opening = compiledFor(db, sql`select set_config(${BATCH_ID_SETTING}, ${batchId}, true) as batch_id,
-      (select ${orgWriteLock(sql`o.id`)} from organisations o where o.id = ${orgOf(actor)}) as locked`);
+  const opening = compiledFor(
+    db,
+    sql`select set_config(${BATCH_ID_SETTING}, ${batchId}, true) as batch_id,
+      (select ${orgWriteLock(sql`o.id`)} from organisations o where o.id = ${orgOf(actor)}) as locked`,
+  );
   if (!idempotency || !("keyHash" in actor)) return [opening];
   const key = sql`i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`;
   return [
     opening,
     compiledFor(db, sql`delete from idempotency_keys i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
-    compiledFor(db, sql`select bool_and(opsroom_batch_step(false, ${STORED_ANSWER}::int,
+    compiledFor(
+      db,
+      sql`select bool_and(opsroom_batch_step(false, ${STORED_ANSWER}::int,
         json_build_object('request_hash', i.request_hash, 'response', i.response, 'change_version', i.change_version), null)) as replay
-      from idempotency_keys i where ${key}`),
-    compiledFor(db, sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
+      from idempotency_keys i where ${key}`,
+    ),
+    compiledFor(
+      db,
+      sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
       select k.id, k.org_id, ${idempotency.key}, ${idempotency.requestHash}, 200, '{}'::jsonb
-        from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null`),
+        from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null`,
+    ),
   ];
 }
 
@@ -60,14 +69,17 @@ export function openBatch(db: Database, actor: Actor, batchId: string, idempoten
  */
 export function rememberBatch(db: Database, actor: Actor, idempotency: BatchIdempotency): Statement | null {
   if (!("keyHash" in actor)) return null;
-  return compiledFor(db, sql`update idempotency_keys i
+  return compiledFor(
+    db,
+    sql`update idempotency_keys i
        set response = jsonb_build_object(
              'batchId', (select e.batch_id from events e where e.org_id = i.org_id and e.change_version = o.change_version
                             and e.batch_id = ${BATCH_ID}),
              'results', ('[' || coalesce(nullif(current_setting('opsroom.batch_answers', true), ''), '') || ']')::jsonb),
            change_version = o.change_version
       from organisations o
-     where o.id = i.org_id and i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`);
+     where o.id = i.org_id and i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`,
+  );
 }
 
 /** What opsroom_batch_step raised: the operation it refused and that operation's outcome row. */

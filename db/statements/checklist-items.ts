@@ -25,7 +25,12 @@ const hasRoom = (taskId: string) => taskHasRoom("taskChecklistItems", checklistI
 const withProject = (values: NewChecklistItem) => ({ ...values, projectId: projectOfTask(values.taskId) });
 
 export function createChecklistItem(db: Database, actor: Actor, values: NewChecklistItem, idempotency?: IdempotencyRequest) {
-  return createRecord(db, actor, checklistItemResource, { values: withProject(values), references: [hasRoom(values.taskId)], idempotency, fresh: true });
+  return createRecord(db, actor, checklistItemResource, {
+    values: withProject(values),
+    references: [hasRoom(values.taskId)],
+    idempotency,
+    fresh: true,
+  });
 }
 
 export function updateChecklistItem(db: Database, actor: Actor, id: string, patch: ChecklistItemValues, ifMatch: number | null) {

@@ -29,7 +29,9 @@ export function compileStatementChecked(query: SQL): CompiledStatement {
   const ours = compileStatement(query);
   const theirs = dialect.sqlToQuery(query);
   if (ours.sql !== theirs.sql || !sameParams(ours.params, theirs.params)) {
-    throw new Error(`compileStatement differs from drizzle's sqlToQuery:\nours:   ${ours.sql}\n${JSON.stringify(ours.params)}\ntheirs: ${theirs.sql}\n${JSON.stringify(theirs.params)}`);
+    throw new Error(
+      `compileStatement differs from drizzle's sqlToQuery:\nours:   ${ours.sql}\n${JSON.stringify(ours.params)}\ntheirs: ${theirs.sql}\n${JSON.stringify(theirs.params)}`,
+    );
   }
   return ours;
 }

@@ -9,7 +9,18 @@ import { inResponseOrder, projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField } from "./rules.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, changesOf, committedEvent, committedOf, externalIdFree, failed, referenceCte, referencesHold, type Committed, type Reference } from "./write-ctes.ts";
+import {
+  bumpAndEvent,
+  changesOf,
+  committedEvent,
+  committedOf,
+  externalIdFree,
+  failed,
+  referenceCte,
+  referencesHold,
+  type Committed,
+  type Reference,
+} from "./write-ctes.ts";
 
 export interface CreateOptions<R extends Resource> {
   values: WritableOf<R>;
@@ -36,7 +47,12 @@ export interface CreateOutcome<Json> {
  * Inserts one record with its references checked, the changeVersion bump and the event, in one
  * statement; or finds the stored first response to a repeated Idempotency-Key.
  */
-export async function createRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: CreateOptions<R>): Promise<CreateOutcome<RecordOf<R>>> {
+export async function createRecord<R extends Resource>(
+  db: Database,
+  actor: Actor,
+  resource: R,
+  options: CreateOptions<R>,
+): Promise<CreateOutcome<RecordOf<R>>> {
   try {
     return await createOnce(db, actor, resource, options);
   } catch (error) {
@@ -48,7 +64,12 @@ export async function createRecord<R extends Resource>(db: Database, actor: Acto
   }
 }
 
-async function createOnce<R extends Resource>(db: Database, actor: Actor, resource: R, options: CreateOptions<R>): Promise<CreateOutcome<RecordOf<R>>> {
+async function createOnce<R extends Resource>(
+  db: Database,
+  actor: Actor,
+  resource: R,
+  options: CreateOptions<R>,
+): Promise<CreateOutcome<RecordOf<R>>> {
   const changes = changesOf(resource, options.values as Record<string, unknown>);
   const references = [...options.references, ...externalIdFree(resource, (options.values as { externalId?: unknown }).externalId)];
   // A record created under its parent (POST /v1/projects/{id}/milestones): the parent must exist.
@@ -66,10 +87,8 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
       cascaded: OpsEvent[] | null;
       replay: { request_hash: string; response: Json; change_version: string | number | null } | null;
     }
-  >(
-    db,
-    {
-      ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
+  >(db, {
+    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
         ${referenceCte(references, sql`auth`)},
         ${replayCte(options.idempotency)},
         changed as (
@@ -87,18 +106,17 @@ async function createOnce<R extends Resource>(db: Database, actor: Actor, resour
         ),
         ${bumpAndEvent(resource, "created", sql`null::jsonb`)},
         ${rememberCte(options.idempotency, options.remember ?? projection(resource, "changed"))}`,
-      columns: sql`${callerColumns},
+    columns: sql`${callerColumns},
                (select ${parentFound} from auth) as parent_found,
                (select row_to_json(refs) from refs) as refs,
                (select ${projection(resource, "changed")} from changed) as record,
                ${committedEvent},
                (select row_to_json(replay) from replay) as replay`,
-      succeeded: sql`o.record is not null`,
-      answer: sql`o.record`,
-      created: sql`true`,
-      lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
-    },
-  );
+    succeeded: sql`o.record is not null`,
+    answer: sql`o.record`,
+    created: sql`true`,
+    lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
+  });
   return {
     caller: callerOf(row),
     parentFound: row.parent_found !== false,

@@ -9,7 +9,17 @@ import type { RecordOf, Resource } from "./resource.ts";
 import { runWrite } from "./sql.ts";
 import { requestBudget } from "./request-budgets.ts";
 import { RULES, type RuleName } from "./rules.ts";
-import { bumpAndEvent, committedEvent, committedOf, failed, lockedCte, ruleColumns, type Cascade, type Committed, type Rule } from "./write-ctes.ts";
+import {
+  bumpAndEvent,
+  committedEvent,
+  committedOf,
+  failed,
+  lockedCte,
+  ruleColumns,
+  type Cascade,
+  type Committed,
+  type Rule,
+} from "./write-ctes.ts";
 
 export interface DeleteOptions {
   id: string;
@@ -56,20 +66,37 @@ function cascadeBudget(cascades: Cascade[]): Rule {
     // Each step fenced (offset 0), so that what is left is read once, before the spending.
     violation: sql`(select case when n.records > c.remaining then jsonb_build_object('records', n.records, 'left', c.remaining) end
         from (select ${cascadeRecords.left} as remaining offset 0) c
-        cross join lateral (select ${sql.join(cascades.map((cascade) => sql`(${cascade.count(upTo)})`), sql` + `)} as records offset 0) n
+        cross join lateral (select ${sql.join(
+          cascades.map((cascade) => sql`(${cascade.count(upTo)})`),
+          sql` + `,
+        )} as records offset 0) n
         cross join lateral (select ${cascadeRecords.spendTo(sql`${cascadeRecords.limit} - c.remaining + n.records`)} offset 0) spent)`,
   };
 }
 
-export async function deleteRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: DeleteOptions): Promise<DeleteOutcome<RecordOf<R>>> {
+export async function deleteRecord<R extends Resource>(
+  db: Database,
+  actor: Actor,
+  resource: R,
+  options: DeleteOptions,
+): Promise<DeleteOutcome<RecordOf<R>>> {
   const counts = options.blockers.map((b) => sql`(${b.count})::int as ${sql.identifier(b.name)}`);
   const rules = [...(options.rules ?? []), ...(options.cascades?.length ? [cascadeBudget(options.cascades)] : [])];
   const ruleChecks = ruleColumns(rules);
-  const none = [...options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`), ...rules.map((r) => sql`checks.${sql.identifier(r.name)}`)];
-  const row = await runWrite<CallerRow & { found: boolean; checks: Record<string, number | boolean> | null; record: RecordOf<R> | null; event: OpsEvent | null; cascaded: OpsEvent[] | null }>(
-    db,
-    {
-      ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
+  const none = [
+    ...options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`),
+    ...rules.map((r) => sql`checks.${sql.identifier(r.name)}`),
+  ];
+  const row = await runWrite<
+    CallerRow & {
+      found: boolean;
+      checks: Record<string, number | boolean> | null;
+      record: RecordOf<R> | null;
+      event: OpsEvent | null;
+      cascaded: OpsEvent[] | null;
+    }
+  >(db, {
+    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
         ${lockedCte(resource, options.id)},
         checks as (
           select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches
@@ -82,17 +109,16 @@ export async function deleteRecord<R extends Resource>(db: Database, actor: Acto
           returning r.*
         ),
         ${bumpAndEvent(resource, "deleted", sql`null::jsonb`, options.cascades)}`,
-      columns: sql`${callerColumns},
+    columns: sql`${callerColumns},
                exists (select 1 from locked) as found,
                (select row_to_json(checks) from checks) as checks,
                (select ${projection(resource, "changed")} from changed) as record,
                ${committedEvent}`,
-      succeeded: sql`o.record is not null`,
-      answer: sql`o.record`,
-      created: sql`false`,
-      lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
-    },
-  );
+    succeeded: sql`o.record is not null`,
+    answer: sql`o.record`,
+    created: sql`false`,
+    lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
+  });
   return {
     caller: callerOf(row),
     found: row.found,

@@ -57,18 +57,21 @@ const eventsOf = (page: EventPageColumn) => ({ events: page.events.map(parseEven
  * (An event's time is when its statement began, so a write that waited on a lock can be older
  * than the one before it: deciding row by row by time could leave a hole that no 410 reports.)
  */
-const youngerThan = (alias: string, retentionSeconds: number) => sql`${sql.raw(alias)}.occurred_at > now() - make_interval(secs => ${retentionSeconds})`;
+const youngerThan = (alias: string, retentionSeconds: number) =>
+  sql`${sql.raw(alias)}.occurred_at > now() - make_interval(secs => ${retentionSeconds})`;
 const firstKeptIn = (org: SQL, retentionSeconds: number) =>
   sql`coalesce((select min(k.change_version) from events k where k.org_id = ${org} and ${youngerThan("k", retentionSeconds)}), 9223372036854775807)`;
 
 /** The event `alias` of the caller's organisation is still kept. */
-export const kept = (alias: string, retentionSeconds: number) => sql`${sql.raw(alias)}.change_version >= ${firstKeptIn(CALLER_ORG, retentionSeconds)}`;
+export const kept = (alias: string, retentionSeconds: number) =>
+  sql`${sql.raw(alias)}.change_version >= ${firstKeptIn(CALLER_ORG, retentionSeconds)}`;
 
 /** The caller's organisation's first changeVersion still kept, as a column `first_kept` (the largest bigint when none is). */
 export const firstKeptColumn = (retentionSeconds: number) => sql`${firstKeptIn(CALLER_ORG, retentionSeconds)} as first_kept`;
 
 /** The first changeVersion still kept; the current one + 1 when none is. */
-export const firstKeptOf = (row: { first_kept: string | null }, caller: CallerOutcome) => Math.min(Number(row.first_kept ?? Infinity), caller.changeVersion + 1);
+export const firstKeptOf = (row: { first_kept: string | null }, caller: CallerOutcome) =>
+  Math.min(Number(row.first_kept ?? Infinity), caller.changeVersion + 1);
 
 /**
  * The filter (domain/event-filter.ts) as SQL over the events `e`, for the caller of the statement.
@@ -83,11 +86,16 @@ function filterSql(filter: EventFilter): SQL[] {
   }
   // Ids are compared as the text events hold (lower case), so the indexes serve: an id given in
   // capitals is the same id.
-  if (filter.projectId !== null) conditions.push(sql`(case when e.type like 'project.%' then e.data->>'id' else e.data->>'projectId' end) = ${filter.projectId.toLowerCase()}`);
+  if (filter.projectId !== null)
+    conditions.push(
+      sql`(case when e.type like 'project.%' then e.data->>'id' else e.data->>'projectId' end) = ${filter.projectId.toLowerCase()}`,
+    );
   if (filter.recordId !== null) conditions.push(sql`e.data->>'id' = ${filter.recordId.toLowerCase()}`);
   // The caller's own writes: the same key, or the same person (key.actor is the actor events carry).
   if (filter.excludeOwn) {
-    conditions.push(sql`not coalesce(e.actor->>'type' = (select actor->>'type' from key) and e.actor->>'id' = (select actor->>'id' from key), false)`);
+    conditions.push(
+      sql`not coalesce(e.actor->>'type' = (select actor->>'type' from key) and e.actor->>'id' = (select actor->>'id' from key), false)`,
+    );
   }
   return conditions;
 }
@@ -181,7 +189,12 @@ export async function roomStartingPoint(db: Database, orgId: string): Promise<nu
  * Records the room's acknowledgement, so the sweep stops re-publishing these events. A Worker's
  * handle leaves it to its next write statement (db/statements/acknowledgements.ts) unless `now`.
  */
-export async function markPublished(db: Database, orgId: string, acknowledged: readonly unknown[], options: { now?: boolean } = {}): Promise<void> {
+export async function markPublished(
+  db: Database,
+  orgId: string,
+  acknowledged: readonly unknown[],
+  options: { now?: boolean } = {},
+): Promise<void> {
   // The room's answer, as it came: only whole changeVersions are recorded.
   const changeVersions = acknowledged.filter((v): v is number => Number.isSafeInteger(v));
   if (changeVersions.length === 0) return;
@@ -205,7 +218,10 @@ export async function recordPendingAcknowledgements(db: Database): Promise<void>
  */
 export async function unpublishedEvents(db: Database, graceSeconds: number, limit: number, orgId?: string): Promise<EventPageColumn> {
   const waiting = sql`e.published_at is null and e.occurred_at <= now() - make_interval(secs => ${graceSeconds}) ${orgId ? sql`and e.org_id = ${orgId}::uuid` : sql``}`;
-  const row = await runOne<{ page: EventPageColumn }>(db, sql`select ${eventPageColumn(sql`events e`, waiting, limit, sql`e.occurred_at, e.org_id, e.change_version`)}`);
+  const row = await runOne<{ page: EventPageColumn }>(
+    db,
+    sql`select ${eventPageColumn(sql`events e`, waiting, limit, sql`e.occurred_at, e.org_id, e.change_version`)}`,
+  );
   return eventsOf(row.page);
 }
 

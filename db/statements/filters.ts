@@ -27,5 +27,7 @@ function condition(filter: ListFilter, column: Column, value: unknown): SQL {
 /** The conditions the filters in `values` ask for (by query parameter; the validated query's values). */
 export function filterConditions(resource: Resource, values: Readonly<Record<string, unknown>>): SQL[] {
   const row = resource.row as unknown as Record<string, Column>;
-  return Object.entries(resource.declaration.filters).flatMap(([name, filter]) => (values[name] === undefined ? [] : [condition(filter, row[filter.field]!, values[name])]));
+  return Object.entries(resource.declaration.filters).flatMap(([name, filter]) =>
+    values[name] === undefined ? [] : [condition(filter, row[filter.field]!, values[name])],
+  );
 }

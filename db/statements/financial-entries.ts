@@ -14,7 +14,10 @@ import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 
 // An amount is sent and answered as a decimal string: never a float on the way in or out.
-export const financialEntryResource = defineResource(RESOURCES.financialEntry, financialEntries, { expansions: PROJECT_EXPANSION, money: ["amount"] });
+export const financialEntryResource = defineResource(RESOURCES.financialEntry, financialEntries, {
+  expansions: PROJECT_EXPANSION,
+  money: ["amount"],
+});
 export type FinancialEntryRecord = RecordOf<typeof financialEntryResource>;
 export type FinancialEntryValues = FieldsOf<typeof financialEntryResource>;
 export type NewFinancialEntry = FinancialEntryValues & Pick<FinancialEntryRecord, "projectId" | "kind" | "amount" | "currency" | "date">;

@@ -14,7 +14,8 @@ const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
 
 /** `replay`: the stored first response for this key and Idempotency-Key, if still within 24 h. */
 export function replayCte(request: IdempotencyRequest | undefined): SQL {
-  if (!request) return sql`replay as (select null::text as request_hash, null::jsonb as response, null::bigint as change_version where false)`;
+  if (!request)
+    return sql`replay as (select null::text as request_hash, null::jsonb as response, null::bigint as change_version where false)`;
   return sql`replay as (
     select i.request_hash, i.response, i.change_version from idempotency_keys i
      where i.key_id = (select id from key) and i.idempotency_key = ${request.key}

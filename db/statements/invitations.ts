@@ -61,7 +61,11 @@ export async function createInvitation(
           from rules r where exists (select 1 from auth) and r.permitted and not r.already_member
         returning *
       )`;
-  const { caller, role, userId, row } = await withCaller<{ permitted: boolean | null; already_member: boolean | null; invitation: Invitation | null }>(
+  const { caller, role, userId, row } = await withCaller<{
+    permitted: boolean | null;
+    already_member: boolean | null;
+    invitation: Invitation | null;
+  }>(
     db,
     actor,
     MANAGE_SETTINGS,
@@ -69,7 +73,14 @@ export async function createInvitation(
     sql`(select permitted from rules) as permitted, (select already_member from rules) as already_member,
         (select ${invitationJson} from inserted i) as invitation`,
   );
-  return { caller, role, userId, permitted: row.permitted === true, alreadyMember: row.already_member === true, invitation: row.invitation };
+  return {
+    caller,
+    role,
+    userId,
+    permitted: row.permitted === true,
+    alreadyMember: row.already_member === true,
+    invitation: row.invitation,
+  };
 }
 
 export async function revokeInvitation(db: Database, actor: Actor, invitationId: string): Promise<SettingsOutcome<{ revoked: boolean }>> {
@@ -88,7 +99,10 @@ export async function revokeInvitation(db: Database, actor: Actor, invitationId:
 }
 
 /** An open invitation by its token's hash (the invitation page shows whom it is for). */
-export async function findOpenInvitation(db: Database, tokenHash: string): Promise<{ email: string; role: Role; organisation: string } | null> {
+export async function findOpenInvitation(
+  db: Database,
+  tokenHash: string,
+): Promise<{ email: string; role: Role; organisation: string } | null> {
   const [row] = await run<{ email: string; role: Role; organisation: string }>(
     db,
     sql`select i.email, i.role, o.name as organisation from invitations i join organisations o on o.id = i.org_id

@@ -46,7 +46,13 @@ function resolvedAtFor(status: IssueValues["status"]): SQL | null | undefined {
 }
 
 export function updateIssue(db: Database, actor: Actor, id: string, patch: IssueValues, ifMatch: number | null) {
-  return updateRecord(db, actor, issueResource, { id, patch: { ...patch, resolvedAt: resolvedAtFor(patch.status) }, ifMatch, references: peopleReferences(patch), rules: [] });
+  return updateRecord(db, actor, issueResource, {
+    id,
+    patch: { ...patch, resolvedAt: resolvedAtFor(patch.status) },
+    ifMatch,
+    references: peopleReferences(patch),
+    rules: [],
+  });
 }
 
 export function upsertIssue(db: Database, actor: Actor, externalId: string, values: NewIssue, ifMatch: number | null) {

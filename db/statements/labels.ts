@@ -19,7 +19,6 @@ export type LabelRecord = RecordOf<typeof labelResource>;
 export type LabelValues = FieldsOf<typeof labelResource>;
 export type NewLabel = LabelValues & Pick<LabelRecord, "name" | "colour">;
 
-
 /** `name` holds when no other label of the organisation has the name, in any letter case. */
 const nameFree = (name: string | undefined, except?: ReturnType<typeof sql>): Reference[] =>
   name === undefined ? [] : [notTaken("labels", "name", sql`lower(x.name) = lower(${name})`, except)];
@@ -29,7 +28,13 @@ export function createLabel(db: Database, actor: Actor, values: NewLabel, idempo
 }
 
 export function updateLabel(db: Database, actor: Actor, id: string, patch: LabelValues, ifMatch: number | null) {
-  return updateRecord(db, actor, labelResource, { id, patch, ifMatch, references: nameFree(patch.name, sql`(select id from locked)`), rules: [] });
+  return updateRecord(db, actor, labelResource, {
+    id,
+    patch,
+    ifMatch,
+    references: nameFree(patch.name, sql`(select id from locked)`),
+    rules: [],
+  });
 }
 
 export function upsertLabel(db: Database, actor: Actor, externalId: string, values: NewLabel, ifMatch: number | null) {
@@ -55,4 +60,3 @@ export function deleteLabel(db: Database, actor: Actor, id: string, ifMatch: num
     fresh: true,
   });
 }
-

@@ -47,7 +47,12 @@ export interface MemberChange {
  * may also remove themselves (leave). The owners are row-locked while counted, so two owners
  * leaving at once cannot leave the organisation with none.
  */
-export async function changeMember(db: Database, actor: Actor, targetUserId: string, role: Role | null): Promise<SettingsOutcome<MemberChange>> {
+export async function changeMember(
+  db: Database,
+  actor: Actor,
+  targetUserId: string,
+  role: Role | null,
+): Promise<SettingsOutcome<MemberChange>> {
   const leaving = role === null;
   const write =
     role === null
@@ -78,7 +83,18 @@ export async function changeMember(db: Database, actor: Actor, targetUserId: str
          where ${leaving} and s.user_id = ${targetUserId}::uuid and s.active_org_id = ${CALLER_ORG} and exists (select 1 from changed)
         returning 1
       )`;
-  const { caller, role: callerRole, userId, row } = await withCaller<{ found: boolean; permitted: boolean | null; keeps_owner: boolean | null; member: Member | null; org_id: string | null }>(
+  const {
+    caller,
+    role: callerRole,
+    userId,
+    row,
+  } = await withCaller<{
+    found: boolean;
+    permitted: boolean | null;
+    keeps_owner: boolean | null;
+    member: Member | null;
+    org_id: string | null;
+  }>(
     db,
     actor,
     null,
@@ -87,7 +103,16 @@ export async function changeMember(db: Database, actor: Actor, targetUserId: str
         (select ${memberJson} from changed m join users u on u.id = m.user_id) as member,
         (select count(*) from ended) as sessions_ended, ${CALLER_ORG} as org_id`,
   );
-  return { caller, role: callerRole, userId, found: row.found, permitted: row.permitted === true, keepsOwner: row.keeps_owner !== false, member: row.member, orgId: row.org_id };
+  return {
+    caller,
+    role: callerRole,
+    userId,
+    found: row.found,
+    permitted: row.permitted === true,
+    keepsOwner: row.keeps_owner !== false,
+    member: row.member,
+    orgId: row.org_id,
+  };
 }
 
 /** The organisations a person belongs to (a session that ends is told to each of their rooms). */

@@ -48,6 +48,8 @@ export function deleteMilestone(db: Database, actor: Actor, id: string, ifMatch:
   return deleteRecord(db, actor, milestoneResource, {
     id,
     ifMatch,
-    blockers: [{ name: "tasks", count: sql`select count(*) from ${tasks} where ${tasks.orgId} = ${l.orgId} and ${tasks.milestoneId} = ${l.id}` }],
+    blockers: [
+      { name: "tasks", count: sql`select count(*) from ${tasks} where ${tasks.orgId} = ${l.orgId} and ${tasks.milestoneId} = ${l.id}` },
+    ],
   });
 }

@@ -13,7 +13,10 @@ export interface Organisation {
 
 /** Organisations are made outside the API (the CLI, the seed): not an event resource, no changeVersion. */
 export async function createOrganisation(db: Database, input: { name: string; id?: string | undefined }): Promise<Organisation> {
-  const [row] = await run<Organisation>(db, sql`insert into organisations (id, name) values (${input.id ?? uuidv7()}, ${input.name}) returning id, name`);
+  const [row] = await run<Organisation>(
+    db,
+    sql`insert into organisations (id, name) values (${input.id ?? uuidv7()}, ${input.name}) returning id, name`,
+  );
   return row!;
 }
 
@@ -44,7 +47,11 @@ export interface Caller {
  * Who is calling, in one statement: GET /v1, a socket's key, and the check a request refused
  * before the database was asked makes (401 and 403 come first).
  */
-export async function describeCaller(db: Database, actor: Actor, scope: Scope | null = null): Promise<{ caller: CallerOutcome; self: Caller | null }> {
+export async function describeCaller(
+  db: Database,
+  actor: Actor,
+  scope: Scope | null = null,
+): Promise<{ caller: CallerOutcome; self: Caller | null }> {
   const row = await runOne<CallerRow & { self: (Omit<Caller, "changeVersion"> & { changeVersion: string }) | null }>(
     db,
     sql`with ${callerCtes(actor, scope)}
@@ -64,7 +71,10 @@ export interface OrganisationRecord {
   updatedAt: string;
 }
 
-export async function getOrganisation(db: Database, actor: Actor): Promise<{ caller: CallerOutcome; organisation: OrganisationRecord | null }> {
+export async function getOrganisation(
+  db: Database,
+  actor: Actor,
+): Promise<{ caller: CallerOutcome; organisation: OrganisationRecord | null }> {
   const row = await runOne<CallerRow & { organisation: (OrganisationRecord & { changeVersion: string }) | null }>(
     db,
     sql`with ${callerCtes(actor, "organisation.read")}
@@ -75,5 +85,8 @@ export async function getOrganisation(db: Database, actor: Actor): Promise<{ cal
                          'updatedAt', to_char(o.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
                   from organisations o where o.id = ${CALLER_ORG}) as organisation`,
   );
-  return { caller: callerOf(row), organisation: row.organisation && { ...row.organisation, changeVersion: Number(row.organisation.changeVersion) } };
+  return {
+    caller: callerOf(row),
+    organisation: row.organisation && { ...row.organisation, changeVersion: Number(row.organisation.changeVersion) },
+  };
 }

@@ -31,7 +31,13 @@ export function createPerson(db: Database, actor: Actor, values: NewPerson, idem
 }
 
 export function updatePerson(db: Database, actor: Actor, id: string, patch: PersonValues, ifMatch: number | null) {
-  return updateRecord(db, actor, personnelResource, { id, patch, ifMatch, references: emailFree(patch.email, sql`(select id from locked)`), rules: [] });
+  return updateRecord(db, actor, personnelResource, {
+    id,
+    patch,
+    ifMatch,
+    references: emailFree(patch.email, sql`(select id from locked)`),
+    rules: [],
+  });
 }
 
 export function upsertPerson(db: Database, actor: Actor, externalId: string, values: NewPerson, ifMatch: number | null) {

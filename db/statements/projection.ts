@@ -38,7 +38,11 @@ function compiled(pairs: SQL[]): SQL {
 function fieldPairs(resource: Resource, alias: string, options: { derived: boolean; only?: ReadonlySet<string> | undefined }): SQL[] {
   const wanted = (key: string) => !options.only || options.only.has(key);
   const columns = (list: ColumnDef[]) => list.filter((c) => wanted(c.key)).map((c) => pair(c.key, publicValue(alias, c.column, c.kind)));
-  const derived = options.derived ? Object.entries(resource.derived).filter(([key]) => wanted(key)).map(([key, field]) => pair(key, field.sql(alias))) : [];
+  const derived = options.derived
+    ? Object.entries(resource.derived)
+        .filter(([key]) => wanted(key))
+        .map(([key, field]) => pair(key, field.sql(alias)))
+    : [];
   return [...columns(resource.publicColumns.slice(0, -3)), ...derived, ...columns(resource.publicColumns.slice(-3))];
 }
 
@@ -122,7 +126,11 @@ export function inResponseOrder<Json extends Record<string, unknown>>(resource: 
   }) as Json;
 }
 
-function ordered(object: Record<string, unknown>, keys: readonly string[], value: (key: string, value: unknown) => unknown): Record<string, unknown> {
+function ordered(
+  object: Record<string, unknown>,
+  keys: readonly string[],
+  value: (key: string, value: unknown) => unknown,
+): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const key of keys) if (key in object) result[key] = value(key, object[key]);
   for (const [key, v] of Object.entries(object)) if (!(key in result)) result[key] = v;

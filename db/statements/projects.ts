@@ -61,12 +61,23 @@ export function updateProject(db: Database, actor: Actor, id: string, patch: Pro
 function updateChecks(patch: ProjectValues) {
   return {
     references: [],
-    rules: [{ name: RULES.dates_ordered, holds: sql`coalesce(${patch.endDate ?? null}::date, ${l.endDate}) >= coalesce(${patch.startDate ?? null}::date, ${l.startDate})` }],
+    rules: [
+      {
+        name: RULES.dates_ordered,
+        holds: sql`coalesce(${patch.endDate ?? null}::date, ${l.endDate}) >= coalesce(${patch.startDate ?? null}::date, ${l.startDate})`,
+      },
+    ],
   };
 }
 
 export function upsertProject(db: Database, actor: Actor, externalId: string, values: NewProject, ifMatch: number | null) {
-  return upsertRecord(db, actor, projectResource, { externalId, values, ifMatch, create: { references: [] }, update: updateChecks(values) });
+  return upsertRecord(db, actor, projectResource, {
+    externalId,
+    values,
+    ifMatch,
+    create: { references: [] },
+    update: updateChecks(values),
+  });
 }
 
 /** A project is not deleted while anything points at it; money recorded against it least of all. */

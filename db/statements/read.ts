@@ -73,7 +73,11 @@ function sortColumn(resource: Resource, sortable: Sortable, field: string): { ke
   const cast = kind === "date" ? "date" : kind === "timestamp" ? "timestamptz" : "text";
   const typed = (value: string | null) => sql`${value}::${sql.raw(cast)}`;
   const value =
-    kind === "timestamp" ? sql`to_char(${ref} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : kind === "date" ? sql`to_char(${ref}, 'YYYY-MM-DD')` : ref;
+    kind === "timestamp"
+      ? sql`to_char(${ref} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+      : kind === "date"
+        ? sql`to_char(${ref}, 'YYYY-MM-DD')`
+        : ref;
   if (typeof kind === "object") return { key: rankOf(kind.rank, ref), param: (v) => rankOf(kind.rank, typed(v)), value };
   return { key: ref, param: typed, value };
 }
@@ -88,7 +92,10 @@ function sortOrder(resource: Resource, sort: PageRequest["sort"]) {
   const columns = keys.map((k) => ({ ...sortColumn(resource, kinds, k.field), descending: k.descending }));
   const idDescending = keys.at(-1)!.descending;
   const direction = (descending: boolean) => sql.raw(descending ? "desc" : "asc");
-  const orderBy = sql.join([...columns.map((c) => sql`${c.key} ${direction(c.descending)}`), sql`r.id ${direction(idDescending)}`], sql`, `);
+  const orderBy = sql.join(
+    [...columns.map((c) => sql`${c.key} ${direction(c.descending)}`), sql`r.id ${direction(idDescending)}`],
+    sql`, `,
+  );
   const end = sql`json_build_array(${sql.join([...columns.map((c) => c.value), sql`r.id`], sql`, `)})`;
   return { columns, idDescending, orderBy, end };
 }
@@ -112,14 +119,31 @@ function ordering(resource: Resource, page: PageRequest) {
   let after: SQL | null = null;
   if (page.after) {
     const { values, id } = page.after;
-    const all = [...columns.map((c, i) => ({ key: c.key, value: c.param(values[i] ?? null), descending: c.descending })), { key: sql`r.id`, value: sql`${id}::uuid`, descending: idDescending }];
+    const all = [
+      ...columns.map((c, i) => ({ key: c.key, value: c.param(values[i] ?? null), descending: c.descending })),
+      { key: sql`r.id`, value: sql`${id}::uuid`, descending: idDescending },
+    ];
     if (all.every((c) => c.descending === idDescending)) {
       // One direction: a row comparison, which the index serves as a range.
-      after = sql`(${sql.join(all.map((c) => c.key), sql`, `)}) ${sql.raw(idDescending ? "<" : ">")} (${sql.join(all.map((c) => c.value), sql`, `)})`;
+      after = sql`(${sql.join(
+        all.map((c) => c.key),
+        sql`, `,
+      )}) ${sql.raw(idDescending ? "<" : ">")} (${sql.join(
+        all.map((c) => c.value),
+        sql`, `,
+      )})`;
     } else {
       // Mixed directions: after on the first key, or equal on it and after on the next, ...
-      const branches = all.map((c, i) => sql.join([...all.slice(0, i).map((p) => sql`${p.key} = ${p.value}`), sql`${c.key} ${sql.raw(c.descending ? "<" : ">")} ${c.value}`], sql` and `));
-      after = sql`(${sql.join(branches.map((b) => sql`(${b})`), sql` or `)})`;
+      const branches = all.map((c, i) =>
+        sql.join(
+          [...all.slice(0, i).map((p) => sql`${p.key} = ${p.value}`), sql`${c.key} ${sql.raw(c.descending ? "<" : ">")} ${c.value}`],
+          sql` and `,
+        ),
+      );
+      after = sql`(${sql.join(
+        branches.map((b) => sql`(${b})`),
+        sql` or `,
+      )})`;
     }
   }
   return { orderBy, end, after };
@@ -149,8 +173,12 @@ export async function listRecords<R extends Resource>(
     conditions.push(sql`${resource.search("r")} @@ websearch_to_tsquery('english', ${options.search})`);
   }
   if (after) conditions.push(after);
-  const parentFound = parent ? sql`exists (select 1 from ${sql.identifier(parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parentId}::uuid)` : sql`true`;
-  const row = await runOne<CallerRow & { records: string; count: number; parent_found: boolean; end: [...(string | null)[], string] | null; has_more: boolean }>(
+  const parentFound = parent
+    ? sql`exists (select 1 from ${sql.identifier(parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parentId}::uuid)`
+    : sql`true`;
+  const row = await runOne<
+    CallerRow & { records: string; count: number; parent_found: boolean; end: [...(string | null)[], string] | null; has_more: boolean }
+  >(
     db,
     sql`with ${callerCtes(actor, resource.readScope)},
         found as (
@@ -171,5 +199,12 @@ export async function listRecords<R extends Resource>(
                (select count(*) from page) > (select count(*) from kept) as has_more`,
   );
   const endKey = row.has_more && row.end ? { values: row.end.slice(0, -1) as (string | null)[], id: row.end.at(-1) as string } : null;
-  return { caller: callerOf(row), records: new JsonText<RecordOf<R>[]>(row.records), count: row.count, parentFound: row.parent_found, hasMore: row.has_more, end: endKey };
+  return {
+    caller: callerOf(row),
+    records: new JsonText<RecordOf<R>[]>(row.records),
+    count: row.count,
+    parentFound: row.parent_found,
+    hasMore: row.has_more,
+    end: endKey,
+  };
 }

@@ -38,7 +38,8 @@ export const taskOfOrganisation = (taskId: string): Reference => ({
 });
 
 /** The project of the organisation's task `taskId`: what a record kept under a task (a comment, a checklist item) takes from it. */
-export const projectOfTask = (taskId: string) => sql`(select t.project_id from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${taskId}::uuid)`;
+export const projectOfTask = (taskId: string) =>
+  sql`(select t.project_id from ${tasks} t where t.org_id = ${CALLER_ORG} and t.id = ${taskId}::uuid)`;
 
 /**
  * `field`: the task holds fewer than `limit` rows of `table` (its comments, its checklist), counted

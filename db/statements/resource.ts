@@ -14,7 +14,8 @@ import type { Expansion } from "./projection.ts";
 // schema that must equal it (functions/schemas) fails to compile until it says what to do with it.
 
 /** How a column travels between SQL and JSON. */
-export type ColumnKind = "uuid" | "uuidArray" | "text" | "textArray" | "date" | "numeric" | "decimal" | "boolean" | "integer" | "timestamp" | "json";
+export type ColumnKind =
+  "uuid" | "uuidArray" | "text" | "textArray" | "date" | "numeric" | "decimal" | "boolean" | "integer" | "timestamp" | "json";
 
 export interface ColumnDef {
   /** The public (camelCase) field name: the drizzle key. */
@@ -49,7 +50,12 @@ export interface Derived<T> {
 
 export const derived = <T>(sql: (alias: string) => SQL, keys?: readonly string[]): Derived<T> => (keys ? { sql, keys } : { sql });
 
-export interface ResourceOptions<T extends PgTable, Hidden extends FieldKey<T>, Money extends FieldKey<T>, D extends Record<string, Derived<unknown>>> {
+export interface ResourceOptions<
+  T extends PgTable,
+  Hidden extends FieldKey<T>,
+  Money extends FieldKey<T>,
+  D extends Record<string, Derived<unknown>>,
+> {
   /** For records listed under a parent (the declaration's `parent`): the parent's table. */
   parent?: PgTable;
   /** Columns written but never answered (a webhook's signing secret). */
@@ -133,7 +139,9 @@ function kindOf(column: Column, money: boolean): ColumnKind {
     case "PgJsonb":
       return "json";
     default:
-      throw new Error(`column ${column.name} has type ${column.columnType}, which no record field has yet: add it to db/statements/resource.ts`);
+      throw new Error(
+        `column ${column.name} has type ${column.columnType}, which no record field has yet: add it to db/statements/resource.ts`,
+      );
   }
 }
 
@@ -144,7 +152,11 @@ export function defineResource<
   Money extends FieldKey<T> = never,
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no derived fields unless declared
   D extends Record<string, Derived<unknown>> = {},
->(declaration: Declared, table: T, options: ResourceOptions<T, Hidden, Money, D> = {}): Resource<T, Exclude<FieldKey<T>, Hidden>, Money, D, Declared> {
+>(
+  declaration: Declared,
+  table: T,
+  options: ResourceOptions<T, Hidden, Money, D> = {},
+): Resource<T, Exclude<FieldKey<T>, Hidden>, Money, D, Declared> {
   const hidden = new Set<string>(options.hidden ?? []);
   const money = new Set<string>(options.money ?? []);
   const def = (key: string, column: Column): ColumnDef => ({ key, column: toSnakeCase(key), kind: kindOf(column, money.has(key)) });
@@ -168,7 +180,8 @@ export function defineResource<
   };
   for (const [query, filter] of Object.entries(declaration.filters)) field(filter.field, `the list filter ${query}`);
   for (const key of Object.keys(declaration.sortable)) field(key, "a sort");
-  if (Boolean(declaration.parent) !== Boolean(options.parent)) throw new Error(`${name}: a parent is declared with its table, or not at all`);
+  if (Boolean(declaration.parent) !== Boolean(options.parent))
+    throw new Error(`${name}: a parent is declared with its table, or not at all`);
   const scopes = scopesOf(declaration);
   return {
     table,
@@ -220,8 +233,11 @@ export type RecordOf<R> =
     : never;
 
 /** The fields a write may set (hidden ones included), each with its JSON value. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the table's own fields, no derived ones
-export type FieldsOf<R> = R extends Resource<infer T, string, infer Money> ? Partial<Omit<RecordOf<Resource<T, FieldKey<T>, Money, {}>>, Bookkeeping>> : never;
+export type FieldsOf<R> =
+  R extends Resource<infer T, string, infer Money>
+    ? // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the table's own fields, no derived ones
+      Partial<Omit<RecordOf<Resource<T, FieldKey<T>, Money, {}>>, Bookkeeping>>
+    : never;
 
 /** What a statement writes: each field's JSON value, or an SQL fragment it computes (now(), a value of the caller's key). */
 export type WritableOf<R> = { [K in keyof FieldsOf<R>]?: FieldsOf<R>[K] | SQL };

@@ -1,5 +1,11 @@
 import type { CascadeViolation } from "./delete.ts";
-import type { CycleViolation, OpenBlockersViolation, OpenSubtasksViolation, ParentCycleViolation, ParentDepthViolation } from "./task-graph.ts";
+import type {
+  CycleViolation,
+  OpenBlockersViolation,
+  OpenSubtasksViolation,
+  ParentCycleViolation,
+  ParentDepthViolation,
+} from "./task-graph.ts";
 
 // The names by which a write statement reports what refused it, shared with the services that
 // settle each into its error (services/settle.ts): the rules over the locked row (write-ctes.ts

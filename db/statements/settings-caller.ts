@@ -17,7 +17,8 @@ export const MANAGE_SETTINGS: Need = { roles: SETTINGS_ROLES };
 export const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** The person a users.id column names, as the settings area answers one ({ id, name }), or null. */
-export const personJson = (userId: string) => sql.raw(`(select json_build_object('id', p.id, 'name', p.name) from users p where p.id = ${userId})`);
+export const personJson = (userId: string) =>
+  sql.raw(`(select json_build_object('id', p.id, 'name', p.name) from users p where p.id = ${userId})`);
 
 /** A settings statement's outcome: its caller, the caller's role and user id, and what it found. */
 export type SettingsOutcome<T> = { caller: CallerOutcome; role: Role | null; userId: string | null } & T;

@@ -156,7 +156,8 @@ const subtaskWalk = (aggregates: SQL, only: SQL = sql`true`) => sql`(with recurs
 
 /** The violation of a subtask walk that could not finish within the request's visits: `{ visited, left }`. */
 type Unfinished = { visited: number; left: number };
-const unfinished = (w: string) => sql.raw(`case when ${w}.visited > ${w}.remaining then jsonb_build_object('visited', ${w}.visited, 'left', ${w}.remaining) end`);
+const unfinished = (w: string) =>
+  sql.raw(`case when ${w}.visited > ${w}.remaining then jsonb_build_object('visited', ${w}.visited, 'left', ${w}.remaining) end`);
 
 /** What `subtasks_closed` reports (see below). */
 export type OpenSubtasksViolation = { open: string[] } | Unfinished;

@@ -20,7 +20,16 @@ import { activePerson, milestoneOfProject, projectOfOrganisation } from "./refer
 import type { ListFiltersOf } from "./read.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf, type Resource } from "./resource.ts";
 import { RULES } from "./rules.ts";
-import { blockersClosed, blockingLimit, newTaskParent, noDependencyCycle, parentHasRoom, parentInProject, parentRules, subtasksClosed } from "./task-graph.ts";
+import {
+  blockersClosed,
+  blockingLimit,
+  newTaskParent,
+  noDependencyCycle,
+  parentHasRoom,
+  parentInProject,
+  parentRules,
+  subtasksClosed,
+} from "./task-graph.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 import type { Cascade, Reference } from "./write-ctes.ts";
@@ -40,14 +49,17 @@ export const taskResource = defineResource(RESOURCES.task, tasks, {
     // (With both conditions in one scan the planner ANDed in the organisation's whole index: a
     // scan of every task of the organisation per task listed. OFFSET 0 keeps the tenant check a
     // filter on the few rows the GIN index finds.)
-    blocking: derived<string[]>(
-      (a) =>
-        sql.raw(
-          `(select coalesce(json_agg(b.id order by b.id), '[]'::json) from (select x.id, x.org_id from tasks x where x.blocked_by @> array[${a}.id] offset 0) b where b.org_id = ${a}.org_id)`,
-        ),
+    blocking: derived<string[]>((a) =>
+      sql.raw(
+        `(select coalesce(json_agg(b.id order by b.id), '[]'::json) from (select x.id, x.org_id from tasks x where x.blocked_by @> array[${a}.id] offset 0) b where b.org_id = ${a}.org_id)`,
+      ),
     ),
-    subtaskCount: derived<number>((a) => sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id)`)),
-    subtasksDone: derived<number>((a) => sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id and s.status = 'done')`)),
+    subtaskCount: derived<number>((a) =>
+      sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id)`),
+    ),
+    subtasksDone: derived<number>((a) =>
+      sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id and s.status = 'done')`),
+    ),
   },
 });
 export type TaskRecord = RecordOf<typeof taskResource>;
@@ -78,7 +90,12 @@ function createReferences(values: NewTask): Reference[] {
 }
 
 export function createTask(db: Database, actor: Actor, values: NewTask, idempotency?: IdempotencyRequest) {
-  return createRecord(db, actor, taskResource, { values, references: createReferences(values), idempotency, fresh: readsOtherTasks(values) });
+  return createRecord(db, actor, taskResource, {
+    values,
+    references: createReferences(values),
+    idempotency,
+    fresh: readsOtherTasks(values),
+  });
 }
 
 // The workflow as SQL pairs, so the check runs on the locked row inside the statement.
@@ -100,10 +117,21 @@ function updateChecks(patch: TaskValues) {
     references.push({ ...assignee, exists: sql`${l.assigneeId} = ${patch.assigneeId}::uuid or ${assignee.exists}` });
   }
   if (patch.milestoneId) references.push(milestoneOfProject(patch.milestoneId, sql`${l.projectId}`));
-  if (patch.parentId) references.push(parentInProject(patch.parentId), parentHasRoom(patch.parentId, sql`${l.parentId} is not distinct from ${patch.parentId}::uuid`));
+  if (patch.parentId)
+    references.push(
+      parentInProject(patch.parentId),
+      parentHasRoom(patch.parentId, sql`${l.parentId} is not distinct from ${patch.parentId}::uuid`),
+    );
   if (patch.labelIds?.length) references.push(labelsExist(patch.labelIds));
   const rules = [
-    ...(patch.status ? [{ name: RULES.transition, holds: sql`${l.status} = ${patch.status} or (${l.status}, ${patch.status}::text) in (${transitionPairs})` }] : []),
+    ...(patch.status
+      ? [
+          {
+            name: RULES.transition,
+            holds: sql`${l.status} = ${patch.status} or (${l.status}, ${patch.status}::text) in (${transitionPairs})`,
+          },
+        ]
+      : []),
     ...blockersClosed(patch.status),
     ...subtasksClosed(patch.status),
     ...(patch.parentId ? parentRules(patch.parentId) : []),
@@ -137,9 +165,13 @@ export function upsertTask(db: Database, actor: Actor, externalId: string, value
 export function addDependency(db: Database, actor: Actor, id: string, blocker: string, ifMatch: number | null) {
   return updateRecord(db, actor, taskResource, {
     id,
-    patch: { blockedBy: sql`(case when ${blocker}::uuid = any(${l.blockedBy}) then ${l.blockedBy} else array_append(${l.blockedBy}, ${blocker}::uuid) end)` },
+    patch: {
+      blockedBy: sql`(case when ${blocker}::uuid = any(${l.blockedBy}) then ${l.blockedBy} else array_append(${l.blockedBy}, ${blocker}::uuid) end)`,
+    },
     ifMatch,
-    references: [{ field: "blockedBy", exists: sql`exists (select 1 from ${tasks} b where b.org_id = ${CALLER_ORG} and b.id = ${blocker}::uuid)` }],
+    references: [
+      { field: "blockedBy", exists: sql`exists (select 1 from ${tasks} b where b.org_id = ${CALLER_ORG} and b.id = ${blocker}::uuid)` },
+    ],
     rules: [
       noDependencyCycle(blocker),
       { name: RULES.blockers_limit, holds: sql`${blocker}::uuid = any(${l.blockedBy}) or cardinality(${l.blockedBy}) < ${MAX_BLOCKERS}` },

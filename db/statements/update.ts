@@ -8,7 +8,23 @@ import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
 import { runWrite } from "./sql.ts";
 import { orgLockStatement } from "./caller.ts";
-import { bumpAndEvent, changedFields, changeOfLocked, changesOf, changeSucceeded, committedEvent, committedOf, externalIdFree, failed, violationsOf, lockedCte, referenceCte, type Committed, type Reference, type Rule } from "./write-ctes.ts";
+import {
+  bumpAndEvent,
+  changedFields,
+  changeOfLocked,
+  changesOf,
+  changeSucceeded,
+  committedEvent,
+  committedOf,
+  externalIdFree,
+  failed,
+  violationsOf,
+  lockedCte,
+  referenceCte,
+  type Committed,
+  type Reference,
+  type Rule,
+} from "./write-ctes.ts";
 
 export interface UpdateOptions<R extends Resource> {
   id: string;
@@ -41,9 +57,17 @@ export interface UpdateOutcome<Json> {
  * rules are checked on the locked row; the change, the changeVersion bump and the event (with each
  * changed field's from and to) happen only if all hold and something really changes.
  */
-export async function updateRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: UpdateOptions<R>): Promise<UpdateOutcome<RecordOf<R>>> {
+export async function updateRecord<R extends Resource>(
+  db: Database,
+  actor: Actor,
+  resource: R,
+  options: UpdateOptions<R>,
+): Promise<UpdateOutcome<RecordOf<R>>> {
   const changes = changesOf(resource, options.patch as Record<string, unknown>);
-  const references = [...options.references, ...externalIdFree(resource, (options.patch as { externalId?: unknown }).externalId, sql`(select id from locked)`)];
+  const references = [
+    ...options.references,
+    ...externalIdFree(resource, (options.patch as { externalId?: unknown }).externalId, sql`(select id from locked)`),
+  ];
   type Json = RecordOf<R>;
   const row = await runWrite<
     CallerRow & {
@@ -54,26 +78,23 @@ export async function updateRecord<R extends Resource>(db: Database, actor: Acto
       event: OpsEvent | null;
       cascaded: OpsEvent[] | null;
     }
-  >(
-    db,
-    {
-      ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
+  >(db, {
+    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
         ${lockedCte(resource, options.id)},
         ${referenceCte(references, sql`auth, locked l`)},
         ${changeOfLocked(resource, { changes, ifMatch: options.ifMatch, rules: options.rules, references }, "changed")},
         ${bumpAndEvent(resource, "updated", changedFields(resource))}`,
-      columns: sql`${callerColumns},
+    columns: sql`${callerColumns},
                (select ${projection(resource, "l")} from locked l) as before,
                (select row_to_json(checks) from checks) as checks,
                (select row_to_json(refs) from refs) as refs,
                (select ${projection(resource, "changed")} from changed) as record,
                ${committedEvent}`,
-      succeeded: changeSucceeded(),
-      answer: sql`coalesce(o.record, o.before)`,
-      created: sql`false`,
-      lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
-    },
-  );
+    succeeded: changeSucceeded(),
+    answer: sql`coalesce(o.record, o.before)`,
+    created: sql`false`,
+    lockFirst: options.fresh ? orgLockStatement(actor) : undefined,
+  });
   return {
     caller: callerOf(row),
     before: row.before,

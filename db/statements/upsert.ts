@@ -8,7 +8,23 @@ import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, changedFields, changeOfLocked, lockedCte, changesOf, changeSucceeded, committedEvent, committedOf, failed, violationsOf, referenceCte, referencesHold, type Committed, type Reference, type Rule } from "./write-ctes.ts";
+import {
+  bumpAndEvent,
+  changedFields,
+  changeOfLocked,
+  lockedCte,
+  changesOf,
+  changeSucceeded,
+  committedEvent,
+  committedOf,
+  failed,
+  violationsOf,
+  referenceCte,
+  referencesHold,
+  type Committed,
+  type Reference,
+  type Rule,
+} from "./write-ctes.ts";
 
 // PUT /v1/<resource>/by-external-id/{externalId}: one statement that changes the record with that
 // external id (locked, as an update is) or, when there is none, creates it, as the create would.
@@ -56,11 +72,17 @@ const NEW = "new:";
 const EXISTING = "existing:";
 const prefixed = (prefix: string, references: Reference[]) => references.map((r) => ({ ...r, field: prefix + r.field }));
 
-export async function upsertRecord<R extends Resource>(db: Database, actor: Actor, resource: R, options: UpsertOptions<R>): Promise<UpsertOutcome<RecordOf<R>>> {
+export async function upsertRecord<R extends Resource>(
+  db: Database,
+  actor: Actor,
+  resource: R,
+  options: UpsertOptions<R>,
+): Promise<UpsertOutcome<RecordOf<R>>> {
   const values = options.values as Record<string, unknown>;
   const isFixed = (key: string) => (options.fixed ?? []).includes(key);
   const inserts = changesOf(resource, { ...values, externalId: options.externalId });
-  const patch = (options.patch as Record<string, unknown> | undefined) ?? Object.fromEntries(Object.entries(values).filter(([key]) => !isFixed(key)));
+  const patch =
+    (options.patch as Record<string, unknown> | undefined) ?? Object.fromEntries(Object.entries(values).filter(([key]) => !isFixed(key)));
   const fixed = changesOf(resource, Object.fromEntries(Object.entries(values).filter(([key]) => isFixed(key)))).map((c) => ({
     name: `fixed:${c.column.key}`,
     holds: sql`${sql.raw(`l.${c.column.column}`)} is not distinct from ${c.value}`,
@@ -84,8 +106,14 @@ export async function upsertRecord<R extends Resource>(db: Database, actor: Acto
         ${referenceCte([...create, ...change], sql`auth left join locked l on true`)},
         ${changeOfLocked(resource, { changes: changesOf(resource, patch), ifMatch, rules: [...options.update.rules, ...fixed], references: change }, "updated")},
         inserted as (
-          insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(inserts.map((c) => sql.identifier(c.column.column)), sql`, `)})
-          select ${uuidv7()}::uuid, auth.org_id, ${sql.join(inserts.map((c) => c.value), sql`, `)}
+          insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
+            inserts.map((c) => sql.identifier(c.column.column)),
+            sql`, `,
+          )})
+          select ${uuidv7()}::uuid, auth.org_id, ${sql.join(
+            inserts.map((c) => c.value),
+            sql`, `,
+          )}
             from auth, refs
            where not exists (select 1 from locked) and ${ifMatch}::int is null
                  and ${referencesHold(create)}
@@ -118,10 +146,19 @@ export async function upsertRecord<R extends Resource>(db: Database, actor: Acto
     before: row.before,
     versionMatches: existing ? row.checks?.version_matches !== false : ifMatch === null,
     changesSomething: row.checks?.changes_something !== false,
-    failedReferences: failed((existing ? change : create).map((r) => r.field), row.refs).map((field) => field.slice(branch.length) as CheckedField),
-    failedRules: failed(options.update.rules.map((r) => r.name), row.checks),
+    failedReferences: failed(
+      (existing ? change : create).map((r) => r.field),
+      row.refs,
+    ).map((field) => field.slice(branch.length) as CheckedField),
+    failedRules: failed(
+      options.update.rules.map((r) => r.name),
+      row.checks,
+    ),
     violations: violationsOf(options.update.rules, row.checks),
-    fixedDiffers: failed(fixed.map((r) => r.name), row.checks).map((name) => name.slice("fixed:".length)),
+    fixedDiffers: failed(
+      fixed.map((r) => r.name),
+      row.checks,
+    ).map((name) => name.slice("fixed:".length)),
     written: row.record ? { record: row.record, ...committedOf(row), created: row.created } : null,
   };
 }

@@ -60,7 +60,13 @@ function filterConditions(filter: DeliveryFilter): SQL[] {
 }
 
 /** A webhook's delivery attempts, newest first; read only for a caller holding the webhook's scopes. */
-export async function listDeliveries(db: Database, actor: Actor, webhookId: string, page: PageRequest, filter: DeliveryFilter = {}): Promise<DeliveriesOutcome> {
+export async function listDeliveries(
+  db: Database,
+  actor: Actor,
+  webhookId: string,
+  page: PageRequest,
+  filter: DeliveryFilter = {},
+): Promise<DeliveriesOutcome> {
   const before = page.after ? sql`and (d.created_at, d.id) < (${page.after.values[0]}::timestamptz, ${page.after.id}::uuid)` : sql``;
   const row = await runOne<CallerRow & { webhook_scopes: string[] | null; deliveries: DeliveryRecord[] }>(
     db,

@@ -88,15 +88,34 @@ export type WebhookChange = WebhookSettings & { enabled?: boolean | undefined };
 export function updateWebhook(db: Database, actor: Actor, id: string, patch: WebhookChange, ifMatch: number | null) {
   // Turning a webhook back on clears why it was turned off, and it receives the events from now on
   // (one that was on already keeps its place: events in flight to it are still its).
-  const values = patch.enabled === true ? { ...patch, disabledReason: null, receivesAfter: sql`case when ${l.enabled} then ${l.receivesAfter} else ${currentChangeVersion} end` } : patch;
-  return updateRecord(db, actor, webhookResource, { id, patch: values, ifMatch, references: projectReferences(patch.projectId), rules: [scopesHeld] });
+  const values =
+    patch.enabled === true
+      ? {
+          ...patch,
+          disabledReason: null,
+          receivesAfter: sql`case when ${l.enabled} then ${l.receivesAfter} else ${currentChangeVersion} end`,
+        }
+      : patch;
+  return updateRecord(db, actor, webhookResource, {
+    id,
+    patch: values,
+    ifMatch,
+    references: projectReferences(patch.projectId),
+    rules: [scopesHeld],
+  });
 }
 
 /**
  * A new signing secret; the one it replaces stays valid (deliveries carry both signatures) for
  * `overlapSeconds`. A second rotation within the overlap ends the first one's.
  */
-export function rotateWebhookSecret(db: Database, actor: Actor, id: string, rotation: { secret: string; overlapSeconds: number }, ifMatch: number | null) {
+export function rotateWebhookSecret(
+  db: Database,
+  actor: Actor,
+  id: string,
+  rotation: { secret: string; overlapSeconds: number },
+  ifMatch: number | null,
+) {
   const patch = {
     secret: rotation.secret,
     previousSecret: sql`l.secret`,
@@ -182,5 +201,8 @@ export async function disableWebhook(db: Database, orgId: string, id: string, re
 
 /** The webhooks a key registered (a revocation reports them: they keep delivering). */
 export function webhooksRegisteredBy(db: Database, keyId: string) {
-  return run<{ id: string; url: string; enabled: boolean }>(db, sql`select id, url, enabled from webhooks where created_by_key_id = ${keyId}::uuid order by created_at, id`);
+  return run<{ id: string; url: string; enabled: boolean }>(
+    db,
+    sql`select id, url, enabled from webhooks where created_by_key_id = ${keyId}::uuid order by created_at, id`,
+  );
 }

@@ -75,14 +75,18 @@ const violationKey = (name: string) => `${name}:violation`;
 
 /** What each failed rule reported as its violation (null for a `holds` rule). */
 export const violationsOf = (rules: Rule[], checks: Record<string, unknown> | null): Partial<RuleViolations> =>
-  Object.fromEntries(rules.filter((r) => r.violation && checks?.[r.name] === false).map((r) => [r.name, checks?.[violationKey(r.name)] ?? null]));
+  Object.fromEntries(
+    rules.filter((r) => r.violation && checks?.[r.name] === false).map((r) => [r.name, checks?.[violationKey(r.name)] ?? null]),
+  );
 
 /**
  * The checks as columns of a `checks` row over the locked row `l`: `laterals` to add after
  * `from locked l`, and the columns: each check's boolean, and each violation's JSON.
  */
 export function ruleColumns(rules: Check[]): { laterals: SQL; columns: SQL } {
-  const laterals = rules.flatMap((r, i) => (r.violation ? [sql` cross join lateral (select (${r.violation})::jsonb as v) ${sql.identifier(`rule_${i}`)}`] : []));
+  const laterals = rules.flatMap((r, i) =>
+    r.violation ? [sql` cross join lateral (select (${r.violation})::jsonb as v) ${sql.identifier(`rule_${i}`)}`] : [],
+  );
   const columns = rules.map((r, i) =>
     r.violation
       ? sql`, (${sql.identifier(`rule_${i}`)}.v is null) as ${sql.identifier(r.name)}, ${sql.identifier(`rule_${i}`)}.v as ${sql.identifier(violationKey(r.name))}`
@@ -99,7 +103,10 @@ export function referenceCte(references: Condition[], from: SQL): SQL {
 
 export function referencesHold(references: Condition[]): SQL {
   if (references.length === 0) return sql`true`;
-  return sql.join(references.map((r) => sql`refs.${sql.identifier(r.field)}`), sql` and `);
+  return sql.join(
+    references.map((r) => sql`refs.${sql.identifier(r.field)}`),
+    sql` and `,
+  );
 }
 
 /**
@@ -114,7 +121,13 @@ export function changeOfLocked(
 ): SQL {
   const { changes, ifMatch, rules, references } = change;
   const changesSomething = changes.length
-    ? sql`(${sql.join(changes.map((c) => sql.raw(`l.${c.column.column}`)), sql`, `)}, null) is distinct from (${sql.join(changes.map((c) => c.value), sql`, `)}, null)`
+    ? sql`(${sql.join(
+        changes.map((c) => sql.raw(`l.${c.column.column}`)),
+        sql`, `,
+      )}, null) is distinct from (${sql.join(
+        changes.map((c) => c.value),
+        sql`, `,
+      )}, null)`
     : sql`false`;
   const ruleChecks = ruleColumns(rules);
   const rulesHold = rules.map((r) => sql` and checks.${sql.identifier(r.name)}`);
@@ -144,7 +157,8 @@ export const changeSucceeded = (refsOf = "") => sql`(o.record is not null or (o.
   and not exists (select 1 from json_each_text(o.refs) f where f.value = 'false' and f.key like ${`${refsOf}%`})))`;
 
 /** The fields a statement reports as false, by name. */
-export const failed = <Name extends string>(names: Name[], row: Record<string, boolean | number> | null): Name[] => names.filter((name) => row?.[name] === false);
+export const failed = <Name extends string>(names: Name[], row: Record<string, boolean | number> | null): Name[] =>
+  names.filter((name) => row?.[name] === false);
 
 /**
  * `locked`: the caller's record, by its id or its external id, row-locked, as it is now (not as
@@ -188,8 +202,14 @@ const SQL_UUIDV7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid(
  * already gone. An event committed by a batch carries the batch's id, which the batch's
  * transaction sets first (services/batch.ts).
  */
-export function bumpAndEvent(resource: Resource, action: "created" | "updated" | "deleted" | SQL, changes: SQL, cascades: Cascade[] = []): SQL {
-  if (!resource.emitsEvents) return sql`bump as (select null::bigint as change_version where false), event as (select * from events where false)`;
+export function bumpAndEvent(
+  resource: Resource,
+  action: "created" | "updated" | "deleted" | SQL,
+  changes: SQL,
+  cascades: Cascade[] = [],
+): SQL {
+  if (!resource.emitsEvents)
+    return sql`bump as (select null::bigint as change_version where false), event as (select * from events where false)`;
   const type = typeof action === "string" ? sql`${`${resource.type}.${action}`}` : sql`${`${resource.type}.`} || ${action}`;
   const cascadeCtes = cascades.map((c) => sql`${sql.identifier(c.name)} as (${c.body}),`);
   const parts = [

@@ -32,10 +32,17 @@ export interface SignedHeaders {
  * Several secrets (a rotation's overlap) give one space-separated `v1,<sig>` entry each, in the
  * order given: a receiver accepts the request if any entry verifies under its secret.
  */
-export async function signWebhook(secrets: string | readonly string[], id: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<SignedHeaders> {
+export async function signWebhook(
+  secrets: string | readonly string[],
+  id: string,
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Promise<SignedHeaders> {
   const content = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
   const signatures = await Promise.all(
-    [secrets].flat().map(async (secret) => `v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(secret), content)))}`),
+    [secrets]
+      .flat()
+      .map(async (secret) => `v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(secret), content)))}`),
   );
   return {
     "webhook-id": id,

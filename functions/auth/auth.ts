@@ -64,8 +64,9 @@ function createAuth(env: Bindings, origin: string) {
           async after(session) {
             // Sign-out never fails on the room: a room not told keeps the sockets until they drop,
             // and the session's tokens open no new ones (the room asks the Worker at each connect).
-            await endSession({ db, rooms: roomsAt(settings.realtime) }, { sessionId: session.id, userId: session.userId }).catch((error: unknown) =>
-              console.warn(JSON.stringify({ level: "warn", message: "could not tell the rooms of a sign-out", cause: String(error) })),
+            await endSession({ db, rooms: roomsAt(settings.realtime) }, { sessionId: session.id, userId: session.userId }).catch(
+              (error: unknown) =>
+                console.warn(JSON.stringify({ level: "warn", message: "could not tell the rooms of a sign-out", cause: String(error) })),
             );
           },
         },
@@ -73,11 +74,23 @@ function createAuth(env: Bindings, origin: string) {
       user: {
         create: {
           async before(user, context) {
-            const refusal = await checkSignUp({ db, signup: settings.auth!.signup }, { email: user.email, invitation: invitationOf(context?.body) });
+            const refusal = await checkSignUp(
+              { db, signup: settings.auth!.signup },
+              { email: user.email, invitation: invitationOf(context?.body) },
+            );
             if (refusal) throw new APIError("FORBIDDEN", { message: refusal, code: "SIGN_UP_CLOSED" });
           },
           async after(user, context) {
-            await welcomeNewUser({ db }, { userId: user.id, email: user.email, name: user.name, invitation: invitationOf(context?.body), organisationName: stringOf(context?.body, "organisationName") });
+            await welcomeNewUser(
+              { db },
+              {
+                userId: user.id,
+                email: user.email,
+                name: user.name,
+                invitation: invitationOf(context?.body),
+                organisationName: stringOf(context?.body, "organisationName"),
+              },
+            );
           },
         },
       },

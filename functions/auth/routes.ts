@@ -1,7 +1,12 @@
 import { Hono, type Context } from "hono";
 import { clientOf } from "../../domain/client-address.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { FAILED_SIGN_INS_PER_ACCOUNT, FAILED_SIGN_INS_PER_ADDRESS, SIGN_UP_WINDOW_SECONDS, SIGN_UPS_PER_ADDRESS } from "../../domain/limits.ts";
+import {
+  FAILED_SIGN_INS_PER_ACCOUNT,
+  FAILED_SIGN_INS_PER_ADDRESS,
+  SIGN_UP_WINDOW_SECONDS,
+  SIGN_UPS_PER_ADDRESS,
+} from "../../domain/limits.ts";
 import { acceptInvitation, lookUpInvitation } from "../../services/invitations.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../http/json-limits.ts";
@@ -38,20 +43,23 @@ async function authBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
     throw new DomainError("unsupported_media_type", "send the body as application/json");
   }
   const text = await c.req.raw.clone().text();
-  if (new TextEncoder().encode(text).length > MAX_AUTH_BODY_BYTES) throw new DomainError("payload_too_large", `the body is over ${MAX_AUTH_BODY_BYTES} bytes`);
+  if (new TextEncoder().encode(text).length > MAX_AUTH_BODY_BYTES)
+    throw new DomainError("payload_too_large", `the body is over ${MAX_AUTH_BODY_BYTES} bytes`);
   let body: unknown;
   try {
     body = text ? JSON.parse(text) : {};
   } catch {
     throw new DomainError("invalid_json", "the body is not valid JSON");
   }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new DomainError("invalid_json", "the body must be a JSON object");
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new DomainError("invalid_json", "the body must be a JSON object");
   const problem = jsonBodyProblem(body);
   if (problem) throw problem;
   for (const [field, value] of Object.entries(body)) {
     if (typeof value !== "string") continue;
     if (value.includes("\u0000")) throw new DomainError("invalid_field", `${field} must not contain NUL characters`, { field });
-    if (NAME_FIELDS.includes(field) && value.length > MAX_NAME_LENGTH) throw new DomainError("invalid_field", `${field} must be at most ${MAX_NAME_LENGTH} characters`, { field });
+    if (NAME_FIELDS.includes(field) && value.length > MAX_NAME_LENGTH)
+      throw new DomainError("invalid_field", `${field} must be at most ${MAX_NAME_LENGTH} characters`, { field });
   }
   return body as Record<string, unknown>;
 }
@@ -65,16 +73,25 @@ authRoutes.get("/auth/invitations/:token", async (c) => {
 /** A signed-in person accepts an invitation to their own address; their session switches to it. */
 authRoutes.post("/auth/invitations/accept", async (c) => {
   const auth = authFor(c.env, new URL(c.req.url).origin);
-  if (!isSameOriginWrite(c)) throw new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin");
+  if (!isSameOriginWrite(c))
+    throw new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin");
   const session = await auth.api.getSession({ headers: c.req.raw.headers });
   const sessionToken = await sessionTokenOf(c, settingsOf(c.env).auth!.secret);
   if (!session || !sessionToken) throw new DomainError("unauthorized", "sign in first, with the address the invitation is for");
   const body = c.get("body") as { token?: unknown };
   if (typeof body.token !== "string" || !body.token) throw new DomainError("missing_field", "token is required", { field: "token" });
-  const accepted = await acceptInvitation({ ctx: { db: c.get("db") }, input: { token: body.token, userId: session.user.id, sessionToken } });
+  const accepted = await acceptInvitation({
+    ctx: { db: c.get("db") },
+    input: { token: body.token, userId: session.user.id, sessionToken },
+  });
   // The session acts for the organisation it joined: its calls are counted there now.
   forgetSessionHolder(sessionToken);
-  return c.json({ success: true, version: "v1", message: "invitation accepted", data: { organisation: accepted.orgId, role: accepted.role } });
+  return c.json({
+    success: true,
+    version: "v1",
+    message: "invitation accepted",
+    data: { organisation: accepted.orgId, role: accepted.role },
+  });
 });
 
 /**

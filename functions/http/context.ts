@@ -27,7 +27,11 @@ export const requestState = (routes: AnyRoute[]) =>
 function deferFor(c: Context<AppEnv>) {
   return (work: () => Promise<unknown>) =>
     c.executionCtx.waitUntil(
-      work().catch((error: unknown) => console.warn(JSON.stringify({ level: "warn", requestId: c.get("requestId"), message: "deferred work failed", cause: String(error) }))),
+      work().catch((error: unknown) =>
+        console.warn(
+          JSON.stringify({ level: "warn", requestId: c.get("requestId"), message: "deferred work failed", cause: String(error) }),
+        ),
+      ),
     );
 }
 

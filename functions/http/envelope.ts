@@ -95,7 +95,14 @@ export function listReply<Data extends { id: string }>(
   const nextCursor = page.hasMore && end ? encodeCursor(sort, end) : null;
   const headers = nextLink(requestUrl, "cursor", nextCursor);
   return {
-    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? noun[0] : noun[1]}`, count, data: page.records, nextCursor },
+    body: {
+      success: true as const,
+      version: "v1" as const,
+      message: `${count} ${count === 1 ? noun[0] : noun[1]}`,
+      count,
+      data: page.records,
+      nextCursor,
+    },
     headers,
   };
 }
@@ -117,14 +124,25 @@ export function serialised(body: Record<string, unknown>): string {
  * A page of events (GET /v1/events, a record's history): the cursor is the last event's
  * changeVersion, passed back as `param` (after, or cursor), with a Link rel="next".
  */
-export function eventsReply<Event extends { changeVersion: number }>(requestUrl: string, page: { events: Event[]; hasMore: boolean }, param: "after" | "cursor") {
+export function eventsReply<Event extends { changeVersion: number }>(
+  requestUrl: string,
+  page: { events: Event[]; hasMore: boolean },
+  param: "after" | "cursor",
+) {
   const last = page.events.at(-1);
   const nextCursor = page.hasMore && last ? String(last.changeVersion) : null;
   const headers = nextLink(requestUrl, param, nextCursor);
   const count = page.events.length;
   return {
     // The typed events (schemas/event-types.ts) are checked against every answer by the tests.
-    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? "event" : "events"}`, count, data: page.events as (Event & Record<string, unknown>)[], nextCursor },
+    body: {
+      success: true as const,
+      version: "v1" as const,
+      message: `${count} ${count === 1 ? "event" : "events"}`,
+      count,
+      data: page.events as (Event & Record<string, unknown>)[],
+      nextCursor,
+    },
     headers,
   };
 }

@@ -55,7 +55,8 @@ export function sendError(c: Context<AppEnv>, error: DomainError) {
 }
 
 /** The app's notFound: a path no route serves. */
-export const noEndpoint = (c: Context<AppEnv>) => sendError(c, new DomainError("not_found", `no endpoint ${c.req.method} ${new URL(c.req.url).pathname}`));
+export const noEndpoint = (c: Context<AppEnv>) =>
+  sendError(c, new DomainError("not_found", `no endpoint ${c.req.method} ${new URL(c.req.url).pathname}`));
 
 /**
  * The app's onError: a domain error is answered as it is; the database out of reach is 503, and a
@@ -63,7 +64,8 @@ export const noEndpoint = (c: Context<AppEnv>) => sendError(c, new DomainError("
  * request id and answered a plain 500 without internals.
  */
 export function answerError(error: Error, c: Context<AppEnv>) {
-  const log = (message: string, detail: Record<string, unknown>) => console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message, ...detail }));
+  const log = (message: string, detail: Record<string, unknown>) =>
+    console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message, ...detail }));
   if (error instanceof DomainError) return sendError(c, error);
   if (error instanceof DatabaseUnavailableError) {
     log("database unavailable", { cause: String(error.cause) });
@@ -71,7 +73,10 @@ export function answerError(error: Error, c: Context<AppEnv>) {
     // may have committed whole (test/protection/database-failures.test.ts): do not promise less.
     return sendError(
       c,
-      new DomainError("unavailable", "the database is unavailable; retry shortly (nothing is half-written; a write cut off in flight may have been made, so retry a create with the same Idempotency-Key)"),
+      new DomainError(
+        "unavailable",
+        "the database is unavailable; retry shortly (nothing is half-written; a write cut off in flight may have been made, so retry a create with the same Idempotency-Key)",
+      ),
     );
   }
   if (error instanceof DatabaseRefusedError) {
@@ -79,7 +84,8 @@ export function answerError(error: Error, c: Context<AppEnv>) {
     log("database refused the request", { cause: String(error.cause) });
     return sendError(c, new DomainError("internal_error", "unexpected error; nothing was changed"));
   }
-  if (error instanceof HTTPException && error.status === 400) return sendError(c, new DomainError("invalid_json", "the body is not valid JSON"));
+  if (error instanceof HTTPException && error.status === 400)
+    return sendError(c, new DomainError("invalid_json", "the body is not valid JSON"));
   log(String(error), { stack: error.stack });
   return sendError(c, new DomainError("internal_error", "unexpected error; nothing was changed"));
 }
@@ -99,22 +105,51 @@ const errorDetails = {
   roles: z.array(z.string()).optional().openapi({ description: "insufficient_role: the roles that may make the call." }),
   from: z.string().optional().openapi({ description: "invalid_transition: the record's current status." }),
   allowed: z.array(z.string()).optional().openapi({ description: "invalid_transition: the statuses allowed from it." }),
-  path: z.array(z.string()).optional().openapi({ description: "dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it." }),
-  blockers: z.array(z.string()).optional().openapi({ description: "open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled." }),
-  subtasks: z.array(z.string()).optional().openapi({ description: "open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled." }),
+  path: z
+    .array(z.string())
+    .optional()
+    .openapi({ description: "dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it." }),
+  blockers: z
+    .array(z.string())
+    .optional()
+    .openapi({ description: "open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled." }),
+  subtasks: z
+    .array(z.string())
+    .optional()
+    .openapi({ description: "open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled." }),
   maxDepth: z.number().int().optional().openapi({ description: "conflict on a task's parentId: how deep subtasks may nest." }),
   maxSubtasks: z.number().int().optional().openapi({ description: "conflict on a task's parentId: how many subtasks one task may have." }),
   maxComments: z.number().int().optional().openapi({ description: "conflict on a comment's taskId: how many comments one task may hold." }),
-  maxChecklistItems: z.number().int().optional().openapi({ description: "conflict on a checklist item's taskId: how many items one task's checklist may hold." }),
-  maxRecords: z.number().int().optional().openapi({ description: "conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks)." }),
+  maxChecklistItems: z
+    .number()
+    .int()
+    .optional()
+    .openapi({ description: "conflict on a checklist item's taskId: how many items one task's checklist may hold." }),
+  maxRecords: z.number().int().optional().openapi({
+    description:
+      "conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).",
+  }),
   currentVersion: z.number().int().optional().openapi({ description: "precondition_failed: the record's version now." }),
-  dependants: z.record(z.string(), z.number().int()).optional().openapi({ description: "conflict on a delete: how many of each kind still point at the record." }),
-  currencies: z.array(z.string()).optional().openapi({ description: "conflict on a project's finances: the currencies to choose from with ?currency=." }),
+  dependants: z
+    .record(z.string(), z.number().int())
+    .optional()
+    .openapi({ description: "conflict on a delete: how many of each kind still point at the record." }),
+  currencies: z
+    .array(z.string())
+    .optional()
+    .openapi({ description: "conflict on a project's finances: the currencies to choose from with ?currency=." }),
   retryAfter: z.number().int().optional().openapi({ description: "rate_limited: seconds to wait (also the Retry-After header)." }),
   oldestChangeVersion: z.number().int().optional().openapi({ description: "resync_required: the oldest changeVersion still kept." }),
-  queuedUpTo: z.number().int().optional().openapi({ description: "A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo." }),
+  queuedUpTo: z.number().int().optional().openapi({
+    description:
+      "A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.",
+  }),
   backlog: z.number().int().optional().openapi({ description: "conflict on a webhook's delivery: the deliveries it has queued." }),
-  backlogLimit: z.number().int().optional().openapi({ description: "conflict on a webhook's delivery: the most deliveries it may have queued." }),
+  backlogLimit: z
+    .number()
+    .int()
+    .optional()
+    .openapi({ description: "conflict on a webhook's delivery: the most deliveries it may have queued." }),
   operation: z.number().int().optional().openapi({ description: "POST /v1/batch: the index of the operation refused." }),
   requestId: z.string().openapi({ description: "This request's id, as in X-Request-Id." }),
 };
@@ -136,15 +171,28 @@ export function errorEnvelopeOf(codes: readonly [ErrorCode, ...ErrorCode[]]) {
 export const ErrorEnvelopeSchema = errorEnvelopeOf(ERROR_CODES).openapi("ApiError");
 
 /** "not_found" -> "NotFoundError", "internal_error" -> "InternalError". */
-const componentNameOf = (code: ErrorCode) => code.replace(/(^|_)(\w)/g, (_, _sep, letter: string) => letter.toUpperCase()).replace(/(?<!Error)$/, "Error");
+const componentNameOf = (code: ErrorCode) =>
+  code.replace(/(^|_)(\w)/g, (_, _sep, letter: string) => letter.toUpperCase()).replace(/(?<!Error)$/, "Error");
 
 const REQUEST_ID = "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77";
 
 /** An answer of each code as the API words it: the error examples of the document. */
 export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Record<string, unknown> }> = {
-  missing_field: { message: "title is required", details: { field: "title", issues: [{ code: "missing_field", field: "title", message: "title is required" }] } },
-  invalid_field: { message: 'priority must be one of "low", "medium", "high", "urgent"', details: { field: "priority", issues: [{ code: "invalid_field", field: "priority", message: 'priority must be one of "low", "medium", "high", "urgent"' }] } },
-  unknown_field: { message: "colour is not a field of this request", details: { field: "colour", issues: [{ code: "unknown_field", field: "colour", message: "colour is not a field of this request" }] } },
+  missing_field: {
+    message: "title is required",
+    details: { field: "title", issues: [{ code: "missing_field", field: "title", message: "title is required" }] },
+  },
+  invalid_field: {
+    message: 'priority must be one of "low", "medium", "high", "urgent"',
+    details: {
+      field: "priority",
+      issues: [{ code: "invalid_field", field: "priority", message: 'priority must be one of "low", "medium", "high", "urgent"' }],
+    },
+  },
+  unknown_field: {
+    message: "colour is not a field of this request",
+    details: { field: "colour", issues: [{ code: "unknown_field", field: "colour", message: "colour is not a field of this request" }] },
+  },
   invalid_json: { message: "the body is not valid JSON" },
   invalid_reference: { message: "projectId names no project of this organisation", details: { field: "projectId" } },
   unauthorized: { message: "the Authorization header must be: Bearer <key>" },
@@ -153,16 +201,34 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Reco
   insufficient_role: { message: "only an owner or an admin manages API keys", details: { roles: ["owner", "admin"] } },
   cross_site_request: { message: "a write with the session cookie must come from a page of this origin" },
   not_found: { message: "task not found" },
-  invalid_transition: { message: "a task cannot go from done to blocked", details: { field: "status", from: "done", allowed: ["todo", "in_progress"] } },
+  invalid_transition: {
+    message: "a task cannot go from done to blocked",
+    details: { field: "status", from: "done", allowed: ["todo", "in_progress"] },
+  },
   dependency_cycle: {
     message: "the task cannot be blocked by 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d12: that task is already blocked by it",
-    details: { field: "blockedBy", path: ["019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d12", "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"] },
+    details: {
+      field: "blockedBy",
+      path: ["019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d12", "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"],
+    },
   },
-  open_blockers: { message: "the task is blocked by 1 open task: finish or cancel it first", details: { field: "status", blockers: ["019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d12"] } },
-  open_subtasks: { message: "the task has 2 open subtasks: finish or cancel them first", details: { field: "status", subtasks: ["019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d13", "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d14"] } },
-  conflict: { message: "the project still has 3 tasks and 2 milestones", details: { dependants: { milestones: 2, tasks: 3, risks: 0, issues: 0, financialEntries: 0 } } },
+  open_blockers: {
+    message: "the task is blocked by 1 open task: finish or cancel it first",
+    details: { field: "status", blockers: ["019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d12"] },
+  },
+  open_subtasks: {
+    message: "the task has 2 open subtasks: finish or cancel them first",
+    details: { field: "status", subtasks: ["019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d13", "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d14"] },
+  },
+  conflict: {
+    message: "the project still has 3 tasks and 2 milestones",
+    details: { dependants: { milestones: 2, tasks: 3, risks: 0, issues: 0, financialEntries: 0 } },
+  },
   precondition_failed: { message: "If-Match is 3 but the record is at version 4", details: { currentVersion: 4 } },
-  resync_required: { message: "events after changeVersion 12 are past retention: take a fresh snapshot", details: { oldestChangeVersion: 5120 } },
+  resync_required: {
+    message: "events after changeVersion 12 are past retention: take a fresh snapshot",
+    details: { oldestChangeVersion: 5120 },
+  },
   payload_too_large: { message: "the body must be at most 65536 bytes" },
   unsupported_media_type: { message: "send the body as JSON with Content-Type: application/json" },
   idempotency_mismatch: { message: "this Idempotency-Key was used with another request" },
@@ -180,10 +246,9 @@ export const errorExampleOf = (code: ErrorCode) => ({
 });
 
 /** One component per code, with its example, so a status's answer is a union of references, not a copy. */
-const ERROR_CODE_SCHEMAS = Object.fromEntries(ERROR_CODES.map((code) => [code, errorEnvelopeOf([code]).openapi(componentNameOf(code), { example: errorExampleOf(code) })])) as Record<
-  ErrorCode,
-  ReturnType<typeof errorEnvelopeOf>
->;
+const ERROR_CODE_SCHEMAS = Object.fromEntries(
+  ERROR_CODES.map((code) => [code, errorEnvelopeOf([code]).openapi(componentNameOf(code), { example: errorExampleOf(code) })]),
+) as Record<ErrorCode, ReturnType<typeof errorEnvelopeOf>>;
 
 /** The answer of a status that can carry `codes`: the code's component, or a union of them. */
 function errorSchemaOf(codes: readonly [ErrorCode, ...ErrorCode[]]) {

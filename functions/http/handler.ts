@@ -18,7 +18,12 @@ function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
 }
 
 /** Parses one part of the request with its schema; a failure is refused in the API's own terms. */
-async function parsed(c: Context<AppEnv>, schema: z.ZodType | undefined, value: () => unknown, target: "param" | "query" | "json"): Promise<unknown> {
+async function parsed(
+  c: Context<AppEnv>,
+  schema: z.ZodType | undefined,
+  value: () => unknown,
+  target: "param" | "query" | "json",
+): Promise<unknown> {
   if (!schema) return undefined;
   const input = value();
   // Synchronous: no schema of the API refines asynchronously, and the async path costs promises per field.
@@ -33,7 +38,11 @@ async function noQuery(c: Context<AppEnv>): Promise<undefined> {
   const start = url.indexOf("?");
   if (start === -1) return undefined;
   const [name] = new URLSearchParams(url.slice(start + 1)).keys();
-  if (name !== undefined) await refuse(c, new DomainError("unknown_field", `${name} is not a query parameter this endpoint takes (it takes none)`, { field: name }));
+  if (name !== undefined)
+    await refuse(
+      c,
+      new DomainError("unknown_field", `${name} is not a query parameter this endpoint takes (it takes none)`, { field: name }),
+    );
   return undefined;
 }
 

@@ -55,7 +55,12 @@ export type ServiceVerb = (call: never) => unknown;
  * the tests make of every answer. The handler's reply is typed by the declared response schema, so
  * an answer off the document does not compile.
  */
-export interface RouteDefinition<P extends Schema = Schema, Q extends Schema = Schema, B extends Schema = Schema, R extends z.ZodType = z.ZodType> {
+export interface RouteDefinition<
+  P extends Schema = Schema,
+  Q extends Schema = Schema,
+  B extends Schema = Schema,
+  R extends z.ZodType = z.ZodType,
+> {
   method: "get" | "post" | "put" | "patch" | "delete";
   /** OpenAPI-style path: /v1/tasks/{id}. */
   path: `/v1${string}`;
@@ -97,9 +102,12 @@ export interface RouteDefinition<P extends Schema = Schema, Q extends Schema = S
   handler(c: Context<AppEnv>, input: RouteInput<P, Q, B>): Reply<R> | Promise<Reply<R>>;
 }
 
-export function defineRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined, R extends z.ZodType = z.ZodType>(
-  route: RouteDefinition<P, Q, B, R>,
-): RouteDefinition<P, Q, B, R> {
+export function defineRoute<
+  P extends Schema = undefined,
+  Q extends Schema = undefined,
+  B extends Schema = undefined,
+  R extends z.ZodType = z.ZodType,
+>(route: RouteDefinition<P, Q, B, R>): RouteDefinition<P, Q, B, R> {
   return route;
 }
 
@@ -122,7 +130,15 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   if (route.method === "post" && route.scope !== "public") codes.add("invalid_field");
   if (route.params) codes.add("not_found");
   if (route.body) {
-    for (const code of ["missing_field", "invalid_field", "unknown_field", "invalid_json", "payload_too_large", "unsupported_media_type"] as const) codes.add(code);
+    for (const code of [
+      "missing_field",
+      "invalid_field",
+      "unknown_field",
+      "invalid_json",
+      "payload_too_large",
+      "unsupported_media_type",
+    ] as const)
+      codes.add(code);
   }
   for (const code of route.errors ?? []) codes.add(code);
   return [...codes];
@@ -145,12 +161,14 @@ export function operationsOf(routes: AnyRoute[], caller: "key" | "person"): Oper
   const lists = caller === "key" ? operationLists.forKeys : operationLists.withSettings;
   let operations = lists.get(routes);
   if (!operations) {
-    operations = routes.filter((r) => caller === "person" || r.auth !== "session").map((r) => ({
-      method: r.method.toUpperCase(),
-      path: r.path.replace(/\{(\w+)\}/g, ":$1"),
-      scope: r.scope === "public" ? null : r.scope,
-      summary: r.summary,
-    }));
+    operations = routes
+      .filter((r) => caller === "person" || r.auth !== "session")
+      .map((r) => ({
+        method: r.method.toUpperCase(),
+        path: r.path.replace(/\{(\w+)\}/g, ":$1"),
+        scope: r.scope === "public" ? null : r.scope,
+        summary: r.summary,
+      }));
     lists.set(routes, operations);
   }
   return operations;
@@ -162,14 +180,21 @@ const patterns = new WeakMap<AnyRoute, { regex: RegExp; names: string[] }>();
 function patternOf(route: AnyRoute) {
   let pattern = patterns.get(route);
   if (!pattern) {
-    pattern = { regex: new RegExp(`^${route.path.replace(/\{\w+\}/g, "([^/]+)")}$`), names: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!) };
+    pattern = {
+      regex: new RegExp(`^${route.path.replace(/\{\w+\}/g, "([^/]+)")}$`),
+      names: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
+    };
     patterns.set(route, pattern);
   }
   return pattern;
 }
 
 /** The route serving `method` `path` (a request's own path, /v1/tasks/0190...) and its path parameters as sent (not decoded). */
-export function matchRoute(routes: AnyRoute[], method: string, path: string): { route: AnyRoute; params: Record<string, string> } | undefined {
+export function matchRoute(
+  routes: AnyRoute[],
+  method: string,
+  path: string,
+): { route: AnyRoute; params: Record<string, string> } | undefined {
   for (const route of routes) {
     if (route.method !== method.toLowerCase()) continue;
     const { regex, names } = patternOf(route);

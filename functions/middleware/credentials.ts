@@ -23,16 +23,20 @@ function credentials(sessionOnly: boolean) {
       c.set("actor", actorOfBearer(header));
       return next();
     }
-    if (header) throw new DomainError("unauthorized", "the settings area accepts a signed-in person only, never an API key: sign in at /sign-in");
+    if (header)
+      throw new DomainError("unauthorized", "the settings area accepts a signed-in person only, never an API key: sign in at /sign-in");
     const auth = settingsOf(c.env).auth;
     const token = auth ? await sessionTokenOf(c, auth.secret) : null;
     if (!token) {
       throw new DomainError(
         "unauthorized",
-        sessionOnly ? "sign in first: the settings area needs a signed-in person" : "send your API key as Authorization: Bearer <key>, or sign in",
+        sessionOnly
+          ? "sign in first: the settings area needs a signed-in person"
+          : "send your API key as Authorization: Bearer <key>, or sign in",
       );
     }
-    if (!isSameOriginWrite(c)) throw new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin");
+    if (!isSameOriginWrite(c))
+      throw new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin");
     c.set("actor", { sessionToken: token });
     return next();
   });

@@ -43,42 +43,46 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number
  * validator through Hono's body cache. A POST's Idempotency-Key is fingerprinted here, over the
  * exact bytes received.
  */
-export const jsonBodyUpTo = (limit: number) => createMiddleware<AppEnv>(async (c, next) => {
-  if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
-    return refuse(c, new DomainError("unsupported_media_type", "send the body as JSON with Content-Type: application/json"));
-  }
-  const tooLarge = () => new DomainError("payload_too_large", `the body must be at most ${limit} bytes`);
-  const declared = c.req.header("content-length");
-  if (Number(declared ?? 0) > limit) return refuse(c, tooLarge());
-  // A declared length within the limit is all the runtime delivers: read it whole. Without one
-  // (a chunked body), read no more than the limit.
-  const text = declared !== undefined ? await c.req.raw.text() : await readCapped(c.req.raw.body, limit);
-  if (text === null) return refuse(c, tooLarge());
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return refuse(c, new DomainError("invalid_json", "the body is not valid JSON"));
-  }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    return refuse(c, new DomainError("invalid_json", "the body must be a JSON object"));
-  }
-  const problem = jsonBodyProblem(body);
-  if (problem) return refuse(c, problem);
-  c.set("body", body);
-  const idempotencyKey = c.req.header("idempotency-key");
-  // Idempotency-Key replays are kept per API key; a person's writes (the console) do not use them.
-  const personal = c.get("actor") !== undefined && "sessionToken" in c.get("actor");
-  if (c.req.method === "POST" && idempotencyKey !== undefined && !personal) {
-    if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      return refuse(c, new DomainError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" }));
+export const jsonBodyUpTo = (limit: number) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+      return refuse(c, new DomainError("unsupported_media_type", "send the body as JSON with Content-Type: application/json"));
     }
-    c.set("idempotency", { key: idempotencyKey, requestHash: sha256Hex(`POST ${new URL(c.req.url).pathname}\n${text}`) });
-  }
-  // Hono caches bodies as promises and derives json() from the cached text.
-  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
-  await next();
-});
+    const tooLarge = () => new DomainError("payload_too_large", `the body must be at most ${limit} bytes`);
+    const declared = c.req.header("content-length");
+    if (Number(declared ?? 0) > limit) return refuse(c, tooLarge());
+    // A declared length within the limit is all the runtime delivers: read it whole. Without one
+    // (a chunked body), read no more than the limit.
+    const text = declared !== undefined ? await c.req.raw.text() : await readCapped(c.req.raw.body, limit);
+    if (text === null) return refuse(c, tooLarge());
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return refuse(c, new DomainError("invalid_json", "the body is not valid JSON"));
+    }
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      return refuse(c, new DomainError("invalid_json", "the body must be a JSON object"));
+    }
+    const problem = jsonBodyProblem(body);
+    if (problem) return refuse(c, problem);
+    c.set("body", body);
+    const idempotencyKey = c.req.header("idempotency-key");
+    // Idempotency-Key replays are kept per API key; a person's writes (the console) do not use them.
+    const personal = c.get("actor") !== undefined && "sessionToken" in c.get("actor");
+    if (c.req.method === "POST" && idempotencyKey !== undefined && !personal) {
+      if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+        return refuse(
+          c,
+          new DomainError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" }),
+        );
+      }
+      c.set("idempotency", { key: idempotencyKey, requestHash: sha256Hex(`POST ${new URL(c.req.url).pathname}\n${text}`) });
+    }
+    // Hono caches bodies as promises and derives json() from the cached text.
+    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+    await next();
+  });
 
 /**
  * For a POST that does not replay (it creates nothing to answer again: a realtime token, a test
@@ -90,9 +94,13 @@ export const refuseIdempotencyKey = createMiddleware<AppEnv>(async (c, next) => 
   if (c.req.header("idempotency-key") !== undefined && !personal) {
     return refuse(
       c,
-      new DomainError("invalid_field", `Idempotency-Key: ${c.req.method} ${new URL(c.req.url).pathname} does not replay an answer; send the header on creates and batches only`, {
-        field: "Idempotency-Key",
-      }),
+      new DomainError(
+        "invalid_field",
+        `Idempotency-Key: ${c.req.method} ${new URL(c.req.url).pathname} does not replay an answer; send the header on creates and batches only`,
+        {
+          field: "Idempotency-Key",
+        },
+      ),
     );
   }
   await next();

@@ -43,9 +43,11 @@ const budgets = new IsolateBudgets(KEYS_KEPT);
  */
 export function consumeRateLimit(env: Bindings, keyHash: string, address: string, cost = 1): Promise<RateLimitDecision> {
   return budgets.consume(keyHash, cost, (need) =>
-    limiterOf(env, keyHash).consume(keyHash, address, need).catch((error: unknown) => {
-      throw new DatabaseUnavailableError(error);
-    }),
+    limiterOf(env, keyHash)
+      .consume(keyHash, address, need)
+      .catch((error: unknown) => {
+        throw new DatabaseUnavailableError(error);
+      }),
   );
 }
 
@@ -104,9 +106,11 @@ export const forgetSessionHolder = (sessionToken: string) => holders.delete(sess
 /** Counts `cost` requests of a person in an organisation against PERSON_RATE_LIMIT, as a key's are counted. */
 function consumePersonRateLimit(env: Bindings, limiter: string, cost = 1): Promise<RateLimitDecision> {
   return budgets.consume(limiter, cost, (need) =>
-    limiterOf(env, limiter).consumeAt(PERSON_RATE_LIMIT, need).catch((error: unknown) => {
-      throw new DatabaseUnavailableError(error);
-    }),
+    limiterOf(env, limiter)
+      .consumeAt(PERSON_RATE_LIMIT, need)
+      .catch((error: unknown) => {
+        throw new DatabaseUnavailableError(error);
+      }),
   );
 }
 
@@ -114,9 +118,13 @@ function consumePersonRateLimit(env: Bindings, limiter: string, cost = 1): Promi
 function overLimit(c: Context<AppEnv>, decision: RateLimitDecision): DomainError {
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
   c.header(RESPONSE_HEADERS.retryAfter.name, String(decision.resetSeconds));
-  return new DomainError("rate_limited", `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, {
-    retryAfter: decision.resetSeconds,
-  });
+  return new DomainError(
+    "rate_limited",
+    `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`,
+    {
+      retryAfter: decision.resetSeconds,
+    },
+  );
 }
 
 /** After the call: the decision's headers, unless a batch that counted its further operations set its own, later figures. */
@@ -175,18 +183,28 @@ export async function consumeMore(c: Context<AppEnv>, more: number, what: string
   const actor = c.get("actor");
   if (more <= 0 || "orgId" in actor) return;
   const decision =
-    "keyHash" in actor ? await consumeRateLimit(c.env, actor.keyHash, clientAddress(c), more) : await consumePersonRateLimit(c.env, await personLimiterOf(c, actor.sessionToken), more);
+    "keyHash" in actor
+      ? await consumeRateLimit(c.env, actor.keyHash, clientAddress(c), more)
+      : await consumePersonRateLimit(c.env, await personLimiterOf(c, actor.sessionToken), more);
   // Revoked since the middleware counted the call.
   if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
   if (more + 1 > decision.limit) {
-    throw new DomainError("rate_limited", `${what} counts ${more + 1} requests, more than the limit of ${decision.limit} a minute allows at all; send at most ${decision.limit} operations at a time`, {
-      retryAfter: decision.resetSeconds,
-    });
+    throw new DomainError(
+      "rate_limited",
+      `${what} counts ${more + 1} requests, more than the limit of ${decision.limit} a minute allows at all; send at most ${decision.limit} operations at a time`,
+      {
+        retryAfter: decision.resetSeconds,
+      },
+    );
   }
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
   if (decision.allowed) return;
   c.header(RESPONSE_HEADERS.retryAfter.name, String(decision.resetSeconds));
-  throw new DomainError("rate_limited", `${what} counts ${more + 1} requests against the limit of ${decision.limit} a minute, and only ${decision.remaining + 1} were left; retry in ${decision.resetSeconds} s or send fewer operations`, {
-    retryAfter: decision.resetSeconds,
-  });
+  throw new DomainError(
+    "rate_limited",
+    `${what} counts ${more + 1} requests against the limit of ${decision.limit} a minute, and only ${decision.remaining + 1} were left; retry in ${decision.resetSeconds} s or send fewer operations`,
+    {
+      retryAfter: decision.resetSeconds,
+    },
+  );
 }

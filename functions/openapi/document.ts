@@ -12,10 +12,16 @@ type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
 const documents = new WeakMap<object, OpenApiDocument>();
 
 const StandardWebhookHeaders = z.object({
-  "webhook-id": z.string().openapi({ description: "The event's id: the same on every retry of it, to drop duplicates.", example: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10" }),
-  "webhook-timestamp": z.string().openapi({ description: "Unix seconds when this attempt was signed; refuse one too far from now.", example: "1795471084" }),
+  "webhook-id": z.string().openapi({
+    description: "The event's id: the same on every retry of it, to drop duplicates.",
+    example: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+  }),
+  "webhook-timestamp": z
+    .string()
+    .openapi({ description: "Unix seconds when this attempt was signed; refuse one too far from now.", example: "1795471084" }),
   "webhook-signature": z.string().openapi({
-    description: "Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks.",
+    description:
+      "Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks.",
     example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
   }),
 });
@@ -27,7 +33,8 @@ function registerWebhooks(app: OpenAPIHono<AppEnv>) {
       method: "post",
       path: type,
       summary: `${type}, as a webhook delivers it`,
-      description: "Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.",
+      description:
+        "Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.",
       tags: ["Webhooks"],
       // The receiver authenticates the request by its signature (the headers), not by a scheme of ours.
       security: [],
@@ -80,7 +87,8 @@ function documentOf(routes: AnyRoute[]): OpenApiDocument {
         "A signed-in person's session (sign in at /sign-in; __Secure-opsroom.session_token over https). Its scopes are those of the person's role; a write must come from this origin.",
     });
     for (const [name, header] of Object.entries(headerComponents())) app.openAPIRegistry.registerComponent("headers", name, header);
-    for (const [name, parameter] of Object.entries(headerParameterComponents())) app.openAPIRegistry.registerComponent("parameters", name, parameter);
+    for (const [name, parameter] of Object.entries(headerParameterComponents()))
+      app.openAPIRegistry.registerComponent("parameters", name, parameter);
     registerWebhooks(app);
     const generated = app.getOpenAPI31Document({
       openapi: "3.1.0",
@@ -106,7 +114,8 @@ function documentOf(routes: AnyRoute[]): OpenApiDocument {
         { name: "Webhooks", description: "Endpoints that receive every visible event, signed per Standard Webhooks." },
         {
           name: "Settings",
-          description: "The settings area of people signed in (cookie auth; API keys are answered 401): their session, members, invitations and API keys.",
+          description:
+            "The settings area of people signed in (cookie auth; API keys are answered 401): their session, members, invitations and API keys.",
         },
         { name: "Meta", description: "The API's own description." },
       ],

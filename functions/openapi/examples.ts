@@ -57,7 +57,8 @@ function createSchemaFor(name: string, components: Components): JsonSchema | und
  */
 export function exampleOf(schema: JsonSchema, components: Components, depth = 0, sibling?: JsonSchema, field?: string): unknown {
   if (depth > MAX_DEPTH) return null;
-  const next = (inner: unknown, innerSibling?: JsonSchema, innerField = field) => exampleOf((inner ?? {}) as JsonSchema, components, depth + 1, innerSibling, innerField);
+  const next = (inner: unknown, innerSibling?: JsonSchema, innerField = field) =>
+    exampleOf((inner ?? {}) as JsonSchema, components, depth + 1, innerSibling, innerField);
   if (typeof schema.$ref === "string") {
     const name = schema.$ref.split("/").pop()!;
     return next(components[name], createSchemaFor(name, components));
@@ -82,7 +83,9 @@ export function exampleOf(schema: JsonSchema, components: Components, depth = 0,
     case "object": {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const siblingProperties = (sibling?.properties ?? {}) as Record<string, JsonSchema>;
-      return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, next(property, siblingProperties[name], name)]));
+      return Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [name, next(property, siblingProperties[name], name)]),
+      );
     }
     case "array":
       return [next(schema.items, sibling?.items as JsonSchema | undefined)];
@@ -130,7 +133,10 @@ function messageFor(operationId: string, example: { count?: unknown }): string |
 }
 
 /** Sets `example` on each operation's JSON request body and 2xx responses that lack one. */
-export function addOperationExamples(document: { paths?: Record<string, Record<string, unknown>>; components?: { schemas?: Components } }): void {
+export function addOperationExamples(document: {
+  paths?: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Components };
+}): void {
   const components = document.components?.schemas ?? {};
   const fill = (media: MediaType | undefined) => {
     if (media?.schema && media.example === undefined) media.example = exampleOf(media.schema, components);
@@ -196,7 +202,14 @@ const UPSERT_EXTERNAL_ID = "crm-4472";
 
 /** Bodies, by operationId. Creates' dates are absolute: nothing in the demo depends on them. */
 const REQUEST_BODIES: Record<string, unknown> = {
-  createProject: { name: "Warehouse move", budget: 25000, startDate: "2026-12-15", endDate: "2027-03-31", status: "planned", externalId: "crm-4471" },
+  createProject: {
+    name: "Warehouse move",
+    budget: 25000,
+    startDate: "2026-12-15",
+    endDate: "2027-03-31",
+    status: "planned",
+    externalId: "crm-4471",
+  },
   updateProject: { budget: 190000, description: "Third-floor fit-out for 64 staff after the client's late change." },
   upsertProject: { name: "Warehouse move, phase 2", budget: 40000, startDate: "2027-04-01", endDate: "2027-06-30", status: "planned" },
   createMilestone: { name: "Data cabling tested", dueDate: "2027-01-20", externalId: "crm-4471" },
@@ -212,8 +225,20 @@ const REQUEST_BODIES: Record<string, unknown> = {
     labelIds: [ids.labels[0]],
     externalId: "crm-4471",
   },
-  updateTask: { priority: "urgent", assigneeId: priya, description: "The client moved the north-side desks; re-check the lighting layout." },
-  upsertTask: { title: "Label the patch panels", projectId: project, milestoneId: firstFix, assigneeId: daniel, dueDate: "2027-01-12", priority: "medium", parentId: ids.tasks[4] },
+  updateTask: {
+    priority: "urgent",
+    assigneeId: priya,
+    description: "The client moved the north-side desks; re-check the lighting layout.",
+  },
+  upsertTask: {
+    title: "Label the patch panels",
+    projectId: project,
+    milestoneId: firstFix,
+    assigneeId: daniel,
+    dueDate: "2027-01-12",
+    priority: "medium",
+    parentId: ids.tasks[4],
+  },
   // The lighting circuits wait for the measured survey of the clinic: across projects is allowed.
   addTaskDependency: { blockedBy: ids.tasks[9] },
   createLabel: { name: "Asbestos", colour: "#cf222e", description: "Licensed work only.", externalId: "crm-4471" },
@@ -225,19 +250,60 @@ const REQUEST_BODIES: Record<string, unknown> = {
   createChecklistItem: { title: "Photograph the meter readings", externalId: "crm-4471" },
   updateChecklistItem: { done: true },
   upsertChecklistItem: { taskId: ids.tasks[3], title: "Hand the test certificates to the client", done: false },
-  createRisk: { projectId: project, title: "Lift out of service during delivery", probability: "medium", impact: "medium", ownerId: tom, mitigation: "Book the goods lift for the morning." },
+  createRisk: {
+    projectId: project,
+    title: "Lift out of service during delivery",
+    probability: "medium",
+    impact: "medium",
+    ownerId: tom,
+    mitigation: "Book the goods lift for the morning.",
+  },
   updateRisk: { status: "mitigated", mitigation: "A stock cabinet is ordered; swap it at second fix." },
-  upsertRisk: { projectId: project, title: "Client changes the layout after first fix", probability: "medium", impact: "high", ownerId: tom },
-  createIssue: { projectId: project, title: "Loading dock door jams", severity: "medium", reporterId: priya, assigneeId: daniel, externalId: "crm-4471" },
+  upsertRisk: {
+    projectId: project,
+    title: "Client changes the layout after first fix",
+    probability: "medium",
+    impact: "high",
+    ownerId: tom,
+  },
+  createIssue: {
+    projectId: project,
+    title: "Loading dock door jams",
+    severity: "medium",
+    reporterId: priya,
+    assigneeId: daniel,
+    externalId: "crm-4471",
+  },
   updateIssue: { status: "in_progress", assigneeId: daniel },
   upsertIssue: { projectId: project, title: "Fire door closer too strong", severity: "low", reporterId: priya },
-  createFinancialEntry: { projectId: project, kind: "cost", amount: "1234.50", currency: "GBP", date: "2026-12-15", description: "Cable tray and fixings", reference: "PO-2026-0140", externalId: "crm-4471" },
+  createFinancialEntry: {
+    projectId: project,
+    kind: "cost",
+    amount: "1234.50",
+    currency: "GBP",
+    date: "2026-12-15",
+    description: "Cable tray and fixings",
+    reference: "PO-2026-0140",
+    externalId: "crm-4471",
+  },
   updateFinancialEntry: { reference: "PO-2026-0113", description: "Strip-out labour, skips and a second skip" },
-  upsertFinancialEntry: { projectId: project, kind: "payment", amount: "46250.00", currency: "GBP", date: "2026-12-20", reference: "BACS-77120" },
+  upsertFinancialEntry: {
+    projectId: project,
+    kind: "payment",
+    amount: "46250.00",
+    currency: "GBP",
+    date: "2026-12-20",
+    reference: "BACS-77120",
+  },
   createPerson: { name: "Ada Lovelace", email: "ada.lovelace@kestrel.example", role: "Estimator", externalId: "crm-4471" },
   updatePerson: { role: "Lead electrician" },
   upsertPerson: { name: "Grace Hopper", email: "grace.hopper@kestrel.example", role: "Quantity surveyor" },
-  createWebhook: { url: "https://example.com/hooks/opsroom-money", events: ["financialEntry.*"], projectId: project, description: "Money to the finance system" },
+  createWebhook: {
+    url: "https://example.com/hooks/opsroom-money",
+    events: ["financialEntry.*"],
+    projectId: project,
+    description: "Money to the finance system",
+  },
   updateWebhook: { events: ["task.*", "milestone.*"], description: "Tasks and milestones to the site team's chat" },
   rotateWebhookSecret: { overlapSeconds: 3600 },
   replayWebhook: { after: 0 },
@@ -254,7 +320,8 @@ export function examplePathParameters(operationId: string, method: string, path:
   const record = collection ? EXAMPLE_RECORDS[collection] : undefined;
   if (path.includes("{externalId}")) values.externalId = UPSERT_EXTERNAL_ID;
   for (const name of ["id", "userId"]) {
-    if (path.includes(`{${name}}`) && values[name] === undefined && record) values[name] = method === "delete" && record.deletable ? record.deletable : record.id;
+    if (path.includes(`{${name}}`) && values[name] === undefined && record)
+      values[name] = method === "delete" && record.deletable ? record.deletable : record.id;
   }
   return values;
 }
@@ -262,10 +329,14 @@ export function examplePathParameters(operationId: string, method: string, path:
 /** Sets each operation's path parameter and body examples to the runnable ones above. */
 export function addRequestExamples(document: { paths?: Record<string, Record<string, unknown>> }): void {
   for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item) as [string, Operation & { parameters?: { name?: string; in?: string; example?: unknown }[] }][]) {
+    for (const [method, operation] of Object.entries(item) as [
+      string,
+      Operation & { parameters?: { name?: string; in?: string; example?: unknown }[] },
+    ][]) {
       const parameters = examplePathParameters(operation.operationId ?? "", method, path);
       for (const parameter of operation.parameters ?? []) {
-        if (parameter.in === "path" && parameter.name && parameters[parameter.name] !== undefined) parameter.example = parameters[parameter.name];
+        if (parameter.in === "path" && parameter.name && parameters[parameter.name] !== undefined)
+          parameter.example = parameters[parameter.name];
       }
       const body = operation.operationId ? REQUEST_BODIES[operation.operationId] : undefined;
       const media = operation.requestBody?.content?.["application/json"];

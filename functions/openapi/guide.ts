@@ -11,29 +11,35 @@ import { type ErrorCode } from "../../domain/errors.ts";
 /** When each error code is answered. Exhaustive: a new code does not compile until it is explained here. */
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
   missing_field: "A required field is absent; `error.field` names it.",
-  invalid_field: "A field (body, query or path) has the wrong type, format or range; `error.field` names it, `error.issues` lists every problem.",
+  invalid_field:
+    "A field (body, query or path) has the wrong type, format or range; `error.field` names it, `error.issues` lists every problem.",
   unknown_field: "The body or query carries a field the operation does not take; `error.field` names it.",
   invalid_json: "The body is not valid JSON.",
   invalid_reference: "An id in the body (projectId, assigneeId, milestoneId...) is not in the key's organisation; `error.field` names it.",
   unauthorized: "No API key, or not `Authorization: Bearer ops_...`.",
   invalid_key: "The key is malformed, unknown or revoked.",
   insufficient_scope: "The key is valid but lacks the scope; `error.scope` names the one needed.",
-  insufficient_role: "The signed-in person's role does not allow this (the settings area: owners and admins); `error.roles` names the roles that may.",
+  insufficient_role:
+    "The signed-in person's role does not allow this (the settings area: owners and admins); `error.roles` names the roles that may.",
   cross_site_request: "A write with the session cookie came from another origin (or named none): refused, nothing changed.",
   not_found: "No such record in the key's organisation (another organisation's id answers the same).",
   invalid_transition: "The status change is not a workflow move; `error.allowed` lists the statuses allowed from the current one.",
-  dependency_cycle: "The dependency (`blockedBy`) or parent (`parentId`) would close a cycle; `error.path` lists the task ids around it, from the task changed back to it.",
+  dependency_cycle:
+    "The dependency (`blockedBy`) or parent (`parentId`) would close a cycle; `error.path` lists the task ids around it, from the task changed back to it.",
   open_blockers: "A task cannot move to done while a task blocking it is neither done nor cancelled; `error.blockers` lists them.",
-  open_subtasks: "A task cannot move to done while one of its subtasks (at any depth) is neither done nor cancelled; `error.subtasks` lists them.",
+  open_subtasks:
+    "A task cannot move to done while one of its subtasks (at any depth) is neither done nor cancelled; `error.subtasks` lists them.",
   conflict: "The change conflicts with the state: a duplicate email, or records that still depend on the one being deleted.",
   precondition_failed: "`If-Match` does not match the record's current `version` (its ETag).",
-  resync_required: "`after` is older than the events kept (retention); `error.oldestChangeVersion` is the first one still kept. Take a fresh snapshot (a list answer's `changeVersion`) and follow from there.",
+  resync_required:
+    "`after` is older than the events kept (retention); `error.oldestChangeVersion` is the first one still kept. Take a fresh snapshot (a list answer's `changeVersion`) and follow from there.",
   payload_too_large: "The body is over 64 KiB.",
   unsupported_media_type: "The body is not `application/json`.",
   idempotency_mismatch: "The `Idempotency-Key` was used before with a different request.",
   rate_limited: "Over the key's rate limit; wait `Retry-After` seconds.",
   internal_error: "An unexpected error; nothing was changed. Quote `error.requestId`.",
-  unavailable: "The database (or realtime) is unreachable; nothing is half-written. A write cut off in flight may have been made whole, so retry a create with the same Idempotency-Key.",
+  unavailable:
+    "The database (or realtime) is unreachable; nothing is half-written. A write cut off in flight may have been made whole, so retry a create with the same Idempotency-Key.",
 };
 
 const table = (header: string[], rows: string[][]) =>
@@ -41,7 +47,10 @@ const table = (header: string[], rows: string[][]) =>
 
 function errorsTable(): string {
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b]);
-  return table(["status", "error.code", "when"], codes.map((code) => [String(ERROR_STATUS[code]), `\`${code}\``, ERROR_MEANINGS[code]]));
+  return table(
+    ["status", "error.code", "when"],
+    codes.map((code) => [String(ERROR_STATUS[code]), `\`${code}\``, ERROR_MEANINGS[code]]),
+  );
 }
 
 function scopesTable(routes: AnyRoute[]): string {
@@ -56,7 +65,10 @@ function scopesTable(routes: AnyRoute[]): string {
 }
 
 function eventsTable(routes: AnyRoute[]): string {
-  return table(["type", "scope needed"], eventCatalogue(routes).map((event) => [`\`${event.type}\``, `\`${event.scope}\``]));
+  return table(
+    ["type", "scope needed"],
+    eventCatalogue(routes).map((event) => [`\`${event.type}\``, `\`${event.scope}\``]),
+  );
 }
 
 export function apiGuide(routes: AnyRoute[]): string {

@@ -29,7 +29,8 @@ export function toOpenApiRoute(route: AnyRoute) {
     description: route.description ?? whoMayCall(route),
     tags: [route.tag],
     operationId: route.operationId,
-    security: route.scope === "public" ? [] : route.auth === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: scopes }, { sessionCookie: [] }],
+    security:
+      route.scope === "public" ? [] : route.auth === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: scopes }, { sessionCookie: [] }],
     ...(requestHeaders.length ? { parameters: requestHeaders } : {}),
     request: {
       ...(route.params ? { params: route.params } : {}),

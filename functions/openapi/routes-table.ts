@@ -21,7 +21,9 @@ export interface VerbName extends Declared {
 /** Every export of the TypeScript files directly in `folder` (from the root), with its file and name. */
 async function exportsOf(folder: string): Promise<(Declared & { value: unknown })[]> {
   const found: (Declared & { value: unknown })[] = [];
-  for (const name of readdirSync(join(ROOT, folder)).filter((f) => f.endsWith(".ts")).sort()) {
+  for (const name of readdirSync(join(ROOT, folder))
+    .filter((f) => f.endsWith(".ts"))
+    .sort()) {
     const file = `${folder}/${name}`;
     const module = (await import(pathToFileURL(join(ROOT, file)).href)) as Record<string, unknown>;
     for (const [exported, value] of Object.entries(module)) found.push({ file, name: exported, value });
@@ -35,7 +37,8 @@ export async function verbNames(): Promise<Map<ServiceVerb, VerbName>> {
   for (const { file, name, value } of await exportsOf("services")) {
     if (typeof value === "function") names.set(value as ServiceVerb, { file, name });
     else if (value && typeof value === "object") {
-      for (const [member, verb] of Object.entries(value)) if (typeof verb === "function") names.set(verb as ServiceVerb, { file, name, member });
+      for (const [member, verb] of Object.entries(value))
+        if (typeof verb === "function") names.set(verb as ServiceVerb, { file, name, member });
     }
   }
   return names;
@@ -46,7 +49,8 @@ async function declaringFiles(): Promise<Map<AnyRoute, string>> {
   const files = new Map<AnyRoute, string>();
   for (const { file, value } of await exportsOf("functions/routes")) {
     if (file.endsWith("/index.ts")) continue;
-    for (const item of Array.isArray(value) ? value : [value]) if (item && typeof item === "object" && "handler" in item && "path" in item) files.set(item as AnyRoute, file);
+    for (const item of Array.isArray(value) ? value : [value])
+      if (item && typeof item === "object" && "handler" in item && "path" in item) files.set(item as AnyRoute, file);
   }
   return files;
 }
@@ -88,7 +92,8 @@ function statementsCell(statements: StatementRun[]): string {
 /** The refusals particular to the route, by status: `409 conflict, invalid_transition`. */
 function refusalsOf(route: AnyRoute): string {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const error of errorCodesOf(route).filter((c) => !IMPLIED.includes(c))) byStatus.set(ERROR_STATUS[error], [...(byStatus.get(ERROR_STATUS[error]) ?? []), error]);
+  for (const error of errorCodesOf(route).filter((c) => !IMPLIED.includes(c)))
+    byStatus.set(ERROR_STATUS[error], [...(byStatus.get(ERROR_STATUS[error]) ?? []), error]);
   return [...byStatus.entries()]
     .sort(([a], [b]) => a - b)
     .map(([status, codes]) => `${status} ${codes.map(code).join(", ")}`)
@@ -143,7 +148,13 @@ export async function renderRoutesTable(routes: AnyRoute[]): Promise<string> {
         if (verb === undefined) throw new Error(`${route.operationId}: its verb is not an export of services/ (nor a member of one)`);
         return rowOf(route, file, verb);
       });
-    return [`## ${tag}`, "", "| route | operationId | declared in | service verb | statements | scope | refusals |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
+    return [
+      `## ${tag}`,
+      "",
+      "| route | operationId | declared in | service verb | statements | scope | refusals |",
+      "|---|---|---|---|---|---|---|",
+      ...rows,
+    ].join("\n");
   });
   return `${HEADER}\n${sections.join("\n\n")}\n`;
 }

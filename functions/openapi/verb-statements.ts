@@ -41,19 +41,25 @@ function sourceOf(file: string): Source {
   const tree = ts.createSourceFile(file, readFileSync(join(ROOT, file), "utf8"), ts.ScriptTarget.Latest, true);
   source = { imports: new Map(), declarations: new Map() };
   for (const statement of tree.statements) {
-    if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier) && statement.moduleSpecifier.text.startsWith(".")) {
+    if (
+      ts.isImportDeclaration(statement) &&
+      ts.isStringLiteral(statement.moduleSpecifier) &&
+      statement.moduleSpecifier.text.startsWith(".")
+    ) {
       const clause = statement.importClause;
       if (!clause || clause.isTypeOnly) continue;
       const from = relative(ROOT, resolve(ROOT, dirname(file), statement.moduleSpecifier.text));
       const bindings = clause.namedBindings;
       if (bindings && ts.isNamespaceImport(bindings)) source.imports.set(bindings.name.text, { file: from, name: "*" });
       if (bindings && ts.isNamedImports(bindings)) {
-        for (const element of bindings.elements) if (!element.isTypeOnly) source.imports.set(element.name.text, { file: from, name: (element.propertyName ?? element.name).text });
+        for (const element of bindings.elements)
+          if (!element.isTypeOnly) source.imports.set(element.name.text, { file: from, name: (element.propertyName ?? element.name).text });
       }
     }
     if (ts.isFunctionDeclaration(statement) && statement.name) source.declarations.set(statement.name.text, statement);
     if (ts.isVariableStatement(statement)) {
-      for (const declaration of statement.declarationList.declarations) if (ts.isIdentifier(declaration.name)) source.declarations.set(declaration.name.text, declaration);
+      for (const declaration of statement.declarationList.declarations)
+        if (ts.isIdentifier(declaration.name)) source.declarations.set(declaration.name.text, declaration);
     }
   }
   sources.set(file, source);
@@ -76,13 +82,19 @@ function isStatement({ file, name }: Declared): boolean {
 /** Whether an identifier names something here (not a member's or a parameter's own name). */
 function isReference(id: ts.Identifier): boolean {
   const parent = id.parent;
-  if ((ts.isPropertyAccessExpression(parent) || ts.isPropertyAssignment(parent) || ts.isMethodDeclaration(parent)) && parent.name === id) return false;
-  if ((ts.isParameter(parent) || ts.isVariableDeclaration(parent) || ts.isFunctionDeclaration(parent) || ts.isBindingElement(parent)) && parent.name === id) return false;
+  if ((ts.isPropertyAccessExpression(parent) || ts.isPropertyAssignment(parent) || ts.isMethodDeclaration(parent)) && parent.name === id)
+    return false;
+  if (
+    (ts.isParameter(parent) || ts.isVariableDeclaration(parent) || ts.isFunctionDeclaration(parent) || ts.isBindingElement(parent)) &&
+    parent.name === id
+  )
+    return false;
   return !(ts.isBindingElement(parent) && parent.propertyName === id);
 }
 
 /** Whether `node` is a call of `<something>.defer(...)`: work registered for after the answer. */
-const isDeferred = (node: ts.Node) => ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "defer";
+const isDeferred = (node: ts.Node) =>
+  ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "defer";
 
 class Walk {
   readonly statements: StatementRun[] = [];
@@ -134,7 +146,8 @@ function memberIn(node: ts.Node, name: string): ts.Node | undefined {
 function resourceVerb(walk: Walk, declared: Declared, member: string): void {
   const declaration = sourceOf(declared.file).declarations.get(declared.name);
   const call = declaration && ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
-  if (!call || !ts.isCallExpression(call) || !ts.isIdentifier(call.expression)) throw new Error(`${declared.file}: ${declared.name} is not made by a call`);
+  if (!call || !ts.isCallExpression(call) || !ts.isIdentifier(call.expression))
+    throw new Error(`${declared.file}: ${declared.name} is not made by a call`);
   const [spec] = call.arguments;
   const statements = spec && memberIn(spec, "statements");
   const given = statements && memberIn(statements, member);

@@ -100,7 +100,12 @@ export class IsolateBudgets {
   constructor(private readonly keysKept = 10_000) {}
 
   /** Counts `cost` requests of the key; `ask` asks its limiter for `need` of them. */
-  async consume(key: string, cost: number, ask: (need: number) => Promise<RateLimitLease>, now: () => number = Date.now): Promise<RateLimitDecision> {
+  async consume(
+    key: string,
+    cost: number,
+    ask: (need: number) => Promise<RateLimitLease>,
+    now: () => number = Date.now,
+  ): Promise<RateLimitDecision> {
     for (;;) {
       const budget = this.budgets.get(key);
       const at = now();
@@ -126,7 +131,12 @@ export class IsolateBudgets {
     this.budgets.delete(key);
   }
 
-  private async ask(key: string, cost: number, ask: (need: number) => Promise<RateLimitLease>, now: () => number): Promise<RateLimitDecision> {
+  private async ask(
+    key: string,
+    cost: number,
+    ask: (need: number) => Promise<RateLimitLease>,
+    now: () => number,
+  ): Promise<RateLimitDecision> {
     if (this.budgets.size >= this.keysKept && !this.budgets.has(key)) this.budgets.clear();
     const budget = this.budgets.get(key) ?? { tokens: 0, windowEndsAt: 0, limit: 0, remaining: 0, asking: null };
     this.budgets.set(key, budget);
@@ -166,5 +176,12 @@ export class IsolateBudgets {
 
 /** The decision of a call paid from the budget: what is left is the limiter's plus the budget's. */
 function spent(budget: Budget, now: number): RateLimitDecision {
-  return { known: true, blocked: false, allowed: true, limit: budget.limit, remaining: budget.remaining + budget.tokens, resetSeconds: untilEnd(budget.windowEndsAt, now).resetSeconds };
+  return {
+    known: true,
+    blocked: false,
+    allowed: true,
+    limit: budget.limit,
+    remaining: budget.remaining + budget.tokens,
+    resetSeconds: untilEnd(budget.windowEndsAt, now).resetSeconds,
+  };
 }

@@ -54,7 +54,16 @@ export class RateLimiter extends DurableObject<Bindings> {
     const limit = await this.limitOf(keyHash, clientAddress);
     const now = Date.now();
     if (limit !== null && typeof limit === "object") {
-      return { known: false, blocked: true, allowed: false, limit: 0, remaining: 0, leased: 0, ...windowAt(now), resetSeconds: limit.retryAfter };
+      return {
+        known: false,
+        blocked: true,
+        allowed: false,
+        limit: 0,
+        remaining: 0,
+        leased: 0,
+        ...windowAt(now),
+        resetSeconds: limit.retryAfter,
+      };
     }
     if (limit === null) {
       await this.guardOf(clientAddress).fail();

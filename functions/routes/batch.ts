@@ -52,20 +52,26 @@ const OperationSchema = z
   })
   .openapi("BatchOperation");
 
-const BatchRequestSchema = z
-  .strictObject({ operations: z.array(OperationSchema).min(1).max(MAX_OPERATIONS) })
-  .openapi("BatchRequest", {
-    example: {
-      operations: [
-        { method: "POST", path: "/v1/projects", ref: "move", body: { name: "Warehouse move", budget: 120000, startDate: "2026-12-01", endDate: "2027-03-31" } },
-        { method: "POST", path: "/v1/projects/$move.id/milestones", ref: "pack", body: { name: "Packed", dueDate: "2027-01-15" } },
-      ],
-    },
-  });
+const BatchRequestSchema = z.strictObject({ operations: z.array(OperationSchema).min(1).max(MAX_OPERATIONS) }).openapi("BatchRequest", {
+  example: {
+    operations: [
+      {
+        method: "POST",
+        path: "/v1/projects",
+        ref: "move",
+        body: { name: "Warehouse move", budget: 120000, startDate: "2026-12-01", endDate: "2027-03-31" },
+      },
+      { method: "POST", path: "/v1/projects/$move.id/milestones", ref: "pack", body: { name: "Packed", dueDate: "2027-01-15" } },
+    ],
+  },
+});
 
 const OperationResult = z
   .object({
-    status: z.number().int().openapi({ description: "What the single call would have answered: 201 created, 200 changed or deleted.", example: 201 }),
+    status: z
+      .number()
+      .int()
+      .openapi({ description: "What the single call would have answered: 201 created, 200 changed or deleted.", example: 201 }),
     data: z.record(z.string(), z.unknown()).openapi({ description: "The record, as the single call answers it." }),
   })
   .openapi("BatchOperationResult");
@@ -92,17 +98,25 @@ function decoded(segment: string): string {
  * itself, so no value handed to it can overflow the stack.
  */
 function resolved(value: unknown, refs: Map<string, string>, field: string, depth = 0): unknown {
-  if (depth > MAX_JSON_DEPTH) throw new DomainError("invalid_field", `${field}: arrays and objects nest at most ${MAX_JSON_DEPTH} deep`, { field });
+  if (depth > MAX_JSON_DEPTH)
+    throw new DomainError("invalid_field", `${field}: arrays and objects nest at most ${MAX_JSON_DEPTH} deep`, { field });
   if (typeof value === "string") {
     const name = REFERENCE.exec(value)?.[1];
     if (!name) return value;
     const id = refs.get(name);
-    if (!id) throw new DomainError("invalid_field", `${field}: ${value} names no earlier operation (refs so far: ${[...refs.keys()].join(", ") || "none"})`, { field });
+    if (!id)
+      throw new DomainError(
+        "invalid_field",
+        `${field}: ${value} names no earlier operation (refs so far: ${[...refs.keys()].join(", ") || "none"})`,
+        { field },
+      );
     return id;
   }
   if (Array.isArray(value)) return value.map((item, i) => resolved(item, refs, `${field}.${i}`, depth + 1));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolved(item, refs, field === "body" ? key : `${field}.${key}`, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, resolved(item, refs, field === "body" ? key : `${field}.${key}`, depth + 1)]),
+    );
   }
   return value;
 }
@@ -128,15 +142,22 @@ function prepare(c: Context<AppEnv>, op: Operation, index: number, refs: Map<str
   c.set("scope", route.scope === "public" ? null : route.scope);
   const sent = Object.fromEntries(Object.entries(match!.params).map(([name, value]) => [name, decoded(value)]));
   const params = route.params ? parse(route.params, sent, "param") : undefined;
-  if (!route.body && op.body !== undefined) throw new DomainError("unknown_field", `operations.${index}.body: ${op.method} takes no body`, { field: `operations.${index}.body` });
+  if (!route.body && op.body !== undefined)
+    throw new DomainError("unknown_field", `operations.${index}.body: ${op.method} takes no body`, { field: `operations.${index}.body` });
   // A single call without its body is refused (415); so is an operation without one.
-  if (route.body && op.body === undefined) throw new DomainError("missing_field", `operations.${index}.body is required: ${op.method} takes a body`, { field: `operations.${index}.body` });
+  if (route.body && op.body === undefined)
+    throw new DomainError("missing_field", `operations.${index}.body is required: ${op.method} takes a body`, {
+      field: `operations.${index}.body`,
+    });
   const body = route.body ? parse(route.body, resolved(op.body, refs, "body"), "json") : undefined;
   const ifMatch = parseIfMatch(op.ifMatch === undefined ? undefined : String(op.ifMatch));
   const batch = route.batch;
   const newId = batch.creates ? uuidv7() : undefined;
   if (op.ref !== undefined) {
-    if (refs.has(op.ref)) throw new DomainError("invalid_field", `operations.${index}.ref: ${op.ref} is already the ref of an earlier operation`, { field: `operations.${index}.ref` });
+    if (refs.has(op.ref))
+      throw new DomainError("invalid_field", `operations.${index}.ref: ${op.ref} is already the ref of an earlier operation`, {
+        field: `operations.${index}.ref`,
+      });
     if (batch.idUnknownBefore) {
       throw new DomainError(
         "invalid_field",
@@ -148,7 +169,12 @@ function prepare(c: Context<AppEnv>, op: Operation, index: number, refs: Map<str
     if (typeof id !== "string") throw new Error(`${route.method} ${route.path} names no record for a ref`);
     refs.set(op.ref, id);
   }
-  return { status: batch.status, newId, resource: batch.resource, run: (ctx) => batch.run(ctx, { params, query: undefined, body }, ifMatch) };
+  return {
+    status: batch.status,
+    newId,
+    resource: batch.resource,
+    run: (ctx) => batch.run(ctx, { params, query: undefined, body }, ifMatch),
+  };
 }
 
 function parse(schema: z.ZodType, input: unknown, target: "param" | "json"): unknown {
@@ -173,8 +199,20 @@ export const batchRoutes: AnyRoute[] = [
       "An Idempotency-Key covers the whole batch. The rate limit counts each operation as a request. Body up to 1 MiB.",
     body: BatchRequestSchema,
     bodyLimit: BATCH_BODY_LIMIT,
-    errors: ["insufficient_scope", "not_found", "invalid_reference", "invalid_transition", "conflict", "precondition_failed", "idempotency_mismatch"],
-    response: { schema: BatchReply, description: "Every operation committed: each one's status and record, in order.", headers: ["Idempotent-Replayed"] },
+    errors: [
+      "insufficient_scope",
+      "not_found",
+      "invalid_reference",
+      "invalid_transition",
+      "conflict",
+      "precondition_failed",
+      "idempotency_mismatch",
+    ],
+    response: {
+      schema: BatchReply,
+      description: "Every operation committed: each one's status and record, in order.",
+      headers: ["Idempotent-Replayed"],
+    },
     verb: runBatch,
     async handler(c, { body }) {
       const operations = body.operations;
@@ -193,7 +231,8 @@ export const batchRoutes: AnyRoute[] = [
           // key, then the scope of every operation up to this one, in order.
           const caller = await describeCaller({ ctx: serviceContext(c), input: {} });
           for (const [earlier, scope] of [...scopes, c.get("scope")].entries()) {
-            if (scope && !caller.scopes.includes(scope)) throw new DomainError("insufficient_scope", `this call needs the ${scope} scope`, { scope, operation: earlier });
+            if (scope && !caller.scopes.includes(scope))
+              throw new DomainError("insufficient_scope", `this call needs the ${scope} scope`, { scope, operation: earlier });
           }
           throw atOperation(error, index);
         }
@@ -201,7 +240,13 @@ export const batchRoutes: AnyRoute[] = [
       const answer = await runBatch({ ctx: serviceContext(c), input: { operations: prepared, idempotency: c.get("idempotency") } });
       const count = answer.results.length;
       return {
-        body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? "operation" : "operations"} committed`, batchId: answer.batchId, data: answer.results },
+        body: {
+          success: true as const,
+          version: "v1" as const,
+          message: `${count} ${count === 1 ? "operation" : "operations"} committed`,
+          batchId: answer.batchId,
+          data: answer.results,
+        },
         headers: answer.replayed ? { [RESPONSE_HEADERS.idempotentReplayed.name]: "true" } : ({} as Record<string, string>),
       };
     },

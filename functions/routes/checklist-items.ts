@@ -1,11 +1,21 @@
 import { checklistItems } from "../../services/checklist-items.ts";
-import { ChecklistItemSchema, CreateChecklistItemSchema, UpdateChecklistItemSchema, UpsertChecklistItemSchema } from "../schemas/checklist-items.ts";
+import {
+  ChecklistItemSchema,
+  CreateChecklistItemSchema,
+  UpdateChecklistItemSchema,
+  UpsertChecklistItemSchema,
+} from "../schemas/checklist-items.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 // A task's checklist: listed and added under the task, reached by their own id otherwise.
 
 export const checklistItemRoutes = resourceRoutes({
-  schemas: { record: ChecklistItemSchema, create: CreateChecklistItemSchema, update: UpdateChecklistItemSchema, upsert: UpsertChecklistItemSchema },
+  schemas: {
+    record: ChecklistItemSchema,
+    create: CreateChecklistItemSchema,
+    update: UpdateChecklistItemSchema,
+    upsert: UpsertChecklistItemSchema,
+  },
   summaries: {
     list: "List a task's checklist, in the order its items were added",
     create: "Add an item to a task's checklist (title is required)",

@@ -15,8 +15,10 @@ export const commentRoutes = resourceRoutes({
   },
   listDescription: "A page of the task's comments, oldest first.",
   descriptions: {
-    update: "Only the comment's author (the same API key, or the same person) may change it, or a person who is an owner or admin: anyone else is 403 insufficient_role.",
-    delete: "Only the comment's author (the same API key, or the same person) may remove it, or a person who is an owner or admin: anyone else is 403 insufficient_role.",
+    update:
+      "Only the comment's author (the same API key, or the same person) may change it, or a person who is an owner or admin: anyone else is 403 insufficient_role.",
+    delete:
+      "Only the comment's author (the same API key, or the same person) may remove it, or a person who is an owner or admin: anyone else is 403 insufficient_role.",
   },
   errors: { update: ["insufficient_role"], delete: ["insufficient_role"], create: ["invalid_reference"] },
   upsertFixed: "taskId",

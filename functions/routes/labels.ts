@@ -14,7 +14,8 @@ export const labelRoutes = resourceRoutes({
     delete: "Remove a label; it comes off every task that has it",
   },
   descriptions: {
-    delete: "The label comes off every task that has it in the same statement: each such task gets a task.updated event (changes.labelIds) before the label.deleted event.",
+    delete:
+      "The label comes off every task that has it in the same statement: each such task gets a task.updated event (changes.labelIds) before the label.deleted event.",
   },
   service: labels,
   inputs: requestsAsIs,

@@ -7,7 +7,13 @@ import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 // collectionPath guarantees the project's id to list and create.
 
 export const milestoneRoutes = resourceRoutes({
-  schemas: { record: MilestoneSchema, create: CreateMilestoneSchema, update: UpdateMilestoneSchema, upsert: UpsertMilestoneSchema, expand: PROJECT_EXPAND },
+  schemas: {
+    record: MilestoneSchema,
+    create: CreateMilestoneSchema,
+    update: UpdateMilestoneSchema,
+    upsert: UpsertMilestoneSchema,
+    expand: PROJECT_EXPAND,
+  },
   summaries: {
     list: "List a project's milestones",
     create: "Add a milestone to a project (name and dueDate are required)",

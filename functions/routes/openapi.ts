@@ -10,7 +10,10 @@ export const openApiRoute = defineRoute({
   scope: "public",
   tag: "Meta",
   summary: "The OpenAPI 3.1 document of this API (no key needed)",
-  response: { schema: z.object({ openapi: z.string().openapi({ example: "3.1.0" }) }), description: "The OpenAPI document (every other member as OpenAPI 3.1 defines it)." },
+  response: {
+    schema: z.object({ openapi: z.string().openapi({ example: "3.1.0" }) }),
+    description: "The OpenAPI document (every other member as OpenAPI 3.1 defines it).",
+  },
   verb: null,
   handler(c) {
     return { body: openApiDocument(c.get("routes"), new URL(c.req.url).origin) };

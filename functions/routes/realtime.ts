@@ -16,7 +16,6 @@ import { RealtimeInfoSchema, realtimeInfo } from "./self.ts";
 
 const tag = "Realtime";
 
-
 const EventListSchema = envelope(
   {
     count: z.number().int().openapi({ example: 2 }),
@@ -28,16 +27,23 @@ const EventListSchema = envelope(
 
 const TokenRequestSchema = z
   .strictObject({
-    scopes: z.array(z.enum(EVENT_READ_SCOPES as [Scope, ...Scope[]])).min(1).max(EVENT_READ_SCOPES.length).optional().openapi({
-      description: "Read scopes the token carries; default: every read scope of the key.",
-    }),
+    scopes: z
+      .array(z.enum(EVENT_READ_SCOPES as [Scope, ...Scope[]]))
+      .min(1)
+      .max(EVENT_READ_SCOPES.length)
+      .optional()
+      .openapi({
+        description: "Read scopes the token carries; default: every read scope of the key.",
+      }),
     ttlSeconds: z
       .number()
       .int()
       .min(30)
       .max(MAX_TOKEN_TTL_SECONDS)
       .optional()
-      .openapi({ description: `Lifetime, 30 to ${MAX_TOKEN_TTL_SECONDS} seconds; default 300. A token stops opening sockets when its key is revoked.` }),
+      .openapi({
+        description: `Lifetime, 30 to ${MAX_TOKEN_TTL_SECONDS} seconds; default 300. A token stops opening sockets when its key is revoked.`,
+      }),
   })
   .openapi("CreateRealtimeToken");
 
@@ -64,7 +70,13 @@ export const realtimeRoutes = [
       "Events are kept EVENT_RETENTION_DAYS (default 30); an `after` older than the oldest kept event is 410 resync_required with `oldestChangeVersion`. " +
       "Sync recipe (docs/sync.md): take a snapshot (any list answers the changeVersion it is exact for), then page through ?after=<it> until nextCursor is null; the last page's changeVersion is where to follow from next, filtered or not.",
     query: z.strictObject({
-      after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).openapi({ description: "Return events with a greater changeVersion." }),
+      after: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(Number.MAX_SAFE_INTEGER)
+        .default(0)
+        .openapi({ description: "Return events with a greater changeVersion." }),
       limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: "Page size, 1 to 200." }),
       ...FeedFilterQuery,
     }),
@@ -85,7 +97,8 @@ export const realtimeRoutes = [
     scope: null,
     tag,
     summary: "Mint a short-lived token for joining the realtime room from a browser",
-    description: "The token carries the key's organisation and a subset of its read scopes; pass it as query: { token } instead of the key.",
+    description:
+      "The token carries the key's organisation and a subset of its read scopes; pass it as query: { token } instead of the key.",
     body: TokenRequestSchema,
     errors: ["insufficient_scope"],
     response: { status: 201, schema: recordEnvelope(TokenSchema), description: "The token." },
@@ -93,7 +106,10 @@ export const realtimeRoutes = [
     async handler(c, { body }) {
       const realtime = settingsOf(c.env).realtime;
       if (!realtime) throw new DomainError("unavailable", "realtime is not configured on this deployment");
-      const minted = await mintRealtimeToken({ ctx: serviceContext(c), input: { secret: realtime.secret, scopes: body.scopes, ttlSeconds: body.ttlSeconds } });
+      const minted = await mintRealtimeToken({
+        ctx: serviceContext(c),
+        input: { secret: realtime.secret, scopes: body.scopes, ttlSeconds: body.ttlSeconds },
+      });
       const { orgId, ...token } = minted;
       return reply({ ...token, organisation: orgId, realtime: realtimeInfo(c.env, orgId, "token") }, "realtime token created");
     },

@@ -20,7 +20,15 @@ export function resourceNames(declaration: ResourceDeclaration) {
     /** Where list and create live when records belong to a parent: under the parent, its id as {id}. */
     collectionPath: parent ? (`/v1/${RESOURCES[parent as ResourceType].path}/{id}/${path}` as const) : undefined,
     nouns,
-    operations: { list: `list${pascal(path)}`, create: `create${record}`, get: `get${record}`, update: `update${record}`, upsert: `upsert${record}`, delete: `delete${record}`, history: `list${record}History` },
+    operations: {
+      list: `list${pascal(path)}`,
+      create: `create${record}`,
+      get: `get${record}`,
+      update: `update${record}`,
+      upsert: `upsert${record}`,
+      delete: `delete${record}`,
+      history: `list${record}History`,
+    },
     scopes: scopesOf(declaration),
   };
 }

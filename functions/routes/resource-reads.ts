@@ -110,7 +110,11 @@ export function historyRoute<T extends ResourceTypes>({ spec, names, one, item }
       `A deleted ${one}'s history stays readable while its events are kept (EVENT_RETENTION_DAYS); an id the organisation never had is 404.`,
     params: IdParams,
     query: HistoryQuery,
-    response: { schema: listEnvelope(resourceEventSchema(service.resource.type)), description: `A page of the ${one}'s events in changeVersion order.`, headers: ["Link"] },
+    response: {
+      schema: listEnvelope(resourceEventSchema(service.resource.type)),
+      description: `A page of the ${one}'s events in changeVersion order.`,
+      headers: ["Link"],
+    },
     verb: service.history,
     async handler(c, { params, query }) {
       const after = query.cursor === undefined ? 0 : Number(query.cursor);

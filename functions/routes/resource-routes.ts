@@ -18,7 +18,15 @@ import { createRoute, deleteRoute, updateRoute, upsertRoute } from "./resource-w
 // resource-reads.ts, the writes in resource-writes.ts; docs/routes.md lists every route they
 // build, by its path.
 
-export interface ResourceRoutesSpec<Record extends { id: string; version: number; createdAt: string }, Filters, New, Values, Create extends z.ZodType, Update extends z.ZodType, Upsert extends z.ZodType> {
+export interface ResourceRoutesSpec<
+  Record extends { id: string; version: number; createdAt: string },
+  Filters,
+  New,
+  Values,
+  Create extends z.ZodType,
+  Update extends z.ZodType,
+  Upsert extends z.ZodType,
+> {
   /**
    * The public record's schema: what the service answers must fit it (checked by tsc).
    * `upsert`: the body of PUT by-external-id, the create's without externalId (the path names it).
@@ -83,13 +91,27 @@ export interface ResourceParts<T extends ResourceTypes> {
   views: ReturnType<typeof readViews>;
 }
 
-export function resourceRoutes<Record extends { id: string; version: number; createdAt: string }, Filters, New, Values, Create extends z.ZodType, Update extends z.ZodType, Upsert extends z.ZodType>(
-  spec: ResourceRoutesSpec<Record, Filters, New, Values, Create, Update, Upsert>,
-): AnyRoute[] {
+export function resourceRoutes<
+  Record extends { id: string; version: number; createdAt: string },
+  Filters,
+  New,
+  Values,
+  Create extends z.ZodType,
+  Update extends z.ZodType,
+  Upsert extends z.ZodType,
+>(spec: ResourceRoutesSpec<Record, Filters, New, Values, Create, Update, Upsert>): AnyRoute[] {
   const { schemas, service } = spec;
   const { declaration } = service.resource;
   const names = resourceNames(declaration);
-  const parts: ResourceParts<{ record: Record; filters: Filters; new: New; values: Values; create: Create; update: Update; upsert: Upsert }> = {
+  const parts: ResourceParts<{
+    record: Record;
+    filters: Filters;
+    new: New;
+    values: Values;
+    create: Create;
+    update: Update;
+    upsert: Upsert;
+  }> = {
     spec,
     names,
     one: names.nouns[0],
@@ -100,5 +122,13 @@ export function resourceRoutes<Record extends { id: string; version: number; cre
     recordReply: recordEnvelope(schemas.record),
     views: readViews(service.resource, schemas.record as unknown as z.ZodObject, schemas.expand ?? {}),
   };
-  return [listRoute(parts), createRoute(parts), getRoute(parts), updateRoute(parts), upsertRoute(parts), historyRoute(parts), ...deleteRoute(parts)];
+  return [
+    listRoute(parts),
+    createRoute(parts),
+    getRoute(parts),
+    updateRoute(parts),
+    upsertRoute(parts),
+    historyRoute(parts),
+    ...deleteRoute(parts),
+  ];
 }

@@ -64,8 +64,11 @@ export function updateRoute<T extends ResourceTypes>({ spec, names, one, item, r
 /** PUT <path>/by-external-id/{externalId}: created as POST would (201), or changed as PATCH would (200). */
 export function upsertRoute<T extends ResourceTypes>({ spec, names, one, recordReply }: ResourceParts<T>) {
   const { service, inputs, errors = {} } = spec;
-  const upsert = (ctx: ServiceContext, { params, body }: { params: { externalId: string }; body: Infer<T["upsert"]> }, ifMatch: number | null) =>
-    service.upsert({ ctx, input: { externalId: params.externalId, values: inputs.upsert(body), ifMatch } });
+  const upsert = (
+    ctx: ServiceContext,
+    { params, body }: { params: { externalId: string }; body: Infer<T["upsert"]> },
+    ifMatch: number | null,
+  ) => service.upsert({ ctx, input: { externalId: params.externalId, values: inputs.upsert(body), ifMatch } });
   return defineRoute({
     method: "put",
     path: `${names.path}/by-external-id/{externalId}`,
@@ -81,13 +84,22 @@ export function upsertRoute<T extends ResourceTypes>({ spec, names, one, recordR
     params: ExternalIdParams,
     body: spec.schemas.upsert,
     // A record created under a parent (a milestone) names the parent in this body: a reference here.
-    errors: [...(errors.create ?? []), ...(errors.update ?? []), ...(names.collectionPath ? ["invalid_reference" as const] : []), "conflict", "precondition_failed"],
+    errors: [
+      ...(errors.create ?? []),
+      ...(errors.update ?? []),
+      ...(names.collectionPath ? ["invalid_reference" as const] : []),
+      "conflict",
+      "precondition_failed",
+    ],
     response: { schema: recordReply, description: `The changed ${one}.`, created: `The created ${one}.`, headers: ["ETag"] },
     batch: { status: 200, creates: false, idUnknownBefore: true, resource: service.resource, run: upsert },
     verb: service.upsert,
     async handler(c, input) {
       const result = await upsert(serviceContext(c), input, parseIfMatch(c.req.header("if-match")));
-      return { ...writeReply(result, result.created ? `${one} created` : result.event ? `${one} updated` : `${one} unchanged`), status: result.created ? 201 : 200 };
+      return {
+        ...writeReply(result, result.created ? `${one} created` : result.event ? `${one} updated` : `${one} unchanged`),
+        status: result.created ? 201 : 200,
+      };
     },
   });
 }
@@ -109,10 +121,18 @@ export function deleteRoute<T extends ResourceTypes>({ spec, names, one, item, r
       params: IdParams,
       errors: [...(spec.errors?.delete ?? []), "conflict", "precondition_failed"],
       response: { schema: recordReply, description: `The ${one} as it was before removal.`, headers: ["ETag"] },
-      batch: { status: 200, creates: false, resource: service.resource, run: (ctx, { params }, ifMatch) => remove({ ctx, input: { id: params.id, ifMatch } }) },
+      batch: {
+        status: 200,
+        creates: false,
+        resource: service.resource,
+        run: (ctx, { params }, ifMatch) => remove({ ctx, input: { id: params.id, ifMatch } }),
+      },
       verb: remove,
       async handler(c, input) {
-        return writeReply(await remove({ ctx: serviceContext(c), input: { id: input.params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), `${one} deleted`);
+        return writeReply(
+          await remove({ ctx: serviceContext(c), input: { id: input.params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }),
+          `${one} deleted`,
+        );
       },
     }),
   ];

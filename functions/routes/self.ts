@@ -9,16 +9,14 @@ import { Uuid } from "../schemas/common.ts";
 
 const ORG_EXAMPLE = "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10";
 
-export const RealtimeInfoSchema = z
-  .object({ namespace: z.literal("/v1"), how: z.string(), url: z.string() })
-  .openapi({
-    description: "Where and how to join the organisation's realtime room.",
-    example: {
-      namespace: "/v1",
-      how: `new PartySocket({ host: "127.0.0.1:1999", party: "v1", room: "${ORG_EXAMPLE}", query: { apiKey: "<API_KEY>" } })`,
-      url: `ws://127.0.0.1:1999/parties/v1/${ORG_EXAMPLE}`,
-    },
-  });
+export const RealtimeInfoSchema = z.object({ namespace: z.literal("/v1"), how: z.string(), url: z.string() }).openapi({
+  description: "Where and how to join the organisation's realtime room.",
+  example: {
+    namespace: "/v1",
+    how: `new PartySocket({ host: "127.0.0.1:1999", party: "v1", room: "${ORG_EXAMPLE}", query: { apiKey: "<API_KEY>" } })`,
+    url: `ws://127.0.0.1:1999/parties/v1/${ORG_EXAMPLE}`,
+  },
+});
 
 const SelfDescriptionSchema = envelope(
   {

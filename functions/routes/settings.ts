@@ -18,13 +18,21 @@ import { Name, Timestamp, Uuid } from "../schemas/common.ts";
 // see who is in the organisation, and leave it.
 
 const tag = "Settings";
-const Role = z.enum(ROLES).openapi({ description: "owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues." });
+const Role = z.enum(ROLES).openapi({
+  description: "owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.",
+});
 const ScopeName = z.enum(ALL_SCOPES as [Scope, ...Scope[]]);
 const Person = z.object({ id: Uuid, name: z.string() });
 
 const listOf = <T extends z.ZodType>(schema: T) => envelope({ count: z.number().int(), data: z.array(schema) });
 const listReply = <T>(items: T[], noun: [string, string]) => ({
-  body: { success: true as const, version: "v1" as const, message: `${items.length} ${items.length === 1 ? noun[0] : noun[1]}`, count: items.length, data: items },
+  body: {
+    success: true as const,
+    version: "v1" as const,
+    message: `${items.length} ${items.length === 1 ? noun[0] : noun[1]}`,
+    count: items.length,
+    data: items,
+  },
 });
 const emptyEnvelope = envelope({ data: z.null() });
 
@@ -34,7 +42,9 @@ const MeSchema = z
     organisation: z.object({ id: Uuid, name: z.string() }),
     role: Role,
     scopes: z.array(ScopeName).openapi({ description: "The scopes the session holds: those of the role." }),
-    organisations: z.array(z.object({ id: Uuid, name: z.string(), role: Role })).openapi({ description: "Every organisation the person belongs to." }),
+    organisations: z
+      .array(z.object({ id: Uuid, name: z.string(), role: Role }))
+      .openapi({ description: "Every organisation the person belongs to." }),
   })
   .openapi("Session");
 
@@ -128,7 +138,10 @@ export const settingsRoutes = [
     response: { schema: recordEnvelope(MemberSchema), description: "The member with the new role." },
     verb: members.changeMemberRole,
     async handler(c, { params, body }) {
-      return reply(await members.changeMemberRole({ ctx: serviceContext(c), input: { userId: params.userId, role: body.role } }), "role changed");
+      return reply(
+        await members.changeMemberRole({ ctx: serviceContext(c), input: { userId: params.userId, role: body.role } }),
+        "role changed",
+      );
     },
   }),
   defineRoute({
@@ -228,13 +241,22 @@ export const settingsRoutes = [
     body: z.strictObject({
       name: Name.openapi({ description: "The application the key is for.", example: "Warehouse sync" }),
       scopes: z.array(ScopeName).min(1).max(ALL_SCOPES.length),
-      rateLimit: z.number().int().min(1).max(100_000).optional().openapi({ description: `Requests per minute; default ${DEFAULT_RATE_LIMIT}.` }),
+      rateLimit: z
+        .number()
+        .int()
+        .min(1)
+        .max(100_000)
+        .optional()
+        .openapi({ description: `Requests per minute; default ${DEFAULT_RATE_LIMIT}.` }),
     }),
     errors: ["insufficient_role"],
     response: { status: 201, schema: recordEnvelope(CreatedApiKeySchema), description: "The key, shown this once." },
     verb: apiKeys.createOrganisationKey,
     async handler(c, { body }) {
-      return reply(await apiKeys.createOrganisationKey({ ctx: serviceContext(c), input: body }), "API key created: copy it now, it is shown once");
+      return reply(
+        await apiKeys.createOrganisationKey({ ctx: serviceContext(c), input: body }),
+        "API key created: copy it now, it is shown once",
+      );
     },
   }),
   defineRoute({
@@ -271,7 +293,10 @@ export const settingsRoutes = [
     },
     verb: apiKeys.replaceOrganisationKey,
     async handler(c, { params }) {
-      return reply(await apiKeys.replaceOrganisationKey({ ctx: serviceContext(c), input: { keyId: params.id } }), "API key replaced: copy the new one now, it is shown once");
+      return reply(
+        await apiKeys.replaceOrganisationKey({ ctx: serviceContext(c), input: { keyId: params.id } }),
+        "API key replaced: copy the new one now, it is shown once",
+      );
     },
   }),
 ];

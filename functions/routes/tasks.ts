@@ -4,7 +4,14 @@ import { recordEnvelope, writeReply } from "../http/envelope.ts";
 import { parseIfMatch } from "../http/preconditions.ts";
 import { defineRoute } from "../http/registry.ts";
 import { TASK_EXPAND } from "../schemas/expansions.ts";
-import { AddDependencySchema, CreateTaskSchema, DependencyParams, TaskSchema, UpdateTaskSchema, UpsertTaskSchema } from "../schemas/tasks.ts";
+import {
+  AddDependencySchema,
+  CreateTaskSchema,
+  DependencyParams,
+  TaskSchema,
+  UpdateTaskSchema,
+  UpsertTaskSchema,
+} from "../schemas/tasks.ts";
 import { IdParams } from "../schemas/common.ts";
 import type { ServiceContext } from "../../services/context.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
@@ -30,7 +37,10 @@ const taskResourceRoutes = resourceRoutes({
       "A task with subtasks is refused (409 conflict, dependants.subtasks). Its comments are removed with it (a comment.deleted event each), " +
       "and it leaves the blockedBy of the tasks it blocked (a task.updated event each), before its task.deleted event.",
   },
-  errors: { create: ["invalid_reference"], update: ["invalid_reference", "invalid_transition", "dependency_cycle", "open_blockers", "open_subtasks"] },
+  errors: {
+    create: ["invalid_reference"],
+    update: ["invalid_reference", "invalid_transition", "dependency_cycle", "open_blockers", "open_subtasks"],
+  },
   upsertFixed: "projectId",
   service: tasks,
   inputs: requestsAsIs,
@@ -38,8 +48,11 @@ const taskResourceRoutes = resourceRoutes({
 
 const TaskReply = recordEnvelope(TaskSchema);
 
-const dependencyAdded = (ctx: ServiceContext, { params, body }: { params: { id: string }; body: { blockedBy: string } }, ifMatch: number | null) =>
-  addDependency({ ctx, input: { id: params.id, blockedBy: body.blockedBy, ifMatch } });
+const dependencyAdded = (
+  ctx: ServiceContext,
+  { params, body }: { params: { id: string }; body: { blockedBy: string } },
+  ifMatch: number | null,
+) => addDependency({ ctx, input: { id: params.id, blockedBy: body.blockedBy, ifMatch } });
 const dependencyRemoved = (ctx: ServiceContext, { params }: { params: { id: string; blockerId: string } }, ifMatch: number | null) =>
   removeDependency({ ctx, input: { id: params.id, blockerId: params.blockerId, ifMatch } });
 
@@ -73,7 +86,8 @@ const dependencyRoutes = [
     scope: "tasks.manage",
     tag: "Tasks",
     summary: "Stop a task waiting for another",
-    description: "Removes blockerId from the task's blockedBy (a task.updated event with changes.blockedBy); 404 when the task was not blocked by it.",
+    description:
+      "Removes blockerId from the task's blockedBy (a task.updated event with changes.blockedBy); 404 when the task was not blocked by it.",
     params: DependencyParams,
     errors: ["precondition_failed"],
     response: { schema: TaskReply, description: "The task, no longer blocked by the task named.", headers: ["ETag"] },

@@ -12,7 +12,8 @@ import { DeliveriesQuery, DeliveryParams, DeliverySchema, ReplayedSchema, Replay
 
 const tag = "Webhooks";
 
-const BACKLOG_FULL = "409 conflict when the webhook is off, or when its backlog of queued deliveries has no room for what this would queue (`error.backlog`, `error.backlogLimit`).";
+const BACKLOG_FULL =
+  "409 conflict when the webhook is off, or when its backlog of queued deliveries has no room for what this would queue (`error.backlog`, `error.backlogLimit`).";
 
 const QueuedSchema = recordEnvelope(z.object({ webhookId: z.string(), eventId: z.string(), eventType: z.string() }));
 
@@ -65,7 +66,10 @@ export const webhookDeliveryRoutes = [
     response: { status: 202, schema: QueuedSchema, description: "The redelivery is queued." },
     verb: redeliver,
     async handler(c, { params }) {
-      return reply(await redeliver({ ctx: serviceContext(c), input: { webhookId: params.id, deliveryId: params.deliveryId } }), "delivery queued");
+      return reply(
+        await redeliver({ ctx: serviceContext(c), input: { webhookId: params.id, deliveryId: params.deliveryId } }),
+        "delivery queued",
+      );
     },
   }),
   defineRoute({
@@ -84,7 +88,11 @@ export const webhookDeliveryRoutes = [
     params: IdParams,
     body: ReplaySchema,
     errors: ["conflict", "resync_required"],
-    response: { status: 202, schema: recordEnvelope(ReplayedSchema), description: "The events are queued; see their attempts under deliveries." },
+    response: {
+      status: 202,
+      schema: recordEnvelope(ReplayedSchema),
+      description: "The events are queued; see their attempts under deliveries.",
+    },
     verb: replayWebhook,
     async handler(c, { params, body }) {
       const input = {

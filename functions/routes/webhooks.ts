@@ -6,7 +6,14 @@ import { settingsOf } from "../env.ts";
 import { parseIfMatch } from "../http/preconditions.ts";
 import { defineRoute } from "../http/registry.ts";
 import { IdParams } from "../schemas/common.ts";
-import { CreatedWebhookSchema, CreateWebhookSchema, ListWebhooksQuery, RotateSecretSchema, UpdateWebhookSchema, WebhookSchema } from "../schemas/webhooks.ts";
+import {
+  CreatedWebhookSchema,
+  CreateWebhookSchema,
+  ListWebhooksQuery,
+  RotateSecretSchema,
+  UpdateWebhookSchema,
+  WebhookSchema,
+} from "../schemas/webhooks.ts";
 
 const tag = "Webhooks";
 
@@ -22,7 +29,10 @@ export const webhookRoutes = [
     response: { schema: listEnvelope(WebhookSchema), description: "A page of webhooks in creation order.", headers: ["Link"] },
     verb: listWebhooks,
     async handler(c, { query }) {
-      return listReply(c.req.url, await listWebhooks({ ctx: serviceContext(c), input: { page: pageRequest(query) } }), ["webhook", "webhooks"]);
+      return listReply(c.req.url, await listWebhooks({ ctx: serviceContext(c), input: { page: pageRequest(query) } }), [
+        "webhook",
+        "webhooks",
+      ]);
     },
   }),
   defineRoute({
@@ -38,7 +48,12 @@ export const webhookRoutes = [
       "Requests follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); the URL must be https to a public address.",
     body: CreateWebhookSchema,
     errors: ["idempotency_mismatch", "invalid_reference"],
-    response: { status: 201, schema: recordEnvelope(CreatedWebhookSchema), description: "The webhook with its secret.", headers: ["ETag", "Idempotent-Replayed"] },
+    response: {
+      status: 201,
+      schema: recordEnvelope(CreatedWebhookSchema),
+      description: "The webhook with its secret.",
+      headers: ["ETag", "Idempotent-Replayed"],
+    },
     verb: createWebhook,
     async handler(c, { body }) {
       const result = await createWebhook({ ctx: serviceContext(c), input: { ...body, policy: settingsOf(c.env).webhooks } });
@@ -90,7 +105,10 @@ export const webhookRoutes = [
     response: { schema: recordEnvelope(WebhookSchema), description: "The webhook as it was.", headers: ["ETag"] },
     verb: deleteWebhook,
     async handler(c, { params }) {
-      return writeReply(await deleteWebhook({ ctx: serviceContext(c), input: { id: params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }), "webhook deleted");
+      return writeReply(
+        await deleteWebhook({ ctx: serviceContext(c), input: { id: params.id, ifMatch: parseIfMatch(c.req.header("if-match")) } }),
+        "webhook deleted",
+      );
     },
   }),
   defineRoute({

@@ -27,6 +27,11 @@ export const CreateChecklistItemSchema = z
   .openapi("CreateChecklistItem");
 
 /** PUT /v1/checklist-items/by-external-id/{externalId}: the body names the task (a new item is added to it; an existing one must be on it). */
-export const UpsertChecklistItemSchema = z.strictObject({ taskId: ChecklistItemSchema.shape.taskId, ...itemFields }).openapi("UpsertChecklistItem");
+export const UpsertChecklistItemSchema = z
+  .strictObject({ taskId: ChecklistItemSchema.shape.taskId, ...itemFields })
+  .openapi("UpsertChecklistItem");
 
-export const UpdateChecklistItemSchema = z.strictObject({ ...externalIdFields.update, ...itemFields }).partial().openapi("UpdateChecklistItem");
+export const UpdateChecklistItemSchema = z
+  .strictObject({ ...externalIdFields.update, ...itemFields })
+  .partial()
+  .openapi("UpdateChecklistItem");

@@ -9,7 +9,10 @@ const Body = z
   .min(1)
   .max(COMMENT_MAX_LENGTH)
   .refine(noNul, "must not contain NUL characters")
-  .openapi({ description: `Plain text or Markdown, 1 to ${COMMENT_MAX_LENGTH} characters, stored as sent.`, example: "The van is booked for 7:30; the driver calls ahead." });
+  .openapi({
+    description: `Plain text or Markdown, 1 to ${COMMENT_MAX_LENGTH} characters, stored as sent.`,
+    example: "The van is booked for 7:30; the driver calls ahead.",
+  });
 
 export const CommentSchema = publicRecord<CommentRecord>()(
   z
@@ -30,4 +33,3 @@ export const CreateCommentSchema = z.strictObject({ ...externalIdFields.create, 
 export const UpsertCommentSchema = z.strictObject({ taskId: CommentSchema.shape.taskId, body: Body }).openapi("UpsertComment");
 
 export const UpdateCommentSchema = z.strictObject({ ...externalIdFields.update, body: Body.optional() }).openapi("UpdateComment");
-

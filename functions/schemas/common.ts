@@ -13,7 +13,6 @@ export const DateString = z.iso
 export const noNul = (text: string) => !text.includes("\u0000");
 const NUL_MESSAGE = "must not contain NUL characters";
 
-
 export const Timestamp = z.string().openapi({ description: "ISO 8601, UTC.", format: "date-time", example: "2026-11-21T23:00:00.000Z" });
 
 /** An instant sent by a client (a filter): ISO 8601 with an offset, in years Postgres reads (0001 on). */
@@ -28,12 +27,10 @@ export const Name = z.string().trim().min(1).max(200).refine(noNul, NUL_MESSAGE)
 export const Description = z.string().max(10_000).refine(noNul, NUL_MESSAGE).nullable();
 
 /** The id a record has in another system: 1 to 200 characters, unique per organisation and resource. */
-export const ExternalId = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine(noNul, NUL_MESSAGE)
-  .openapi({ description: "The record's id in another system, unique per organisation and resource (1 to 200 characters).", example: "crm-4471" });
+export const ExternalId = z.string().min(1).max(200).refine(noNul, NUL_MESSAGE).openapi({
+  description: "The record's id in another system, unique per organisation and resource (1 to 200 characters).",
+  example: "crm-4471",
+});
 
 /** externalId on a record, a create body, a change (null clears it), and a list's filter. */
 export const externalIdFields = {
@@ -85,17 +82,11 @@ export function commaList<const T extends readonly [string, ...string[]]>(values
 }
 
 /** ?q=: full-text search (db/schema/columns.ts searchVector). */
-export const SearchQuery = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .refine(noNul, NUL_MESSAGE)
-  .openapi({
-    description:
-      'Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort.',
-    example: "removal van",
-  });
+export const SearchQuery = z.string().trim().min(1).max(200).refine(noNul, NUL_MESSAGE).openapi({
+  description:
+    'Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort.',
+  example: "removal van",
+});
 
 /** ?sort= of a list: its sortable fields, each ascending or, with a leading -, descending. */
 export function SortQuery(sortable: Readonly<Record<string, unknown>>) {
@@ -140,10 +131,14 @@ export const ProgressSchema = z
     done: z.number().int(),
     cancelled: z.number().int(),
     open: z.number().int().openapi({ description: "Neither done nor cancelled." }),
-    percentDone: z.number().int().min(0).max(100).openapi({ description: "done / (total - cancelled), in whole percent rounded down: 100 only when every task not cancelled is done; 0 with none." }),
+    percentDone: z.number().int().min(0).max(100).openapi({
+      description:
+        "done / (total - cancelled), in whole percent rounded down: 100 only when every task not cancelled is done; 0 with none.",
+    }),
   })
   .openapi("Progress", {
-    description: "The tasks counted by status, computed in the statement that reads the record: exact for the answer's changeVersion. It moves without the record's version moving (and emits no event of the record's).",
+    description:
+      "The tasks counted by status, computed in the statement that reads the record: exact for the answer's changeVersion. It moves without the record's version moving (and emits no event of the record's).",
     example: { total: 12, done: 5, cancelled: 2, open: 5, percentDone: 50 },
   });
 
@@ -152,7 +147,15 @@ export const BooleanQuery = z
   .transform((v) => v === "true")
   .openapi({ type: "string", enum: ["true", "false"] });
 
-type Equals<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false) : false) : false;
+type Equals<A, B> = [A] extends [B]
+  ? [B] extends [A]
+    ? [keyof A] extends [keyof B]
+      ? [keyof B] extends [keyof A]
+        ? true
+        : false
+      : false
+    : false
+  : false;
 
 /**
  * Checks, when it compiles, that a public schema answers exactly the record its table declares
@@ -162,5 +165,7 @@ type Equals<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [key
  *   export const TaskSchema = publicRecord<TaskRecord>()(z.object({ ... }).openapi("Task"));
  */
 export function publicRecord<Record>() {
-  return <S extends z.ZodType>(schema: S & (Equals<z.output<S>, Record> extends true ? unknown : "this schema's fields differ from the table's record")): S => schema;
+  return <S extends z.ZodType>(
+    schema: S & (Equals<z.output<S>, Record> extends true ? unknown : "this schema's fields differ from the table's record"),
+  ): S => schema;
 }

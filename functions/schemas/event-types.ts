@@ -33,7 +33,9 @@ const RECORDS = {
 
 /** `changes` of an update: each field that moved, with its value before and after. */
 function changesOf(record: z.ZodObject) {
-  const fields = Object.fromEntries(Object.entries(record.shape).map(([key, schema]) => [key, z.object({ from: schema as z.ZodType, to: schema as z.ZodType })]));
+  const fields = Object.fromEntries(
+    Object.entries(record.shape).map(([key, schema]) => [key, z.object({ from: schema as z.ZodType, to: schema as z.ZodType })]),
+  );
   return z.object(fields).partial();
 }
 
@@ -46,7 +48,10 @@ function eventsOf(resource: EventResource) {
         ...eventFields,
         type: z.literal(`${resource}.${action}`),
         data: record.openapi({ description: action === "deleted" ? `The ${name} as it was.` : `The ${name} after the change.` }),
-        changes: action === "updated" ? changesOf(record).openapi({ description: "Each field that moved, with its value before and after." }) : z.null(),
+        changes:
+          action === "updated"
+            ? changesOf(record).openapi({ description: "Each field that moved, with its value before and after." })
+            : z.null(),
       })
       .openapi(`${name}${action[0]!.toUpperCase()}${action.slice(1)}Event`),
   );
@@ -64,4 +69,7 @@ export function resourceEventSchema(resource: string) {
 }
 
 /** Every event type with its schema: the document's `webhooks` section. */
-export const EVENT_TYPES: { type: string; schema: z.ZodObject }[] = ALL.map((schema) => ({ type: (schema.shape.type as z.ZodLiteral<string>).value, schema }));
+export const EVENT_TYPES: { type: string; schema: z.ZodObject }[] = ALL.map((schema) => ({
+  type: (schema.shape.type as z.ZodLiteral<string>).value,
+  schema,
+}));

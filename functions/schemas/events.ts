@@ -30,7 +30,9 @@ export const eventFields = {
   changeVersion: z.number().int().openapi({ description: "The organisation's changeVersion this change produced." }),
   occurredAt: Timestamp,
   actor: ActorSchema,
-  batchId: Uuid.nullable().openapi({ description: "The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call." }),
+  batchId: Uuid.nullable().openapi({
+    description: "The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.",
+  }),
 };
 type _ActorAgrees = Assert<Equal<z.infer<typeof ActorSchema>, EventActor>>;
 type _EventFieldsAgree = Assert<Equal<z.infer<z.ZodObject<typeof eventFields>>, Omit<OpsEvent, "type" | "data" | "changes">>>;
@@ -49,15 +51,34 @@ export const FeedFilterQuery = {
     .transform((list) => list.split(",").map((p) => p.trim()))
     .pipe(z.array(EventPattern).min(1).max(50))
     .optional()
-    .openapi({ type: "string", maxLength: 1000, description: 'Comma-separated event patterns ("task.*,project.updated"); default every event the key may see.', example: "task.*" }),
-  projectId: Uuid.optional().openapi({ description: "Only the project's own events and those of its milestones, tasks, risks, issues and financial entries." }),
+    .openapi({
+      type: "string",
+      maxLength: 1000,
+      description: 'Comma-separated event patterns ("task.*,project.updated"); default every event the key may see.',
+      example: "task.*",
+    }),
+  projectId: Uuid.optional().openapi({
+    description: "Only the project's own events and those of its milestones, tasks, risks, issues and financial entries.",
+  }),
   recordId: Uuid.optional().openapi({ description: "Only the events of this record." }),
-  excludeOwn: BooleanQuery.optional().openapi({ type: "string", enum: ["true", "false"], description: "true: leave out the changes this key (or this person) made, so a two-way sync never sees its own echo." }),
+  excludeOwn: BooleanQuery.optional().openapi({
+    type: "string",
+    enum: ["true", "false"],
+    description: "true: leave out the changes this key (or this person) made, so a two-way sync never sees its own echo.",
+  }),
 };
 
 /** The filter a validated query asks for; own writes are the caller's, found by the statement. */
-export function feedFilterOf(query: { types?: string[] | undefined; projectId?: string | undefined; recordId?: string | undefined; excludeOwn?: boolean | undefined }, own: OwnWrites = {}): EventFilter {
-  return { types: query.types ?? [], projectId: query.projectId ?? null, recordId: query.recordId ?? null, excludeOwn: query.excludeOwn ? own : null };
+export function feedFilterOf(
+  query: { types?: string[] | undefined; projectId?: string | undefined; recordId?: string | undefined; excludeOwn?: boolean | undefined },
+  own: OwnWrites = {},
+): EventFilter {
+  return {
+    types: query.types ?? [],
+    projectId: query.projectId ?? null,
+    recordId: query.recordId ?? null,
+    excludeOwn: query.excludeOwn ? own : null,
+  };
 }
 
 /** A record's history, paged: the cursor is the changeVersion of the last event of the page before. */

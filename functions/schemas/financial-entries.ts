@@ -42,7 +42,7 @@ export const FinancialEntrySchema = publicRecord<FinancialEntryRecord>()(
       description: z.string().nullable(),
       reference: z.string().nullable().openapi({ example: "INV-2026-0042" }),
     })
-    .openapi("FinancialEntry")
+    .openapi("FinancialEntry"),
 );
 
 const signFitsKind = (entry: { kind?: string | undefined; amount?: string | undefined }) =>
@@ -79,15 +79,19 @@ export const UpdateFinancialEntrySchema = z
   .refine(signFitsKind, SIGN_RULE)
   .openapi("UpdateFinancialEntry");
 
-
 export const ProjectFinancialsQuery = z.strictObject({
-  currency: Currency.optional().openapi({ description: "Add up the entries in this currency; needed when the project's entries use several." }),
+  currency: Currency.optional().openapi({
+    description: "Add up the entries in this currency; needed when the project's entries use several.",
+  }),
 });
 
 export const ProjectFinancialsSchema = z
   .object({
     projectId: Uuid,
-    currency: z.string().nullable().openapi({ description: "The currency the totals are in; null when the project has no entries.", example: "EUR" }),
+    currency: z
+      .string()
+      .nullable()
+      .openapi({ description: "The currency the totals are in; null when the project has no entries.", example: "EUR" }),
     budget: Money("25000.00").openapi({ description: "The project's budget." }),
     costs: Money("9000.00").openapi({ description: "Sum of cost entries." }),
     adjustments: Money("-250.00").openapi({ description: "Sum of adjustment entries (signed corrections to costs)." }),

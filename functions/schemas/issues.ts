@@ -21,7 +21,7 @@ export const IssueSchema = publicRecord<IssueRecord>()(
         description: "Set when the issue becomes resolved; kept when it is closed; cleared when it is reopened.",
       }),
     })
-    .openapi("Issue")
+    .openapi("Issue"),
 );
 
 // The inputs take the record's own fields where they are the same (its ids, severity and
@@ -46,8 +46,11 @@ export const CreateIssueSchema = z
 /** PUT by external id: a create's body; the path gives the externalId. */
 export const UpsertIssueSchema = CreateIssueSchema.omit({ externalId: true }).openapi("UpsertIssue");
 
-export const UpdateIssueSchema = z.strictObject({ ...externalIdFields.update, ...issueFields }).omit({ projectId: true }).partial().openapi("UpdateIssue");
-
+export const UpdateIssueSchema = z
+  .strictObject({ ...externalIdFields.update, ...issueFields })
+  .omit({ projectId: true })
+  .partial()
+  .openapi("UpdateIssue");
 
 export type CreateIssueInput = z.infer<typeof CreateIssueSchema>;
 export type UpdateIssueInput = z.infer<typeof UpdateIssueSchema>;

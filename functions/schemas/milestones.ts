@@ -15,7 +15,7 @@ export const MilestoneSchema = publicRecord<MilestoneRecord>()(
       status: z.enum(MILESTONE_STATUSES),
       progress: ProgressSchema,
     })
-    .openapi("Milestone")
+    .openapi("Milestone"),
 );
 
 // The inputs take the record's own fields where they are the same (its ids, date and status); a
@@ -36,8 +36,10 @@ export const CreateMilestoneSchema = z
 /** PUT /v1/milestones/by-external-id/{externalId}: a create's body, naming the project (a new milestone is created under it). */
 export const UpsertMilestoneSchema = CreateMilestoneSchema.omit({ externalId: true }).extend({ projectId }).openapi("UpsertMilestone");
 
-export const UpdateMilestoneSchema = z.strictObject({ ...externalIdFields.update, ...milestoneFields }).partial().openapi("UpdateMilestone");
-
+export const UpdateMilestoneSchema = z
+  .strictObject({ ...externalIdFields.update, ...milestoneFields })
+  .partial()
+  .openapi("UpdateMilestone");
 
 export type CreateMilestoneInput = z.infer<typeof CreateMilestoneSchema>;
 export type UpdateMilestoneInput = z.infer<typeof UpdateMilestoneSchema>;

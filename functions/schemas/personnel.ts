@@ -15,7 +15,7 @@ export const PersonSchema = publicRecord<PersonRecord>()(
       role: z.string().nullable().openapi({ example: "Site lead" }),
       active: z.boolean().openapi({ description: "Only active people can be assigned new tasks." }),
     })
-    .openapi("Person")
+    .openapi("Person"),
 );
 
 // A change is a create's fields, each optional; `active` is the record's own field.
@@ -33,8 +33,10 @@ export const CreatePersonSchema = z
 /** PUT by external id: a create's body; the path gives the externalId. */
 export const UpsertPersonSchema = CreatePersonSchema.omit({ externalId: true }).openapi("UpsertPerson");
 
-export const UpdatePersonSchema = z.strictObject({ ...externalIdFields.update, ...personFields }).partial().openapi("UpdatePerson");
-
+export const UpdatePersonSchema = z
+  .strictObject({ ...externalIdFields.update, ...personFields })
+  .partial()
+  .openapi("UpdatePerson");
 
 export type CreatePersonInput = z.infer<typeof CreatePersonSchema>;
 export type UpdatePersonInput = z.infer<typeof UpdatePersonSchema>;

@@ -23,7 +23,7 @@ export const ProjectSchema = publicRecord<ProjectRecord>()(
       status: z.enum(PROJECT_STATUSES),
       progress: ProgressSchema,
     })
-    .openapi("Project")
+    .openapi("Project"),
 );
 
 const datesOrdered = (p: { startDate?: string | undefined; endDate?: string | undefined }) =>
@@ -57,7 +57,6 @@ export const UpdateProjectSchema = z
   .partial()
   .refine(datesOrdered, DATES_RULE)
   .openapi("UpdateProject");
-
 
 export type CreateProjectInput = z.infer<typeof CreateProjectSchema>;
 export type UpdateProjectInput = z.infer<typeof UpdateProjectSchema>;

@@ -19,7 +19,7 @@ export const RiskSchema = publicRecord<RiskRecord>()(
       ownerId: Uuid.nullable(),
       mitigation: z.string().nullable(),
     })
-    .openapi("Risk")
+    .openapi("Risk"),
 );
 
 // The inputs take the record's own fields where they are the same (its ids, levels and status);
@@ -44,8 +44,11 @@ export const CreateRiskSchema = z
 /** PUT by external id: a create's body; the path gives the externalId. */
 export const UpsertRiskSchema = CreateRiskSchema.omit({ externalId: true }).openapi("UpsertRisk");
 
-export const UpdateRiskSchema = z.strictObject({ ...externalIdFields.update, ...riskFields }).omit({ projectId: true }).partial().openapi("UpdateRisk");
-
+export const UpdateRiskSchema = z
+  .strictObject({ ...externalIdFields.update, ...riskFields })
+  .omit({ projectId: true })
+  .partial()
+  .openapi("UpdateRisk");
 
 export type CreateRiskInput = z.infer<typeof CreateRiskSchema>;
 export type UpdateRiskInput = z.infer<typeof UpdateRiskSchema>;

@@ -3,13 +3,18 @@ import { MAX_TASK_DEPTH, TASK_PRIORITIES, TASK_STATUSES } from "../../domain/rec
 import { DateString, Description, Name, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { TaskRecord } from "../../services/tasks.ts";
 
-const ParentId = Uuid.nullable().openapi({ description: `A task of the same project this one is a subtask of (at most ${MAX_TASK_DEPTH} levels), or null for none.` });
+const ParentId = Uuid.nullable().openapi({
+  description: `A task of the same project this one is a subtask of (at most ${MAX_TASK_DEPTH} levels), or null for none.`,
+});
 
 const LabelIds = z
   .array(Uuid)
   .max(50)
   .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, "names a label twice")
-  .openapi({ description: "Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels.", uniqueItems: true });
+  .openapi({
+    description: "Labels of the organisation (/v1/labels), at most 50, each once; replaces the task's labels.",
+    uniqueItems: true,
+  });
 
 export const TaskSchema = publicRecord<TaskRecord>()(
   z
@@ -25,13 +30,17 @@ export const TaskSchema = publicRecord<TaskRecord>()(
       priority: z.enum(TASK_PRIORITIES),
       dueDate: DateString,
       parentId: Uuid.nullable().openapi({ description: "The task this one is a subtask of (same project), or null." }),
-      blockedBy: z.array(Uuid).openapi({ description: "Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies." }),
+      blockedBy: z.array(Uuid).openapi({
+        description: "Tasks that must be done (or cancelled) before this one can be: POST and DELETE /v1/tasks/{id}/dependencies.",
+      }),
       labelIds: z.array(Uuid).openapi({ description: "The task's labels (/v1/labels)." }),
-      blocking: z.array(Uuid).openapi({ description: "Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes." }),
+      blocking: z
+        .array(Uuid)
+        .openapi({ description: "Tasks this one blocks (those whose blockedBy holds it). Derived: it moves with their changes." }),
       subtaskCount: z.number().int().openapi({ description: "Direct subtasks. Derived: it moves with their changes." }),
       subtasksDone: z.number().int().openapi({ description: "Direct subtasks that are done. Derived." }),
     })
-    .openapi("Task")
+    .openapi("Task"),
 );
 
 // The inputs take the record's own fields where they are the same (its ids, date and enums); the
@@ -83,7 +92,6 @@ export const DependencyParams = z.object({
   id: Uuid.openapi({ param: { name: "id", in: "path" }, description: "The task blocked." }),
   blockerId: Uuid.openapi({ param: { name: "blockerId", in: "path" }, description: "The task it is blocked by." }),
 });
-
 
 export type CreateTaskInput = z.infer<typeof CreateTaskSchema>;
 export type UpdateTaskInput = z.infer<typeof UpdateTaskSchema>;

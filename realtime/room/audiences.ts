@@ -42,7 +42,11 @@ export function tagsOf(identity: Identity | null): string[] {
   // The read scopes select the events a socket receives.
   if (!identity) return ["none"];
   // The key, session and person tags find the sockets to close when a key is revoked, a session ends or a member leaves.
-  const owners = [identity.keyId && keyTag(identity.keyId), identity.sessionId && sessionTag(identity.sessionId), identity.userId && userTag(identity.userId)];
+  const owners = [
+    identity.keyId && keyTag(identity.keyId),
+    identity.sessionId && sessionTag(identity.sessionId),
+    identity.userId && userTag(identity.userId),
+  ];
   return [...identity.scopes, ...owners.filter((tag): tag is string => Boolean(tag))];
 }
 

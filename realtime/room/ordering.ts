@@ -112,8 +112,11 @@ export class EventOrder {
     // repeats (to sockets, which drop a changeVersion they have seen) only what it had not kept.
     const put: Record<string, unknown> = { [WATERMARK_KEY]: this.watermark };
     for (const event of delivered) put[fanOutKey(event)] = event;
-    for (const [changeVersion, event] of this.pending) if (!heldBefore.has(changeVersion)) put[orderedKey(PENDING_PREFIX, changeVersion)] = event;
-    const released = [...heldBefore].filter((changeVersion) => !this.pending.has(changeVersion)).map((cv) => orderedKey(PENDING_PREFIX, cv));
+    for (const [changeVersion, event] of this.pending)
+      if (!heldBefore.has(changeVersion)) put[orderedKey(PENDING_PREFIX, changeVersion)] = event;
+    const released = [...heldBefore]
+      .filter((changeVersion) => !this.pending.has(changeVersion))
+      .map((cv) => orderedKey(PENDING_PREFIX, cv));
     const written = writeAtomically(this.storage, { put, delete: released }, { unconfirmed: true });
     if (delivered.length > 0) await this.alarm.wakeAt(Date.now(), { unconfirmed: true });
     else if (this.pending.size > 0) await this.alarm.wakeAt(Date.now() + RETRY_MS, { unconfirmed: true });

@@ -26,7 +26,9 @@ export interface Answer {
 /** The secrets a delivery made `at` is signed with: the current one, and the previous one until its overlap ends. */
 export function signingSecrets(target: WebhookTarget, at: number): string[] {
   const { previousSecret, previousSecretExpiresAt } = target;
-  return previousSecret && previousSecretExpiresAt && at < Date.parse(previousSecretExpiresAt) ? [target.secret, previousSecret] : [target.secret];
+  return previousSecret && previousSecretExpiresAt && at < Date.parse(previousSecretExpiresAt)
+    ? [target.secret, previousSecret]
+    : [target.secret];
 }
 
 export async function send(target: WebhookTarget, job: Job): Promise<Answer> {
@@ -38,7 +40,11 @@ export async function send(target: WebhookTarget, job: Job): Promise<Answer> {
   try {
     const response = await fetch(target.url, {
       method: "POST",
-      headers: { "content-type": "application/json", "user-agent": "opsroom-webhooks/1", ...(await signWebhook(signingSecrets(target, startedAt), job.event.id, body)) },
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "opsroom-webhooks/1",
+        ...(await signWebhook(signingSecrets(target, startedAt), job.event.id, body)),
+      },
       body,
       redirect: "manual",
       signal: AbortSignal.timeout(TIMEOUT_MS),
@@ -46,7 +52,10 @@ export async function send(target: WebhookTarget, job: Job): Promise<Answer> {
     status = response.status;
     excerpt = (await response.text().catch(() => "")).slice(0, EXCERPT_LENGTH) || null;
   } catch (cause) {
-    error = cause instanceof Error && cause.name === "TimeoutError" ? "timed out after 10 s" : `could not connect: ${String(cause).slice(0, 150)}`;
+    error =
+      cause instanceof Error && cause.name === "TimeoutError"
+        ? "timed out after 10 s"
+        : `could not connect: ${String(cause).slice(0, 150)}`;
   }
   return { status, error, excerpt, startedAt, durationMs: Date.now() - startedAt };
 }
@@ -78,7 +87,9 @@ export function reportOf(job: Job, answer: Answer, retryAt: number | null): Deli
     outcome: ok ? "succeeded" : retryAt !== null ? "retrying" : "failed",
     responseStatus: answer.status,
     durationMs: answer.durationMs,
-    error: answer.error ?? (ok ? null : gone(answer) ? "the receiver answered 410 Gone; the webhook is now disabled" : `the receiver answered ${answer.status}`),
+    error:
+      answer.error ??
+      (ok ? null : gone(answer) ? "the receiver answered 410 Gone; the webhook is now disabled" : `the receiver answered ${answer.status}`),
     responseExcerpt: answer.excerpt,
     nextRetryAt: retryAt === null ? null : new Date(retryAt).toISOString(),
   };

@@ -105,7 +105,10 @@ export class WebhookDispatcher {
   /** When there is work next: now if attempt reports wait to be sent, else when the next queued job falls due, or null. */
   async nextDue(): Promise<number | null> {
     if (await hasReports(this.storage)) return Date.now();
-    return firstDue(this.storage, (await this.targets.live()).map((t) => t.id));
+    return firstDue(
+      this.storage,
+      (await this.targets.live()).map((t) => t.id),
+    );
   }
 
   /**
@@ -143,7 +146,10 @@ export class WebhookDispatcher {
     const failed = (await Promise.allSettled(lanes)).find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
     const reported = await flushReports(this.storage, this.api);
-    const nextJob = await firstDue(this.storage, (await this.targets.live()).map((t) => t.id));
+    const nextJob = await firstDue(
+      this.storage,
+      (await this.targets.live()).map((t) => t.id),
+    );
     // Attempts the API did not take yet are sent again in a while, jobs or no jobs.
     return reported ? nextJob : Math.min(nextJob ?? Infinity, Date.now() + REPORT_RETRY_MS);
   }

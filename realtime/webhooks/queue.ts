@@ -18,7 +18,8 @@ export interface Job {
 }
 
 const jobPrefix = (webhookId: string) => `job:${webhookId}:`;
-export const jobKey = (job: Job) => `${orderedKey(jobPrefix(job.webhookId), job.dueAt)}:${orderedKey("", job.event.changeVersion)}:${job.id}`;
+export const jobKey = (job: Job) =>
+  `${orderedKey(jobPrefix(job.webhookId), job.dueAt)}:${orderedKey("", job.event.changeVersion)}:${job.id}`;
 /** Where a webhook's jobs due after `at` begin. */
 const dueAfter = (webhookId: string, at: number) => `${orderedKey(jobPrefix(webhookId), at + 1)}:`;
 
@@ -61,7 +62,9 @@ export async function rekeyHead(storage: Party.Storage, webhookId: string): Prom
 
 /** When the first job of any of these webhooks falls due, or null (an ordered webhook's head says when its line moves). */
 export async function firstDue(storage: Party.Storage, webhookIds: string[]): Promise<number | null> {
-  const firsts = await Promise.all(webhookIds.map(async (id) => [...(await storage.list<Job>({ prefix: jobPrefix(id), limit: 1 })).values()][0]?.dueAt));
+  const firsts = await Promise.all(
+    webhookIds.map(async (id) => [...(await storage.list<Job>({ prefix: jobPrefix(id), limit: 1 })).values()][0]?.dueAt),
+  );
   const due = firsts.filter((at): at is number => at !== undefined);
   return due.length ? Math.min(...due) : null;
 }

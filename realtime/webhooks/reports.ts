@@ -21,7 +21,9 @@ export async function flushReports(storage: Party.Storage, api: InternalApi): Pr
   for (;;) {
     const reports = await storage.list<DeliveryAttempt>({ prefix: REPORT_PREFIX, limit: REPORT_BATCH });
     if (reports.size === 0) return true;
-    const response = await api("/deliveries", { method: "POST", body: JSON.stringify({ attempts: [...reports.values()] }) }).catch(() => null);
+    const response = await api("/deliveries", { method: "POST", body: JSON.stringify({ attempts: [...reports.values()] }) }).catch(
+      () => null,
+    );
     if (!response?.ok) return false;
     await writeAtomically(storage, { delete: [...reports.keys()] });
   }

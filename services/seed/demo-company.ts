@@ -75,17 +75,46 @@ export const DEMO_RISKS = [
     owner: 4,
     mitigation: "Order a stock cabinet now and swap it at second fix.",
   },
-  { title: "Asbestos found behind the kitchen wall", description: "The survey could not reach behind the old units.", probability: "low", impact: "high", status: "open", owner: 1, mitigation: "Keep the licensed contractor on call." },
+  {
+    title: "Asbestos found behind the kitchen wall",
+    description: "The survey could not reach behind the old units.",
+    probability: "low",
+    impact: "high",
+    status: "open",
+    owner: 1,
+    mitigation: "Keep the licensed contractor on call.",
+  },
 ] as const;
 
 export const DEMO_ISSUES = [
-  { title: "Riser cupboard door will not lock", description: "Found at the site walk; the cabling contractor needs it secure.", severity: "medium", status: "open", reporter: 2, assignee: 3 },
-  { title: "Wrong ceiling tile colour delivered", description: "Delivered white instead of off-white; the supplier will collect.", severity: "low", status: "in_progress", reporter: 2, assignee: 4 },
+  {
+    title: "Riser cupboard door will not lock",
+    description: "Found at the site walk; the cabling contractor needs it secure.",
+    severity: "medium",
+    status: "open",
+    reporter: 2,
+    assignee: 3,
+  },
+  {
+    title: "Wrong ceiling tile colour delivered",
+    description: "Delivered white instead of off-white; the supplier will collect.",
+    severity: "low",
+    status: "in_progress",
+    reporter: 2,
+    assignee: 4,
+  },
 ] as const;
 
 export const DEMO_FINANCIAL_ENTRIES = [
   { kind: "cost", amount: "14250.00", currency: "GBP", date: -20, description: "Strip-out labour and skips", reference: "PO-2026-0112" },
-  { kind: "invoice", amount: "46250.00", currency: "GBP", date: -15, description: "Stage 1 invoice: strip-out", reference: "INV-2026-0042" },
+  {
+    kind: "invoice",
+    amount: "46250.00",
+    currency: "GBP",
+    date: -15,
+    description: "Stage 1 invoice: strip-out",
+    reference: "INV-2026-0042",
+  },
 ] as const;
 
 /** Labels of the organisation; the last one no task has (the API reference's delete example removes it). */
@@ -115,8 +144,25 @@ const CURATED_TASKS: DemoTaskPlan[] = [
   { title: "Remove old ceiling tiles and grid", project: 0, milestone: 0, assignee: 2, status: "done", priority: "medium", due: -25 },
   { title: "Skip hire for strip-out waste", project: 0, milestone: 0, assignee: 4, status: "done", priority: "low", due: -30 },
   { title: "Asbestos survey sign-off", project: 0, milestone: 0, assignee: 1, status: "done", priority: "urgent", due: -35, labels: [1] },
-  { title: "Run new lighting circuits, north side", project: 0, milestone: 1, assignee: 3, status: "in_progress", priority: "high", due: 6 },
-  { title: "Order data cabinet and patch panels", project: 0, milestone: 1, assignee: 4, status: "blocked", priority: "high", due: 4, labels: [2] },
+  {
+    title: "Run new lighting circuits, north side",
+    project: 0,
+    milestone: 1,
+    assignee: 3,
+    status: "in_progress",
+    priority: "high",
+    due: 6,
+  },
+  {
+    title: "Order data cabinet and patch panels",
+    project: 0,
+    milestone: 1,
+    assignee: 4,
+    status: "blocked",
+    priority: "high",
+    due: 4,
+    labels: [2],
+  },
   { title: "Kitchen plumbing first fix", project: 0, milestone: 1, assignee: 2, status: "todo", priority: "medium", due: 9 },
   { title: "Agree partition layout with client", project: 0, assignee: 1, status: "in_progress", priority: "high", due: 3, labels: [0] },
   { title: "Snagging walk-round", project: 0, milestone: 2, assignee: 2, status: "todo", priority: "medium", due: 65 },
@@ -126,8 +172,26 @@ const CURATED_TASKS: DemoTaskPlan[] = [
   { title: "Phasing plan so the clinic stays open", project: 1, assignee: 0, status: "in_progress", priority: "high", due: 12 },
   { title: "Quote for infection-control flooring", project: 1, assignee: 4, status: "todo", priority: "medium", due: 18 },
   { title: "Night-shift labour for waiting area", project: 1, milestone: 1, assignee: 0, status: "cancelled", priority: "low", due: 60 },
-  { title: "Service boilers at Mill Lane and Quay Street", project: 2, milestone: 0, assignee: 3, status: "in_progress", priority: "high", due: 8 },
-  { title: "Replace pressure vessel at Quay Street", project: 2, milestone: 0, assignee: 3, status: "blocked", priority: "urgent", due: 5, labels: [1, 2], parent: 14 },
+  {
+    title: "Service boilers at Mill Lane and Quay Street",
+    project: 2,
+    milestone: 0,
+    assignee: 3,
+    status: "in_progress",
+    priority: "high",
+    due: 8,
+  },
+  {
+    title: "Replace pressure vessel at Quay Street",
+    project: 2,
+    milestone: 0,
+    assignee: 3,
+    status: "blocked",
+    priority: "urgent",
+    due: 5,
+    labels: [1, 2],
+    parent: 14,
+  },
   { title: "Gas safety certificates for all sites", project: 2, milestone: 0, assignee: 5, status: "todo", priority: "high", due: 18 },
   { title: "Clear gutters at the three terraces", project: 2, milestone: 1, assignee: 2, status: "todo", priority: "medium", due: 40 },
   { title: "Invoice October maintenance visits", project: 2, assignee: 5, status: "done", priority: "medium", due: -3 },
@@ -158,7 +222,20 @@ export const DEMO_CHECKLIST_ITEMS = [
 
 // Material for the tasks beyond the curated ones (`opsroom seed --tasks N`).
 const ACTIONS = ["Inspect", "Replace", "Repair", "Quote for", "Order", "Test", "Paint", "Certify", "Clean", "Measure"];
-const SUBJECTS = ["fire doors", "emergency lighting", "radiators", "window seals", "floor boxes", "extractor fans", "handrails", "door closers", "sockets", "ceiling tiles", "smoke detectors", "drainage"];
+const SUBJECTS = [
+  "fire doors",
+  "emergency lighting",
+  "radiators",
+  "window seals",
+  "floor boxes",
+  "extractor fans",
+  "handrails",
+  "door closers",
+  "sockets",
+  "ceiling tiles",
+  "smoke detectors",
+  "drainage",
+];
 const PLACES = ["ground floor", "level 1", "level 2", "stairwell", "plant room", "car park", "reception"];
 const STATUS_MIX = ["todo", "todo", "todo", "in_progress", "in_progress", "done", "done", "todo", "blocked", "cancelled"] as const;
 const PRIORITY_MIX = ["medium", "low", "high", "medium", "medium", "urgent", "low", "high"] as const;
@@ -209,7 +286,8 @@ export const DEMO_WEBHOOKS = [
 ] as const;
 
 /** uuidv7-shaped ids with a kind and an index in the last group: 019a8a0e-7c5e-7b52-9a43-KKNNNNNNNNNN. */
-const fixed = (kind: number, index: number) => `019a8a0e-7c5e-7b52-9a43-${kind.toString(16).padStart(2, "0")}${index.toString(16).padStart(10, "0")}`;
+const fixed = (kind: number, index: number) =>
+  `019a8a0e-7c5e-7b52-9a43-${kind.toString(16).padStart(2, "0")}${index.toString(16).padStart(10, "0")}`;
 const each = <T>(kind: number, list: readonly T[]) => list.map((_, index) => fixed(kind, index));
 
 /**

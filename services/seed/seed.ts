@@ -70,7 +70,17 @@ export interface SeedResult {
   organisation: Organisation;
   /** An all-scopes key; `key.key` is the only copy of the secret. */
   key: { id: string; key: string; scopes: Scope[] };
-  counts: { personnel: number; projects: number; milestones: number; tasks: number; labels: number; comments: number; risks: number; issues: number; financialEntries: number };
+  counts: {
+    personnel: number;
+    projects: number;
+    milestones: number;
+    tasks: number;
+    labels: number;
+    comments: number;
+    risks: number;
+    issues: number;
+    financialEntries: number;
+  };
 }
 
 /** A create of the demo, run by the resource's own service verb with the id chosen beforehand. */
@@ -100,16 +110,28 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
   const projectIds: string[] = [];
   const milestoneIds: string[][] = [];
   for (const [p, { milestones: milestonePlans, start, end, ...project }] of DEMO_PROJECTS.entries()) {
-    const projectId = create(projects, idOf(fixed?.projects[p]), { ...project, startDate: daysFromToday(start), endDate: daysFromToday(end) });
+    const projectId = create(projects, idOf(fixed?.projects[p]), {
+      ...project,
+      startDate: daysFromToday(start),
+      endDate: daysFromToday(end),
+    });
     projectIds.push(projectId);
     milestoneIds.push(
-      milestonePlans.map(({ due, ...milestone }, m) => create(milestones, idOf(fixed?.milestones[p]![m]), { projectId, ...milestone, dueDate: daysFromToday(due) })),
+      milestonePlans.map(({ due, ...milestone }, m) =>
+        create(milestones, idOf(fixed?.milestones[p]![m]), { projectId, ...milestone, dueDate: daysFromToday(due) }),
+      ),
     );
   }
   // Risks, issues and money belong to the first project.
-  for (const [i, { owner, ...risk }] of DEMO_RISKS.entries()) create(risks, idOf(fixed?.risks[i]), { ...risk, projectId: projectIds[0]!, ownerId: personIds[owner]! });
+  for (const [i, { owner, ...risk }] of DEMO_RISKS.entries())
+    create(risks, idOf(fixed?.risks[i]), { ...risk, projectId: projectIds[0]!, ownerId: personIds[owner]! });
   for (const [i, { reporter, assignee, ...issue }] of DEMO_ISSUES.entries()) {
-    create(issues, idOf(fixed?.issues[i]), { ...issue, projectId: projectIds[0]!, reporterId: personIds[reporter]!, assigneeId: personIds[assignee]! });
+    create(issues, idOf(fixed?.issues[i]), {
+      ...issue,
+      projectId: projectIds[0]!,
+      reporterId: personIds[reporter]!,
+      assigneeId: personIds[assignee]!,
+    });
   }
   for (const [i, { date, ...entry }] of DEMO_FINANCIAL_ENTRIES.entries()) {
     create(financialEntries, idOf(fixed?.financialEntries[i]), { ...entry, projectId: projectIds[0]!, date: daysFromToday(date) });
@@ -185,9 +207,15 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
 /** The settings area's demo, with the fixed ids: members, an invitation, two keys, two webhooks and one delivery. */
 async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof DEMO_IDS, receiver: string): Promise<void> {
   for (const [i, member] of DEMO_MEMBERS.entries()) await createUser({ ctx, input: { ...member, orgId, userId: ids.members[i] } });
-  const invitation = await createInvitation(ctx.db, ctx.actor, { id: ids.invitation, ...DEMO_INVITATION, tokenHash: sha256Hex(uuidv7()), expiresInDays: 14 });
+  const invitation = await createInvitation(ctx.db, ctx.actor, {
+    id: ids.invitation,
+    ...DEMO_INVITATION,
+    tokenHash: sha256Hex(uuidv7()),
+    expiresInDays: 14,
+  });
   if (!invitation.invitation) throw new Error("the demo invitation was not created");
-  for (const [i, key] of DEMO_API_KEYS.entries()) await createApiKey({ ctx, input: { orgId, application: key.application, scopes: expandScopes(key.scopes), id: ids.apiKeys[i] } });
+  for (const [i, key] of DEMO_API_KEYS.entries())
+    await createApiKey({ ctx, input: { orgId, application: key.application, scopes: expandScopes(key.scopes), id: ids.apiKeys[i] } });
   const webhooks: BatchOperation[] = DEMO_WEBHOOKS.map((webhook, i) => ({
     status: 201,
     newId: ids.webhooks[i],
@@ -196,7 +224,12 @@ async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof 
     run: (opCtx) =>
       createWebhook({
         ctx: opCtx,
-        input: { url: new URL(webhook.path, receiver).toString(), events: [...webhook.events], description: webhook.description, policy: { allowLoopback: true } },
+        input: {
+          url: new URL(webhook.path, receiver).toString(),
+          events: [...webhook.events],
+          description: webhook.description,
+          policy: { allowLoopback: true },
+        },
       }),
   }));
   await runBatch({ ctx, input: { operations: webhooks } });

@@ -33,7 +33,9 @@ describe(`${N} concurrent writes in one organisation`, () => {
     const before = (await snapshot(tenant.org.id)).changeVersion;
 
     const titles = tasks.map((_, i) => (i % 2 === 0 ? `Even ${i}` : `Odd ${i}`));
-    const responses = await Promise.all(tasks.map((task, i) => api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title: titles[i] } })));
+    const responses = await Promise.all(
+      tasks.map((task, i) => api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title: titles[i] } })),
+    );
     expectAll(responses, 200);
 
     const events = await expectContiguous(tenant, before, N, ["task.updated"]);
@@ -51,7 +53,9 @@ describe(`${N} concurrent writes in one organisation`, () => {
     const before = (await snapshot(tenant.org.id)).changeVersion;
 
     const titles = Array.from({ length: N }, (_, i) => `Title ${i}`);
-    const responses = await Promise.all(titles.map((title) => api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title } })));
+    const responses = await Promise.all(
+      titles.map((title) => api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title } })),
+    );
     expectAll(responses, 200);
     expect(responses.map((r) => r.body.data.version).sort((x, y) => x - y)).toEqual(Array.from({ length: N }, (_, i) => i + 2));
 
@@ -69,7 +73,9 @@ describe(`${N} concurrent writes in one organisation`, () => {
     const body = await taskBody(tenant);
     const before = (await snapshot(tenant.org.id)).changeVersion;
 
-    const responses = await Promise.all(Array.from({ length: N }, (_, i) => api("/v1/tasks", { key: tenant.key, body: { ...body, title: `Task ${i}` } })));
+    const responses = await Promise.all(
+      Array.from({ length: N }, (_, i) => api("/v1/tasks", { key: tenant.key, body: { ...body, title: `Task ${i}` } })),
+    );
     expectAll(responses, 201);
 
     const events = await expectContiguous(tenant, before, N, ["task.created"]);

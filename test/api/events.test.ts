@@ -18,20 +18,43 @@ const writes: Array<{ type: string; record: Record<string, unknown>; changes: Re
 
 beforeAll(async () => {
   tenant = await createTenant();
-  const write = async (type: string, path: string, method: "POST" | "PATCH" | "DELETE", body?: unknown, changes: (typeof writes)[number]["changes"] = null) => {
+  const write = async (
+    type: string,
+    path: string,
+    method: "POST" | "PATCH" | "DELETE",
+    body?: unknown,
+    changes: (typeof writes)[number]["changes"] = null,
+  ) => {
     const response = await api(path, { key: tenant.key, method, body });
     expect(response.status, response.text).toBeLessThan(300);
     writes.push({ type, record: response.body.data, changes });
     return response.body.data;
   };
   const project = await write("project.created", "/v1/projects", "POST", projectBody({ budget: 10 }));
-  await write("project.updated", `/v1/projects/${project.id}`, "PATCH", { budget: 20, name: project.name }, { budget: { from: 10, to: 20 } });
+  await write(
+    "project.updated",
+    `/v1/projects/${project.id}`,
+    "PATCH",
+    { budget: 20, name: project.name },
+    { budget: { from: 10, to: 20 } },
+  );
   const milestone = await write("milestone.created", `/v1/projects/${project.id}/milestones`, "POST", { name: "M", dueDate: "2026-05-01" });
   await write("milestone.updated", `/v1/milestones/${milestone.id}`, "PATCH", { name: "M2" }, { name: { from: "M", to: "M2" } });
   const person = await write("personnel.created", "/v1/personnel", "POST", personBody({ role: "Driver" }));
   await write("personnel.updated", `/v1/personnel/${person.id}`, "PATCH", { role: "Lead" }, { role: { from: "Driver", to: "Lead" } });
-  const task = await write("task.created", "/v1/tasks", "POST", await taskBody(tenant, { projectId: project.id, assigneeId: person.id, milestoneId: milestone.id }));
-  await write("task.updated", `/v1/tasks/${task.id}`, "PATCH", { status: "in_progress", priority: "medium" }, { status: { from: "todo", to: "in_progress" } });
+  const task = await write(
+    "task.created",
+    "/v1/tasks",
+    "POST",
+    await taskBody(tenant, { projectId: project.id, assigneeId: person.id, milestoneId: milestone.id }),
+  );
+  await write(
+    "task.updated",
+    `/v1/tasks/${task.id}`,
+    "PATCH",
+    { status: "in_progress", priority: "medium" },
+    { status: { from: "todo", to: "in_progress" } },
+  );
   // A no-op patch in the middle: it must not appear anywhere.
   expect((await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { status: "in_progress" } })).status).toBe(200);
   await write("task.deleted", `/v1/tasks/${task.id}`, "DELETE");
@@ -58,7 +81,12 @@ describe("events of every write", () => {
 
   it("GET /v1/events answers them in the public event shape, with the organisation's changeVersion", async () => {
     const page = expectSuccess(await api("/v1/events?limit=200", { key: tenant.key }));
-    expect(page).toMatchObject({ count: writes.length, message: `${writes.length} events`, nextCursor: null, changeVersion: writes.length });
+    expect(page).toMatchObject({
+      count: writes.length,
+      message: `${writes.length} events`,
+      nextCursor: null,
+      changeVersion: writes.length,
+    });
     const stored = await storedEvents(tenant.org.id);
     page.data.forEach((event: Record<string, unknown>, i: number) => {
       expect(event).toEqual({
@@ -86,7 +114,9 @@ describe("GET /v1/events", () => {
   it("after=N answers exactly the events after N", async () => {
     for (const after of [0, 3, writes.length - 1, writes.length, writes.length + 5]) {
       const page = expectSuccess(await api(`/v1/events?after=${after}`, { key: tenant.key }));
-      expect(page.data.map((e: { changeVersion: number }) => e.changeVersion)).toEqual(writes.map((_, i) => i + 1).filter((cv) => cv > after));
+      expect(page.data.map((e: { changeVersion: number }) => e.changeVersion)).toEqual(
+        writes.map((_, i) => i + 1).filter((cv) => cv > after),
+      );
       expect(page.nextCursor).toBeNull();
     }
   });

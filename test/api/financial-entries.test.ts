@@ -17,17 +17,35 @@ const entryId = (tenant: Tenant) => insertFinancialEntry(tenant);
 const path = (id: string) => `/v1/financial-entries/${id}`;
 
 describeRefusals({ method: "GET", path: () => "/v1/financial-entries", scope: "financials.read" });
-describeRefusals({ method: "POST", path: () => "/v1/financial-entries", scope: "financials.manage", body: (tenant) => financialEntryBody(tenant) });
+describeRefusals({
+  method: "POST",
+  path: () => "/v1/financial-entries",
+  scope: "financials.manage",
+  body: (tenant) => financialEntryBody(tenant),
+});
 describeRefusals({ method: "GET", path: (id) => path(id!), scope: "financials.read", record: entryId });
-describeRefusals({ method: "PATCH", path: (id) => path(id!), scope: "financials.manage", record: entryId, body: () => ({ amount: "10.00" }) });
+describeRefusals({
+  method: "PATCH",
+  path: (id) => path(id!),
+  scope: "financials.manage",
+  record: entryId,
+  body: () => ({ amount: "10.00" }),
+});
 describeRefusals({ method: "DELETE", path: (id) => path(id!), scope: "financials.manage", record: entryId });
 
-const storedAmount = async (id: string) => (await query<{ amount: string }>("select amount::text from financial_entries where id = $1", [id]))[0]?.amount;
+const storedAmount = async (id: string) =>
+  (await query<{ amount: string }>("select amount::text from financial_entries where id = $1", [id]))[0]?.amount;
 
 describe("POST /v1/financial-entries", () => {
   it("saves exactly what was sent and emits financialEntry.created", async () => {
     const tenant = await createTenant();
-    const body = await financialEntryBody(tenant, { kind: "invoice", amount: "1234.50", currency: "EUR", date: "2026-03-31", reference: "INV-42" });
+    const body = await financialEntryBody(tenant, {
+      kind: "invoice",
+      amount: "1234.50",
+      currency: "EUR",
+      date: "2026-03-31",
+      reference: "INV-42",
+    });
     const before = await snapshot(tenant.org.id);
     const response = await api("/v1/financial-entries", { key: tenant.key, body });
     const entry = expectSuccess(response, 201).data;
@@ -106,7 +124,9 @@ describe("POST /v1/financial-entries", () => {
     it(`naming ${label}: 400 invalid_reference projectId, neither organisation changes`, async () => {
       const [a, b] = [await createTenant(), await createTenant()];
       const body = await financialEntryBody(a, { projectId: await arrange(b) });
-      await expectRefused([a.org.id, b.org.id], () => api("/v1/financial-entries", { key: a.key, body }), 400, "invalid_reference", { field: "projectId" });
+      await expectRefused([a.org.id, b.org.id], () => api("/v1/financial-entries", { key: a.key, body }), 400, "invalid_reference", {
+        field: "projectId",
+      });
     });
   }
 });
@@ -116,7 +136,9 @@ describe("PATCH /v1/financial-entries/:id", () => {
     const tenant = await createTenant();
     const entry = await created(tenant.key, "/v1/financial-entries", await financialEntryBody(tenant, { amount: "1234.50" }));
     const before = await snapshot(tenant.org.id);
-    const changed = expectSuccess(await api(path(entry.id), { key: tenant.key, method: "PATCH", body: { amount: "99.9", reference: "PO-7" } })).data;
+    const changed = expectSuccess(
+      await api(path(entry.id), { key: tenant.key, method: "PATCH", body: { amount: "99.9", reference: "PO-7" } }),
+    ).data;
     expect(changed).toEqual({ ...entry, amount: "99.90", reference: "PO-7", version: 2, updatedAt: changed.updatedAt });
     const event = await expectOneWrite(tenant.org.id, before, "financialEntry.updated");
     expect(event.changes).toEqual({ amount: { from: "1234.50", to: "99.90" }, reference: { from: null, to: "PO-7" } });
@@ -136,17 +158,29 @@ describe("PATCH /v1/financial-entries/:id", () => {
     const adjustment = await insertFinancialEntry(tenant, { kind: "adjustment", amount: "-10.00" });
     await refusedCall(tenant, path(cost), { method: "PATCH", body: { amount: "-10.00" } }, 400, "invalid_field", { field: "amount" });
     await refusedCall(tenant, path(adjustment), { method: "PATCH", body: { kind: "cost" } }, 400, "invalid_field", { field: "amount" });
-    await refusedCall(tenant, path(adjustment), { method: "PATCH", body: { kind: "payment", amount: "-1.00" } }, 400, "invalid_field", { field: "amount" });
+    await refusedCall(tenant, path(adjustment), { method: "PATCH", body: { kind: "payment", amount: "-1.00" } }, 400, "invalid_field", {
+      field: "amount",
+    });
     // Both halves together may move.
-    const fixed = expectSuccess(await api(path(adjustment), { key: tenant.key, method: "PATCH", body: { kind: "cost", amount: "10.00" } })).data;
+    const fixed = expectSuccess(
+      await api(path(adjustment), { key: tenant.key, method: "PATCH", body: { kind: "cost", amount: "10.00" } }),
+    ).data;
     expect(fixed).toMatchObject({ kind: "cost", amount: "10.00" });
   });
 
   it("an entry keeps its project; If-Match guards stale writes", async () => {
     const tenant = await createTenant();
     const id = await insertFinancialEntry(tenant);
-    await refusedCall(tenant, path(id), { method: "PATCH", body: { projectId: (await tenant.insertProject()).id } }, 400, "unknown_field", { field: "projectId" });
-    await refusedCall(tenant, path(id), { method: "PATCH", body: { amount: "1.00" }, headers: { "if-match": '"2"' } }, 412, "precondition_failed");
+    await refusedCall(tenant, path(id), { method: "PATCH", body: { projectId: (await tenant.insertProject()).id } }, 400, "unknown_field", {
+      field: "projectId",
+    });
+    await refusedCall(
+      tenant,
+      path(id),
+      { method: "PATCH", body: { amount: "1.00" }, headers: { "if-match": '"2"' } },
+      412,
+      "precondition_failed",
+    );
   });
 });
 

@@ -2,15 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, expectSuccess, type Method } from "../helpers/api.ts";
 import { snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
-import {
-  created,
-  expectRefused,
-  milestoneBody,
-  personBody,
-  projectBody,
-  storedEvents,
-  taskBody,
-} from "../helpers/resources.ts";
+import { created, expectRefused, milestoneBody, personBody, projectBody, storedEvents, taskBody } from "../helpers/resources.ts";
 
 // Tenancy (docs/api.md "Envelope and errors": another organisation's id is 404, its existence never revealed):
 // organisation B's key, holding every scope, never sees or changes organisation A's records or
@@ -23,11 +15,18 @@ const ofB: Record<string, string> = {};
 
 beforeAll(async () => {
   [a, b] = [await createTenant(), await createTenant()];
-  for (const [tenant, into] of [[a, ofA], [b, ofB]] as const) {
+  for (const [tenant, into] of [
+    [a, ofA],
+    [b, ofB],
+  ] as const) {
     const project = await created(tenant.key, "/v1/projects", projectBody());
     const milestone = await created(tenant.key, `/v1/projects/${project.id}/milestones`, milestoneBody());
     const person = await created(tenant.key, "/v1/personnel", personBody());
-    const task = await created(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: project.id, assigneeId: person.id, milestoneId: milestone.id }));
+    const task = await created(
+      tenant.key,
+      "/v1/tasks",
+      await taskBody(tenant, { projectId: project.id, assigneeId: person.id, milestoneId: milestone.id }),
+    );
     Object.assign(into, { project: project.id, milestone: milestone.id, person: person.id, task: task.id });
   }
 });

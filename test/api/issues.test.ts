@@ -17,7 +17,13 @@ const issueId = (tenant: Tenant) => insertIssue(tenant);
 describeRefusals({ method: "GET", path: () => "/v1/issues", scope: "issues.read" });
 describeRefusals({ method: "POST", path: () => "/v1/issues", scope: "issues.manage", body: (tenant) => issueBody(tenant) });
 describeRefusals({ method: "GET", path: (id) => `/v1/issues/${id}`, scope: "issues.read", record: issueId });
-describeRefusals({ method: "PATCH", path: (id) => `/v1/issues/${id}`, scope: "issues.manage", record: issueId, body: () => ({ status: "resolved" }) });
+describeRefusals({
+  method: "PATCH",
+  path: (id) => `/v1/issues/${id}`,
+  scope: "issues.manage",
+  record: issueId,
+  body: () => ({ status: "resolved" }),
+});
 describeRefusals({ method: "DELETE", path: (id) => `/v1/issues/${id}`, scope: "issues.manage", record: issueId });
 
 const patch = async (tenant: Tenant, id: string, body: Record<string, unknown>) =>
@@ -52,7 +58,13 @@ describe("POST /v1/issues", () => {
   it("takes every optional field; an inactive person may be the reporter", async () => {
     const tenant = await createTenant();
     const [reporter, assignee] = [await tenant.insertPerson({ active: false }), await tenant.insertPerson()];
-    const body = await issueBody(tenant, { description: "Jams when cold", severity: "critical", status: "in_progress", reporterId: reporter.id, assigneeId: assignee.id });
+    const body = await issueBody(tenant, {
+      description: "Jams when cold",
+      severity: "critical",
+      status: "in_progress",
+      reporterId: reporter.id,
+      assigneeId: assignee.id,
+    });
     expect(await created(tenant.key, "/v1/issues", body)).toMatchObject({ ...body, resolvedAt: null });
   });
 
@@ -115,7 +127,13 @@ describe("issue references", () => {
       const [a, b] = [await createTenant(), await createTenant()];
       const id = await insertIssue(a);
       const body = await arrange(a, b);
-      await expectRefused([a.org.id, b.org.id], () => api(`/v1/issues/${id}`, { key: a.key, method: "PATCH", body }), 400, "invalid_reference", { field });
+      await expectRefused(
+        [a.org.id, b.org.id],
+        () => api(`/v1/issues/${id}`, { key: a.key, method: "PATCH", body }),
+        400,
+        "invalid_reference",
+        { field },
+      );
     });
   }
 
@@ -123,8 +141,12 @@ describe("issue references", () => {
     const tenant = await createTenant();
     const id = await insertIssue(tenant);
     const other = await tenant.insertProject();
-    await refusedCall(tenant, `/v1/issues/${id}`, { method: "PATCH", body: { projectId: other.id } }, 400, "unknown_field", { field: "projectId" });
-    await refusedCall(tenant, `/v1/issues/${id}`, { method: "PATCH", body: { resolvedAt: null } }, 400, "unknown_field", { field: "resolvedAt" });
+    await refusedCall(tenant, `/v1/issues/${id}`, { method: "PATCH", body: { projectId: other.id } }, 400, "unknown_field", {
+      field: "projectId",
+    });
+    await refusedCall(tenant, `/v1/issues/${id}`, { method: "PATCH", body: { resolvedAt: null } }, 400, "unknown_field", {
+      field: "resolvedAt",
+    });
   });
 });
 
@@ -160,7 +182,11 @@ describe("PATCH /v1/issues/:id and resolvedAt", () => {
     const tenant = await createTenant();
     const issue = await created(tenant.key, "/v1/issues", await issueBody(tenant, { status: "resolved" }));
     const before = await snapshot(tenant.org.id);
-    const response = await api(`/v1/issues/${issue.id}`, { key: tenant.key, method: "PATCH", body: { status: "resolved", title: issue.title } });
+    const response = await api(`/v1/issues/${issue.id}`, {
+      key: tenant.key,
+      method: "PATCH",
+      body: { status: "resolved", title: issue.title },
+    });
     expect(expectSuccess(response).data).toEqual(issue);
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
@@ -169,7 +195,13 @@ describe("PATCH /v1/issues/:id and resolvedAt", () => {
     const tenant = await createTenant();
     const id = await insertIssue(tenant);
     await patch(tenant, id, { title: "v2" });
-    await refusedCall(tenant, `/v1/issues/${id}`, { method: "PATCH", body: { status: "resolved" }, headers: { "if-match": '"1"' } }, 412, "precondition_failed");
+    await refusedCall(
+      tenant,
+      `/v1/issues/${id}`,
+      { method: "PATCH", body: { status: "resolved" }, headers: { "if-match": '"1"' } },
+      412,
+      "precondition_failed",
+    );
   });
 });
 
@@ -202,7 +234,8 @@ describe("GET /v1/issues", () => {
       await insertIssue(tenant, { project_id: project.id, status: "resolved", resolved_at: new Date() }),
     ];
     await insertIssue(other);
-    const list = async (params: string) => expectSuccess(await api(`/v1/issues?${params}`, { key: tenant.key })).data.map((i: { id: string }) => i.id);
+    const list = async (params: string) =>
+      expectSuccess(await api(`/v1/issues?${params}`, { key: tenant.key })).data.map((i: { id: string }) => i.id);
     expect(await list("")).toEqual(ids);
     expect(await list(`projectId=${project.id}`)).toEqual([ids[0], ids[2]]);
     expect(await list("status=open,in_progress")).toEqual([ids[0], ids[1]]);

@@ -70,9 +70,10 @@ for (const list of LISTS) {
       const tenant = await createTenant();
       const path = await list.arrange(tenant, 5);
       // Two records created in the same millisecond must still come in id order.
-      await query(`update "${list.table}" set created_at = (select min(created_at) from "${list.table}" where org_id = $1) where org_id = $1`, [
-        tenant.org.id,
-      ]);
+      await query(
+        `update "${list.table}" set created_at = (select min(created_at) from "${list.table}" where org_id = $1) where org_id = $1`,
+        [tenant.org.id],
+      );
       const seen: string[] = [];
       const pages: number[] = [];
       let next: string | null = `${path}?limit=2`;
@@ -119,9 +120,12 @@ for (const list of LISTS) {
       // Well-formed base64url of a cursor's shape whose content Postgres could not read: each
       // must be refused before the statement (it was a 500 once).
       const id = randomUUID();
-      const impossible = ["2026-02-30T00:00:00.000Z", "0000-01-01T00:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-01-01T24:00:00.000Z"].map(
-        (createdAt) => Buffer.from(`${createdAt}|${id}`).toString("base64url"),
-      );
+      const impossible = [
+        "2026-02-30T00:00:00.000Z",
+        "0000-01-01T00:00:00.000Z",
+        "2026-13-01T00:00:00.000Z",
+        "2026-01-01T24:00:00.000Z",
+      ].map((createdAt) => Buffer.from(`${createdAt}|${id}`).toString("base64url"));
       for (const bad of ["garbage!", cursor.slice(0, -6), `${cursor}x`, forged, ...impossible]) {
         await refusedCall(tenant, `${path}?cursor=${encodeURIComponent(bad)}`, {}, 400, "invalid_field", { field: "cursor" });
       }

@@ -35,7 +35,10 @@ describe("POST /v1/projects/:id/milestones", () => {
     const tenant = await createTenant({ scopes: ["projects.manage"] });
     const project = await tenant.insertProject();
     const before = await snapshot(tenant.org.id);
-    const response = await api(`/v1/projects/${project.id}/milestones`, { key: tenant.key, body: { name: "Lease signed", dueDate: "2026-04-30" } });
+    const response = await api(`/v1/projects/${project.id}/milestones`, {
+      key: tenant.key,
+      body: { name: "Lease signed", dueDate: "2026-04-30" },
+    });
     const milestone = expectSuccess(response, 201).data;
 
     expectShape(milestone, "milestone");

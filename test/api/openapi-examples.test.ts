@@ -46,7 +46,9 @@ describe("the OpenAPI document's examples and guide", () => {
   it("gives every error code an example answer that its component accepts and the API's envelope too", () => {
     for (const code of Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]) {
       const example = errorExampleOf(code);
-      const name = Object.entries(document.components.schemas as Record<string, any>).find(([, schema]) => schema.properties?.error?.properties?.code?.enum?.join() === code)?.[0];
+      const name = Object.entries(document.components.schemas as Record<string, any>).find(
+        ([, schema]) => schema.properties?.error?.properties?.code?.enum?.join() === code,
+      )?.[0];
       expect(name, `no component for ${code}`).toBeDefined();
       expect(document.components.schemas[name!].example).toEqual(example);
       const parsed = ErrorEnvelopeSchema.safeParse(example);
@@ -85,7 +87,10 @@ describe("each request example, sent as it is to the demo organisation, succeeds
     );
     expect(seeded.organisation.id).toBe(DEMO_IDS.organisation);
     key = seeded.key.key;
-    const owner = await createUser({ ctx: { db }, input: { orgId: seeded.organisation.id, email: newEmail("owner"), name: "Demo Owner", role: "owner" } });
+    const owner = await createUser({
+      ctx: { db },
+      input: { orgId: seeded.organisation.id, email: newEmail("owner"), name: "Demo Owner", role: "owner" },
+    });
     const signedIn = await signIn(owner.email, owner.password);
     expect(signedIn.status).toBe(200);
     cookie = cookieOf(signedIn);
@@ -104,9 +109,16 @@ describe("each request example, sent as it is to the demo organisation, succeeds
         const body = operation.requestBody?.content?.["application/json"]?.example;
         const schemes = (operation.security ?? []).flatMap((requirement: object) => Object.keys(requirement));
         const options = { method: method.toUpperCase() as Method, ...(body === undefined ? {} : { body }) };
-        const response = schemes.includes("bearerAuth") ? await api(url, { ...options, key }) : schemes.includes("sessionCookie") ? await asPerson(cookie, url, options) : await api(url, options);
+        const response = schemes.includes("bearerAuth")
+          ? await api(url, { ...options, key })
+          : schemes.includes("sessionCookie")
+            ? await asPerson(cookie, url, options)
+            : await api(url, options);
         sent.push(`${method.toUpperCase()} ${url}`);
-        if (response.status >= 300) failures.push(`${operation.operationId} ${method.toUpperCase()} ${url} ${JSON.stringify(body)} -> ${response.status} ${response.text.slice(0, 300)}`);
+        if (response.status >= 300)
+          failures.push(
+            `${operation.operationId} ${method.toUpperCase()} ${url} ${JSON.stringify(body)} -> ${response.status} ${response.text.slice(0, 300)}`,
+          );
       }
     }
     expect(failures).toEqual([]);

@@ -81,7 +81,11 @@ describe("GET /v1/openapi.json", () => {
       const isPublic = operation.path === "/v1/openapi.json";
       // The settings area takes a signed-in session only; every other keyed operation a key or a session.
       const sessionOnly = operation.path.startsWith("/v1/settings/");
-      const expected = isPublic ? [] : sessionOnly ? [{ sessionCookie: [] }] : [{ bearerAuth: operation.scope ? [operation.scope] : [] }, { sessionCookie: [] }];
+      const expected = isPublic
+        ? []
+        : sessionOnly
+          ? [{ sessionCookie: [] }]
+          : [{ bearerAuth: operation.scope ? [operation.scope] : [] }, { sessionCookie: [] }];
       expect(entry.security, `${operation.method} ${operation.path}`).toEqual(expected);
       // Keyed operations document their 401, scoped ones their 403, operations on an id their 404.
       const statuses = Object.keys(entry.responses);
@@ -102,7 +106,10 @@ describe("GET /v1/openapi.json", () => {
         timeout: 60_000,
         env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
       });
-      const report = JSON.parse(lint.stdout.slice(lint.stdout.indexOf("{"))) as { totals: { errors: number }; problems: Array<{ severity: string; message: string; ruleId: string }> };
+      const report = JSON.parse(lint.stdout.slice(lint.stdout.indexOf("{"))) as {
+        totals: { errors: number };
+        problems: Array<{ severity: string; message: string; ruleId: string }>;
+      };
       const errors = report.problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message}`);
       expect(errors).toEqual([]);
       expect(report.totals.errors).toBe(0);

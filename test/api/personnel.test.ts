@@ -30,7 +30,14 @@ describe("POST /v1/personnel", () => {
     const person = expectSuccess(response, 201).data;
 
     expectShape(person, "personnel");
-    expect(person).toMatchObject({ orgId: tenant.org.id, name: "Ada Lovelace", email: "ada@example.test", role: null, active: true, version: 1 });
+    expect(person).toMatchObject({
+      orgId: tenant.org.id,
+      name: "Ada Lovelace",
+      email: "ada@example.test",
+      role: null,
+      active: true,
+      version: 1,
+    });
     expect(response.headers.get("etag")).toBe('"1"');
     expect((await expectOneWrite(tenant.org.id, before, "personnel.created")).data).toEqual(person);
     expect((await api(`/v1/personnel/${person.id}`, { key: tenant.key })).body.data).toEqual(person);
@@ -92,7 +99,13 @@ describe("PATCH /v1/personnel/:id", () => {
     const person = await created(tenant.key, "/v1/personnel", personBody());
     const before = await snapshot(tenant.org.id);
     const response = await api(`/v1/personnel/${person.id}`, { key: tenant.key, method: "PATCH", body: { active: false, role: "Former" } });
-    expect(expectSuccess(response).data).toEqual({ ...person, active: false, role: "Former", version: 2, updatedAt: response.body.data.updatedAt });
+    expect(expectSuccess(response).data).toEqual({
+      ...person,
+      active: false,
+      role: "Former",
+      version: 2,
+      updatedAt: response.body.data.updatedAt,
+    });
     expect((await expectOneWrite(tenant.org.id, before, "personnel.updated")).changes).toEqual({
       active: { from: true, to: false },
       role: { from: null, to: "Former" },
@@ -115,7 +128,13 @@ describe("PATCH /v1/personnel/:id", () => {
   it("refuses a stale If-Match (412) and a malformed id (400 id), writing nothing", async () => {
     const tenant = await createTenant();
     const person = await tenant.insertPerson();
-    await refusedCall(tenant, `/v1/personnel/${person.id}`, { method: "PATCH", body: { role: "x" }, headers: { "if-match": '"5"' } }, 412, "precondition_failed");
+    await refusedCall(
+      tenant,
+      `/v1/personnel/${person.id}`,
+      { method: "PATCH", body: { role: "x" }, headers: { "if-match": '"5"' } },
+      412,
+      "precondition_failed",
+    );
     await refusedCall(tenant, "/v1/personnel/nobody", { method: "PATCH", body: { role: "x" } }, 400, "invalid_field", { field: "id" });
     await refusedCall(tenant, "/v1/personnel/nobody", {}, 400, "invalid_field", { field: "id" });
   });

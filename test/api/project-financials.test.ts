@@ -23,7 +23,8 @@ const financials = async (tenant: Tenant, projectId: string, query = "") =>
 /** A project with `budget` and the given entries (kind, amount, currency?), inserted directly. */
 async function projectWith(tenant: Tenant, budget: string, entries: Array<[string, string, string?]>) {
   const project = await tenant.insertProject({ budget });
-  for (const [kind, amount, currency = "EUR"] of entries) await insertFinancialEntry(tenant, { project_id: project.id, kind, amount, currency });
+  for (const [kind, amount, currency = "EUR"] of entries)
+    await insertFinancialEntry(tenant, { project_id: project.id, kind, amount, currency });
   return project.id;
 }
 
@@ -49,9 +50,16 @@ describe("GET /v1/projects/:id/financials", () => {
 
   it('adds exactly: "0.10" + "0.20" is "0.30", ten times "0.10" is "1.00"', async () => {
     const tenant = await createTenant();
-    const small = await projectWith(tenant, "1", [["cost", "0.10"], ["cost", "0.20"]]);
+    const small = await projectWith(tenant, "1", [
+      ["cost", "0.10"],
+      ["cost", "0.20"],
+    ]);
     expect(await financials(tenant, small)).toMatchObject({ currency: "EUR", budget: "1.00", costs: "0.30", remaining: "0.70" });
-    const tenTimes = await projectWith(tenant, "0", Array.from({ length: 10 }, () => ["invoice", "0.10"] as [string, string]));
+    const tenTimes = await projectWith(
+      tenant,
+      "0",
+      Array.from({ length: 10 }, () => ["invoice", "0.10"] as [string, string]),
+    );
     expect(await financials(tenant, tenTimes)).toMatchObject({ invoiced: "1.00", costs: "0.00", remaining: "0.00" });
   });
 
@@ -90,7 +98,11 @@ describe("GET /v1/projects/:id/financials", () => {
   it("follows writes made through the API, and counts only this project's entries", async () => {
     const tenant = await createTenant();
     const project = await tenant.insertProject({ budget: "300" });
-    const entry = await created(tenant.key, "/v1/financial-entries", await financialEntryBody(tenant, { projectId: project.id, amount: "100.10" }));
+    const entry = await created(
+      tenant.key,
+      "/v1/financial-entries",
+      await financialEntryBody(tenant, { projectId: project.id, amount: "100.10" }),
+    );
     await created(tenant.key, "/v1/financial-entries", await financialEntryBody(tenant, { amount: "5000.00" }));
     expect(await financials(tenant, project.id)).toMatchObject({ costs: "100.10", remaining: "199.90" });
     expectSuccess(await api(`/v1/financial-entries/${entry.id}`, { key: tenant.key, method: "PATCH", body: { amount: "0.05" } }));
@@ -99,9 +111,21 @@ describe("GET /v1/projects/:id/financials", () => {
 
   it("entries in several currencies: 409 conflict listing them unless ?currency= picks one", async () => {
     const tenant = await createTenant();
-    const projectId = await projectWith(tenant, "1000", [["cost", "100.00", "USD"], ["cost", "40.00", "EUR"], ["payment", "7.50", "USD"]]);
-    await refusedCall(tenant, `/v1/projects/${projectId}/financials`, {}, 409, "conflict", { field: "currency", currencies: ["EUR", "USD"] });
-    expect(await financials(tenant, projectId, "?currency=USD")).toMatchObject({ currency: "USD", costs: "100.00", paid: "7.50", remaining: "900.00" });
+    const projectId = await projectWith(tenant, "1000", [
+      ["cost", "100.00", "USD"],
+      ["cost", "40.00", "EUR"],
+      ["payment", "7.50", "USD"],
+    ]);
+    await refusedCall(tenant, `/v1/projects/${projectId}/financials`, {}, 409, "conflict", {
+      field: "currency",
+      currencies: ["EUR", "USD"],
+    });
+    expect(await financials(tenant, projectId, "?currency=USD")).toMatchObject({
+      currency: "USD",
+      costs: "100.00",
+      paid: "7.50",
+      remaining: "900.00",
+    });
     expect(await financials(tenant, projectId, "?currency=EUR")).toMatchObject({ currency: "EUR", costs: "40.00", paid: "0.00" });
     expect(await financials(tenant, projectId, "?currency=GBP")).toMatchObject({ currency: "GBP", costs: "0.00", remaining: "1000.00" });
   });

@@ -115,7 +115,11 @@ describe("PATCH /v1/projects/:id", () => {
     const tenant = await createTenant();
     const project = await created(tenant.key, "/v1/projects", projectBody({ budget: 100 }));
     const before = await snapshot(tenant.org.id);
-    const response = await api(`/v1/projects/${project.id}`, { key: tenant.key, method: "PATCH", body: { budget: 250.5, status: "active" } });
+    const response = await api(`/v1/projects/${project.id}`, {
+      key: tenant.key,
+      method: "PATCH",
+      body: { budget: 250.5, status: "active" },
+    });
     const changed = expectSuccess(response).data;
 
     expectShape(changed, "project");
@@ -185,11 +189,24 @@ describe("If-Match on projects", () => {
     expect(expectSuccess(first).data.version).toBe(2);
     expect(first.headers.get("etag")).toBe('"2"');
 
-    await refusedCall(tenant, path, { method: "PATCH", body: { name: "Stale" }, headers: { "if-match": '"1"' } }, 412, "precondition_failed");
+    await refusedCall(
+      tenant,
+      path,
+      { method: "PATCH", body: { name: "Stale" }, headers: { "if-match": '"1"' } },
+      412,
+      "precondition_failed",
+    );
     await refusedCall(tenant, path, { method: "DELETE", headers: { "if-match": '"1"' } }, 412, "precondition_failed");
-    await refusedCall(tenant, path, { method: "PATCH", body: { name: "Bad" }, headers: { "if-match": "yesterday" } }, 400, "invalid_field", {
-      field: "If-Match",
-    });
+    await refusedCall(
+      tenant,
+      path,
+      { method: "PATCH", body: { name: "Bad" }, headers: { "if-match": "yesterday" } },
+      400,
+      "invalid_field",
+      {
+        field: "If-Match",
+      },
+    );
 
     const deleted = await api(path, { key: tenant.key, method: "DELETE", headers: { "if-match": '"2"' } });
     expect(expectSuccess(deleted).data).toMatchObject({ id: project.id, name: "First", version: 2 });

@@ -34,7 +34,11 @@ describe("POST /v1/realtime/tokens", () => {
     const { tenant, data, claims } = await mint(["tasks.manage", "projects.read", "webhooks.read"], {});
     expect(data.scopes.slice().sort()).toEqual(["projects.read", "tasks.read"]);
     expect(data).toMatchObject({ organisation: tenant.org.id, expiresAt: expect.stringMatching(ISO_TIMESTAMP) });
-    expect(data.realtime).toEqual({ namespace: "/v1", how: expect.stringContaining(tenant.org.id), url: expect.stringContaining(tenant.org.id) });
+    expect(data.realtime).toEqual({
+      namespace: "/v1",
+      how: expect.stringContaining(tenant.org.id),
+      url: expect.stringContaining(tenant.org.id),
+    });
     // The token names the key it was minted from: the room refuses it once that key is revoked.
     expect(claims).toEqual({ orgId: tenant.org.id, keyId: tenant.keyId, scopes: data.scopes, exp: Date.parse(data.expiresAt) / 1000 });
     expect(claims.exp - started).toBeGreaterThanOrEqual(299);

@@ -61,7 +61,12 @@ describe("request bodies", () => {
     const tenant = await createTenant();
     const task = await tenant.insertTask();
     for (const type of ["application/json; charset=utf-8", "application/merge-patch+json"]) {
-      const response = await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title: type }, headers: { "content-type": type } });
+      const response = await api(`/v1/tasks/${task.id}`, {
+        key: tenant.key,
+        method: "PATCH",
+        body: { title: type },
+        headers: { "content-type": type },
+      });
       expect(response.status, `${type}: ${response.text.slice(0, 200)}`).toBe(200);
     }
   });
@@ -116,7 +121,12 @@ describe("order of checks", () => {
   it("a read-only key with a malformed path id: 403, not 400", async () => {
     const tenant = await createTenant();
     const key = (await tenant.keyWith(["projects.read"])).key;
-    await expectRefused(tenant.org.id, () => api("/v1/projects/xyz", { key, method: "PATCH", body: { name: "x" } }), 403, "insufficient_scope");
+    await expectRefused(
+      tenant.org.id,
+      () => api("/v1/projects/xyz", { key, method: "PATCH", body: { name: "x" } }),
+      403,
+      "insufficient_scope",
+    );
   });
 
   it("a read-only key with a bad query: 403, not 400", async () => {
@@ -131,12 +141,20 @@ describe("order of checks", () => {
       field: "status",
     });
     await refusedCall(tenant, `/v1/projects/${randomUUID()}`, { method: "PATCH", rawBody: "{" }, 400, "invalid_json");
-    await refusedCall(tenant, `/v1/projects/${randomUUID()}/milestones`, { body: { name: "x" } }, 400, "missing_field", { field: "dueDate" });
+    await refusedCall(tenant, `/v1/projects/${randomUUID()}/milestones`, { body: { name: "x" } }, 400, "missing_field", {
+      field: "dueDate",
+    });
   });
 
   it("a valid body and an unknown id with If-Match: 404, not 412", async () => {
     const tenant = await createTenant();
-    await refusedCall(tenant, `/v1/tasks/${randomUUID()}`, { method: "PATCH", body: { title: "x" }, headers: { "if-match": '"7"' } }, 404, "not_found");
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${randomUUID()}`,
+      { method: "PATCH", body: { title: "x" }, headers: { "if-match": '"7"' } },
+      404,
+      "not_found",
+    );
   });
 
   it("a task create naming another organisation's project and lacking scope: 403 first", async () => {

@@ -17,7 +17,13 @@ const riskId = (tenant: Tenant) => insertRisk(tenant);
 describeRefusals({ method: "GET", path: () => "/v1/risks", scope: "risks.read" });
 describeRefusals({ method: "POST", path: () => "/v1/risks", scope: "risks.manage", body: (tenant) => riskBody(tenant) });
 describeRefusals({ method: "GET", path: (id) => `/v1/risks/${id}`, scope: "risks.read", record: riskId });
-describeRefusals({ method: "PATCH", path: (id) => `/v1/risks/${id}`, scope: "risks.manage", record: riskId, body: () => ({ status: "mitigated" }) });
+describeRefusals({
+  method: "PATCH",
+  path: (id) => `/v1/risks/${id}`,
+  scope: "risks.manage",
+  record: riskId,
+  body: () => ({ status: "mitigated" }),
+});
 describeRefusals({ method: "DELETE", path: (id) => `/v1/risks/${id}`, scope: "risks.manage", record: riskId });
 
 const riskCount = async (orgId: string) => (await snapshot(orgId)).rows.risks;
@@ -73,7 +79,9 @@ describe("POST /v1/risks", () => {
 
     it(`with ${field}: null: 400 naming it`, async () => {
       const tenant = await createTenant();
-      await refusedCall(tenant, "/v1/risks", { body: await riskBody(tenant, { [field]: null }) }, 400, ["missing_field", "invalid_field"], { field });
+      await refusedCall(tenant, "/v1/risks", { body: await riskBody(tenant, { [field]: null }) }, 400, ["missing_field", "invalid_field"], {
+        field,
+      });
     });
   }
 
@@ -119,7 +127,13 @@ describe("risk references", () => {
       const [a, b] = [await createTenant(), await createTenant()];
       const id = await insertRisk(a);
       const body = await arrange(a, b);
-      await expectRefused([a.org.id, b.org.id], () => api(`/v1/risks/${id}`, { key: a.key, method: "PATCH", body }), 400, "invalid_reference", { field });
+      await expectRefused(
+        [a.org.id, b.org.id],
+        () => api(`/v1/risks/${id}`, { key: a.key, method: "PATCH", body }),
+        400,
+        "invalid_reference",
+        { field },
+      );
     });
   }
 
@@ -127,7 +141,9 @@ describe("risk references", () => {
     const tenant = await createTenant();
     const id = await insertRisk(tenant);
     const other = await tenant.insertProject();
-    await refusedCall(tenant, `/v1/risks/${id}`, { method: "PATCH", body: { projectId: other.id } }, 400, "unknown_field", { field: "projectId" });
+    await refusedCall(tenant, `/v1/risks/${id}`, { method: "PATCH", body: { projectId: other.id } }, 400, "unknown_field", {
+      field: "projectId",
+    });
   });
 });
 
@@ -158,7 +174,11 @@ describe("PATCH /v1/risks/:id", () => {
   it("any status move is allowed, including reopening a closed risk; null clears the assessment", async () => {
     const tenant = await createTenant();
     const id = await insertRisk(tenant, { status: "closed", probability: "high", owner_id: (await tenant.insertPerson()).id });
-    const response = await api(`/v1/risks/${id}`, { key: tenant.key, method: "PATCH", body: { status: "open", probability: null, ownerId: null } });
+    const response = await api(`/v1/risks/${id}`, {
+      key: tenant.key,
+      method: "PATCH",
+      body: { status: "open", probability: null, ownerId: null },
+    });
     expect(expectSuccess(response).data).toMatchObject({ status: "open", probability: null, ownerId: null, version: 2 });
   });
 
@@ -166,7 +186,11 @@ describe("PATCH /v1/risks/:id", () => {
     const tenant = await createTenant();
     const risk = await created(tenant.key, "/v1/risks", await riskBody(tenant, { impact: "low" }));
     const before = await snapshot(tenant.org.id);
-    const response = await api(`/v1/risks/${risk.id}`, { key: tenant.key, method: "PATCH", body: { impact: "low", status: "open", ownerId: null } });
+    const response = await api(`/v1/risks/${risk.id}`, {
+      key: tenant.key,
+      method: "PATCH",
+      body: { impact: "low", status: "open", ownerId: null },
+    });
     expect(expectSuccess(response).data).toEqual(risk);
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
@@ -174,7 +198,9 @@ describe("PATCH /v1/risks/:id", () => {
   it("If-Match: the current version writes, a stale one is 412 and writes nothing", async () => {
     const tenant = await createTenant();
     const path = `/v1/risks/${await insertRisk(tenant)}`;
-    expect((await api(path, { key: tenant.key, method: "PATCH", body: { title: "v2" }, headers: { "if-match": '"1"' } })).headers.get("etag")).toBe('"2"');
+    expect(
+      (await api(path, { key: tenant.key, method: "PATCH", body: { title: "v2" }, headers: { "if-match": '"1"' } })).headers.get("etag"),
+    ).toBe('"2"');
     await refusedCall(tenant, path, { method: "PATCH", body: { title: "v3" }, headers: { "if-match": '"1"' } }, 412, "precondition_failed");
     await refusedCall(tenant, path, { method: "DELETE", headers: { "if-match": '"1"' } }, 412, "precondition_failed");
   });

@@ -12,7 +12,9 @@ import { routes } from "../../functions/routes/index.ts";
 describe("docs/routes.md", () => {
   it("is current (run `npm run routes:generate` after changing a route, a verb or the statements a verb runs)", async () => {
     const committed = readFileSync(join(ROOT, ROUTES_TABLE), "utf8");
-    expect(committed === (await renderRoutesTable(routes)), `${ROUTES_TABLE} is stale: run \`npm run routes:generate\` and commit it`).toBe(true);
+    expect(committed === (await renderRoutesTable(routes)), `${ROUTES_TABLE} is stale: run \`npm run routes:generate\` and commit it`).toBe(
+      true,
+    );
   });
 
   it("has a row for every route, found by its method and path as the document writes it", () => {

@@ -48,16 +48,33 @@ describe("task workflow: refused moves", () => {
   it("a refused move refuses the whole patch: the other fields are not written either", async () => {
     const tenant = await createTenant();
     const task = await tenant.insertTask({ status: "todo", priority: "low" });
-    await refusedCall(tenant, `/v1/tasks/${task.id}`, { method: "PATCH", body: { title: "Sneaky", priority: "urgent", status: "done" } }, 409, "invalid_transition", {
-      allowed: WORKFLOW.todo,
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task.id}`,
+      { method: "PATCH", body: { title: "Sneaky", priority: "urgent", status: "done" } },
+      409,
+      "invalid_transition",
+      {
+        allowed: WORKFLOW.todo,
+      },
+    );
+    expect((await api(`/v1/tasks/${task.id}`, { key: tenant.key })).body.data).toMatchObject({
+      title: task.title,
+      priority: "low",
+      status: "todo",
     });
-    expect((await api(`/v1/tasks/${task.id}`, { key: tenant.key })).body.data).toMatchObject({ title: task.title, priority: "low", status: "todo" });
   });
 
   it("412 comes before 409: a stale If-Match on a disallowed move is precondition_failed", async () => {
     const tenant = await createTenant();
     const task = await tenant.insertTask({ status: "todo" });
-    await refusedCall(tenant, `/v1/tasks/${task.id}`, { method: "PATCH", body: { status: "done" }, headers: { "if-match": '"9"' } }, 412, "precondition_failed");
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task.id}`,
+      { method: "PATCH", body: { status: "done" }, headers: { "if-match": '"9"' } },
+      412,
+      "precondition_failed",
+    );
   });
 });
 

@@ -15,7 +15,13 @@ const taskId = async (tenant: Tenant) => (await tenant.insertTask()).id;
 describeRefusals({ method: "GET", path: () => "/v1/tasks", scope: "tasks.read" });
 describeRefusals({ method: "POST", path: () => "/v1/tasks", scope: "tasks.manage", body: (tenant) => taskBody(tenant) });
 describeRefusals({ method: "GET", path: (id) => `/v1/tasks/${id}`, scope: "tasks.read", record: taskId });
-describeRefusals({ method: "PATCH", path: (id) => `/v1/tasks/${id}`, scope: "tasks.manage", record: taskId, body: () => ({ title: "Renamed" }) });
+describeRefusals({
+  method: "PATCH",
+  path: (id) => `/v1/tasks/${id}`,
+  scope: "tasks.manage",
+  record: taskId,
+  body: () => ({ title: "Renamed" }),
+});
 describeRefusals({ method: "DELETE", path: (id) => `/v1/tasks/${id}`, scope: "tasks.manage", record: taskId });
 
 const taskCount = async (orgId: string) => (await snapshot(orgId)).rows.tasks;
@@ -70,7 +76,9 @@ describe("POST /v1/tasks", () => {
     it(`with ${field}: null: 400 naming it, no value invented`, async () => {
       const tenant = await createTenant();
       // Either code is fair for an explicit null; what matters is the refusal naming the field.
-      await refusedCall(tenant, "/v1/tasks", { body: await taskBody(tenant, { [field]: null }) }, 400, ["missing_field", "invalid_field"], { field });
+      await refusedCall(tenant, "/v1/tasks", { body: await taskBody(tenant, { [field]: null }) }, 400, ["missing_field", "invalid_field"], {
+        field,
+      });
       expect(await taskCount(tenant.org.id)).toBe(0);
     });
   }
@@ -110,9 +118,17 @@ describe("task references", () => {
     ["a person of another organisation", "assigneeId", async (_a, b) => ({ assigneeId: (await b.insertPerson()).id })],
     ["a person who does not exist", "assigneeId", async () => ({ assigneeId: randomUUID() })],
     ["an inactive person", "assigneeId", async (a) => ({ assigneeId: (await a.insertPerson({ active: false })).id })],
-    ["a milestone of another organisation", "milestoneId", async (_a, b) => ({ milestoneId: (await b.insertMilestone((await b.insertProject()).id)).id })],
+    [
+      "a milestone of another organisation",
+      "milestoneId",
+      async (_a, b) => ({ milestoneId: (await b.insertMilestone((await b.insertProject()).id)).id }),
+    ],
     ["a milestone that does not exist", "milestoneId", async () => ({ milestoneId: randomUUID() })],
-    ["a milestone of another project", "milestoneId", async (a) => ({ milestoneId: (await a.insertMilestone((await a.insertProject()).id)).id })],
+    [
+      "a milestone of another project",
+      "milestoneId",
+      async (a) => ({ milestoneId: (await a.insertMilestone((await a.insertProject()).id)).id }),
+    ],
   ];
 
   for (const [label, field, arrange] of cases) {
@@ -128,9 +144,15 @@ describe("task references", () => {
       const [a, b] = [await createTenant(), await createTenant()];
       const task = await a.insertTask();
       const body = await arrange(a, b);
-      await expectRefused([a.org.id, b.org.id], () => api(`/v1/tasks/${task.id}`, { key: a.key, method: "PATCH", body }), 400, "invalid_reference", {
-        field,
-      });
+      await expectRefused(
+        [a.org.id, b.org.id],
+        () => api(`/v1/tasks/${task.id}`, { key: a.key, method: "PATCH", body }),
+        400,
+        "invalid_reference",
+        {
+          field,
+        },
+      );
     });
   }
 
@@ -174,7 +196,11 @@ describe("PATCH /v1/tasks/:id", () => {
     const project = await tenant.insertProject();
     const milestone = await tenant.insertMilestone(project.id);
     const task = await tenant.insertTask({ projectId: project.id, milestoneId: milestone.id, description: "x" });
-    const response = await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { milestoneId: null, description: null } });
+    const response = await api(`/v1/tasks/${task.id}`, {
+      key: tenant.key,
+      method: "PATCH",
+      body: { milestoneId: null, description: null },
+    });
     expect(expectSuccess(response).data).toMatchObject({ milestoneId: null, description: null, version: 2 });
   });
 
@@ -220,12 +246,23 @@ describe("DELETE /v1/tasks/:id", () => {
 });
 
 describe("malformed task ids", () => {
-  for (const [method, id] of [["GET", "123"], ["PATCH", "not-a-uuid"], ["DELETE", "0198c0a0-0000-7000-8000-00000000000"]] as const) {
+  for (const [method, id] of [
+    ["GET", "123"],
+    ["PATCH", "not-a-uuid"],
+    ["DELETE", "0198c0a0-0000-7000-8000-00000000000"],
+  ] as const) {
     it(`${method} /v1/tasks/${id}: 400 invalid_field id`, async () => {
       const tenant = await createTenant();
-      await refusedCall(tenant, `/v1/tasks/${id}`, { method, body: method === "PATCH" ? { title: "x" } : undefined }, 400, "invalid_field", {
-        field: "id",
-      });
+      await refusedCall(
+        tenant,
+        `/v1/tasks/${id}`,
+        { method, body: method === "PATCH" ? { title: "x" } : undefined },
+        400,
+        "invalid_field",
+        {
+          field: "id",
+        },
+      );
     });
   }
 });

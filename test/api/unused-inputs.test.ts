@@ -17,7 +17,8 @@ const takesQuery = (op: { method: string; path: string }) => (docOf(op).paramete
 const replays = (op: { method: string; path: string }) => "422" in docOf(op).responses;
 
 /** A path with every parameter filled by an id nobody has: the refusal must come before any lookup. */
-const filled = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => (name === "externalId" ? "ext-1" : "0190a5b2-0000-7000-8000-00000000abcd"));
+const filled = (path: string) =>
+  path.replace(/:(\w+)/g, (_, name: string) => (name === "externalId" ? "ext-1" : "0190a5b2-0000-7000-8000-00000000abcd"));
 
 describe("query parameters an operation does not take", () => {
   it("covers operations without query parameters", () => {
@@ -27,7 +28,11 @@ describe("query parameters an operation does not take", () => {
   for (const op of operations.filter((o) => !takesQuery(o))) {
     it(`${op.method} ${op.path}?bogus=1: 400 unknown_field bogus, nothing changes`, async () => {
       const before = await snapshot(tenant.org.id);
-      const answer = await api(`${filled(op.path)}?bogus=1`, { key: tenant.key, method: op.method as never, ...(op.method === "GET" || op.method === "DELETE" ? {} : { body: {} }) });
+      const answer = await api(`${filled(op.path)}?bogus=1`, {
+        key: tenant.key,
+        method: op.method as never,
+        ...(op.method === "GET" || op.method === "DELETE" ? {} : { body: {} }),
+      });
       expectError(answer, 400, "unknown_field", { field: "bogus" });
       expectNoTrace(before, await snapshot(tenant.org.id));
     });

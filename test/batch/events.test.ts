@@ -34,47 +34,70 @@ async function mixed(tenant: Tenant): Promise<Operation[]> {
   ];
 }
 
-const TYPES = ["personnel.created", "project.created", "milestone.created", ...Array(6).fill("task.created"), "task.updated", "project.updated", "project.deleted"];
+const TYPES = [
+  "personnel.created",
+  "project.created",
+  "milestone.created",
+  ...Array(6).fill("task.created"),
+  "task.updated",
+  "project.updated",
+  "project.deleted",
+];
 
 /** The events as the feed has them, without what a transport may add or drop: equal to what a socket or webhook carried. */
-const comparable = (events: Array<RoomEvent | FeedEvent>) => events.map((e) => ({ id: e.id, type: e.type, changeVersion: e.changeVersion, batchId: e.batchId, data: e.data }));
+const comparable = (events: Array<RoomEvent | FeedEvent>) =>
+  events.map((e) => ({ id: e.id, type: e.type, changeVersion: e.changeVersion, batchId: e.batchId, data: e.data }));
 
 describe("a batch's events, everywhere a client reads them", () => {
-  it("on a socket: every one, in order, each with the batch's id; a single write after it has batchId null", { timeout: 30_000 }, async () => {
-    const tenant = await createTenant();
-    const operations = await mixed(tenant);
-    const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
-    const answer = await committed(tenant.key, operations);
-    const single = expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 201);
+  it(
+    "on a socket: every one, in order, each with the batch's id; a single write after it has batchId null",
+    { timeout: 30_000 },
+    async () => {
+      const tenant = await createTenant();
+      const operations = await mixed(tenant);
+      const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
+      const answer = await committed(tenant.key, operations);
+      const single = expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 201);
 
-    const received = await socket.waitForEvents(operations.length + 1);
-    expect(received.map((e) => e.type)).toEqual([...TYPES, "project.created"]);
-    expectOneBatch(answer, received.slice(0, -1));
-    expect(received.at(-1)).toMatchObject({ changeVersion: single.changeVersion, batchId: null });
-    expect(comparable(received)).toEqual(comparable(await feed(tenant.key, 0)));
-    expect(received.slice(0, -1).map((e) => e.data.id)).toEqual(answer.data.map((r) => r.data.id));
-  });
+      const received = await socket.waitForEvents(operations.length + 1);
+      expect(received.map((e) => e.type)).toEqual([...TYPES, "project.created"]);
+      expectOneBatch(answer, received.slice(0, -1));
+      expect(received.at(-1)).toMatchObject({ changeVersion: single.changeVersion, batchId: null });
+      expect(comparable(received)).toEqual(comparable(await feed(tenant.key, 0)));
+      expect(received.slice(0, -1).map((e) => e.data.id)).toEqual(answer.data.map((r) => r.data.id));
+    },
+  );
 
-  it("on webhooks: an ordered webhook receives them one after another in order, an unordered one all of them, each with the batch's id", { timeout: 60_000 }, async () => {
-    const tenant = await createTenant();
-    const ordered = await startReceiver("ordered");
-    const unordered = await startReceiver("unordered");
-    await registerWebhook(tenant.key, ordered, { ordered: true });
-    await registerWebhook(tenant.key, unordered);
-    const operations = await mixed(tenant);
-    const answer = await committed(tenant.key, operations);
+  it(
+    "on webhooks: an ordered webhook receives them one after another in order, an unordered one all of them, each with the batch's id",
+    { timeout: 60_000 },
+    async () => {
+      const tenant = await createTenant();
+      const ordered = await startReceiver("ordered");
+      const unordered = await startReceiver("unordered");
+      await registerWebhook(tenant.key, ordered, { ordered: true });
+      await registerWebhook(tenant.key, unordered);
+      const operations = await mixed(tenant);
+      const answer = await committed(tenant.key, operations);
 
-    const inOrder = await ordered.waitForCount(operations.length, 30_000);
-    expect(inOrder.every((d) => d.verified), inOrder.map((d) => d.verifyError).join()).toBe(true);
-    expect(inOrder.map((d) => d.event.type)).toEqual(TYPES);
-    expectOneBatch(answer, inOrder.map((d) => d.event));
-    const feedEvents = await feed(tenant.key, 0);
-    expect(inOrder.map((d) => JSON.parse(d.body))).toEqual(feedEvents);
+      const inOrder = await ordered.waitForCount(operations.length, 30_000);
+      expect(
+        inOrder.every((d) => d.verified),
+        inOrder.map((d) => d.verifyError).join(),
+      ).toBe(true);
+      expect(inOrder.map((d) => d.event.type)).toEqual(TYPES);
+      expectOneBatch(
+        answer,
+        inOrder.map((d) => d.event),
+      );
+      const feedEvents = await feed(tenant.key, 0);
+      expect(inOrder.map((d) => JSON.parse(d.body))).toEqual(feedEvents);
 
-    const any = await unordered.waitForCount(operations.length, 30_000);
-    const sorted = [...any].sort((x, y) => x.event.changeVersion - y.event.changeVersion);
-    expect(sorted.map((d) => JSON.parse(d.body))).toEqual(feedEvents);
-  });
+      const any = await unordered.waitForCount(operations.length, 30_000);
+      const sorted = [...any].sort((x, y) => x.event.changeVersion - y.event.changeVersion);
+      expect(sorted.map((d) => JSON.parse(d.body))).toEqual(feedEvents);
+    },
+  );
 
   it("in GET /v1/events and a record's history: the batch's id on its events, null on a single call's", async () => {
     const tenant = await createTenant();
@@ -114,20 +137,29 @@ describe("a refused batch sends nothing", () => {
 });
 
 describe("a batch that commits while another is published", () => {
-  it("two batches and single writes at once: a socket gets every event once, in changeVersion order, each batch's contiguous", { timeout: 60_000 }, async () => {
-    const tenant = await createTenant();
-    const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
-    const batchOf = (name: string): Operation[] => Array.from({ length: 15 }, (_, i) => ({ method: "POST", path: "/v1/projects", body: projectBody({ name: `${name} ${i}` }) }));
-    const responses = await Promise.all([
-      sendBatch(tenant.key, batchOf("A")),
-      sendBatch(tenant.key, batchOf("B")),
-      ...Array.from({ length: 5 }, (_, i) => api("/v1/projects", { key: tenant.key, body: projectBody({ name: `Single ${i}` }) })),
-    ]);
-    const [a, b] = responses.slice(0, 2).map((r) => expectSuccess(r, 200) as unknown as BatchAnswer);
-    responses.slice(2).forEach((r) => expectSuccess(r, 201));
-    const received = await socket.waitForEvents(35);
-    expect(received.map((e) => e.changeVersion)).toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
-    for (const batch of [a!, b!]) expectOneBatch(batch, received.filter((e) => e.batchId === batch.batchId));
-    expect(received.filter((e) => e.batchId === null)).toHaveLength(5);
-  });
+  it(
+    "two batches and single writes at once: a socket gets every event once, in changeVersion order, each batch's contiguous",
+    { timeout: 60_000 },
+    async () => {
+      const tenant = await createTenant();
+      const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
+      const batchOf = (name: string): Operation[] =>
+        Array.from({ length: 15 }, (_, i) => ({ method: "POST", path: "/v1/projects", body: projectBody({ name: `${name} ${i}` }) }));
+      const responses = await Promise.all([
+        sendBatch(tenant.key, batchOf("A")),
+        sendBatch(tenant.key, batchOf("B")),
+        ...Array.from({ length: 5 }, (_, i) => api("/v1/projects", { key: tenant.key, body: projectBody({ name: `Single ${i}` }) })),
+      ]);
+      const [a, b] = responses.slice(0, 2).map((r) => expectSuccess(r, 200) as unknown as BatchAnswer);
+      responses.slice(2).forEach((r) => expectSuccess(r, 201));
+      const received = await socket.waitForEvents(35);
+      expect(received.map((e) => e.changeVersion)).toEqual(Array.from({ length: 35 }, (_, i) => i + 1));
+      for (const batch of [a!, b!])
+        expectOneBatch(
+          batch,
+          received.filter((e) => e.batchId === batch.batchId),
+        );
+      expect(received.filter((e) => e.batchId === null)).toHaveLength(5);
+    },
+  );
 });

@@ -62,17 +62,21 @@ export async function committed(key: string, operations: Operation[], headers: R
 /** Asserts the batch id is a UUID and that every event carries it, with consecutive changeVersions ending at the answer's. */
 export function expectOneBatch(answer: BatchAnswer, events: Array<{ changeVersion: number; batchId: string | null }>): void {
   expect(answer.batchId).toMatch(UUID);
-  expect(events.map((e) => e.batchId), "every event of the batch carries its batchId").toEqual(events.map(() => answer.batchId));
+  expect(
+    events.map((e) => e.batchId),
+    "every event of the batch carries its batchId",
+  ).toEqual(events.map(() => answer.batchId));
   const last = answer.changeVersion;
-  expect(events.map((e) => e.changeVersion), "consecutive changeVersions, ending at the answer's").toEqual(
-    events.map((_, i) => last - events.length + 1 + i),
-  );
+  expect(
+    events.map((e) => e.changeVersion),
+    "consecutive changeVersions, ending at the answer's",
+  ).toEqual(events.map((_, i) => last - events.length + 1 + i));
 }
 
 /** Every event after `after`, through GET /v1/events (all pages), as a client follows the feed. */
 export async function feed(key: string, after: number): Promise<FeedEvent[]> {
   const events: FeedEvent[] = [];
-  for (let cursor: string | null = String(after); cursor !== null; ) {
+  for (let cursor: string | null = String(after); cursor !== null;) {
     const page = expectSuccess(await api(`/v1/events?limit=200&after=${cursor}`, { key }));
     events.push(...(page.data as FeedEvent[]));
     cursor = (page.nextCursor ?? null) as string | null;
@@ -105,7 +109,12 @@ export async function expectBatchRefused(
 /** The same operation as a single call (its method, path, body and If-Match): what the batch must answer alike. */
 export function singleCall(key: string, operation: Operation): Promise<ApiResponse> {
   const headers: Record<string, string> = operation.ifMatch === undefined ? {} : { "if-match": String(operation.ifMatch) };
-  return api(operation.path, { key, method: operation.method as Method, headers, ...(operation.body === undefined ? {} : { body: operation.body }) });
+  return api(operation.path, {
+    key,
+    method: operation.method as Method,
+    headers,
+    ...(operation.body === undefined ? {} : { body: operation.body }),
+  });
 }
 
 /**

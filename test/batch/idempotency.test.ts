@@ -18,7 +18,12 @@ async function everyKind(tenant: Tenant): Promise<Operation[]> {
     { method: "POST", path: "/v1/projects", ref: "p", body: projectBody() },
     { method: "POST", path: "/v1/projects/$p.id/milestones", ref: "m", body: milestoneBody() },
     { method: "POST", path: "/v1/personnel", ref: "a", body: personBody() },
-    { method: "POST", path: "/v1/tasks", ref: "t", body: { title: "Replayed", projectId: "$p.id", milestoneId: "$m.id", assigneeId: "$a.id", dueDate: "2026-06-30" } },
+    {
+      method: "POST",
+      path: "/v1/tasks",
+      ref: "t",
+      body: { title: "Replayed", projectId: "$p.id", milestoneId: "$m.id", assigneeId: "$a.id", dueDate: "2026-06-30" },
+    },
     { method: "PATCH", path: "/v1/tasks/$t.id", ifMatch: 1, body: { status: "in_progress" } },
     { method: "POST", path: "/v1/risks", body: await riskBody(tenant, { projectId: "$p.id", probability: "high" }) },
     { method: "POST", path: "/v1/issues", body: await issueBody(tenant, { projectId: "$p.id", severity: "critical" }) },
@@ -56,8 +61,12 @@ describe("a repeated Idempotency-Key", () => {
     expectNoTrace(afterFirst, await snapshot(tenant.org.id));
 
     // Later writes, a change of a record it made: the replay is still the first answer, changeVersion included.
-    expectSuccess(await api(`/v1/tasks/${answer.data[3]!.data.id}`, { key: tenant.key, method: "PATCH", body: { title: "Changed since" } }));
-    expectSuccess(await api(`/v1/projects/${answer.data[0]!.data.id}`, { key: tenant.key, method: "PATCH", body: { name: "Changed since" } }));
+    expectSuccess(
+      await api(`/v1/tasks/${answer.data[3]!.data.id}`, { key: tenant.key, method: "PATCH", body: { title: "Changed since" } }),
+    );
+    expectSuccess(
+      await api(`/v1/projects/${answer.data[0]!.data.id}`, { key: tenant.key, method: "PATCH", body: { name: "Changed since" } }),
+    );
     const later = await snapshot(tenant.org.id);
     expectReplayOf(await sendBatch(tenant.key, operations, withKey(key)), first);
     expectNoTrace(later, await snapshot(tenant.org.id));
@@ -93,7 +102,11 @@ describe("a repeated Idempotency-Key", () => {
     expectSuccess(await api("/v1/projects", { key: tenant.key, body, headers: withKey(single) }), 201);
     expectCommitted(await sendBatch(tenant.key, [{ method: "POST", path: "/v1/projects", body }], withKey(batch)), 1);
     const before = await snapshot(tenant.org.id);
-    expectError(await sendBatch(tenant.key, [{ method: "POST", path: "/v1/projects", body }], withKey(single)), 422, "idempotency_mismatch");
+    expectError(
+      await sendBatch(tenant.key, [{ method: "POST", path: "/v1/projects", body }], withKey(single)),
+      422,
+      "idempotency_mismatch",
+    );
     expectError(await api("/v1/projects", { key: tenant.key, body, headers: withKey(batch) }), 422, "idempotency_mismatch");
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
@@ -104,11 +117,29 @@ describe("a repeated Idempotency-Key", () => {
     const key = `retry-${unique()}`;
     const create: Operation = { method: "POST", path: "/v1/projects", body: projectBody() };
     const before = await snapshot(tenant.org.id);
-    expectError(await sendBatch(tenant.key, [create, { method: "PATCH", path: `/v1/tasks/${task.id}`, body: { status: "done" } }], withKey(key)), 409, "invalid_transition", { operation: 1 });
-    expectError(await sendBatch(tenant.key, [create, { method: "PATCH", path: `/v1/tasks/${task.id}`, ifMatch: 9, body: { status: "in_progress" } }], withKey(key)), 412, "precondition_failed", { operation: 1 });
+    expectError(
+      await sendBatch(tenant.key, [create, { method: "PATCH", path: `/v1/tasks/${task.id}`, body: { status: "done" } }], withKey(key)),
+      409,
+      "invalid_transition",
+      { operation: 1 },
+    );
+    expectError(
+      await sendBatch(
+        tenant.key,
+        [create, { method: "PATCH", path: `/v1/tasks/${task.id}`, ifMatch: 9, body: { status: "in_progress" } }],
+        withKey(key),
+      ),
+      412,
+      "precondition_failed",
+      { operation: 1 },
+    );
     expectNoTrace(before, await snapshot(tenant.org.id));
     expect(await query("select 1 from idempotency_keys where key_id = $1", [tenant.keyId])).toEqual([]);
-    const corrected = await sendBatch(tenant.key, [create, { method: "PATCH", path: `/v1/tasks/${task.id}`, body: { status: "in_progress" } }], withKey(key));
+    const corrected = await sendBatch(
+      tenant.key,
+      [create, { method: "PATCH", path: `/v1/tasks/${task.id}`, body: { status: "in_progress" } }],
+      withKey(key),
+    );
     expectCommitted(corrected, 2);
     expect(corrected.headers.get("idempotent-replayed")).toBeNull();
     expect((await snapshot(tenant.org.id)).changeVersion).toBe(before.changeVersion + 2);
@@ -129,7 +160,11 @@ describe("a repeated Idempotency-Key", () => {
   it("two identical batches with one key at once: one commits, the other answers its answer", { timeout: 60_000 }, async () => {
     const tenant = await createTenant();
     const key = `race-${unique()}`;
-    const operations: Operation[] = Array.from({ length: 20 }, (_, i) => ({ method: "POST", path: "/v1/projects", body: projectBody({ name: `Raced ${i}` }) }));
+    const operations: Operation[] = Array.from({ length: 20 }, (_, i) => ({
+      method: "POST",
+      path: "/v1/projects",
+      body: projectBody({ name: `Raced ${i}` }),
+    }));
     const before = await snapshot(tenant.org.id);
     const [a, b] = await Promise.all([sendBatch(tenant.key, operations, withKey(key)), sendBatch(tenant.key, operations, withKey(key))]);
     const [first, replay] = a!.headers.get("idempotent-replayed") === null ? [a!, b!] : [b!, a!];

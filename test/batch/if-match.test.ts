@@ -53,10 +53,16 @@ describe("ifMatch that does not: 412 precondition_failed, currentVersion, error.
     const task = await tenant.insertTask();
     expectSuccess(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title: "Now version 2" } }));
     const stale = { method: "PATCH", path: `/v1/tasks/${task.id}`, ifMatch: '"1"', body: { priority: "urgent" } };
-    const { response } = await expectBatchRefused(tenant, [{ method: "POST", path: "/v1/projects", body: projectBody() }, { method: "POST", path: "/v1/personnel", body: personBody() }, stale], 412, "precondition_failed", {
-      currentVersion: 2,
-      operation: 2,
-    });
+    const { response } = await expectBatchRefused(
+      tenant,
+      [{ method: "POST", path: "/v1/projects", body: projectBody() }, { method: "POST", path: "/v1/personnel", body: personBody() }, stale],
+      412,
+      "precondition_failed",
+      {
+        currentVersion: 2,
+        operation: 2,
+      },
+    );
     expectSameRefusal(response, await singleCall(tenant.key, stale), 2);
   });
 
@@ -79,7 +85,13 @@ describe("ifMatch that does not: 412 precondition_failed, currentVersion, error.
     const tenant = await createTenant();
     const task = await tenant.insertTask();
     const stale = { method: "DELETE", path: `/v1/tasks/${task.id}`, ifMatch: 2 };
-    const { response } = await expectBatchRefused(tenant, [{ method: "POST", path: "/v1/projects", body: projectBody() }, stale], 412, "precondition_failed", { operation: 1 });
+    const { response } = await expectBatchRefused(
+      tenant,
+      [{ method: "POST", path: "/v1/projects", body: projectBody() }, stale],
+      412,
+      "precondition_failed",
+      { operation: 1 },
+    );
     // (The single DELETE answers no currentVersion either, though docs/api.md lists it for every 412: reported.)
     expectSameRefusal(response, await singleCall(tenant.key, stale), 1);
   });
@@ -87,7 +99,13 @@ describe("ifMatch that does not: 412 precondition_failed, currentVersion, error.
   it("a version on a PUT whose external id names no record yet: 412 on If-Match, as the single call", async () => {
     const tenant = await createTenant();
     const put = { method: "PUT", path: "/v1/personnel/by-external-id/hr-new", ifMatch: 1, body: personBody() };
-    const { response } = await expectBatchRefused(tenant, [{ method: "POST", path: "/v1/projects", body: projectBody() }, put], 412, "precondition_failed", { field: "If-Match", operation: 1 });
+    const { response } = await expectBatchRefused(
+      tenant,
+      [{ method: "POST", path: "/v1/projects", body: projectBody() }, put],
+      412,
+      "precondition_failed",
+      { field: "If-Match", operation: 1 },
+    );
     expectSameRefusal(response, await singleCall(tenant.key, put), 1);
   });
 });

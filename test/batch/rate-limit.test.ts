@@ -12,7 +12,8 @@ import { expectCommitted, sendBatch, type Operation } from "./helpers.ts";
 // does), then runs once.
 
 const remaining = (response: ApiResponse) => Number(response.headers.get("ratelimit-remaining"));
-const creates = (n: number): Operation[] => Array.from({ length: n }, (_, i) => ({ method: "POST", path: "/v1/projects", body: projectBody({ name: `Counted ${i}` }) }));
+const creates = (n: number): Operation[] =>
+  Array.from({ length: n }, (_, i) => ({ method: "POST", path: "/v1/projects", body: projectBody({ name: `Counted ${i}` }) }));
 
 /** Seconds a test needs within one window: several times what a few batches take on a loaded 2-core machine. */
 const BUDGET = 20;
@@ -42,40 +43,52 @@ function expectRateLimited(response: ApiResponse, limit: number, { retry = true 
 }
 
 describe("a batch counts as its operations", () => {
-  it("RateLimit-Remaining drops by the number of operations, whether the batch commits or is refused at an operation", { timeout: 90_000 }, async () => {
-    const { tenant, left } = await keyInFreshWindow(40);
-    const seven = await sendBatch(tenant.key, creates(7));
-    expectCommitted(seven, 7);
-    expect(remaining(seven)).toBe(left - 7);
-    const one = await sendBatch(tenant.key, creates(1));
-    expectCommitted(one, 1);
-    expect(remaining(one)).toBe(left - 8);
-    // Refused at its third operation: every operation was counted, as three refused calls would be.
-    const refused = await sendBatch(tenant.key, [...creates(2), { method: "PATCH", path: "/v1/projects/not-a-uuid", body: {} }, ...creates(2)]);
-    expectError(refused, 400, "invalid_field", { operation: 2 });
-    expect(remaining(refused)).toBe(left - 13);
-    expect(remaining(await api("/v1", { key: tenant.key }))).toBe(left - 14);
-  });
+  it(
+    "RateLimit-Remaining drops by the number of operations, whether the batch commits or is refused at an operation",
+    { timeout: 90_000 },
+    async () => {
+      const { tenant, left } = await keyInFreshWindow(40);
+      const seven = await sendBatch(tenant.key, creates(7));
+      expectCommitted(seven, 7);
+      expect(remaining(seven)).toBe(left - 7);
+      const one = await sendBatch(tenant.key, creates(1));
+      expectCommitted(one, 1);
+      expect(remaining(one)).toBe(left - 8);
+      // Refused at its third operation: every operation was counted, as three refused calls would be.
+      const refused = await sendBatch(tenant.key, [
+        ...creates(2),
+        { method: "PATCH", path: "/v1/projects/not-a-uuid", body: {} },
+        ...creates(2),
+      ]);
+      expectError(refused, 400, "invalid_field", { operation: 2 });
+      expect(remaining(refused)).toBe(left - 13);
+      expect(remaining(await api("/v1", { key: tenant.key }))).toBe(left - 14);
+    },
+  );
 
-  it("a batch that does not fit what is left: 429 as a whole, nothing written; the allowance it reports fits exactly", { timeout: 90_000 }, async () => {
-    const limit = 10;
-    const { tenant, left } = await keyInFreshWindow(limit);
-    expectCommitted(await sendBatch(tenant.key, creates(5)), 5);
-    const before = await snapshot(tenant.org.id);
-    const tooMany = await sendBatch(tenant.key, creates(left - 5 + 1));
-    expectRateLimited(tooMany, limit);
-    expectNoTrace(before, await snapshot(tenant.org.id));
-    // What the 429 says is left is what a batch may still take, and not one operation more.
-    const stillLeft = remaining(tooMany);
-    expect(stillLeft).toBeGreaterThan(0);
-    expect(stillLeft).toBeLessThanOrEqual(left - 5);
-    const fits = await sendBatch(tenant.key, creates(stillLeft));
-    expectCommitted(fits, stillLeft);
-    expect(remaining(fits)).toBe(0);
-    expectRateLimited(await sendBatch(tenant.key, creates(1)), limit);
-    expectRateLimited(await api("/v1", { key: tenant.key }), limit);
-    expect((await snapshot(tenant.org.id)).rows.projects).toBe(5 + stillLeft);
-  });
+  it(
+    "a batch that does not fit what is left: 429 as a whole, nothing written; the allowance it reports fits exactly",
+    { timeout: 90_000 },
+    async () => {
+      const limit = 10;
+      const { tenant, left } = await keyInFreshWindow(limit);
+      expectCommitted(await sendBatch(tenant.key, creates(5)), 5);
+      const before = await snapshot(tenant.org.id);
+      const tooMany = await sendBatch(tenant.key, creates(left - 5 + 1));
+      expectRateLimited(tooMany, limit);
+      expectNoTrace(before, await snapshot(tenant.org.id));
+      // What the 429 says is left is what a batch may still take, and not one operation more.
+      const stillLeft = remaining(tooMany);
+      expect(stillLeft).toBeGreaterThan(0);
+      expect(stillLeft).toBeLessThanOrEqual(left - 5);
+      const fits = await sendBatch(tenant.key, creates(stillLeft));
+      expectCommitted(fits, stillLeft);
+      expect(remaining(fits)).toBe(0);
+      expectRateLimited(await sendBatch(tenant.key, creates(1)), limit);
+      expectRateLimited(await api("/v1", { key: tenant.key }), limit);
+      expect((await snapshot(tenant.org.id)).rows.projects).toBe(5 + stillLeft);
+    },
+  );
 
   it("a batch larger than the key's whole limit: 429, nothing written", { timeout: 90_000 }, async () => {
     const { tenant } = await keyInFreshWindow(4);

@@ -17,7 +17,12 @@ describe("what a reference stands for", () => {
       { method: "POST", path: "/v1/projects", ref: "move", body: projectBody() },
       { method: "POST", path: "/v1/personnel", ref: "mover", body: personBody() },
       { method: "POST", path: "/v1/projects/$move.id/milestones", ref: "packed", body: milestoneBody() },
-      { method: "POST", path: "/v1/tasks", ref: "van", body: { title: "Van", projectId: "$move.id", milestoneId: "$packed.id", assigneeId: "$mover.id", dueDate: "2026-06-30" } },
+      {
+        method: "POST",
+        path: "/v1/tasks",
+        ref: "van",
+        body: { title: "Van", projectId: "$move.id", milestoneId: "$packed.id", assigneeId: "$mover.id", dueDate: "2026-06-30" },
+      },
       { method: "PATCH", path: "/v1/tasks/$van.id", body: { status: "in_progress" } },
       { method: "PATCH", path: "/v1/milestones/$packed.id", body: { name: "Packed, all of it" } },
     ]);
@@ -27,7 +32,11 @@ describe("what a reference stands for", () => {
     expect(patched).toMatchObject({ id: task!.id, status: "in_progress" });
     expect(renamed).toMatchObject({ id: milestone!.id, name: "Packed, all of it" });
     // Stored so: the records read back name each other.
-    expect(expectSuccess(await api(`/v1/tasks/${task!.id}`, { key: tenant.key })).data).toMatchObject({ projectId: project!.id, milestoneId: milestone!.id, status: "in_progress" });
+    expect(expectSuccess(await api(`/v1/tasks/${task!.id}`, { key: tenant.key })).data).toMatchObject({
+      projectId: project!.id,
+      milestoneId: milestone!.id,
+      status: "in_progress",
+    });
   });
 
   it("a change's or a delete's record: the id in its path (itself perhaps a reference)", async () => {
@@ -40,7 +49,11 @@ describe("what a reference stands for", () => {
       { method: "PATCH", path: "/v1/risks/$risk.id", ref: "same", body: { status: "mitigated" } },
       { method: "PATCH", path: "/v1/risks/$same.id", body: { title: "Renamed through a second ref" } },
       { method: "DELETE", path: `/v1/projects/${doomed.id}`, ref: "gone" },
-      { method: "POST", path: "/v1/issues", body: { title: "Mentions the deleted project", description: "$gone.id", projectId: "$kept.id" } },
+      {
+        method: "POST",
+        path: "/v1/issues",
+        body: { title: "Mentions the deleted project", description: "$gone.id", projectId: "$kept.id" },
+      },
     ]);
     const [, risk, mitigated, renamed, deleted, issue] = answer.data.map((r) => r.data);
     expect(risk).toMatchObject({ projectId: existing.id });
@@ -51,7 +64,7 @@ describe("what a reference stands for", () => {
     expect(issue).toMatchObject({ projectId: existing.id, description: doomed.id });
   });
 
-  it("only an exact \"$<ref>.id\" is one: other strings that mention it are kept as sent", async () => {
+  it('only an exact "$<ref>.id" is one: other strings that mention it are kept as sent', async () => {
     const tenant = await createTenant();
     const literal = ["see $p.id", "$p.id ", " $p.id", "$p.idx", "$p.name", "$$p.id", "$p.ID", "{$p.id}"];
     const answer = await committed(tenant.key, [
@@ -63,10 +76,19 @@ describe("what a reference stands for", () => {
 
   it("refs are case-sensitive: $P.id is not $p.id", async () => {
     const tenant = await createTenant();
-    await expectBatchRefused(tenant, [{ method: "POST", path: "/v1/projects", ref: "p", body: projectBody() }, { method: "POST", path: "/v1/risks", body: { title: "R", projectId: "$P.id" } }], 400, "invalid_field", {
-      field: "projectId",
-      operation: 1,
-    });
+    await expectBatchRefused(
+      tenant,
+      [
+        { method: "POST", path: "/v1/projects", ref: "p", body: projectBody() },
+        { method: "POST", path: "/v1/risks", body: { title: "R", projectId: "$P.id" } },
+      ],
+      400,
+      "invalid_field",
+      {
+        field: "projectId",
+        operation: 1,
+      },
+    );
   });
 
   it("a later operation sees what an earlier one did to the record it names: a reference to a project the batch deleted is invalid", async () => {
@@ -91,47 +113,96 @@ describe("references that do not resolve: 400 invalid_field, error.operation the
 
   it("a ref no operation defines, in a body: the body field", async () => {
     const tenant = await createTenant();
-    await expectBatchRefused(tenant, [first(), { method: "POST", path: "/v1/risks", body: { title: "R", projectId: "$q.id" } }], 400, "invalid_field", { field: "projectId", operation: 1 });
+    await expectBatchRefused(
+      tenant,
+      [first(), { method: "POST", path: "/v1/risks", body: { title: "R", projectId: "$q.id" } }],
+      400,
+      "invalid_field",
+      { field: "projectId", operation: 1 },
+    );
   });
 
   it("a ref no operation defines, in a path: operations.<i>.path", async () => {
     const tenant = await createTenant();
-    await expectBatchRefused(tenant, [first(), { method: "POST", path: "/v1/projects/$q.id/milestones", body: milestoneBody() }], 400, "invalid_field", { field: "operations.1.path", operation: 1 });
+    await expectBatchRefused(
+      tenant,
+      [first(), { method: "POST", path: "/v1/projects/$q.id/milestones", body: milestoneBody() }],
+      400,
+      "invalid_field",
+      { field: "operations.1.path", operation: 1 },
+    );
   });
 
   it("a ref a later operation defines", async () => {
     const tenant = await createTenant();
-    await expectBatchRefused(tenant, [{ method: "POST", path: "/v1/risks", body: { title: "Too early", projectId: "$p.id" } }, first()], 400, "invalid_field", { field: "projectId", operation: 0 });
-    await expectBatchRefused(tenant, [{ method: "DELETE", path: "/v1/projects/$p.id" }, first()], 400, "invalid_field", { field: "operations.0.path", operation: 0 });
+    await expectBatchRefused(
+      tenant,
+      [{ method: "POST", path: "/v1/risks", body: { title: "Too early", projectId: "$p.id" } }, first()],
+      400,
+      "invalid_field",
+      { field: "projectId", operation: 0 },
+    );
+    await expectBatchRefused(tenant, [{ method: "DELETE", path: "/v1/projects/$p.id" }, first()], 400, "invalid_field", {
+      field: "operations.0.path",
+      operation: 0,
+    });
   });
 
   it("an operation's own ref, in its own body", async () => {
     const tenant = await createTenant();
-    await expectBatchRefused(tenant, [first(), { method: "POST", path: "/v1/projects", ref: "self", body: projectBody({ description: "$self.id" }) }], 400, "invalid_field", {
-      field: "description",
-      operation: 1,
-    });
+    await expectBatchRefused(
+      tenant,
+      [first(), { method: "POST", path: "/v1/projects", ref: "self", body: projectBody({ description: "$self.id" }) }],
+      400,
+      "invalid_field",
+      {
+        field: "description",
+        operation: 1,
+      },
+    );
   });
 
   it("a ref defined twice: operations.<i>.ref of the second", async () => {
     const tenant = await createTenant();
     const task = await tenant.insertTask();
-    await expectBatchRefused(tenant, [first(), { method: "PATCH", path: `/v1/tasks/${task.id}`, body: {} }, { method: "PATCH", path: `/v1/tasks/${task.id}`, ref: "p", body: { title: "x" } }], 400, "invalid_field", {
-      field: "operations.2.ref",
-      operation: 2,
-    });
+    await expectBatchRefused(
+      tenant,
+      [
+        first(),
+        { method: "PATCH", path: `/v1/tasks/${task.id}`, body: {} },
+        { method: "PATCH", path: `/v1/tasks/${task.id}`, ref: "p", body: { title: "x" } },
+      ],
+      400,
+      "invalid_field",
+      {
+        field: "operations.2.ref",
+        operation: 2,
+      },
+    );
   });
 
   it("a ref on a PUT by external id (its id is known only once it has run): operations.<i>.ref", async () => {
     const tenant = await createTenant();
-    await expectBatchRefused(tenant, [first(), { method: "PUT", path: "/v1/personnel/by-external-id/hr-1", ref: "hr", body: personBody() }], 400, "invalid_field", {
-      field: "operations.1.ref",
-      operation: 1,
-    });
+    await expectBatchRefused(
+      tenant,
+      [first(), { method: "PUT", path: "/v1/personnel/by-external-id/hr-1", ref: "hr", body: personBody() }],
+      400,
+      "invalid_field",
+      {
+        field: "operations.1.ref",
+        operation: 1,
+      },
+    );
   });
 
   it("a reference that is not a whole path segment is no reference: the single call's invalid id", async () => {
     const tenant = await createTenant();
-    await expectBatchRefused(tenant, [first(), { method: "PATCH", path: "/v1/projects/x$p.id", body: { name: "x" } }], 400, "invalid_field", { field: "id", operation: 1 });
+    await expectBatchRefused(
+      tenant,
+      [first(), { method: "PATCH", path: "/v1/projects/x$p.id", body: { name: "x" } }],
+      400,
+      "invalid_field",
+      { field: "id", operation: 1 },
+    );
   });
 });

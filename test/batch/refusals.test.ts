@@ -29,7 +29,12 @@ async function arrange(tenant?: Tenant): Promise<Arranged> {
   const prefix: Operation[] = [
     { method: "POST", path: "/v1/projects", ref: "p", body: projectBody() },
     { method: "POST", path: "/v1/projects/$p.id/milestones", ref: "m", body: milestoneBody() },
-    { method: "POST", path: "/v1/tasks", ref: "t", body: { title: "Prefix", projectId: "$p.id", milestoneId: "$m.id", assigneeId: person.id, dueDate: "2026-06-30" } },
+    {
+      method: "POST",
+      path: "/v1/tasks",
+      ref: "t",
+      body: { title: "Prefix", projectId: "$p.id", milestoneId: "$m.id", assigneeId: person.id, dueDate: "2026-06-30" },
+    },
     { method: "PATCH", path: `/v1/tasks/${task.id}`, body: { title: "Renamed by the prefix" } },
     { method: "PUT", path: `/v1/personnel/by-external-id/ext-${unique()}`, body: personBody() },
   ];
@@ -53,61 +58,127 @@ interface LastOperationCase {
 const CASES: Record<string, LastOperationCase> = {
   "validation, a field missing (400 missing_field)": {
     last: () => ({ method: "POST", path: "/v1/tasks", body: { title: "No project" } }),
-    status: 400, code: "missing_field", details: () => ({ field: "projectId" }), single: true,
+    status: 400,
+    code: "missing_field",
+    details: () => ({ field: "projectId" }),
+    single: true,
   },
   "validation, a field invalid (400 invalid_field)": {
     last: () => ({ method: "POST", path: "/v1/projects", body: projectBody({ budget: -1 }) }),
-    status: 400, code: "invalid_field", details: () => ({ field: "budget" }), single: true,
+    status: 400,
+    code: "invalid_field",
+    details: () => ({ field: "budget" }),
+    single: true,
   },
   "validation, a field unknown (400 unknown_field)": {
     last: (a) => ({ method: "PATCH", path: `/v1/tasks/${a.task.id}`, body: { colour: "red" } }),
-    status: 400, code: "unknown_field", details: () => ({ field: "colour" }), single: true,
+    status: 400,
+    code: "unknown_field",
+    details: () => ({ field: "colour" }),
+    single: true,
   },
   "a reference to another organisation's person (400 invalid_reference)": {
-    last: async (a, other) => ({ method: "POST", path: "/v1/tasks", body: { title: "Foreign", projectId: (await a.tenant.insertProject()).id, assigneeId: (await other.insertPerson()).id, dueDate: "2026-06-30" } }),
-    status: 400, code: "invalid_reference", details: () => ({ field: "assigneeId" }), single: true,
+    last: async (a, other) => ({
+      method: "POST",
+      path: "/v1/tasks",
+      body: {
+        title: "Foreign",
+        projectId: (await a.tenant.insertProject()).id,
+        assigneeId: (await other.insertPerson()).id,
+        dueDate: "2026-06-30",
+      },
+    }),
+    status: 400,
+    code: "invalid_reference",
+    details: () => ({ field: "assigneeId" }),
+    single: true,
   },
   "a reference the batch made, of the wrong project (400 invalid_reference)": {
-    last: async (a) => ({ method: "POST", path: "/v1/tasks", body: { title: "Wrong milestone", projectId: (await a.tenant.insertProject()).id, milestoneId: "$m.id", assigneeId: a.person.id, dueDate: "2026-06-30" } }),
-    status: 400, code: "invalid_reference", details: () => ({ field: "milestoneId" }), single: false,
+    last: async (a) => ({
+      method: "POST",
+      path: "/v1/tasks",
+      body: {
+        title: "Wrong milestone",
+        projectId: (await a.tenant.insertProject()).id,
+        milestoneId: "$m.id",
+        assigneeId: a.person.id,
+        dueDate: "2026-06-30",
+      },
+    }),
+    status: 400,
+    code: "invalid_reference",
+    details: () => ({ field: "milestoneId" }),
+    single: false,
   },
   "a stale If-Match (412 precondition_failed)": {
-    last: async (a) => ({ method: "PATCH", path: `/v1/tasks/${(await a.tenant.insertTask()).id}`, ifMatch: '"7"', body: { priority: "high" } }),
-    status: 412, code: "precondition_failed", details: () => ({ currentVersion: 1 }), single: true,
+    last: async (a) => ({
+      method: "PATCH",
+      path: `/v1/tasks/${(await a.tenant.insertTask()).id}`,
+      ifMatch: '"7"',
+      body: { priority: "high" },
+    }),
+    status: 412,
+    code: "precondition_failed",
+    details: () => ({ currentVersion: 1 }),
+    single: true,
   },
   "an If-Match the batch's own change made stale (412, currentVersion as the batch left it)": {
     last: (a) => ({ method: "PATCH", path: `/v1/tasks/${a.task.id}`, ifMatch: 1, body: { priority: "high" } }),
-    status: 412, code: "precondition_failed", details: () => ({ currentVersion: 2 }), single: false,
+    status: 412,
+    code: "precondition_failed",
+    details: () => ({ currentVersion: 2 }),
+    single: false,
   },
   "a move the workflow does not allow (409 invalid_transition)": {
     last: (a) => ({ method: "PATCH", path: `/v1/tasks/${a.task.id}`, body: { status: "done" } }),
-    status: 409, code: "invalid_transition", details: () => ({ field: "status", from: "todo", allowed: ["in_progress", "cancelled"] }), single: true,
+    status: 409,
+    code: "invalid_transition",
+    details: () => ({ field: "status", from: "todo", allowed: ["in_progress", "cancelled"] }),
+    single: true,
   },
   "a move the workflow does not allow after the batch's own (409 invalid_transition)": {
     last: () => ({ method: "PATCH", path: "/v1/tasks/$t.id", body: { status: "blocked" } }),
-    status: 409, code: "invalid_transition", details: () => ({ field: "status", from: "todo" }), single: false,
+    status: 409,
+    code: "invalid_transition",
+    details: () => ({ field: "status", from: "todo" }),
+    single: false,
   },
   "deleting the project the batch gave a task (409 conflict)": {
     last: () => ({ method: "DELETE", path: "/v1/projects/$p.id" }),
-    status: 409, code: "conflict", single: false,
+    status: 409,
+    code: "conflict",
+    single: false,
   },
   "a scope the key lacks (403 insufficient_scope)": {
-    last: async (a) => ({ method: "POST", path: "/v1/financial-entries", body: { projectId: (await a.tenant.insertProject()).id, kind: "cost", amount: "1.00", currency: "EUR", date: "2026-03-31" } }),
+    last: async (a) => ({
+      method: "POST",
+      path: "/v1/financial-entries",
+      body: { projectId: (await a.tenant.insertProject()).id, kind: "cost", amount: "1.00", currency: "EUR", date: "2026-03-31" },
+    }),
     scopes: ["projects.manage", "tasks.manage", "organisation.manage", "financials.read"],
-    status: 403, code: "insufficient_scope", details: () => ({ scope: "financials.manage" }), single: true,
+    status: 403,
+    code: "insufficient_scope",
+    details: () => ({ scope: "financials.manage" }),
+    single: true,
   },
   "a record that does not exist (404 not_found)": {
     last: () => ({ method: "DELETE", path: `/v1/risks/${randomUUID()}` }),
-    status: 404, code: "not_found", single: true,
+    status: 404,
+    code: "not_found",
+    single: true,
   },
   "another organisation's record (404 not_found)": {
     last: async (_, other) => ({ method: "PATCH", path: `/v1/tasks/${(await other.insertTask()).id}`, body: { title: "Mine now" } }),
-    status: 404, code: "not_found", single: true,
+    status: 404,
+    code: "not_found",
+    single: true,
   },
   "the record the batch deleted (404 not_found)": {
     between: [{ method: "DELETE", path: "/v1/tasks/$t.id" }],
     last: () => ({ method: "PATCH", path: "/v1/tasks/$t.id", body: { title: "Gone" } }),
-    status: 404, code: "not_found", single: false,
+    status: 404,
+    code: "not_found",
+    single: false,
   },
 };
 
@@ -120,10 +191,16 @@ describe("refused at its last operation: the refusal, and nothing written", () =
       const last = await test.last(arranged, other);
       const operations = [...arranged.prefix, ...(test.between ?? []), last];
       const index = operations.length - 1;
-      const { response } = await expectBatchRefused({ key, orgIds: [arranged.tenant.org.id, other.org.id] }, operations, test.status, test.code, {
-        ...test.details?.(arranged),
-        operation: index,
-      });
+      const { response } = await expectBatchRefused(
+        { key, orgIds: [arranged.tenant.org.id, other.org.id] },
+        operations,
+        test.status,
+        test.code,
+        {
+          ...test.details?.(arranged),
+          operation: index,
+        },
+      );
       if (!test.single) return;
       const before = await snapshot(arranged.tenant.org.id);
       expectSameRefusal(response, await singleCall(key, last), index);
@@ -141,29 +218,47 @@ describe("a person's email, unique in the organisation whatever its case", () =>
 
   it("an email another person has (in another case): 409 conflict on email at its index, as the single call, nothing written", async () => {
     const { tenant, last, operations } = await duplicate();
-    const { response } = await expectBatchRefused(tenant, operations, 409, "conflict", { field: "email", operation: operations.length - 1 });
+    const { response } = await expectBatchRefused(tenant, operations, 409, "conflict", {
+      field: "email",
+      operation: operations.length - 1,
+    });
     expectSameRefusal(response, await singleCall(tenant.key, last), operations.length - 1);
   });
 
   it("two people of the batch with one email: 409 conflict on email at the second, nothing written", async () => {
     const { tenant, prefix } = await arrange();
     const person = personBody();
-    const operations: Operation[] = [...prefix, { method: "POST", path: "/v1/personnel", body: person }, { method: "POST", path: "/v1/personnel", body: personBody({ email: person.email }) }];
+    const operations: Operation[] = [
+      ...prefix,
+      { method: "POST", path: "/v1/personnel", body: person },
+      { method: "POST", path: "/v1/personnel", body: personBody({ email: person.email }) },
+    ];
     await expectBatchRefused(tenant, operations, 409, "conflict", { field: "email", operation: operations.length - 1 });
   });
 
   it("a PUT by external id with another person's email: 409 conflict on email at its index, as the single call", async () => {
     const { tenant, prefix, person } = await arrange();
-    const put: Operation = { method: "PUT", path: `/v1/personnel/by-external-id/hr-${unique()}`, body: personBody({ email: person.email }) };
+    const put: Operation = {
+      method: "PUT",
+      path: `/v1/personnel/by-external-id/hr-${unique()}`,
+      body: personBody({ email: person.email }),
+    };
     const operations = [...prefix, put];
-    const { response } = await expectBatchRefused(tenant, operations, 409, "conflict", { field: "email", operation: operations.length - 1 });
+    const { response } = await expectBatchRefused(tenant, operations, 409, "conflict", {
+      field: "email",
+      operation: operations.length - 1,
+    });
     expectSameRefusal(response, await singleCall(tenant.key, put), operations.length - 1);
   });
 
   it("a change to an email the batch gave someone else: 409 conflict on email at its index", async () => {
     const { tenant, prefix, person } = await arrange();
     const taken = personBody();
-    const operations: Operation[] = [...prefix, { method: "POST", path: "/v1/personnel", body: taken }, { method: "PATCH", path: `/v1/personnel/${person.id}`, body: { email: taken.email } }];
+    const operations: Operation[] = [
+      ...prefix,
+      { method: "POST", path: "/v1/personnel", body: taken },
+      { method: "PATCH", path: `/v1/personnel/${person.id}`, body: { email: taken.email } },
+    ];
     await expectBatchRefused(tenant, operations, 409, "conflict", { field: "email", operation: operations.length - 1 });
   });
 });
@@ -171,17 +266,33 @@ describe("a person's email, unique in the organisation whatever its case", () =>
 describe("error.operation is the refused operation's index, wherever it is", () => {
   it("the first of three: refused before the database (400)", async () => {
     const { tenant, prefix } = await arrange();
-    await expectBatchRefused(tenant, [{ method: "POST", path: "/v1/projects", body: { name: "" } }, ...prefix.slice(0, 2)], 400, "missing_field", { operation: 0 });
+    await expectBatchRefused(
+      tenant,
+      [{ method: "POST", path: "/v1/projects", body: { name: "" } }, ...prefix.slice(0, 2)],
+      400,
+      "missing_field",
+      { operation: 0 },
+    );
   });
 
   it("the middle one: refused by the database (404), the write before it undone, the one after never run", async () => {
     const { tenant, prefix } = await arrange();
-    await expectBatchRefused(tenant, [prefix[0]!, { method: "PATCH", path: `/v1/projects/${randomUUID()}`, body: { name: "x" } }, prefix[1]!], 404, "not_found", { operation: 1 });
+    await expectBatchRefused(
+      tenant,
+      [prefix[0]!, { method: "PATCH", path: `/v1/projects/${randomUUID()}`, body: { name: "x" } }, prefix[1]!],
+      404,
+      "not_found",
+      { operation: 1 },
+    );
   });
 
   it("a refused operation among 100: index 57", { timeout: 60_000 }, async () => {
     const { tenant, task } = await arrange();
-    const operations: Operation[] = Array.from({ length: 100 }, (_, i) => ({ method: "POST", path: "/v1/projects", body: projectBody({ name: `P${i}` }) }));
+    const operations: Operation[] = Array.from({ length: 100 }, (_, i) => ({
+      method: "POST",
+      path: "/v1/projects",
+      body: projectBody({ name: `P${i}` }),
+    }));
     operations[57] = { method: "PATCH", path: `/v1/tasks/${task.id}`, ifMatch: 3, body: { title: "x" } };
     await expectBatchRefused(tenant, operations, 412, "precondition_failed", { operation: 57, currentVersion: 1 });
   });
@@ -192,28 +303,72 @@ describe("scopes: each operation needs its single call's scope", () => {
     const tenant = await createTenant();
     const projectsOnly = await tenant.keyWith(["projects.manage"]);
     const { prefix } = await arrange(tenant);
-    await expectBatchRefused({ key: projectsOnly.key, orgIds: [tenant.org.id] }, prefix.slice(0, 3), 403, "insufficient_scope", { scope: "tasks.manage", operation: 2 });
+    await expectBatchRefused({ key: projectsOnly.key, orgIds: [tenant.org.id] }, prefix.slice(0, 3), 403, "insufficient_scope", {
+      scope: "tasks.manage",
+      operation: 2,
+    });
   });
 
   it("scope before body, within an operation: a key without tasks.manage sending a broken task is 403", async () => {
     const tenant = await createTenant();
     const projectsOnly = await tenant.keyWith(["projects.manage"]);
-    await expectBatchRefused({ key: projectsOnly.key, orgIds: [tenant.org.id] }, [{ method: "POST", path: "/v1/projects", body: projectBody() }, { method: "POST", path: "/v1/tasks", body: { title: 5 } }], 403, "insufficient_scope", {
-      scope: "tasks.manage",
-      operation: 1,
-    });
+    await expectBatchRefused(
+      { key: projectsOnly.key, orgIds: [tenant.org.id] },
+      [
+        { method: "POST", path: "/v1/projects", body: projectBody() },
+        { method: "POST", path: "/v1/tasks", body: { title: 5 } },
+      ],
+      403,
+      "insufficient_scope",
+      {
+        scope: "tasks.manage",
+        operation: 1,
+      },
+    );
   });
 
   // Every kind of operation against a key holding every scope but the one it needs.
   const NEEDS: Array<[string, (t: Tenant) => Promise<Operation>, Parameters<Tenant["keyWith"]>[0][number]]> = [
     ["POST /v1/projects", async () => ({ method: "POST", path: "/v1/projects", body: projectBody() }), "projects.manage"],
-    ["POST /v1/projects/:id/milestones", async (t) => ({ method: "POST", path: `/v1/projects/${(await t.insertProject()).id}/milestones`, body: milestoneBody() }), "projects.manage"],
-    ["PATCH /v1/milestones/:id", async (t) => ({ method: "PATCH", path: `/v1/milestones/${(await t.insertMilestone((await t.insertProject()).id)).id}`, body: { name: "x" } }), "projects.manage"],
+    [
+      "POST /v1/projects/:id/milestones",
+      async (t) => ({ method: "POST", path: `/v1/projects/${(await t.insertProject()).id}/milestones`, body: milestoneBody() }),
+      "projects.manage",
+    ],
+    [
+      "PATCH /v1/milestones/:id",
+      async (t) => ({
+        method: "PATCH",
+        path: `/v1/milestones/${(await t.insertMilestone((await t.insertProject()).id)).id}`,
+        body: { name: "x" },
+      }),
+      "projects.manage",
+    ],
     ["DELETE /v1/tasks/:id", async (t) => ({ method: "DELETE", path: `/v1/tasks/${(await t.insertTask()).id}` }), "tasks.manage"],
-    ["PUT /v1/tasks/by-external-id/:externalId", async (t) => ({ method: "PUT", path: `/v1/tasks/by-external-id/x-${unique()}`, body: { title: "T", projectId: (await t.insertProject()).id, assigneeId: (await t.insertPerson()).id, dueDate: "2026-06-30" } }), "tasks.manage"],
-    ["POST /v1/risks", async (t) => ({ method: "POST", path: "/v1/risks", body: { title: "R", projectId: (await t.insertProject()).id } }), "risks.manage"],
+    [
+      "PUT /v1/tasks/by-external-id/:externalId",
+      async (t) => ({
+        method: "PUT",
+        path: `/v1/tasks/by-external-id/x-${unique()}`,
+        body: { title: "T", projectId: (await t.insertProject()).id, assigneeId: (await t.insertPerson()).id, dueDate: "2026-06-30" },
+      }),
+      "tasks.manage",
+    ],
+    [
+      "POST /v1/risks",
+      async (t) => ({ method: "POST", path: "/v1/risks", body: { title: "R", projectId: (await t.insertProject()).id } }),
+      "risks.manage",
+    ],
     ["PATCH /v1/issues/:id", async () => ({ method: "PATCH", path: `/v1/issues/${randomUUID()}`, body: { title: "x" } }), "issues.manage"],
-    ["PUT /v1/financial-entries/by-external-id/:externalId", async (t) => ({ method: "PUT", path: `/v1/financial-entries/by-external-id/f-${unique()}`, body: { projectId: (await t.insertProject()).id, kind: "cost", amount: "1.00", currency: "EUR", date: "2026-03-31" } }), "financials.manage"],
+    [
+      "PUT /v1/financial-entries/by-external-id/:externalId",
+      async (t) => ({
+        method: "PUT",
+        path: `/v1/financial-entries/by-external-id/f-${unique()}`,
+        body: { projectId: (await t.insertProject()).id, kind: "cost", amount: "1.00", currency: "EUR", date: "2026-03-31" },
+      }),
+      "financials.manage",
+    ],
     ["POST /v1/personnel", async () => ({ method: "POST", path: "/v1/personnel", body: personBody() }), "organisation.manage"],
   ];
   for (const [name, operation, scope] of NEEDS) {
@@ -221,9 +376,18 @@ describe("scopes: each operation needs its single call's scope", () => {
       const tenant = await createTenant();
       const key = await tenant.keyWith(scopesWithout(scope));
       // Something the key may do first, so the refusal is the operation's, not the batch's.
-      const allowed: Operation = scope === "organisation.manage" ? { method: "POST", path: "/v1/projects", body: projectBody() } : { method: "POST", path: "/v1/personnel", body: personBody() };
+      const allowed: Operation =
+        scope === "organisation.manage"
+          ? { method: "POST", path: "/v1/projects", body: projectBody() }
+          : { method: "POST", path: "/v1/personnel", body: personBody() };
       const refused = await operation(tenant);
-      const { response } = await expectBatchRefused({ key: key.key, orgIds: [tenant.org.id] }, [allowed, refused], 403, "insufficient_scope", { scope, operation: 1 });
+      const { response } = await expectBatchRefused(
+        { key: key.key, orgIds: [tenant.org.id] },
+        [allowed, refused],
+        403,
+        "insufficient_scope",
+        { scope, operation: 1 },
+      );
       expectSameRefusal(response, await singleCall(key.key, refused), 1);
     });
   }
@@ -233,17 +397,34 @@ describe("scopes: each operation needs its single call's scope", () => {
   it("the first refused operation answers: a forbidden operation 0 before a malformed operation 1 is 403 at 0", async () => {
     const tenant = await createTenant();
     const projectsOnly = await tenant.keyWith(["projects.manage"]);
-    const task = { title: "T", projectId: (await tenant.insertProject()).id, assigneeId: (await tenant.insertPerson()).id, dueDate: "2026-06-30" };
-    await expectBatchRefused({ key: projectsOnly.key, orgIds: [tenant.org.id] }, [{ method: "POST", path: "/v1/tasks", body: task }, { method: "POST", path: "/v1/projects", body: { name: "" } }], 403, "insufficient_scope", {
-      scope: "tasks.manage",
-      operation: 0,
-    });
+    const task = {
+      title: "T",
+      projectId: (await tenant.insertProject()).id,
+      assigneeId: (await tenant.insertPerson()).id,
+      dueDate: "2026-06-30",
+    };
+    await expectBatchRefused(
+      { key: projectsOnly.key, orgIds: [tenant.org.id] },
+      [
+        { method: "POST", path: "/v1/tasks", body: task },
+        { method: "POST", path: "/v1/projects", body: { name: "" } },
+      ],
+      403,
+      "insufficient_scope",
+      {
+        scope: "tasks.manage",
+        operation: 0,
+      },
+    );
   });
 });
 
 describe("the key: 401 before anything, whatever the operations", () => {
   const valid = (): Operation[] => [{ method: "POST", path: "/v1/projects", body: projectBody() }];
-  const broken = (): Operation[] => [{ method: "POST", path: "/v1/projects", body: { name: "" } }, { method: "GET", path: "/v1/tasks" }];
+  const broken = (): Operation[] => [
+    { method: "POST", path: "/v1/projects", body: { name: "" } },
+    { method: "GET", path: "/v1/tasks" },
+  ];
   const keys: Array<[string, (t: Tenant) => Promise<string | undefined>, string | readonly string[]]> = [
     ["no key", async () => undefined, "unauthorized"],
     ["a malformed key", async () => "ops_not-a-key", ["unauthorized", "invalid_key"]],
@@ -251,7 +432,10 @@ describe("the key: 401 before anything, whatever the operations", () => {
     ["a revoked key", async (t) => (await t.revokedKey()).key, "invalid_key"],
   ];
   for (const [name, key, code] of keys) {
-    for (const [bodyName, operations] of [["operations that would commit", valid], ["operations that would be refused", broken]] as const) {
+    for (const [bodyName, operations] of [
+      ["operations that would commit", valid],
+      ["operations that would be refused", broken],
+    ] as const) {
       it(`${name}, ${bodyName}: 401, nothing written, no rate-limit headers`, async () => {
         const tenant = await createTenant();
         const sent = await key(tenant);

@@ -66,7 +66,11 @@ beforeAll(async () => {
   proxy = createServer((req, res) => {
     void readBody(req).then((body) => {
       const parsed = JSON.parse(body.toString("utf8")) as { query?: string; queries?: Array<{ query: string }> };
-      sqlRequests.push(parsed.queries ? { transaction: true, statements: parsed.queries.map((q) => q.query) } : { transaction: false, statements: [parsed.query ?? ""] });
+      sqlRequests.push(
+        parsed.queries
+          ? { transaction: true, statements: parsed.queries.map((q) => q.query) }
+          : { transaction: false, statements: [parsed.query ?? ""] },
+      );
       const headers = { ...req.headers, host: sqlEndpoint.address, "content-length": String(body.length) };
       const forward = httpRequest(`http://${sqlEndpoint.address}${req.url}`, { method: req.method, headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -81,7 +85,10 @@ beforeAll(async () => {
       const message = JSON.parse(body.toString("utf8")) as { events?: RoomPost["events"] };
       const orgId = req.url?.split("/").at(-1) ?? "";
       if (message.events) roomPosts.push({ orgId, events: message.events });
-      const answer = () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ acknowledged: (message.events ?? []).map((e) => e.changeVersion) }));
+      const answer = () =>
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ acknowledged: (message.events ?? []).map((e) => e.changeVersion) }));
       if (held) held.push(answer);
       else answer();
     });
@@ -149,13 +156,23 @@ async function acknowledged(orgId: string, n: number): Promise<void> {
   );
 }
 
-const batchAt = (key: string, operations: Operation[], headers: Record<string, string> = {}) => () =>
-  api("/v1/batch", { key, body: { operations }, headers, baseUrl: worker.url });
+const batchAt =
+  (key: string, operations: Operation[], headers: Record<string, string> = {}) =>
+  () =>
+    api("/v1/batch", { key, body: { operations }, headers, baseUrl: worker.url });
 
 function hundred(): Operation[] {
-  const operations: Operation[] = [{ method: "POST", path: "/v1/personnel", ref: "a", body: personBody() }, { method: "POST", path: "/v1/projects", ref: "p", body: projectBody() }];
+  const operations: Operation[] = [
+    { method: "POST", path: "/v1/personnel", ref: "a", body: personBody() },
+    { method: "POST", path: "/v1/projects", ref: "p", body: projectBody() },
+  ];
   for (let i = 0; i < 49; i++) {
-    operations.push({ method: "POST", path: "/v1/tasks", ref: `t${i}`, body: { title: `T${i}`, projectId: "$p.id", assigneeId: "$a.id", dueDate: "2026-06-30" } });
+    operations.push({
+      method: "POST",
+      path: "/v1/tasks",
+      ref: `t${i}`,
+      body: { title: `T${i}`, projectId: "$p.id", assigneeId: "$a.id", dueDate: "2026-06-30" },
+    });
   }
   for (let i = 0; i < 49; i++) operations.push({ method: "PATCH", path: `/v1/tasks/$t${i}.id`, body: { status: "in_progress" } });
   return operations;
@@ -165,30 +182,43 @@ describe("one database round trip, one publish", () => {
   it("a single change, for comparison: one SQL request", { timeout: 60_000 }, async () => {
     const tenant = await warmTenant();
     const task = await tenant.insertTask();
-    const { response, requests, release } = await counted(() => api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title: "x" }, baseUrl: worker.url }));
+    const { response, requests, release } = await counted(() =>
+      api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title: "x" }, baseUrl: worker.url }),
+    );
     release();
     expectSuccess(response);
     expect(requests.map((r) => r.statements.length)).toEqual([1]);
     await acknowledged(tenant.org.id, 1);
   });
 
-  it("100 operations: one SQL request, a transaction with every operation's statement; their 100 events reach the room in one message, in order", { timeout: 60_000 }, async () => {
-    const tenant = await warmTenant();
-    const operations = hundred();
-    const { response, requests, release } = await counted(batchAt(tenant.key, operations));
-    const answer = expectCommitted(response, 100);
-    expect(requests, "SQL requests while the batch was in flight").toHaveLength(1);
-    expect(requests[0]!.transaction).toBe(true);
-    expect(requests[0]!.statements.length).toBeGreaterThanOrEqual(100);
+  it(
+    "100 operations: one SQL request, a transaction with every operation's statement; their 100 events reach the room in one message, in order",
+    { timeout: 60_000 },
+    async () => {
+      const tenant = await warmTenant();
+      const operations = hundred();
+      const { response, requests, release } = await counted(batchAt(tenant.key, operations));
+      const answer = expectCommitted(response, 100);
+      expect(requests, "SQL requests while the batch was in flight").toHaveLength(1);
+      expect(requests[0]!.transaction).toBe(true);
+      expect(requests[0]!.statements.length).toBeGreaterThanOrEqual(100);
 
-    const posts = await pollUntil(async () => roomPosts.filter((p) => p.orgId === tenant.org.id), (p) => p.length > 0, 10_000);
-    release();
-    expect(posts[0]!.events.map((e) => e.data.id)).toEqual(answer.data.map((r) => r.data.id));
-    expectOneBatch(answer, posts[0]!.events);
-    // The acknowledgement is recorded on the events once the room answers.
-    await acknowledged(tenant.org.id, 100);
-    expect(roomPosts.filter((p) => p.orgId === tenant.org.id), "one publish for the whole batch").toHaveLength(1);
-  });
+      const posts = await pollUntil(
+        async () => roomPosts.filter((p) => p.orgId === tenant.org.id),
+        (p) => p.length > 0,
+        10_000,
+      );
+      release();
+      expect(posts[0]!.events.map((e) => e.data.id)).toEqual(answer.data.map((r) => r.data.id));
+      expectOneBatch(answer, posts[0]!.events);
+      // The acknowledgement is recorded on the events once the room answers.
+      await acknowledged(tenant.org.id, 100);
+      expect(
+        roomPosts.filter((p) => p.orgId === tenant.org.id),
+        "one publish for the whole batch",
+      ).toHaveLength(1);
+    },
+  );
 
   it("with an Idempotency-Key: one request for the batch, one for its replay", { timeout: 60_000 }, async () => {
     const tenant = await warmTenant();

@@ -29,17 +29,52 @@ describe("the batch's shape", () => {
     ["101 operations", () => ({ operations: Array.from({ length: 101 }, create) }), "invalid_field", "operations"],
     ["operations not an array", () => ({ operations: create() }), "invalid_field", "operations"],
     ["a field beside operations", () => ({ operations: [create()], atomic: false }), "unknown_field", "atomic"],
-    ["an unknown field on an operation", () => ({ operations: [create(), create(), { ...create(), headers: {} }] }), "unknown_field", "operations.2.headers"],
-    ["an operation without method", () => ({ operations: [create(), { path: "/v1/projects", body: projectBody() }] }), "missing_field", "operations.1.method"],
-    ["an operation without path", () => ({ operations: [create(), { method: "POST", body: projectBody() }] }), "missing_field", "operations.1.path"],
+    [
+      "an unknown field on an operation",
+      () => ({ operations: [create(), create(), { ...create(), headers: {} }] }),
+      "unknown_field",
+      "operations.2.headers",
+    ],
+    [
+      "an operation without method",
+      () => ({ operations: [create(), { path: "/v1/projects", body: projectBody() }] }),
+      "missing_field",
+      "operations.1.method",
+    ],
+    [
+      "an operation without path",
+      () => ({ operations: [create(), { method: "POST", body: projectBody() }] }),
+      "missing_field",
+      "operations.1.path",
+    ],
     ["GET", () => ({ operations: [create(), { method: "GET", path: "/v1/projects" }] }), "invalid_field", "operations.1.method"],
     ["a method in lower case", () => ({ operations: [create(), { ...create(), method: "post" }] }), "invalid_field", "operations.1.method"],
-    ["a path outside /v1/", () => ({ operations: [create(), { ...create(), path: "/internal/sweep" }] }), "invalid_field", "operations.1.path"],
-    ["a full URL as path", () => ({ operations: [create(), { ...create(), path: "https://elsewhere.example/v1/projects" }] }), "invalid_field", "operations.1.path"],
-    ["a body that is an array", () => ({ operations: [create(), { ...create(), body: [projectBody()] }] }), "invalid_field", "operations.1.body"],
+    [
+      "a path outside /v1/",
+      () => ({ operations: [create(), { ...create(), path: "/internal/sweep" }] }),
+      "invalid_field",
+      "operations.1.path",
+    ],
+    [
+      "a full URL as path",
+      () => ({ operations: [create(), { ...create(), path: "https://elsewhere.example/v1/projects" }] }),
+      "invalid_field",
+      "operations.1.path",
+    ],
+    [
+      "a body that is an array",
+      () => ({ operations: [create(), { ...create(), body: [projectBody()] }] }),
+      "invalid_field",
+      "operations.1.body",
+    ],
     ["a body that is null", () => ({ operations: [create(), { ...create(), body: null }] }), "invalid_field", "operations.1.body"],
     ["an ifMatch below 0", () => ({ operations: [create(), { ...create(), ifMatch: -1 }] }), "invalid_field", "operations.1.ifMatch"],
-    ["an ifMatch that is not an integer", () => ({ operations: [create(), { ...create(), ifMatch: 1.5 }] }), "invalid_field", "operations.1.ifMatch"],
+    [
+      "an ifMatch that is not an integer",
+      () => ({ operations: [create(), { ...create(), ifMatch: 1.5 }] }),
+      "invalid_field",
+      "operations.1.ifMatch",
+    ],
   ];
   for (const [name, body, code, field] of cases) {
     it(`${name}: 400 ${code} on ${field}, nothing written`, async () => {
@@ -54,7 +89,10 @@ describe("the batch's shape", () => {
       await refusedBody(tenant, { operations: [create(), { ...create(), ref }] }, 400, "invalid_field", { field: "operations.1.ref" });
     }
     // The longest and the odd characters allowed.
-    await committed(tenant.key, [{ ...create(), ref: `A${"z".repeat(63)}` }, { ...create(), ref: "a_b-9" }]);
+    await committed(tenant.key, [
+      { ...create(), ref: `A${"z".repeat(63)}` },
+      { ...create(), ref: "a_b-9" },
+    ]);
   });
 
   it("invalid JSON: 400 invalid_json; a body over 1 MiB: 413 payload_too_large", async () => {
@@ -66,34 +104,62 @@ describe("the batch's shape", () => {
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
 
-  it("a body far over a single call's 64 KiB but under 1 MiB commits: 100 operations of 9 000-character descriptions", { timeout: 60_000 }, async () => {
-    const tenant = await createTenant();
-    const operations = Array.from({ length: 100 }, (_, i) => ({ ...create(), body: projectBody({ name: `Long ${i}`, description: "d".repeat(9_000) }) }));
-    expect(JSON.stringify({ operations }).length).toBeGreaterThan(900_000);
-    const answer = await committed(tenant.key, operations);
-    expect(answer.data.every((r) => r.data.description === "d".repeat(9_000))).toBe(true);
-  });
+  it(
+    "a body far over a single call's 64 KiB but under 1 MiB commits: 100 operations of 9 000-character descriptions",
+    { timeout: 60_000 },
+    async () => {
+      const tenant = await createTenant();
+      const operations = Array.from({ length: 100 }, (_, i) => ({
+        ...create(),
+        body: projectBody({ name: `Long ${i}`, description: "d".repeat(9_000) }),
+      }));
+      expect(JSON.stringify({ operations }).length).toBeGreaterThan(900_000);
+      const answer = await committed(tenant.key, operations);
+      expect(answer.data.every((r) => r.data.description === "d".repeat(9_000))).toBe(true);
+    },
+  );
 });
 
 describe("an operation a batch does not run: 400 invalid_field on operations.<i>.path, error.operation i", () => {
   const paths: Array<[string, (t: Tenant) => Promise<Operation>]> = [
     ["a path no endpoint has", async () => ({ method: "POST", path: "/v1/nothing", body: {} })],
     ["a webhook create", async () => ({ method: "POST", path: "/v1/webhooks", body: { url: "http://127.0.0.1:9/hook" } })],
-    ["a webhook change", async (t) => ({ method: "PATCH", path: `/v1/webhooks/${(await t.insertProject()).id}`, body: { enabled: false } })],
+    [
+      "a webhook change",
+      async (t) => ({ method: "PATCH", path: `/v1/webhooks/${(await t.insertProject()).id}`, body: { enabled: false } }),
+    ],
     ["a realtime token", async () => ({ method: "POST", path: "/v1/realtime/tokens", body: {} })],
-    ["an API key of the settings", async () => ({ method: "POST", path: "/v1/settings/api-keys", body: { name: "k", scopes: ["projects.read"] } })],
+    [
+      "an API key of the settings",
+      async () => ({ method: "POST", path: "/v1/settings/api-keys", body: { name: "k", scopes: ["projects.read"] } }),
+    ],
     ["a batch in a batch", async () => ({ method: "POST", path: "/v1/batch", body: { operations: [create()] } })],
-    ["a method the path does not have (PUT on a record)", async (t) => ({ method: "PUT", path: `/v1/projects/${(await t.insertProject()).id}`, body: projectBody() })],
-    ["a method the path does not have (POST on a record)", async (t) => ({ method: "POST", path: `/v1/projects/${(await t.insertProject()).id}`, body: projectBody() })],
-    ["a delete of a person (people are deactivated, not deleted)", async (t) => ({ method: "DELETE", path: `/v1/personnel/${(await t.insertPerson()).id}` })],
+    [
+      "a method the path does not have (PUT on a record)",
+      async (t) => ({ method: "PUT", path: `/v1/projects/${(await t.insertProject()).id}`, body: projectBody() }),
+    ],
+    [
+      "a method the path does not have (POST on a record)",
+      async (t) => ({ method: "POST", path: `/v1/projects/${(await t.insertProject()).id}`, body: projectBody() }),
+    ],
+    [
+      "a delete of a person (people are deactivated, not deleted)",
+      async (t) => ({ method: "DELETE", path: `/v1/personnel/${(await t.insertPerson()).id}` }),
+    ],
     ["a query string", async () => ({ method: "POST", path: "/v1/projects?dryRun=true", body: projectBody() })],
     ["a trailing slash", async () => ({ method: "POST", path: "/v1/projects/", body: projectBody() })],
-    ["a path that climbs out with ..", async (t) => ({ method: "PATCH", path: `/v1/webhooks/../projects/${(await t.insertProject()).id}`, body: { name: "x" } })],
+    [
+      "a path that climbs out with ..",
+      async (t) => ({ method: "PATCH", path: `/v1/webhooks/../projects/${(await t.insertProject()).id}`, body: { name: "x" } }),
+    ],
   ];
   for (const [name, operation] of paths) {
     it(name, async () => {
       const tenant = await createTenant();
-      await expectBatchRefused(tenant, [create(), await operation(tenant)], 400, "invalid_field", { field: "operations.1.path", operation: 1 });
+      await expectBatchRefused(tenant, [create(), await operation(tenant)], 400, "invalid_field", {
+        field: "operations.1.path",
+        operation: 1,
+      });
     });
   }
 });
@@ -102,15 +168,48 @@ describe("an operation's own path, body and If-Match: the single call's refusal,
   it("a body on a DELETE: 400 unknown_field on operations.<i>.body", async () => {
     const tenant = await createTenant();
     const task = await tenant.insertTask();
-    await expectBatchRefused(tenant, [create(), { method: "DELETE", path: `/v1/tasks/${task.id}`, body: {} }], 400, "unknown_field", { field: "operations.1.body", operation: 1 });
+    await expectBatchRefused(tenant, [create(), { method: "DELETE", path: `/v1/tasks/${task.id}`, body: {} }], 400, "unknown_field", {
+      field: "operations.1.body",
+      operation: 1,
+    });
   });
 
   const singles: Array<[string, (t: Tenant) => Promise<Operation>, number, string, Record<string, unknown>]> = [
-    ["an id that is not a UUID", async () => ({ method: "PATCH", path: "/v1/tasks/not-a-uuid", body: { title: "x" } }), 400, "invalid_field", { field: "id" }],
-    ["a create without its required fields", async () => ({ method: "POST", path: "/v1/projects", body: {} }), 400, "missing_field", { field: "name" }],
-    ["a field of the wrong type", async (t) => ({ method: "PATCH", path: `/v1/projects/${(await t.insertProject()).id}`, body: { budget: "a lot" } }), 400, "invalid_field", { field: "budget" }],
-    ["an If-Match that is not a version", async (t) => ({ method: "PATCH", path: `/v1/projects/${(await t.insertProject()).id}`, ifMatch: "abc", body: { name: "x" } }), 400, "invalid_field", { field: "If-Match" }],
-    ["two versions in one If-Match", async (t) => ({ method: "PATCH", path: `/v1/projects/${(await t.insertProject()).id}`, ifMatch: '"1", "2"', body: { name: "x" } }), 400, "invalid_field", { field: "If-Match" }],
+    [
+      "an id that is not a UUID",
+      async () => ({ method: "PATCH", path: "/v1/tasks/not-a-uuid", body: { title: "x" } }),
+      400,
+      "invalid_field",
+      { field: "id" },
+    ],
+    [
+      "a create without its required fields",
+      async () => ({ method: "POST", path: "/v1/projects", body: {} }),
+      400,
+      "missing_field",
+      { field: "name" },
+    ],
+    [
+      "a field of the wrong type",
+      async (t) => ({ method: "PATCH", path: `/v1/projects/${(await t.insertProject()).id}`, body: { budget: "a lot" } }),
+      400,
+      "invalid_field",
+      { field: "budget" },
+    ],
+    [
+      "an If-Match that is not a version",
+      async (t) => ({ method: "PATCH", path: `/v1/projects/${(await t.insertProject()).id}`, ifMatch: "abc", body: { name: "x" } }),
+      400,
+      "invalid_field",
+      { field: "If-Match" },
+    ],
+    [
+      "two versions in one If-Match",
+      async (t) => ({ method: "PATCH", path: `/v1/projects/${(await t.insertProject()).id}`, ifMatch: '"1", "2"', body: { name: "x" } }),
+      400,
+      "invalid_field",
+      { field: "If-Match" },
+    ],
   ];
   for (const [name, operation, status, code, details] of singles) {
     it(`${name}: ${status} ${code}, as the single call`, async () => {

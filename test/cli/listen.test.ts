@@ -54,7 +54,10 @@ function runListen(args: string[]) {
     async waitFor(stream: "stdout" | "stderr", pattern: RegExp): Promise<string> {
       let found: string | undefined;
       await expect
-        .poll(() => (found = lines[stream].find((line) => pattern.test(line))), { timeout: WAIT_MS, message: `${pattern} on ${stream}:\n${lines.stdout.join("\n")}\n${lines.stderr.join("\n")}` })
+        .poll(() => (found = lines[stream].find((line) => pattern.test(line))), {
+          timeout: WAIT_MS,
+          message: `${pattern} on ${stream}:\n${lines.stdout.join("\n")}\n${lines.stderr.join("\n")}`,
+        })
         .toBeDefined();
       return found!;
     },
@@ -83,7 +86,12 @@ describe("opsroom listen", { timeout: 90_000 }, () => {
       await listen.waitFor("stderr", /^Connected/);
 
       await call(tenant, "POST", "/v1/projects", { name: "Not a task", budget: 0, startDate: "2026-01-01", endDate: "2026-02-01" });
-      const created = await call(tenant, "POST", "/v1/tasks", { projectId: project.id, assigneeId: person.id, title: "Fit the fire doors", dueDate: "2026-03-01" });
+      const created = await call(tenant, "POST", "/v1/tasks", {
+        projectId: project.id,
+        assigneeId: person.id,
+        title: "Fit the fire doors",
+        dueDate: "2026-03-01",
+      });
       await call(tenant, "PATCH", `/v1/tasks/${created.id}`, { status: "in_progress" });
 
       await listen.waitFor("stdout", new RegExp(`task\\.created\\s+#2\\s+${created.id}\\s+created`));
@@ -95,8 +103,13 @@ describe("opsroom listen", { timeout: 90_000 }, () => {
 
     // Each forward verifies as a real webhook does, and carries the event itself.
     expect(receiver.received).toHaveLength(2);
-    const verified = receiver.received.map(({ headers, body }) => new Webhook(secret).verify(body, headers as Record<string, string>)) as Array<{ type: string; changeVersion: number }>;
-    expect(verified.map((event) => [event.type, event.changeVersion])).toEqual([["task.created", 2], ["task.updated", 3]]);
+    const verified = receiver.received.map(({ headers, body }) =>
+      new Webhook(secret).verify(body, headers as Record<string, string>),
+    ) as Array<{ type: string; changeVersion: number }>;
+    expect(verified.map((event) => [event.type, event.changeVersion])).toEqual([
+      ["task.created", 2],
+      ["task.updated", 3],
+    ]);
 
     // The room goes away; a change made meanwhile is printed (and forwarded) once it is back.
     await withRealtimeServer(async (server) => {
@@ -108,7 +121,10 @@ describe("opsroom listen", { timeout: 90_000 }, () => {
     });
     await listen.waitFor("stdout", /task\.updated\s+#4\s+.*status: in_progress → done/);
     await listen.waitFor("stderr", /↳ #4 task\.updated 200 OK/);
-    expect(listen.lines.stdout.filter((line) => line.includes("#4")), "printed once").toHaveLength(1);
+    expect(
+      listen.lines.stdout.filter((line) => line.includes("#4")),
+      "printed once",
+    ).toHaveLength(1);
 
     listen.stop();
     expect(await listen.exited).toBe(0);
@@ -120,10 +136,20 @@ describe("opsroom listen", { timeout: 90_000 }, () => {
     const listen = runListen(["--key", tenant.key, "--json"]);
     const [project, line] = await withRoom(async () => {
       await listen.waitFor("stderr", /^Connected/);
-      const created = await call(tenant, "POST", "/v1/projects", { name: "Loading bay", budget: 1200, startDate: "2026-01-01", endDate: "2026-02-01" });
+      const created = await call(tenant, "POST", "/v1/projects", {
+        name: "Loading bay",
+        budget: 1200,
+        startDate: "2026-01-01",
+        endDate: "2026-02-01",
+      });
       return [created, await listen.waitFor("stdout", /^\{/)] as const;
     });
-    expect(JSON.parse(line)).toMatchObject({ type: "project.created", changeVersion: 1, orgId: tenant.org.id, data: { id: project.id, name: "Loading bay" } });
+    expect(JSON.parse(line)).toMatchObject({
+      type: "project.created",
+      changeVersion: 1,
+      orgId: tenant.org.id,
+      data: { id: project.id, name: "Loading bay" },
+    });
     listen.stop();
     expect(await listen.exited).toBe(0);
   });

@@ -18,21 +18,45 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 describe("the client example (client/example.ts)", () => {
   it("lists the tasks to do or blocked, then prints a later change from the room, once", { timeout: 60_000 }, async () => {
     const tenant = await createTenant();
-    const project = await created(tenant.key, "/v1/projects", { name: "Example project", budget: 1000, startDate: "2026-01-01", endDate: "2026-12-31" });
+    const project = await created(tenant.key, "/v1/projects", {
+      name: "Example project",
+      budget: 1000,
+      startDate: "2026-01-01",
+      endDate: "2026-12-31",
+    });
     const todo = await created(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: project.id, title: "Order the cabinet" }));
-    await created(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: project.id, title: "Wait for the permit", status: "blocked" }));
-    const done = await created(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: project.id, title: "Measure the room", status: "done" }));
+    await created(
+      tenant.key,
+      "/v1/tasks",
+      await taskBody(tenant, { projectId: project.id, title: "Wait for the permit", status: "blocked" }),
+    );
+    const done = await created(
+      tenant.key,
+      "/v1/tasks",
+      await taskBody(tenant, { projectId: project.id, title: "Measure the room", status: "done" }),
+    );
 
-    const child = spawn(process.execPath, ["--import", "tsx", "client/example.ts"], { cwd: root, env: { ...process.env, OPSROOM_URL: workerUrl(), OPSROOM_KEY: tenant.key } });
+    const child = spawn(process.execPath, ["--import", "tsx", "client/example.ts"], {
+      cwd: root,
+      env: { ...process.env, OPSROOM_URL: workerUrl(), OPSROOM_KEY: tenant.key },
+    });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
     try {
-      await pollUntil(async () => output, (text) => text.includes("Order the cabinet") && text.includes("Wait for the permit"), 30_000);
+      await pollUntil(
+        async () => output,
+        (text) => text.includes("Order the cabinet") && text.includes("Wait for the permit"),
+        30_000,
+      );
       expect(output).not.toContain(done.title);
       const changed = await patched(tenant.key, `/v1/tasks/${todo.id}`, { status: "in_progress" });
       const changeVersion = changed.body.changeVersion as number;
-      await pollUntil(async () => output, (text) => text.includes(`task.updated ${changeVersion}`), 30_000);
+      await pollUntil(
+        async () => output,
+        (text) => text.includes(`task.updated ${changeVersion}`),
+        30_000,
+      );
       expect(output.split("\n").filter((line) => line.startsWith(`task.updated ${changeVersion}`))).toHaveLength(1);
     } finally {
       child.kill();

@@ -15,7 +15,10 @@ describe("the typed client", () => {
   });
 
   it("client/openapi.json is current (run `npm run client:generate` after changing a route or schema)", () => {
-    expect(file("client/openapi.json") === renderOpenApiJson(), "client/openapi.json is stale: run `npm run client:generate` and commit it").toBe(true);
+    expect(
+      file("client/openapi.json") === renderOpenApiJson(),
+      "client/openapi.json is stale: run `npm run client:generate` and commit it",
+    ).toBe(true);
   });
 
   it("docs/integrating.md's typed client is client/example.ts, word for word", () => {

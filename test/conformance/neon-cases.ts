@@ -54,7 +54,10 @@ export interface Case {
 }
 
 const q = (query: string, params: unknown[] = []) => ({ query, params });
-const select = (rows: unknown[], fields?: Result["fields"]): Expected => ({ status: 200, result: { rows, command: "SELECT", rowCount: rows.length, rowAsArray: true, ...(fields && { fields }) } });
+const select = (rows: unknown[], fields?: Result["fields"]): Expected => ({
+  status: 200,
+  result: { rows, command: "SELECT", rowCount: rows.length, rowAsArray: true, ...(fields && { fields }) },
+});
 const TEST_PROXY = "test_proxy.py test_sql_over_http";
 const INT4 = 23;
 const TEXT = 25;
@@ -63,13 +66,48 @@ const SIX_MB = "select repeat('x', 1000) from generate_series(1, 6000)";
 const SLOW_INSERT = "with temp as (select pg_sleep($1) as sleep, $2::int as id) insert into $table (id) select id from temp";
 
 export const CASES: Case[] = [
-  { name: "select 42", from: TEST_PROXY, request: { body: q("select 42 as answer") }, expect: select([["42"]], [{ name: "answer", dataTypeID: INT4 }]) },
-  { name: "a parameter is text", from: TEST_PROXY, request: { body: q("select $1 as answer", [42]) }, expect: select([["42"]], [{ name: "answer", dataTypeID: TEXT }]) },
-  { name: "a parameter in arithmetic", from: TEST_PROXY, request: { body: q("select $1 * 1 as answer", [42]) }, expect: select([["42"]], [{ name: "answer", dataTypeID: INT4 }]) },
-  { name: "an array parameter", from: TEST_PROXY, request: { body: q("select $1::int[] as answer", [[1, 2, 3]]) }, expect: select([["{1,2,3}"]]) },
-  { name: "a JSON parameter", from: TEST_PROXY, request: { body: q("select $1::json->'a' as answer", [{ a: { b: 42 } }]) }, expect: select([['{"b":42}']]) },
-  { name: "an array of empty JSON objects", from: TEST_PROXY, request: { body: q("select $1::jsonb[] as answer", [[{}]]) }, expect: select([['{"{}"}']]) },
-  { name: "an array of JSON objects", from: TEST_PROXY, request: { body: q("select $1::jsonb[] as answer", [[{ foo: 1 }, { bar: 2 }]]) }, expect: select([['{"{\\"foo\\": 1}","{\\"bar\\": 2}"}']]) },
+  {
+    name: "select 42",
+    from: TEST_PROXY,
+    request: { body: q("select 42 as answer") },
+    expect: select([["42"]], [{ name: "answer", dataTypeID: INT4 }]),
+  },
+  {
+    name: "a parameter is text",
+    from: TEST_PROXY,
+    request: { body: q("select $1 as answer", [42]) },
+    expect: select([["42"]], [{ name: "answer", dataTypeID: TEXT }]),
+  },
+  {
+    name: "a parameter in arithmetic",
+    from: TEST_PROXY,
+    request: { body: q("select $1 * 1 as answer", [42]) },
+    expect: select([["42"]], [{ name: "answer", dataTypeID: INT4 }]),
+  },
+  {
+    name: "an array parameter",
+    from: TEST_PROXY,
+    request: { body: q("select $1::int[] as answer", [[1, 2, 3]]) },
+    expect: select([["{1,2,3}"]]),
+  },
+  {
+    name: "a JSON parameter",
+    from: TEST_PROXY,
+    request: { body: q("select $1::json->'a' as answer", [{ a: { b: 42 } }]) },
+    expect: select([['{"b":42}']]),
+  },
+  {
+    name: "an array of empty JSON objects",
+    from: TEST_PROXY,
+    request: { body: q("select $1::jsonb[] as answer", [[{}]]) },
+    expect: select([['{"{}"}']]),
+  },
+  {
+    name: "an array of JSON objects",
+    from: TEST_PROXY,
+    request: { body: q("select $1::jsonb[] as answer", [[{ foo: 1 }, { bar: 2 }]]) },
+    expect: select([['{"{\\"foo\\": 1}","{\\"bar\\": 2}"}']]),
+  },
   {
     name: "raw text in array mode",
     from: "test_proxy.py test_sql_over_http_output_options",
@@ -82,19 +120,36 @@ export const CASES: Case[] = [
     request: { body: q("select 1 as n, 'a' as s, '{1,2,3}'::int4[] as arr"), headers: { "Neon-Array-Mode": "false" } },
     expect: { status: 200, result: { rows: [{ n: "1", s: "a", arr: "{1,2,3}" }], rowAsArray: false } },
   },
-  { name: "CREATE has no row count", from: TEST_PROXY, request: { body: q("create table $table (id serial primary key, val int)") }, expect: { status: 200, result: { rows: [], command: "CREATE", rowCount: null } } },
+  {
+    name: "CREATE has no row count",
+    from: TEST_PROXY,
+    request: { body: q("create table $table (id serial primary key, val int)") },
+    expect: { status: 200, result: { rows: [], command: "CREATE", rowCount: null } },
+  },
   {
     name: "INSERT counts its rows",
     from: TEST_PROXY,
     request: { body: q("insert into $table (val) values (10), (20), (30) returning id") },
     expect: { status: 200, result: { rows: [["1"], ["2"], ["3"]], command: "INSERT", rowCount: 3 } },
   },
-  { name: "SELECT counts its rows", from: TEST_PROXY, request: { body: q("select id from $table order by id") }, expect: select([["1"], ["2"], ["3"]]) },
+  {
+    name: "SELECT counts its rows",
+    from: TEST_PROXY,
+    request: { body: q("select id from $table order by id") },
+    expect: select([["1"], ["2"], ["3"]]),
+  },
   {
     name: "a batch: one transaction, its isolation level named in the answer",
     from: "test_proxy.py test_sql_over_http_batch",
     request: {
-      body: { queries: [q("select 42 as answer"), q("select $1 as answer", [42]), q("insert into $table (val) values (40) returning id"), q("select count(*) from $table")] },
+      body: {
+        queries: [
+          q("select 42 as answer"),
+          q("select $1 as answer", [42]),
+          q("insert into $table (val) values (40) returning id"),
+          q("select count(*) from $table"),
+        ],
+      },
       headers: { "Neon-Batch-Isolation-Level": "Serializable", "Neon-Batch-Read-Only": "false", "Neon-Batch-Deferrable": "false" },
     },
     expect: {
@@ -106,20 +161,51 @@ export const CASES: Case[] = [
   {
     name: "a read-only deferrable batch says so",
     from: "test_proxy.py test_sql_over_http_batch",
-    request: { body: { queries: [q("select 42 as answer")] }, headers: { "Neon-Batch-Isolation-Level": "Serializable", "Neon-Batch-Read-Only": "true", "Neon-Batch-Deferrable": "true" } },
-    expect: { status: 200, results: [{ rows: [["42"]] }], headers: { "neon-batch-isolation-level": "Serializable", "neon-batch-read-only": "true", "neon-batch-deferrable": "true" } },
+    request: {
+      body: { queries: [q("select 42 as answer")] },
+      headers: { "Neon-Batch-Isolation-Level": "Serializable", "Neon-Batch-Read-Only": "true", "Neon-Batch-Deferrable": "true" },
+    },
+    expect: {
+      status: 200,
+      results: [{ rows: [["42"]] }],
+      headers: { "neon-batch-isolation-level": "Serializable", "neon-batch-read-only": "true", "neon-batch-deferrable": "true" },
+    },
   },
   {
     name: "array mode per statement of a batch",
     from: "test_proxy.py test_sql_over_http_batch_output_options",
-    request: { body: { queries: [{ ...q("select $1 as answer", [42]), arrayMode: true }, { ...q("select $1 as answer", [42]), arrayMode: false }] } },
-    expect: { status: 200, results: [{ rows: [["42"]], rowAsArray: true }, { rows: [{ answer: "42" }], rowAsArray: false }] },
+    request: {
+      body: {
+        queries: [
+          { ...q("select $1 as answer", [42]), arrayMode: true },
+          { ...q("select $1 as answer", [42]), arrayMode: false },
+        ],
+      },
+    },
+    expect: {
+      status: 200,
+      results: [
+        { rows: [["42"]], rowAsArray: true },
+        { rows: [{ answer: "42" }], rowAsArray: false },
+      ],
+    },
   },
   {
     name: "a Postgres error: 400 with all its fields",
     from: "http.test.ts 'errors match WebSocket query errors'",
     request: { body: q("SELECT 123 WHERE x") },
-    expect: { status: 400, error: { message: 'column "x" does not exist', code: "42703", severity: "ERROR", position: "18", routine: "errorMissingColumn", detail: null, hint: null } },
+    expect: {
+      status: 400,
+      error: {
+        message: 'column "x" does not exist',
+        code: "42703",
+        severity: "ERROR",
+        position: "18",
+        routine: "errorMissingColumn",
+        detail: null,
+        hint: null,
+      },
+    },
   },
   {
     name: "too few parameters",
@@ -139,7 +225,9 @@ export const CASES: Case[] = [
     // test_sql_over_http_pool_dos's cross join is 25 million rows; this one is 120 000 wide ones,
     // as far past the limit, which the embedded database produces in a second.
     from: "test_proxy.py test_sql_over_http_pool_dos",
-    request: { body: q("select * from generate_series(1, 400) a cross join generate_series(1, 300) b cross join (select repeat('x', 100)) c") },
+    request: {
+      body: q("select * from generate_series(1, 400) a cross join generate_series(1, 300) b cross join (select repeat('x', 100)) c"),
+    },
     expect: { status: 507, error: proxyError("response is too large (max is 10485760 bytes)") },
   },
   {
@@ -161,7 +249,12 @@ export const CASES: Case[] = [
     request: { body: q(`select 1 -- ${"x".repeat(10 * 1024 * 1024)}`) },
     expect: { status: 413, error: proxyError("request is too large (max is 10485760 bytes)") },
   },
-  { name: "a request body just inside 10 MiB is taken", from: "http/mod.rs read_body_with_limit", request: { body: q(`select 1 -- ${"x".repeat(10 * 1024 * 1024 - 64)}`) }, expect: select([["1"]]) },
+  {
+    name: "a request body just inside 10 MiB is taken",
+    from: "http/mod.rs read_body_with_limit",
+    request: { body: q(`select 1 -- ${"x".repeat(10 * 1024 * 1024 - 64)}`) },
+    expect: select([["1"]]),
+  },
   {
     name: "a lone leading surrogate: 400, no code",
     from: "error.rs ReadPayloadError::Parse (serde_json)",
@@ -172,14 +265,25 @@ export const CASES: Case[] = [
     name: "a lone trailing surrogate: 400, no code",
     from: "error.rs ReadPayloadError::Parse (serde_json)",
     request: { body: '{"query":"select $1 as answer","params":["\\udc00"]}' },
-    expect: { status: 400, error: proxyError("could not parse the HTTP request body: lone leading surrogate in hex escape at line 1 column 48") },
+    expect: {
+      status: 400,
+      error: proxyError("could not parse the HTTP request body: lone leading surrogate in hex escape at line 1 column 48"),
+    },
   },
-  { name: "a surrogate pair is one character", from: "serde_json", request: { body: '{"query":"select $1 as answer","params":["\\ud83d\\ude00"]}' }, expect: select([["😀"]]) },
+  {
+    name: "a surrogate pair is one character",
+    from: "serde_json",
+    request: { body: '{"query":"select $1 as answer","params":["\\ud83d\\ude00"]}' },
+    expect: select([["😀"]]),
+  },
   {
     name: "a body that is neither a query nor a batch",
     from: "sql_over_http.rs Payload",
     request: { body: { queries: "select 1" } },
-    expect: { status: 400, error: proxyError("could not parse the HTTP request body: data did not match any variant of untagged enum Payload") },
+    expect: {
+      status: 400,
+      error: proxyError("could not parse the HTTP request body: data did not match any variant of untagged enum Payload"),
+    },
   },
   {
     name: "a database that does not exist: 400 3D000",
@@ -218,8 +322,19 @@ export const CASES: Case[] = [
     expect: { status: 0 },
     thenWaitMs: 2_500,
   },
-  { name: "...so nothing of it landed", from: "", needs: "cancel", request: { body: q("select count(*) from $table where id = 101") }, expect: select([["0"]]) },
-  { name: "DROP has no row count", from: TEST_PROXY, request: { body: q("drop table $table") }, expect: { status: 200, result: { rows: [], command: "DROP", rowCount: null } } },
+  {
+    name: "...so nothing of it landed",
+    from: "",
+    needs: "cancel",
+    request: { body: q("select count(*) from $table where id = 101") },
+    expect: select([["0"]]),
+  },
+  {
+    name: "DROP has no row count",
+    from: TEST_PROXY,
+    request: { body: q("drop table $table") },
+    expect: { status: 200, result: { rows: [], command: "DROP", rowCount: null } },
+  },
 ];
 
 function withPath(url: URL, path: string): URL {

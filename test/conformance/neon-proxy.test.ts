@@ -53,7 +53,8 @@ async function send(target: Target, request: Request, table: string): Promise<An
     }
     return { status: response.status, headers: response.headers, body, text: answer.slice(0, 500) };
   } catch (error) {
-    if (request.abortAfterMs && (error as Error).name === "TimeoutError") return { status: 0, headers: new Headers(), body: null, text: "(the client gave up)" };
+    if (request.abortAfterMs && (error as Error).name === "TimeoutError")
+      return { status: 0, headers: new Headers(), body: null, text: "(the client gave up)" };
     throw error;
   }
 }
@@ -97,7 +98,8 @@ describe("the local SQL endpoint", () => {
   const lacks: Lacks = {
     passwords: "locally no password is checked (its fault mode answers Neon's body instead: below)",
     ...(embedded && {
-      cancel: "the embedded database runs in this process, one statement at a time: a running statement cannot be cancelled (test/protection/neon-errors.test.ts shows a client going away on both databases)",
+      cancel:
+        "the embedded database runs in this process, one statement at a time: a running statement cannot be cancelled (test/protection/neon-errors.test.ts shows a client going away on both databases)",
       "database names": "the embedded database serves any database name",
     }),
   };
@@ -122,7 +124,9 @@ describe("the local SQL endpoint", () => {
         const answered = endpoint.failNext(fault, /select 'fault'/);
         const answer = await send(target, { body: { query: "select 'fault'", params: [] } }, "");
         await answered;
-        const neon = neonErrors(decodeURIComponent(target.connection.username), decodeURIComponent(target.connection.pathname.slice(1)))[fault];
+        const neon = neonErrors(decodeURIComponent(target.connection.username), decodeURIComponent(target.connection.pathname.slice(1)))[
+          fault
+        ];
         expect(answer.status).toBe(neon.status);
         expect(answer.body).toEqual(neon.body);
       });
@@ -130,13 +134,16 @@ describe("the local SQL endpoint", () => {
   });
 });
 
-describe.skipIf(!NEON_TEST_URL)(`Neon${NEON_TEST_URL ? "" : " (skipped: NEON_TEST_URL is not set; set it to a Neon branch's connection string to run the same list there)"}`, () => {
-  const connection = new URL(NEON_TEST_URL ?? "postgres://-");
-  // The driver's default endpoint (@neondatabase/serverless fetchEndpoint): the host's first label becomes "api".
-  const target: Target = { sqlUrl: `https://${connection.hostname.replace(/^[^.]+\./, "api.")}/sql`, connection };
-  const table = conformance(() => target, {});
-  afterAll(async () => {
-    // A case that failed half-way may have left the table.
-    await send(target, { body: { query: "drop table if exists $table", params: [] } }, table);
-  });
-});
+describe.skipIf(!NEON_TEST_URL)(
+  `Neon${NEON_TEST_URL ? "" : " (skipped: NEON_TEST_URL is not set; set it to a Neon branch's connection string to run the same list there)"}`,
+  () => {
+    const connection = new URL(NEON_TEST_URL ?? "postgres://-");
+    // The driver's default endpoint (@neondatabase/serverless fetchEndpoint): the host's first label becomes "api".
+    const target: Target = { sqlUrl: `https://${connection.hostname.replace(/^[^.]+\./, "api.")}/sql`, connection };
+    const table = conformance(() => target, {});
+    afterAll(async () => {
+      // A case that failed half-way may have left the table.
+      await send(target, { body: { query: "drop table if exists $table", params: [] } }, table);
+    });
+  },
+);

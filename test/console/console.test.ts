@@ -72,7 +72,8 @@ async function openConsole(person: Person, options: { route?: (ws: WebSocketRout
   await expectConnection(page, /^Live/);
   return page;
 }
-const expectConnection = (page: Page, text: RegExp) => expect.poll(() => page.locator("#connection-text").textContent(), { timeout: LIVE_TIMEOUT_MS }).toMatch(text);
+const expectConnection = (page: Page, text: RegExp) =>
+  expect.poll(() => page.locator("#connection-text").textContent(), { timeout: LIVE_TIMEOUT_MS }).toMatch(text);
 
 const card = (page: Page, status: string, title: string) => page.locator(`.column[data-status="${status}"] .card`, { hasText: title });
 
@@ -118,7 +119,9 @@ describe("the live console", { timeout: 60_000 }, () => {
 
   it("offers exactly the API's workflow moves", async () => {
     // The console is plain browser JavaScript, outside the TypeScript project: imported by URL.
-    const consoleWorkflow = (await import(new URL("../../console/js/lib/workflow.js", import.meta.url).href)) as { TASK_TRANSITIONS: unknown };
+    const consoleWorkflow = (await import(new URL("../../console/js/lib/workflow.js", import.meta.url).href)) as {
+      TASK_TRANSITIONS: unknown;
+    };
     expect(consoleWorkflow.TASK_TRANSITIONS).toEqual(TASK_TRANSITIONS);
   });
 
@@ -126,11 +129,16 @@ describe("the live console", { timeout: 60_000 }, () => {
     const { key } = await boardOrganisation();
     const page = await openPage(browser);
     const calls: string[] = [];
-    page.on("request", (request) => calls.push(`${request.method()} ${new URL(request.url()).pathname} ${request.headers().authorization ?? ""}`));
+    page.on("request", (request) =>
+      calls.push(`${request.method()} ${new URL(request.url()).pathname} ${request.headers().authorization ?? ""}`),
+    );
     await page.goto(`${origin}/#key=${key}`);
     await page.waitForURL(/\/sign-in(\.html)?\?next=%2F$/);
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
-    expect(calls.filter((call) => call.startsWith("GET /v1") || call.includes("Bearer")), "the console asked who is signed in, and never used the key").toEqual(["GET /v1/settings/session "]);
+    expect(
+      calls.filter((call) => call.startsWith("GET /v1") || call.includes("Bearer")),
+      "the console asked who is signed in, and never used the key",
+    ).toEqual(["GET /v1/settings/session "]);
     await page.close();
   });
 
@@ -172,7 +180,9 @@ describe("the live console", { timeout: 60_000 }, () => {
     console.log(`[console] move seen in the other console after ${Math.round(performance.now() - started)} ms`);
     expect(await card(watcher, "todo", "Order the cable trays").count()).toBe(0);
     await card(mover, "in_progress", "Order the cable trays").waitFor();
-    await expect.poll(() => watcher.locator("#event-list li").first().textContent(), { timeout: LIVE_TIMEOUT_MS }).toMatch(/task\.updated.*live.*by Grace Hopper.*status: todo → in_progress/s);
+    await expect
+      .poll(() => watcher.locator("#event-list li").first().textContent(), { timeout: LIVE_TIMEOUT_MS })
+      .toMatch(/task\.updated.*live.*by Grace Hopper.*status: todo → in_progress/s);
     expect(watcherRequests, "the watcher changed its board from the event alone").toEqual([]);
 
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -196,7 +206,11 @@ describe("the live console", { timeout: 60_000 }, () => {
 
     await page.getByRole("button", { name: "Move “Agree the kitchen layout” to In progress" }).click();
     const notice = page.locator("#notice");
-    await expect.poll(() => notice.textContent(), { timeout: LIVE_TIMEOUT_MS }).toBe("“Agree the kitchen layout” was not moved to In progress: it is Cancelled now, and can move only to To do. (409 invalid_transition)");
+    await expect
+      .poll(() => notice.textContent(), { timeout: LIVE_TIMEOUT_MS })
+      .toBe(
+        "“Agree the kitchen layout” was not moved to In progress: it is Cancelled now, and can move only to To do. (409 invalid_transition)",
+      );
     expect(await notice.getAttribute("role")).toBe("alert");
     expect(await card(page, "todo", "Agree the kitchen layout").getAttribute("class")).toContain("refused");
     await page.close();
@@ -221,7 +235,9 @@ describe("the live console", { timeout: 60_000 }, () => {
     blocked = false;
     await expectConnection(page, /^Live · caught up on 1 event/);
     await card(page, "in_progress", "Survey the roof").waitFor();
-    await expect.poll(() => page.locator("#event-list li").first().textContent(), { timeout: LIVE_TIMEOUT_MS }).toMatch(/task\.updated.*catch-up.*by API key Site tablet.*status: blocked → in_progress/s);
+    await expect
+      .poll(() => page.locator("#event-list li").first().textContent(), { timeout: LIVE_TIMEOUT_MS })
+      .toMatch(/task\.updated.*catch-up.*by API key Site tablet.*status: blocked → in_progress/s);
     await page.close();
   });
 });

@@ -38,7 +38,9 @@ async function signedIn(browser: Browser, owner: { email: string; password: stri
 }
 
 async function main(): Promise<void> {
-  const demo = Object.values(JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Record<string, { owner?: { email: string; password: string } }>).find((entry) => entry.owner);
+  const demo = Object.values(
+    JSON.parse(readFileSync(DEMO_FILE, "utf8")) as Record<string, { owner?: { email: string; password: string } }>,
+  ).find((entry) => entry.owner);
   if (!demo?.owner) throw new Error(`no demo owner in ${DEMO_FILE}: start npm run dev on an empty database first`);
   const browser = await chromium.launch({ executablePath: CHROMIUM });
   try {
@@ -49,7 +51,10 @@ async function main(): Promise<void> {
       const status = to === "Done" ? "done" : "in_progress";
       await shown.locator(`.column[data-status="${status}"] .card`, { hasText: title }).waitFor();
     }
-    await shown.locator("#event-list li").nth(MOVES.length - 1).waitFor();
+    await shown
+      .locator("#event-list li")
+      .nth(MOVES.length - 1)
+      .waitFor();
     await shown.mouse.move(0, 0);
     await shown.waitForTimeout(1500); // the moved cards' highlight fades
     await shown.screenshot({ path: OUTPUT });

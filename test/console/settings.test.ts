@@ -44,10 +44,17 @@ afterAll(async () => {
 /** GET /v1 with an API key: its status, name and scopes. */
 async function describeKey(key: string) {
   const response = await api("/v1", { key });
-  return { status: response.status, application: response.body?.application, scopes: response.body?.scopes?.map((s: { scope: string }) => s.scope) };
+  return {
+    status: response.status,
+    application: response.body?.application,
+    scopes: response.body?.scopes?.map((s: { scope: string }) => s.scope),
+  };
 }
 
-async function openSettings(person: Person, options: { clipboard?: boolean; viewport?: { width: number; height: number } } = {}): Promise<Page> {
+async function openSettings(
+  person: Person,
+  options: { clipboard?: boolean; viewport?: { width: number; height: number } } = {},
+): Promise<Page> {
   const page = await openPage(browser, { as: person, ...options });
   await page.goto(`${origin}/settings.html`);
   await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
@@ -130,7 +137,9 @@ describe("Settings -> Integrations: API keys", { timeout: 90_000 }, () => {
     await page.reload();
     await rowOf(keys, "Warehouse sync").getByText("Read tasks").waitFor();
     expect(await page.content()).not.toContain(key);
-    expect(await page.locator("input").evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).not.toContain(key);
+    expect(await page.locator("input").evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))).not.toContain(
+      key,
+    );
     expect(await keys.getByLabel("API key (shown once)").count()).toBe(0);
     const headers = await keys.getByRole("columnheader").allTextContents();
     expect(headers).toEqual(["Name", "Prefix", "Scopes", "Created by", "Created", "Last used", "Actions"]);
@@ -291,7 +300,9 @@ describe("Settings -> Integrations: webhooks", { timeout: 90_000 }, () => {
     await rowOf(log, "webhook.test").getByText("succeeded").waitFor();
 
     // A real event, then sent again from the log: the same event, verified again.
-    const project = await asPerson(owner.cookie, "/v1/projects", { body: { name: "Quay wall", budget: 1000, startDate: "2026-01-01", endDate: "2026-12-31" } });
+    const project = await asPerson(owner.cookie, "/v1/projects", {
+      body: { name: "Quay wall", budget: 1000, startDate: "2026-01-01", endDate: "2026-12-31" },
+    });
     expect(project.status, project.text).toBe(201);
     const [, created] = await receiver.waitForCount(2, UI_TIMEOUT_MS);
     expect(created).toMatchObject({ verified: true, event: { type: "project.created", data: { id: project.body.data.id } } });
@@ -372,12 +383,20 @@ describe("Settings -> Members and invitations", { timeout: 90_000 }, () => {
     await signInForm.getByRole("button", { name: "Sign in and join" }).click();
     await existingPage.waitForURL(`${origin}/`).catch(async (error: unknown) => {
       // Say what the page said, rather than only that it stayed.
-      throw new Error(`stayed on ${existingPage.url()}; the page says: ${await existingPage.locator("#invite-error").textContent().catch(() => "?")}`, { cause: error });
+      throw new Error(
+        `stayed on ${existingPage.url()}; the page says: ${await existingPage
+          .locator("#invite-error")
+          .textContent()
+          .catch(() => "?")}`,
+        { cause: error },
+      );
     });
     await existingPage.getByRole("navigation", { name: "Account" }).getByText("Signed in as Annie Easley · Member").waitFor();
     expect(await existingPage.locator("#organisation").textContent()).toBe("West Area Computing");
     // Now in two organisations: the header offers a switch.
-    expect(await optionsOf(existingPage.getByLabel("Organisation"))).toEqual(expect.arrayContaining(["Lewis Field", "West Area Computing"]));
+    expect(await optionsOf(existingPage.getByLabel("Organisation"))).toEqual(
+      expect.arrayContaining(["Lewis Field", "West Area Computing"]),
+    );
 
     // The owner sees both, no open invitation, and changes a role and removes a member.
     await ownerPage.reload();

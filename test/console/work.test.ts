@@ -65,17 +65,26 @@ async function workOrganisation(): Promise<WorkOrganisation> {
     "First fix done": (await insertMilestone(owner.orgId, project.id, { name: "First fix done", dueDate: "2026-06-01" })).id,
   };
   const labels: Record<string, string> = {};
-  for (const [name, colour] of [["Electrical", "#d73a4a"], ["Client", "#0e5a8a"], ["Supplier", "#fbca04"]] as const) {
+  for (const [name, colour] of [
+    ["Electrical", "#d73a4a"],
+    ["Client", "#0e5a8a"],
+    ["Supplier", "#fbca04"],
+  ] as const) {
     labels[name] = (await call(key, "/v1/labels", { body: { name, colour } })).id;
   }
   const tasks: Record<string, string> = {};
   const task = async (title: string, fields: Record<string, unknown> = {}) => {
-    tasks[title] = (await call(key, "/v1/tasks", { body: { title, projectId: project.id, assigneeId: assignee.id, dueDate: "2026-05-20", ...fields } })).id;
+    tasks[title] = (
+      await call(key, "/v1/tasks", { body: { title, projectId: project.id, assigneeId: assignee.id, dueDate: "2026-05-20", ...fields } })
+    ).id;
   };
   await task("Order the consumer unit", { status: "in_progress", labelIds: [labels.Supplier] });
   await task("Rewire the treatment rooms", { labelIds: [labels.Electrical], milestoneId: milestones["First fix done"] });
   await task("Fit the consumer unit", { status: "in_progress", labelIds: [labels.Electrical], priority: "high" });
-  await task("Agree the reception layout", { labelIds: [labels.Client], description: "The client wants a curved desk by the window.\nNo bare plaster behind it." });
+  await task("Agree the reception layout", {
+    labelIds: [labels.Client],
+    description: "The client wants a curved desk by the window.\nNo bare plaster behind it.",
+  });
   await task("Sketch the desk options", { parentId: tasks["Agree the reception layout"], status: "done" });
   await task("Price the curved desk", { parentId: tasks["Agree the reception layout"] });
   await task("Strip out the old partitions", { milestoneId: milestones["Strip-out complete"], status: "done" });
@@ -99,7 +108,8 @@ async function openConsole(person: Person): Promise<Page> {
 
 /** A card by its title, in whichever column. */
 const card = (page: Page, title: string) => page.locator(".card", { has: page.getByRole("heading", { name: title, exact: true }) });
-const cardIn = (page: Page, status: string, title: string) => page.locator(`.column[data-status="${status}"] .card`, { has: page.getByRole("heading", { name: title, exact: true }) });
+const cardIn = (page: Page, status: string, title: string) =>
+  page.locator(`.column[data-status="${status}"] .card`, { has: page.getByRole("heading", { name: title, exact: true }) });
 const shownTitles = async (page: Page) => (await page.locator(".card h4").allTextContents()).sort();
 const drawerOf = (page: Page) => page.getByRole("dialog");
 
@@ -126,8 +136,15 @@ describe("work on the board", { timeout: 90_000 }, () => {
     expect(await chip.evaluate((node) => getComputedStyle(node).backgroundColor)).toBe("rgb(215, 58, 74)");
     // A light label gets dark text, a dark one white.
     const supplier = card(page, "Order the consumer unit").getByText("Supplier", { exact: true });
-    expect(await supplier.evaluate((node) => [getComputedStyle(node).backgroundColor, getComputedStyle(node).color])).toEqual(["rgb(251, 202, 4)", "rgb(0, 0, 0)"]);
-    expect(await card(page, "Agree the reception layout").getByText("Client", { exact: true }).evaluate((node) => getComputedStyle(node).color)).toBe("rgb(255, 255, 255)");
+    expect(await supplier.evaluate((node) => [getComputedStyle(node).backgroundColor, getComputedStyle(node).color])).toEqual([
+      "rgb(251, 202, 4)",
+      "rgb(0, 0, 0)",
+    ]);
+    expect(
+      await card(page, "Agree the reception layout")
+        .getByText("Client", { exact: true })
+        .evaluate((node) => getComputedStyle(node).color),
+    ).toBe("rgb(255, 255, 255)");
 
     await rewire.getByText("Blocked by 1 task").waitFor();
     await card(page, "Fit the consumer unit").getByText("Blocked by 1 task").waitFor();
@@ -142,9 +159,16 @@ describe("work on the board", { timeout: 90_000 }, () => {
 
     await call(key, `/v1/tasks/${tasks["Order the consumer unit"]}`, { method: "PATCH", body: { status: "done" } });
     await expect.poll(() => rewire.getByText(/Blocked by/).count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
-    expect(await card(page, "Fit the consumer unit").getByText(/Blocked by/).count()).toBe(0);
+    expect(
+      await card(page, "Fit the consumer unit")
+        .getByText(/Blocked by/)
+        .count(),
+    ).toBe(0);
 
-    await call(key, `/v1/tasks/${tasks["Rewire the treatment rooms"]}`, { method: "PATCH", body: { labelIds: [labels.Electrical, labels.Client] } });
+    await call(key, `/v1/tasks/${tasks["Rewire the treatment rooms"]}`, {
+      method: "PATCH",
+      body: { labelIds: [labels.Electrical, labels.Client] },
+    });
     await rewire.getByRole("list", { name: "Labels" }).getByText("Client", { exact: true }).waitFor();
     await call(key, `/v1/labels/${labels.Electrical}`, { method: "PATCH", body: { name: "Electrics", colour: "#1a7f37" } });
     const renamed = rewire.getByText("Electrics", { exact: true });
@@ -155,12 +179,16 @@ describe("work on the board", { timeout: 90_000 }, () => {
 
   it("opens a task's drawer with its details and comments; a comment added in one console arrives in another; own comments are edited and deleted", async () => {
     const { owner, key, tasks } = await workOrganisation();
-    await call(key, `/v1/tasks/${tasks["Agree the reception layout"]}/comments`, { body: { body: "The desk supplier needs the final drawing by Friday." } });
+    await call(key, `/v1/tasks/${tasks["Agree the reception layout"]}/comments`, {
+      body: { body: "The desk supplier needs the final drawing by Friday." },
+    });
     const [writer, reader] = [await openConsole(owner), await openConsole(owner)];
 
     const drawer = await openDrawer(writer, "Agree the reception layout");
     await drawer.getByText("The client wants a curved desk by the window.").waitFor();
-    expect(await drawer.getByRole("list", { name: "Subtasks" }).textContent()).toMatch(/Sketch the desk options.*Done.*Price the curved desk.*To do/s);
+    expect(await drawer.getByRole("list", { name: "Subtasks" }).textContent()).toMatch(
+      /Sketch the desk options.*Done.*Price the curved desk.*To do/s,
+    );
     expect(await drawer.getByText("1/2 done").count()).toBe(1);
     const thread = drawer.locator("#comment-list");
     const keysComment = thread.getByRole("listitem").filter({ hasText: "The desk supplier needs the final drawing by Friday." });
@@ -187,7 +215,9 @@ describe("work on the board", { timeout: 90_000 }, () => {
     await arrived.waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await arrived.textContent()).toContain("Katherine Johnson");
     expect(await other.locator("#comment-list img").count()).toBe(0);
-    await expect.poll(() => reader.locator("#event-list li").first().textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/comment\.created.*live.*by Katherine Johnson/s);
+    await expect
+      .poll(() => reader.locator("#event-list li").first().textContent(), { timeout: UI_TIMEOUT_MS })
+      .toMatch(/comment\.created.*live.*by Katherine Johnson/s);
     await screenshot(reader, "work-drawer.png");
 
     await mine.getByRole("button", { name: "Edit" }).click();
@@ -203,7 +233,10 @@ describe("work on the board", { timeout: 90_000 }, () => {
     await edited.getByRole("button", { name: "Confirm delete" }).click();
     await expect.poll(() => other.locator("#comment-list").getByText("on site").count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
     await expect.poll(() => thread.getByText("on site").count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
-    expect(readerCalls.filter((line) => line.includes("/comments")), "the reader's thread changed from the events alone").toEqual([]);
+    expect(
+      readerCalls.filter((line) => line.includes("/comments")),
+      "the reader's thread changed from the events alone",
+    ).toEqual([]);
 
     const answer = await call(key, `/v1/tasks/${tasks["Agree the reception layout"]}/comments`);
     expect(answer.map((comment: { body: string }) => comment.body)).toEqual(["The desk supplier needs the final drawing by Friday."]);
@@ -228,22 +261,52 @@ describe("work on the board", { timeout: 90_000 }, () => {
 
     // A blocker's status follows its events.
     await call(key, `/v1/tasks/${tasks["Order the consumer unit"]}`, { method: "PATCH", body: { status: "done" } });
-    await blockers.getByRole("listitem").filter({ hasText: "Order the consumer unit" }).filter({ hasText: "Done" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await blockers
+      .getByRole("listitem")
+      .filter({ hasText: "Order the consumer unit" })
+      .filter({ hasText: "Done" })
+      .waitFor({ timeout: UI_TIMEOUT_MS });
 
     await blockers.getByRole("button", { name: "Remove blocker “Order the consumer unit”" }).click();
     await drawer.getByText("Not waiting for any task.").waitFor();
     expect((await call(key, `/v1/tasks/${tasks["Agree the reception layout"]}`)).blockedBy).toEqual([]);
-    await expect.poll(() => card(watcher, "Agree the reception layout").getByText(/Blocked by/).count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
+    await expect
+      .poll(
+        () =>
+          card(watcher, "Agree the reception layout")
+            .getByText(/Blocked by/)
+            .count(),
+        { timeout: UI_TIMEOUT_MS },
+      )
+      .toBe(0);
 
     // A blocker added elsewhere, from a project the console never opened: fetched, named, live.
     const supplies = await insertProject(owner.orgId, { name: "Harbour Street supplies", status: "planned" });
-    const switchgear = await call(key, "/v1/tasks", { body: { title: "Deliver the switchgear", projectId: supplies.id, assigneeId, dueDate: "2026-05-10", status: "in_progress" } });
+    const switchgear = await call(key, "/v1/tasks", {
+      body: { title: "Deliver the switchgear", projectId: supplies.id, assigneeId, dueDate: "2026-05-10", status: "in_progress" },
+    });
     await call(key, `/v1/tasks/${tasks["Agree the reception layout"]}/dependencies`, { body: { blockedBy: switchgear.id } });
-    await blockers.getByRole("listitem").filter({ hasText: "Deliver the switchgear" }).filter({ hasText: "In progress" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await blockers
+      .getByRole("listitem")
+      .filter({ hasText: "Deliver the switchgear" })
+      .filter({ hasText: "In progress" })
+      .waitFor({ timeout: UI_TIMEOUT_MS });
     await card(watcher, "Agree the reception layout").getByText("Blocked by 1 task").waitFor({ timeout: UI_TIMEOUT_MS });
     await call(key, `/v1/tasks/${switchgear.id}`, { method: "PATCH", body: { status: "cancelled" } });
-    await blockers.getByRole("listitem").filter({ hasText: "Deliver the switchgear" }).filter({ hasText: "Cancelled" }).waitFor({ timeout: UI_TIMEOUT_MS });
-    await expect.poll(() => card(watcher, "Agree the reception layout").getByText(/Blocked by/).count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
+    await blockers
+      .getByRole("listitem")
+      .filter({ hasText: "Deliver the switchgear" })
+      .filter({ hasText: "Cancelled" })
+      .waitFor({ timeout: UI_TIMEOUT_MS });
+    await expect
+      .poll(
+        () =>
+          card(watcher, "Agree the reception layout")
+            .getByText(/Blocked by/)
+            .count(),
+        { timeout: UI_TIMEOUT_MS },
+      )
+      .toBe(0);
 
     // "Order the consumer unit" cannot wait for a task that waits for it.
     await drawer.getByRole("button", { name: "Close" }).click();
@@ -253,7 +316,9 @@ describe("work on the board", { timeout: 90_000 }, () => {
     await order.getByRole("button", { name: "Add blocker" }).click();
     await expect
       .poll(() => order.getByRole("alert").textContent(), { timeout: UI_TIMEOUT_MS })
-      .toBe("“Order the consumer unit” cannot wait for “Fit the consumer unit”: that task already waits for it (“Order the consumer unit” waits for “Fit the consumer unit”, which waits for “Order the consumer unit”), and neither could ever be done. (409 dependency_cycle)");
+      .toBe(
+        "“Order the consumer unit” cannot wait for “Fit the consumer unit”: that task already waits for it (“Order the consumer unit” waits for “Fit the consumer unit”, which waits for “Order the consumer unit”), and neither could ever be done. (409 dependency_cycle)",
+      );
     expect((await call(key, `/v1/tasks/${tasks["Order the consumer unit"]}`)).blockedBy).toEqual([]);
     await Promise.all([page.close(), watcher.close()]);
   });
@@ -277,7 +342,15 @@ describe("work on the board", { timeout: 90_000 }, () => {
 
     // Once its blocker is done (elsewhere), the same move by its button goes through.
     await call(key, `/v1/tasks/${tasks["Order the consumer unit"]}`, { method: "PATCH", body: { status: "done" } });
-    await expect.poll(() => card(page, "Fit the consumer unit").getByText(/Blocked by/).count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
+    await expect
+      .poll(
+        () =>
+          card(page, "Fit the consumer unit")
+            .getByText(/Blocked by/)
+            .count(),
+        { timeout: UI_TIMEOUT_MS },
+      )
+      .toBe(0);
     await page.getByRole("button", { name: "Move “Fit the consumer unit” to Done" }).click();
     await cardIn(page, "done", "Fit the consumer unit").waitFor();
     // The move's own event may draw the card before its answer arrives, which clears the notice.
@@ -295,7 +368,11 @@ describe("work on the board", { timeout: 90_000 }, () => {
     expect(await stripOut.getAttribute("aria-valuenow")).toBe("66");
     const item = page.locator("#milestone-list li", { hasText: "Strip-out complete" });
     expect(await item.getByText("66% · 2/4 done · 1 cancelled").count()).toBe(1);
-    expect(await stripOut.locator(".fill").evaluate((node) => node.getBoundingClientRect().width / node.parentElement!.getBoundingClientRect().width)).toBeCloseTo(0.66, 2);
+    expect(
+      await stripOut
+        .locator(".fill")
+        .evaluate((node) => node.getBoundingClientRect().width / node.parentElement!.getBoundingClientRect().width),
+    ).toBeCloseTo(0.66, 2);
     expect(await page.getByRole("progressbar", { name: "First fix done progress" }).getAttribute("aria-valuenow")).toBe("0");
     await screenshot(page, "work-milestones.png");
 
@@ -305,7 +382,10 @@ describe("work on the board", { timeout: 90_000 }, () => {
     expect((await progress()).percentDone).toBe(100);
 
     // A task moved into the milestone counts at once.
-    await call(key, `/v1/tasks/${tasks["Rewire the treatment rooms"]}`, { method: "PATCH", body: { milestoneId: milestones["Strip-out complete"] } });
+    await call(key, `/v1/tasks/${tasks["Rewire the treatment rooms"]}`, {
+      method: "PATCH",
+      body: { milestoneId: milestones["Strip-out complete"] },
+    });
     await expect.poll(() => stripOut.getAttribute("aria-valuenow"), { timeout: UI_TIMEOUT_MS }).toBe("75");
     expect(await progress()).toEqual({ total: 5, done: 3, cancelled: 1, open: 1, percentDone: 75 });
     await page.close();
@@ -347,7 +427,9 @@ describe("work on the board", { timeout: 90_000 }, () => {
     const base = { projectId, assigneeId, dueDate: "2026-05-30" };
     await call(key, "/v1/tasks", { body: { ...base, title: "Paint the corridor" } });
     await call(key, "/v1/tasks", { body: { ...base, title: "Test the new circuits", labelIds: [labels.Electrical] } });
-    await expect.poll(() => shownTitles(page), { timeout: UI_TIMEOUT_MS }).toEqual(["Fit the consumer unit", "Rewire the treatment rooms", "Test the new circuits"]);
+    await expect
+      .poll(() => shownTitles(page), { timeout: UI_TIMEOUT_MS })
+      .toEqual(["Fit the consumer unit", "Rewire the treatment rooms", "Test the new circuits"]);
     await filter.selectOption({ label: "All labels" });
     await expect.poll(() => shownTitles(page), { timeout: UI_TIMEOUT_MS }).toContain("Paint the corridor");
     expect(await shownTitles(page)).toHaveLength(12);

@@ -47,10 +47,16 @@ describe("POST /v1/batch with PUTs by external id", () => {
       ["task.created", before.changeVersion + 1],
       ["task.updated", before.changeVersion + 2],
     ]);
-    expect(events[1]!.changes).toEqual({ title: { from: body.title, to: "Renamed in the batch" }, status: { from: "todo", to: "in_progress" } });
+    expect(events[1]!.changes).toEqual({
+      title: { from: body.title, to: "Renamed in the batch" },
+      status: { from: "todo", to: "in_progress" },
+    });
     expect(answer.changeVersion).toBe(before.changeVersion + 2);
     expect(answer.batchId).toEqual(expect.any(String));
-    const batchIds = await query<{ batch_id: string | null }>("select batch_id from events where org_id = $1 and change_version > $2", [tenant.org.id, before.changeVersion]);
+    const batchIds = await query<{ batch_id: string | null }>("select batch_id from events where org_id = $1 and change_version > $2", [
+      tenant.org.id,
+      before.changeVersion,
+    ]);
     expect(batchIds.map((e) => e.batch_id)).toEqual([answer.batchId, answer.batchId]);
     const rows = await query<{ id: string }>("select id from tasks where org_id = $1 and external_id = $2", [tenant.org.id, externalId]);
     expect(rows.map((r) => r.id)).toEqual([created.id]);
@@ -62,13 +68,20 @@ describe("POST /v1/batch with PUTs by external id", () => {
     const projectId = (await tenant.insertProject()).id;
     const existing = newExternalId("existing");
     const existingBody = await resourceNamed("risks").put(tenant);
-    const made = expectSuccess(await api(putPath("risks", existing), { key: tenant.key, method: "PUT", body: existingBody }), 201).data as { id: string };
+    const made = expectSuccess(await api(putPath("risks", existing), { key: tenant.key, method: "PUT", body: existingBody }), 201).data as {
+      id: string;
+    };
     const externalId = newExternalId("batch");
     const operations = [];
-    for (const resource of RESOURCES) operations.push({ method: "PUT", path: putPath(resource.name, externalId), body: await resource.put(tenant) });
+    for (const resource of RESOURCES)
+      operations.push({ method: "PUT", path: putPath(resource.name, externalId), body: await resource.put(tenant) });
     operations.push({ method: "PUT", path: putPath("risks", existing), body: existingBody }); // nothing to change
     operations.push({ method: "PUT", path: putPath("risks", existing), body: { ...existingBody, status: "mitigated" } });
-    operations.push({ method: "POST", path: `/v1/projects/${projectId}/milestones`, body: { name: "Posted beside", dueDate: "2026-07-01" } });
+    operations.push({
+      method: "POST",
+      path: `/v1/projects/${projectId}/milestones`,
+      body: { name: "Posted beside", dueDate: "2026-07-01" },
+    });
     const before = await snapshot(tenant.org.id);
     const answer = expectSuccess(await api("/v1/batch", { key: tenant.key, body: { operations } })) as unknown as BatchAnswer;
     expect(answer.data.map((d) => d.status)).toEqual([...RESOURCES.map(() => 201), 200, 200, 201]);
@@ -89,7 +102,9 @@ describe("POST /v1/batch with PUTs by external id", () => {
     const body = await resourceNamed("projects").put(tenant);
     const record = expectSuccess(await api(putPath("projects", externalId), { key: tenant.key, method: "PUT", body }), 201).data as Body;
     const before = await snapshot(tenant.org.id);
-    const answer = expectSuccess(await api("/v1/batch", { key: tenant.key, body: { operations: [{ method: "PUT", path: putPath("projects", externalId), body }] } })) as unknown as BatchAnswer;
+    const answer = expectSuccess(
+      await api("/v1/batch", { key: tenant.key, body: { operations: [{ method: "PUT", path: putPath("projects", externalId), body }] } }),
+    ) as unknown as BatchAnswer;
     expect(answer.data).toEqual([{ status: 200, data: record }]);
     expect(answer.batchId).toBeNull();
     expect(await snapshot(tenant.org.id)).toEqual(before);
@@ -103,12 +118,32 @@ describe("POST /v1/batch with PUTs by external id", () => {
     expectSuccess(await api(putPath("tasks", existing), { key: tenant.key, method: "PUT", body }), 201);
     const fresh = { method: "PUT", path: putPath("tasks", newExternalId("fresh")), body };
     const cases: Array<[Body, number, string, Body]> = [
-      [{ method: "PUT", path: putPath("tasks", existing), body: { ...body, status: "done" } }, 409, "invalid_transition", { field: "status" }],
-      [{ method: "PUT", path: putPath("tasks", existing), body: { ...body, projectId: (await tenant.insertProject()).id } }, 409, "conflict", { field: "projectId" }],
+      [
+        { method: "PUT", path: putPath("tasks", existing), body: { ...body, status: "done" } },
+        409,
+        "invalid_transition",
+        { field: "status" },
+      ],
+      [
+        { method: "PUT", path: putPath("tasks", existing), body: { ...body, projectId: (await tenant.insertProject()).id } },
+        409,
+        "conflict",
+        { field: "projectId" },
+      ],
       [{ method: "PUT", path: putPath("tasks", existing), body, ifMatch: '"7"' }, 412, "precondition_failed", {}],
       [{ method: "PUT", path: putPath("tasks", newExternalId("none")), body, ifMatch: '"1"' }, 412, "precondition_failed", {}],
-      [{ method: "PUT", path: putPath("tasks", newExternalId("none")), body: { ...body, assigneeId: (await other.insertPerson()).id } }, 400, "invalid_reference", { field: "assigneeId" }],
-      [{ method: "PUT", path: putPath("tasks", newExternalId("none")), body: { ...body, externalId: "in-the-body" } }, 400, "unknown_field", { field: "externalId" }],
+      [
+        { method: "PUT", path: putPath("tasks", newExternalId("none")), body: { ...body, assigneeId: (await other.insertPerson()).id } },
+        400,
+        "invalid_reference",
+        { field: "assigneeId" },
+      ],
+      [
+        { method: "PUT", path: putPath("tasks", newExternalId("none")), body: { ...body, externalId: "in-the-body" } },
+        400,
+        "unknown_field",
+        { field: "externalId" },
+      ],
       [{ method: "PUT", path: `/v1/tasks/by-external-id/${"x".repeat(201)}`, body }, 400, "invalid_field", { field: "externalId" }],
     ];
     for (const [operation, status, code, details] of cases) {
@@ -124,9 +159,14 @@ describe("POST /v1/batch with PUTs by external id", () => {
     const record = expectSuccess(await api(putPath("issues", externalId), { key: tenant.key, method: "PUT", body }), 201).data as Body;
     expect(record.externalId).toBe(externalId);
     const answer = expectSuccess(
-      await api("/v1/batch", { key: tenant.key, body: { operations: [{ method: "PUT", path: putPath("issues", externalId), body: { ...body, severity: "high" } }] } }),
+      await api("/v1/batch", {
+        key: tenant.key,
+        body: { operations: [{ method: "PUT", path: putPath("issues", externalId), body: { ...body, severity: "high" } }] },
+      }),
     ) as unknown as BatchAnswer;
-    expect(answer.data).toEqual([{ status: 200, data: { ...record, severity: "high", version: 2, updatedAt: answer.data[0]!.data.updatedAt } }]);
+    expect(answer.data).toEqual([
+      { status: 200, data: { ...record, severity: "high", version: 2, updatedAt: answer.data[0]!.data.updatedAt } },
+    ]);
   });
 
   it("a ref on a PUT is 400 invalid_field on that operation's ref, no trace", async () => {

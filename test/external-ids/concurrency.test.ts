@@ -23,9 +23,15 @@ async function race(tenant: Tenant, resource: ExternalIdResource, body: (i: numb
   );
   const unexpected = responses.filter((r) => r.status !== 200 && r.status !== 201).map((r) => `${r.status} ${r.text.slice(0, 300)}`);
   expect(unexpected, "every PUT answers 201 or 200").toEqual([]);
-  expect(responses.filter((r) => r.status === 201), "exactly one 201").toHaveLength(1);
+  expect(
+    responses.filter((r) => r.status === 201),
+    "exactly one 201",
+  ).toHaveLength(1);
 
-  const rows = await query<{ id: string; version: number }>(`select id, version from ${resource.table} where org_id = $1 and external_id = $2`, [tenant.org.id, externalId]);
+  const rows = await query<{ id: string; version: number }>(
+    `select id, version from ${resource.table} where org_id = $1 and external_id = $2`,
+    [tenant.org.id, externalId],
+  );
   expect(rows, "one row with the externalId").toHaveLength(1);
   const id = rows[0]!.id;
   expect(new Set(responses.map((r) => (r.body as { data: { id: string } }).data.id))).toEqual(new Set([id]));
@@ -33,7 +39,10 @@ async function race(tenant: Tenant, resource: ExternalIdResource, body: (i: numb
   expect(after.rows[resource.table]).toBe(before.rows[resource.table]! + 1);
 
   const events = await storedEvents(tenant.org.id, before.changeVersion);
-  expect(events.map((e) => e.changeVersion), "consecutive changeVersions").toEqual(events.map((_, i) => before.changeVersion + 1 + i));
+  expect(
+    events.map((e) => e.changeVersion),
+    "consecutive changeVersions",
+  ).toEqual(events.map((_, i) => before.changeVersion + 1 + i));
   expect(after.changeVersion).toBe(before.changeVersion + events.length);
   expect(events[0]!.type).toBe(`${resource.type}.created`);
   expect(events.slice(1).map((e) => e.type)).toEqual(events.slice(1).map(() => `${resource.type}.updated`));
@@ -72,7 +81,8 @@ describe(`${N} concurrent PUTs of one new externalId`, () => {
     const { events } = await race(tenant, projects, (i) => ({ ...body, budget: 1000 + i }));
     expect(events).toHaveLength(N);
     expect(events.map((e) => e.data.budget).sort((a, b) => a - b)).toEqual(Array.from({ length: N }, (_, i) => 1000 + i));
-    for (let i = 1; i < N; i++) expect(events[i]!.changes).toEqual({ budget: { from: events[i - 1]!.data.budget, to: events[i]!.data.budget } });
+    for (let i = 1; i < N; i++)
+      expect(events[i]!.changes).toEqual({ budget: { from: events[i - 1]!.data.budget, to: events[i]!.data.budget } });
   });
 
   it("personnel, all with one body: one 201, the rest 200 changing nothing; one person, one personnel.created and no other event", async () => {
@@ -92,7 +102,8 @@ describe(`${N} concurrent PUTs of one new externalId`, () => {
     expect(events.length).toBeGreaterThanOrEqual(1);
     expect(events.length).toBeLessThanOrEqual(N);
     // An update is only written when the name moves, so the names alternate along the events.
-    for (let i = 1; i < events.length; i++) expect(events[i]!.changes).toEqual({ name: { from: events[i - 1]!.data.name, to: events[i]!.data.name } });
+    for (let i = 1; i < events.length; i++)
+      expect(events[i]!.changes).toEqual({ name: { from: events[i - 1]!.data.name, to: events[i]!.data.name } });
   });
 });
 
@@ -114,13 +125,17 @@ describe(`${N} concurrent writes claiming one externalId for different records`,
     for (let i = 0; i < N; i++) tasks.push(await tenant.insertTask({ projectId: project.id, assigneeId: person.id }));
     const externalId = newExternalId("claimed");
     const before = await snapshot(tenant.org.id);
-    const responses = await Promise.all(tasks.map((task) => api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { externalId } })));
+    const responses = await Promise.all(
+      tasks.map((task) => api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { externalId } })),
+    );
     expectOneWinner(responses, 200);
     const winner = responses.find((r) => r.status === 200)!.body.data as { id: string };
     const rows = await query<{ id: string }>("select id from tasks where org_id = $1 and external_id = $2", [tenant.org.id, externalId]);
     expect(rows.map((r) => r.id)).toEqual([winner.id]);
     const events = await storedEvents(tenant.org.id, before.changeVersion);
-    expect(events.map((e) => [e.type, e.data.id, e.changes])).toEqual([["task.updated", winner.id, { externalId: { from: null, to: externalId } }]]);
+    expect(events.map((e) => [e.type, e.data.id, e.changes])).toEqual([
+      ["task.updated", winner.id, { externalId: { from: null, to: externalId } }],
+    ]);
     expect((await snapshot(tenant.org.id)).changeVersion).toBe(before.changeVersion + 1);
   });
 
@@ -129,7 +144,9 @@ describe(`${N} concurrent writes claiming one externalId for different records`,
     const body = await resourceNamed("tasks").put(tenant);
     const externalId = newExternalId("claimed");
     const before = await snapshot(tenant.org.id);
-    const responses = await Promise.all(Array.from({ length: N }, (_, i) => api("/v1/tasks", { key: tenant.key, body: { ...body, title: `Task ${i}`, externalId } })));
+    const responses = await Promise.all(
+      Array.from({ length: N }, (_, i) => api("/v1/tasks", { key: tenant.key, body: { ...body, title: `Task ${i}`, externalId } })),
+    );
     expectOneWinner(responses, 201);
     const after = await snapshot(tenant.org.id);
     expect(after.rows.tasks).toBe(before.rows.tasks! + 1);

@@ -19,12 +19,23 @@ import { RESOURCES, byExternalId, changesFor, newExternalId, type Body, type Ext
 
 type Rec = Body & { id: string; orgId: string; version: number; externalId: string | null };
 
-function put(tenant: Tenant, resource: ExternalIdResource, externalId: string, body: Body, headers: Record<string, string> = {}): Promise<ApiResponse> {
+function put(
+  tenant: Tenant,
+  resource: ExternalIdResource,
+  externalId: string,
+  body: Body,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   return api(byExternalId(resource, externalId), { key: tenant.key, method: "PUT", body, headers });
 }
 
 /** Creates the record by PUT (201); answers it and the body that made it. */
-async function putNew(tenant: Tenant, resource: ExternalIdResource, externalId: string, fields: Body = {}): Promise<{ record: Rec; body: Body }> {
+async function putNew(
+  tenant: Tenant,
+  resource: ExternalIdResource,
+  externalId: string,
+  fields: Body = {},
+): Promise<{ record: Rec; body: Body }> {
   const body = { ...(await resource.put(tenant)), ...fields };
   return { record: expectSuccess<Rec>(await put(tenant, resource, externalId, body), 201).data, body };
 }
@@ -33,17 +44,32 @@ const get = async (tenant: Tenant, resource: ExternalIdResource, id: string) =>
   expectSuccess<Rec>(await api(`/v1/${resource.name}/${id}`, { key: tenant.key })).data;
 
 const listed = async (tenant: Tenant, resource: ExternalIdResource, record: Body, externalId: string) =>
-  expectSuccess<Rec[]>(await api(`${resource.list(record)}?externalId=${encodeURIComponent(externalId)}`, { key: tenant.key })).data.map((r) => r.id);
+  expectSuccess<Rec[]>(await api(`${resource.list(record)}?externalId=${encodeURIComponent(externalId)}`, { key: tenant.key })).data.map(
+    (r) => r.id,
+  );
 
 /** A refused PUT: the error, and no trace in the tenant's organisation. */
-const refusedPut = (tenant: Tenant, resource: ExternalIdResource, externalId: string, body: Body, status: number, code: string, details: Body = {}, headers: Record<string, string> = {}) =>
-  refusedCall(tenant, byExternalId(resource, externalId), { method: "PUT", body, headers }, status, code, details);
+const refusedPut = (
+  tenant: Tenant,
+  resource: ExternalIdResource,
+  externalId: string,
+  body: Body,
+  status: number,
+  code: string,
+  details: Body = {},
+  headers: Record<string, string> = {},
+) => refusedCall(tenant, byExternalId(resource, externalId), { method: "PUT", body, headers }, status, code, details);
 
 const readScope = (scope: Scope) => scope.replace(/\.manage$/, ".read") as Scope;
 
 for (const resource of RESOURCES) {
   // The key, scope and body-order refusals every write shares, each leaving no trace.
-  describeRefusals({ method: "PUT", path: () => `/v1/${resource.name}/by-external-id/refused-put`, scope: resource.scope, body: (tenant) => resource.put(tenant) });
+  describeRefusals({
+    method: "PUT",
+    path: () => `/v1/${resource.name}/by-external-id/refused-put`,
+    scope: resource.scope,
+    body: (tenant) => resource.put(tenant),
+  });
 
   describe(`PUT /v1/${resource.name}/by-external-id/{externalId}`, () => {
     it(`no ${resource.type} has it: created, 201, ${resource.type}.created; GET and the list filter find it`, async () => {
@@ -107,7 +133,9 @@ for (const resource of RESOURCES) {
         const { record, body } = await putNew(tenant, resource, externalId);
         const ownOther = (await tenant.insertProject()).id;
         await refusedPut(tenant, resource, externalId, { ...body, projectId: ownOther }, 409, "conflict", { field: "projectId" });
-        await refusedPut(tenant, resource, externalId, { ...body, ...resource.change, projectId: ownOther }, 409, "conflict", { field: "projectId" });
+        await refusedPut(tenant, resource, externalId, { ...body, ...resource.change, projectId: ownOther }, 409, "conflict", {
+          field: "projectId",
+        });
         const foreignProject = (await other.insertProject()).id;
         await expectRefused(
           [tenant.org.id, other.org.id],
@@ -132,12 +160,25 @@ for (const resource of RESOURCES) {
 
       // Stale, whether or not the body would change anything.
       await refusedPut(tenant, resource, externalId, body, 412, "precondition_failed", { currentVersion: 2 }, { "if-match": '"1"' });
-      await refusedPut(tenant, resource, externalId, { ...body, ...resource.change }, 412, "precondition_failed", { currentVersion: 2 }, { "if-match": '"1"' });
+      await refusedPut(
+        tenant,
+        resource,
+        externalId,
+        { ...body, ...resource.change },
+        412,
+        "precondition_failed",
+        { currentVersion: 2 },
+        { "if-match": '"1"' },
+      );
       await refusedPut(tenant, resource, externalId, body, 412, "precondition_failed", {}, { "if-match": '"3"' });
       // The current version, weak or not: the no-op answers the record as it is.
-      expect(expectSuccess<Rec>(await put(tenant, resource, externalId, { ...body, ...resource.change }, { "if-match": 'W/"2"' })).data).toEqual(changed);
+      expect(
+        expectSuccess<Rec>(await put(tenant, resource, externalId, { ...body, ...resource.change }, { "if-match": 'W/"2"' })).data,
+      ).toEqual(changed);
       const before = await snapshot(tenant.org.id);
-      expect(expectSuccess<Rec>(await put(tenant, resource, externalId, { ...body, ...resource.change }, { "if-match": "2" })).data).toEqual(changed);
+      expect(
+        expectSuccess<Rec>(await put(tenant, resource, externalId, { ...body, ...resource.change }, { "if-match": "2" })).data,
+      ).toEqual(changed);
       expectNoTrace(before, await snapshot(tenant.org.id));
 
       // No record has this externalId: any version named is 412, and nothing is created.
@@ -160,15 +201,23 @@ for (const resource of RESOURCES) {
       delete missing[resource.required];
       for (const externalId of [existing, newExternalId("fresh")]) {
         await refusedPut(tenant, resource, externalId, { ...body, externalId }, 400, "unknown_field", { field: "externalId" });
-        await refusedPut(tenant, resource, externalId, { ...body, externalId: newExternalId() }, 400, "unknown_field", { field: "externalId" });
+        await refusedPut(tenant, resource, externalId, { ...body, externalId: newExternalId() }, 400, "unknown_field", {
+          field: "externalId",
+        });
         await refusedPut(tenant, resource, externalId, { ...body, colour: "red" }, 400, "unknown_field", { field: "colour" });
-        await refusedPut(tenant, resource, externalId, { ...body, ...resource.invalid.fields }, 400, "invalid_field", { field: resource.invalid.field });
+        await refusedPut(tenant, resource, externalId, { ...body, ...resource.invalid.fields }, 400, "invalid_field", {
+          field: resource.invalid.field,
+        });
         await refusedPut(tenant, resource, externalId, missing, 400, "missing_field", { field: resource.required });
         await refusedCall(tenant, byExternalId(resource, externalId), { method: "PUT", rawBody: "{not json" }, 400, "invalid_json");
       }
       // The externalId in the path: 1..200 characters, no NUL.
-      await refusedCall(tenant, `/v1/${resource.name}/by-external-id/${"x".repeat(201)}`, { method: "PUT", body }, 400, "invalid_field", { field: "externalId" });
-      await refusedCall(tenant, `/v1/${resource.name}/by-external-id/crm%004471`, { method: "PUT", body }, 400, "invalid_field", { field: "externalId" });
+      await refusedCall(tenant, `/v1/${resource.name}/by-external-id/${"x".repeat(201)}`, { method: "PUT", body }, 400, "invalid_field", {
+        field: "externalId",
+      });
+      await refusedCall(tenant, `/v1/${resource.name}/by-external-id/crm%004471`, { method: "PUT", body }, 400, "invalid_field", {
+        field: "externalId",
+      });
       expect(await get(tenant, resource, record.id)).toEqual(record);
     });
 
@@ -200,14 +249,24 @@ for (const resource of RESOURCES) {
         for (const reference of resource.references) {
           const foreign = await reference.foreign(other);
           const call = (externalId: string) => () => put(tenant, resource, externalId, { ...body, [reference.field]: foreign });
-          await expectRefused([tenant.org.id, other.org.id], call(newExternalId("fresh")), 400, "invalid_reference", { field: reference.field });
+          await expectRefused([tenant.org.id, other.org.id], call(newExternalId("fresh")), 400, "invalid_reference", {
+            field: reference.field,
+          });
           if (reference.onChange) {
             await expectRefused([tenant.org.id, other.org.id], call(existing), 400, "invalid_reference", { field: reference.field });
           } else {
             await expectRefused([tenant.org.id, other.org.id], call(existing), 409, "conflict", { field: reference.field });
           }
           // An id no organisation has, likewise.
-          await refusedPut(tenant, resource, newExternalId("fresh"), { ...body, [reference.field]: randomUUID() }, 400, "invalid_reference", { field: reference.field });
+          await refusedPut(
+            tenant,
+            resource,
+            newExternalId("fresh"),
+            { ...body, [reference.field]: randomUUID() },
+            400,
+            "invalid_reference",
+            { field: reference.field },
+          );
         }
         expect(await get(tenant, resource, record.id)).toEqual(record);
       });
@@ -236,7 +295,10 @@ for (const resource of RESOURCES) {
         const changed = expectSuccess<Rec>(await put(tenant, resource, externalId, { ...body, ...resource.change }), 200).data;
         expect(changed.id).toBe(record.id);
         expect(await listed(tenant, resource, record, externalId)).toEqual([record.id]);
-        const rows = await query<{ id: string }>(`select id from ${resource.table} where org_id = $1 and external_id = $2`, [tenant.org.id, externalId]);
+        const rows = await query<{ id: string }>(`select id from ${resource.table} where org_id = $1 and external_id = $2`, [
+          tenant.org.id,
+          externalId,
+        ]);
         expect(rows.map((r) => r.id)).toEqual([record.id]);
       }
     });
@@ -253,8 +315,14 @@ describe("PUT /v1/tasks/by-external-id: the task workflow and its references, as
     const externalId = newExternalId();
     const { record, body } = await putNew(tenant, tasks, externalId);
     expect(record.status).toBe("todo");
-    await refusedPut(tenant, tasks, externalId, { ...body, status: "done" }, 409, "invalid_transition", { field: "status", from: "todo", allowed: [...TASK_TRANSITIONS.todo] });
-    await refusedPut(tenant, tasks, externalId, { ...body, status: "blocked", title: "Also renamed" }, 409, "invalid_transition", { allowed: [...TASK_TRANSITIONS.todo] });
+    await refusedPut(tenant, tasks, externalId, { ...body, status: "done" }, 409, "invalid_transition", {
+      field: "status",
+      from: "todo",
+      allowed: [...TASK_TRANSITIONS.todo],
+    });
+    await refusedPut(tenant, tasks, externalId, { ...body, status: "blocked", title: "Also renamed" }, 409, "invalid_transition", {
+      allowed: [...TASK_TRANSITIONS.todo],
+    });
 
     let before = await snapshot(tenant.org.id);
     const moved = expectSuccess<Rec>(await put(tenant, tasks, externalId, { ...body, status: "in_progress" })).data;
@@ -266,13 +334,14 @@ describe("PUT /v1/tasks/by-external-id: the task workflow and its references, as
     expect(expectSuccess<Rec>(await put(tenant, tasks, externalId, { ...body, status: "in_progress" })).data).toEqual(moved);
     expect(expectSuccess<Rec>(await put(tenant, tasks, externalId, body)).data).toEqual(moved);
     expectNoTrace(before, await snapshot(tenant.org.id));
-
   });
 
   it("a new task may start in any status, as POST allows", async () => {
     const tenant = await createTenant();
     const body = await tasks.put(tenant);
-    expect(expectSuccess<Rec>(await api("/v1/tasks", { key: tenant.key, body: { ...body, status: "done" } }), 201).data.status).toBe("done");
+    expect(expectSuccess<Rec>(await api("/v1/tasks", { key: tenant.key, body: { ...body, status: "done" } }), 201).data.status).toBe(
+      "done",
+    );
     expect(expectSuccess<Rec>(await put(tenant, tasks, newExternalId(), { ...body, status: "done" }), 201).data.status).toBe("done");
   });
 
@@ -285,7 +354,9 @@ describe("PUT /v1/tasks/by-external-id: the task workflow and its references, as
     const foreignMilestone = await tenant.insertMilestone(otherProject.id);
     for (const target of [externalId, newExternalId("fresh")]) {
       await refusedPut(tenant, tasks, target, { ...body, assigneeId: inactive.id }, 400, "invalid_reference", { field: "assigneeId" });
-      await refusedPut(tenant, tasks, target, { ...body, milestoneId: foreignMilestone.id }, 400, "invalid_reference", { field: "milestoneId" });
+      await refusedPut(tenant, tasks, target, { ...body, milestoneId: foreignMilestone.id }, 400, "invalid_reference", {
+        field: "milestoneId",
+      });
     }
     // A milestone of the task's own project is fine.
     const own = await tenant.insertMilestone(String(body.projectId));

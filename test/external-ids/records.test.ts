@@ -21,7 +21,9 @@ async function post(resource: ExternalIdResource, tenant: Tenant, fields: Body =
 
 /** The ids the list answers for `?externalId=` (exact match), checking the envelope's count. */
 async function listed(resource: ExternalIdResource, tenant: Tenant, record: Body, externalId: string): Promise<string[]> {
-  const page = expectSuccess<Rec[]>(await api(`${resource.list(record)}?externalId=${encodeURIComponent(externalId)}`, { key: tenant.key }));
+  const page = expectSuccess<Rec[]>(
+    await api(`${resource.list(record)}?externalId=${encodeURIComponent(externalId)}`, { key: tenant.key }),
+  );
   expect(page.count).toBe(page.data.length);
   return page.data.map((r) => r.id);
 }
@@ -52,7 +54,9 @@ for (const resource of RESOURCES) {
 
       const renamed = newExternalId("renamed");
       before = await snapshot(tenant.org.id);
-      const changed = expectSuccess<Rec>(await api(`/v1/${resource.name}/${record.id}`, { key: tenant.key, method: "PATCH", body: { externalId: renamed } })).data;
+      const changed = expectSuccess<Rec>(
+        await api(`/v1/${resource.name}/${record.id}`, { key: tenant.key, method: "PATCH", body: { externalId: renamed } }),
+      ).data;
       expect(changed).toEqual({ ...record, externalId: renamed, version: 2, updatedAt: changed.updatedAt });
       const updated = await expectOneWrite(tenant.org.id, before, `${resource.type}.updated`);
       expect(updated.changes).toEqual({ externalId: { from: externalId, to: renamed } });
@@ -67,7 +71,9 @@ for (const resource of RESOURCES) {
       expectNoTrace(before, await snapshot(tenant.org.id));
 
       before = await snapshot(tenant.org.id);
-      const cleared = expectSuccess<Rec>(await api(`/v1/${resource.name}/${record.id}`, { key: tenant.key, method: "PATCH", body: { externalId: null } })).data;
+      const cleared = expectSuccess<Rec>(
+        await api(`/v1/${resource.name}/${record.id}`, { key: tenant.key, method: "PATCH", body: { externalId: null } }),
+      ).data;
       expect(cleared).toEqual({ ...changed, externalId: null, version: 3, updatedAt: cleared.updatedAt });
       const clearing = await expectOneWrite(tenant.org.id, before, `${resource.type}.updated`);
       expect(clearing.changes).toEqual({ externalId: { from: renamed, to: null } });
@@ -76,7 +82,9 @@ for (const resource of RESOURCES) {
       // A cleared externalId is free again: another record takes it, and an old record takes its first one back.
       const successor = await post(resource, tenant, { externalId: renamed });
       expect(await listed(resource, tenant, successor, renamed)).toEqual([successor.id]);
-      const back = expectSuccess<Rec>(await api(`/v1/${resource.name}/${record.id}`, { key: tenant.key, method: "PATCH", body: { externalId } })).data;
+      const back = expectSuccess<Rec>(
+        await api(`/v1/${resource.name}/${record.id}`, { key: tenant.key, method: "PATCH", body: { externalId } }),
+      ).data;
       expect(back.externalId).toBe(externalId);
     });
 
@@ -85,14 +93,25 @@ for (const resource of RESOURCES) {
       const externalId = newExternalId();
       const holder = await post(resource, tenant, { externalId });
       const other = await post(resource, tenant);
-      await refusedCall(tenant, `/v1/${resource.name}/${other.id}`, { method: "PATCH", body: { externalId } }, 409, "conflict", { field: "externalId" });
-      // With another field beside it: the whole change is refused, not the externalId alone.
-      await refusedCall(tenant, `/v1/${resource.name}/${other.id}`, { method: "PATCH", body: { ...resource.change, externalId } }, 409, "conflict", {
+      await refusedCall(tenant, `/v1/${resource.name}/${other.id}`, { method: "PATCH", body: { externalId } }, 409, "conflict", {
         field: "externalId",
       });
+      // With another field beside it: the whole change is refused, not the externalId alone.
+      await refusedCall(
+        tenant,
+        `/v1/${resource.name}/${other.id}`,
+        { method: "PATCH", body: { ...resource.change, externalId } },
+        409,
+        "conflict",
+        {
+          field: "externalId",
+        },
+      );
       // A record that has one, taking the holder's.
       const third = await post(resource, tenant, { externalId: newExternalId() });
-      await refusedCall(tenant, `/v1/${resource.name}/${third.id}`, { method: "PATCH", body: { externalId } }, 409, "conflict", { field: "externalId" });
+      await refusedCall(tenant, `/v1/${resource.name}/${third.id}`, { method: "PATCH", body: { externalId } }, 409, "conflict", {
+        field: "externalId",
+      });
 
       expect(await get(resource, tenant, holder.id)).toEqual(holder);
       expect(await listed(resource, tenant, holder, externalId)).toEqual([holder.id]);
@@ -115,7 +134,9 @@ for (const resource of RESOURCES) {
 
       // Within B, the externalId is taken by B's own record.
       const other = await post(resource, b);
-      await refusedCall(b, `/v1/${resource.name}/${other.id}`, { method: "PATCH", body: { externalId } }, 409, "conflict", { field: "externalId" });
+      await refusedCall(b, `/v1/${resource.name}/${other.id}`, { method: "PATCH", body: { externalId } }, 409, "conflict", {
+        field: "externalId",
+      });
     });
 
     it("an invalid externalId is 400 invalid_field on create, change and the list filter, no trace", async () => {
@@ -125,7 +146,9 @@ for (const resource of RESOURCES) {
       const invalid: unknown[] = ["", "x".repeat(201), "crm\u00004471", 4471, ["crm-4471"]];
       for (const externalId of invalid) {
         await refusedCall(tenant, path, { body: { ...body, externalId } }, 400, "invalid_field", { field: "externalId" });
-        await refusedCall(tenant, `/v1/${resource.name}/${record.id}`, { method: "PATCH", body: { externalId } }, 400, "invalid_field", { field: "externalId" });
+        await refusedCall(tenant, `/v1/${resource.name}/${record.id}`, { method: "PATCH", body: { externalId } }, 400, "invalid_field", {
+          field: "externalId",
+        });
       }
       for (const externalId of ["", "x".repeat(201), "crm\u00004471"]) {
         await expectRefused(

@@ -169,7 +169,8 @@ export const RESOURCES: ExternalIdResource[] = [
 ];
 
 /** The path of PUT by external id (the externalId URL-encoded). */
-export const byExternalId = (resource: ExternalIdResource, externalId: string) => `/v1/${resource.name}/by-external-id/${encodeURIComponent(externalId)}`;
+export const byExternalId = (resource: ExternalIdResource, externalId: string) =>
+  `/v1/${resource.name}/by-external-id/${encodeURIComponent(externalId)}`;
 
 /** A fresh external id, unique across runs. */
 export const newExternalId = (label = "ext") => `${label}-${unique()}${unique()}`;

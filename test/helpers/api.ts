@@ -64,7 +64,9 @@ export function workerUrl(): string {
  */
 export function testClientAddress(): string {
   const state = expect.getState();
-  const digest = createHash("sha256").update(`${state.testPath ?? ""}\n${state.currentTestName ?? ""}`).digest("hex");
+  const digest = createHash("sha256")
+    .update(`${state.testPath ?? ""}\n${state.currentTestName ?? ""}`)
+    .digest("hex");
   return `2001:db8:${digest.slice(0, 4)}:${digest.slice(4, 8)}:${digest.slice(8, 12)}:${digest.slice(12, 16)}:${digest.slice(16, 20)}:${digest.slice(20, 24)}`;
 }
 
@@ -117,7 +119,10 @@ function expectNoPrismViolation(operationId: string, method: string, pathname: s
   const header = response.headers.get("sl-violations");
   const violations: PrismRecord["violations"] = header ? JSON.parse(header) : [];
   mkdirSync(PRISM_RECORDS, { recursive: true });
-  appendFileSync(join(PRISM_RECORDS, `${process.pid}.jsonl`), JSON.stringify({ operationId, status: response.status, violations } satisfies PrismRecord) + "\n");
+  appendFileSync(
+    join(PRISM_RECORDS, `${process.pid}.jsonl`),
+    JSON.stringify({ operationId, status: response.status, violations } satisfies PrismRecord) + "\n",
+  );
   const where = `${method} ${pathname} -> ${response.status}`;
   const inAnswer = violations.filter((v) => v.location[0] === "response");
   expect(inAnswer, `${where}: Prism finds the answer off the document`).toEqual([]);
@@ -130,7 +135,11 @@ function expectHeadersDeclared(method: string, pathname: string, status: number,
   if (!route || method === "OPTIONS") return;
   const declared = new Set(responseHeadersOf(route, status).map((h) => h.name.toLowerCase()));
   for (const { name } of Object.values(RESPONSE_HEADERS)) {
-    if (headers.has(name)) expect(declared.has(name.toLowerCase()), `${method} ${pathname} -> ${status}: sends ${name}, which its OpenAPI entry does not declare`).toBe(true);
+    if (headers.has(name))
+      expect(
+        declared.has(name.toLowerCase()),
+        `${method} ${pathname} -> ${status}: sends ${name}, which its OpenAPI entry does not declare`,
+      ).toBe(true);
   }
 }
 
@@ -147,14 +156,18 @@ function expectDeclared(method: string, pathname: string, status: number, body: 
   if (status >= 400) {
     const envelope = ErrorEnvelopeSchema.safeParse(body);
     expect(envelope.success, `${where}: not the error envelope: ${JSON.stringify(body).slice(0, 300)}`).toBe(true);
-    if (route && envelope.success) expect(errorCodesOf(route), `${where}: a code the route does not declare`).toContain(envelope.data.error.code);
+    if (route && envelope.success)
+      expect(errorCodesOf(route), `${where}: a code the route does not declare`).toContain(envelope.data.error.code);
     return;
   }
   if (!route) return;
   const declared = [route.response.status ?? 200, ...(route.response.created ? [201] : [])];
   expect(declared, `${where}: not the route's declared status`).toContain(status);
   const parsed = route.response.schema.safeParse(body);
-  expect(parsed.success, `${where}: off its declared schema: ${parsed.success ? "" : JSON.stringify(parsed.error.issues).slice(0, 500)}`).toBe(true);
+  expect(
+    parsed.success,
+    `${where}: off its declared schema: ${parsed.success ? "" : JSON.stringify(parsed.error.issues).slice(0, 500)}`,
+  ).toBe(true);
   // zod drops what a schema does not name: what it dropped was a field off the document.
   if (route.operationId !== "getOpenApiDocument") expect(parsed.data, `${where}: a field its declared schema does not name`).toEqual(body);
 }

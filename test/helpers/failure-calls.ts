@@ -27,7 +27,10 @@ export interface StackTenant {
  * made is added to `keysUsed`, for the check that none ever reaches the Worker's console.
  */
 export function stackCalls(stackOf: () => FailureStack, keysUsed: string[] = []) {
-  async function call(path: string, options: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<StackResponse> {
+  async function call(
+    path: string,
+    options: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<StackResponse> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
     if (options.body !== undefined) headers["content-type"] = "application/json";
@@ -49,7 +52,10 @@ export function stackCalls(stackOf: () => FailureStack, keysUsed: string[] = [])
   async function tenant(rateLimit = 10_000): Promise<StackTenant> {
     const { db } = stackOf();
     const org = await createOrganisation(db, { name: `Failure org ${unique()}` });
-    const { key } = await createApiKey({ ctx: { db }, input: { orgId: org.id, application: `failures-${unique()}`, scopes: expandScopes(ALL_SCOPES), rateLimit } });
+    const { key } = await createApiKey({
+      ctx: { db },
+      input: { orgId: org.id, application: `failures-${unique()}`, scopes: expandScopes(ALL_SCOPES), rateLimit },
+    });
     keysUsed.push(key);
     // One call, so the key's RateLimiter has read its limit while the database was there.
     expect((await call("/v1", { key })).status).toBe(200);
@@ -89,7 +95,7 @@ export function stackCalls(stackOf: () => FailureStack, keysUsed: string[] = [])
 
   async function waitUntilQuiet() {
     let busy: unknown[] = [];
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
       ({ rows: busy } = await stackOf().db.query(
         `select pid, state, query from pg_stat_activity
           where datname = current_database() and pid <> pg_backend_pid() and state in ('active', 'idle in transaction', 'idle in transaction (aborted)')`,

@@ -34,7 +34,6 @@ import { startTestWorker } from "./worker.ts";
 // matches is answered with one of Neon's own error answers (cli/lib/sql-endpoint.ts). These stacks
 // are each a file's own, so no other test file meets a fault.
 
-
 type Fault =
   | { kind: "refuse" }
   | { kind: "hang" }
@@ -304,7 +303,10 @@ export function useFailureStack(): () => FailureStack {
 export async function startFailureStack(): Promise<FailureStack> {
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   const stop = async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve().then(cleanup).catch(() => {});
+    for (const cleanup of cleanups.splice(0).reverse())
+      await Promise.resolve()
+        .then(cleanup)
+        .catch(() => {});
   };
   const output: string[] = [];
   const record = (stream: NodeJS.WriteStream) => {
@@ -349,7 +351,13 @@ export async function startFailureStack(): Promise<FailureStack> {
 
     const worker = await startTestWorker(
       // The request log line is on: the console test reads it for keys it must never hold.
-      { DATABASE_URL: database.url, LOCAL_SQL_ENDPOINT: sqlEndpoint.address, REALTIME_URL: room.url, REALTIME_SECRET: randomBytes(24).toString("hex"), LOG_REQUESTS: "true" },
+      {
+        DATABASE_URL: database.url,
+        LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
+        REALTIME_URL: room.url,
+        REALTIME_SECRET: randomBytes(24).toString("hex"),
+        LOG_REQUESTS: "true",
+      },
       { logLevel: "log" },
     );
     cleanups.push(() => worker.dispose());

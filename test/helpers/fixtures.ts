@@ -38,9 +38,7 @@ export interface KeyOptions {
 
 const unique = () => randomBytes(4).toString("hex");
 
-export async function createTenant(
-  options: { scopes?: readonly Scope[]; name?: string } & KeyOptions = {},
-): Promise<Tenant> {
+export async function createTenant(options: { scopes?: readonly Scope[]; name?: string } & KeyOptions = {}): Promise<Tenant> {
   const org = await createOrganisation(testDatabase(), { name: options.name ?? `Test org ${unique()}` });
   const created = await keyWith(org.id, options.scopes ?? ALL_SCOPES, options);
   return {

@@ -38,11 +38,19 @@ export async function authPost(path: string, body: unknown, headers: Record<stri
 }
 
 /** Signs up a new person (who then owns a new organisation, unless `invitation` is given). */
-export async function signUp(options: { email?: string; password?: string; name?: string; organisationName?: string; invitation?: string } = {}): Promise<Person> {
+export async function signUp(
+  options: { email?: string; password?: string; name?: string; organisationName?: string; invitation?: string } = {},
+): Promise<Person> {
   const email = options.email ?? newEmail();
   const password = options.password ?? `pw-${randomUUID()}`;
   const name = options.name ?? "Ada Lovelace";
-  const response = await authPost("/auth/sign-up/email", { email, password, name, organisationName: options.organisationName, invitation: options.invitation });
+  const response = await authPost("/auth/sign-up/email", {
+    email,
+    password,
+    name,
+    organisationName: options.organisationName,
+    invitation: options.invitation,
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   const cookie = cookieOf(response);
   const me = await asPerson(cookie, "/v1/settings/session");
@@ -128,6 +136,11 @@ export async function peopleTrace(...orgIds: string[]) {
  * names). It has no key.
  */
 export function fixturesOf(orgId: string): Tenant {
-  const only = { org: { id: orgId }, insertProject: (f?: object) => insertProject(orgId, f), insertPerson: (f?: object) => insertPerson(orgId, f), insertTask: (f?: object) => insertTask(orgId, f) };
+  const only = {
+    org: { id: orgId },
+    insertProject: (f?: object) => insertProject(orgId, f),
+    insertPerson: (f?: object) => insertPerson(orgId, f),
+    insertTask: (f?: object) => insertTask(orgId, f),
+  };
   return only as unknown as Tenant;
 }

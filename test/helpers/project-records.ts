@@ -54,8 +54,14 @@ const date: Check = (v) => typeof v === "string" && DATE.test(v);
 const timestamp: Check = (v) => typeof v === "string" && ISO_TIMESTAMP.test(v);
 const int: Check = (v) => Number.isInteger(v);
 const money: Check = (v) => typeof v === "string" && /^-?\d+\.\d{2}$/.test(v);
-const oneOf = (...values: string[]): Check => (v) => values.includes(v as string);
-const nullable = (check: Check): Check => (v) => v === null || check(v);
+const oneOf =
+  (...values: string[]): Check =>
+  (v) =>
+    values.includes(v as string);
+const nullable =
+  (check: Check): Check =>
+  (v) =>
+    v === null || check(v);
 
 const RECORD = { id: uuid, orgId: uuid, externalId: nullable(text), version: int, createdAt: timestamp, updatedAt: timestamp };
 const level = nullable(oneOf("low", "medium", "high"));

@@ -32,7 +32,12 @@ export function realtimeHost(): string {
 // Sockets
 
 /** What a socket connects with: a key or a token, and the feed's filter if it wants one (docs/sync.md). */
-export type Credential = ({ apiKey: string } | { token: string }) & { types?: string; projectId?: string; recordId?: string; excludeOwn?: string };
+export type Credential = ({ apiKey: string } | { token: string }) & {
+  types?: string;
+  projectId?: string;
+  recordId?: string;
+  excludeOwn?: string;
+};
 
 export interface RoomSocket {
   socket: PartySocket;
@@ -57,7 +62,11 @@ afterEach(() => {
 });
 
 /** A PartySocket (in Node, with `ws`) to the organisation's room, as a client would open it. */
-export function openRoomSocket(orgId: string, credential: Credential, options: { onMessage?(message: RoomMessage): void } = {}): RoomSocket {
+export function openRoomSocket(
+  orgId: string,
+  credential: Credential,
+  options: { onMessage?(message: RoomMessage): void } = {},
+): RoomSocket {
   const socket = new PartySocket({
     host: realtimeHost(),
     party: "v1",
@@ -86,11 +95,21 @@ export function openRoomSocket(orgId: string, credential: Credential, options: {
   const room: RoomSocket = {
     socket,
     messages,
-    readies: () => messages.map((m) => m.message).filter((m) => m.type === "ready").map((m) => m.changeVersion),
+    readies: () =>
+      messages
+        .map((m) => m.message)
+        .filter((m) => m.type === "ready")
+        .map((m) => m.changeVersion),
     events,
     ready: readyTimed,
     waitFor(done, timeoutMs = 10_000) {
-      return waitUntil(listeners, events, done, timeoutMs, (received) => `received ${JSON.stringify(received.map((e) => [e.type, e.changeVersion]))}`);
+      return waitUntil(
+        listeners,
+        events,
+        done,
+        timeoutMs,
+        (received) => `received ${JSON.stringify(received.map((e) => [e.type, e.changeVersion]))}`,
+      );
     },
     waitForEvents(count, timeoutMs) {
       return room.waitFor((received) => received.length >= count, timeoutMs);
@@ -160,7 +179,17 @@ export function upgradeStatus(orgId: string, params: Record<string, string>): Pr
 
 /** A made-up task event of the organisation, as the Worker would publish it (the room only relays what it is given). */
 export function fakeEvent(orgId: string, changeVersion: number): RoomEvent {
-  return { id: randomUUID(), type: "task.updated", orgId, changeVersion, occurredAt: new Date().toISOString(), data: { n: changeVersion }, changes: null, actor: { type: "system", id: null, name: "opsroom" }, batchId: null };
+  return {
+    id: randomUUID(),
+    type: "task.updated",
+    orgId,
+    changeVersion,
+    occurredAt: new Date().toISOString(),
+    data: { n: changeVersion },
+    changes: null,
+    actor: { type: "system", id: null, name: "opsroom" },
+    batchId: null,
+  };
 }
 
 /**

@@ -99,9 +99,7 @@ export function describeRefusals(route: RouteUnderTest): void {
 
       if (hasBody) {
         it(`key without ${scope} and a broken body: 403, scope is checked before the body`, () =>
-          refused({ key: keyWithout, rawBody: "{not json" }, (res) =>
-            expectError(res, 403, "insufficient_scope", { scope }),
-          ));
+          refused({ key: keyWithout, rawBody: "{not json" }, (res) => expectError(res, 403, "insufficient_scope", { scope })));
       }
     }
 

@@ -104,14 +104,23 @@ export function refusedCall(
   options: ApiOptions,
   status: number,
   code: string | readonly string[],
-  details: Record<string, unknown> = {}) {
+  details: Record<string, unknown> = {},
+) {
   return expectRefused(tenant.org.id, () => api(path, { key: tenant.key, ...options }), status, code, details);
 }
 
 // Hand-written response shapes. Each kind names what a field's value must look like.
-type Kind = "uuid" | "uuid?" | "uuid[]" | "string" | "string?" | "date" | "timestamp" | "int" | "number" | "boolean" | "progress" | readonly string[];
+type Kind =
+  "uuid" | "uuid?" | "uuid[]" | "string" | "string?" | "date" | "timestamp" | "int" | "number" | "boolean" | "progress" | readonly string[];
 
-const RECORD: Record<string, Kind> = { id: "uuid", orgId: "uuid", externalId: "string?", version: "int", createdAt: "timestamp", updatedAt: "timestamp" };
+const RECORD: Record<string, Kind> = {
+  id: "uuid",
+  orgId: "uuid",
+  externalId: "string?",
+  version: "int",
+  createdAt: "timestamp",
+  updatedAt: "timestamp",
+};
 
 export const SHAPES = {
   project: {
@@ -124,7 +133,15 @@ export const SHAPES = {
     status: ["planned", "active", "on_hold", "completed", "cancelled"],
     progress: "progress",
   },
-  milestone: { ...RECORD, projectId: "uuid", name: "string", description: "string?", dueDate: "date", status: ["open", "done", "cancelled"], progress: "progress" },
+  milestone: {
+    ...RECORD,
+    projectId: "uuid",
+    name: "string",
+    description: "string?",
+    dueDate: "date",
+    status: ["open", "done", "cancelled"],
+    progress: "progress",
+  },
   task: {
     ...RECORD,
     projectId: "uuid",

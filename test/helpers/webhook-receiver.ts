@@ -83,7 +83,15 @@ export async function startReceiver(name = "opsroom"): Promise<Receiver> {
     } catch {
       event = null as unknown as RoomEvent;
     }
-    const delivery: Delivery = { verified, ...(verifyError ? { verifyError } : {}), headers, body, event, at: performance.now(), answered: 0 };
+    const delivery: Delivery = {
+      verified,
+      ...(verifyError ? { verifyError } : {}),
+      headers,
+      body,
+      event,
+      at: performance.now(),
+      answered: 0,
+    };
     const chosen = verified ? answer(deliveries.length + 1, delivery) : { status: 400, body: "signature did not verify" };
     if (chosen === "hang") {
       deliveries.push(delivery);

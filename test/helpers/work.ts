@@ -49,11 +49,23 @@ export async function insertChecklistItems(tenant: Tenant, taskId: string, count
 }
 
 /** A task of the tenant; with `parentId`, a subtask in the parent's project. */
-export async function insertTaskIn(tenant: Tenant, fields: { projectId?: string; parentId?: string; status?: string; blockedBy?: string[]; labelIds?: string[] } = {}): Promise<string> {
-  const projectId = fields.projectId ?? (fields.parentId ? (await query<{ project_id: string }>("select project_id from tasks where id = $1", [fields.parentId]))[0]!.project_id : undefined);
+export async function insertTaskIn(
+  tenant: Tenant,
+  fields: { projectId?: string; parentId?: string; status?: string; blockedBy?: string[]; labelIds?: string[] } = {},
+): Promise<string> {
+  const projectId =
+    fields.projectId ??
+    (fields.parentId
+      ? (await query<{ project_id: string }>("select project_id from tasks where id = $1", [fields.parentId]))[0]!.project_id
+      : undefined);
   const task = await tenant.insertTask({ ...(projectId ? { projectId } : {}), ...(fields.status ? { status: fields.status } : {}) });
   if (fields.parentId || fields.blockedBy || fields.labelIds) {
-    await query("update tasks set parent_id = $2, blocked_by = $3, label_ids = $4 where id = $1", [task.id, fields.parentId ?? null, fields.blockedBy ?? [], fields.labelIds ?? []]);
+    await query("update tasks set parent_id = $2, blocked_by = $3, label_ids = $4 where id = $1", [
+      task.id,
+      fields.parentId ?? null,
+      fields.blockedBy ?? [],
+      fields.labelIds ?? [],
+    ]);
   }
   return task.id;
 }

@@ -86,7 +86,9 @@ const RELOAD_EVENTS = new Set(["configUpdate", "bundleStart", "bundleComplete", 
  * wrangler watches the `[assets]` directory (console/): a file added, changed or removed there
  * reloads the Worker (bundleComplete with no bundleStart); bundleStart is a rebuild of the sources.
  */
-function watchRuntime(devEnv: { dispatch(event: { type: string; proxyData?: { userWorkerUrl?: Partial<URL> } }): void }): { directUrl: Promise<string> } {
+function watchRuntime(devEnv: { dispatch(event: { type: string; proxyData?: { userWorkerUrl?: Partial<URL> } }): void }): {
+  directUrl: Promise<string>;
+} {
   const dispatch = devEnv.dispatch.bind(devEnv);
   let started = false;
   let found: (url: string) => void = () => {};
@@ -97,7 +99,10 @@ function watchRuntime(devEnv: { dispatch(event: { type: string; proxyData?: { us
   // Awaited only once the Worker started; a start that failed first must not leave it unhandled.
   directUrl.catch(() => {});
   devEnv.dispatch = (event) => {
-    if (started && RELOAD_EVENTS.has(event.type)) console.warn(`test Worker: wrangler ${event.type} at ${new Date().toISOString()} (the Worker's address may change; tests keep the old one)`);
+    if (started && RELOAD_EVENTS.has(event.type))
+      console.warn(
+        `test Worker: wrangler ${event.type} at ${new Date().toISOString()} (the Worker's address may change; tests keep the old one)`,
+      );
     if (event.type === "reloadComplete" && !started) {
       started = true;
       const url = new URL("http://127.0.0.1");

@@ -4,7 +4,7 @@ import { stackGroup } from "./stack.mjs";
 // Idempotency-Key lines of json-body.ts; the rest of that file is the body's size and type), and
 // the replay and remember CTEs (db/statements/idempotency.ts), in workerd against the test database.
 export default stackGroup("idempotency", {
-  mutate: ["db/statements/idempotency.ts", "functions/middleware/json-body.ts:62-68"],
+  mutate: ["db/statements/idempotency.ts", "functions/middleware/json-body.ts:63-69"],
   unitFiles: ["test/unit/middleware.test.ts"],
   files: ["test/protection/idempotency.test.ts"],
 });

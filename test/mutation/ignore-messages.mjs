@@ -10,7 +10,10 @@ export const strykerPlugins = [
     shouldIgnore(path) {
       const call = path.parentPath;
       const isMessage =
-        call?.isNewExpression() && call.node.callee.type === "Identifier" && call.node.callee.name === "DomainError" && call.node.arguments[1] === path.node;
+        call?.isNewExpression() &&
+        call.node.callee.type === "Identifier" &&
+        call.node.callee.name === "DomainError" &&
+        call.node.arguments[1] === path.node;
       return isMessage ? "the message of a DomainError is prose: clients and tests use its code and details" : undefined;
     },
   }),

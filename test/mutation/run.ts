@@ -50,7 +50,15 @@ for (const group of groups) {
   const { files } = JSON.parse(readFileSync(report, "utf8")) as { files: Record<string, { mutants: Array<{ status: string }> }> };
   for (const [file, { mutants }] of Object.entries(files)) {
     const count = (status: string) => mutants.filter((m) => m.status === status).length;
-    const counts = { group, killed: count("Killed"), survived: count("Survived"), timeout: count("Timeout"), noCoverage: count("NoCoverage"), other: 0, mutants: 0 };
+    const counts = {
+      group,
+      killed: count("Killed"),
+      survived: count("Survived"),
+      timeout: count("Timeout"),
+      noCoverage: count("NoCoverage"),
+      other: 0,
+      mutants: 0,
+    };
     counts.mutants = counts.killed + counts.survived + counts.timeout + counts.noCoverage;
     counts.other = mutants.length - counts.mutants - count("Ignored");
     rows.push([file, counts]);
@@ -63,7 +71,11 @@ console.log(["module".padEnd(36), "group".padEnd(12), "mutants", "killed", "surv
 for (const [file, c] of rows.sort(([a], [b]) => a.localeCompare(b))) {
   const cells = [c.mutants, c.killed, c.survived, c.timeout, c.noCoverage].map((n, i) => String(n).padStart([7, 6, 8, 7, 6][i]!));
   const mark = score(c) >= TARGET ? "" : `  below ${TARGET} %`;
-  console.log([file.padEnd(36), c.group.padEnd(12), ...cells, `${score(c).toFixed(2).padStart(6)} %`].join("  ") + (c.other ? `  (${c.other} errors)` : "") + mark);
+  console.log(
+    [file.padEnd(36), c.group.padEnd(12), ...cells, `${score(c).toFixed(2).padStart(6)} %`].join("  ") +
+      (c.other ? `  (${c.other} errors)` : "") +
+      mark,
+  );
 }
 const below = rows.filter(([, c]) => score(c) < TARGET);
 if (failedRuns.length > 0) console.error(`\nStryker failed for: ${failedRuns.join(", ")}`);

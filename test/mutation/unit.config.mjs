@@ -19,12 +19,12 @@ export default {
     // settleCaller, and in settleCreate/-Update/-Delete the caller check, the Idempotency-Key
     // replay and If-Match, with the refusals they give (refusals.ts); the rest (references,
     // workflow rules, blockers) is not a security edge.
-    "services/settle.ts:35-49",
-    "services/settle.ts:67-72",
-    "services/settle.ts:120-120",
-    "services/settle.ts:124-124",
-    "services/settle.ts:137-137",
-    "services/settle.ts:139-139",
-    "services/refusals.ts:13-24",
+    "services/settle.ts:44-58",
+    "services/settle.ts:76-81",
+    "services/settle.ts:130-130",
+    "services/settle.ts:134-134",
+    "services/settle.ts:147-147",
+    "services/settle.ts:149-149",
+    "services/refusals.ts:13-28",
   ],
 };

@@ -8,16 +8,24 @@ import { asPerson, memberOf, peopleTrace, signUp, type Person } from "../helpers
 // once), and replaced: a new key with the old one's name, scopes and rate limit, created by
 // whoever replaced it, and the old one revoked in the same statement.
 
-const createKey = async (person: Person, body: Record<string, unknown>) => expectSuccess(await asPerson(person.cookie, "/v1/settings/api-keys", { body }), 201).data;
+const createKey = async (person: Person, body: Record<string, unknown>) =>
+  expectSuccess(await asPerson(person.cookie, "/v1/settings/api-keys", { body }), 201).data;
 const listKeys = async (person: Person) => expectSuccess(await asPerson(person.cookie, "/v1/settings/api-keys")).data as any[];
-const keyAction = (person: Person, id: string, verb: "revoke" | "replace") => asPerson(person.cookie, `/v1/settings/api-keys/${id}/${verb}`, { method: "POST" });
+const keyAction = (person: Person, id: string, verb: "revoke" | "replace") =>
+  asPerson(person.cookie, `/v1/settings/api-keys/${id}/${verb}`, { method: "POST" });
 
 describe("API keys", () => {
   it("created with a name, scopes (a .manage brings its .read) and a rate limit; the key is shown once and works", async () => {
     const owner = await signUp();
     const admin = await memberOf(owner, "admin");
     const created = await createKey(admin, { name: "Site tablets", scopes: ["tasks.manage", "risks.read"], rateLimit: 42 });
-    expect(created).toMatchObject({ name: "Site tablets", scopes: ["tasks.read", "tasks.manage", "risks.read"], rateLimit: 42, createdBy: { id: admin.userId, name: admin.name }, lastUsedAt: null });
+    expect(created).toMatchObject({
+      name: "Site tablets",
+      scopes: ["tasks.read", "tasks.manage", "risks.read"],
+      rateLimit: 42,
+      createdBy: { id: admin.userId, name: admin.name },
+      lastUsedAt: null,
+    });
     expect(created.key.startsWith(created.prefix)).toBe(true);
     const used = await api("/v1", { key: created.key });
     expect(used.body.application).toBe("Site tablets");

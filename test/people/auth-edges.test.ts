@@ -11,7 +11,11 @@ import { DISABLED_PATHS } from "../../functions/auth/auth.ts";
 const usersWith = async (email: string) => (await query("select id from users where email = $1", [email])).length;
 
 async function rawPost(path: string, body: string, contentType: string): Promise<Response> {
-  return fetch(new URL(path, workerUrl()), { method: "POST", headers: { "content-type": contentType, origin: workerUrl(), "cf-connecting-ip": testClientAddress() }, body });
+  return fetch(new URL(path, workerUrl()), {
+    method: "POST",
+    headers: { "content-type": contentType, origin: workerUrl(), "cf-connecting-ip": testClientAddress() },
+    body,
+  });
 }
 
 describe("/auth bodies", () => {
@@ -48,7 +52,11 @@ describe("/auth endpoints opsroom does not offer", () => {
   it("answer 404 even with a session, before better-auth is asked, and change nothing", async () => {
     const person = await signUp();
     for (const path of DISABLED_PATHS) {
-      const response = await authPost(`/auth${path}`, { password: person.password, newPassword: "another password 1", name: "Mallory", token: "x" }, { cookie: person.cookie });
+      const response = await authPost(
+        `/auth${path}`,
+        { password: person.password, newPassword: "another password 1", name: "Mallory", token: "x" },
+        { cookie: person.cookie },
+      );
       expect(response.status, path).toBe(404);
       expect(((await response.json()) as any).error.code, path).toBe("not_found");
     }

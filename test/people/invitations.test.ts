@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { api, expectError, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
-import { asPerson, authPost, invite, memberOf, membershipsOf, newEmail, peopleTrace, signedIn, signUp, type Person } from "../helpers/people.ts";
+import {
+  asPerson,
+  authPost,
+  invite,
+  memberOf,
+  membershipsOf,
+  newEmail,
+  peopleTrace,
+  signedIn,
+  signUp,
+  type Person,
+} from "../helpers/people.ts";
 
 // Invitations (docs/people.md): accepted by signing up with the link, or by a person who already
 // has an account signing in and accepting; refused when the link is for another address, revoked,

@@ -9,18 +9,27 @@ import { asPerson, fixturesOf, memberOf, membershipsOf, peopleTrace, signedIn, s
 // changes or removes an owner; anyone may leave; an organisation always keeps an owner. A role
 // change applies to the person's next call, and a removed member's sessions stop at once.
 
-const setRole = (caller: Person, target: Person, role: Role) => asPerson(caller.cookie, `/v1/settings/members/${target.userId}`, { method: "PATCH", body: { role } });
+const setRole = (caller: Person, target: Person, role: Role) =>
+  asPerson(caller.cookie, `/v1/settings/members/${target.userId}`, { method: "PATCH", body: { role } });
 const remove = (caller: Person, target: Person) => asPerson(caller.cookie, `/v1/settings/members/${target.userId}`, { method: "DELETE" });
 
 /** Asserts the call was refused with `status` and `code` and left the organisation as it was. */
-async function refusedWith(orgId: string, call: () => Promise<ApiResponse>, status: number, code: string, details: Record<string, unknown> = {}) {
+async function refusedWith(
+  orgId: string,
+  call: () => Promise<ApiResponse>,
+  status: number,
+  code: string,
+  details: Record<string, unknown> = {},
+) {
   const before = await peopleTrace(orgId);
   expectError(await call(), status, code, details);
   expect(await peopleTrace(orgId), "a refused change leaves no trace").toEqual(before);
 }
 
 const roles = async (viewer: Person) =>
-  Object.fromEntries(((expectSuccess(await asPerson(viewer.cookie, "/v1/settings/members")).data as any[]) ?? []).map((m) => [m.userId, m.role]));
+  Object.fromEntries(
+    ((expectSuccess(await asPerson(viewer.cookie, "/v1/settings/members")).data as any[]) ?? []).map((m) => [m.userId, m.role]),
+  );
 
 describe("role changes", () => {
   it("an owner promotes and demotes; the session's role and scopes follow at its next call", async () => {
@@ -121,7 +130,9 @@ describe("owners", () => {
           const code = { 409: "conflict", 403: "insufficient_role", 401: "unauthorized" }[lost!.status as 409 | 403 | 401];
           expect(code, `${lost!.status} ${lost!.text}`).toBeDefined();
           expectError(lost!, lost!.status, code!);
-          const owners = [...(await membershipsOf(owner.userId)), ...(await membershipsOf(second.userId))].filter((m) => m.role === "owner");
+          const owners = [...(await membershipsOf(owner.userId)), ...(await membershipsOf(second.userId))].filter(
+            (m) => m.role === "owner",
+          );
           expect(owners).toHaveLength(1);
         }),
       );
@@ -161,7 +172,10 @@ describe("leaving and removal", () => {
     const token = new URL(expectSuccess(invited, 201).data.url).hash.slice(1);
     const back = await signedIn(member);
     expectSuccess(await asPerson(back.cookie, "/auth/invitations/accept", { body: { token } }));
-    expect(expectSuccess(await asPerson(back.cookie, "/v1/settings/session")).data).toMatchObject({ organisation: { id: owner.orgId }, role: "admin" });
+    expect(expectSuccess(await asPerson(back.cookie, "/v1/settings/session")).data).toMatchObject({
+      organisation: { id: owner.orgId },
+      role: "admin",
+    });
   });
 
   it("an admin may leave; an owner may remove an owner when another remains", async () => {

@@ -29,7 +29,9 @@ const limitHeaders = (response: ApiResponse) => ({
  * that do not exist (its first is refused 404). The batch's cost is counted before it runs.
  */
 const spendingBatch = (person: Person, size: number) =>
-  asPerson(person.cookie, "/v1/batch", { body: { operations: Array.from({ length: size }, () => ({ method: "DELETE", path: `/v1/labels/${randomUUID()}` })) } });
+  asPerson(person.cookie, "/v1/batch", {
+    body: { operations: Array.from({ length: size }, () => ({ method: "DELETE", path: `/v1/labels/${randomUUID()}` })) },
+  });
 
 /** Spends `count` requests of the person's window, in batches of at most 100 (a batch's most). */
 async function spend(person: Person, count: number) {
@@ -89,7 +91,15 @@ describe("a signed-in person's rate limit", () => {
     await windowWithRoom(30);
     await spend(owner, limitHeaders(await asPerson(owner.cookie, "/v1/settings/session")).remaining - 50);
     const before = await snapshot(owner.orgId);
-    const refused = await asPerson(owner.cookie, "/v1/batch", { body: { operations: Array.from({ length: 60 }, (_, i) => ({ method: "POST", path: "/v1/labels", body: { name: `L${i}`, colour: "#336699" } })) } });
+    const refused = await asPerson(owner.cookie, "/v1/batch", {
+      body: {
+        operations: Array.from({ length: 60 }, (_, i) => ({
+          method: "POST",
+          path: "/v1/labels",
+          body: { name: `L${i}`, colour: "#336699" },
+        })),
+      },
+    });
     expectError(refused, 429, "rate_limited");
     expectNoTrace(before, await snapshot(owner.orgId));
     expect(limitHeaders(await asPerson(owner.cookie, "/v1/tasks")).remaining).toBe(48);

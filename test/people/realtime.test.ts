@@ -11,7 +11,11 @@ import { taskBody } from "../helpers/resources.ts";
 useRoom();
 
 async function mint(person: Person, body: Record<string, unknown> = {}) {
-  return expectSuccess(await asPerson(person.cookie, "/v1/realtime/tokens", { body }), 201).data as { token: string; organisation: string; scopes: string[] };
+  return expectSuccess(await asPerson(person.cookie, "/v1/realtime/tokens", { body }), 201).data as {
+    token: string;
+    organisation: string;
+    scopes: string[];
+  };
 }
 
 describe("a session's realtime token", () => {

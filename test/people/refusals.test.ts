@@ -4,7 +4,17 @@ import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { api, expectError, workerUrl, type ApiResponse, type Method } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { keyWith } from "../helpers/fixtures.ts";
-import { asPerson, invite, memberOf, newEmail, peopleTrace, sessionTokenOfCookie, signedIn, signUp, type Person } from "../helpers/people.ts";
+import {
+  asPerson,
+  invite,
+  memberOf,
+  newEmail,
+  peopleTrace,
+  sessionTokenOfCookie,
+  signedIn,
+  signUp,
+  type Person,
+} from "../helpers/people.ts";
 
 // The refusals every settings endpoint shares, one `it` per endpoint x refusal, each asserting the
 // error envelope and that the refused call left no trace in either organisation (every row they
@@ -114,15 +124,13 @@ const ENDPOINTS: Endpoint[] = [
     manage: true,
     call: () => ({ path: "/v1/settings/api-keys", body: { name: "Refused", scopes: ["tasks.manage"], rateLimit: 10 } }),
   },
-  ...(["revoke", "replace"] as const).map(
-    (verb): Endpoint => ({
-      method: "POST",
-      name: `/v1/settings/api-keys/{id}/${verb}`,
-      manage: true,
-      call: (org) => ({ path: `/v1/settings/api-keys/${org.keyId}/${verb}` }),
-      foreign: (w) => ({ path: `/v1/settings/api-keys/${w.b.keyId}/${verb}` }),
-    }),
-  ),
+  ...(["revoke", "replace"] as const).map((verb): Endpoint => ({
+    method: "POST",
+    name: `/v1/settings/api-keys/{id}/${verb}`,
+    manage: true,
+    call: (org) => ({ path: `/v1/settings/api-keys/${org.keyId}/${verb}` }),
+    foreign: (w) => ({ path: `/v1/settings/api-keys/${w.b.keyId}/${verb}` }),
+  })),
 ];
 
 /** Makes the call with `headers` (and no Authorization unless given), and checks both organisations kept every row. */
@@ -142,7 +150,10 @@ const flip = (text: string, at: number) => text.slice(0, at) + (text[at] === "A"
 /** Session cookies the Worker must not accept, made from the owner's real one. */
 const FORGED: Array<[string, (cookie: string) => Record<string, string>]> = [
   ["the bare session token, unsigned", (cookie) => cookieHeader(sessionTokenOfCookie(cookie))],
-  ["the real token signed under another secret", (cookie) => cookieHeader(sign(sessionTokenOfCookie(cookie), randomBytes(32).toString("hex")))],
+  [
+    "the real token signed under another secret",
+    (cookie) => cookieHeader(sign(sessionTokenOfCookie(cookie), randomBytes(32).toString("hex"))),
+  ],
   [
     "the real token with its signature altered",
     (cookie) => {
@@ -174,21 +185,31 @@ const CROSS_SITE: Array<[string, Record<string, string>]> = [
 for (const endpoint of ENDPOINTS) {
   const { method } = endpoint;
   describe(`${method} ${endpoint.name} refusals`, () => {
-    it("no session: 401 unauthorized", () => refused(endpoint.call(world.a, world), method, sameOrigin(), (res) => expectError(res, 401, "unauthorized")));
+    it("no session: 401 unauthorized", () =>
+      refused(endpoint.call(world.a, world), method, sameOrigin(), (res) => expectError(res, 401, "unauthorized")));
 
     it("an all-scopes API key: 401 unauthorized", () =>
-      refused(endpoint.call(world.a, world), method, { authorization: `Bearer ${world.key}` }, (res) => expectError(res, 401, "unauthorized")));
-
-    it("an all-scopes API key alongside the owner's session: 401 unauthorized", () =>
-      refused(endpoint.call(world.a, world), method, { authorization: `Bearer ${world.key}`, cookie: world.a.owner.cookie, ...sameOrigin() }, (res) =>
+      refused(endpoint.call(world.a, world), method, { authorization: `Bearer ${world.key}` }, (res) =>
         expectError(res, 401, "unauthorized"),
       ));
 
+    it("an all-scopes API key alongside the owner's session: 401 unauthorized", () =>
+      refused(
+        endpoint.call(world.a, world),
+        method,
+        { authorization: `Bearer ${world.key}`, cookie: world.a.owner.cookie, ...sameOrigin() },
+        (res) => expectError(res, 401, "unauthorized"),
+      ));
+
     it("an expired session: 401 unauthorized", () =>
-      refused(endpoint.call(world.a, world), method, { cookie: world.expired, ...sameOrigin() }, (res) => expectError(res, 401, "unauthorized")));
+      refused(endpoint.call(world.a, world), method, { cookie: world.expired, ...sameOrigin() }, (res) =>
+        expectError(res, 401, "unauthorized"),
+      ));
 
     it("the session of someone removed from the organisation: 401 unauthorized", () =>
-      refused(endpoint.call(world.a, world), method, { cookie: world.removed, ...sameOrigin() }, (res) => expectError(res, 401, "unauthorized")));
+      refused(endpoint.call(world.a, world), method, { cookie: world.removed, ...sameOrigin() }, (res) =>
+        expectError(res, 401, "unauthorized"),
+      ));
 
     for (const [label, forge] of FORGED) {
       it(`forged cookie (${label}): 401 unauthorized`, () =>
@@ -211,7 +232,9 @@ for (const endpoint of ENDPOINTS) {
     if (method !== "GET") {
       for (const [label, headers] of CROSS_SITE) {
         it(`cross-site (${label}), as an owner: 403 cross_site_request`, () =>
-          refused(endpoint.call(world.a, world), method, { cookie: world.a.owner.cookie, ...headers }, (res) => expectError(res, 403, "cross_site_request")));
+          refused(endpoint.call(world.a, world), method, { cookie: world.a.owner.cookie, ...headers }, (res) =>
+            expectError(res, 403, "cross_site_request"),
+          ));
       }
     }
   });

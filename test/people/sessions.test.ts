@@ -30,7 +30,8 @@ describe("a member's session", () => {
       const created = expectSuccess(await call(member, "POST", path, body), 201).data;
       expect(expectSuccess(await call(member, "PATCH", `${path}/${created.id}`, patch)).data).toMatchObject({ ...patch, version: 2 });
     }
-    for (const path of ["/v1/projects", "/v1/personnel", "/v1/tasks", "/v1/webhooks", "/v1/organisation"]) expectSuccess(await call(member, "GET", path));
+    for (const path of ["/v1/projects", "/v1/personnel", "/v1/tasks", "/v1/webhooks", "/v1/organisation"])
+      expectSuccess(await call(member, "GET", path));
   });
 
   it("403 insufficient_scope naming the scope on financial entries (read and write), personnel, projects and webhooks writes; nothing written", async () => {
@@ -54,10 +55,15 @@ describe("a member's session", () => {
       ["POST", "/v1/webhooks", { url: "http://127.0.0.1:9/hook" }, "webhooks.manage"],
     ];
     const before = await peopleTrace(owner.orgId);
-    for (const [method, path, body, scope] of refusals) expectError(await call(member, method, path, body), 403, "insufficient_scope", { scope });
+    for (const [method, path, body, scope] of refusals)
+      expectError(await call(member, method, path, body), 403, "insufficient_scope", { scope });
     expect(await peopleTrace(owner.orgId)).toEqual(before);
     const me = expectSuccess(await call(member, "GET", "/v1/settings/session")).data;
-    expect(me.scopes.filter((s: string) => s.startsWith("financials") || s.endsWith(".manage")).sort()).toEqual(["issues.manage", "risks.manage", "tasks.manage"]);
+    expect(me.scopes.filter((s: string) => s.startsWith("financials") || s.endsWith(".manage")).sort()).toEqual([
+      "issues.manage",
+      "risks.manage",
+      "tasks.manage",
+    ]);
   });
 });
 
@@ -69,14 +75,20 @@ describe("owners and admins", () => {
       const org = fixturesOf(owner.orgId);
       const project = expectSuccess(await call(person, "POST", "/v1/projects", projectBody()), 201).data;
       expectSuccess(await call(person, "PATCH", `/v1/projects/${project.id}`, { name: "Renamed" }));
-      const entry = expectSuccess(await call(person, "POST", "/v1/financial-entries", await financialEntryBody(org, { projectId: project.id })), 201).data;
+      const entry = expectSuccess(
+        await call(person, "POST", "/v1/financial-entries", await financialEntryBody(org, { projectId: project.id })),
+        201,
+      ).data;
       expectSuccess(await call(person, "PATCH", `/v1/financial-entries/${entry.id}`, { amount: "2.00" }));
       expect(expectSuccess(await call(person, "GET", "/v1/financial-entries")).data.map((e: { id: string }) => e.id)).toEqual([entry.id]);
       expectSuccess(await call(person, "GET", `/v1/projects/${project.id}/financials`));
       expectSuccess(await call(person, "DELETE", `/v1/financial-entries/${entry.id}`));
       const added = expectSuccess(await call(person, "POST", "/v1/personnel", personBody()), 201).data;
       expectSuccess(await call(person, "PATCH", `/v1/personnel/${added.id}`, { name: "Renamed" }));
-      const webhook = expectSuccess(await call(person, "POST", "/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["project.deleted"] }), 201).data;
+      const webhook = expectSuccess(
+        await call(person, "POST", "/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["project.deleted"] }),
+        201,
+      ).data;
       expectSuccess(await call(person, "DELETE", `/v1/webhooks/${webhook.id}`));
     });
   }
@@ -99,7 +111,12 @@ describe("who acted, on every event", () => {
     // The system path, as the CLI writes (cli/lib/context.ts): the organisation named, every scope.
     const deferred: Array<Promise<unknown>> = [];
     const rooms = roomsAt({ url: inject("realtimeUrl"), secret: inject("realtimeSecret") });
-    const ctx = { db: testDatabase(), actor: { orgId: owner.orgId }, rooms, defer: (work: () => Promise<unknown>) => void deferred.push(work().catch(() => {})) };
+    const ctx = {
+      db: testDatabase(),
+      actor: { orgId: owner.orgId },
+      rooms,
+      defer: (work: () => Promise<unknown>) => void deferred.push(work().catch(() => {})),
+    };
     await tasks.create({ ctx, input: (await taskBody(org)) as never });
     await Promise.all(deferred);
 

@@ -7,7 +7,9 @@ describe("sign-up and the session", () => {
     const owner = await signUp({ organisationName: "Harbour Works" });
     const me = expectSuccess(await asPerson(owner.cookie, "/v1/settings/session")).data as any;
     expect(me).toMatchObject({ user: { email: owner.email }, organisation: { name: "Harbour Works" }, role: "owner" });
-    const created = await asPerson(owner.cookie, "/v1/projects", { body: { name: "Quay wall", budget: 1000, startDate: "2026-01-01", endDate: "2026-12-31" } });
+    const created = await asPerson(owner.cookie, "/v1/projects", {
+      body: { name: "Quay wall", budget: 1000, startDate: "2026-01-01", endDate: "2026-12-31" },
+    });
     expect(created.status, created.text).toBe(201);
     const events = expectSuccess(await asPerson(owner.cookie, "/v1/events")).data as any[];
     expect(events.at(-1).actor).toEqual({ type: "user", id: owner.userId, name: owner.name });
@@ -15,7 +17,9 @@ describe("sign-up and the session", () => {
 
   it("creates a key with two scopes, shown once; GET /v1 with it lists exactly those", async () => {
     const owner = await signUp();
-    const created = await asPerson(owner.cookie, "/v1/settings/api-keys", { body: { name: "Warehouse sync", scopes: ["tasks.read", "projects.read"] } });
+    const created = await asPerson(owner.cookie, "/v1/settings/api-keys", {
+      body: { name: "Warehouse sync", scopes: ["tasks.read", "projects.read"] },
+    });
     const key = expectSuccess(created, 201).data as any;
     const self = (await api("/v1", { key: key.key })).body;
     expect(self.application).toBe("Warehouse sync");
@@ -23,7 +27,8 @@ describe("sign-up and the session", () => {
     const list = expectSuccess(await asPerson(owner.cookie, "/v1/settings/api-keys")).data as any[];
     expect(JSON.stringify(list)).not.toContain(key.key);
     expect(list.find((k) => k.id === key.id).createdBy).toEqual({ id: owner.userId, name: owner.name });
-    const replaced = expectSuccess(await asPerson(owner.cookie, `/v1/settings/api-keys/${key.id}/replace`, { method: "POST" }), 201).data as any;
+    const replaced = expectSuccess(await asPerson(owner.cookie, `/v1/settings/api-keys/${key.id}/replace`, { method: "POST" }), 201)
+      .data as any;
     expectError(await api("/v1", { key: key.key }), 401, "invalid_key");
     expectSuccess(await api("/v1", { key: replaced.key }));
     expectSuccess(await asPerson(owner.cookie, `/v1/settings/api-keys/${replaced.id}/revoke`, { method: "POST" }));

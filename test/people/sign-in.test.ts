@@ -13,7 +13,8 @@ import { asPerson, authPost, cookieOf, newEmail, sessionTokenOfCookie, signedIn,
 /** An address with a /64 of its own (the guard counts an IPv6 address by its /64). */
 const freshAddress = () => `2001:db8:5e:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
 
-const attempt = (email: string, password: string, address: string) => authPost("/auth/sign-in/email", { email, password }, { "cf-connecting-ip": address });
+const attempt = (email: string, password: string, address: string) =>
+  authPost("/auth/sign-in/email", { email, password }, { "cf-connecting-ip": address });
 
 /** Seconds left in the guards' fixed 60 s window. */
 const secondsLeftInWindow = () => 60 - (Math.floor(Date.now() / 1000) % 60);
@@ -49,14 +50,18 @@ async function expectThrottled(response: Response) {
   expect(response.headers.getSetCookie()).toEqual([]);
 }
 
-const sessionsOf = async (person: Person) => (await query<{ n: number }>("select count(*)::int as n from sessions where user_id = $1", [person.userId]))[0]!.n;
+const sessionsOf = async (person: Person) =>
+  (await query<{ n: number }>("select count(*)::int as n from sessions where user_id = $1", [person.userId]))[0]!.n;
 
 describe("failed sign-ins per account", () => {
   it(`after ${FAILED_SIGN_INS_PER_ACCOUNT} failures (any case, any address) the account waits, even from another address and with the right password`, async () => {
     const person = await signUp();
     const other = await signUp();
     await windowWithRoom(15);
-    const failures = await failAtOnce(FAILED_SIGN_INS_PER_ACCOUNT, (i) => [i % 2 === 0 ? person.email : person.email.toUpperCase(), freshAddress()]);
+    const failures = await failAtOnce(FAILED_SIGN_INS_PER_ACCOUNT, (i) => [
+      i % 2 === 0 ? person.email : person.email.toUpperCase(),
+      freshAddress(),
+    ]);
     expect(failures).toEqual(Array(FAILED_SIGN_INS_PER_ACCOUNT).fill(401));
     const sessions = await sessionsOf(person);
     const address = freshAddress();
@@ -72,7 +77,9 @@ describe("failed sign-ins per account", () => {
   it("failures below the limit do not stop the right password; a success does not wipe the count", async () => {
     const person = await signUp();
     await windowWithRoom(15);
-    expect(await failAtOnce(FAILED_SIGN_INS_PER_ACCOUNT - 1, () => [person.email, freshAddress()])).toEqual(Array(FAILED_SIGN_INS_PER_ACCOUNT - 1).fill(401));
+    expect(await failAtOnce(FAILED_SIGN_INS_PER_ACCOUNT - 1, () => [person.email, freshAddress()])).toEqual(
+      Array(FAILED_SIGN_INS_PER_ACCOUNT - 1).fill(401),
+    );
     expect((await attempt(person.email, person.password, freshAddress())).status).toBe(200);
     expect((await attempt(person.email, "wrong-password", freshAddress())).status).toBe(401);
     await expectThrottled(await attempt(person.email, person.password, freshAddress()));
@@ -81,7 +88,8 @@ describe("failed sign-ins per account", () => {
   it("successful sign-ins never count", async () => {
     const person = await signUp();
     const address = freshAddress();
-    for (let i = 0; i < FAILED_SIGN_INS_PER_ACCOUNT + 2; i++) expect((await attempt(person.email, person.password, address)).status).toBe(200);
+    for (let i = 0; i < FAILED_SIGN_INS_PER_ACCOUNT + 2; i++)
+      expect((await attempt(person.email, person.password, address)).status).toBe(200);
   }, 90_000);
 });
 
@@ -127,7 +135,11 @@ describe("sign-out", () => {
     expect(await query("select id from sessions where token = $1", [token])).toEqual([]);
     expectError(await asPerson(person.cookie, "/v1/settings/session"), 401, "unauthorized");
     expectError(await asPerson(person.cookie, "/v1/tasks"), 401, "unauthorized");
-    expectError(await asPerson(person.cookie, "/v1/settings/api-keys", { body: { name: "After sign-out", scopes: ["tasks.read"] } }), 401, "unauthorized");
+    expectError(
+      await asPerson(person.cookie, "/v1/settings/api-keys", { body: { name: "After sign-out", scopes: ["tasks.read"] } }),
+      401,
+      "unauthorized",
+    );
     expect((await asPerson(other.cookie, "/v1/settings/session")).status).toBe(200);
   });
 
@@ -150,7 +162,10 @@ describe("the session token", () => {
   it("is in the HttpOnly cookie only: no answer of sign-up, sign-in or the session carries it", async () => {
     const email = newEmail("token");
     const password = "correct horse battery";
-    const answers = [await authPost("/auth/sign-up/email", { email, password, name: "Token" }), await authPost("/auth/sign-in/email", { email, password })];
+    const answers = [
+      await authPost("/auth/sign-up/email", { email, password, name: "Token" }),
+      await authPost("/auth/sign-in/email", { email, password }),
+    ];
     for (const answer of answers) {
       expect(answer.status).toBe(200);
       const setCookie = answer.headers.getSetCookie().find((line) => line.startsWith("opsroom.session_token="));

@@ -43,7 +43,8 @@ function toClosed(path: string, init: { method?: string; body?: unknown; cookie?
   });
 }
 
-const signUpAtClosed = (body: Record<string, unknown>) => toClosed("/auth/sign-up/email", { body: { password: `pw-${randomBytes(8).toString("hex")}`, name: "Newcomer", ...body } });
+const signUpAtClosed = (body: Record<string, unknown>) =>
+  toClosed("/auth/sign-up/email", { body: { password: `pw-${randomBytes(8).toString("hex")}`, name: "Newcomer", ...body } });
 const usersWith = (email: string) => query("select id from users where email = $1", [email.toLowerCase()]);
 const organisationsNamed = (name: string) => query("select id from organisations where name = $1", [name]);
 
@@ -95,7 +96,10 @@ describe("sign-up closed (SIGNUP=false)", () => {
 
     const revoked = await invite(owner, newEmail("revoked"), "member");
     expect((await asPerson(owner.cookie, `/v1/settings/invitations/${revoked.id}`, { method: "DELETE" })).status).toBe(200);
-    await expectRefused(await signUpAtClosed({ email: revoked.response.body.data.email, invitation: revoked.token }), revoked.response.body.data.email);
+    await expectRefused(
+      await signUpAtClosed({ email: revoked.response.body.data.email, invitation: revoked.token }),
+      revoked.response.body.data.email,
+    );
 
     expect((await signUpAtClosed({ email, invitation: token })).status).toBe(200);
     const late = newEmail("late");

@@ -12,7 +12,11 @@ import { authPost, invite, newEmail, signUp } from "../helpers/people.ts";
 const freshAddress = () => `2001:db8:5b:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
 
 const signUpFrom = (address: string, fields: Record<string, unknown> = {}) =>
-  authPost("/auth/sign-up/email", { email: newEmail("flood"), password: "correct horse battery", name: "Flood", ...fields }, { "cf-connecting-ip": address });
+  authPost(
+    "/auth/sign-up/email",
+    { email: newEmail("flood"), password: "correct horse battery", name: "Flood", ...fields },
+    { "cf-connecting-ip": address },
+  );
 
 /** Seconds left in the fixed window. */
 const secondsLeftInWindow = () => SIGN_UP_WINDOW_SECONDS - (Math.floor(Date.now() / 1000) % SIGN_UP_WINDOW_SECONDS);

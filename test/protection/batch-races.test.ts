@@ -7,7 +7,8 @@ import { personBody, projectBody, storedEvents, unique } from "../helpers/resour
 // A batch is one transaction of many statements, the only one in the API: what it must not do to
 // the single writes around it, and what concurrent requests with its Idempotency-Key get.
 
-const batch = (key: string, operations: unknown[], headers: Record<string, string> = {}) => api("/v1/batch", { key, body: { operations }, headers });
+const batch = (key: string, operations: unknown[], headers: Record<string, string> = {}) =>
+  api("/v1/batch", { key, body: { operations }, headers });
 
 describe("batches beside single writes", () => {
   it("overlapping batches and single PATCHes of the same records all commit: no deadlock, no 409, a gap-free changeVersion", async () => {
@@ -79,7 +80,11 @@ describe("uniqueness inside a batch names its operation", () => {
     const tenant = await createTenant();
     const taken = expectSuccess(await api("/v1/personnel", { key: tenant.key, body: personBody() }), 201).data;
     const before = await snapshot(tenant.org.id);
-    const refused = await api(`/v1/personnel/by-external-id/hr-${unique()}`, { key: tenant.key, method: "PUT", body: personBody({ email: taken.email }) });
+    const refused = await api(`/v1/personnel/by-external-id/hr-${unique()}`, {
+      key: tenant.key,
+      method: "PUT",
+      body: personBody({ email: taken.email }),
+    });
     expectError(refused, 409, "conflict", { field: "email" });
     expectNoTrace(before, await snapshot(tenant.org.id));
   });

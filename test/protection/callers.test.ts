@@ -39,7 +39,11 @@ describe("an API key's caller", () => {
     const tenant = await createTenant();
     const key = await tenant.keyWith(["webhooks.read"]);
     const self = expectSuccess(await api("/v1", { key: key.key }));
-    expect(self).toMatchObject({ organisation: tenant.org.id, changeVersion: 0, scopes: [{ scope: "webhooks.read", label: "Read webhooks" }] });
+    expect(self).toMatchObject({
+      organisation: tenant.org.id,
+      changeVersion: 0,
+      scopes: [{ scope: "webhooks.read", label: "Read webhooks" }],
+    });
     expect(expectSuccess(await api("/v1/events", { key: key.key })).data).toEqual([]);
   });
 
@@ -48,7 +52,9 @@ describe("an API key's caller", () => {
     const key = await tenant.keyWith(["tasks.manage", "risks.read"]);
     const minted = expectSuccess(await api("/v1/realtime/tokens", { key: key.key, body: {} }), 201).data;
     expect(minted.scopes).toEqual(["tasks.read", "risks.read"]);
-    expectError(await api("/v1/realtime/tokens", { key: key.key, body: { scopes: ["projects.read"] } }), 403, "insufficient_scope", { scope: "projects.read" });
+    expectError(await api("/v1/realtime/tokens", { key: key.key, body: { scopes: ["projects.read"] } }), 403, "insufficient_scope", {
+      scope: "projects.read",
+    });
   });
 });
 

@@ -29,21 +29,29 @@ const { call, tenant, state, settled } = stackCalls(stackOf, keysUsed);
 
 async function insertTask(orgId: string) {
   const [project, person, task] = [uuidv7(), uuidv7(), uuidv7()];
-  await stackOf().db.query("insert into projects (id, org_id, name, budget, start_date, end_date) values ($1, $2, 'P', 0, '2026-01-01', '2026-12-31')", [project, orgId]);
-  await stackOf().db.query("insert into personnel (id, org_id, name, email) values ($1, $2, 'Ann', $3)", [person, orgId, `ann-${unique()}@example.test`]);
-  await stackOf().db.query("insert into tasks (id, org_id, project_id, assignee_id, title, due_date) values ($1, $2, $3, $4, 'Task', '2026-06-30')", [
-    task,
-    orgId,
-    project,
+  await stackOf().db.query(
+    "insert into projects (id, org_id, name, budget, start_date, end_date) values ($1, $2, 'P', 0, '2026-01-01', '2026-12-31')",
+    [project, orgId],
+  );
+  await stackOf().db.query("insert into personnel (id, org_id, name, email) values ($1, $2, 'Ann', $3)", [
     person,
+    orgId,
+    `ann-${unique()}@example.test`,
   ]);
+  await stackOf().db.query(
+    "insert into tasks (id, org_id, project_id, assignee_id, title, due_date) values ($1, $2, $3, $4, 'Task', '2026-06-30')",
+    [task, orgId, project, person],
+  );
   return task;
 }
 
 describe("the database unreachable", () => {
   it("sqlEndpoint stopped: 503 unavailable for reads, writes and a key the limiter has not met; nothing written; back up, it serves again", async () => {
     const t = await tenant();
-    const fresh = await createApiKey({ ctx: { db: stackOf().db }, input: { orgId: t.orgId, application: "fresh", scopes: ["projects.read"] } });
+    const fresh = await createApiKey({
+      ctx: { db: stackOf().db },
+      input: { orgId: t.orgId, application: "fresh", scopes: ["projects.read"] },
+    });
     keysUsed.push(fresh.key);
     const before = await state(t.orgId);
     await stackOf().stopSqlEndpoint();
@@ -61,7 +69,11 @@ describe("the database unreachable", () => {
     expect(created.status, created.text).toBe(201);
     expect((await call("/v1", { key: fresh.key })).status).toBe(200);
     const after = await state(t.orgId);
-    expect([after.projects, after.changeVersion, after.events]).toEqual([Number(before.projects) + 1, Number(before.changeVersion) + 1, Number(before.events) + 1]);
+    expect([after.projects, after.changeVersion, after.events]).toEqual([
+      Number(before.projects) + 1,
+      Number(before.changeVersion) + 1,
+      Number(before.events) + 1,
+    ]);
   }, 60_000);
 
   it("Postgres refusing connections: 503 unavailable, nothing written; once it accepts again, the service is back", async () => {
@@ -85,7 +97,10 @@ describe("the database unreachable", () => {
     stackOf().proxy.hang();
     try {
       const started = Date.now();
-      const [read, write] = await Promise.all([call("/v1/projects", { key: t.key }), call("/v1/projects", { key: t.key, body: projectBody() })]);
+      const [read, write] = await Promise.all([
+        call("/v1/projects", { key: t.key }),
+        call("/v1/projects", { key: t.key, body: projectBody() }),
+      ]);
       expectUnavailable(read);
       expectUnavailable(write);
       // The driver gives up after 5 s; a hung request would run into the test's timeout instead.
@@ -140,7 +155,11 @@ describe("the connection dropped mid-request", () => {
     const after = await state(t.orgId);
     expect(after.projects).toBe(Number(before.projects) + 1);
     expect(after.changeVersion).toBe(Number(before.changeVersion) + 1);
-    expect(JSON.parse(String(after.eventList)).at(-1)).toEqual({ type: "project.created", changeVersion: after.changeVersion, id: retry.body.data.id });
+    expect(JSON.parse(String(after.eventList)).at(-1)).toEqual({
+      type: "project.created",
+      changeVersion: after.changeVersion,
+      id: retry.body.data.id,
+    });
   }, 60_000);
 
   it("a create cut off after the statement went out: whole or absent, never part; the retry settles it exactly once", async () => {
@@ -192,7 +211,11 @@ describe("the connection dropped mid-request", () => {
         expect(after.events).toBe(Number(before.events) + 1);
         expect(after.tasks).toBe(Number(before.tasks) - (method === "DELETE" ? 1 : 0));
         const event = (JSON.parse(String(after.eventList)) as Array<{ type: string; changeVersion: number; id: string }>).at(-1);
-        expect(event).toEqual({ type: method === "DELETE" ? "task.deleted" : "task.updated", changeVersion: after.changeVersion, id: taskId });
+        expect(event).toEqual({
+          type: method === "DELETE" ? "task.deleted" : "task.updated",
+          changeVersion: after.changeVersion,
+          id: taskId,
+        });
       } else {
         expect(after).toEqual(before);
       }

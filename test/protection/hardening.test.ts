@@ -113,7 +113,9 @@ describe("API keys", () => {
     );
     const secretPart = tenant.key.slice(row!.prefix.length);
     for (const { table_name } of tables) {
-      const [found] = await query<{ n: number }>(`select count(*)::int as n from "${table_name}" t where strpos(t::text, $1) > 0`, [secretPart]);
+      const [found] = await query<{ n: number }>(`select count(*)::int as n from "${table_name}" t where strpos(t::text, $1) > 0`, [
+        secretPart,
+      ]);
       expect(found!.n, `table ${table_name} holds the key`).toBe(0);
     }
   });
@@ -127,7 +129,11 @@ async function preflight(path: string, method: string, headers = "authorization,
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-const list = (value: string | null) => (value ?? "").toLowerCase().split(/\s*,\s*/).filter(Boolean);
+const list = (value: string | null) =>
+  (value ?? "")
+    .toLowerCase()
+    .split(/\s*,\s*/)
+    .filter(Boolean);
 
 describe("CORS, for a browser calling with a bearer key", () => {
   for (const [path, method] of [
@@ -213,7 +219,10 @@ describe("a webhook's signing secret", () => {
   it("is answered by the create call and by no other call", async () => {
     const tenant = await createTenant();
     // A closed loopback port: nothing leaves the machine.
-    const createdResponse = await api("/v1/webhooks", { key: tenant.key, body: { url: "http://127.0.0.1:9/hardening", events: ["task.*"] } });
+    const createdResponse = await api("/v1/webhooks", {
+      key: tenant.key,
+      body: { url: "http://127.0.0.1:9/hardening", events: ["task.*"] },
+    });
     const webhook = expectSuccess(createdResponse, 201).data;
     expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{24,}$/);
     const secret: string = webhook.secret;

@@ -30,7 +30,11 @@ interface Create {
 // Every POST that creates a record, keyed by the operation as GET /v1 lists it. The test below
 // checks this table against GET /v1, so a new POST endpoint must be placed here or in NOT_CREATES.
 const CREATES: Record<string, Create> = {
-  "POST /v1/projects": { path: async () => "/v1/projects", body: async (_, n) => projectBody({ name: `Project ${n} ${unique()}` }), event: "project.created" },
+  "POST /v1/projects": {
+    path: async () => "/v1/projects",
+    body: async (_, n) => projectBody({ name: `Project ${n} ${unique()}` }),
+    event: "project.created",
+  },
   "POST /v1/projects/:id/milestones": {
     path: async (t) => `/v1/projects/${(await t.insertProject()).id}/milestones`,
     body: async (_, n) => milestoneBody({ name: `Milestone ${n}` }),
@@ -108,10 +112,11 @@ describe("every POST that creates", () => {
     const self = await api("/v1", { key: tenant.key });
     expectSuccess(self);
     const operations: Array<{ method: string; path: string }> = self.body.operations;
-    const posts = operations
-      .filter((o) => o.method === "POST")
-      .map((o) => `${o.method} ${o.path}`);
-    expect(posts.filter((p) => !(p in CREATES) && !NOT_CREATES.has(p)), "POST operations not classified here").toEqual([]);
+    const posts = operations.filter((o) => o.method === "POST").map((o) => `${o.method} ${o.path}`);
+    expect(
+      posts.filter((p) => !(p in CREATES) && !NOT_CREATES.has(p)),
+      "POST operations not classified here",
+    ).toEqual([]);
   });
 
   for (const [operation, create] of Object.entries(CREATES)) {
@@ -163,7 +168,10 @@ describe("every POST that creates", () => {
           const before = await snapshot(tenant.org.id);
           expectError(await post(tenant.key, path, body), 409, "conflict", { field: only.field });
           expectNoTrace(before, await snapshot(tenant.org.id));
-          const holders = await query(`select id from ${only.table} where org_id = $1 and ${only.column} = $2`, [tenant.org.id, body[only.field]]);
+          const holders = await query(`select id from ${only.table} where org_id = $1 and ${only.column} = $2`, [
+            tenant.org.id,
+            body[only.field],
+          ]);
           expect(holders).toEqual([{ id: first.id }]);
           return;
         }
@@ -217,7 +225,11 @@ describe("what a key is", () => {
     const body = projectBody();
     expectSuccess(await api("/v1/projects", { key: tenant.key, rawBody: JSON.stringify(body), headers: { "idempotency-key": key } }), 201);
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()));
-    expectError(await api("/v1/projects", { key: tenant.key, rawBody: reordered, headers: { "idempotency-key": key } }), 422, "idempotency_mismatch");
+    expectError(
+      await api("/v1/projects", { key: tenant.key, rawBody: reordered, headers: { "idempotency-key": key } }),
+      422,
+      "idempotency_mismatch",
+    );
   });
 
   it("keys belong to the API key that sent them: another key of the organisation, or of another one, is independent", async () => {
@@ -244,7 +256,11 @@ describe("what a key is", () => {
     const key = `retry-${unique()}`;
     const before = await snapshot(tenant.org.id);
     expectError(await post(tenant.key, "/v1/projects", projectBody({ budget: -1 }), key), 400, "invalid_field");
-    expectError(await post(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10" }), key), 400, "invalid_reference");
+    expectError(
+      await post(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10" }), key),
+      400,
+      "invalid_reference",
+    );
     const afterFixtures = await snapshot(tenant.org.id);
     expect(afterFixtures.changeVersion).toBe(before.changeVersion);
     expect(await idempotencyRows(tenant.keyId)).toEqual([]);
@@ -283,11 +299,20 @@ describe("what a key is", () => {
     const [old, recent] = [`swept-${unique()}`, `kept-${unique()}`];
     expectSuccess(await post(tenant.key, "/v1/projects", projectBody(), old), 201);
     expectSuccess(await post(tenant.key, "/v1/projects", projectBody(), recent), 201);
-    await query("update idempotency_keys set created_at = now() - interval '24 hours 1 minute' where key_id = $1 and idempotency_key = $2", [tenant.keyId, old]);
-    await query("update idempotency_keys set created_at = now() - interval '23 hours 59 minutes' where key_id = $1 and idempotency_key = $2", [tenant.keyId, recent]);
+    await query(
+      "update idempotency_keys set created_at = now() - interval '24 hours 1 minute' where key_id = $1 and idempotency_key = $2",
+      [tenant.keyId, old],
+    );
+    await query(
+      "update idempotency_keys set created_at = now() - interval '23 hours 59 minutes' where key_id = $1 and idempotency_key = $2",
+      [tenant.keyId, recent],
+    );
     // The sweep runs after the scheduled handler answers (waitUntil): its last step is the prune.
     await runSweep();
-    const stored = async () => (await query<{ idempotency_key: string }>("select idempotency_key from idempotency_keys where key_id = $1", [tenant.keyId])).map((row) => row.idempotency_key);
+    const stored = async () =>
+      (await query<{ idempotency_key: string }>("select idempotency_key from idempotency_keys where key_id = $1", [tenant.keyId])).map(
+        (row) => row.idempotency_key,
+      );
     await expect.poll(stored, { timeout: 15_000 }).toEqual([recent]);
   });
 });
@@ -313,7 +338,9 @@ describe("concurrent duplicates", () => {
     const tenant = await createTenant();
     const key = `race-${unique()}`;
     const before = await snapshot(tenant.org.id);
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => post(tenant.key, "/v1/projects", projectBody({ name: `Racer ${i}` }), key)));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post(tenant.key, "/v1/projects", projectBody({ name: `Racer ${i}` }), key)),
+    );
     const created = responses.filter((r) => r.status === 201);
     const mismatched = responses.filter((r) => r.status === 422);
     expect(created.length + mismatched.length, responses.map((r) => r.status).join(",")).toBe(20);
@@ -349,9 +376,14 @@ describe("the Idempotency-Key header", () => {
   it("an empty value: 400 invalid_field naming Idempotency-Key", async () => {
     const tenant = await createTenant();
     const before = await snapshot(tenant.org.id);
-    expectError(await api("/v1/projects", { key: tenant.key, body: projectBody(), headers: { "idempotency-key": "" } }), 400, "invalid_field", {
-      field: "Idempotency-Key",
-    });
+    expectError(
+      await api("/v1/projects", { key: tenant.key, body: projectBody(), headers: { "idempotency-key": "" } }),
+      400,
+      "invalid_field",
+      {
+        field: "Idempotency-Key",
+      },
+    );
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
 
@@ -369,13 +401,22 @@ describe("the Idempotency-Key header", () => {
     const tenant = await createTenant();
     const reader = await tenant.keyWith(["projects.read"] as Scope[]);
     expectError(await api("/v1/projects", { body: projectBody(), headers: { "idempotency-key": "bad key" } }), 401, "unauthorized");
-    expectError(await api("/v1/projects", { key: reader.key, body: projectBody(), headers: { "idempotency-key": "bad key" } }), 403, "insufficient_scope");
+    expectError(
+      await api("/v1/projects", { key: reader.key, body: projectBody(), headers: { "idempotency-key": "bad key" } }),
+      403,
+      "insufficient_scope",
+    );
   });
 
   it("is ignored on PATCH and DELETE (only POST creates are idempotent by key)", async () => {
     const tenant = await createTenant();
     const project = await tenant.insertProject();
-    const response = await api(`/v1/projects/${project.id}`, { key: tenant.key, method: "PATCH", body: { name: "x" }, headers: { "idempotency-key": "bad key" } });
+    const response = await api(`/v1/projects/${project.id}`, {
+      key: tenant.key,
+      method: "PATCH",
+      body: { name: "x" },
+      headers: { "idempotency-key": "bad key" },
+    });
     expectSuccess(response);
     expect(await idempotencyRows(tenant.keyId)).toEqual([]);
   });

@@ -36,7 +36,12 @@ const CALLS: InternalCall[] = [
     path: (t, webhookId) => `/internal/rooms/${t.org.id}/webhooks/${webhookId}/disable`,
     body: () => ({ reason: "forged" }),
   },
-  { label: "a socket's credential", method: "POST", path: (t) => `/internal/rooms/${t.org.id}/sockets`, body: (t) => ({ apiKey: t.key, clientAddress: "2001:db8::1" }) },
+  {
+    label: "a socket's credential",
+    method: "POST",
+    path: (t) => `/internal/rooms/${t.org.id}/sockets`,
+    body: (t) => ({ apiKey: t.key, clientAddress: "2001:db8::1" }),
+  },
 ];
 
 function attempt(webhookId: string) {
@@ -109,7 +114,10 @@ describe("with the shared secret", () => {
     const { tenant, webhookId } = await tenantWithWebhook();
     // Two events to read back: changeVersion 1 and 2.
     for (const name of ["Alpha", "Beta"]) {
-      expectSuccess(await api("/v1/projects", { key: tenant.key, body: { name, budget: 10, startDate: "2026-01-01", endDate: "2026-12-31" } }), 201);
+      expectSuccess(
+        await api("/v1/projects", { key: tenant.key, body: { name, budget: 10, startDate: "2026-01-01", endDate: "2026-12-31" } }),
+        201,
+      );
     }
     const answers = new Map<string, ApiResponse>();
     for (const call of CALLS) {
@@ -119,21 +127,34 @@ describe("with the shared secret", () => {
     }
     expect(answers.get("where to start")!.body).toEqual({ watermark: expect.any(Number) });
     expect(answers.get("the events")!.body).toEqual({
-      events: [expect.objectContaining({ type: "project.created", changeVersion: 1 }), expect.objectContaining({ type: "project.created", changeVersion: 2 })],
+      events: [
+        expect.objectContaining({ type: "project.created", changeVersion: 1 }),
+        expect.objectContaining({ type: "project.created", changeVersion: 2 }),
+      ],
     });
-    expect(answers.get("the webhooks and their secrets")!.body.webhooks).toEqual([expect.objectContaining({ id: webhookId, secret: expect.stringMatching(/^whsec_/) })]);
+    expect(answers.get("the webhooks and their secrets")!.body.webhooks).toEqual([
+      expect.objectContaining({ id: webhookId, secret: expect.stringMatching(/^whsec_/) }),
+    ]);
     expect(answers.get("a delivery report")!.body).toEqual({ recorded: 1 });
     expect(answers.get("disabling a webhook")!.body).toEqual({ disabled: true });
     expect(answers.get("a socket's credential")!.body).toEqual({ orgId: tenant.org.id, keyId: tenant.keyId, scopes: tenant.scopes });
     // The reported attempt (a task.updated), beside whatever the room logged of delivering the two projects.
-    expect(await query("select count(*)::int as n from webhook_deliveries where webhook_id = $1 and event_type = 'task.updated'", [webhookId])).toEqual([{ n: 1 }]);
-    expect(expectSuccess(await api(`/v1/webhooks/${webhookId}`, { key: tenant.key })).data).toMatchObject({ enabled: false, disabledReason: "forged" });
+    expect(
+      await query("select count(*)::int as n from webhook_deliveries where webhook_id = $1 and event_type = 'task.updated'", [webhookId]),
+    ).toEqual([{ n: 1 }]);
+    expect(expectSuccess(await api(`/v1/webhooks/${webhookId}`, { key: tenant.key })).data).toMatchObject({
+      enabled: false,
+      disabledReason: "forged",
+    });
   });
 
   it("the events after a changeVersion, at most limit of them", async () => {
     const tenant = await createTenant();
     for (const name of ["Alpha", "Beta", "Gamma"]) {
-      expectSuccess(await api("/v1/projects", { key: tenant.key, body: { name, budget: 10, startDate: "2026-01-01", endDate: "2026-12-31" } }), 201);
+      expectSuccess(
+        await api("/v1/projects", { key: tenant.key, body: { name, budget: 10, startDate: "2026-01-01", endDate: "2026-12-31" } }),
+        201,
+      );
     }
     const events = async (query: string) => {
       const answer = await api(`/internal/rooms/${tenant.org.id}/events${query}`, { headers: { authorization: `Bearer ${secret()}` } });
@@ -147,40 +168,97 @@ describe("with the shared secret", () => {
     expect(await events("?after=3")).toEqual([]);
   });
 
-  const malformed: Array<[string, (t: Tenant, webhookId: string) => { method: "GET" | "POST"; path: string; rawBody?: string }, string, string?]> = [
+  const malformed: Array<
+    [string, (t: Tenant, webhookId: string) => { method: "GET" | "POST"; path: string; rawBody?: string }, string, string?]
+  > = [
     ["an orgId that is not a UUID", () => ({ method: "GET", path: "/internal/rooms/not-a-uuid/start" }), "invalid_field", "orgId"],
-    ["after that is not a number", (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?after=abc` }), "invalid_field", "after"],
-    ["after beyond a safe integer", (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?after=1e400` }), "invalid_field", "after"],
+    [
+      "after that is not a number",
+      (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?after=abc` }),
+      "invalid_field",
+      "after",
+    ],
+    [
+      "after beyond a safe integer",
+      (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?after=1e400` }),
+      "invalid_field",
+      "after",
+    ],
     ["after below 0", (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?after=-1` }), "invalid_field", "after"],
     ["a fractional after", (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?after=1.5` }), "invalid_field", "after"],
     ["limit 0", (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?limit=0` }), "invalid_field", "after"],
     ["limit over 1000", (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?limit=1001` }), "invalid_field", "after"],
-    ["an unknown query parameter", (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?after=0&scope=all` }), "invalid_field", "after"],
-    ["a delivery report that is not JSON", (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/deliveries`, rawBody: "{not json" }), "invalid_json"],
+    [
+      "an unknown query parameter",
+      (t) => ({ method: "GET", path: `/internal/rooms/${t.org.id}/events?after=0&scope=all` }),
+      "invalid_field",
+      "after",
+    ],
+    [
+      "a delivery report that is not JSON",
+      (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/deliveries`, rawBody: "{not json" }),
+      "invalid_json",
+    ],
     [
       "a delivery report with a bad webhook id",
-      (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/deliveries`, rawBody: JSON.stringify({ attempts: [{ ...attempt("x"), webhookId: "x" }] }) }),
+      (t) => ({
+        method: "POST",
+        path: `/internal/rooms/${t.org.id}/deliveries`,
+        rawBody: JSON.stringify({ attempts: [{ ...attempt("x"), webhookId: "x" }] }),
+      }),
       "invalid_field",
       "attempts.0.webhookId",
     ],
     [
       "a delivery report with a bad timestamp",
-      (t, w) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/deliveries`, rawBody: JSON.stringify({ attempts: [{ ...attempt(w), nextRetryAt: "2026-02-30T00:00:00Z" }] }) }),
+      (t, w) => ({
+        method: "POST",
+        path: `/internal/rooms/${t.org.id}/deliveries`,
+        rawBody: JSON.stringify({ attempts: [{ ...attempt(w), nextRetryAt: "2026-02-30T00:00:00Z" }] }),
+      }),
       "invalid_field",
       "attempts.0.nextRetryAt",
     ],
-    ["a webhook id that is not a UUID", (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/webhooks/nope/disable`, rawBody: '{"reason":"x"}' }), "invalid_field", "webhookId"],
-    ["a disable without a reason", (t, w) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/webhooks/${w}/disable`, rawBody: "{}" }), "invalid_field", "reason"],
-    ["a disable whose body is not JSON", (t, w) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/webhooks/${w}/disable`, rawBody: "reason" }), "invalid_json"],
-    ["a socket credential that is neither", (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/sockets`, rawBody: '{"who":"me"}' }), "invalid_field", "body"],
-    ["a socket credential that is not an object", (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/sockets`, rawBody: "[]" }), "invalid_field", "body"],
+    [
+      "a webhook id that is not a UUID",
+      (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/webhooks/nope/disable`, rawBody: '{"reason":"x"}' }),
+      "invalid_field",
+      "webhookId",
+    ],
+    [
+      "a disable without a reason",
+      (t, w) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/webhooks/${w}/disable`, rawBody: "{}" }),
+      "invalid_field",
+      "reason",
+    ],
+    [
+      "a disable whose body is not JSON",
+      (t, w) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/webhooks/${w}/disable`, rawBody: "reason" }),
+      "invalid_json",
+    ],
+    [
+      "a socket credential that is neither",
+      (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/sockets`, rawBody: '{"who":"me"}' }),
+      "invalid_field",
+      "body",
+    ],
+    [
+      "a socket credential that is not an object",
+      (t) => ({ method: "POST", path: `/internal/rooms/${t.org.id}/sockets`, rawBody: "[]" }),
+      "invalid_field",
+      "body",
+    ],
   ];
   for (const [label, request, code, field] of malformed) {
     it(`${label}: 400 ${code}${field ? ` naming ${field}` : ""}, nothing written`, async () => {
       const { tenant, webhookId } = await tenantWithWebhook();
       const before = await snapshot(tenant.org.id);
       const { method, path, rawBody } = request(tenant, webhookId);
-      const answer = await api(path, { method, ...(rawBody === undefined ? {} : { rawBody }), headers: { authorization: `Bearer ${secret()}` } });
+      const answer = await api(path, {
+        method,
+        ...(rawBody === undefined ? {} : { rawBody }),
+        headers: { authorization: `Bearer ${secret()}` },
+      });
       expectError(answer, 400, code, field === undefined ? {} : { field });
       expectNoTrace(before, await snapshot(tenant.org.id));
       expect(await deliveriesOf(webhookId)).toBe(0);
@@ -221,7 +299,12 @@ describe("who a socket's credential belongs to (POST /internal/rooms/:orgId/sock
   it("a malformed, unknown or revoked API key: 401 invalid_key", async () => {
     const tenant = await createTenant();
     const revoked = await tenant.revokedKey();
-    for (const apiKey of [`${tenant.key.slice(0, -1)}${tenant.key.endsWith("A") ? "B" : "A"}`, "ops_short", generateApiKey(), revoked.key]) {
+    for (const apiKey of [
+      `${tenant.key.slice(0, -1)}${tenant.key.endsWith("A") ? "B" : "A"}`,
+      "ops_short",
+      generateApiKey(),
+      revoked.key,
+    ]) {
       expectError(await identify(tenant.org.id, { apiKey, clientAddress: freshAddress() }), 401, "invalid_key");
     }
   });
@@ -280,6 +363,8 @@ describe("who a socket's credential belongs to (POST /internal/rooms/:orgId/sock
     // so from this blocked address it is now a key like any unknown one: 429 before any lookup.
     await query("update api_keys set revoked_at = now() where id = $1", [key.id]);
     expectError(await identify(tenant.org.id, { apiKey: key.key, clientAddress: address }), 401, "invalid_key");
-    await expect.poll(async () => (await identify(tenant.org.id, { apiKey: key.key, clientAddress: address })).status, { timeout: 5_000 }).toBe(429);
+    await expect
+      .poll(async () => (await identify(tenant.org.id, { apiKey: key.key, clientAddress: address })).status, { timeout: 5_000 })
+      .toBe(429);
   }, 60_000);
 });

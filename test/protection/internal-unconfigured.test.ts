@@ -14,7 +14,11 @@ let worker: TestWorker;
 beforeAll(async () => {
   const database = new URL(inject("databaseUrl"));
   sqlEndpoint = await startSqlEndpoint({ target: { host: database.hostname, port: Number(database.port || 5432) } });
-  worker = await startTestWorker({ DATABASE_URL: inject("databaseUrl"), LOCAL_SQL_ENDPOINT: sqlEndpoint.address, WEBHOOKS_ALLOW_LOOPBACK: "true" });
+  worker = await startTestWorker({
+    DATABASE_URL: inject("databaseUrl"),
+    LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
+    WEBHOOKS_ALLOW_LOOPBACK: "true",
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -35,7 +39,11 @@ describe("a Worker without realtime", () => {
       for (const authorization of [undefined, "Bearer ", "Bearer undefined", "Bearer null", `Bearer ${inject("realtimeSecret")}`]) {
         const response = await fetch(new URL(path, worker.url), {
           method,
-          headers: { "content-type": "application/json", "cf-connecting-ip": "2001:db8:ff::1", ...(authorization === undefined ? {} : { authorization }) },
+          headers: {
+            "content-type": "application/json",
+            "cf-connecting-ip": "2001:db8:ff::1",
+            ...(authorization === undefined ? {} : { authorization }),
+          },
           ...(method === "POST" ? { body: JSON.stringify({ apiKey: "ops_x", clientAddress: "2001:db8::1" }) } : {}),
         });
         const body = (await response.json()) as { success: boolean; error: { code: string } };

@@ -23,7 +23,20 @@ interface Operation {
   path: string;
 }
 
-type Kind = "project" | "milestone" | "task" | "blocker" | "label" | "comment" | "checklistItem" | "risk" | "issue" | "financialEntry" | "person" | "webhook" | "delivery";
+type Kind =
+  | "project"
+  | "milestone"
+  | "task"
+  | "blocker"
+  | "label"
+  | "comment"
+  | "checklistItem"
+  | "risk"
+  | "issue"
+  | "financialEntry"
+  | "person"
+  | "webhook"
+  | "delivery";
 
 /** What the id in a path names, by the path's first segment (and :deliveryId, :blockerId). */
 const PATH_KINDS: Record<string, Kind> = {
@@ -72,7 +85,8 @@ const BODIES: Record<string, (tenant: Tenant, ids: Records) => Promise<Record<st
   "POST /v1/personnel": () => personBody(),
   "PUT /v1/projects/by-external-id/:externalId": () => projectBody(),
   "PUT /v1/milestones/by-external-id/:externalId": (_, r) => milestoneBody({ projectId: r.project }),
-  "PUT /v1/tasks/by-external-id/:externalId": (t, r) => taskBody(t, { projectId: r.project, assigneeId: r.person, milestoneId: r.milestone }),
+  "PUT /v1/tasks/by-external-id/:externalId": (t, r) =>
+    taskBody(t, { projectId: r.project, assigneeId: r.person, milestoneId: r.milestone }),
   "PUT /v1/risks/by-external-id/:externalId": (t, r) => riskBody(t, { projectId: r.project, ownerId: r.person }),
   "PUT /v1/issues/by-external-id/:externalId": (t, r) => issueBody(t, { projectId: r.project, reporterId: r.person, assigneeId: r.person }),
   "PUT /v1/financial-entries/by-external-id/:externalId": (t, r) => financialEntryBody(t, { projectId: r.project }),
@@ -137,19 +151,24 @@ const byExternalId = (op: Operation) => op.path.includes(":externalId");
 
 function paramKinds(op: Operation): Array<[param: string, kind: Kind]> {
   const segment = op.path.split("/")[2]!;
-  return (op.path.match(/:\w+/g) ?? []).filter((param) => param !== ":externalId").map((param) => {
-    const kind = param === ":deliveryId" ? "delivery" : param === ":blockerId" ? "blocker" : PATH_KINDS[segment];
-    if (!kind) throw new Error(`${op.method} ${op.path}: say in PATH_KINDS what ${param} names`);
-    return [param, kind];
-  });
+  return (op.path.match(/:\w+/g) ?? [])
+    .filter((param) => param !== ":externalId")
+    .map((param) => {
+      const kind = param === ":deliveryId" ? "delivery" : param === ":blockerId" ? "blocker" : PATH_KINDS[segment];
+      if (!kind) throw new Error(`${op.method} ${op.path}: say in PATH_KINDS what ${param} names`);
+      return [param, kind];
+    });
 }
 
-const fill = (op: Operation, values: Record<string, string>) => op.path.replace(/:\w+/g, (param) => values[param] ?? `isolation-${uuidv7()}`);
+const fill = (op: Operation, values: Record<string, string>) =>
+  op.path.replace(/:\w+/g, (param) => values[param] ?? `isolation-${uuidv7()}`);
 
 // Read when the file is collected, so each operation is a test of its own, named after it.
 const [a, b] = [await createTenant(), await createTenant()];
 const operations: Operation[] = (await api("/v1", { key: b.key })).body.operations;
-const openapi: { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } } = (await api("/v1/openapi.json")).body;
+const openapi: { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } } = (
+  await api("/v1/openapi.json")
+).body;
 let ofA: Records;
 
 beforeAll(async () => {
@@ -210,7 +229,11 @@ describe("organisation B's key with organisation A's ids in the path", () => {
         expectNoTrace(before[1]!, await snapshot(b.org.id));
       }
       // B's own ids are not refused as not found: the 404 above was about the organisation alone.
-      const own = await api(fill(op, Object.fromEntries(params.map(([p, kind]) => [p, ofB[kind]]))), { key: b.key, method: op.method, body });
+      const own = await api(fill(op, Object.fromEntries(params.map(([p, kind]) => [p, ofB[kind]]))), {
+        key: b.key,
+        method: op.method,
+        body,
+      });
       expect(own.status, `${op.method} ${op.path} on B's own records: ${own.text.slice(0, 200)}`).not.toBe(404);
     });
   }
@@ -232,7 +255,12 @@ const TABLES: Record<string, string> = {
 
 describe("organisation B's PUT by an external id organisation A uses", () => {
   it("covers every PUT by external id", () => {
-    expect(operations.filter(byExternalId).map((op) => op.path.split("/")[2]).sort()).toEqual(Object.keys(TABLES).sort());
+    expect(
+      operations
+        .filter(byExternalId)
+        .map((op) => op.path.split("/")[2])
+        .sort(),
+    ).toEqual(Object.keys(TABLES).sort());
   });
 
   for (const op of operations.filter(byExternalId)) {
@@ -243,7 +271,11 @@ describe("organisation B's PUT by an external id organisation A uses", () => {
       await query(`update ${TABLES[segment]} set external_id = $1 where id = $2`, [externalId, ofA[kind]]);
       const ofB = await arrange(b);
       const before = await snapshot(a.org.id);
-      const response = await api(fill(op, { ":externalId": externalId }), { key: b.key, method: op.method, body: await bodyFor(op, b, ofB) });
+      const response = await api(fill(op, { ":externalId": externalId }), {
+        key: b.key,
+        method: op.method,
+        body: await bodyFor(op, b, ofB),
+      });
       const created = expectSuccess(response, 201).data;
       expect(created.orgId).toBe(b.org.id);
       expect(created.externalId).toBe(externalId);

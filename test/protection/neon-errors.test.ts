@@ -15,14 +15,19 @@ import { projectBody, unique } from "../helpers/resources.ts";
 const stackOf = useFailureStack();
 const { call, tenant, state } = stackCalls(stackOf);
 const PROJECT_INSERT = /insert into "projects"/;
-const batchOf = (...bodies: Record<string, unknown>[]) => ({ operations: bodies.map((body) => ({ method: "POST", path: "/v1/projects", body })) });
+const batchOf = (...bodies: Record<string, unknown>[]) => ({
+  operations: bodies.map((body) => ({ method: "POST", path: "/v1/projects", body })),
+});
 
 /** The Worker's error log line for this answer's request. */
 async function loggedError(response: StackResponse): Promise<{ message: string; cause: string }> {
   const requestId = response.body.error.requestId as string;
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const line = stackOf().output().split("\n").find((l) => l.includes(requestId) && l.includes('"level":"error"'));
+    const line = stackOf()
+      .output()
+      .split("\n")
+      .find((l) => l.includes(requestId) && l.includes('"level":"error"'));
     if (line) return JSON.parse(line.slice(line.indexOf("{"), line.lastIndexOf("}") + 1));
     if (Date.now() > deadline) throw new Error(`no error logged for request ${requestId}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -31,7 +36,16 @@ async function loggedError(response: StackResponse): Promise<{ message: string; 
 
 describe("Neon's error answers, through the Worker", () => {
   const faults = neonErrors("opsroom", "opsroom");
-  for (const fault of ["request-too-large", "response-too-large", "unparsable-body", "cancelled", "password-failed", "password-refused", "role-refused", "database-missing"] as const satisfies NeonFault[]) {
+  for (const fault of [
+    "request-too-large",
+    "response-too-large",
+    "unparsable-body",
+    "cancelled",
+    "password-failed",
+    "password-refused",
+    "role-refused",
+    "database-missing",
+  ] as const satisfies NeonFault[]) {
     const { api, body: neon } = faults[fault];
     it(`${fault}: a create and a batch answer ${api.status} ${api.code}, nothing written${api.status === 500 ? ", the cause logged and not answered" : ""}`, async () => {
       const t = await tenant();

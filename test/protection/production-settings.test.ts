@@ -54,7 +54,11 @@ describe("a Worker with the production settings", () => {
     expect(setCookie).toMatch(/;\s*HttpOnly/i);
     const session = await api("/v1/settings/session", { headers: { cookie: cookieHeader(setCookie) }, baseUrl: production.url });
     expectSuccess(session, 200);
-    const created = await api("/v1/projects", { body: projectBody(), headers: { cookie: cookieHeader(setCookie), origin: PRODUCTION_ORIGIN }, baseUrl: production.url });
+    const created = await api("/v1/projects", {
+      body: projectBody(),
+      headers: { cookie: cookieHeader(setCookie), origin: PRODUCTION_ORIGIN },
+      baseUrl: production.url,
+    });
     expectSuccess(created, 201);
   });
 

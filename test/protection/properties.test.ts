@@ -141,8 +141,26 @@ const foreignIds = () => fc.constantFrom(...Object.values(foreign).flat());
 
 /** Numbers at the edges, as JSON text (some are not representable as a double at all). */
 const EDGE_NUMBERS = [
-  "0", "-0", "1", "-1", "0.1", "1.005", "0.001", "2147483647", "2147483648", "-2147483649", "9007199254740993",
-  "123456789012345678901234567890", "1e308", "1.7976931348623157e308", "1e400", "-1e400", "5e-324", "1e-400", "1E2", "-1e-7",
+  "0",
+  "-0",
+  "1",
+  "-1",
+  "0.1",
+  "1.005",
+  "0.001",
+  "2147483647",
+  "2147483648",
+  "-2147483649",
+  "9007199254740993",
+  "123456789012345678901234567890",
+  "1e308",
+  "1.7976931348623157e308",
+  "1e400",
+  "-1e400",
+  "5e-324",
+  "1e-400",
+  "1E2",
+  "-1e-7",
 ];
 
 /** A value a field might accept, from its schema (so some requests get past validation). */
@@ -180,21 +198,21 @@ function plausible(name: string, schema: any, depth = 0): fc.Arbitrary<unknown> 
 /** Values no field wants: wrong types, huge or odd strings, NUL, control characters, nesting. */
 const strange = (): fc.Arbitrary<unknown> =>
   fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.string({ maxLength: 30 }),
-  fc.string({ unit: "binary", maxLength: 30 }),
-  fc.string({ unit: "grapheme", maxLength: 30 }),
-  fc.string({ maxLength: 10 }).map((s) => `${s}\u0000${s}`),
-  fc.constantFrom("", " ", "\t\n", "\u202e\u0000", "🙂".repeat(60), "\ud800", "null", "true", "2026-02-30", "0000-01-01", "NaN"),
-  fc.integer({ min: 1, max: 3 }).map((n) => "x".repeat([201, 10_001, 70_000][n - 1]!)),
-  fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
-  fc.uuid(),
-  foreignIds(),
-);
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: "binary", maxLength: 30 }),
+    fc.string({ unit: "grapheme", maxLength: 30 }),
+    fc.string({ maxLength: 10 }).map((s) => `${s}\u0000${s}`),
+    fc.constantFrom("", " ", "\t\n", "\u202e\u0000", "🙂".repeat(60), "\ud800", "null", "true", "2026-02-30", "0000-01-01", "NaN"),
+    fc.integer({ min: 1, max: 3 }).map((n) => "x".repeat([201, 10_001, 70_000][n - 1]!)),
+    fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+    fc.uuid(),
+    foreignIds(),
+  );
 
 /** A JSON object body for the operation: some declared fields, some unknown ones, right or wrong. */
 function objectBody(op: Operation): fc.Arbitrary<string> {
@@ -202,7 +220,15 @@ function objectBody(op: Operation): fc.Arbitrary<string> {
   const declared = Object.keys(fields);
   const names = declared.length > 0 ? fc.constantFrom(...declared) : fc.constantFrom(...allBodyKeys());
   const entry = fc.oneof(
-    { weight: 5, arbitrary: names.chain((name) => fc.tuple(fc.constant(name), fc.oneof({ weight: 3, arbitrary: plausible(name, fields[name] ?? {}) }, { weight: 2, arbitrary: strange() }))) },
+    {
+      weight: 5,
+      arbitrary: names.chain((name) =>
+        fc.tuple(
+          fc.constant(name),
+          fc.oneof({ weight: 3, arbitrary: plausible(name, fields[name] ?? {}) }, { weight: 2, arbitrary: strange() }),
+        ),
+      ),
+    },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...allBodyKeys()), strange()) },
     { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 1 })) },
   );
@@ -218,7 +244,10 @@ function bodyText(op: Operation): fc.Arbitrary<string | undefined> {
     { weight: 8, arbitrary: objectBody(op) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? "null") },
     { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
-    { weight: 1, arbitrary: fc.constantFrom("", "{", '{"a":1,}', "{}garbage", "\ufeff{}", '{"a":"\\ud800"}', "[]", `{"name":"${"x".repeat(70_000)}"}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom("", "{", '{"a":1,}', "{}garbage", "\ufeff{}", '{"a":"\\ud800"}', "[]", `{"name":"${"x".repeat(70_000)}"}`),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 }
@@ -265,10 +294,16 @@ const adversarialValue = (): fc.Arbitrary<string> =>
     {
       weight: 1,
       arbitrary: fc
-        .tuple(fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true }), fc.oneof(fc.uuid(), fc.string({ maxLength: 40 })))
+        .tuple(
+          fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true }),
+          fc.oneof(fc.uuid(), fc.string({ maxLength: 40 })),
+        )
         .map(([date, id]) => base64url(`${date.toISOString()}|${id}`)),
     },
-    { weight: 1, arbitrary: fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true }).map((date) => date.toISOString()) },
+    {
+      weight: 1,
+      arbitrary: fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true }).map((date) => date.toISOString()),
+    },
     { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String) },
   );
 
@@ -278,7 +313,7 @@ function queryString(op: Operation): fc.Arbitrary<string> {
   const declared = Object.keys(fields);
   const value = (name: string) =>
     fc.oneof(
-      plausible(name, fields[name] ?? {}).map((v) => (typeof v === "string" ? v : JSON.stringify(v) ?? "")),
+      plausible(name, fields[name] ?? {}).map((v) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""))),
       fc.string({ maxLength: 20 }),
       fc.constantFrom("", "0", "-1", "201", "1e3", "999999999999999999999", "todo,,done", "true", "TRUE", "2026-02-30"),
       adversarialValue(),
@@ -289,9 +324,25 @@ function queryString(op: Operation): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) },
   );
   const encoded = fc
-    .array(names.chain((name) => value(name).map((v) => `${encodeURIComponent(name)}=${encodeURIComponent(v)}`)), { maxLength: 4 })
+    .array(
+      names.chain((name) => value(name).map((v) => `${encodeURIComponent(name)}=${encodeURIComponent(v)}`)),
+      { maxLength: 4 },
+    )
     .map((pairs) => pairs.join("&"));
-  const raw = fc.constantFrom("%", "%zz", "limit=%00", "a=%E0%A4%A", "&&&", "=", "limit=1&limit=2", "cursor=%FF%FE", "status[]=x", "limit", `cursor=+/${A_CURSOR}==`, `cursor=${A_CURSOR}&cursor=${A_CURSOR}`);
+  const raw = fc.constantFrom(
+    "%",
+    "%zz",
+    "limit=%00",
+    "a=%E0%A4%A",
+    "&&&",
+    "=",
+    "limit=1&limit=2",
+    "cursor=%FF%FE",
+    "status[]=x",
+    "limit",
+    `cursor=+/${A_CURSOR}==`,
+    `cursor=${A_CURSOR}&cursor=${A_CURSOR}`,
+  );
   return fc.oneof({ weight: 5, arbitrary: encoded }, { weight: 1, arbitrary: raw }).map((q) => (q ? `?${q}` : ""));
 }
 
@@ -321,7 +372,9 @@ const unknownKey = () => fc.string({ unit: fc.constantFrom(...BASE62), minLength
 /** Header values fetch can send: visible ASCII, spaces and tabs, and latin-1 bytes. */
 const headerText = (maxLength = 40) =>
   fc.string({
-    unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff }), fc.constant(0x09)).map((c) => String.fromCharCode(c)),
+    unit: fc
+      .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff }), fc.constant(0x09))
+      .map((c) => String.fromCharCode(c)),
     maxLength,
   });
 
@@ -349,20 +402,40 @@ const authorization = () =>
   );
 
 const CONTENT_TYPES = [
-  "application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/merge-patch+json", "application/vnd.api+json",
-  "application/json;charset=latin1", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "",
-  "application/jsonx", "json", "*/*",
+  "application/json",
+  "application/json; charset=utf-8",
+  "APPLICATION/JSON",
+  "application/merge-patch+json",
+  "application/vnd.api+json",
+  "application/json;charset=latin1",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "",
+  "application/jsonx",
+  "json",
+  "*/*",
 ];
 
 const optional = <T>(arbitrary: fc.Arbitrary<T>, freq = 2) => fc.option(arbitrary, { nil: undefined, freq });
 
 const ifMatch = () =>
-  fc.oneof(fc.constantFrom("*", '"1"', 'W/"1"', "1", '"999999999"', '"1", "2"', '"abc"', '""', '"-1"', '"1e3"', '"99999999999"'), headerText(20));
+  fc.oneof(
+    fc.constantFrom("*", '"1"', 'W/"1"', "1", '"999999999"', '"1", "2"', '"abc"', '""', '"-1"', '"1e3"', '"99999999999"'),
+    headerText(20),
+  );
 
 function headers(): fc.Arbitrary<Record<string, string | undefined>> {
   return fc.record({
     authorization: authorization(),
-    "content-type": optional(fc.oneof({ weight: 4, arbitrary: fc.constant("application/json") }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: headerText(30) }), 6),
+    "content-type": optional(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constant("application/json") },
+        { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+        { weight: 1, arbitrary: headerText(30) },
+      ),
+      6,
+    ),
     "if-match": optional(ifMatch()),
     "idempotency-key": optional(fc.oneof(fc.uuid(), headerText(30), fc.constant("k".repeat(256)))),
     "x-request-id": optional(fc.oneof(fc.uuid(), headerText(30), fc.constant("r".repeat(300)))),
@@ -397,7 +470,12 @@ function pathOf(op: Operation, ids: fc.Arbitrary<string>): fc.Arbitrary<string> 
 /** A well-formed request from the caller, with the parts under test generated. */
 function request(
   op: Operation,
-  parts: { path?: fc.Arbitrary<string>; query?: fc.Arbitrary<string>; headers?: fc.Arbitrary<Record<string, string | undefined>>; body?: fc.Arbitrary<string | undefined> },
+  parts: {
+    path?: fc.Arbitrary<string>;
+    query?: fc.Arbitrary<string>;
+    headers?: fc.Arbitrary<Record<string, string | undefined>>;
+    body?: fc.Arbitrary<string | undefined>;
+  },
 ): fc.Arbitrary<Request> {
   const wantsBody = op.method === "POST" || op.method === "PATCH";
   return fc
@@ -434,7 +512,10 @@ interface Nested {
 
 const nestedText = ({ depth, kinds, leaf }: Nested) => {
   const chain = Array.from({ length: depth }, (_, i) => CONTAINERS[kinds[i % kinds.length]!]!);
-  return `${chain.map((c) => c.open).join("")}${leaf}${chain.map((c) => c.close).reverse().join("")}`;
+  return `${chain.map((c) => c.open).join("")}${leaf}${chain
+    .map((c) => c.close)
+    .reverse()
+    .join("")}`;
 };
 
 /**
@@ -465,28 +546,46 @@ const wide = () => fc.record({ width: fc.integer({ min: 1, max: MAX_JSON_VALUES 
 const fieldName = (op: Operation) => fc.constantFrom(...(Object.keys(bodyFields(op)).length > 0 ? Object.keys(bodyFields(op)) : ["extra"]));
 
 /** A body holding one deep or wide value: `values` counts what the body holds besides it. */
-function shapedBody(field: string, shape: { nested: Nested } | { width: number; asObject: boolean }, prefix: { open: string; close: string; place: string[]; at: number; values: number }) {
+function shapedBody(
+  field: string,
+  shape: { nested: Nested } | { width: number; asObject: boolean },
+  prefix: { open: string; close: string; place: string[]; at: number; values: number },
+) {
   const value = "nested" in shape ? nestedText(shape.nested) : wideText(shape.width, shape.asObject);
-  const refusedAt = "nested" in shape ? refusalOf(shape.nested, [...prefix.place, field], prefix.at) : prefix.values + 1 + shape.width > MAX_JSON_VALUES ? "body" : null;
+  const refusedAt =
+    "nested" in shape
+      ? refusalOf(shape.nested, [...prefix.place, field], prefix.at)
+      : prefix.values + 1 + shape.width > MAX_JSON_VALUES
+        ? "body"
+        : null;
   return { body: `${prefix.open}{${JSON.stringify(field)}:${value}}${prefix.close}`, refusedAt };
 }
 
 /** At the top of the body, or in the body of a batch's operation (at depth 4: the batch, operations, the operation, its body). */
 const TOP = { open: "", close: "", place: [], at: 1, values: 1 };
-const IN_BATCH = { open: '{"operations":[{"method":"POST","path":"/v1/tasks","body":', close: "}]}", place: ["operations", "0", "body"], at: 4, values: 6 };
+const IN_BATCH = {
+  open: '{"operations":[{"method":"POST","path":"/v1/tasks","body":',
+  close: "}]}",
+  place: ["operations", "0", "body"],
+  at: 4,
+  values: 6,
+};
 
 /** Every operation that takes a body, a deep or wide value in a field of its own or in a batched create. */
 function shapedRequest(op: Operation): fc.Arbitrary<Request> {
   const batched = op.path === "/v1/batch";
   const where = batched ? IN_BATCH : TOP;
-  const names = batched ? fc.constantFrom(...Object.keys(bodyFields(operations.find((o) => o.method === "POST" && o.path === "/v1/tasks")!))) : fieldName(op);
-  const shape = fc.oneof(nested().map((n) => ({ nested: n })), wide());
-  return fc
-    .tuple(request(op, {}), names, shape)
-    .map(([req, field, chosen]) => {
-      const { body, refusedAt } = shapedBody(field, chosen, where);
-      return { ...req, body, ...(refusedAt === null ? {} : { refusedAt }) };
-    });
+  const names = batched
+    ? fc.constantFrom(...Object.keys(bodyFields(operations.find((o) => o.method === "POST" && o.path === "/v1/tasks")!)))
+    : fieldName(op);
+  const shape = fc.oneof(
+    nested().map((n) => ({ nested: n })),
+    wide(),
+  );
+  return fc.tuple(request(op, {}), names, shape).map(([req, field, chosen]) => {
+    const { body, refusedAt } = shapedBody(field, chosen, where);
+    return { ...req, body, ...(refusedAt === null ? {} : { refusedAt }) };
+  });
 }
 
 /** One request per operation and kind first: arrays 5,000 deep, and one value more than the limit. */
@@ -496,11 +595,20 @@ const shapedExamples = (): Request[] =>
     const where = batched ? IN_BATCH : TOP;
     const field = batched ? "title" : (Object.keys(bodyFields(op))[0] ?? "extra");
     const path = pathOf(op, fc.constant(own.task![0]!));
-    return [{ nested: { depth: 5_000, kinds: [0], leaf: "0" } }, { width: MAX_JSON_VALUES - where.values, asObject: false }].map((shape) => {
-      const { body, refusedAt } = shapedBody(field, shape, where);
-      const [sample] = fc.sample(path, { seed: SEED, numRuns: 1 });
-      return { operation: op, method: op.method, path: sample!, headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" }, body, refusedAt: refusedAt! };
-    });
+    return [{ nested: { depth: 5_000, kinds: [0], leaf: "0" } }, { width: MAX_JSON_VALUES - where.values, asObject: false }].map(
+      (shape) => {
+        const { body, refusedAt } = shapedBody(field, shape, where);
+        const [sample] = fc.sample(path, { seed: SEED, numRuns: 1 });
+        return {
+          operation: op,
+          method: op.method,
+          path: sample!,
+          headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
+          body,
+          refusedAt: refusedAt!,
+        };
+      },
+    );
   });
 
 /** A body past the limits is 400 invalid_field naming where (or 413 when its bytes are over the limit first). */
@@ -623,7 +731,9 @@ function listRequest(op: Operation, name: string, value: string): Request {
 
 /** Every list operation, each of its query parameters, each fixed adversarial value: fast-check runs these first. */
 const listExamples = (): Request[] =>
-  listOperations().flatMap((op) => Object.keys(queryFields(op)).flatMap((name) => ADVERSARIAL_VALUES.map((value) => listRequest(op, name, value))));
+  listOperations().flatMap((op) =>
+    Object.keys(queryFields(op)).flatMap((name) => ADVERSARIAL_VALUES.map((value) => listRequest(op, name, value))),
+  );
 
 /** Then generated ones: a list operation, one of its query parameters, an adversarial value, fixed or generated. */
 const listRequests = () =>
@@ -668,7 +778,10 @@ const PROPERTIES: Property[] = [
   },
   {
     name: "everything at once",
-    requests: () => anyOperation().chain((op) => request(op, { path: pathOf(op, pathId()), query: queryString(op), headers: headers(), body: bodyText(op) })),
+    requests: () =>
+      anyOperation().chain((op) =>
+        request(op, { path: pathOf(op, pathId()), query: queryString(op), headers: headers(), body: bodyText(op) }),
+      ),
     runs: NUM_RUNS,
   },
   {
@@ -712,15 +825,22 @@ describe(`generated requests to every operation (seed ${SEED})`, () => {
   });
 
   for (const property of PROPERTIES) {
-    it(property.name, async () => {
-      const examples = property.examples?.() ?? [];
-      const runs = examples.length + property.runs;
-      // One line per property, so a CI log is enough to replay it.
-      console.log(`[properties] seed=${SEED} runs=${runs} FC_SEED=${SEED} npx vitest run ${FILE} -t ${JSON.stringify(property.name)}`);
-      await fc.assert(fc.asyncProperty(property.requests(), (req) => holds(req, property.also)), {
-        ...settings(runs),
-        examples: examples.map((example) => [example] as [Request]),
-      });
-    }, property.timeout ?? 180_000);
+    it(
+      property.name,
+      async () => {
+        const examples = property.examples?.() ?? [];
+        const runs = examples.length + property.runs;
+        // One line per property, so a CI log is enough to replay it.
+        console.log(`[properties] seed=${SEED} runs=${runs} FC_SEED=${SEED} npx vitest run ${FILE} -t ${JSON.stringify(property.name)}`);
+        await fc.assert(
+          fc.asyncProperty(property.requests(), (req) => holds(req, property.also)),
+          {
+            ...settings(runs),
+            examples: examples.map((example) => [example] as [Request]),
+          },
+        );
+      },
+      property.timeout ?? 180_000,
+    );
   }
 });

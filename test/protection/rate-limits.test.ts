@@ -131,7 +131,20 @@ describe("each key's own limit", () => {
     const tenant = await createTenant();
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ["cli/bin.js", "key", "create", "--org", tenant.org.id, "--name", "cli-limited", "--scopes", "projects.read", "--rate-limit", "3", "--json"],
+      [
+        "cli/bin.js",
+        "key",
+        "create",
+        "--org",
+        tenant.org.id,
+        "--name",
+        "cli-limited",
+        "--scopes",
+        "projects.read",
+        "--rate-limit",
+        "3",
+        "--json",
+      ],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: inject("databaseUrl") }, timeout: 60_000 },
     );
     const created = JSON.parse(stdout) as { key: string; rateLimit: number };
@@ -147,54 +160,76 @@ describe("each key's own limit", () => {
 });
 
 describe("headers", () => {
-  it("remaining counts down one per call; reset does not grow within the window", () =>
-    inOneWindow(SEQUENTIAL, async () => {
-      const tenant = await createTenant({ rateLimit: 5 });
-      const responses = [];
-      for (let i = 0; i < 5; i++) responses.push(await api("/v1/projects", { key: tenant.key }));
-      expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-      expect(responses.map((r) => expectLimitHeaders(r, 5).remaining)).toEqual([4, 3, 2, 1, 0]);
-      const resets = responses.map((r) => limitHeaders(r).reset);
-      expect([...resets].sort((x, y) => y - x), "reset only counts down within a window").toEqual(resets);
-      expectRateLimited(await api("/v1/projects", { key: tenant.key }), 5);
-    }), WINDOWED_TIMEOUT);
+  it(
+    "remaining counts down one per call; reset does not grow within the window",
+    () =>
+      inOneWindow(SEQUENTIAL, async () => {
+        const tenant = await createTenant({ rateLimit: 5 });
+        const responses = [];
+        for (let i = 0; i < 5; i++) responses.push(await api("/v1/projects", { key: tenant.key }));
+        expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+        expect(responses.map((r) => expectLimitHeaders(r, 5).remaining)).toEqual([4, 3, 2, 1, 0]);
+        const resets = responses.map((r) => limitHeaders(r).reset);
+        expect(
+          [...resets].sort((x, y) => y - x),
+          "reset only counts down within a window",
+        ).toEqual(resets);
+        expectRateLimited(await api("/v1/projects", { key: tenant.key }), 5);
+      }),
+    WINDOWED_TIMEOUT,
+  );
 
-  it("refusals carry them too: 400, 403, 404, 409, 412, and a 201", () =>
-    inOneWindow(SEQUENTIAL, async () => {
-      const tenant = await createTenant({ rateLimit: 50 });
-      const project = await tenant.insertProject();
-      await tenant.insertMilestone(project.id);
-      const readOnly = await tenant.keyWith(["projects.read"], { rateLimit: 50 });
-      const calls: Array<[number, () => Promise<ApiResponse>, string]> = [
-        [400, () => api("/v1/tasks?limit=0", { key: tenant.key }), tenant.key],
-        [400, () => api("/v1/projects", { key: tenant.key, rawBody: "{" }), tenant.key],
-        [403, () => api("/v1/tasks", { key: readOnly.key }), readOnly.key],
-        [404, () => api(`/v1/tasks/${randomUUID()}`, { key: tenant.key }), tenant.key],
-        [409, () => api(`/v1/projects/${project.id}`, { key: tenant.key, method: "DELETE" }), tenant.key],
-        [412, () => api(`/v1/projects/${project.id}`, { key: tenant.key, method: "PATCH", body: { name: "x" }, headers: { "if-match": '"9"' } }), tenant.key],
-        [201, () => api("/v1/projects", { key: tenant.key, body: projectBody() }), tenant.key],
-      ];
-      for (const [status, call] of calls) {
-        const response = await call();
-        expect(response.status, response.text.slice(0, 200)).toBe(status);
-        expectLimitHeaders(response, 50);
-      }
-      // Each refusal counted: 6 calls of the main key, 1 of the read-only one.
-      expect(limitHeaders(await api("/v1", { key: tenant.key })).remaining).toBe(50 - 7);
-      expect(limitHeaders(await api("/v1", { key: readOnly.key })).remaining).toBe(50 - 2);
-    }), WINDOWED_TIMEOUT);
+  it(
+    "refusals carry them too: 400, 403, 404, 409, 412, and a 201",
+    () =>
+      inOneWindow(SEQUENTIAL, async () => {
+        const tenant = await createTenant({ rateLimit: 50 });
+        const project = await tenant.insertProject();
+        await tenant.insertMilestone(project.id);
+        const readOnly = await tenant.keyWith(["projects.read"], { rateLimit: 50 });
+        const calls: Array<[number, () => Promise<ApiResponse>, string]> = [
+          [400, () => api("/v1/tasks?limit=0", { key: tenant.key }), tenant.key],
+          [400, () => api("/v1/projects", { key: tenant.key, rawBody: "{" }), tenant.key],
+          [403, () => api("/v1/tasks", { key: readOnly.key }), readOnly.key],
+          [404, () => api(`/v1/tasks/${randomUUID()}`, { key: tenant.key }), tenant.key],
+          [409, () => api(`/v1/projects/${project.id}`, { key: tenant.key, method: "DELETE" }), tenant.key],
+          [
+            412,
+            () =>
+              api(`/v1/projects/${project.id}`, { key: tenant.key, method: "PATCH", body: { name: "x" }, headers: { "if-match": '"9"' } }),
+            tenant.key,
+          ],
+          [201, () => api("/v1/projects", { key: tenant.key, body: projectBody() }), tenant.key],
+        ];
+        for (const [status, call] of calls) {
+          const response = await call();
+          expect(response.status, response.text.slice(0, 200)).toBe(status);
+          expectLimitHeaders(response, 50);
+        }
+        // Each refusal counted: 6 calls of the main key, 1 of the read-only one.
+        expect(limitHeaders(await api("/v1", { key: tenant.key })).remaining).toBe(50 - 7);
+        expect(limitHeaders(await api("/v1", { key: readOnly.key })).remaining).toBe(50 - 2);
+      }),
+    WINDOWED_TIMEOUT,
+  );
 
-  it("a 429 is the envelope with Retry-After, and browsers may read the headers (CORS)", () =>
-    inOneWindow(SEQUENTIAL, async () => {
-      const tenant = await createTenant({ rateLimit: 1 });
-      await spend(tenant.key, 1);
-      const limited = await api("/v1", { key: tenant.key, headers: { origin: "https://app.example" } });
-      expectRateLimited(limited, 1);
-      expect(limited.body.error.retryAfter).toBe(Number(header(limited, "retry-after")));
-      const exposed = (header(limited, "access-control-expose-headers") ?? "").toLowerCase().split(/\s*,\s*/);
-      expect(exposed).toEqual(expect.arrayContaining(["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id"]));
-      expect(header(limited, "x-request-id")).toBe(limited.body.error.requestId);
-    }), WINDOWED_TIMEOUT);
+  it(
+    "a 429 is the envelope with Retry-After, and browsers may read the headers (CORS)",
+    () =>
+      inOneWindow(SEQUENTIAL, async () => {
+        const tenant = await createTenant({ rateLimit: 1 });
+        await spend(tenant.key, 1);
+        const limited = await api("/v1", { key: tenant.key, headers: { origin: "https://app.example" } });
+        expectRateLimited(limited, 1);
+        expect(limited.body.error.retryAfter).toBe(Number(header(limited, "retry-after")));
+        const exposed = (header(limited, "access-control-expose-headers") ?? "").toLowerCase().split(/\s*,\s*/);
+        expect(exposed).toEqual(
+          expect.arrayContaining(["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id"]),
+        );
+        expect(header(limited, "x-request-id")).toBe(limited.body.error.requestId);
+      }),
+    WINDOWED_TIMEOUT,
+  );
 });
 
 /**
@@ -222,7 +257,13 @@ function decisions(responses: ApiResponse[], successStatus: number) {
  * Runs a burst of `n` concurrent calls at a fresh key whose limit is `limit`, once, in a window
  * with BURST seconds left.
  */
-async function burst(n: number, limit: number, scopes: Scope[], send: (key: string, i: number) => Promise<ApiResponse>, successStatus: number) {
+async function burst(
+  n: number,
+  limit: number,
+  scopes: Scope[],
+  send: (key: string, i: number) => Promise<ApiResponse>,
+  successStatus: number,
+) {
   const tenant = await createTenant({ rateLimit: limit, scopes });
   const before = await snapshot(tenant.org.id);
   const windowEnds = await windowWithAtLeast(BURST);
@@ -246,7 +287,9 @@ describe("exact under concurrency", () => {
     // The limiter: exactly LIMIT calls through, each seeing its own remaining value, 99 down to 0.
     expect(allowed.length).toBe(LIMIT);
     expect(refused.length).toBe(N - LIMIT);
-    expect(allowed.map((r) => expectLimitHeaders(r, LIMIT).remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+    expect(allowed.map((r) => expectLimitHeaders(r, LIMIT).remaining).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: LIMIT }, (_, i) => i),
+    );
     for (const response of refused.filter((r) => r.status === 429)) expectRateLimited(response, LIMIT);
     // The database kept up: all LIMIT succeeded; and whatever it failed wrote nothing.
     expect(unavailable, "calls the database failed").toBe(0);
@@ -262,7 +305,13 @@ describe("exact under concurrency", () => {
 
   it("200 concurrent reads at a limit of 100: exactly 100 × 200 and 100 × 429", async () => {
     const LIMIT = 100;
-    const { allowed, refused, succeeded, unavailable } = await burst(2 * LIMIT, LIMIT, ["projects.read"], (key) => api("/v1/projects", { key }), 200);
+    const { allowed, refused, succeeded, unavailable } = await burst(
+      2 * LIMIT,
+      LIMIT,
+      ["projects.read"],
+      (key) => api("/v1/projects", { key }),
+      200,
+    );
     expect(allowed.length).toBe(LIMIT);
     expect(refused.length).toBe(LIMIT);
     expect(unavailable, "calls the database failed").toBe(0);
@@ -271,44 +320,63 @@ describe("exact under concurrency", () => {
 });
 
 describe("budgets", () => {
-  it("a limited write changes nothing: POST, PATCH and DELETE answer 429 and leave no trace", () =>
-    inOneWindow(SEQUENTIAL, async () => {
-      const tenant = await createTenant({ rateLimit: 2 });
-      const task = await tenant.insertTask();
-      const before = await snapshot(tenant.org.id);
-      const project = expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 201).data;
-      await expectOneWrite(tenant.org.id, before, "project.created");
-      await spend(tenant.key, 1);
+  it(
+    "a limited write changes nothing: POST, PATCH and DELETE answer 429 and leave no trace",
+    () =>
+      inOneWindow(SEQUENTIAL, async () => {
+        const tenant = await createTenant({ rateLimit: 2 });
+        const task = await tenant.insertTask();
+        const before = await snapshot(tenant.org.id);
+        const project = expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 201).data;
+        await expectOneWrite(tenant.org.id, before, "project.created");
+        await spend(tenant.key, 1);
 
-      const afterAllowed = await snapshot(tenant.org.id);
-      expectRateLimited(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 2);
-      expectRateLimited(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { status: "in_progress" } }), 2);
-      expectRateLimited(await api(`/v1/projects/${project.id}`, { key: tenant.key, method: "DELETE" }), 2);
-      expectRateLimited(await api("/v1/personnel", { key: tenant.key, body: { name: "x", email: "x@example.test" }, headers: { "idempotency-key": "limited-1" } }), 2);
-      expectNoTrace(afterAllowed, await snapshot(tenant.org.id));
-      expect(await query("select 1 from idempotency_keys where key_id = $1", [tenant.keyId])).toEqual([]);
-    }), WINDOWED_TIMEOUT);
+        const afterAllowed = await snapshot(tenant.org.id);
+        expectRateLimited(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 2);
+        expectRateLimited(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { status: "in_progress" } }), 2);
+        expectRateLimited(await api(`/v1/projects/${project.id}`, { key: tenant.key, method: "DELETE" }), 2);
+        expectRateLimited(
+          await api("/v1/personnel", {
+            key: tenant.key,
+            body: { name: "x", email: "x@example.test" },
+            headers: { "idempotency-key": "limited-1" },
+          }),
+          2,
+        );
+        expectNoTrace(afterAllowed, await snapshot(tenant.org.id));
+        expect(await query("select 1 from idempotency_keys where key_id = $1", [tenant.keyId])).toEqual([]);
+      }),
+    WINDOWED_TIMEOUT,
+  );
 
-  it("two keys of one organisation have separate budgets", () =>
-    inOneWindow(SEQUENTIAL, async () => {
-      const tenant = await createTenant({ rateLimit: 2 });
-      const other = await tenant.keyWith(["projects.read"], { rateLimit: 3 });
-      await spend(tenant.key, 2);
-      expectRateLimited(await api("/v1", { key: tenant.key }), 2);
-      const first = await api("/v1", { key: other.key });
-      expectSuccess(first);
-      expect(limitHeaders(first)).toMatchObject({ limit: 3, remaining: 2 });
-      await spend(other.key, 2);
-      expectRateLimited(await api("/v1", { key: other.key }), 3);
-      expectRateLimited(await api("/v1", { key: tenant.key }), 2);
-    }), WINDOWED_TIMEOUT);
+  it(
+    "two keys of one organisation have separate budgets",
+    () =>
+      inOneWindow(SEQUENTIAL, async () => {
+        const tenant = await createTenant({ rateLimit: 2 });
+        const other = await tenant.keyWith(["projects.read"], { rateLimit: 3 });
+        await spend(tenant.key, 2);
+        expectRateLimited(await api("/v1", { key: tenant.key }), 2);
+        const first = await api("/v1", { key: other.key });
+        expectSuccess(first);
+        expect(limitHeaders(first)).toMatchObject({ limit: 3, remaining: 2 });
+        await spend(other.key, 2);
+        expectRateLimited(await api("/v1", { key: other.key }), 3);
+        expectRateLimited(await api("/v1", { key: tenant.key }), 2);
+      }),
+    WINDOWED_TIMEOUT,
+  );
 
-  it("rate limit comes before scope: an exhausted key without the scope gets 429, not 403", () =>
-    inOneWindow(SEQUENTIAL, async () => {
-      const tenant = await createTenant({ scopes: ["projects.read"], rateLimit: 1 });
-      await spend(tenant.key, 1);
-      expectRateLimited(await api("/v1/tasks", { key: tenant.key }), 1);
-    }), WINDOWED_TIMEOUT);
+  it(
+    "rate limit comes before scope: an exhausted key without the scope gets 429, not 403",
+    () =>
+      inOneWindow(SEQUENTIAL, async () => {
+        const tenant = await createTenant({ scopes: ["projects.read"], rateLimit: 1 });
+        await spend(tenant.key, 1);
+        expectRateLimited(await api("/v1/tasks", { key: tenant.key }), 1);
+      }),
+    WINDOWED_TIMEOUT,
+  );
 });
 
 describe("a bad key is 401, never 429", () => {
@@ -322,7 +390,10 @@ describe("a bad key is 401, never 429", () => {
 
   it("an unknown key, far past any limit: always 401 invalid_key", async () => {
     const key = generateApiKey();
-    const responses = await expectAll401(Array.from({ length: 3 * tooMany }, () => () => api("/v1", { key })), "invalid_key");
+    const responses = await expectAll401(
+      Array.from({ length: 3 * tooMany }, () => () => api("/v1", { key })),
+      "invalid_key",
+    );
     // An unknown key has no budget to report.
     for (const response of responses) expect(header(response, "ratelimit-limit")).toBeNull();
   });
@@ -338,18 +409,25 @@ describe("a bad key is 401, never 429", () => {
     const tenant = await createTenant();
     const revoked = await tenant.revokedKey();
     await query("update api_keys set rate_limit = 2 where id = $1", [revoked.id]);
-    await expectAll401(Array.from({ length: tooMany }, () => () => api("/v1", { key: revoked.key })), "invalid_key");
+    await expectAll401(
+      Array.from({ length: tooMany }, () => () => api("/v1", { key: revoked.key })),
+      "invalid_key",
+    );
   });
 
-  it("a key revoked after it spent its budget: 401, not 429", () =>
-    inOneWindow(SEQUENTIAL, async () => {
-      const tenant: Tenant = await createTenant({ rateLimit: 2 });
-      await spend(tenant.key, 2);
-      expectRateLimited(await api("/v1", { key: tenant.key }), 2);
-      await query("update api_keys set revoked_at = now() where id = $1", [tenant.keyId]);
-      const before = await snapshot(tenant.org.id);
-      expectError(await api("/v1", { key: tenant.key }), 401, "invalid_key");
-      expectError(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 401, "invalid_key");
-      expectNoTrace(before, await snapshot(tenant.org.id));
-    }), WINDOWED_TIMEOUT);
+  it(
+    "a key revoked after it spent its budget: 401, not 429",
+    () =>
+      inOneWindow(SEQUENTIAL, async () => {
+        const tenant: Tenant = await createTenant({ rateLimit: 2 });
+        await spend(tenant.key, 2);
+        expectRateLimited(await api("/v1", { key: tenant.key }), 2);
+        await query("update api_keys set revoked_at = now() where id = $1", [tenant.keyId]);
+        const before = await snapshot(tenant.org.id);
+        expectError(await api("/v1", { key: tenant.key }), 401, "invalid_key");
+        expectError(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 401, "invalid_key");
+        expectNoTrace(before, await snapshot(tenant.org.id));
+      }),
+    WINDOWED_TIMEOUT,
+  );
 });

@@ -1,5 +1,12 @@
 import { describe, expect, inject, it } from "vitest";
-import { CASCADE_RECORDS, MAX_BLOCKING, MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS, SUBTASK_CHECK_TASKS } from "../../domain/limits.ts";
+import {
+  CASCADE_RECORDS,
+  MAX_BLOCKING,
+  MAX_CHECKLIST_ITEMS_PER_TASK,
+  MAX_COMMENTS_PER_TASK,
+  MAX_SUBTASKS,
+  SUBTASK_CHECK_TASKS,
+} from "../../domain/limits.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
@@ -57,10 +64,10 @@ async function insertTree(tenant: Tenant, at: TaskPlace, children: number, grand
 
 /** The events an organisation committed after `changeVersion`, counted by type. */
 async function eventsAfter(tenant: Tenant, changeVersion: number): Promise<Record<string, number>> {
-  const rows = await query<{ type: string; n: number }>("select type, count(*)::int as n from events where org_id = $1 and change_version > $2 group by type", [
-    tenant.org.id,
-    changeVersion,
-  ]);
+  const rows = await query<{ type: string; n: number }>(
+    "select type, count(*)::int as n from events where org_id = $1 and change_version > $2 group by type",
+    [tenant.org.id, changeVersion],
+  );
   return Object.fromEntries(rows.map((r) => [r.type, r.n]));
 }
 
@@ -97,7 +104,9 @@ async function beside<T>(label: string, tenant: Tenant, other: string, call: () 
     console.info(`[record-stalls] ${label}: ${(performance.now() - started).toFixed(1)} ms`);
     return answer;
   });
-  console.info(`[record-stalls] ${label}: writes meanwhile waited ${median(result.waits).toFixed(1)} ms (median), ${Math.max(...result.waits).toFixed(1)} ms at most`);
+  console.info(
+    `[record-stalls] ${label}: writes meanwhile waited ${median(result.waits).toFixed(1)} ms (median), ${Math.max(...result.waits).toFixed(1)} ms at most`,
+  );
   return result;
 }
 
@@ -110,7 +119,9 @@ describe("a label's delete takes it off at most CASCADE_RECORDS tasks", () => {
     const label = await insertLabel(tenant);
     await insertTasks(tenant, at, 5_000, [], { labelIds: [label] });
     const before = await changeVersionOf(tenant);
-    const { waits, answer, renames } = await beside("a label on 5 000 tasks refused", tenant, other, () => remove(tenant, `/v1/labels/${label}`));
+    const { waits, answer, renames } = await beside("a label on 5 000 tasks refused", tenant, other, () =>
+      remove(tenant, `/v1/labels/${label}`),
+    );
     expectError(answer, 409, "conflict", { maxRecords: CASCADE_RECORDS });
     expectWritesNotHeld(waits);
     await expectOnlyRenames(tenant, other, before, renames);
@@ -124,11 +135,15 @@ describe("a label's delete takes it off at most CASCADE_RECORDS tasks", () => {
     expectError(await remove(tenant, `/v1/labels/${label}`), 409, "conflict", { maxRecords: CASCADE_RECORDS });
     expectSuccess(await api(`/v1/tasks/${first}`, { key: tenant.key, method: "PATCH", body: { labelIds: [] } }));
     const before = await changeVersionOf(tenant);
-    const { waits, answer, renames } = await beside(`a label on ${CASCADE_RECORDS} tasks deleted`, tenant, other, () => remove(tenant, `/v1/labels/${label}`));
+    const { waits, answer, renames } = await beside(`a label on ${CASCADE_RECORDS} tasks deleted`, tenant, other, () =>
+      remove(tenant, `/v1/labels/${label}`),
+    );
     expectSuccess(answer);
     expect(Math.max(...waits)).toBeLessThan(1000);
     expect(await eventsAfter(tenant, before.changeVersion)).toEqual({ "task.updated": CASCADE_RECORDS + renames, "label.deleted": 1 });
-    expect(await query("select count(*)::int as n from tasks where org_id = $1 and version = 2 and id = any($2::uuid[])", [tenant.org.id, rest])).toEqual([{ n: CASCADE_RECORDS }]);
+    expect(
+      await query("select count(*)::int as n from tasks where org_id = $1 and version = 2 and id = any($2::uuid[])", [tenant.org.id, rest]),
+    ).toEqual([{ n: CASCADE_RECORDS }]);
   }, 120_000);
 
   it("a batch's deletes share them: two labels on two thirds as many tasks each are refused together (operation 1), and each is deleted alone", async () => {
@@ -137,7 +152,10 @@ describe("a label's delete takes it off at most CASCADE_RECORDS tasks", () => {
     for (const label of labels) await insertTasks(tenant, at, Math.ceil((CASCADE_RECORDS * 2) / 3), [], { labelIds: [label] });
     const before = await snapshot(tenant.org.id);
     const operations = labels.map((label) => ({ method: "DELETE", path: `/v1/labels/${label}` }));
-    expectError(await api("/v1/batch", { key: tenant.key, body: { operations } }), 409, "conflict", { operation: 1, maxRecords: CASCADE_RECORDS });
+    expectError(await api("/v1/batch", { key: tenant.key, body: { operations } }), 409, "conflict", {
+      operation: 1,
+      maxRecords: CASCADE_RECORDS,
+    });
     expectNoTrace(before, await snapshot(tenant.org.id));
     for (const label of labels) expectSuccess(await remove(tenant, `/v1/labels/${label}`));
   }, 120_000);
@@ -151,7 +169,12 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     const before = await snapshot(tenant.org.id);
     const full = { field: "taskId", maxComments: MAX_COMMENTS_PER_TASK };
     expectError(await api(`/v1/tasks/${task}/comments`, { key: tenant.key, body: commentBody() }), 409, "conflict", full);
-    expectError(await api("/v1/comments/by-external-id/one-more", { key: tenant.key, method: "PUT", body: commentBody({ taskId: task }) }), 409, "conflict", full);
+    expectError(
+      await api("/v1/comments/by-external-id/one-more", { key: tenant.key, method: "PUT", body: commentBody({ taskId: task }) }),
+      409,
+      "conflict",
+      full,
+    );
     expectNoTrace(before, await snapshot(tenant.org.id));
     // Another task has room.
     const [another] = await insertTasks(tenant, at, 1);
@@ -164,7 +187,9 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     const [task] = await insertTasks(tenant, at, 1);
     await insertComments(tenant, at, task!, 3_000);
     const before = await changeVersionOf(tenant);
-    const { waits, answer, renames } = await beside("a task with 3 000 comments refused", tenant, other, () => remove(tenant, `/v1/tasks/${task}`));
+    const { waits, answer, renames } = await beside("a task with 3 000 comments refused", tenant, other, () =>
+      remove(tenant, `/v1/tasks/${task}`),
+    );
     expectError(answer, 409, "conflict", { maxRecords: CASCADE_RECORDS });
     expectWritesNotHeld(waits);
     await expectOnlyRenames(tenant, other, before, renames);
@@ -177,7 +202,10 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     await insertChecklistItems(tenant, task!, MAX_CHECKLIST_ITEMS_PER_TASK);
     await insertComments(tenant, at, small!, 1);
     await insertTasks(tenant, at, MAX_BLOCKING, [task!]);
-    const refused = await api("/v1/batch", { key: tenant.key, body: { operations: [small, task].map((id) => ({ method: "DELETE", path: `/v1/tasks/${id}` })) } });
+    const refused = await api("/v1/batch", {
+      key: tenant.key,
+      body: { operations: [small, task].map((id) => ({ method: "DELETE", path: `/v1/tasks/${id}` })) },
+    });
     expectError(refused, 409, "conflict", { operation: 1, maxRecords: CASCADE_RECORDS });
     const before = await changeVersionOf(tenant);
     const { waits, answer, renames } = await beside("a full task deleted", tenant, other, () => remove(tenant, `/v1/tasks/${task}`));
@@ -205,7 +233,9 @@ describe(`a task has at most ${MAX_SUBTASKS} subtasks, and a request's checks vi
     expectError(await api("/v1/tasks/by-external-id/one-more", { key: tenant.key, method: "PUT", body: newTask }), 409, "conflict", full);
     expectNoTrace(before, await snapshot(tenant.org.id));
     // A subtask already under it stays where it is (a no-op), and another parent has room.
-    expect(expectSuccess(await api(`/v1/tasks/${child}`, { key: tenant.key, method: "PATCH", body: { parentId: parent } })).data.version).toBe(1);
+    expect(
+      expectSuccess(await api(`/v1/tasks/${child}`, { key: tenant.key, method: "PATCH", body: { parentId: parent } })).data.version,
+    ).toBe(1);
     expectSuccess(await api(`/v1/tasks/${loose}`, { key: tenant.key, method: "PATCH", body: { parentId: child } }));
   }, 60_000);
 
@@ -217,8 +247,12 @@ describe(`a task has at most ${MAX_SUBTASKS} subtasks, and a request's checks vi
     const before = await changeVersionOf(tenant);
     const { waits, renames } = await beside("moves of a tree of 10 100 refused", tenant, other, async () => {
       for (let n = 0; n < 3; n++) {
-        expectError(await api(`/v1/tasks/${root}`, { key: tenant.key, method: "PATCH", body: { status: "done" } }), 409, "conflict", { field: "status" });
-        expectError(await api(`/v1/tasks/${root}`, { key: tenant.key, method: "PATCH", body: { parentId: parent } }), 409, "conflict", { field: "parentId" });
+        expectError(await api(`/v1/tasks/${root}`, { key: tenant.key, method: "PATCH", body: { status: "done" } }), 409, "conflict", {
+          field: "status",
+        });
+        expectError(await api(`/v1/tasks/${root}`, { key: tenant.key, method: "PATCH", body: { parentId: parent } }), 409, "conflict", {
+          field: "parentId",
+        });
       }
     });
     expectWritesNotHeld(waits);
@@ -232,7 +266,10 @@ describe(`a task has at most ${MAX_SUBTASKS} subtasks, and a request's checks vi
     const operations = roots.map((root) => ({ method: "PATCH", path: `/v1/tasks/${root}`, body: { status: "done" } }));
     expectError(await api("/v1/batch", { key: tenant.key, body: { operations } }), 409, "conflict", { operation: 1, field: "status" });
     await expectNothingWritten(tenant, before);
-    for (const root of roots) expect(expectSuccess(await api(`/v1/tasks/${root}`, { key: tenant.key, method: "PATCH", body: { status: "done" } })).data.status).toBe("done");
+    for (const root of roots)
+      expect(
+        expectSuccess(await api(`/v1/tasks/${root}`, { key: tenant.key, method: "PATCH", body: { status: "done" } })).data.status,
+      ).toBe("done");
   }, 120_000);
 });
 

@@ -20,8 +20,13 @@ async function probeGraph(tenant: Tenant, at: TaskPlace): Promise<string[][]> {
   return layers;
 }
 
-const addDependency = (tenant: Tenant, id: string, blockedBy: string) => api(`/v1/tasks/${id}/dependencies`, { key: tenant.key, body: { blockedBy } });
-const dependencyOperation = (id: string, blockedBy: string) => ({ method: "POST", path: `/v1/tasks/${id}/dependencies`, body: { blockedBy } });
+const addDependency = (tenant: Tenant, id: string, blockedBy: string) =>
+  api(`/v1/tasks/${id}/dependencies`, { key: tenant.key, body: { blockedBy } });
+const dependencyOperation = (id: string, blockedBy: string) => ({
+  method: "POST",
+  path: `/v1/tasks/${id}/dependencies`,
+  body: { blockedBy },
+});
 
 /** An organisation holding the probe's graph (`layers`, the top first), `count` tasks outside it, and one more task (`other`). */
 async function probeOrganisation(count: number) {
@@ -102,7 +107,9 @@ describe("the links a request's cycle checks may follow (10 000)", () => {
     const { tenant, blocker, given, other } = await arrange(50);
     const before = await snapshot(tenant.org.id);
     const operations = Array.from({ length: 10 }, (_, i) => dependencyOperation(given[i % 2]!, blocker));
-    const { waits, answer, renames } = await waitsOfWritesDuring(tenant, other, () => api("/v1/batch", { key: tenant.key, body: { operations } }));
+    const { waits, answer, renames } = await waitsOfWritesDuring(tenant, other, () =>
+      api("/v1/batch", { key: tenant.key, body: { operations } }),
+    );
     expectError(answer, 409, "conflict", { field: "blockedBy", operation: 1 });
     expectWritesNotHeld(waits);
     // Only the renames of the other task were written.

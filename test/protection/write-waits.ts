@@ -55,7 +55,11 @@ export function insertTasks(
  * API write would also count the CPU the work takes in the tests' one Worker thread, which a
  * deployment spreads over many isolates.
  */
-export async function waitsOfWritesDuring<T>(tenant: Tenant, task: string, work: () => Promise<T>): Promise<{ waits: number[]; answer: T; renames: number }> {
+export async function waitsOfWritesDuring<T>(
+  tenant: Tenant,
+  task: string,
+  work: () => Promise<T>,
+): Promise<{ waits: number[]; answer: T; renames: number }> {
   let n = 0;
   const rename = async () => {
     const started = performance.now();
@@ -98,6 +102,8 @@ export async function timedBeside(label: string, tenant: Tenant, other: string, 
       took.push(performance.now() - started);
     }
   });
-  console.info(`[write-stalls] ${label}: median ${median(took).toFixed(1)} ms; writes meanwhile waited ${median(waits).toFixed(1)} ms (median), ${Math.max(...waits).toFixed(1)} ms at most`);
+  console.info(
+    `[write-stalls] ${label}: median ${median(took).toFixed(1)} ms; writes meanwhile waited ${median(waits).toFixed(1)} ms (median), ${Math.max(...waits).toFixed(1)} ms at most`,
+  );
   return { waits, renames };
 }

@@ -46,7 +46,13 @@ async function unpublished(tenant: Tenant, n: number): Promise<number[]> {
 const recorded = (tenant: Tenant) => acknowledgedChangeVersions(tenant.org.id);
 
 /** The least write statement runWrite takes: it changes nothing of its own. */
-const write = (columns = sql`1 as one`): WriteStatement => ({ ctes: sql`nothing as (select 1)`, columns, succeeded: sql`true`, answer: sql`null`, created: sql`false` });
+const write = (columns = sql`1 as one`): WriteStatement => ({
+  ctes: sql`nothing as (select 1)`,
+  columns,
+  succeeded: sql`true`,
+  answer: sql`null`,
+  created: sql`false`,
+});
 
 describe("acknowledgements recorded with the next write", () => {
   it("the Worker's handle holds an acknowledgement, and its next write statement records it: no request of its own", async () => {
@@ -106,34 +112,43 @@ describe("acknowledgements recorded with the next write", () => {
     const tenant = await createTenant();
     const versions = await unpublished(tenant, 2);
     await markPublished(db, tenant.org.id, [versions[0]!], { now: true });
-    const [first] = await query<{ published_at: Date }>("select published_at from events where org_id = $1 and change_version = $2", [tenant.org.id, versions[0]]);
+    const [first] = await query<{ published_at: Date }>("select published_at from events where org_id = $1 and change_version = $2", [
+      tenant.org.id,
+      versions[0],
+    ]);
     await markPublished(db, tenant.org.id, [...versions, versions[1]! + 1000]);
     await runWrite(db, write());
     expect(await recorded(tenant)).toEqual(versions);
-    const [again] = await query<{ published_at: Date }>("select published_at from events where org_id = $1 and change_version = $2", [tenant.org.id, versions[0]]);
+    const [again] = await query<{ published_at: Date }>("select published_at from events where org_id = $1 and change_version = $2", [
+      tenant.org.id,
+      versions[0],
+    ]);
     expect(again!.published_at, "the first recording stands").toEqual(first!.published_at);
   });
 
-  it.runIf(inject("databaseKind") === "server")("a write never waits on an event row another statement holds: it skips it, and records the rest", async () => {
-    const tenant = await createTenant();
-    const versions = await unpublished(tenant, 2);
-    const holder = new pg.Client({ connectionString: inject("databaseUrl") });
-    await holder.connect();
-    try {
-      await holder.query("begin");
-      await holder.query("select 1 from events where org_id = $1 and change_version = $2 for update", [tenant.org.id, versions[0]]);
-      await markPublished(db, tenant.org.id, versions);
-      const started = Date.now();
-      await runWrite(db, write());
-      expect(Date.now() - started, "not held up by the lock").toBeLessThan(5_000);
-      expect(await recorded(tenant)).toEqual([versions[1]]);
-    } finally {
-      await holder.query("rollback").catch(() => {});
-      await holder.end();
-    }
-    // The one skipped is the sweep's: unrecorded, it is sent again and recorded then.
-    expect(db.acknowledgements!.size).toBe(0);
-  });
+  it.runIf(inject("databaseKind") === "server")(
+    "a write never waits on an event row another statement holds: it skips it, and records the rest",
+    async () => {
+      const tenant = await createTenant();
+      const versions = await unpublished(tenant, 2);
+      const holder = new pg.Client({ connectionString: inject("databaseUrl") });
+      await holder.connect();
+      try {
+        await holder.query("begin");
+        await holder.query("select 1 from events where org_id = $1 and change_version = $2 for update", [tenant.org.id, versions[0]]);
+        await markPublished(db, tenant.org.id, versions);
+        const started = Date.now();
+        await runWrite(db, write());
+        expect(Date.now() - started, "not held up by the lock").toBeLessThan(5_000);
+        expect(await recorded(tenant)).toEqual([versions[1]]);
+      } finally {
+        await holder.query("rollback").catch(() => {});
+        await holder.end();
+      }
+      // The one skipped is the sweep's: unrecorded, it is sent again and recorded then.
+      expect(db.acknowledgements!.size).toBe(0);
+    },
+  );
 
   it("records only whole changeVersions of the room's answer", async () => {
     const tenant = await createTenant();
@@ -147,7 +162,10 @@ describe("acknowledgements recorded with the next write", () => {
   it("holds at most PendingAcknowledgements.HELD, dropping the oldest (the sweep sends those again)", () => {
     const pending = new PendingAcknowledgements();
     const orgId = "00000000-0000-0000-0000-000000000001";
-    pending.add(orgId, Array.from({ length: PendingAcknowledgements.HELD + 10 }, (_, i) => i + 1));
+    pending.add(
+      orgId,
+      Array.from({ length: PendingAcknowledgements.HELD + 10 }, (_, i) => i + 1),
+    );
     expect(pending.size).toBe(PendingAcknowledgements.HELD);
     const taken = pending.take();
     expect(taken).not.toBeNull();

@@ -18,13 +18,20 @@ const file = fileURLToPath(new URL("../../client/asyncapi.json", import.meta.url
 
 describe("the AsyncAPI document of the realtime room", () => {
   it("client/asyncapi.json is current (run `npm run client:generate` after changing a route or schema)", () => {
-    expect(readFileSync(file, "utf8") === renderAsyncApiJson(), "client/asyncapi.json is stale: run `npm run client:generate` and commit it").toBe(true);
+    expect(
+      readFileSync(file, "utf8") === renderAsyncApiJson(),
+      "client/asyncapi.json is stale: run `npm run client:generate` and commit it",
+    ).toBe(true);
   });
 
   it("every message a socket receives validates against the document's ready or event payload", async () => {
     const document = JSON.parse(readFileSync(file, "utf8"));
     // AsyncAPI's discriminator is a bare property name, which ajv does not know: drop it.
-    const schemas = Object.fromEntries(Object.entries(document.components.schemas as Record<string, Record<string, unknown>>).map(([name, { discriminator: _, ...schema }]) => [name, schema]));
+    const schemas = Object.fromEntries(
+      Object.entries(document.components.schemas as Record<string, Record<string, unknown>>).map(
+        ([name, { discriminator: _, ...schema }]) => [name, schema],
+      ),
+    );
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
     ajv.addSchema({ $id: "room", components: { schemas } });
@@ -43,7 +50,14 @@ describe("the AsyncAPI document of the realtime room", () => {
     socket.socket.close();
 
     const messages = socket.messages.map((m) => m.message);
-    expect(messages.map((m) => m.type)).toEqual(["ready", "project.created", "task.created", "task.updated", "personnel.created", "task.deleted"]);
+    expect(messages.map((m) => m.type)).toEqual([
+      "ready",
+      "project.created",
+      "task.created",
+      "task.updated",
+      "personnel.created",
+      "task.deleted",
+    ]);
     for (const message of messages) {
       const validate = message.type === "ready" ? validReady : validEvent;
       expect(validate(message), `${message.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);

@@ -33,65 +33,75 @@ async function insertLargeEvents(tenant: Tenant, from: number, to: number, optio
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-it("after an outage, the sweep publishes 1000 events of 12 KB (12 MB, past the proxy's 10 MiB) in order, and prunes what is past retention", { timeout: 120_000 }, async () => {
-  const tenant = await createTenant();
-  // 1..20 past the 30 days' retention, 21..1020 from the outage, none acknowledged.
-  await insertLargeEvents(tenant, 1, 20, { bytes: 12_000, age: "31 days" });
-  await insertLargeEvents(tenant, 21, 1020, { bytes: 12_000, age: "1 minute" });
-  const socket = openRoomSocket(tenant.org.id, { apiKey: tenant.key });
-  try {
-    await socket.ready;
-    // The cron runs the sweep every minute; here every few seconds, each one going on from the last.
-    let lastSweep = 0;
-    await pollUntil(
-      async () => {
-        if (Date.now() - lastSweep > 3_000) {
-          lastSweep = Date.now();
-          await runSweep();
-        }
-        return acknowledgedChangeVersions(tenant.org.id);
-      },
-      (acknowledged) => acknowledged.length === 1000 && acknowledged.at(-1) === 1020,
-      90_000,
-    );
-    await socket.waitForEvents(1000, 30_000);
-    const received = socket.events().map((event) => event.changeVersion);
-    // In order, each once, from where the room started (before the first event it had not been sent).
-    expect(received.filter((cv) => cv > 20)).toEqual(range(21, 1020));
-    expect(socket.events().every((event) => (event.data as { description: string }).description.length === 12_000)).toBe(true);
-    // Retention pruned the old ones, whatever the publishing had to do.
-    const kept = await query<{ change_version: string }>("select change_version from events where org_id = $1 and change_version <= 20", [tenant.org.id]);
-    expect(kept).toEqual([]);
-  } finally {
-    socket.close();
-  }
-});
+it(
+  "after an outage, the sweep publishes 1000 events of 12 KB (12 MB, past the proxy's 10 MiB) in order, and prunes what is past retention",
+  { timeout: 120_000 },
+  async () => {
+    const tenant = await createTenant();
+    // 1..20 past the 30 days' retention, 21..1020 from the outage, none acknowledged.
+    await insertLargeEvents(tenant, 1, 20, { bytes: 12_000, age: "31 days" });
+    await insertLargeEvents(tenant, 21, 1020, { bytes: 12_000, age: "1 minute" });
+    const socket = openRoomSocket(tenant.org.id, { apiKey: tenant.key });
+    try {
+      await socket.ready;
+      // The cron runs the sweep every minute; here every few seconds, each one going on from the last.
+      let lastSweep = 0;
+      await pollUntil(
+        async () => {
+          if (Date.now() - lastSweep > 3_000) {
+            lastSweep = Date.now();
+            await runSweep();
+          }
+          return acknowledgedChangeVersions(tenant.org.id);
+        },
+        (acknowledged) => acknowledged.length === 1000 && acknowledged.at(-1) === 1020,
+        90_000,
+      );
+      await socket.waitForEvents(1000, 30_000);
+      const received = socket.events().map((event) => event.changeVersion);
+      // In order, each once, from where the room started (before the first event it had not been sent).
+      expect(received.filter((cv) => cv > 20)).toEqual(range(21, 1020));
+      expect(socket.events().every((event) => (event.data as { description: string }).description.length === 12_000)).toBe(true);
+      // Retention pruned the old ones, whatever the publishing had to do.
+      const kept = await query<{ change_version: string }>("select change_version from events where org_id = $1 and change_version <= 20", [
+        tenant.org.id,
+      ]);
+      expect(kept).toEqual([]);
+    } finally {
+      socket.close();
+    }
+  },
+);
 
-it("a room that receives an event after a gap of 600 events of 25 KB (15 MB) fetches them all from the API, in pages, and delivers every one in order", { timeout: 120_000 }, async () => {
-  const tenant = await createTenant();
-  // The room starts before event 1 (the first unacknowledged); 1..600 are dated in the future, so
-  // no sweep sends them: only the room's gap fill can.
-  await insertLargeEvents(tenant, 1, 600, { bytes: 25_000, age: "-1 hour" });
-  const socket = openRoomSocket(tenant.org.id, { apiKey: tenant.key });
-  try {
-    await socket.ready;
-    const last: RoomEvent = {
-      id: crypto.randomUUID(),
-      type: "task.updated",
-      orgId: tenant.org.id,
-      changeVersion: 601,
-      occurredAt: new Date().toISOString(),
-      data: { id: crypto.randomUUID(), n: 601 },
-      changes: null,
-      actor: { type: "system", id: null, name: "opsroom" },
-      batchId: null,
-    };
-    await query("update organisations set change_version = 601 where id = $1", [tenant.org.id]);
-    const published = await postToRoom(tenant.org.id, { events: [last] });
-    expect(published.status).toBe(200);
-    await socket.waitForEvents(601, 60_000);
-    expect(socket.events().map((event) => event.changeVersion)).toEqual(range(1, 601));
-  } finally {
-    socket.close();
-  }
-});
+it(
+  "a room that receives an event after a gap of 600 events of 25 KB (15 MB) fetches them all from the API, in pages, and delivers every one in order",
+  { timeout: 120_000 },
+  async () => {
+    const tenant = await createTenant();
+    // The room starts before event 1 (the first unacknowledged); 1..600 are dated in the future, so
+    // no sweep sends them: only the room's gap fill can.
+    await insertLargeEvents(tenant, 1, 600, { bytes: 25_000, age: "-1 hour" });
+    const socket = openRoomSocket(tenant.org.id, { apiKey: tenant.key });
+    try {
+      await socket.ready;
+      const last: RoomEvent = {
+        id: crypto.randomUUID(),
+        type: "task.updated",
+        orgId: tenant.org.id,
+        changeVersion: 601,
+        occurredAt: new Date().toISOString(),
+        data: { id: crypto.randomUUID(), n: 601 },
+        changes: null,
+        actor: { type: "system", id: null, name: "opsroom" },
+        batchId: null,
+      };
+      await query("update organisations set change_version = 601 where id = $1", [tenant.org.id]);
+      const published = await postToRoom(tenant.org.id, { events: [last] });
+      expect(published.status).toBe(200);
+      await socket.waitForEvents(601, 60_000);
+      expect(socket.events().map((event) => event.changeVersion)).toEqual(range(1, 601));
+    } finally {
+      socket.close();
+    }
+  },
+);

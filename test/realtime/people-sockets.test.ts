@@ -26,7 +26,11 @@ interface Socket {
  * below); `closeTimeout` leaves that to `ws`, which waits that long for the room's side to end the
  * connection after the closing handshake, as browsers do (Chromium 2 s, Firefox 1 s).
  */
-function socketWith(orgId: string, params: Record<string, string>, options: { closeTimeout?: number } = {}): Socket & { messages: string[]; closingAt(): number | null } {
+function socketWith(
+  orgId: string,
+  params: Record<string, string>,
+  options: { closeTimeout?: number } = {},
+): Socket & { messages: string[]; closingAt(): number | null } {
   // ws 8.23 takes closeTimeout (its default is 30 s); @types/ws does not declare it yet.
   const wsOptions: WebSocket.ClientOptions & { closeTimeout?: number } = options;
   const ws = new WebSocket(`ws://${realtimeHost()}/parties/v1/${orgId}?${new URLSearchParams(params)}`, wsOptions);
@@ -40,7 +44,9 @@ function socketWith(orgId: string, params: Record<string, string>, options: { cl
     ws.once("unexpected-response", (_request, response) => reject(new Error(`refused: ${response.statusCode}`)));
     ws.once("error", reject);
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })),
+  );
   // The socket turns CLOSING when the room's close frame (code and reason) arrives; `partykit dev`
   // then holds the TCP connection about 10 s. Ending it at once still reports the frame's code.
   const poll = setInterval(() => {
@@ -83,7 +89,10 @@ async function refusedStatus(orgId: string, token: string): Promise<number> {
 describe("people's sockets", () => {
   it("a key revoked in the settings area: its socket closes with 4401; the owner's stays", async () => {
     const owner = await signUp();
-    const created = expectSuccess(await asPerson(owner.cookie, "/v1/settings/api-keys", { body: { name: "Sync", scopes: ["tasks.read"] } }), 201).data;
+    const created = expectSuccess(
+      await asPerson(owner.cookie, "/v1/settings/api-keys", { body: { name: "Sync", scopes: ["tasks.read"] } }),
+      201,
+    ).data;
     const keySocket = socketWith(owner.orgId, { apiKey: created.key });
     await keySocket.ready;
     const ownerSocket = await personSocket(owner);
@@ -133,7 +142,11 @@ describe("people's sockets", () => {
     const owner = await signUp();
     const admin = await memberOf(owner, "admin");
     const org = fixturesOf(owner.orgId);
-    const [frameSocket, browserLike, ownerSocket] = [await personSocket(admin), await personSocket(admin, { closeTimeout: 2_000 }), await personSocket(owner)];
+    const [frameSocket, browserLike, ownerSocket] = [
+      await personSocket(admin),
+      await personSocket(admin, { closeTimeout: 2_000 }),
+      await personSocket(owner),
+    ];
     // Writes keep the room busy throughout: the runtime then never ends a closed socket's connection itself.
     let busy = true;
     const writes = (async () => {

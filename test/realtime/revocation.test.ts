@@ -56,10 +56,17 @@ function rawSocket(orgId: string, params: Record<string, string>): RawSocket {
 }
 
 /** Runs `opsroom key revoke` as an operator would, with the room's address in the environment. */
-async function revokeWithCli(keyId: string): Promise<{ id: string; revoked: true; socketsClosed: boolean; webhooks: { id: string; url: string; enabled: boolean }[] }> {
+async function revokeWithCli(
+  keyId: string,
+): Promise<{ id: string; revoked: true; socketsClosed: boolean; webhooks: { id: string; url: string; enabled: boolean }[] }> {
   const { stdout } = await promisify(execFile)(process.execPath, ["cli/bin.js", "key", "revoke", keyId, "--json"], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: inject("databaseUrl"), REALTIME_URL: inject("realtimeUrl"), REALTIME_SECRET: inject("realtimeSecret") },
+    env: {
+      ...process.env,
+      DATABASE_URL: inject("databaseUrl"),
+      REALTIME_URL: inject("realtimeUrl"),
+      REALTIME_SECRET: inject("realtimeSecret"),
+    },
     timeout: 60_000,
   });
   return JSON.parse(stdout);
@@ -76,7 +83,10 @@ async function mintToken(key: string): Promise<string> {
 
 /** Fails unless `promise` settles within `ms`. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  ]);
 }
 
 async function expectClosedByRevocation(socket: RawSocket, keyId: string, label: string) {
@@ -91,29 +101,41 @@ async function expectClosedByRevocation(socket: RawSocket, keyId: string, label:
 }
 
 describe("revoking a key with the CLI closes its sockets within 10 s", () => {
-  it("a socket opened with the key, and one opened with a token minted from it, close with 4401; another key's socket stays", { timeout: 60_000 }, async () => {
-    const tenant = await createTenant();
-    const doomed = await tenant.keyWith(["tasks.read", "webhooks.manage"]);
-    // A webhook it registered keeps delivering (it belongs to the organisation): the revocation names it.
-    const webhook = expectSuccess(await api("/v1/webhooks", { key: doomed.key, body: { url: "http://127.0.0.1:9/revoked-key-hook" } }), 201).data;
-    const byKey = rawSocket(tenant.org.id, { apiKey: doomed.key });
-    const byToken = rawSocket(tenant.org.id, { token: await mintToken(doomed.key) });
-    await Promise.all([byKey.ready, byToken.ready]);
-    const bystander = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
+  it(
+    "a socket opened with the key, and one opened with a token minted from it, close with 4401; another key's socket stays",
+    { timeout: 60_000 },
+    async () => {
+      const tenant = await createTenant();
+      const doomed = await tenant.keyWith(["tasks.read", "webhooks.manage"]);
+      // A webhook it registered keeps delivering (it belongs to the organisation): the revocation names it.
+      const webhook = expectSuccess(
+        await api("/v1/webhooks", { key: doomed.key, body: { url: "http://127.0.0.1:9/revoked-key-hook" } }),
+        201,
+      ).data;
+      const byKey = rawSocket(tenant.org.id, { apiKey: doomed.key });
+      const byToken = rawSocket(tenant.org.id, { token: await mintToken(doomed.key) });
+      await Promise.all([byKey.ready, byToken.ready]);
+      const bystander = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
 
-    const result = await revokeWithCli(doomed.id);
-    expect(result).toEqual({ id: doomed.id, revoked: true, socketsClosed: true, webhooks: [{ id: webhook.id, url: webhook.url, enabled: true }] });
-    await Promise.all([
-      expectClosedByRevocation(byKey, doomed.id, "CLI, socket opened with the key"),
-      expectClosedByRevocation(byToken, doomed.id, "CLI, socket opened with a token of the key"),
-    ]);
+      const result = await revokeWithCli(doomed.id);
+      expect(result).toEqual({
+        id: doomed.id,
+        revoked: true,
+        socketsClosed: true,
+        webhooks: [{ id: webhook.id, url: webhook.url, enabled: true }],
+      });
+      await Promise.all([
+        expectClosedByRevocation(byKey, doomed.id, "CLI, socket opened with the key"),
+        expectClosedByRevocation(byToken, doomed.id, "CLI, socket opened with a token of the key"),
+      ]);
 
-    // The other key's socket is open and still gets events: a write after the revocation arrives.
-    const task = await tenant.insertTask();
-    await patched(tenant.key, `/v1/tasks/${task.id}`, { status: "in_progress" });
-    await bystander.waitFor((events) => events.some((e) => e.type === "task.updated" && e.data.id === task.id));
-    await roundTrip(bystander);
-  });
+      // The other key's socket is open and still gets events: a write after the revocation arrives.
+      const task = await tenant.insertTask();
+      await patched(tenant.key, `/v1/tasks/${task.id}`, { status: "in_progress" });
+      await bystander.waitFor((events) => events.some((e) => e.type === "task.updated" && e.data.id === task.id));
+      await roundTrip(bystander);
+    },
+  );
 
   it("a token minted from a key later revoked opens no socket (401); one minted from a live key does", async () => {
     const tenant = await createTenant();
@@ -127,17 +149,21 @@ describe("revoking a key with the CLI closes its sockets within 10 s", () => {
     expect((await upgradeStatus(tenant.org.id, { token: await mintToken(tenant.key) })).status).toBe(101);
   });
 
-  it("revoking again is harmless: the same answer, the first revocation's time kept; an unknown id fails and revokes nothing", { timeout: 60_000 }, async () => {
-    const tenant = await createTenant();
-    const doomed = await tenant.keyWith(["tasks.read"]);
-    const first = await revokeWithCli(doomed.id);
-    const at = await revokedAt(doomed.id);
-    expect(await revokeWithCli(doomed.id)).toEqual(first);
-    expect(await revokedAt(doomed.id)).toBe(at);
-    const live = await query("select id from api_keys where revoked_at is null and org_id = $1", [tenant.org.id]);
-    await expect(revokeWithCli("00000000-0000-7000-8000-000000000000")).rejects.toThrow(/no API key with id/);
-    expect(await query("select id from api_keys where revoked_at is null and org_id = $1", [tenant.org.id])).toEqual(live);
-  });
+  it(
+    "revoking again is harmless: the same answer, the first revocation's time kept; an unknown id fails and revokes nothing",
+    { timeout: 60_000 },
+    async () => {
+      const tenant = await createTenant();
+      const doomed = await tenant.keyWith(["tasks.read"]);
+      const first = await revokeWithCli(doomed.id);
+      const at = await revokedAt(doomed.id);
+      expect(await revokeWithCli(doomed.id)).toEqual(first);
+      expect(await revokedAt(doomed.id)).toBe(at);
+      const live = await query("select id from api_keys where revoked_at is null and org_id = $1", [tenant.org.id]);
+      await expect(revokeWithCli("00000000-0000-7000-8000-000000000000")).rejects.toThrow(/no API key with id/);
+      expect(await query("select id from api_keys where revoked_at is null and org_id = $1", [tenant.org.id])).toEqual(live);
+    },
+  );
 });
 
 describe("a room that was not told hears it from the sweep", () => {

@@ -158,9 +158,21 @@ describe("scope filtering", () => {
       "task.updated",
       "personnel.updated",
     ]);
-    expect(projects.events().map((e) => [e.type, e.changeVersion])).toEqual([["project.created", 1], ["milestone.created", 2], ["project.updated", 6], ["project.updated", 7]]);
-    expect(tasks.events().map((e) => [e.type, e.changeVersion])).toEqual([["task.created", 4], ["task.updated", 5], ["task.updated", 8]]);
-    expect(people.events().map((e) => [e.type, e.changeVersion])).toEqual([["personnel.created", 3], ["personnel.updated", 9]]);
+    expect(projects.events().map((e) => [e.type, e.changeVersion])).toEqual([
+      ["project.created", 1],
+      ["milestone.created", 2],
+      ["project.updated", 6],
+      ["project.updated", 7],
+    ]);
+    expect(tasks.events().map((e) => [e.type, e.changeVersion])).toEqual([
+      ["task.created", 4],
+      ["task.updated", 5],
+      ["task.updated", 8],
+    ]);
+    expect(people.events().map((e) => [e.type, e.changeVersion])).toEqual([
+      ["personnel.created", 3],
+      ["personnel.updated", 9],
+    ]);
     // A key with no readable resource still connects and gets ready, and nothing else.
     expect(none.readies()).toEqual([0]);
     expect(none.events()).toEqual([]);
@@ -174,7 +186,11 @@ describe("scope filtering", () => {
     expect(viaToken.readies()).toEqual([0]);
     await writeEverything(tenant);
     await viaToken.waitFor(hasChangeVersion(8));
-    expect(viaToken.events().map((e) => [e.type, e.changeVersion])).toEqual([["task.created", 4], ["task.updated", 5], ["task.updated", 8]]);
+    expect(viaToken.events().map((e) => [e.type, e.changeVersion])).toEqual([
+      ["task.created", 4],
+      ["task.updated", 5],
+      ["task.updated", 8],
+    ]);
   });
 });
 
@@ -192,7 +208,11 @@ describe("who may connect", () => {
     ["a well-formed unknown key", async () => ({ apiKey: generateApiKey() }), 401],
     ["a revoked key", async (tenant) => ({ apiKey: (await tenant.revokedKey()).key }), 401],
     ["a garbage token", async () => ({ token: "rt_garbage.signature" }), 401],
-    ["a token signed with another secret", async (tenant) => ({ token: await signRealtimeToken("not-the-secret", claims(tenant, 300)) }), 401],
+    [
+      "a token signed with another secret",
+      async (tenant) => ({ token: await signRealtimeToken("not-the-secret", claims(tenant, 300)) }),
+      401,
+    ],
     ["an expired token", async (tenant) => ({ token: await signRealtimeToken(inject("realtimeSecret"), claims(tenant, -5)) }), 401],
   ];
   for (const [label, params, expected] of refusals) {
@@ -202,7 +222,12 @@ describe("who may connect", () => {
       expect(refused.status, refused.body).toBe(expected);
       // The API's error shape: a code of its closed set, and a request id to quote.
       const body = JSON.parse(refused.body);
-      expect(body).toMatchObject({ success: false, version: "v1", message: expect.any(String), error: { code: expect.any(String), requestId: expect.any(String) } });
+      expect(body).toMatchObject({
+        success: false,
+        version: "v1",
+        message: expect.any(String),
+        error: { code: expect.any(String), requestId: expect.any(String) },
+      });
       expect(ERROR_CODES).toContain(body.error.code);
     });
   }
@@ -228,7 +253,12 @@ describe("who may connect", () => {
 });
 
 function claims(tenant: Tenant, secondsFromNow: number) {
-  return { orgId: tenant.org.id, keyId: tenant.keyId, scopes: ["tasks.read" as const], exp: Math.floor(Date.now() / 1000) + secondsFromNow };
+  return {
+    orgId: tenant.org.id,
+    keyId: tenant.keyId,
+    scopes: ["tasks.read" as const],
+    exp: Math.floor(Date.now() / 1000) + secondsFromNow,
+  };
 }
 
 describe("ordering and once-only delivery", () => {
@@ -248,7 +278,8 @@ describe("ordering and once-only delivery", () => {
       const body = await taskBody(tenant, { projectId: project.id, assigneeId: person.id, title: `Concurrent ${i}` });
       const headers = { "idempotency-key": `concurrent-${tenant.org.id}-${i}` };
       let response = await api("/v1/tasks", { key: tenant.key, body, headers });
-      for (let retry = 0; retry < 3 && response.status === 503; retry++) response = await api("/v1/tasks", { key: tenant.key, body, headers });
+      for (let retry = 0; retry < 3 && response.status === 503; retry++)
+        response = await api("/v1/tasks", { key: tenant.key, body, headers });
       return response;
     };
     const responses = await Promise.all(range(1, 30).map(write));
@@ -318,7 +349,13 @@ describe("publishes to the room", () => {
     for (let cv = 1; cv <= 4; cv++) {
       await query(
         `insert into events (id, org_id, change_version, type, scope, data, changes) values ($1, $2, $3, 'project.updated', 'projects.read', $4, $5)`,
-        [randomUUID(), tenant.org.id, cv, JSON.stringify({ ...record, budget: cv }), JSON.stringify({ budget: { from: cv === 1 ? record.budget : cv - 1, to: cv } })],
+        [
+          randomUUID(),
+          tenant.org.id,
+          cv,
+          JSON.stringify({ ...record, budget: cv }),
+          JSON.stringify({ budget: { from: cv === 1 ? record.budget : cv - 1, to: cv } }),
+        ],
       );
     }
     await query("update organisations set change_version = 4 where id = $1", [tenant.org.id]);
@@ -350,6 +387,8 @@ describe("publishes to the room", () => {
     // have dropped this one).
     const project = await created(tenant.key, "/v1/projects", projectBody());
     const events = await socket.waitForEvents(1);
-    expect(events.map((e) => [e.id === forged.id, e.type, e.changeVersion, e.data.id])).toEqual([[false, "project.created", 1, project.id]]);
+    expect(events.map((e) => [e.id === forged.id, e.type, e.changeVersion, e.data.id])).toEqual([
+      [false, "project.created", 1, project.id],
+    ]);
   });
 });

@@ -38,8 +38,6 @@ declare module "vitest" {
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
 
-
-
 export default async function setup(project: TestProject) {
   const started = performance.now();
   const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
@@ -62,9 +60,19 @@ export default async function setup(project: TestProject) {
     const summarise = () => {
       if (!prism) return;
       const summary = summarisePrism(routes.map((route) => route.operationId));
-      console.log(`[prism] ${summary.requests} calls through the proxy, ${summary.operationsCovered} of ${summary.operations} operations; violations: ${summary.responseViolations} in answers, ${summary.acceptedRequestViolations} in requests the API accepted (${summary.refusedRequestViolations} in requests it refused, as the tests meant)${summary.uncovered.length ? `; not called: ${summary.uncovered.join(", ")}` : ""}`);
+      console.log(
+        `[prism] ${summary.requests} calls through the proxy, ${summary.operationsCovered} of ${summary.operations} operations; violations: ${summary.responseViolations} in answers, ${summary.acceptedRequestViolations} in requests the API accepted (${summary.refusedRequestViolations} in requests it refused, as the tests meant)${summary.uncovered.length ? `; not called: ${summary.uncovered.join(", ")}` : ""}`,
+      );
     };
-    for (const step of [summarise, () => prism?.dispose(), () => worker?.dispose(), () => control?.close(), () => realtime?.dispose(), () => sqlEndpoint?.close(), () => database?.dispose()]) {
+    for (const step of [
+      summarise,
+      () => prism?.dispose(),
+      () => worker?.dispose(),
+      () => control?.close(),
+      () => realtime?.dispose(),
+      () => sqlEndpoint?.close(),
+      () => database?.dispose(),
+    ]) {
       try {
         await step();
       } catch (error) {
@@ -130,7 +138,9 @@ export default async function setup(project: TestProject) {
     project.provide("realtimeControlUrl", control.url);
     if (process.env.OPSROOM_VIA_PRISM === "1") prism = await startPrism(workerUrl);
     project.provide("prismUrl", prism?.url ?? "");
-    console.log(`[test harness] ready in ${seconds()}s (${readyAt.join(", ")}): worker ${workerUrl}, realtime ${realtimeUrl}, database ${db.label}${prism ? `, prism ${prism.url}` : ""}`);
+    console.log(
+      `[test harness] ready in ${seconds()}s (${readyAt.join(", ")}): worker ${workerUrl}, realtime ${realtimeUrl}, database ${db.label}${prism ? `, prism ${prism.url}` : ""}`,
+    );
   } catch (error) {
     await teardown().catch(() => {});
     throw error;

@@ -30,7 +30,19 @@ export async function startPrism(upstream: string): Promise<PrismProxy> {
     name: "prism",
     command: localBin("prism"),
     // Its own CORS headers off: the API's pass through as they are.
-    args: ["proxy", "client/openapi.json", upstream, "--host", "127.0.0.1", "--port", String(port), "--errors=false", "--cors=false", "--verboseLevel", "warn"],
+    args: [
+      "proxy",
+      "client/openapi.json",
+      upstream,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--errors=false",
+      "--cors=false",
+      "--verboseLevel",
+      "warn",
+    ],
   });
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -50,9 +62,22 @@ export interface PrismRecord {
 }
 
 /** Adds up what the test processes recorded; writes and answers the summary. */
-export function summarisePrism(operationIds: string[]): { requests: number; operationsCovered: number; operations: number; responseViolations: number; acceptedRequestViolations: number; refusedRequestViolations: number; uncovered: string[] } {
+export function summarisePrism(operationIds: string[]): {
+  requests: number;
+  operationsCovered: number;
+  operations: number;
+  responseViolations: number;
+  acceptedRequestViolations: number;
+  refusedRequestViolations: number;
+  uncovered: string[];
+} {
   const records: PrismRecord[] = existsSync(PRISM_RECORDS)
-    ? readdirSync(PRISM_RECORDS).flatMap((file) => readFileSync(join(PRISM_RECORDS, file), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as PrismRecord))
+    ? readdirSync(PRISM_RECORDS).flatMap((file) =>
+        readFileSync(join(PRISM_RECORDS, file), "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as PrismRecord),
+      )
     : [];
   const covered = new Set(records.map((r) => r.operationId));
   const isResponse = (v: PrismRecord["violations"][number]) => v.location[0] === "response";
@@ -61,8 +86,12 @@ export function summarisePrism(operationIds: string[]): { requests: number; oper
     operationsCovered: covered.size,
     operations: operationIds.length,
     responseViolations: records.reduce((n, r) => n + r.violations.filter(isResponse).length, 0),
-    acceptedRequestViolations: records.filter((r) => r.status < 300).reduce((n, r) => n + r.violations.filter((v) => !isResponse(v)).length, 0),
-    refusedRequestViolations: records.filter((r) => r.status >= 300).reduce((n, r) => n + r.violations.filter((v) => !isResponse(v)).length, 0),
+    acceptedRequestViolations: records
+      .filter((r) => r.status < 300)
+      .reduce((n, r) => n + r.violations.filter((v) => !isResponse(v)).length, 0),
+    refusedRequestViolations: records
+      .filter((r) => r.status >= 300)
+      .reduce((n, r) => n + r.violations.filter((v) => !isResponse(v)).length, 0),
     uncovered: operationIds.filter((id) => !covered.has(id)),
   };
   writeFileSync(PRISM_SUMMARY, JSON.stringify(summary, null, 2) + "\n");

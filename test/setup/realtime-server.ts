@@ -57,13 +57,18 @@ export async function startRealtimeServer(options: { port: number; secret: strin
       args: [
         "dev",
         ...mutantArgs(),
-        "--port", String(options.port),
+        "--port",
+        String(options.port),
         "--no-hotkeys",
         "--disable-request-cf-fetch",
-        "--persist", stateDir,
-        "--var", `REALTIME_SECRET=${options.secret}`,
-        "--var", `API_URL=${options.apiUrl}`,
-        "--var", `WEBHOOK_BACKLOG_LIMIT=${TEST_WEBHOOK_BACKLOG_LIMIT}`,
+        "--persist",
+        stateDir,
+        "--var",
+        `REALTIME_SECRET=${options.secret}`,
+        "--var",
+        `API_URL=${options.apiUrl}`,
+        "--var",
+        `WEBHOOK_BACKLOG_LIMIT=${TEST_WEBHOOK_BACKLOG_LIMIT}`,
       ],
     });
     service = started;

@@ -25,15 +25,29 @@ describe("changeVersion on every answer", () => {
 
     const project = expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody() }), 201);
     expect(project.changeVersion).toBe(1);
-    const task = expectSuccess(await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { projectId: project.data.id }) }), 201);
+    const task = expectSuccess(
+      await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { projectId: project.data.id }) }),
+      201,
+    );
     // taskBody inserted the assignee straight into the database: no event, no bump.
     expect(task.changeVersion).toBe(2);
 
-    for (const path of ["/v1", "/v1/projects", `/v1/projects/${project.data.id}`, `/v1/tasks/${task.data.id}`, "/v1/events", `/v1/tasks/${task.data.id}/history`, "/v1/organisation", "/v1/webhooks"]) {
+    for (const path of [
+      "/v1",
+      "/v1/projects",
+      `/v1/projects/${project.data.id}`,
+      `/v1/tasks/${task.data.id}`,
+      "/v1/events",
+      `/v1/tasks/${task.data.id}/history`,
+      "/v1/organisation",
+      "/v1/webhooks",
+    ]) {
       expect(await changeVersionOf(tenant.key, path), path).toBe(2);
     }
     expect(await changeVersionOf(tenant.key, `/v1/tasks/${task.data.id}`, { method: "PATCH", body: { title: "Renamed" } })).toBe(3);
-    expect(await changeVersionOf(tenant.key, `/v1/tasks/${task.data.id}`, { method: "PATCH", body: { title: "Renamed" } }), "a no-op").toBe(3);
+    expect(await changeVersionOf(tenant.key, `/v1/tasks/${task.data.id}`, { method: "PATCH", body: { title: "Renamed" } }), "a no-op").toBe(
+      3,
+    );
     expect(await changeVersionOf(tenant.key, `/v1/tasks/${task.data.id}`, { method: "DELETE" })).toBe(4);
     // Integration settings move no changeVersion: their writes answer the current one.
     expect(await changeVersionOf(tenant.key, "/v1/webhooks", { body: { url: "http://127.0.0.1:9/hook" } }, 201)).toBe(4);
@@ -56,7 +70,10 @@ describe("changeVersion on every answer", () => {
 
   it("answers of the settings area carry it too; refusals carry none", async () => {
     const person = await signUp();
-    const key = expectSuccess(await asPerson(person.cookie, "/v1/settings/api-keys", { body: { name: "sync", scopes: ["projects.manage"] } }), 201);
+    const key = expectSuccess(
+      await asPerson(person.cookie, "/v1/settings/api-keys", { body: { name: "sync", scopes: ["projects.manage"] } }),
+      201,
+    );
     expect(key.changeVersion).toBe(0);
     await created(key.data.key, "/v1/projects", projectBody());
     for (const path of ["/v1/settings/session", "/v1/settings/members", "/v1/settings/api-keys"]) {
@@ -83,7 +100,7 @@ describe("snapshot, then follow", () => {
 
   async function allTaskEvents(tenant: Tenant, after: number) {
     const events: Array<{ type: string; data: Task; changeVersion: number }> = [];
-    for (let cursor: string | null = String(after); cursor !== null; ) {
+    for (let cursor: string | null = String(after); cursor !== null;) {
       const page = expectSuccess(await api(`/v1/events?types=task.*&limit=200&after=${cursor}`, { key: tenant.key }));
       events.push(...(page.data as typeof events));
       cursor = page.nextCursor as string | null;
@@ -92,16 +109,24 @@ describe("snapshot, then follow", () => {
   }
 
   const byId = (tasks: Task[]) => new Map(tasks.map((t) => [t.id, { id: t.id, title: t.title, status: t.status, version: t.version }]));
-  const comparable = (state: Map<string, Task>) => [...state.values()].map((t) => ({ id: t.id, title: t.title, status: t.status, version: t.version })).sort((a, b) => a.id.localeCompare(b.id));
+  const comparable = (state: Map<string, Task>) =>
+    [...state.values()]
+      .map((t) => ({ id: t.id, title: t.title, status: t.status, version: t.version }))
+      .sort((a, b) => a.id.localeCompare(b.id));
 
   it("a list taken while writes are in flight, followed from its changeVersion, equals the state after them (property)", async () => {
     const tenant = await createTenant();
     const project = await created(tenant.key, "/v1/projects", projectBody());
     const seedTasks: string[] = [];
-    for (let i = 0; i < 4; i++) seedTasks.push((await created(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: project.id }))).id);
+    for (let i = 0; i < 4; i++)
+      seedTasks.push((await created(tenant.key, "/v1/tasks", await taskBody(tenant, { projectId: project.id }))).id);
     const write = fc.oneof(
       fc.constant({ kind: "create" as const }),
-      fc.record({ kind: fc.constant("rename" as const), slot: fc.nat(20), title: fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim().length > 0 && !s.includes("\u0000")) }),
+      fc.record({
+        kind: fc.constant("rename" as const),
+        slot: fc.nat(20),
+        title: fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim().length > 0 && !s.includes("\u0000")),
+      }),
       fc.record({ kind: fc.constant("start" as const), slot: fc.nat(20) }),
       fc.record({ kind: fc.constant("delete" as const), slot: fc.nat(20) }),
     );

@@ -19,7 +19,9 @@ const WAIT_MS = 20_000;
 type Mirror = { changeVersion: number; tasks: Record<string, number> };
 
 function runExample(key: string, extra: string[] = []) {
-  const child = spawn(process.execPath, ["--import", "tsx", EXAMPLE, "--api", workerUrl(), "--key", key, ...extra], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", EXAMPLE, "--api", workerUrl(), "--key", key, ...extra], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: Mirror[] = [];
   const errors: string[] = [];
   createInterface({ input: child.stdout }).on("line", (line) => lines.push(JSON.parse(line) as Mirror));
@@ -28,7 +30,12 @@ function runExample(key: string, extra: string[] = []) {
     lines,
     /** Waits until the last printed mirror satisfies `done`. */
     async until(done: (mirror: Mirror) => boolean): Promise<Mirror> {
-      await expect.poll(() => lines.at(-1) && done(lines.at(-1)!), { timeout: WAIT_MS, message: `mirror: ${JSON.stringify(lines.at(-1))}\n${errors.join("\n")}` }).toBe(true);
+      await expect
+        .poll(() => lines.at(-1) && done(lines.at(-1)!), {
+          timeout: WAIT_MS,
+          message: `mirror: ${JSON.stringify(lines.at(-1))}\n${errors.join("\n")}`,
+        })
+        .toBe(true);
       return lines.at(-1)!;
     },
     stop: () => child.kill("SIGINT"),
@@ -38,7 +45,10 @@ function runExample(key: string, extra: string[] = []) {
 /** The API's own state: every task's version, and the organisation's changeVersion. */
 async function state(tenant: Tenant): Promise<Mirror> {
   const page = expectSuccess(await api("/v1/tasks?limit=200", { key: tenant.key }));
-  return { changeVersion: page.changeVersion, tasks: Object.fromEntries((page.data as Array<{ id: string; version: number }>).map((t) => [t.id, t.version]).sort()) };
+  return {
+    changeVersion: page.changeVersion,
+    tasks: Object.fromEntries((page.data as Array<{ id: string; version: number }>).map((t) => [t.id, t.version]).sort()),
+  };
 }
 
 describe("docs/sync-example.ts", { timeout: 60_000 }, () => {

@@ -13,8 +13,14 @@ import { expectRefused, personBody, projectBody, taskBody } from "../helpers/res
 // across two projects; a second organisation writes its own to prove isolation.
 
 type Caller = (path: string, options?: ApiOptions) => Promise<ApiResponse>;
-const withKey = (key: string): Caller => (path, options = {}) => api(path, { key, ...options });
-const withSession = (person: Person): Caller => (path, options = {}) => asPerson(person.cookie, path, options);
+const withKey =
+  (key: string): Caller =>
+  (path, options = {}) =>
+    api(path, { key, ...options });
+const withSession =
+  (person: Person): Caller =>
+  (path, options = {}) =>
+    asPerson(person.cookie, path, options);
 
 /** What each write produced, by label: its event's type and changeVersion. */
 const log = new Map<string, { type: string; changeVersion: number }>();
@@ -52,8 +58,16 @@ async function expectFeed(caller: Caller, query: string, labels: string[], org =
 beforeAll(async () => {
   owner = await signUp({ name: "Pat Person" });
   orgId = owner.orgId;
-  const a = await keyWith(orgId, ["projects.manage", "tasks.manage", "organisation.manage", "risks.manage", "issues.manage", "financials.manage"], { application: "sync-a" });
-  const b = await keyWith(orgId, ["projects.manage", "tasks.manage", "organisation.manage", "risks.manage", "issues.manage", "financials.manage"], { application: "sync-b" });
+  const a = await keyWith(
+    orgId,
+    ["projects.manage", "tasks.manage", "organisation.manage", "risks.manage", "issues.manage", "financials.manage"],
+    { application: "sync-a" },
+  );
+  const b = await keyWith(
+    orgId,
+    ["projects.manage", "tasks.manage", "organisation.manage", "risks.manage", "issues.manage", "financials.manage"],
+    { application: "sync-b" },
+  );
   keyA = { key: a.key, id: a.id, application: a.application };
   keyB = { key: b.key, id: b.id, application: b.application };
   as.A = withKey(keyA.key);
@@ -62,7 +76,14 @@ beforeAll(async () => {
   const fixtures = fixturesOf(orgId);
   const assignee = (await insertPerson(orgId)).id;
 
-  const write = async (label: string, who: "A" | "B" | "P", type: string, path: string, method: "POST" | "PATCH" | "DELETE", body?: unknown) => {
+  const write = async (
+    label: string,
+    who: "A" | "B" | "P",
+    type: string,
+    path: string,
+    method: "POST" | "PATCH" | "DELETE",
+    body?: unknown,
+  ) => {
     const response = await as[who](path, { method, body });
     expect(response.status, `${label}: ${response.text}`).toBeLessThan(300);
     log.set(label, { type, changeVersion: response.body.changeVersion });
@@ -71,14 +92,29 @@ beforeAll(async () => {
   };
   ids.P1 = (await write("P1+", "A", "project.created", "/v1/projects", "POST", projectBody({ budget: 100 }))).id;
   ids.P2 = (await write("P2+", "B", "project.created", "/v1/projects", "POST", projectBody({ budget: 200 }))).id;
-  ids.T1 = (await write("T1+", "P", "task.created", "/v1/tasks", "POST", await taskBody(fixtures, { projectId: ids.P1, assigneeId: assignee }))).id;
-  ids.M1 = (await write("M1+", "A", "milestone.created", `/v1/projects/${ids.P1}/milestones`, "POST", { name: "M1", dueDate: "2026-05-01" })).id;
-  ids.T2 = (await write("T2+", "B", "task.created", "/v1/tasks", "POST", await taskBody(fixtures, { projectId: ids.P2, assigneeId: assignee }))).id;
+  ids.T1 = (
+    await write("T1+", "P", "task.created", "/v1/tasks", "POST", await taskBody(fixtures, { projectId: ids.P1, assigneeId: assignee }))
+  ).id;
+  ids.M1 = (
+    await write("M1+", "A", "milestone.created", `/v1/projects/${ids.P1}/milestones`, "POST", { name: "M1", dueDate: "2026-05-01" })
+  ).id;
+  ids.T2 = (
+    await write("T2+", "B", "task.created", "/v1/tasks", "POST", await taskBody(fixtures, { projectId: ids.P2, assigneeId: assignee }))
+  ).id;
   await write("T1~a", "A", "task.updated", `/v1/tasks/${ids.T1}`, "PATCH", { status: "in_progress" });
   await write("P2~", "P", "project.updated", `/v1/projects/${ids.P2}`, "PATCH", { budget: 250 });
   ids.R1 = (await write("R1+", "B", "risk.created", "/v1/risks", "POST", await riskBody(fixtures, { projectId: ids.P1 }))).id;
   ids.I1 = (await write("I1+", "A", "issue.created", "/v1/issues", "POST", await issueBody(fixtures, { projectId: ids.P2 }))).id;
-  ids.F1 = (await write("F1+", "P", "financialEntry.created", "/v1/financial-entries", "POST", await financialEntryBody(fixtures, { projectId: ids.P1 }))).id;
+  ids.F1 = (
+    await write(
+      "F1+",
+      "P",
+      "financialEntry.created",
+      "/v1/financial-entries",
+      "POST",
+      await financialEntryBody(fixtures, { projectId: ids.P1 }),
+    )
+  ).id;
   ids.X = (await write("X+", "B", "personnel.created", "/v1/personnel", "POST", personBody())).id;
   await write("P1~", "A", "project.updated", `/v1/projects/${ids.P1}`, "PATCH", { budget: 150 });
   await write("T2-", "B", "task.deleted", `/v1/tasks/${ids.T2}`, "DELETE");
@@ -109,7 +145,8 @@ describe("no filter", () => {
     }
     // The actors, as the events carry them.
     const body = expectSuccess(await as.A("/v1/events?limit=200"));
-    const actorOf = (label: string) => (body.data as Array<{ changeVersion: number; actor: unknown }>).find((e) => e.changeVersion === log.get(label)!.changeVersion)!.actor;
+    const actorOf = (label: string) =>
+      (body.data as Array<{ changeVersion: number; actor: unknown }>).find((e) => e.changeVersion === log.get(label)!.changeVersion)!.actor;
     expect(actorOf("P1+")).toEqual({ type: "key", id: keyA.id, name: "sync-a" });
     expect(actorOf("P2+")).toEqual({ type: "key", id: keyB.id, name: "sync-b" });
     expect(actorOf("T1+")).toEqual({ type: "user", id: owner.userId, name: "Pat Person" });
@@ -186,7 +223,11 @@ describe("excludeOwn", () => {
   });
 
   it("own means the same key, not the same application name, and the same person across sessions", async () => {
-    const twin = await keyWith(orgId, ["projects.read", "tasks.read", "organisation.read", "risks.read", "issues.read", "financials.read"], { application: "sync-a" });
+    const twin = await keyWith(
+      orgId,
+      ["projects.read", "tasks.read", "organisation.read", "risks.read", "issues.read", "financials.read"],
+      { application: "sync-a" },
+    );
     await expectFeed(withKey(twin.key), "excludeOwn=true", ALL);
     const again = await signedIn(owner);
     expect(again.cookie).not.toBe(owner.cookie);
@@ -206,7 +247,12 @@ describe("filters combined", () => {
     ["types, projectId and excludeOwn (key A)", "A", () => `types=task.*&projectId=${ids.P1}&excludeOwn=true`, ["T1+", "T1~b"]],
     ["types, projectId and excludeOwn (the person)", "P", () => `types=task.*&projectId=${ids.P1}&excludeOwn=true`, ["T1~a"]],
     ["projectId and excludeOwn (key B)", "B", () => `projectId=${ids.P2}&excludeOwn=true`, ["P2~", "I1+"]],
-    ["types project.*, projectId and excludeOwn (key A, who wrote nothing of P2)", "A", () => `types=project.*&projectId=${ids.P2}&excludeOwn=true`, ["P2+", "P2~"]],
+    [
+      "types project.*, projectId and excludeOwn (key A, who wrote nothing of P2)",
+      "A",
+      () => `types=project.*&projectId=${ids.P2}&excludeOwn=true`,
+      ["P2+", "P2~"],
+    ],
     ["recordId and excludeOwn (the person)", "P", () => `recordId=${ids.T1}&excludeOwn=true`, ["T1~a"]],
     ["recordId and types", "B", () => `recordId=${ids.T1}&types=task.updated`, ["T1~a", "T1~b"]],
     ["recordId of P2's task with projectId P1", "A", () => `recordId=${ids.T2}&projectId=${ids.P1}`, []],
@@ -312,7 +358,11 @@ describe("paging with a filter", () => {
   });
 
   it("projectId and excludeOwn, limit=3, as key B", async () => {
-    const pages = await follow(as.B, `/v1/events?projectId=${ids.P1}&excludeOwn=true&limit=3`, { projectId: ids.P1, excludeOwn: "true", limit: "3" });
+    const pages = await follow(as.B, `/v1/events?projectId=${ids.P1}&excludeOwn=true&limit=3`, {
+      projectId: ids.P1,
+      excludeOwn: "true",
+      limit: "3",
+    });
     expect(pages).toEqual([expected(["P1+", "T1+", "M1+"]), expected(["T1~a", "F1+", "P1~"]), expected(["T1~b", "M1~"])]);
   });
 

@@ -10,7 +10,16 @@ import { createTenant, insertMilestone, insertPerson, insertProject, insertTask,
 import { asPerson, fixturesOf, memberOf, signUp, type Person } from "../helpers/people.ts";
 import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
-import { ISO_TIMESTAMP, UUID, expectRefused, milestoneBody, personBody, projectBody, storedEvents, taskBody } from "../helpers/resources.ts";
+import {
+  ISO_TIMESTAMP,
+  UUID,
+  expectRefused,
+  milestoneBody,
+  personBody,
+  projectBody,
+  storedEvents,
+  taskBody,
+} from "../helpers/resources.ts";
 
 // GET /v1/<resource>/{id}/history: a record's kept events oldest first (created, each update with
 // its changes, deleted), each with its actor, paged by changeVersion; the resource's read scope;
@@ -21,7 +30,11 @@ type Resource = "tasks" | "projects" | "milestones" | "personnel" | "risks" | "i
 const RESOURCES: Record<Resource, { type: string; scope: Scope; insert: (tenant: Tenant) => Promise<string> }> = {
   tasks: { type: "task", scope: "tasks.read", insert: async (t) => (await t.insertTask()).id },
   projects: { type: "project", scope: "projects.read", insert: async (t) => (await t.insertProject()).id },
-  milestones: { type: "milestone", scope: "projects.read", insert: async (t) => (await t.insertMilestone((await t.insertProject()).id)).id },
+  milestones: {
+    type: "milestone",
+    scope: "projects.read",
+    insert: async (t) => (await t.insertMilestone((await t.insertProject()).id)).id,
+  },
   personnel: { type: "personnel", scope: "organisation.read", insert: async (t) => (await t.insertPerson()).id },
   risks: { type: "risk", scope: "risks.read", insert: (t) => insertRisk(t) },
   issues: { type: "issue", scope: "issues.read", insert: (t) => insertIssue(t) },
@@ -41,7 +54,14 @@ let orgId: string;
 let keyA: { key: string; id: string };
 let keyB: { key: string; id: string };
 const as = {} as Record<"A" | "B" | "P", Caller>;
-const ALL_MANAGE: Scope[] = ["projects.manage", "tasks.manage", "organisation.manage", "risks.manage", "issues.manage", "financials.manage"];
+const ALL_MANAGE: Scope[] = [
+  "projects.manage",
+  "tasks.manage",
+  "organisation.manage",
+  "risks.manage",
+  "issues.manage",
+  "financials.manage",
+];
 
 beforeAll(async () => {
   owner = await signUp({ name: "Hana History" });
@@ -56,7 +76,11 @@ beforeAll(async () => {
 }, 60_000);
 
 const actorOf = (who: "A" | "B" | "P"): EventActor =>
-  who === "A" ? { type: "key", id: keyA.id, name: "history-a" } : who === "B" ? { type: "key", id: keyB.id, name: "history-b" } : { type: "user", id: owner.userId, name: "Hana History" };
+  who === "A"
+    ? { type: "key", id: keyA.id, name: "history-a" }
+    : who === "B"
+      ? { type: "key", id: keyB.id, name: "history-b" }
+      : { type: "user", id: owner.userId, name: "Hana History" };
 
 /** A write that must succeed; answers the response body (data, changeVersion). */
 async function write(who: "A" | "B" | "P", path: string, method: "POST" | "PATCH" | "DELETE", body?: unknown) {
@@ -65,7 +89,8 @@ async function write(who: "A" | "B" | "P", path: string, method: "POST" | "PATCH
   return response.body as { data: Record<string, unknown> & { id: string }; changeVersion: number };
 }
 
-const counter = async (caller: Caller) => expectSuccess(await caller("/v1/events?limit=1&after=999999999")) as unknown as { changeVersion: number };
+const counter = async (caller: Caller) =>
+  expectSuccess(await caller("/v1/events?limit=1&after=999999999")) as unknown as { changeVersion: number };
 
 interface Lifecycle {
   resource: Resource;
@@ -85,7 +110,10 @@ const LIFECYCLES: Lifecycle[] = [
     create: async () => ({ path: "/v1/tasks", body: await taskBody(fixtures()) }),
     updates: [
       { body: { status: "in_progress" }, changes: () => ({ status: { from: "todo", to: "in_progress" } }) },
-      { body: { title: "Renamed task", priority: "high" }, changes: (before) => ({ title: { from: before.title, to: "Renamed task" }, priority: { from: "medium", to: "high" } }) },
+      {
+        body: { title: "Renamed task", priority: "high" },
+        changes: (before) => ({ title: { from: before.title, to: "Renamed task" }, priority: { from: "medium", to: "high" } }),
+      },
     ],
     sibling: async () => ({ path: "/v1/tasks", body: await taskBody(fixtures()) }),
     deletable: true,
@@ -95,14 +123,20 @@ const LIFECYCLES: Lifecycle[] = [
     create: async () => ({ path: "/v1/projects", body: projectBody({ budget: 10 }) }),
     updates: [
       { body: { budget: 20 }, changes: () => ({ budget: { from: 10, to: 20 } }) },
-      { body: { name: "Renamed project", status: "active" }, changes: (before) => ({ name: { from: before.name, to: "Renamed project" }, status: { from: "planned", to: "active" } }) },
+      {
+        body: { name: "Renamed project", status: "active" },
+        changes: (before) => ({ name: { from: before.name, to: "Renamed project" }, status: { from: "planned", to: "active" } }),
+      },
     ],
     sibling: async () => ({ path: "/v1/projects", body: projectBody() }),
     deletable: true,
   },
   {
     resource: "milestones",
-    create: async () => ({ path: `/v1/projects/${(await insertProject(orgId)).id}/milestones`, body: milestoneBody({ name: "M", dueDate: "2026-05-01" }) }),
+    create: async () => ({
+      path: `/v1/projects/${(await insertProject(orgId)).id}/milestones`,
+      body: milestoneBody({ name: "M", dueDate: "2026-05-01" }),
+    }),
     updates: [
       { body: { name: "M2" }, changes: () => ({ name: { from: "M", to: "M2" } }) },
       { body: { dueDate: "2026-06-01" }, changes: () => ({ dueDate: { from: "2026-05-01", to: "2026-06-01" } }) },
@@ -125,7 +159,10 @@ const LIFECYCLES: Lifecycle[] = [
     create: async () => ({ path: "/v1/risks", body: await riskBody(fixtures()) }),
     updates: [
       { body: { status: "mitigated" }, changes: () => ({ status: { from: "open", to: "mitigated" } }) },
-      { body: { probability: "high", mitigation: "Second supplier" }, changes: () => ({ probability: { from: null, to: "high" }, mitigation: { from: null, to: "Second supplier" } }) },
+      {
+        body: { probability: "high", mitigation: "Second supplier" },
+        changes: () => ({ probability: { from: null, to: "high" }, mitigation: { from: null, to: "Second supplier" } }),
+      },
     ],
     sibling: async () => ({ path: "/v1/risks", body: await riskBody(fixtures()) }),
     deletable: true,
@@ -162,7 +199,15 @@ describe("a record's history", () => {
       const id = createdBody.data.id;
       const path = `/v1/${resource}/${id}`;
       const expectedEvents: Array<Omit<HistoryEvent, "id" | "occurredAt">> = [
-        { type: `${type}.created`, orgId, changeVersion: createdBody.changeVersion, data: createdBody.data, changes: null, actor: actorOf("A"), batchId: null },
+        {
+          type: `${type}.created`,
+          orgId,
+          changeVersion: createdBody.changeVersion,
+          data: createdBody.data,
+          changes: null,
+          actor: actorOf("A"),
+          batchId: null,
+        },
       ];
       let before = createdBody.data;
       for (const [i, update] of lifecycle.updates.entries()) {
@@ -171,7 +216,15 @@ describe("a record's history", () => {
         const sibling = await lifecycle.sibling();
         await write(who, sibling.path, "POST", sibling.body);
         const updated = await write(who, path, "PATCH", update.body);
-        expectedEvents.push({ type: `${type}.updated`, orgId, changeVersion: updated.changeVersion, data: updated.data, changes: update.changes(before), actor: actorOf(who), batchId: null });
+        expectedEvents.push({
+          type: `${type}.updated`,
+          orgId,
+          changeVersion: updated.changeVersion,
+          data: updated.data,
+          changes: update.changes(before),
+          actor: actorOf(who),
+          batchId: null,
+        });
         // The same patch again changes nothing: no event.
         const repeated = await write(who, path, "PATCH", update.body);
         expect(repeated.changeVersion, "a no-op moves nothing").toBe(updated.changeVersion);
@@ -179,7 +232,15 @@ describe("a record's history", () => {
       }
       if (lifecycle.deletable) {
         const deleted = await write("A", path, "DELETE");
-        expectedEvents.push({ type: `${type}.deleted`, orgId, changeVersion: deleted.changeVersion, data: deleted.data, changes: null, actor: actorOf("A"), batchId: null });
+        expectedEvents.push({
+          type: `${type}.deleted`,
+          orgId,
+          changeVersion: deleted.changeVersion,
+          data: deleted.data,
+          changes: null,
+          actor: actorOf("A"),
+          batchId: null,
+        });
         expectError(await as.A(path), 404, "not_found");
       }
 
@@ -187,7 +248,9 @@ describe("a record's history", () => {
       for (const caller of [as.A, as.B, as.P]) {
         const response = await caller(`${path}/history`);
         const page = expectSuccess(response);
-        expect(page.data.map((e: HistoryEvent) => ({ ...e, id: undefined, occurredAt: undefined }))).toEqual(expectedEvents.map((e) => ({ ...e, id: undefined, occurredAt: undefined })));
+        expect(page.data.map((e: HistoryEvent) => ({ ...e, id: undefined, occurredAt: undefined }))).toEqual(
+          expectedEvents.map((e) => ({ ...e, id: undefined, occurredAt: undefined })),
+        );
         for (const event of page.data as HistoryEvent[]) {
           expect(event.id).toMatch(UUID);
           expect(event.id).toBe(stored.find((s) => s.changeVersion === event.changeVersion)!.id);
@@ -286,7 +349,9 @@ describe("paging", () => {
     const seen: number[] = [];
     let cursor: string | null = null;
     for (let i = 0; i < 20; i++) {
-      const page: { data: HistoryEvent[]; nextCursor?: string | null } = expectSuccess(await as.B(`/v1/tasks/${taskId}/history?limit=1${cursor ? `&cursor=${cursor}` : ""}`));
+      const page: { data: HistoryEvent[]; nextCursor?: string | null } = expectSuccess(
+        await as.B(`/v1/tasks/${taskId}/history?limit=1${cursor ? `&cursor=${cursor}` : ""}`),
+      );
       seen.push(...page.data.map((e: HistoryEvent) => e.changeVersion));
       cursor = page.nextCursor ?? null;
       if (!cursor) break;
@@ -295,29 +360,43 @@ describe("paging", () => {
     expect(expectSuccess(await as.A(`/v1/tasks/${taskId}/history?limit=8`))).toMatchObject({ count: 8, nextCursor: null });
     const seven = expectSuccess(await as.A(`/v1/tasks/${taskId}/history?limit=7`));
     expect(seven).toMatchObject({ count: 7, nextCursor: String(versions[6]) });
-    expect(expectSuccess(await as.A(`/v1/tasks/${taskId}/history?limit=7&cursor=${versions[6]}`)).data.map((e: HistoryEvent) => e.changeVersion)).toEqual([versions[7]]);
+    expect(
+      expectSuccess(await as.A(`/v1/tasks/${taskId}/history?limit=7&cursor=${versions[6]}`)).data.map((e: HistoryEvent) => e.changeVersion),
+    ).toEqual([versions[7]]);
   });
 
   it("a cursor is any changeVersion: between the record's events, at the last one, past the counter", async () => {
     const between = versions[2]! + 1; // another task's creation
-    expect(expectSuccess(await as.A(`/v1/tasks/${taskId}/history?cursor=${between}`)).data.map((e: HistoryEvent) => e.changeVersion)).toEqual(versions.slice(3));
+    expect(
+      expectSuccess(await as.A(`/v1/tasks/${taskId}/history?cursor=${between}`)).data.map((e: HistoryEvent) => e.changeVersion),
+    ).toEqual(versions.slice(3));
     for (const cursor of [versions.at(-1)!, 999_999_999]) {
-      expect(expectSuccess(await as.A(`/v1/tasks/${taskId}/history?cursor=${cursor}`))).toMatchObject({ count: 0, data: [], nextCursor: null });
+      expect(expectSuccess(await as.A(`/v1/tasks/${taskId}/history?cursor=${cursor}`))).toMatchObject({
+        count: 0,
+        data: [],
+        nextCursor: null,
+      });
     }
-    expect(expectSuccess(await as.A(`/v1/tasks/${taskId}/history?cursor=0`)).data.map((e: HistoryEvent) => e.changeVersion)).toEqual(versions);
+    expect(expectSuccess(await as.A(`/v1/tasks/${taskId}/history?cursor=0`)).data.map((e: HistoryEvent) => e.changeVersion)).toEqual(
+      versions,
+    );
   });
 
   it("the default limit is 50", async () => {
     const tenant = await createTenant();
     const task = (await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant) })).body.data;
-    for (let i = 1; i <= 50; i++) expect((await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title: `T ${i}` } })).status).toBe(200);
+    for (let i = 1; i <= 50; i++)
+      expect((await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { title: `T ${i}` } })).status).toBe(200);
     const first = expectSuccess(await api(`/v1/tasks/${task.id}/history`, { key: tenant.key }));
     expect(first).toMatchObject({ count: 50, nextCursor: "50" });
     expect(first.data.map((e: HistoryEvent) => e.changeVersion)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     const second = expectSuccess(await api(`/v1/tasks/${task.id}/history?cursor=50`, { key: tenant.key }));
     expect(second.data.map((e: HistoryEvent) => [e.type, e.changeVersion])).toEqual([["task.updated", 51]]);
     expect(second.nextCursor).toBeNull();
-    expect(expectSuccess(await api(`/v1/tasks/${task.id}/history?limit=200`, { key: tenant.key }))).toMatchObject({ count: 51, nextCursor: null });
+    expect(expectSuccess(await api(`/v1/tasks/${task.id}/history?limit=200`, { key: tenant.key }))).toMatchObject({
+      count: 51,
+      nextCursor: null,
+    });
   }, 60_000);
 
   const invalid: Array<[string, string, string]> = [
@@ -337,7 +416,8 @@ describe("paging", () => {
   ];
   for (const [params, code, field] of invalid) {
     it(`?${params}: 400 ${code} naming ${field}`, async () => {
-      for (const caller of [as.A, as.P]) await expectRefused(orgId, () => caller(`/v1/tasks/${taskId}/history?${params}`), 400, code, { field });
+      for (const caller of [as.A, as.P])
+        await expectRefused(orgId, () => caller(`/v1/tasks/${taskId}/history?${params}`), 400, code, { field });
     });
   }
 });
@@ -397,18 +477,32 @@ describe("not found, and scopes", () => {
     const project = await write("A", "/v1/projects", "POST", projectBody());
     const task = await write("A", "/v1/tasks", "POST", await taskBody(fixtures(), { projectId: project.data.id }));
     const tasksOnly = (await keyWith(orgId, ["tasks.read"])).key;
-    expect(expectSuccess(await api(`/v1/tasks/${task.data.id}/history`, { key: tasksOnly })).data.map((e: HistoryEvent) => e.type)).toEqual(["task.created"]);
-    await expectRefused(orgId, () => api(`/v1/projects/${project.data.id}/history`, { key: tasksOnly }), 403, "insufficient_scope", { scope: "projects.read" });
+    expect(expectSuccess(await api(`/v1/tasks/${task.data.id}/history`, { key: tasksOnly })).data.map((e: HistoryEvent) => e.type)).toEqual(
+      ["task.created"],
+    );
+    await expectRefused(orgId, () => api(`/v1/projects/${project.data.id}/history`, { key: tasksOnly }), 403, "insufficient_scope", {
+      scope: "projects.read",
+    });
     // 403 before existence: an unknown id is refused for the scope too.
-    await expectRefused(orgId, () => api(`/v1/projects/${randomUUID()}/history`, { key: tasksOnly }), 403, "insufficient_scope", { scope: "projects.read" });
+    await expectRefused(orgId, () => api(`/v1/projects/${randomUUID()}/history`, { key: tasksOnly }), 403, "insufficient_scope", {
+      scope: "projects.read",
+    });
   });
 
   it("order of checks: key, then scope, then the query, then existence", async () => {
     const project = await write("A", "/v1/projects", "POST", projectBody());
     const tasksOnly = (await keyWith(orgId, ["tasks.read"])).key;
     await expectRefused(orgId, () => api(`/v1/projects/${project.data.id}/history?cursor=abc`), 401, "unauthorized");
-    await expectRefused(orgId, () => api(`/v1/projects/${project.data.id}/history?cursor=abc&limit=0`, { key: tasksOnly }), 403, "insufficient_scope", { scope: "projects.read" });
-    await expectRefused(orgId, () => api(`/v1/projects/${randomUUID()}/history?cursor=abc`, { key: keyA.key }), 400, "invalid_field", { field: "cursor" });
+    await expectRefused(
+      orgId,
+      () => api(`/v1/projects/${project.data.id}/history?cursor=abc&limit=0`, { key: tasksOnly }),
+      403,
+      "insufficient_scope",
+      { scope: "projects.read" },
+    );
+    await expectRefused(orgId, () => api(`/v1/projects/${randomUUID()}/history?cursor=abc`, { key: keyA.key }), 400, "invalid_field", {
+      field: "cursor",
+    });
   });
 
   it("a member's session (no financials.read) reads a task's history and is refused a financial entry's", async () => {
@@ -416,6 +510,8 @@ describe("not found, and scopes", () => {
     const task = await write("A", "/v1/tasks", "POST", await taskBody(fixtures()));
     const entry = await write("A", "/v1/financial-entries", "POST", await financialEntryBody(fixtures()));
     expect(expectSuccess(await asPerson(member.cookie, `/v1/tasks/${task.data.id}/history`)).count).toBe(1);
-    await expectRefused(orgId, () => asPerson(member.cookie, `/v1/financial-entries/${entry.data.id}/history`), 403, "insufficient_scope", { scope: "financials.read" });
+    await expectRefused(orgId, () => asPerson(member.cookie, `/v1/financial-entries/${entry.data.id}/history`), 403, "insufficient_scope", {
+      scope: "financials.read",
+    });
   });
 });

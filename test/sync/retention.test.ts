@@ -103,8 +103,14 @@ describe("on the harness's Worker (30 days), events backdated past retention", (
       ["task.updated", 4],
       ["task.updated", 5],
     ]);
-    expect(expectSuccess(await api(`/v1/projects/${ids.P}/history`, { key: tenant.key }))).toMatchObject({ count: 0, data: [], nextCursor: null });
-    expect(typedVersionsOf(expectSuccess(await api(`/v1/projects/${ids.P2}/history`, { key: tenant.key })) as never)).toEqual([["project.created", 6]]);
+    expect(expectSuccess(await api(`/v1/projects/${ids.P}/history`, { key: tenant.key }))).toMatchObject({
+      count: 0,
+      data: [],
+      nextCursor: null,
+    });
+    expect(typedVersionsOf(expectSuccess(await api(`/v1/projects/${ids.P2}/history`, { key: tenant.key })) as never)).toEqual([
+      ["project.created", 6],
+    ]);
   });
 
   it("another organisation, its events fresh, is untouched: after=0 is 200 with all of them", async () => {
@@ -154,7 +160,9 @@ describe("on the harness's Worker (30 days), events backdated past retention", (
     await write(t.key, `/v1/projects/${project.id}`, "PATCH", { budget: 10 }); // 5
     expect(typedVersionsOf(expectSuccess(await api("/v1/events?after=4", { key: t.key })) as never)).toEqual([["project.updated", 5]]);
     await expectResync(t.org.id, () => api("/v1/events?after=3", { key: t.key }), 5);
-    expect(typedVersionsOf(expectSuccess(await api(`/v1/projects/${project.id}/history`, { key: t.key })) as never)).toEqual([["project.updated", 5]]);
+    expect(typedVersionsOf(expectSuccess(await api(`/v1/projects/${project.id}/history`, { key: t.key })) as never)).toEqual([
+      ["project.updated", 5],
+    ]);
   });
 
   it("a person signed in gets the same 410", async () => {
@@ -178,7 +186,10 @@ describe("on the harness's Worker (30 days), events backdated past retention", (
       const left = await pollUntil(
         async () => {
           await runSweep();
-          const rows = await query<{ change_version: string }>("select change_version from events where org_id = $1 order by change_version", [t.org.id]);
+          const rows = await query<{ change_version: string }>(
+            "select change_version from events where org_id = $1 order by change_version",
+            [t.org.id],
+          );
           return rows.map((row) => Number(row.change_version));
         },
         (versions) => versions.length < 3,
@@ -208,7 +219,8 @@ const workerWith = (retention: string) =>
   startTestWorker({ DATABASE_URL: inject("databaseUrl"), LOCAL_SQL_ENDPOINT: sqlEndpoint.address, EVENT_RETENTION_DAYS: retention });
 
 /** A call to the test's own Worker, checked against the registry like every other answer. */
-const callAt = (worker: TestWorker, path: string, options: { key: string; method?: Method; body?: unknown }): Promise<ApiResponse> => api(path, { ...options, baseUrl: worker.url });
+const callAt = (worker: TestWorker, path: string, options: { key: string; method?: Method; body?: unknown }): Promise<ApiResponse> =>
+  api(path, { ...options, baseUrl: worker.url });
 
 describe("a Worker with a retention of seconds (EVENT_RETENTION_DAYS=0.0001: 8.64 s, 9 once rounded)", () => {
   let worker: TestWorker;
@@ -236,7 +248,11 @@ describe("a Worker with a retention of seconds (EVENT_RETENTION_DAYS=0.0001: 8.6
     // Wait until both pass retention (no sleep: the answer that says so is awaited). after=1 is
     // 410 only once the second has expired too (the first expires a moment earlier: after=0 is
     // 410 naming 2 in between).
-    await pollUntil(() => eventsAfter(1), (r) => r.status === 410, 30_000);
+    await pollUntil(
+      () => eventsAfter(1),
+      (r) => r.status === 410,
+      30_000,
+    );
     // None is kept now: the oldest is the current changeVersion + 1.
     for (const after of [0, 1]) expectError(await eventsAfter(after), 410, "resync_required", { oldestChangeVersion: 3, field: "after" });
     const caughtUp = await eventsAfter(2);
@@ -266,7 +282,11 @@ describe("a Worker with a retention of seconds (EVENT_RETENTION_DAYS=0.0001: 8.6
     expect(Date.now() - startedAt, "the second batch was read well inside its retention").toBeLessThan(8_000);
 
     // Then the second batch passes too: nothing kept, the oldest is current + 1; after=current is still 200.
-    await pollUntil(() => eventsAfter(3), (r) => r.status === 410, 30_000);
+    await pollUntil(
+      () => eventsAfter(3),
+      (r) => r.status === 410,
+      30_000,
+    );
     for (const after of [0, 2, 3]) expectError(await eventsAfter(after), 410, "resync_required", { oldestChangeVersion: 5 });
     const current = await eventsAfter(4);
     expect(current.status, current.text).toBe(200);

@@ -43,7 +43,15 @@ describe("a socket's filter", () => {
     await patched(other.key, `/v1/tasks/${t1.id}`, { title: "T1 by other" }); // 11 task.updated, P1, other: the sentinel
 
     const expected: Record<keyof typeof sockets, string[]> = {
-      all: ["5 project.updated", "6 task.updated", "7 task.updated", "8 milestone.created", "9 personnel.created", "10 project.updated", "11 task.updated"],
+      all: [
+        "5 project.updated",
+        "6 task.updated",
+        "7 task.updated",
+        "8 milestone.created",
+        "9 personnel.created",
+        "10 project.updated",
+        "11 task.updated",
+      ],
       tasks: ["6 task.updated", "7 task.updated", "11 task.updated"],
       project: ["5 project.updated", "6 task.updated", "8 milestone.created", "11 task.updated"],
       record: ["6 task.updated", "11 task.updated"],
@@ -59,7 +67,8 @@ describe("a socket's filter", () => {
   it("excludeOwn on a token minted from a key leaves out that key's writes", async () => {
     const tenant = await createTenant();
     const other = await tenant.keyWith(["projects.manage"]);
-    const token = expectSuccess(await api("/v1/realtime/tokens", { key: tenant.key, body: { scopes: ["projects.read"] } }), 201).data.token as string;
+    const token = expectSuccess(await api("/v1/realtime/tokens", { key: tenant.key, body: { scopes: ["projects.read"] } }), 201).data
+      .token as string;
     const socket = await connectToRoom(tenant.org.id, { token, excludeOwn: "true" });
     await created(tenant.key, "/v1/projects", projectBody()); // 1, own
     await created(other.key, "/v1/projects", projectBody()); // 2, the sentinel
@@ -69,7 +78,10 @@ describe("a socket's filter", () => {
 
   it("excludeOwn on a person's socket leaves out that person's writes, whatever session made them", async () => {
     const person = await signUp();
-    const key = expectSuccess(await asPerson(person.cookie, "/v1/settings/api-keys", { body: { name: "sync", scopes: ["projects.manage"] } }), 201).data.key as string;
+    const key = expectSuccess(
+      await asPerson(person.cookie, "/v1/settings/api-keys", { body: { name: "sync", scopes: ["projects.manage"] } }),
+      201,
+    ).data.key as string;
     const token = expectSuccess(await asPerson(person.cookie, "/v1/realtime/tokens", { body: {} }), 201).data.token as string;
     const socket = await connectToRoom(person.orgId, { token, excludeOwn: "true" });
     const mine = expectSuccess(await asPerson(person.cookie, "/v1/projects", { body: projectBody() }), 201); // 1, the person's own
@@ -105,7 +117,11 @@ describe("a filter the room refuses", () => {
     for (const [params, field] of cases) {
       const answer = await upgradeStatus(tenant.org.id, { apiKey: tenant.key, ...params });
       expect(answer.status, JSON.stringify(params)).toBe(400);
-      expect(JSON.parse(answer.body).error, JSON.stringify(params)).toEqual({ code: "invalid_field", field, requestId: expect.any(String) });
+      expect(JSON.parse(answer.body).error, JSON.stringify(params)).toEqual({
+        code: "invalid_field",
+        field,
+        requestId: expect.any(String),
+      });
     }
   });
 

@@ -1,7 +1,14 @@
 import { createHash } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { API_KEY_PATTERN, DISPLAY_PREFIX_LENGTH, displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey } from "../../domain/crypto/api-keys.ts";
+import {
+  API_KEY_PATTERN,
+  DISPLAY_PREFIX_LENGTH,
+  displayPrefix,
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+} from "../../domain/crypto/api-keys.ts";
 
 // domain/crypto/api-keys.ts against an independent reading of the format (docs/api.md "Keys and
 // scopes"): "ops_" + 32 base62 characters + the body's CRC32 (node:zlib's) in 6 base62 digits.
@@ -95,7 +102,8 @@ describe("isWellFormedApiKey", () => {
     const key = keyWith(BODY);
     expect(isWellFormedApiKey(`${key.slice(0, 10)}${key[10] === "a" ? "b" : "a"}${key.slice(11)}`)).toBe(false);
     // The checksum's own characters, each changed.
-    for (let i = 36; i < 42; i++) expect(isWellFormedApiKey(`${key.slice(0, i)}${key[i] === "0" ? "1" : "0"}${key.slice(i + 1)}`)).toBe(false);
+    for (let i = 36; i < 42; i++)
+      expect(isWellFormedApiKey(`${key.slice(0, i)}${key[i] === "0" ? "1" : "0"}${key.slice(i + 1)}`)).toBe(false);
     // Another body's checksum.
     expect(isWellFormedApiKey(`ops_${BODY}${checksumOf("0".repeat(32))}`)).toBe(false);
   });

@@ -22,16 +22,24 @@ describe("compileStatement", () => {
     same(sql`select ${"a"}, ${1}, ${true}, ${null}, ${undefined}, ${when}, ${{ a: [1, "x"] }}`);
     same(sql`select ${tasks.title}, ${tasks.dueDate} from ${tasks} where ${tasks.id} = ${"id"}`);
     same(sql`select ${sql.identifier('odd "name"')} from t where x in ${["a", "b", sql`c`]} and y = ${sql.param(["s1", "s2"])}::text[]`);
-    same(sql`with a as (${sql`select ${1} as one`}), b as (${sql.join([sql`${2}`, sql.raw("3"), sql`${"four"}`], sql`, `)}) select ${sql.param(null)}`);
+    same(
+      sql`with a as (${sql`select ${1} as one`}), b as (${sql.join([sql`${2}`, sql.raw("3"), sql`${"four"}`], sql`, `)}) select ${sql.param(null)}`,
+    );
     same(sql.join([sql`a = ${1}`, sql`b = ${2}`], sql` and `));
   });
 
   it("maps a parameter through its encoder, and into SQL when the encoder answers SQL", () => {
-    same(sql`select ${sql.param(5, { mapToDriverValue: (v: number) => v * 2 })}, ${sql.param("x", { mapToDriverValue: () => sql`now()` })}`);
+    same(
+      sql`select ${sql.param(5, { mapToDriverValue: (v: number) => v * 2 })}, ${sql.param("x", { mapToDriverValue: () => sql`now()` })}`,
+    );
   });
 
   it("leaves placeholders, inlined parameters and aliased fragments to drizzle, whole", () => {
-    for (const query of [sql`select ${sql.placeholder("p")}, ${1}`, sql`select ${"inline"}, ${2}`.inlineParams(), sql`select ${sql`x`.as("y")}, ${3}`]) {
+    for (const query of [
+      sql`select ${sql.placeholder("p")}, ${1}`,
+      sql`select ${"inline"}, ${2}`.inlineParams(),
+      sql`select ${sql`x`.as("y")}, ${3}`,
+    ]) {
       expect(compileStatement(query)).toEqual(dialect.sqlToQuery(query));
     }
   });
@@ -47,7 +55,9 @@ describe("compileStatement", () => {
       },
       transaction: () => Promise.reject(new Error("no transaction")),
     };
-    await expect(updateTask(db, { keyHash: "a".repeat(64) }, "0192d7a0-0000-7000-8000-000000000001", { title: "t" }, 3)).rejects.toThrow("stop");
+    await expect(updateTask(db, { keyHash: "a".repeat(64) }, "0192d7a0-0000-7000-8000-000000000001", { title: "t" }, 3)).rejects.toThrow(
+      "stop",
+    );
     expect(sent!.text.length).toBeGreaterThan(5000);
     expect(sent!.params).toContain("t");
     // A chunk that reads differently the second time: the checked compile must refuse it.

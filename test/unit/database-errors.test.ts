@@ -18,7 +18,9 @@ let db: Database;
 beforeAll(async () => {
   server = createServer((request, response) => {
     request.resume();
-    request.on("end", () => response.writeHead(answer.status, { "content-type": "application/json" }).end(answer.text ?? JSON.stringify(answer.body)));
+    request.on("end", () =>
+      response.writeHead(answer.status, { "content-type": "application/json" }).end(answer.text ?? JSON.stringify(answer.body)),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -44,7 +46,15 @@ describe("Neon's error answers", () => {
 
 describe("Postgres's own errors and other answers", () => {
   it("a statement's error passes through with its code, for the services to settle", async () => {
-    answer = { status: 400, body: { ...proxyError('duplicate key value violates unique constraint "personnel_email"'), code: "23505", severity: "ERROR", constraint: "personnel_email" } };
+    answer = {
+      status: 400,
+      body: {
+        ...proxyError('duplicate key value violates unique constraint "personnel_email"'),
+        code: "23505",
+        severity: "ERROR",
+        constraint: "personnel_email",
+      },
+    };
     const error = await db.query("insert into personnel ...").catch((e: unknown) => e);
     expect(error).not.toBeInstanceOf(DatabaseRefusedError);
     expect(error).not.toBeInstanceOf(DatabaseUnavailableError);
@@ -52,7 +62,10 @@ describe("Postgres's own errors and other answers", () => {
   });
 
   it("a refusal Postgres sends while serving (57P01, admin shutdown) is unavailable, not the statement's error", async () => {
-    answer = { status: 400, body: { ...proxyError("terminating connection due to administrator command"), code: "57P01", severity: "FATAL" } };
+    answer = {
+      status: 400,
+      body: { ...proxyError("terminating connection due to administrator command"), code: "57P01", severity: "FATAL" },
+    };
     expect(await db.query("select 1").catch((e: unknown) => e)).toBeInstanceOf(DatabaseUnavailableError);
   });
 
@@ -70,7 +83,10 @@ describe("Postgres's own errors and other answers", () => {
   it("a 500 carrying an unavailable Postgres code (53300, too many connections) is unavailable; one carrying 28P01 is refused", async () => {
     answer = { status: 500, body: { ...proxyError("sorry, too many clients already"), code: "53300", severity: "FATAL" } };
     expect(await db.query("select 1").catch((e: unknown) => e)).toBeInstanceOf(DatabaseUnavailableError);
-    answer = { status: 500, body: { ...proxyError('password authentication failed for user "opsroom"'), code: "28P01", severity: "FATAL" } };
+    answer = {
+      status: 500,
+      body: { ...proxyError('password authentication failed for user "opsroom"'), code: "28P01", severity: "FATAL" },
+    };
     expect(await db.query("select 1").catch((e: unknown) => e)).toBeInstanceOf(DatabaseRefusedError);
   });
 });

@@ -7,7 +7,17 @@ import type { OpsEvent } from "../../domain/events.ts";
 import { WebhookTargetSchema, type WebhookTarget } from "../../realtime/protocol.ts";
 import type { Job } from "../../realtime/webhooks/queue.ts";
 import { backlogLimitOf, DEFAULT_BACKLOG_LIMIT } from "../../realtime/webhooks/backlog.ts";
-import { droppedReport, gone, nextRetryAt, reportOf, RETRY_DELAYS_MS, send, signingSecrets, succeeded, type Answer } from "../../realtime/webhooks/delivery.ts";
+import {
+  droppedReport,
+  gone,
+  nextRetryAt,
+  reportOf,
+  RETRY_DELAYS_MS,
+  send,
+  signingSecrets,
+  succeeded,
+  type Answer,
+} from "../../realtime/webhooks/delivery.ts";
 
 // realtime/webhooks/delivery.ts: one attempt as a signed POST to a real node:http receiver on
 // 127.0.0.1, verified with the standardwebhooks package as an integrator would; and what the
@@ -57,10 +67,32 @@ const EVENT: OpsEvent = {
   batchId: null,
 };
 
-const job = (overrides: Partial<Job> = {}): Job => ({ id: "job-1", webhookId: "0190a5b2-0000-7000-8000-0000000000aa", event: EVENT, attempt: 1, dueAt: 0, ...overrides });
+const job = (overrides: Partial<Job> = {}): Job => ({
+  id: "job-1",
+  webhookId: "0190a5b2-0000-7000-8000-0000000000aa",
+  event: EVENT,
+  attempt: 1,
+  dueAt: 0,
+  ...overrides,
+});
 const target = (url: string, secret = generateWebhookSecret(), fields: Partial<WebhookTarget> = {}): WebhookTarget =>
-  WebhookTargetSchema.parse({ id: "0190a5b2-0000-7000-8000-0000000000aa", url, events: ["*"], scopes: [], enabled: true, secret, ...fields });
-const answer = (overrides: Partial<Answer>): Answer => ({ status: 200, error: null, excerpt: null, startedAt: 1_000_000, durationMs: 12, ...overrides });
+  WebhookTargetSchema.parse({
+    id: "0190a5b2-0000-7000-8000-0000000000aa",
+    url,
+    events: ["*"],
+    scopes: [],
+    enabled: true,
+    secret,
+    ...fields,
+  });
+const answer = (overrides: Partial<Answer>): Answer => ({
+  status: 200,
+  error: null,
+  excerpt: null,
+  startedAt: 1_000_000,
+  durationMs: 12,
+  ...overrides,
+});
 
 describe("send", () => {
   it("POSTs the event as JSON, signed as Standard Webhooks says, and reports the answer", async () => {
@@ -93,7 +125,8 @@ describe("send", () => {
     await send(target(hook.url, current, { previousSecret: previous, previousSecretExpiresAt: until }), job());
     const [during] = hook.received as [Received];
     expect(String(during.headers["webhook-signature"])).toMatch(/^v1,[A-Za-z0-9+/]+=* v1,[A-Za-z0-9+/]+=*$/);
-    for (const secret of [current, previous]) expect(new Webhook(secret).verify(during.body, during.headers as Record<string, string>)).toEqual(EVENT);
+    for (const secret of [current, previous])
+      expect(new Webhook(secret).verify(during.body, during.headers as Record<string, string>)).toEqual(EVENT);
     expect(() => new Webhook(generateWebhookSecret()).verify(during.body, during.headers as Record<string, string>)).toThrow();
 
     const ended = new Date(Date.now() - 1).toISOString();
@@ -167,7 +200,8 @@ describe("send", () => {
 
 describe("signingSecrets", () => {
   const at = Date.parse("2026-04-20T10:00:00.000Z");
-  const rotated = (previousSecretExpiresAt: string | null, previousSecret: string | null = "whsec_old") => target("https://example.com", "whsec_new", { previousSecret, previousSecretExpiresAt });
+  const rotated = (previousSecretExpiresAt: string | null, previousSecret: string | null = "whsec_old") =>
+    target("https://example.com", "whsec_new", { previousSecret, previousSecretExpiresAt });
 
   it("the new secret first, then the old one, strictly before the overlap ends", () => {
     expect(signingSecrets(rotated("2026-04-20T10:00:00.001Z"), at)).toEqual(["whsec_new", "whsec_old"]);
@@ -194,7 +228,9 @@ describe("what an answer means", () => {
   it("retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h from the attempt's start, then none", () => {
     expect(RETRY_DELAYS_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     const failed = answer({ status: 500 });
-    expect([1, 2, 3, 4, 5, 6, 7].map((attempt) => nextRetryAt(job({ attempt }), failed))).toEqual(RETRY_DELAYS_MS.map((delay) => 1_000_000 + delay));
+    expect([1, 2, 3, 4, 5, 6, 7].map((attempt) => nextRetryAt(job({ attempt }), failed))).toEqual(
+      RETRY_DELAYS_MS.map((delay) => 1_000_000 + delay),
+    );
     expect(nextRetryAt(job({ attempt: 8 }), failed)).toBeNull();
     expect(nextRetryAt(job({ attempt: 1 }), answer({ status: null, error: "timed out after 10 s" }))).toBe(1_005_000);
   });
@@ -231,7 +267,11 @@ describe("reportOf", () => {
       error: "the receiver answered 503",
       nextRetryAt: new Date(1_005_000).toISOString(),
     });
-    expect(reportOf(job({ attempt: 8 }), answer({ status: 503 }), null)).toMatchObject({ outcome: "failed", error: "the receiver answered 503", nextRetryAt: null });
+    expect(reportOf(job({ attempt: 8 }), answer({ status: 503 }), null)).toMatchObject({
+      outcome: "failed",
+      error: "the receiver answered 503",
+      nextRetryAt: null,
+    });
   });
 
   it("no answer keeps its own reason; a 410 says the webhook is now disabled", () => {
@@ -241,7 +281,10 @@ describe("reportOf", () => {
       error: "timed out after 10 s",
       nextRetryAt: new Date(0).toISOString(),
     });
-    expect(reportOf(job(), answer({ status: 410 }), null)).toMatchObject({ outcome: "failed", error: "the receiver answered 410 Gone; the webhook is now disabled" });
+    expect(reportOf(job(), answer({ status: 410 }), null)).toMatchObject({
+      outcome: "failed",
+      error: "the receiver answered 410 Gone; the webhook is now disabled",
+    });
   });
 
   it("a test delivery (changeVersion 0) is logged without one", () => {

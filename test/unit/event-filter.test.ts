@@ -10,7 +10,11 @@ const P2 = "0190a5b2-0000-7000-8000-000000000002";
 const KEY = "0190a5b2-0000-7000-8000-0000000000aa";
 const USER = "0190a5b2-0000-7000-8000-0000000000bb";
 
-const event = (type: string, data: Record<string, unknown>, actor: OpsEvent["actor"] = { type: "key", id: KEY, name: "sync" }) => ({ type, data, actor });
+const event = (type: string, data: Record<string, unknown>, actor: OpsEvent["actor"] = { type: "key", id: KEY, name: "sync" }) => ({
+  type,
+  data,
+  actor,
+});
 const filter = (overrides: Partial<EventFilter>): EventFilter => ({ ...NO_FILTER, ...overrides });
 
 describe("projectOf", () => {

@@ -50,11 +50,17 @@ async function worker(respond: (res: ServerResponse) => void) {
   return { env, asked };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (res: ServerResponse) =>
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  (res: ServerResponse) =>
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 const identityAnswer = (scopes: string[], orgId = ORG) => json(200, { orgId, keyId: KEY_ID, scopes });
 
-function connect(query: Record<string, string>, orgId = ORG, headers: Record<string, string> = { "cf-connecting-ip": "2001:db8::7" }): Request {
+function connect(
+  query: Record<string, string>,
+  orgId = ORG,
+  headers: Record<string, string> = { "cf-connecting-ip": "2001:db8::7" },
+): Request {
   return new Request(`http://127.0.0.1:1999/parties/v1/${orgId}?${new URLSearchParams(query)}`, { headers });
 }
 
@@ -66,7 +72,12 @@ async function expectRefusal(result: Identity | Response, status: number, code: 
   const response = result as Response;
   expect(response.status).toBe(status);
   const body = (await response.json()) as { error: { code: string; field?: string } };
-  expect(body).toEqual({ success: false, version: "v1", message: expect.stringMatching(/^[a-z].{10,}/), error: { code, requestId: expect.stringMatching(UUID), ...(body.error.field ? { field: body.error.field } : {}) } });
+  expect(body).toEqual({
+    success: false,
+    version: "v1",
+    message: expect.stringMatching(/^[a-z].{10,}/),
+    error: { code, requestId: expect.stringMatching(UUID), ...(body.error.field ? { field: body.error.field } : {}) },
+  });
   expect(ERROR_CODES).toContain(body.error.code);
 }
 
@@ -75,7 +86,9 @@ const claims = (overrides: Record<string, unknown> = {}) =>
 
 describe("internalUrl", () => {
   it("is the Worker's endpoint for the room, or null without API_URL", () => {
-    expect(internalUrl({ API_URL: "https://api.example.com" }, ORG, "/sockets")).toBe(`https://api.example.com/internal/rooms/${ORG}/sockets`);
+    expect(internalUrl({ API_URL: "https://api.example.com" }, ORG, "/sockets")).toBe(
+      `https://api.example.com/internal/rooms/${ORG}/sockets`,
+    );
     expect(internalUrl({}, ORG, "/sockets")).toBeNull();
     expect(internalUrl({ API_URL: "" }, ORG, "/sockets")).toBeNull();
   });
@@ -83,7 +96,9 @@ describe("internalUrl", () => {
 
 describe("authenticate with an API key", () => {
   it("asks the Worker, with the shared secret, whose key it is and from which address; answers its event read scopes", async () => {
-    const { env, asked } = await worker(identityAnswer(["organisation.read", "tasks.read", "tasks.manage", "webhooks.read", "webhooks.manage"]));
+    const { env, asked } = await worker(
+      identityAnswer(["organisation.read", "tasks.read", "tasks.manage", "webhooks.read", "webhooks.manage"]),
+    );
     const identity = await authenticate(connect({ apiKey: "ops_key" }), ORG, env);
     expect(identity).toEqual({ orgId: ORG, keyId: KEY_ID, scopes: ["organisation.read", "tasks.read"], filter: NO_FILTER });
     expect(asked).toHaveLength(1);
@@ -103,8 +118,16 @@ describe("authenticate with an API key", () => {
 
   it("the Worker's 401 and 429 are passed on as it gave them, body and headers", async () => {
     for (const [status, body, headers] of [
-      [401, { success: false, version: "v1", message: "revoked", error: { code: "invalid_key", requestId: "r1" } }, { "www-authenticate": "Bearer" }],
-      [429, { success: false, version: "v1", message: "slow down", error: { code: "rate_limited", retryAfter: 17 } }, { "retry-after": "17" }],
+      [
+        401,
+        { success: false, version: "v1", message: "revoked", error: { code: "invalid_key", requestId: "r1" } },
+        { "www-authenticate": "Bearer" },
+      ],
+      [
+        429,
+        { success: false, version: "v1", message: "slow down", error: { code: "rate_limited", retryAfter: 17 } },
+        { "retry-after": "17" },
+      ],
     ] as const) {
       const { env } = await worker(json(status, body, headers));
       const result = await authenticate(connect({ apiKey: "ops_key" }), ORG, env);
@@ -160,7 +183,10 @@ describe("authenticate with a realtime token", () => {
     // projects.read: the key no longer holds it; webhooks.read: not an event scope.
     expect(identity).toEqual({ orgId: ORG, keyId: KEY_ID, scopes: ["tasks.read"], filter: NO_FILTER });
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ headers: { authorization: `Bearer ${SECRET}` }, body: { keyId: KEY_ID, clientAddress: "2001:db8::7" } });
+    expect(asked[0]).toMatchObject({
+      headers: { authorization: `Bearer ${SECRET}` },
+      body: { keyId: KEY_ID, clientAddress: "2001:db8::7" },
+    });
   });
 
   it("a token is checked before an apiKey sent beside it", async () => {
@@ -171,17 +197,29 @@ describe("authenticate with a realtime token", () => {
 
   it("a bad, expired or foreign-signed token is 401 invalid_key, and the Worker is not asked", async () => {
     const { env, asked } = await worker(identityAnswer(["tasks.read"]));
-    for (const token of ["rt_garbage.signature", await signRealtimeToken("another-secret-of-32-characters!", claims()), await signRealtimeToken(SECRET, claims({ exp: 1 }))]) {
+    for (const token of [
+      "rt_garbage.signature",
+      await signRealtimeToken("another-secret-of-32-characters!", claims()),
+      await signRealtimeToken(SECRET, claims({ exp: 1 })),
+    ]) {
       await expectRefusal(await authenticate(connect({ token }), ORG, env), 401, "invalid_key");
     }
     // A room without the secret can check no token.
-    await expectRefusal(await authenticate(connect({ token: await signRealtimeToken(SECRET, claims()) }), ORG, { API_URL: env.API_URL! }), 401, "invalid_key");
+    await expectRefusal(
+      await authenticate(connect({ token: await signRealtimeToken(SECRET, claims()) }), ORG, { API_URL: env.API_URL! }),
+      401,
+      "invalid_key",
+    );
     expect(asked).toHaveLength(0);
   });
 
   it("a token for another organisation's room is 404 not_found, and the Worker is not asked", async () => {
     const { env, asked } = await worker(identityAnswer(["tasks.read"], OTHER_ORG));
-    await expectRefusal(await authenticate(connect({ token: await signRealtimeToken(SECRET, claims({ orgId: OTHER_ORG })) }), ORG, env), 404, "not_found");
+    await expectRefusal(
+      await authenticate(connect({ token: await signRealtimeToken(SECRET, claims({ orgId: OTHER_ORG })) }), ORG, env),
+      404,
+      "not_found",
+    );
     expect(asked).toHaveLength(0);
   });
 
@@ -214,8 +252,23 @@ describe("the filter of the connection query", () => {
 
   it("is the socket's filter: types, projectId and recordId as given; excludeOwn names the key", async () => {
     const { env } = await worker(identityAnswer(["tasks.read", "projects.read"]));
-    const identity = (await authenticate(connect({ apiKey: "ops_key", types: "task.*, project.updated", projectId: PROJECT.toUpperCase(), recordId: PROJECT, excludeOwn: "true" }), ORG, env)) as Identity;
-    expect(identity.filter).toEqual({ types: ["task.*", "project.updated"], projectId: PROJECT, recordId: PROJECT, excludeOwn: { keyId: KEY_ID } });
+    const identity = (await authenticate(
+      connect({
+        apiKey: "ops_key",
+        types: "task.*, project.updated",
+        projectId: PROJECT.toUpperCase(),
+        recordId: PROJECT,
+        excludeOwn: "true",
+      }),
+      ORG,
+      env,
+    )) as Identity;
+    expect(identity.filter).toEqual({
+      types: ["task.*", "project.updated"],
+      projectId: PROJECT,
+      recordId: PROJECT,
+      excludeOwn: { keyId: KEY_ID },
+    });
     const plain = (await authenticate(connect({ apiKey: "ops_key", excludeOwn: "false" }), ORG, env)) as Identity;
     expect(plain.filter).toEqual(NO_FILTER);
   });

@@ -47,7 +47,8 @@ describe("credentials: Authorization: Bearer", () => {
   const app = appWith(keysOrSession);
   // No AUTH_SECRET: keys only, as a Worker without people configured.
   const env = { DATABASE_URL: "postgres://unit@127.0.0.1/none" };
-  const call = async (authorization?: string) => (await app.request("/v1/tasks", authorization === undefined ? {} : { headers: { authorization } }, env)).json() as Promise<any>;
+  const call = async (authorization?: string) =>
+    (await app.request("/v1/tasks", authorization === undefined ? {} : { headers: { authorization } }, env)).json() as Promise<any>;
 
   it("a well-formed key becomes the actor, known by its SHA-256", async () => {
     for (const header of [`Bearer ${KEY}`, `bearer ${KEY}`, `BEARER\t${KEY}`, `Bearer   ${KEY}  `]) {
@@ -61,8 +62,20 @@ describe("credentials: Authorization: Bearer", () => {
   });
 
   it("another shape of header: unauthorized", async () => {
-    for (const header of [KEY, `Basic ${KEY}`, "Bearer", "Bearer ", `Bearer${KEY}`, `Bearer ${KEY} extra`, `Token ${KEY}`, `xBearer ${KEY}`]) {
-      expect((await call(header)).error, header).toEqual({ code: "unauthorized", message: "the Authorization header must be: Bearer <key>" });
+    for (const header of [
+      KEY,
+      `Basic ${KEY}`,
+      "Bearer",
+      "Bearer ",
+      `Bearer${KEY}`,
+      `Bearer ${KEY} extra`,
+      `Token ${KEY}`,
+      `xBearer ${KEY}`,
+    ]) {
+      expect((await call(header)).error, header).toEqual({
+        code: "unauthorized",
+        message: "the Authorization header must be: Bearer <key>",
+      });
     }
   });
 
@@ -79,15 +92,26 @@ describe("json-body: Idempotency-Key", () => {
   const post = async (key: string | undefined, options: { method?: string; path?: string; body?: string } = {}) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (key !== undefined) headers["idempotency-key"] = key;
-    const response = await app.request(options.path ?? "/v1/tasks", { method: options.method ?? "POST", headers, body: options.body ?? '{"title":"x"}' });
+    const response = await app.request(options.path ?? "/v1/tasks", {
+      method: options.method ?? "POST",
+      headers,
+      body: options.body ?? '{"title":"x"}',
+    });
     return response.json() as Promise<any>;
   };
 
   it("a POST's key is kept with the fingerprint of its method, path and exact body", async () => {
     const body = '{ "title" : "x",\n "b": 1 }';
-    expect(await post("order-42", { body })).toEqual({ actor: null, idempotency: { key: "order-42", requestHash: sha256(`POST /v1/tasks\n${body}`) }, body: { title: "x", b: 1 } });
+    expect(await post("order-42", { body })).toEqual({
+      actor: null,
+      idempotency: { key: "order-42", requestHash: sha256(`POST /v1/tasks\n${body}`) },
+      body: { title: "x", b: 1 },
+    });
     // The path without its query string.
-    expect((await post("k", { path: "/v1/projects?x=1" })).idempotency).toEqual({ key: "k", requestHash: sha256('POST /v1/projects\n{"title":"x"}') });
+    expect((await post("k", { path: "/v1/projects?x=1" })).idempotency).toEqual({
+      key: "k",
+      requestHash: sha256('POST /v1/projects\n{"title":"x"}'),
+    });
   });
 
   it("1 to 255 visible ASCII characters", async () => {
@@ -96,7 +120,11 @@ describe("json-body: Idempotency-Key", () => {
 
   it("anything else: invalid_field naming Idempotency-Key", async () => {
     for (const key of ["", "x".repeat(256), "a b", "a\tb", "é", "\x7f"]) {
-      expect((await post(key)).error, JSON.stringify(key)).toEqual({ code: "invalid_field", message: "Idempotency-Key must be 1 to 255 visible characters", field: "Idempotency-Key" });
+      expect((await post(key)).error, JSON.stringify(key)).toEqual({
+        code: "invalid_field",
+        message: "Idempotency-Key must be 1 to 255 visible characters",
+        field: "Idempotency-Key",
+      });
     }
   });
 
@@ -111,7 +139,11 @@ describe("json-body: Idempotency-Key", () => {
 
   it("a person's POST (the session cookie) keeps no Idempotency-Key: replays are per API key", async () => {
     const personal = appWith(jsonBody, { sessionToken: "session-token" });
-    const response = await personal.request("/v1/tasks", { method: "POST", headers: { "content-type": "application/json", "idempotency-key": "k" }, body: '{"title":"x"}' });
+    const response = await personal.request("/v1/tasks", {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": "k" },
+      body: '{"title":"x"}',
+    });
     expect(await response.json()).toEqual({ actor: { sessionToken: "session-token" }, idempotency: null, body: { title: "x" } });
   });
 });

@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { WINDOW_SECONDS } from "../../domain/limits.ts";
-import { countRequests, IsolateBudgets, LEASE_MAX, LEASE_SHARE, type CountingWindow, type RateLimitLease } from "../../functions/rate-limit/lease.ts";
+import {
+  countRequests,
+  IsolateBudgets,
+  LEASE_MAX,
+  LEASE_SHARE,
+  type CountingWindow,
+  type RateLimitLease,
+} from "../../functions/rate-limit/lease.ts";
 
 // The rate limit's arithmetic (functions/rate-limit/lease.ts): the counting the key's RateLimiter
 // does, and the budgets Worker isolates hold of what it leased them. A "limiter" here is the real
@@ -164,7 +171,10 @@ describe("IsolateBudgets: windows, failures, keys", () => {
       await sleep(1);
       throw new Error("limiter out of reach");
     };
-    const [batch, single] = await Promise.allSettled([isolate.consume(KEY, 150, failing, () => NOW), isolate.consume(KEY, 100, failing, () => NOW)]);
+    const [batch, single] = await Promise.allSettled([
+      isolate.consume(KEY, 150, failing, () => NOW),
+      isolate.consume(KEY, 100, failing, () => NOW),
+    ]);
     expect(batch.status).toBe("rejected");
     expect(single.status).toBe("rejected");
     expect(isolate.held(KEY, NOW)).toBe(99);
@@ -184,7 +194,16 @@ describe("IsolateBudgets: windows, failures, keys", () => {
 
   it("a key the limiter does not know leaves no budget; forget drops one", async () => {
     const isolate = new IsolateBudgets();
-    const unknown = async (): Promise<RateLimitLease> => ({ known: false, blocked: false, allowed: false, limit: 0, remaining: 0, resetSeconds: 30, leased: 0, windowEndsAt: NOW + 30_000 });
+    const unknown = async (): Promise<RateLimitLease> => ({
+      known: false,
+      blocked: false,
+      allowed: false,
+      limit: 0,
+      remaining: 0,
+      resetSeconds: 30,
+      leased: 0,
+      windowEndsAt: NOW + 30_000,
+    });
     expect(await isolate.consume(KEY, 1, unknown, () => NOW)).toMatchObject({ known: false });
     expect(isolate.held(KEY, NOW)).toBe(0);
     const counter = limiter(1000);

@@ -8,7 +8,12 @@ import { MAX_TOKEN_TTL_SECONDS, signRealtimeToken, verifyRealtimeToken, type Rea
 const SECRET = "0123456789abcdef0123456789abcdef";
 const NOW = 1_800_000_000_000;
 const KEY_ID = "0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b";
-const CLAIMS: RealtimeClaims = { orgId: "0190a5b2-0000-7000-8000-000000000001", keyId: KEY_ID, scopes: ["tasks.read"], exp: NOW / 1000 + 60 };
+const CLAIMS: RealtimeClaims = {
+  orgId: "0190a5b2-0000-7000-8000-000000000001",
+  keyId: KEY_ID,
+  scopes: ["tasks.read"],
+  exp: NOW / 1000 + 60,
+};
 
 const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
 const mac = (secret: string, payload: string) => createHmac("sha256", `realtime-token:${secret}`).update(payload).digest();
@@ -120,7 +125,13 @@ describe("verifyRealtimeToken", () => {
     const standard = Buffer.from(json).toString("base64");
     expect(standard).toMatch(/[+/]/);
     expect(standard).toMatch(/=$/);
-    const spellings = [standard, `${b64url(json)}=`, ` ${b64url(json)}`, `${b64url(json)} `, `${b64url(json).slice(0, 8)} ${b64url(json).slice(8)}`];
+    const spellings = [
+      standard,
+      `${b64url(json)}=`,
+      ` ${b64url(json)}`,
+      `${b64url(json)} `,
+      `${b64url(json).slice(0, 8)} ${b64url(json).slice(8)}`,
+    ];
     for (const payload of spellings) {
       expect(Buffer.from(payload, "base64").toString(), payload).toBe(json);
       const token = `rt_${payload}.${b64url(mac(SECRET, payload))}`;

@@ -13,7 +13,11 @@ const KEY = "ops_live_0123456789abcdefghijklmnopqrstuv";
 
 async function logged(bindings: Bindings): Promise<string[]> {
   const log = vi.spyOn(console, "log").mockImplementation(() => {});
-  const response = await app.fetch(new Request("http://opsroom.test/v1/nope?secret=1", { headers: { authorization: `Bearer ${KEY}` } }), bindings, ctx);
+  const response = await app.fetch(
+    new Request("http://opsroom.test/v1/nope?secret=1", { headers: { authorization: `Bearer ${KEY}` } }),
+    bindings,
+    ctx,
+  );
   expect(response.status).toBe(404);
   return log.mock.calls.map((args) => args.map(String).join(" "));
 }
@@ -25,7 +29,14 @@ describe("the request log line", () => {
     const lines = await logged(env({ LOG_REQUESTS: "true" }));
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(line).toEqual({ requestId: expect.any(String), method: "GET", path: "/v1/nope", status: 404, ms: expect.any(Number), queries: 0 });
+    expect(line).toEqual({
+      requestId: expect.any(String),
+      method: "GET",
+      path: "/v1/nope",
+      status: 404,
+      ms: expect.any(Number),
+      queries: 0,
+    });
     expect(lines[0]).not.toContain(KEY);
     expect(lines[0]).not.toContain("secret");
   });

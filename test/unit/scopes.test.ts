@@ -30,7 +30,17 @@ describe("the catalogue", () => {
 
   it("isScope knows its own and nothing else, not even Object's properties", () => {
     for (const scope of CATALOGUE) expect(isScope(scope)).toBe(true);
-    for (const other of ["", "tasks", "tasks.write", "Tasks.read", "tasks.read ", "toString", "constructor", "__proto__", "hasOwnProperty"]) {
+    for (const other of [
+      "",
+      "tasks",
+      "tasks.write",
+      "Tasks.read",
+      "tasks.read ",
+      "toString",
+      "constructor",
+      "__proto__",
+      "hasOwnProperty",
+    ]) {
       expect(isScope(other), other).toBe(false);
     }
   });
@@ -60,7 +70,8 @@ describe("parseScopeList", () => {
   });
 
   it("refuses an empty list", () => {
-    for (const list of ["", " ", ",", " , "]) expect(() => parseScopeList(list), JSON.stringify(list)).toThrow("at least one scope is required");
+    for (const list of ["", " ", ",", " , "])
+      expect(() => parseScopeList(list), JSON.stringify(list)).toThrow("at least one scope is required");
   });
 
   it("refuses an unknown scope, naming it and listing the known ones", () => {

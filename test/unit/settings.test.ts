@@ -6,7 +6,8 @@ import { settingsOf, type Bindings } from "../../functions/env.ts";
 // message naming it, never run with a retention that keeps nothing (test/sync/retention.test.ts
 // runs a Worker with a retention of seconds).
 
-const bindings = (extra: Record<string, string> = {}) => ({ DATABASE_URL: "postgres://localhost/opsroom", ...extra }) as unknown as Bindings;
+const bindings = (extra: Record<string, string> = {}) =>
+  ({ DATABASE_URL: "postgres://localhost/opsroom", ...extra }) as unknown as Bindings;
 
 describe("EVENT_RETENTION_DAYS", () => {
   it("defaults to 30 days; takes fractions, rounded to seconds", () => {
@@ -18,7 +19,9 @@ describe("EVENT_RETENTION_DAYS", () => {
 
   it("refuses what is not a number of days of at least one second, naming the setting", () => {
     for (const value of ["0", "abc", "-1", "0.000001", "4000"]) {
-      expect(() => settingsOf(bindings({ EVENT_RETENTION_DAYS: value })), value).toThrow(/the Worker is misconfigured: EVENT_RETENTION_DAYS/);
+      expect(() => settingsOf(bindings({ EVENT_RETENTION_DAYS: value })), value).toThrow(
+        /the Worker is misconfigured: EVENT_RETENTION_DAYS/,
+      );
     }
   });
 });

@@ -48,7 +48,9 @@ describe("settleCaller", () => {
       expect(error.details).toEqual({});
     }
     // Even when the statement said "allowed" of a key it did not find.
-    expect(caught(() => settleCaller({ found: false, allowed: true, scopes: [], changeVersion: 0 }, API, "tasks.manage")).code).toBe("invalid_key");
+    expect(caught(() => settleCaller({ found: false, allowed: true, scopes: [], changeVersion: 0 }, API, "tasks.manage")).code).toBe(
+      "invalid_key",
+    );
   });
 
   it("a system caller whose organisation does not exist is not_found naming orgId", () => {
@@ -85,38 +87,62 @@ describe("settleCaller", () => {
 function create(overrides: Partial<CreateOutcome<Rec>>): CreateOutcome<Rec> {
   return { caller: CALLER_OK, parentFound: true, failedReferences: [], created: CREATED, replay: null, ...overrides };
 }
-const createContext = (idempotency?: { key: string; requestHash: string }) => ({ ctx: API, scope: "tasks.manage" as const, noun: "task", idempotency });
+const createContext = (idempotency?: { key: string; requestHash: string }) => ({
+  ctx: API,
+  scope: "tasks.manage" as const,
+  noun: "task",
+  idempotency,
+});
 
 describe("settleCreate: the caller, then Idempotency-Key", () => {
   it("checks the caller before anything else, a replay included", () => {
     const replay = { requestHash: "h1", record: RECORD, changeVersion: 5 };
-    expect(caught(() => settleCreate(create({ caller: NO_KEY, replay }), createContext({ key: "k", requestHash: "h1" }))).code).toBe("invalid_key");
-    expect(caught(() => settleCreate(create({ caller: NO_SCOPE, replay }), createContext({ key: "k", requestHash: "h1" }))).code).toBe("insufficient_scope");
+    expect(caught(() => settleCreate(create({ caller: NO_KEY, replay }), createContext({ key: "k", requestHash: "h1" }))).code).toBe(
+      "invalid_key",
+    );
+    expect(caught(() => settleCreate(create({ caller: NO_SCOPE, replay }), createContext({ key: "k", requestHash: "h1" }))).code).toBe(
+      "insufficient_scope",
+    );
     expect(caught(() => settleCreate(create({ caller: NO_SCOPE, parentFound: false }), createContext())).code).toBe("insufficient_scope");
   });
 
   it("the same request again answers the stored record, replayed, with no event", () => {
-    const result = settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), createContext({ key: "k", requestHash: "h1" }));
+    const result = settleCreate(
+      create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }),
+      createContext({ key: "k", requestHash: "h1" }),
+    );
     expect(result).toEqual({ record: RECORD, event: null, replayed: true });
   });
 
   it("a replay is answered before the other checks: they held when it was first made", () => {
     const result = settleCreate(
-      create({ parentFound: false, failedReferences: ["projectId"], created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }),
+      create({
+        parentFound: false,
+        failedReferences: ["projectId"],
+        created: null,
+        replay: { requestHash: "h1", record: RECORD, changeVersion: 5 },
+      }),
       createContext({ key: "k", requestHash: "h1" }),
     );
     expect(result.replayed).toBe(true);
   });
 
   it("another request with the same Idempotency-Key is idempotency_mismatch naming the header", () => {
-    const error = caught(() => settleCreate(create({ replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), createContext({ key: "k", requestHash: "h2" })));
+    const error = caught(() =>
+      settleCreate(
+        create({ replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }),
+        createContext({ key: "k", requestHash: "h2" }),
+      ),
+    );
     expect(error.code).toBe("idempotency_mismatch");
     expect(error.message).toBe("this Idempotency-Key was used with a different request");
     expect(error.details).toEqual({ field: "Idempotency-Key" });
   });
 
   it("a stored response found for a request without the key is never replayed", () => {
-    expect(caught(() => settleCreate(create({ replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), createContext())).code).toBe("idempotency_mismatch");
+    expect(
+      caught(() => settleCreate(create({ replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), createContext())).code,
+    ).toBe("idempotency_mismatch");
   });
 
   it("no stored response: the record created, not marked replayed", () => {
@@ -126,7 +152,9 @@ describe("settleCreate: the caller, then Idempotency-Key", () => {
   });
 
   it("then the parent and the references", () => {
-    expect(caught(() => settleCreate(create({ parentFound: false }), { ...createContext(), parentNoun: "project" })).message).toBe("project not found");
+    expect(caught(() => settleCreate(create({ parentFound: false }), { ...createContext(), parentNoun: "project" })).message).toBe(
+      "project not found",
+    );
     expect(caught(() => settleCreate(create({ parentFound: false }), createContext())).message).toBe("parent not found");
     const reference = caught(() => settleCreate(create({ failedReferences: ["assigneeId", "projectId"] }), createContext()));
     expect(reference.code).toBe("invalid_reference");
@@ -152,13 +180,17 @@ const updateContext = { ctx: API, scope: "tasks.manage" as const, noun: "task" }
 
 describe("settleUpdate: the caller, then If-Match", () => {
   it("checks the caller first", () => {
-    expect(caught(() => settleUpdate(update({ caller: NO_KEY, before: null, versionMatches: false }), updateContext)).code).toBe("invalid_key");
+    expect(caught(() => settleUpdate(update({ caller: NO_KEY, before: null, versionMatches: false }), updateContext)).code).toBe(
+      "invalid_key",
+    );
     expect(caught(() => settleUpdate(update({ caller: NO_SCOPE, versionMatches: false }), updateContext)).code).toBe("insufficient_scope");
   });
 
   it("a version that does not match is precondition_failed with the current version, after existence and references", () => {
     expect(caught(() => settleUpdate(update({ before: null, versionMatches: false }), updateContext)).code).toBe("not_found");
-    expect(caught(() => settleUpdate(update({ failedReferences: ["ownerId"], versionMatches: false }), updateContext)).code).toBe("invalid_reference");
+    expect(caught(() => settleUpdate(update({ failedReferences: ["ownerId"], versionMatches: false }), updateContext)).code).toBe(
+      "invalid_reference",
+    );
     const error = caught(() => settleUpdate(update({ versionMatches: false, updated: null }), updateContext));
     expect(error.code).toBe("precondition_failed");
     expect(error.message).toBe("If-Match does not match the current version");
@@ -167,7 +199,9 @@ describe("settleUpdate: the caller, then If-Match", () => {
 
   it("If-Match is checked before the rules and before the write's own answer", () => {
     const rules = { [RULES.transition]: () => new DomainError("invalid_transition", "no") };
-    expect(caught(() => settleUpdate(update({ versionMatches: false, failedRules: [RULES.transition] }), { ...updateContext, rules })).code).toBe("precondition_failed");
+    expect(
+      caught(() => settleUpdate(update({ versionMatches: false, failedRules: [RULES.transition] }), { ...updateContext, rules })).code,
+    ).toBe("precondition_failed");
     expect(caught(() => settleUpdate(update({ versionMatches: false }), updateContext)).code).toBe("precondition_failed");
   });
 
@@ -181,12 +215,22 @@ describe("settleUpdate: the caller, then If-Match", () => {
 });
 
 function remove(overrides: Partial<DeleteOutcome<Rec>>): DeleteOutcome<Rec> {
-  return { caller: CALLER_OK, found: true, versionMatches: true, blockers: {}, failedRules: [], deleted: { record: RECORD, event: null }, ...overrides };
+  return {
+    caller: CALLER_OK,
+    found: true,
+    versionMatches: true,
+    blockers: {},
+    failedRules: [],
+    deleted: { record: RECORD, event: null },
+    ...overrides,
+  };
 }
 
 describe("settleDelete: the caller, then If-Match", () => {
   it("checks the caller first", () => {
-    expect(caught(() => settleDelete(remove({ caller: NO_KEY, found: false, versionMatches: false }), updateContext)).code).toBe("invalid_key");
+    expect(caught(() => settleDelete(remove({ caller: NO_KEY, found: false, versionMatches: false }), updateContext)).code).toBe(
+      "invalid_key",
+    );
     expect(caught(() => settleDelete(remove({ caller: NO_SCOPE, versionMatches: false }), updateContext)).code).toBe("insufficient_scope");
   });
 
@@ -229,12 +273,18 @@ describe("the changeVersion an answer carries (observe)", () => {
     expect(created.seen.at(-1)).toBe(8);
 
     const replayed = listening();
-    settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), { ...createContext({ key: "k", requestHash: "h1" }), ctx: replayed.ctx });
+    settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: 5 } }), {
+      ...createContext({ key: "k", requestHash: "h1" }),
+      ctx: replayed.ctx,
+    });
     expect(replayed.seen.at(-1)).toBe(5);
 
     // The first answer moved no changeVersion (a write that changed nothing): the replay observes only the current one.
     const replayedNoop = listening();
-    settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: null } }), { ...createContext({ key: "k", requestHash: "h1" }), ctx: replayedNoop.ctx });
+    settleCreate(create({ created: null, replay: { requestHash: "h1", record: RECORD, changeVersion: null } }), {
+      ...createContext({ key: "k", requestHash: "h1" }),
+      ctx: replayedNoop.ctx,
+    });
     expect(replayedNoop.seen).toEqual([7]);
 
     const noop = listening();

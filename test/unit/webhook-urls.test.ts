@@ -45,7 +45,14 @@ describe("checkWebhookUrl", () => {
   });
 
   it("refuses every scheme but https and http, even to this machine where loopback is allowed", () => {
-    const others = ["ftp://hooks.example.com/", "ws://hooks.example.com/", "file:///etc/passwd", "javascript:alert(1)", "data:text/plain,x", "httpx://a.example/"];
+    const others = [
+      "ftp://hooks.example.com/",
+      "ws://hooks.example.com/",
+      "file:///etc/passwd",
+      "javascript:alert(1)",
+      "data:text/plain,x",
+      "httpx://a.example/",
+    ];
     for (const url of [...others, "ftp://127.0.0.1/", "ws://localhost:8080/", "wss://[::1]/", "gopher://localhost/"]) {
       expectRefused(url, true, "url must use https");
       expectRefused(url, false, "url must use https");
@@ -59,7 +66,12 @@ describe("checkWebhookUrl", () => {
   });
 
   it("refuses credentials in the URL, a user or a password alone", () => {
-    for (const url of ["https://user:pass@hooks.example.com/", "https://user@hooks.example.com/", "https://:pass@hooks.example.com/", "http://user@127.0.0.1/"]) {
+    for (const url of [
+      "https://user:pass@hooks.example.com/",
+      "https://user@hooks.example.com/",
+      "https://:pass@hooks.example.com/",
+      "http://user@127.0.0.1/",
+    ]) {
       expectRefused(url, true, "url must not carry credentials");
     }
   });

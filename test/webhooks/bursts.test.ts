@@ -113,7 +113,12 @@ it("an organisation with 600 webhooks: one event reaches every one of them", { t
   // to any webhook would be ahead of it in that webhook's queue.
   const sentinel = fakeEvent(tenant.org.id, 2);
   expect((await postToRoom(tenant.org.id, { events: [sentinel] })).status).toBe(200);
-  const attempts = await waitForLogged(tenant.org.id, undefined, (log) => new Set(log.filter((a) => a.eventId === sentinel.id).map((a) => a.webhookId)).size === 600, 90_000);
+  const attempts = await waitForLogged(
+    tenant.org.id,
+    undefined,
+    (log) => new Set(log.filter((a) => a.eventId === sentinel.id).map((a) => a.webhookId)).size === 600,
+    90_000,
+  );
   expect(retriesQueued(attempts), "events with a retry still queued").toEqual([]);
   expect(receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
   expect(receiver.deliveries.filter((d) => d.event.id === event.id)).toHaveLength(600);
@@ -121,21 +126,25 @@ it("an organisation with 600 webhooks: one event reaches every one of them", { t
   expect(receiver.deliveries).toHaveLength(1_200);
 });
 
-it(`${BURST} events to a receiver that never answers and to a healthy one: the healthy one gets them all at its own pace`, { timeout: 120_000 }, async () => {
-  const tenant = await createTenant();
-  const { healthy, stalled, healthyId, stalledId } = await stalledAndHealthy(tenant.key);
-  const events = range(1, BURST).map((cv) => fakeEvent(tenant.org.id, cv));
-  const started = performance.now();
-  expect((await postToRoom(tenant.org.id, { events })).status).toBe(200);
-  // Not in rounds paced by the stalled receiver's 10 s timeouts.
-  await healthy.waitForCount(BURST, 15_000);
-  console.log(`[webhook bursts] ${BURST} deliveries beside a stalled receiver in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  // The stalled webhook has had its part: removed, and its receiver closed (the requests it holds
-  // fail at once), so the drains that follow, the sentinel's among them, do not each wait out its
-  // 10 s timeouts.
-  expectSuccess(await api(`/v1/webhooks/${stalledId}`, { key: tenant.key, method: "DELETE" }));
-  await stalled.stop();
-  const sentinel = fakeEvent(tenant.org.id, BURST + 1);
-  await publishSentinel(tenant.org.id, healthyId, sentinel);
-  expectDeliveredOnce(healthy, [...events, sentinel]);
-});
+it(
+  `${BURST} events to a receiver that never answers and to a healthy one: the healthy one gets them all at its own pace`,
+  { timeout: 120_000 },
+  async () => {
+    const tenant = await createTenant();
+    const { healthy, stalled, healthyId, stalledId } = await stalledAndHealthy(tenant.key);
+    const events = range(1, BURST).map((cv) => fakeEvent(tenant.org.id, cv));
+    const started = performance.now();
+    expect((await postToRoom(tenant.org.id, { events })).status).toBe(200);
+    // Not in rounds paced by the stalled receiver's 10 s timeouts.
+    await healthy.waitForCount(BURST, 15_000);
+    console.log(`[webhook bursts] ${BURST} deliveries beside a stalled receiver in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    // The stalled webhook has had its part: removed, and its receiver closed (the requests it holds
+    // fail at once), so the drains that follow, the sentinel's among them, do not each wait out its
+    // 10 s timeouts.
+    expectSuccess(await api(`/v1/webhooks/${stalledId}`, { key: tenant.key, method: "DELETE" }));
+    await stalled.stop();
+    const sentinel = fakeEvent(tenant.org.id, BURST + 1);
+    await publishSentinel(tenant.org.id, healthyId, sentinel);
+    expectDeliveredOnce(healthy, [...events, sentinel]);
+  },
+);

@@ -14,7 +14,11 @@ import { insertWebhook, registerWebhook, untilPast, waitForLog } from "./helpers
 useRoom();
 
 /** An attempt row as the room would have reported it. */
-async function insertAttempt(tenant: Tenant, webhookId: string, fields: { outcome: string; eventType: string; createdAt: string }): Promise<string> {
+async function insertAttempt(
+  tenant: Tenant,
+  webhookId: string,
+  fields: { outcome: string; eventType: string; createdAt: string },
+): Promise<string> {
   const id = uuidv7();
   await query(
     `insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, attempt, outcome, created_at)
@@ -71,33 +75,40 @@ describe("filtering the delivery log", () => {
     for (const [params, field] of refusals) {
       expectError(await api(`/v1/webhooks/${webhook}/deliveries?${params}`, { key: tenant.key }), 400, "invalid_field", { field });
     }
-    expectError(await api(`/v1/webhooks/${webhook}/deliveries?status=failed`, { key: tenant.key }), 400, "unknown_field", { field: "status" });
+    expectError(await api(`/v1/webhooks/${webhook}/deliveries?status=failed`, { key: tenant.key }), 400, "unknown_field", {
+      field: "status",
+    });
   });
 });
 
 describe("lastDeliveredChangeVersion", () => {
-  it("the highest changeVersion delivered successfully: a failure does not move it, a replay of older events does not lower it", { timeout: 30_000 }, async () => {
-    const tenant = await createTenant();
-    const receiver = await startReceiver();
-    const webhook = await registerWebhook(tenant.key, receiver, { ordered: true });
-    const current = async () => expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key })).data.lastDeliveredChangeVersion;
-    expect(await current()).toBeNull();
-    for (let i = 0; i < 3; i++) await created(tenant.key, "/v1/projects", projectBody());
-    await waitForLog(tenant.key, webhook.id, (log) => log.length === 3);
-    expect(await current()).toBe(3);
+  it(
+    "the highest changeVersion delivered successfully: a failure does not move it, a replay of older events does not lower it",
+    { timeout: 30_000 },
+    async () => {
+      const tenant = await createTenant();
+      const receiver = await startReceiver();
+      const webhook = await registerWebhook(tenant.key, receiver, { ordered: true });
+      const current = async () =>
+        expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key })).data.lastDeliveredChangeVersion;
+      expect(await current()).toBeNull();
+      for (let i = 0; i < 3; i++) await created(tenant.key, "/v1/projects", projectBody());
+      await waitForLog(tenant.key, webhook.id, (log) => log.length === 3);
+      expect(await current()).toBe(3);
 
-    // Event 4 fails, and is retried 5 s later.
-    receiver.answerWith(() => 500);
-    await created(tenant.key, "/v1/projects", projectBody());
-    const [failed] = (await waitForLog(tenant.key, webhook.id, (log) => log.length === 4)).slice(-1);
-    expect(failed).toMatchObject({ changeVersion: 4, outcome: "retrying" });
-    expect(await current()).toBe(3);
+      // Event 4 fails, and is retried 5 s later.
+      receiver.answerWith(() => 500);
+      await created(tenant.key, "/v1/projects", projectBody());
+      const [failed] = (await waitForLog(tenant.key, webhook.id, (log) => log.length === 4)).slice(-1);
+      expect(failed).toMatchObject({ changeVersion: 4, outcome: "retrying" });
+      expect(await current()).toBe(3);
 
-    // Replayed behind the retry (ordered): 1 and 2 delivered again after 4 is.
-    receiver.answerWith(() => 200);
-    expectSuccess(await api(`/v1/webhooks/${webhook.id}/replay`, { key: tenant.key, method: "POST", body: { after: 0, until: 2 } }), 202);
-    await untilPast(Date.parse(failed!.nextRetryAt!));
-    await waitForLog(tenant.key, webhook.id, (log) => log.length === 7, 15_000);
-    expect(await current()).toBe(4);
-  });
+      // Replayed behind the retry (ordered): 1 and 2 delivered again after 4 is.
+      receiver.answerWith(() => 200);
+      expectSuccess(await api(`/v1/webhooks/${webhook.id}/replay`, { key: tenant.key, method: "POST", body: { after: 0, until: 2 } }), 202);
+      await untilPast(Date.parse(failed!.nextRetryAt!));
+      await waitForLog(tenant.key, webhook.id, (log) => log.length === 7, 15_000);
+      expect(await current()).toBe(4);
+    },
+  );
 });

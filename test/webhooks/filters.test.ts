@@ -27,7 +27,10 @@ async function writeUnder(key: string, tenant: Awaited<ReturnType<typeof createT
 describe("projectId", () => {
   it("delivers the project's own events and those of everything under it, and nothing of another project", async () => {
     const tenant = await createTenant();
-    const [mine, other] = [await created(tenant.key, "/v1/projects", projectBody()), await created(tenant.key, "/v1/projects", projectBody())];
+    const [mine, other] = [
+      await created(tenant.key, "/v1/projects", projectBody()),
+      await created(tenant.key, "/v1/projects", projectBody()),
+    ];
     // The room fans an event out to the webhooks it knows when the event reaches it: wait until it
     // has taken both creates, or a late publish would hand mine's project.created to the new webhook.
     await waitForAcknowledged(tenant.org.id, 2);
@@ -73,10 +76,25 @@ describe("projectId", () => {
     const webhook = expectSuccess(await api("/v1/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/a" } }), 201).data;
     const before = await snapshot(tenant.org.id);
     for (const projectId of [theirs.id, crypto.randomUUID()]) {
-      expectError(await api("/v1/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/b", projectId } }), 400, "invalid_reference", { field: "projectId" });
-      expectError(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { projectId } }), 400, "invalid_reference", { field: "projectId" });
+      expectError(
+        await api("/v1/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/b", projectId } }),
+        400,
+        "invalid_reference",
+        { field: "projectId" },
+      );
+      expectError(
+        await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { projectId } }),
+        400,
+        "invalid_reference",
+        { field: "projectId" },
+      );
     }
-    expectError(await api("/v1/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/b", projectId: "not-a-uuid" } }), 400, "invalid_field", { field: "projectId" });
+    expectError(
+      await api("/v1/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/b", projectId: "not-a-uuid" } }),
+      400,
+      "invalid_field",
+      { field: "projectId" },
+    );
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
 
@@ -84,10 +102,24 @@ describe("projectId", () => {
     const tenant = await createTenant();
     const project = await tenant.insertProject();
     const webhook = expectSuccess(await api("/v1/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/a" } }), 201).data;
-    expect(webhook).toMatchObject({ projectId: null, excludeOwn: false, ordered: false, lastDeliveredChangeVersion: null, previousSecretExpiresAt: null });
-    const set = expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { projectId: project.id, excludeOwn: true, ordered: true } })).data;
+    expect(webhook).toMatchObject({
+      projectId: null,
+      excludeOwn: false,
+      ordered: false,
+      lastDeliveredChangeVersion: null,
+      previousSecretExpiresAt: null,
+    });
+    const set = expectSuccess(
+      await api(`/v1/webhooks/${webhook.id}`, {
+        key: tenant.key,
+        method: "PATCH",
+        body: { projectId: project.id, excludeOwn: true, ordered: true },
+      }),
+    ).data;
     expect(set).toMatchObject({ projectId: project.id, excludeOwn: true, ordered: true, version: 2 });
-    const cleared = expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { projectId: null } })).data;
+    const cleared = expectSuccess(
+      await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { projectId: null } }),
+    ).data;
     expect(cleared).toMatchObject({ projectId: null, excludeOwn: true, ordered: true, version: 3 });
     expect(expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key })).data).toEqual(cleared);
   });

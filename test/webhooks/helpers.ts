@@ -36,7 +36,9 @@ export async function registerWebhook(key: string, receiver: Receiver, fields: R
 }
 
 /** Two webhooks of the key's organisation: one whose receiver never answers, one that answers at once. */
-export async function stalledAndHealthy(key: string): Promise<{ stalled: Receiver; healthy: Receiver; stalledId: string; healthyId: string }> {
+export async function stalledAndHealthy(
+  key: string,
+): Promise<{ stalled: Receiver; healthy: Receiver; stalledId: string; healthyId: string }> {
   const stalled = await startReceiver("stalled");
   stalled.answerWith(() => "hang");
   const healthy = await startReceiver("healthy");
@@ -50,7 +52,9 @@ export async function deliveryLog(key: string, webhookId: string): Promise<Deliv
   const newestFirst: DeliveryRecord[] = [];
   let cursor: string | null = null;
   do {
-    const page: { data: unknown; nextCursor?: string | null } = expectSuccess(await api(`/v1/webhooks/${webhookId}/deliveries?limit=200${cursor ? `&cursor=${cursor}` : ""}`, { key }));
+    const page: { data: unknown; nextCursor?: string | null } = expectSuccess(
+      await api(`/v1/webhooks/${webhookId}/deliveries?limit=200${cursor ? `&cursor=${cursor}` : ""}`, { key }),
+    );
     newestFirst.push(...(page.data as DeliveryRecord[]));
     cursor = page.nextCursor ?? null;
   } while (cursor);
@@ -58,12 +62,20 @@ export async function deliveryLog(key: string, webhookId: string): Promise<Deliv
 }
 
 /** Polls the delivery log until `done` holds (the room reports attempts just after making them). */
-export async function waitForLog(key: string, webhookId: string, done: (log: DeliveryRecord[]) => boolean, timeoutMs = 10_000): Promise<DeliveryRecord[]> {
+export async function waitForLog(
+  key: string,
+  webhookId: string,
+  done: (log: DeliveryRecord[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<DeliveryRecord[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const log = await deliveryLog(key, webhookId);
     if (done(log)) return log;
-    if (Date.now() > deadline) throw new Error(`delivery log of ${webhookId} after ${timeoutMs} ms: ${JSON.stringify(log.map((d) => [d.eventType, d.attempt, d.outcome, d.responseStatus]))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `delivery log of ${webhookId} after ${timeoutMs} ms: ${JSON.stringify(log.map((d) => [d.eventType, d.attempt, d.outcome, d.responseStatus]))}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -72,7 +84,12 @@ export async function waitForLog(key: string, webhookId: string, done: (log: Del
  * The sentinel of a negative check (see the top of this file): waits until the webhook's delivery
  * log shows an attempt that `match`es, and answers the log.
  */
-export function waitForAttempt(key: string, webhookId: string, match: (attempt: DeliveryRecord) => boolean, timeoutMs = 10_000): Promise<DeliveryRecord[]> {
+export function waitForAttempt(
+  key: string,
+  webhookId: string,
+  match: (attempt: DeliveryRecord) => boolean,
+  timeoutMs = 10_000,
+): Promise<DeliveryRecord[]> {
   return waitForLog(key, webhookId, (log) => log.some(match), timeoutMs);
 }
 
@@ -96,12 +113,20 @@ export async function loggedAttempts(orgId: string, webhookId?: string): Promise
 }
 
 /** Polls the logged attempts (database) until `done` holds: the sentinel of a burst. */
-export async function waitForLogged(orgId: string, webhookId: string | undefined, done: (attempts: LoggedAttempt[]) => boolean, timeoutMs = 30_000): Promise<LoggedAttempt[]> {
+export async function waitForLogged(
+  orgId: string,
+  webhookId: string | undefined,
+  done: (attempts: LoggedAttempt[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<LoggedAttempt[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const attempts = await loggedAttempts(orgId, webhookId);
     if (done(attempts)) return attempts;
-    if (Date.now() > deadline) throw new Error(`delivery log of ${webhookId ?? orgId} after ${timeoutMs} ms: ${attempts.length} attempts, the last ${JSON.stringify(attempts.slice(-5))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `delivery log of ${webhookId ?? orgId} after ${timeoutMs} ms: ${attempts.length} attempts, the last ${JSON.stringify(attempts.slice(-5))}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

@@ -14,26 +14,30 @@ import { registerWebhook, waitForAttempt } from "./helpers.ts";
 
 useRoom();
 
-it("a room that missed the notice of a change loads the webhooks again once its copy is a minute old", { timeout: TARGETS_MAX_AGE_MS + 60_000 }, async () => {
-  const tenant = await createTenant();
-  const missed = await startReceiver("missed");
-  const witness = await startReceiver("witness");
-  const missedHook = await registerWebhook(tenant.key, missed);
-  const witnessHook = await registerWebhook(tenant.key, witness);
-  const loaded = Date.now();
-  // Turned off behind the API's back: the room hears nothing, as when the notice fails.
-  await query("update webhooks set enabled = false, disabled_reason = 'turned off in the database' where id = $1", [missedHook.id]);
+it(
+  "a room that missed the notice of a change loads the webhooks again once its copy is a minute old",
+  { timeout: TARGETS_MAX_AGE_MS + 60_000 },
+  async () => {
+    const tenant = await createTenant();
+    const missed = await startReceiver("missed");
+    const witness = await startReceiver("witness");
+    const missedHook = await registerWebhook(tenant.key, missed);
+    const witnessHook = await registerWebhook(tenant.key, witness);
+    const loaded = Date.now();
+    // Turned off behind the API's back: the room hears nothing, as when the notice fails.
+    await query("update webhooks set enabled = false, disabled_reason = 'turned off in the database' where id = $1", [missedHook.id]);
 
-  // The room's copy still has it on, so event 1 still goes out: the notice really was missed.
-  await created(tenant.key, "/v1/projects", projectBody());
-  await waitForAttempt(tenant.key, witnessHook.id, (d) => d.changeVersion === 1);
-  expect(missed.deliveries.map((d) => d.event.changeVersion)).toEqual([1]);
+    // The room's copy still has it on, so event 1 still goes out: the notice really was missed.
+    await created(tenant.key, "/v1/projects", projectBody());
+    await waitForAttempt(tenant.key, witnessHook.id, (d) => d.changeVersion === 1);
+    expect(missed.deliveries.map((d) => d.event.changeVersion)).toEqual([1]);
 
-  // Once the copy is older than the limit, the next fan-out loads the webhooks first; the witness's
-  // attempt at event 2 is the sentinel (the same fan-out would have made a job for the missed one).
-  await new Promise((resolve) => setTimeout(resolve, loaded + TARGETS_MAX_AGE_MS + 1_000 - Date.now()));
-  await created(tenant.key, "/v1/projects", projectBody());
-  await waitForAttempt(tenant.key, witnessHook.id, (d) => d.changeVersion === 2);
-  expect(missed.deliveries.map((d) => d.event.changeVersion)).toEqual([1]);
-  expect(witness.deliveries.map((d) => d.event.changeVersion).sort()).toEqual([1, 2]);
-});
+    // Once the copy is older than the limit, the next fan-out loads the webhooks first; the witness's
+    // attempt at event 2 is the sentinel (the same fan-out would have made a job for the missed one).
+    await new Promise((resolve) => setTimeout(resolve, loaded + TARGETS_MAX_AGE_MS + 1_000 - Date.now()));
+    await created(tenant.key, "/v1/projects", projectBody());
+    await waitForAttempt(tenant.key, witnessHook.id, (d) => d.changeVersion === 2);
+    expect(missed.deliveries.map((d) => d.event.changeVersion)).toEqual([1]);
+    expect(witness.deliveries.map((d) => d.event.changeVersion).sort()).toEqual([1, 2]);
+  },
+);

@@ -46,7 +46,10 @@ async function call(method: "POST" | "PATCH", path: string, body: unknown) {
 /** Creates and changes with `url` on the production Worker: both refused, naming url, no trace. */
 async function expectRefusedEverywhere(url: string) {
   const before = await snapshot(tenant.org.id);
-  for (const [method, path] of [["POST", "/v1/webhooks"], ["PATCH", `/v1/webhooks/${webhookId}`]] as const) {
+  for (const [method, path] of [
+    ["POST", "/v1/webhooks"],
+    ["PATCH", `/v1/webhooks/${webhookId}`],
+  ] as const) {
     const answer = await call(method, path, { url });
     expect(answer.status, `${method} ${url}: ${JSON.stringify(answer.body)}`).toBe(400);
     expect(answer.body.error, `${method} ${url}`).toMatchObject({ code: "invalid_field", field: "url" });
@@ -97,7 +100,9 @@ const intToV4 = (n: number) => [24, 16, 8, 0].map((shift) => Math.floor(n / 2 **
 function v6ToBig(text: string): bigint {
   const [head, tail = ""] = text.split("::");
   const parts = (s: string) => (s ? s.split(":") : []);
-  const groups = text.includes("::") ? [...parts(head!), ...Array(8 - parts(head!).length - parts(tail).length).fill("0"), ...parts(tail)] : parts(text);
+  const groups = text.includes("::")
+    ? [...parts(head!), ...Array(8 - parts(head!).length - parts(tail).length).fill("0"), ...parts(tail)]
+    : parts(text);
   return groups.reduce((n, group) => (n << 16n) | BigInt(parseInt(group, 16)), 0n);
 }
 const bigToV6 = (n: bigint) => Array.from({ length: 8 }, (_, i) => ((n >> BigInt(16 * (7 - i))) & 0xffffn).toString(16)).join(":");
@@ -125,15 +130,23 @@ const inV4 = ([, base, bits]: [string, string, number]) =>
 const inV6 = ([, base, bits]: [string, string, number]) =>
   fc.bigInt({ min: 0n, max: (1n << BigInt(128 - bits)) - 1n }).map((host) => v6ToBig(base) + host);
 
-const specialUrl = fc.oneof(
-  fc.constantFrom(...V4).chain((range) => inV4(range).chain(v4Spellings).map((host) => ({ range: range[0], host }))),
-  fc.constantFrom(...V6).chain((range) => inV6(range).map((n) => ({ range: range[0], host: `[${bigToV6(n)}]` }))),
-).chain(({ range, host }) =>
-  fc.record({
-    range: fc.constant(range),
-    url: fc.constantFrom("https", "http").chain((scheme) => fc.constantFrom("", ":443", ":8443").map((port) => `${scheme}://${host}${port}/hooks/opsroom`)),
-  }),
-);
+const specialUrl = fc
+  .oneof(
+    fc.constantFrom(...V4).chain((range) =>
+      inV4(range)
+        .chain(v4Spellings)
+        .map((host) => ({ range: range[0], host })),
+    ),
+    fc.constantFrom(...V6).chain((range) => inV6(range).map((n) => ({ range: range[0], host: `[${bigToV6(n)}]` }))),
+  )
+  .chain(({ range, host }) =>
+    fc.record({
+      range: fc.constant(range),
+      url: fc
+        .constantFrom("https", "http")
+        .chain((scheme) => fc.constantFrom("", ":443", ":8443").map((port) => `${scheme}://${host}${port}/hooks/opsroom`)),
+    }),
+  );
 
 describe(`webhook URLs on a Worker as production runs it (seed ${SEED})`, () => {
   it("localhost by every name: 400 invalid_field url, nothing written", async () => {
@@ -143,13 +156,20 @@ describe(`webhook URLs on a Worker as production runs it (seed ${SEED})`, () => 
   });
 
   it("http to a public host, credentials in the URL, other schemes: 400 invalid_field url", async () => {
-    for (const url of ["http://hooks.example.com/x", "https://user:secret@hooks.example.com/x", "ftp://hooks.example.com/x", "file:///etc/passwd"]) {
+    for (const url of [
+      "http://hooks.example.com/x",
+      "https://user:secret@hooks.example.com/x",
+      "ftp://hooks.example.com/x",
+      "file:///etc/passwd",
+    ]) {
       await expectRefusedEverywhere(url);
     }
   });
 
   it("an address in any special-purpose range, in any spelling: 400 invalid_field url, nothing written", async () => {
-    console.log(`[production-urls] seed=${SEED} runs=${RUNS}: FC_SEED=${SEED} npx vitest run test/webhooks/production-urls.test.ts replays it`);
+    console.log(
+      `[production-urls] seed=${SEED} runs=${RUNS}: FC_SEED=${SEED} npx vitest run test/webhooks/production-urls.test.ts replays it`,
+    );
     await fc.assert(
       fc.asyncProperty(specialUrl, async ({ url }) => expectRefusedEverywhere(url)),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },

@@ -23,7 +23,8 @@ it("a webhook registered while an earlier event waited for the room does not rec
     await created(tenant.key, "/v1/projects", projectBody());
     await waitForAttempt(tenant.key, webhook.id, (attempt) => attempt.changeVersion === 2, 20_000);
     expect(receiver.deliveries.map((d) => d.event.changeVersion)).toEqual([2]);
-  }));
+  }),
+);
 
 it("a webhook turned off and on again does not receive what was committed while it was off", { timeout: 60_000 }, () =>
   withRealtimeServer(async (server) => {
@@ -40,7 +41,8 @@ it("a webhook turned off and on again does not receive what was committed while 
     await patched(tenant.key, `/v1/projects/${project.id}`, { status: "on_hold" }); // event 3: after it was on again
     await waitForAttempt(tenant.key, webhook.id, (attempt) => attempt.changeVersion === 3, 20_000);
     expect(receiver.deliveries.map((d) => d.event.changeVersion)).toEqual([1, 3]);
-  }));
+  }),
+);
 
 it("turning on a webhook that is on already moves nothing: an event on its way to it still arrives", { timeout: 60_000 }, () =>
   withRealtimeServer(async (server) => {
@@ -55,4 +57,5 @@ it("turning on a webhook that is on already moves nothing: an event on its way t
     await waitForAttempt(tenant.key, webhook.id, (attempt) => attempt.changeVersion === 2, 20_000);
     await waitForAttempt(tenant.key, webhook.id, (attempt) => attempt.changeVersion === 1, 20_000);
     expect(receiver.deliveries.map((d) => d.event.changeVersion).sort()).toEqual([1, 2]);
-  }));
+  }),
+);

@@ -24,7 +24,13 @@ describe("a receiver that answers with a redirect", () => {
       // The log entry is written after the attempt's request has finished: a followed redirect
       // would have reached `elsewhere` before it (and the attempt would record its 200).
       const [attempt] = await waitForLog(tenant.key, webhook.id, (log) => log.length >= 1);
-      expect(attempt).toMatchObject({ eventType: "task.created", attempt: 1, outcome: "retrying", responseStatus: status, nextRetryAt: expect.any(String) });
+      expect(attempt).toMatchObject({
+        eventType: "task.created",
+        attempt: 1,
+        outcome: "retrying",
+        responseStatus: status,
+        nextRetryAt: expect.any(String),
+      });
       expect(bouncer.deliveries).toHaveLength(1);
       expect(elsewhere.deliveries).toHaveLength(0);
     });

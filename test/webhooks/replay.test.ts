@@ -47,7 +47,12 @@ describe("what a replay sends", () => {
     const events = expectSuccess(await api("/v1/events", { key: tenant.key })).data;
     expect(first.map((d) => JSON.parse(d.body))).toEqual([events[0], events[2], events[3]]);
 
-    expect(expectSuccess(await replay(tenant.key, webhook.id, { after: 1, until: 3 }), 202).data).toEqual({ webhookId: webhook.id, after: 1, until: 3, queued: 1 });
+    expect(expectSuccess(await replay(tenant.key, webhook.id, { after: 1, until: 3 }), 202).data).toEqual({
+      webhookId: webhook.id,
+      after: 1,
+      until: 3,
+      queued: 1,
+    });
     expect((await receiver.waitForCount(4)).map((d) => d.event.changeVersion)).toEqual([1, 3, 4, 3]);
   });
 
@@ -72,7 +77,12 @@ describe("what a replay sends", () => {
     await insertEvents(tenant, 700, [mine.id, other.id]);
     const receiver = await startReceiver();
     const webhook = await registerWebhook(tenant.key, receiver, { projectId: mine.id });
-    expect(expectSuccess(await replay(tenant.key, webhook.id, { after: 0 }), 202).data).toEqual({ webhookId: webhook.id, after: 0, until: 700, queued: 350 });
+    expect(expectSuccess(await replay(tenant.key, webhook.id, { after: 0 }), 202).data).toEqual({
+      webhookId: webhook.id,
+      after: 0,
+      until: 700,
+      queued: 350,
+    });
     // Unordered: received in any order, each event of the project once.
     const deliveries = await receiver.waitForCount(350, 45_000);
     expect(deliveries.map((d) => d.event.changeVersion).sort((a, b) => a - b)).toEqual(Array.from({ length: 350 }, (_, i) => 2 * (i + 1)));
@@ -84,38 +94,42 @@ describe("what a replay counts against the rate limit", () => {
   const secondsLeftInWindow = () => WINDOW_SECONDS - (Math.floor(Date.now() / 1000) % WINDOW_SECONDS);
   const remaining = (response: ApiResponse) => Number(response.headers.get("ratelimit-remaining"));
 
-  it("a request per 10 events queued: past the key's limit it queues what fits, 429 with Retry-After and queuedUpTo, and going on from there sends each event once", { timeout: 60_000 }, async () => {
-    const tenant = await createTenant();
-    await insertEvents(tenant, 700, [(await tenant.insertProject()).id, (await tenant.insertProject()).id]);
-    const registrar = await tenant.keyWith(["tasks.read", "webhooks.manage"]);
-    const receiver = await startReceiver();
-    const webhook = await registerWebhook(registrar.key, receiver);
-    const small = await tenant.keyWith(["tasks.read", "webhooks.manage"], { rateLimit: 60 });
-    // The counts belong to one fixed window: start where enough of it is left (a wait for alignment).
-    if (secondsLeftInWindow() < 20) await new Promise((resolve) => setTimeout(resolve, secondsLeftInWindow() * 1000 + 500));
+  it(
+    "a request per 10 events queued: past the key's limit it queues what fits, 429 with Retry-After and queuedUpTo, and going on from there sends each event once",
+    { timeout: 60_000 },
+    async () => {
+      const tenant = await createTenant();
+      await insertEvents(tenant, 700, [(await tenant.insertProject()).id, (await tenant.insertProject()).id]);
+      const registrar = await tenant.keyWith(["tasks.read", "webhooks.manage"]);
+      const receiver = await startReceiver();
+      const webhook = await registerWebhook(registrar.key, receiver);
+      const small = await tenant.keyWith(["tasks.read", "webhooks.manage"], { rateLimit: 60 });
+      // The counts belong to one fixed window: start where enough of it is left (a wait for alignment).
+      if (secondsLeftInWindow() < 20) await new Promise((resolve) => setTimeout(resolve, secondsLeftInWindow() * 1000 + 500));
 
-    // 700 events count 70 requests; the key's 60 pay for the first 600 (one Worker instance: exact counts).
-    const stopped = await replay(small.key, webhook.id, { after: 0 });
-    const refusal = expectError(stopped, 429, "rate_limited", { queuedUpTo: 600 });
-    expect(Number(stopped.headers.get("retry-after"))).toBe(refusal.error.retryAfter);
-    expect(remaining(stopped)).toBe(0);
-    // Spent: the same key is refused before anything is read or queued.
-    expectError(await replay(small.key, webhook.id, { after: 600 }), 429, "rate_limited");
+      // 700 events count 70 requests; the key's 60 pay for the first 600 (one Worker instance: exact counts).
+      const stopped = await replay(small.key, webhook.id, { after: 0 });
+      const refusal = expectError(stopped, 429, "rate_limited", { queuedUpTo: 600 });
+      expect(Number(stopped.headers.get("retry-after"))).toBe(refusal.error.retryAfter);
+      expect(remaining(stopped)).toBe(0);
+      // Spent: the same key is refused before anything is read or queued.
+      expectError(await replay(small.key, webhook.id, { after: 600 }), 429, "rate_limited");
 
-    // Going on from queuedUpTo with another key: 100 events, 10 requests (the call and 9 more).
-    const probe = await api("/v1", { key: registrar.key });
-    expectSuccess(probe);
-    const resumed = await replay(registrar.key, webhook.id, { after: 600 });
-    expect(expectSuccess(resumed, 202).data).toEqual({ webhookId: webhook.id, after: 600, until: 700, queued: 100 });
-    expect(remaining(resumed)).toBe(remaining(probe) - 10);
+      // Going on from queuedUpTo with another key: 100 events, 10 requests (the call and 9 more).
+      const probe = await api("/v1", { key: registrar.key });
+      expectSuccess(probe);
+      const resumed = await replay(registrar.key, webhook.id, { after: 600 });
+      expect(expectSuccess(resumed, 202).data).toEqual({ webhookId: webhook.id, after: 600, until: 700, queued: 100 });
+      expect(remaining(resumed)).toBe(remaining(probe) - 10);
 
-    await receiver.waitForCount(700, 30_000);
-    // The sentinel: a test delivery, queued behind everything the replays queued.
-    const sentinel = expectSuccess(await api(`/v1/webhooks/${webhook.id}/test`, { key: registrar.key, method: "POST" }), 202).data;
-    await waitForAttempt(registrar.key, webhook.id, (d) => d.eventId === sentinel.eventId, 30_000);
-    const changeVersions = receiver.deliveries.filter((d) => d.event.id !== sentinel.eventId).map((d) => d.event.changeVersion);
-    expect(changeVersions.sort((x, y) => x - y)).toEqual(Array.from({ length: 700 }, (_, i) => i + 1));
-  });
+      await receiver.waitForCount(700, 30_000);
+      // The sentinel: a test delivery, queued behind everything the replays queued.
+      const sentinel = expectSuccess(await api(`/v1/webhooks/${webhook.id}/test`, { key: registrar.key, method: "POST" }), 202).data;
+      await waitForAttempt(registrar.key, webhook.id, (d) => d.eventId === sentinel.eventId, 30_000);
+      const changeVersions = receiver.deliveries.filter((d) => d.event.id !== sentinel.eventId).map((d) => d.event.changeVersion);
+      expect(changeVersions.sort((x, y) => x - y)).toEqual(Array.from({ length: 700 }, (_, i) => i + 1));
+    },
+  );
 });
 
 describe("refused replays", () => {
@@ -134,7 +148,8 @@ describe("refused replays", () => {
       [{ until: 1 }, "after"],
       [{ after: "0" }, "after"],
     ];
-    for (const [body, field] of refusals) expectError(await replay(tenant.key, webhook, body), 400, ["invalid_field", "missing_field"], { field });
+    for (const [body, field] of refusals)
+      expectError(await replay(tenant.key, webhook, body), 400, ["invalid_field", "missing_field"], { field });
     expectError(await replay(tenant.key, webhook, { after: 0, from: 1 }), 400, "unknown_field", { field: "from" });
     // Caught up is not an error: nothing to queue.
     const caughtUp = await replay(tenant.key, webhook, { after: 1 });
@@ -161,7 +176,8 @@ describe("refused replays", () => {
     for (let i = 0; i < 3; i++) await created(tenant.key, "/v1/projects", projectBody());
     await waitForAttempt(tenant.key, webhook.id, (d) => d.changeVersion === 3);
     await query("update events set occurred_at = now() - interval '31 days' where org_id = $1 and change_version <= 2", [tenant.org.id]);
-    for (const after of [0, 1]) expectError(await replay(tenant.key, webhook.id, { after }), 410, "resync_required", { field: "after", oldestChangeVersion: 3 });
+    for (const after of [0, 1])
+      expectError(await replay(tenant.key, webhook.id, { after }), 410, "resync_required", { field: "after", oldestChangeVersion: 3 });
     expect(expectSuccess(await replay(tenant.key, webhook.id, { after: 2 }), 202).data.queued).toBe(1);
     await receiver.waitForCount(4);
     expect(receiver.deliveries.map((d) => d.event.changeVersion).sort()).toEqual([1, 2, 3, 3]);

@@ -57,7 +57,9 @@ it("1500 queued deliveries (one storage key each) are all made after the realtim
     const attempts = await waitForLogged(tenant.org.id, webhook.id, (log) => log.some((a) => a.eventId === sentinel.id), 60_000);
     expect(retriesQueued(attempts), "events with a retry still queued").toEqual([]);
     expect(receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
-    expect(receiver.deliveries.map((d) => d.event.changeVersion).sort((a, b) => a - b)).toEqual([...events, sentinel].map((e) => e.changeVersion));
+    expect(receiver.deliveries.map((d) => d.event.changeVersion).sort((a, b) => a - b)).toEqual(
+      [...events, sentinel].map((e) => e.changeVersion),
+    );
   }),
 );
 

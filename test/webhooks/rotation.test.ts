@@ -37,7 +37,11 @@ describe("rotating the secret", () => {
     const rotated = expectSuccess(await rotate(tenant.key, webhook.id, { overlapSeconds: 3 })).data;
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(webhook.secret);
-    expect(rotated).toMatchObject({ id: webhook.id, version: webhook.version + 1, previousSecretExpiresAt: expect.stringMatching(ISO_TIMESTAMP) });
+    expect(rotated).toMatchObject({
+      id: webhook.id,
+      version: webhook.version + 1,
+      previousSecretExpiresAt: expect.stringMatching(ISO_TIMESTAMP),
+    });
     const overlapEnds = Date.parse(rotated.previousSecretExpiresAt);
     expect(overlapEnds - Date.now()).toBeGreaterThan(1_000);
     expect(overlapEnds - Date.now()).toBeLessThanOrEqual(3_000);
@@ -73,7 +77,11 @@ describe("rotating the secret", () => {
     receiver.useSecret(second.secret);
     await created(tenant.key, "/v1/projects", projectBody());
     const [delivery] = await receiver.waitForCount(1);
-    expect([verifies(second.secret, delivery!), verifies(first.secret, delivery!), verifies(webhook.secret, delivery!)]).toEqual([true, true, false]);
+    expect([verifies(second.secret, delivery!), verifies(first.secret, delivery!), verifies(webhook.secret, delivery!)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it("overlapSeconds 0: only the new secret from the next delivery on", async () => {
@@ -115,4 +123,10 @@ describe("refused rotations change nothing", () => {
   });
 });
 
-describeRefusals({ method: "POST", path: (id) => `/v1/webhooks/${id}/rotate-secret`, scope: "webhooks.manage", record: insertWebhook, body: () => ({}) });
+describeRefusals({
+  method: "POST",
+  path: (id) => `/v1/webhooks/${id}/rotate-secret`,
+  scope: "webhooks.manage",
+  record: insertWebhook,
+  body: () => ({}),
+});

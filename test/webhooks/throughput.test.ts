@@ -56,7 +56,12 @@ it(`${WRITES} task writes through one webhook: deliveries per second, end to end
       `first to last delivery ${((last - first) / 1000).toFixed(1)} s (${rate(WRITES, last - first)}/s)`,
   );
   // Every event has its successful attempt in the log (a retry after a dropped connection may add one).
-  const log = await waitForLog(tenant.key, webhook.id, (l) => new Set(l.filter((d) => d.outcome === "succeeded").map((d) => d.eventId)).size >= WRITES, 30_000);
+  const log = await waitForLog(
+    tenant.key,
+    webhook.id,
+    (l) => new Set(l.filter((d) => d.outcome === "succeeded").map((d) => d.eventId)).size >= WRITES,
+    30_000,
+  );
   expect(log.filter((d) => d.outcome === "failed")).toEqual([]);
 });
 

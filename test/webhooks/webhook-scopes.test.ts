@@ -37,10 +37,21 @@ describe("a key holding webhooks.manage but not the webhook's read scopes", () =
     const attacker = await startReceiver("attacker");
     const before = await snapshot(tenant.org.id);
     const refused = await api(`/v1/webhooks/${webhook.id}`, { key: manager.key, method: "PATCH", body: { url: attacker.url } });
-    expectError(refused, 403, "insufficient_scope", { scope: firstMissing(webhook.scopes, ["tasks.read", "webhooks.read", "webhooks.manage"]) });
+    expectError(refused, 403, "insufficient_scope", {
+      scope: firstMissing(webhook.scopes, ["tasks.read", "webhooks.read", "webhooks.manage"]),
+    });
     // A no-op PATCH (no field at all, or enabled as it is) is refused too: it would reveal the version.
     expectError(await api(`/v1/webhooks/${webhook.id}`, { key: manager.key, method: "PATCH", body: {} }), 403, "insufficient_scope");
-    expectError(await api(`/v1/webhooks/${webhook.id}`, { key: manager.key, method: "PATCH", body: { enabled: true }, headers: { "if-match": '"999"' } }), 403, "insufficient_scope");
+    expectError(
+      await api(`/v1/webhooks/${webhook.id}`, {
+        key: manager.key,
+        method: "PATCH",
+        body: { enabled: true },
+        headers: { "if-match": '"999"' },
+      }),
+      403,
+      "insufficient_scope",
+    );
     expectNoTrace(before, await snapshot(tenant.org.id));
     expect(expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key })).data.url).toBe(receiver.url);
   });
@@ -74,7 +85,9 @@ describe("a key holding webhooks.manage but not the webhook's read scopes", () =
     const { webhook } = await wideWebhook(tenant);
     await insertDelivery(tenant, webhook.id);
     const reader = await tenant.keyWith(["webhooks.read", "tasks.read"]);
-    expectError(await api(`/v1/webhooks/${webhook.id}/deliveries`, { key: reader.key }), 403, "insufficient_scope", { scope: "organisation.read" });
+    expectError(await api(`/v1/webhooks/${webhook.id}/deliveries`, { key: reader.key }), 403, "insufficient_scope", {
+      scope: "organisation.read",
+    });
     const wideReader = await tenant.keyWith(["webhooks.read", ...ALL_SCOPES.filter((s) => s.endsWith(".read"))]);
     expect(expectSuccess(await api(`/v1/webhooks/${webhook.id}/deliveries`, { key: wideReader.key })).data).toHaveLength(1);
   });
@@ -105,7 +118,9 @@ describe("a key holding every scope the webhook carries", () => {
     const webhook = await registerWebhook(registrar.key, receiver);
     expect(webhook.scopes).toEqual(["tasks.read"]);
     const other = await tenant.keyWith(["webhooks.manage", "tasks.read"]);
-    const changed = expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: other.key, method: "PATCH", body: { description: "moved" } }));
+    const changed = expectSuccess(
+      await api(`/v1/webhooks/${webhook.id}`, { key: other.key, method: "PATCH", body: { description: "moved" } }),
+    );
     expect(changed.data.description).toBe("moved");
     expectSuccess(await api(`/v1/webhooks/${webhook.id}/test`, { key: other.key, method: "POST" }), 202);
     await receiver.waitForCount(1);
@@ -127,6 +142,9 @@ describe("webhooks belong to the organisation", () => {
     const [delivery] = await receiver.waitForCount(1);
     expect(delivery!.verified).toBe(true);
     expect(delivery!.event).toMatchObject({ type: "task.created", data: { id: task.id } });
-    expect(expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key })).data).toMatchObject({ enabled: true, createdByKeyId: registrar.id });
+    expect(expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key })).data).toMatchObject({
+      enabled: true,
+      createdByKeyId: registrar.id,
+    });
   });
 });

@@ -7,7 +7,16 @@ import { describeRefusals } from "../helpers/refusals.ts";
 import { created, patched, personBody, projectBody, taskBody } from "../helpers/resources.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { pollUntil } from "../helpers/wait.ts";
-import { deliveryLog, insertDelivery, insertWebhook, registerWebhook, stalledAndHealthy, untilPast, waitForAttempt, waitForLog } from "./helpers.ts";
+import {
+  deliveryLog,
+  insertDelivery,
+  insertWebhook,
+  registerWebhook,
+  stalledAndHealthy,
+  untilPast,
+  waitForAttempt,
+  waitForLog,
+} from "./helpers.ts";
 
 // One file over 300 lines: every case shares one realtime room lease and the same receivers; the
 // cases with a seam of their own (bursts, restarts, scopes, redirects, URLs) have files of their own.
@@ -30,7 +39,10 @@ describe("delivery", () => {
     await patched(tenant.key, `/v1/tasks/${task.id}`, { status: "in_progress" });
 
     const deliveries = await receiver.waitForCount(2);
-    expect(deliveries.every((d) => d.verified), deliveries.map((d) => d.verifyError).join()).toBe(true);
+    expect(
+      deliveries.every((d) => d.verified),
+      deliveries.map((d) => d.verifyError).join(),
+    ).toBe(true);
     const events = expectSuccess(await api("/v1/events", { key: tenant.key })).data;
     // One request per event, the body exactly the event as GET /v1/events answers it.
     const byVersion = [...deliveries].sort((a, b) => a.event.changeVersion - b.event.changeVersion);
@@ -91,7 +103,14 @@ describe("delivery", () => {
     const retryDue = Date.parse(log[0]!.nextRetryAt!) - Date.parse(log[0]!.createdAt);
     expect(retryDue).toBeGreaterThan(3_000);
     expect(retryDue).toBeLessThan(7_000);
-    expect(log[1]).toMatchObject({ eventId: log[0]!.eventId, attempt: 2, outcome: "succeeded", responseStatus: 200, error: null, nextRetryAt: null });
+    expect(log[1]).toMatchObject({
+      eventId: log[0]!.eventId,
+      attempt: 2,
+      outcome: "succeeded",
+      responseStatus: 200,
+      error: null,
+      nextRetryAt: null,
+    });
     for (const attempt of log) expect(attempt.durationMs).toEqual(expect.any(Number));
   });
 
@@ -151,7 +170,7 @@ describe("what a webhook sees", () => {
     expect(receiver.deliveries.map((d) => d.event.type).sort()).toEqual(["task.created", "task.updated"]);
   });
 
-  it("event patterns narrow further: events [\"task.updated\"] gets only task updates", async () => {
+  it('event patterns narrow further: events ["task.updated"] gets only task updates', async () => {
     const tenant = await createTenant();
     const receiver = await startReceiver();
     const webhook = await registerWebhook(tenant.key, receiver, { events: ["task.updated"] });
@@ -165,10 +184,13 @@ describe("what a webhook sees", () => {
     await patched(tenant.key, `/v1/tasks/${another.id}`, { status: "in_progress" });
     await waitForAttempt(tenant.key, webhook.id, (d) => d.changeVersion === 5);
     const received = receiver.deliveries.map((d) => [d.event.type, d.event.changeVersion] as const);
-    expect(received.sort((a, b) => a[1] - b[1])).toEqual([["task.updated", 2], ["task.updated", 5]]);
+    expect(received.sort((a, b) => a[1] - b[1])).toEqual([
+      ["task.updated", 2],
+      ["task.updated", 5],
+    ]);
   });
 
-  it("patterns combine: [\"project.*\", \"personnel.created\"]", async () => {
+  it('patterns combine: ["project.*", "personnel.created"]', async () => {
     const tenant = await createTenant();
     const receiver = await startReceiver();
     const webhook = await registerWebhook(tenant.key, receiver, { events: ["project.*", "personnel.created"] });
@@ -256,9 +278,14 @@ describe("refused URLs: 400 invalid_field naming url, nothing written", () => {
     const tenant = await createTenant();
     const webhook = expectSuccess(await api("/v1/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/a" } }), 201).data;
     const before = await snapshot(tenant.org.id);
-    expectError(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { url: "https://192.168.0.1/b" } }), 400, "invalid_field", {
-      field: "url",
-    });
+    expectError(
+      await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { url: "https://192.168.0.1/b" } }),
+      400,
+      "invalid_field",
+      {
+        field: "url",
+      },
+    );
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
 
@@ -279,9 +306,20 @@ describe("test, log, redeliver", () => {
     expect(queued).toMatchObject({ webhookId: webhook.id, eventType: "webhook.test" });
     const [delivery] = await receiver.waitForCount(1);
     expect(delivery!.verified).toBe(true);
-    expect(delivery!.event).toMatchObject({ id: queued.eventId, type: "webhook.test", orgId: tenant.org.id, data: { webhookId: webhook.id } });
+    expect(delivery!.event).toMatchObject({
+      id: queued.eventId,
+      type: "webhook.test",
+      orgId: tenant.org.id,
+      data: { webhookId: webhook.id },
+    });
     const log = await waitForLog(tenant.key, webhook.id, (l) => l.length === 1);
-    expect(log[0]).toMatchObject({ eventId: queued.eventId, eventType: "webhook.test", attempt: 1, outcome: "succeeded", responseStatus: 200 });
+    expect(log[0]).toMatchObject({
+      eventId: queued.eventId,
+      eventType: "webhook.test",
+      attempt: 1,
+      outcome: "succeeded",
+      responseStatus: 200,
+    });
   });
 
   it("the test event goes out even when the webhook's patterns would not select it", async () => {
@@ -299,7 +337,10 @@ describe("test, log, redeliver", () => {
     const project = await created(tenant.key, "/v1/projects", projectBody());
     const [original] = await receiver.waitForCount(1);
     const [attempt] = await waitForLog(tenant.key, webhook.id, (l) => l.length === 1);
-    const queued = expectSuccess(await api(`/v1/webhooks/${webhook.id}/deliveries/${attempt!.id}/redeliver`, { key: tenant.key, method: "POST" }), 202).data;
+    const queued = expectSuccess(
+      await api(`/v1/webhooks/${webhook.id}/deliveries/${attempt!.id}/redeliver`, { key: tenant.key, method: "POST" }),
+      202,
+    ).data;
     expect(queued).toEqual({ webhookId: webhook.id, eventId: original!.event.id, eventType: "project.created" });
     const [, again] = await receiver.waitForCount(2);
     expect(again!.verified).toBe(true);
@@ -319,7 +360,11 @@ describe("test, log, redeliver", () => {
     const two = await insertWebhook(tenant);
     const delivery = await insertDelivery(tenant, one);
     expectError(await api(`/v1/webhooks/${two}/deliveries/${delivery}/redeliver`, { key: tenant.key, method: "POST" }), 404, "not_found");
-    expectError(await api(`/v1/webhooks/${one}/deliveries/${crypto.randomUUID()}/redeliver`, { key: tenant.key, method: "POST" }), 404, "not_found");
+    expectError(
+      await api(`/v1/webhooks/${one}/deliveries/${crypto.randomUUID()}/redeliver`, { key: tenant.key, method: "POST" }),
+      404,
+      "not_found",
+    );
   });
 });
 
@@ -346,7 +391,9 @@ describe("turning deliveries off", () => {
     // is also the sentinel of "nothing more while it was off": event 2, or a test, queued then
     // would be ahead of it.
     receiver.answerWith(() => 200);
-    const enabled = expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { enabled: true } })).data;
+    const enabled = expectSuccess(
+      await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { enabled: true } }),
+    ).data;
     expect(enabled).toMatchObject({ enabled: true, disabledReason: null });
     await patched(tenant.key, `/v1/projects/${project.id}`, { status: "on_hold" });
     await waitForAttempt(tenant.key, webhook.id, (d) => d.changeVersion === 3);
@@ -446,7 +493,9 @@ describe("changing a webhook", () => {
     second.useSecret(webhook.secret);
     await created(tenant.key, "/v1/projects", projectBody());
     await first.waitForCount(1);
-    const moved = expectSuccess(await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { url: second.url } })).data;
+    const moved = expectSuccess(
+      await api(`/v1/webhooks/${webhook.id}`, { key: tenant.key, method: "PATCH", body: { url: second.url } }),
+    ).data;
     expect(moved.url).toBe(second.url);
     await created(tenant.key, "/v1/projects", projectBody());
     const [delivery] = await second.waitForCount(1);
@@ -463,9 +512,20 @@ const webhookRecord = (tenant: Parameters<typeof insertWebhook>[0]) => insertWeb
 const deliveryOf = new Map<string, string>();
 
 describeRefusals({ method: "GET", path: () => "/v1/webhooks", scope: "webhooks.read" });
-describeRefusals({ method: "POST", path: () => "/v1/webhooks", scope: "webhooks.manage", body: () => ({ url: "https://hooks.example.com/opsroom" }) });
+describeRefusals({
+  method: "POST",
+  path: () => "/v1/webhooks",
+  scope: "webhooks.manage",
+  body: () => ({ url: "https://hooks.example.com/opsroom" }),
+});
 describeRefusals({ method: "GET", path: (id) => `/v1/webhooks/${id}`, scope: "webhooks.read", record: webhookRecord });
-describeRefusals({ method: "PATCH", path: (id) => `/v1/webhooks/${id}`, scope: "webhooks.manage", record: webhookRecord, body: () => ({ enabled: false }) });
+describeRefusals({
+  method: "PATCH",
+  path: (id) => `/v1/webhooks/${id}`,
+  scope: "webhooks.manage",
+  record: webhookRecord,
+  body: () => ({ enabled: false }),
+});
 describeRefusals({ method: "DELETE", path: (id) => `/v1/webhooks/${id}`, scope: "webhooks.manage", record: webhookRecord });
 describeRefusals({ method: "POST", path: (id) => `/v1/webhooks/${id}/test`, scope: "webhooks.manage", record: webhookRecord });
 describeRefusals({ method: "GET", path: (id) => `/v1/webhooks/${id}/deliveries`, scope: "webhooks.read", record: webhookRecord });

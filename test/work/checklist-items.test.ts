@@ -16,9 +16,21 @@ const onTask = (tenant: Tenant) => insertTaskIn(tenant);
 const anItem = async (tenant: Tenant) => (await insertChecklistItems(tenant, await insertTaskIn(tenant)))[0]!;
 
 describeRefusals({ method: "GET", path: (id) => `/v1/tasks/${id}/checklist-items`, scope: "tasks.read", record: onTask });
-describeRefusals({ method: "POST", path: (id) => `/v1/tasks/${id}/checklist-items`, scope: "tasks.manage", record: onTask, body: () => checklistItemBody() });
+describeRefusals({
+  method: "POST",
+  path: (id) => `/v1/tasks/${id}/checklist-items`,
+  scope: "tasks.manage",
+  record: onTask,
+  body: () => checklistItemBody(),
+});
 describeRefusals({ method: "GET", path: (id) => `/v1/checklist-items/${id}`, scope: "tasks.read", record: anItem });
-describeRefusals({ method: "PATCH", path: (id) => `/v1/checklist-items/${id}`, scope: "tasks.manage", record: anItem, body: () => ({ done: true }) });
+describeRefusals({
+  method: "PATCH",
+  path: (id) => `/v1/checklist-items/${id}`,
+  scope: "tasks.manage",
+  record: anItem,
+  body: () => ({ done: true }),
+});
 describeRefusals({ method: "DELETE", path: (id) => `/v1/checklist-items/${id}`, scope: "tasks.manage", record: anItem });
 describeRefusals({
   method: "PUT",
@@ -27,7 +39,8 @@ describeRefusals({
   body: async (tenant) => checklistItemBody({ taskId: await insertTaskIn(tenant) }),
 });
 
-const add = (tenant: Tenant, task: string, fields: Record<string, unknown> = {}) => api(`/v1/tasks/${task}/checklist-items`, { key: tenant.key, body: checklistItemBody(fields) });
+const add = (tenant: Tenant, task: string, fields: Record<string, unknown> = {}) =>
+  api(`/v1/tasks/${task}/checklist-items`, { key: tenant.key, body: checklistItemBody(fields) });
 const idsOf = (page: { data: { id: string }[] }) => page.data.map((item) => item.id);
 
 describe("a task's checklist", () => {
@@ -37,7 +50,14 @@ describe("a task's checklist", () => {
     const projectId = (await query<{ project_id: string }>("select project_id from tasks where id = $1", [task]))[0]!.project_id;
     const before = await snapshot(tenant.org.id);
     const data = expectSuccess(await add(tenant, task, { title: "Test and label each circuit" }), 201).data;
-    expect(data).toMatchObject({ taskId: task, projectId, title: "Test and label each circuit", done: false, externalId: null, version: 1 });
+    expect(data).toMatchObject({
+      taskId: task,
+      projectId,
+      title: "Test and label each circuit",
+      done: false,
+      externalId: null,
+      version: 1,
+    });
     const event = await expectOneWrite(tenant.org.id, before, "checklistItem.created");
     expect([event.scope, event.data]).toEqual(["tasks.read", data]);
     expect(expectSuccess(await api(`/v1/checklist-items/${data.id}`, { key: tenant.key })).data).toEqual(data);
@@ -51,7 +71,9 @@ describe("a task's checklist", () => {
     expectSuccess(await add(tenant, other), 201);
     const page = expectSuccess(await api(`/v1/tasks/${task}/checklist-items?limit=2`, { key: tenant.key }));
     expect([idsOf(page), page.message]).toEqual([ids.slice(0, 2), "2 checklist items"]);
-    expect(idsOf(expectSuccess(await api(`/v1/tasks/${task}/checklist-items?limit=2&cursor=${page.nextCursor}`, { key: tenant.key })))).toEqual(ids.slice(2));
+    expect(
+      idsOf(expectSuccess(await api(`/v1/tasks/${task}/checklist-items?limit=2&cursor=${page.nextCursor}`, { key: tenant.key }))),
+    ).toEqual(ids.slice(2));
     expect(idsOf(expectSuccess(await api(`/v1/tasks/${task}/checklist-items?done=true`, { key: tenant.key })))).toEqual([ids[1]]);
     expect(idsOf(expectSuccess(await api(`/v1/tasks/${task}/checklist-items?done=false`, { key: tenant.key })))).toEqual([ids[0], ids[2]]);
     expectError(await api(`/v1/tasks/${task}/checklist-items?done=yes`, { key: tenant.key }), 400, "invalid_field", { field: "done" });
@@ -63,13 +85,19 @@ describe("a task's checklist", () => {
     const tenant = await createTenant();
     const id = expectSuccess(await add(tenant, await insertTaskIn(tenant)), 201).data.id;
     let before = await snapshot(tenant.org.id);
-    expect(expectSuccess(await api(`/v1/checklist-items/${id}`, { key: tenant.key, method: "PATCH", body: { done: true } })).data).toMatchObject({ done: true, version: 2 });
+    expect(
+      expectSuccess(await api(`/v1/checklist-items/${id}`, { key: tenant.key, method: "PATCH", body: { done: true } })).data,
+    ).toMatchObject({ done: true, version: 2 });
     expect((await expectOneWrite(tenant.org.id, before, "checklistItem.updated")).changes).toEqual({ done: { from: false, to: true } });
     before = await snapshot(tenant.org.id);
-    expect(expectSuccess(await api(`/v1/checklist-items/${id}`, { key: tenant.key, method: "PATCH", body: { title: "Retitled" } })).data).toMatchObject({ title: "Retitled", done: true, version: 3 });
+    expect(
+      expectSuccess(await api(`/v1/checklist-items/${id}`, { key: tenant.key, method: "PATCH", body: { title: "Retitled" } })).data,
+    ).toMatchObject({ title: "Retitled", done: true, version: 3 });
     await expectOneWrite(tenant.org.id, before, "checklistItem.updated");
     before = await snapshot(tenant.org.id);
-    expect(expectSuccess(await api(`/v1/checklist-items/${id}`, { key: tenant.key, method: "PATCH", body: { done: true } })).data).toMatchObject({ version: 3 });
+    expect(
+      expectSuccess(await api(`/v1/checklist-items/${id}`, { key: tenant.key, method: "PATCH", body: { done: true } })).data,
+    ).toMatchObject({ version: 3 });
     expectNoTrace(before, await snapshot(tenant.org.id));
   });
 
@@ -77,26 +105,70 @@ describe("a task's checklist", () => {
     const tenant = await createTenant();
     const task = await insertTaskIn(tenant);
     for (const title of ["", "   ", "x".repeat(201), "a\u0000b", 7]) {
-      await refusedCall(tenant, `/v1/tasks/${task}/checklist-items`, { method: "POST", body: { title } }, 400, "invalid_field", { field: "title" });
+      await refusedCall(tenant, `/v1/tasks/${task}/checklist-items`, { method: "POST", body: { title } }, 400, "invalid_field", {
+        field: "title",
+      });
     }
-    await refusedCall(tenant, `/v1/tasks/${task}/checklist-items`, { method: "POST", body: { done: false } }, 400, "missing_field", { field: "title" });
-    await refusedCall(tenant, `/v1/tasks/${task}/checklist-items`, { method: "POST", body: { title: "Ok", done: "yes" } }, 400, "invalid_field", { field: "done" });
+    await refusedCall(tenant, `/v1/tasks/${task}/checklist-items`, { method: "POST", body: { done: false } }, 400, "missing_field", {
+      field: "title",
+    });
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task}/checklist-items`,
+      { method: "POST", body: { title: "Ok", done: "yes" } },
+      400,
+      "invalid_field",
+      { field: "done" },
+    );
     expectSuccess(await add(tenant, task, { title: "x".repeat(200) }), 201);
     const [item] = await insertChecklistItems(tenant, task);
-    await refusedCall(tenant, `/v1/checklist-items/${item}`, { method: "PATCH", body: { taskId: await insertTaskIn(tenant) } }, 400, "unknown_field", { field: "taskId" });
-    await refusedCall(tenant, `/v1/tasks/${await insertTaskIn(await createTenant())}/checklist-items`, { method: "POST", body: checklistItemBody() }, 404, "not_found");
+    await refusedCall(
+      tenant,
+      `/v1/checklist-items/${item}`,
+      { method: "PATCH", body: { taskId: await insertTaskIn(tenant) } },
+      400,
+      "unknown_field",
+      { field: "taskId" },
+    );
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${await insertTaskIn(await createTenant())}/checklist-items`,
+      { method: "POST", body: checklistItemBody() },
+      404,
+      "not_found",
+    );
   });
 
   it("PUT by external id adds an item to the task named, then changes it; the task cannot change, and a foreign task is invalid_reference", async () => {
     const tenant = await createTenant();
     const [task, other] = [await insertTaskIn(tenant), await insertTaskIn(tenant)];
-    const put = (body: Record<string, unknown>) => api("/v1/checklist-items/by-external-id/site-list-7", { key: tenant.key, method: "PUT", body });
+    const put = (body: Record<string, unknown>) =>
+      api("/v1/checklist-items/by-external-id/site-list-7", { key: tenant.key, method: "PUT", body });
     const created = expectSuccess(await put({ taskId: task, title: "v1" }), 201).data;
     expect(created).toMatchObject({ taskId: task, title: "v1", done: false, externalId: "site-list-7" });
-    expect(expectSuccess(await put({ taskId: task, title: "v2", done: true })).data).toMatchObject({ id: created.id, title: "v2", done: true, version: 2 });
-    await refusedCall(tenant, "/v1/checklist-items/by-external-id/site-list-7", { method: "PUT", body: { taskId: other, title: "v3" } }, 409, "conflict", { field: "taskId" });
+    expect(expectSuccess(await put({ taskId: task, title: "v2", done: true })).data).toMatchObject({
+      id: created.id,
+      title: "v2",
+      done: true,
+      version: 2,
+    });
+    await refusedCall(
+      tenant,
+      "/v1/checklist-items/by-external-id/site-list-7",
+      { method: "PUT", body: { taskId: other, title: "v3" } },
+      409,
+      "conflict",
+      { field: "taskId" },
+    );
     const foreign = await insertTaskIn(await createTenant());
-    await refusedCall(tenant, "/v1/checklist-items/by-external-id/site-list-8", { method: "PUT", body: { taskId: foreign, title: "v1" } }, 400, "invalid_reference", { field: "taskId" });
+    await refusedCall(
+      tenant,
+      "/v1/checklist-items/by-external-id/site-list-8",
+      { method: "PUT", body: { taskId: foreign, title: "v1" } },
+      400,
+      "invalid_reference",
+      { field: "taskId" },
+    );
   });
 
   it(`holds at most ${MAX_CHECKLIST_ITEMS_PER_TASK} items: one more is 409 conflict on taskId (maxChecklistItems), by POST and by PUT; another task has room`, async () => {
@@ -105,7 +177,14 @@ describe("a task's checklist", () => {
     await insertChecklistItems(tenant, task, MAX_CHECKLIST_ITEMS_PER_TASK);
     const full = { field: "taskId", maxChecklistItems: MAX_CHECKLIST_ITEMS_PER_TASK };
     await refusedCall(tenant, `/v1/tasks/${task}/checklist-items`, { method: "POST", body: checklistItemBody() }, 409, "conflict", full);
-    await refusedCall(tenant, "/v1/checklist-items/by-external-id/one-more", { method: "PUT", body: checklistItemBody({ taskId: task }) }, 409, "conflict", full);
+    await refusedCall(
+      tenant,
+      "/v1/checklist-items/by-external-id/one-more",
+      { method: "PUT", body: checklistItemBody({ taskId: task }) },
+      409,
+      "conflict",
+      full,
+    );
     expectSuccess(await add(tenant, another), 201);
   });
 
@@ -133,7 +212,11 @@ describe("a deleted task takes its checklist with it", () => {
     const items = await insertChecklistItems(tenant, task, 2);
     expectSuccess(await api(`/v1/tasks/${task}`, { key: tenant.key, method: "DELETE" }));
     const events = (await storedEvents(tenant.org.id)).map((e) => [e.type, e.data.id]);
-    expect(events).toEqual([["comment.deleted", comment], ...items.sort().map((id) => ["checklistItem.deleted", id]), ["task.deleted", task]]);
+    expect(events).toEqual([
+      ["comment.deleted", comment],
+      ...items.sort().map((id) => ["checklistItem.deleted", id]),
+      ["task.deleted", task],
+    ]);
     expect(await query("select id from checklist_items where task_id = $1", [task])).toEqual([]);
     expectError(await api(`/v1/checklist-items/${items[0]}`, { key: tenant.key }), 404, "not_found");
   });
@@ -142,7 +225,10 @@ describe("a deleted task takes its checklist with it", () => {
     const tenant = await createTenant();
     const [item] = await insertChecklistItems(tenant, await insertTaskIn(tenant));
     const before = await snapshot(tenant.org.id);
-    expect(expectSuccess(await api(`/v1/checklist-items/${item}`, { key: tenant.key, method: "DELETE" })).data).toMatchObject({ id: item, done: false });
+    expect(expectSuccess(await api(`/v1/checklist-items/${item}`, { key: tenant.key, method: "DELETE" })).data).toMatchObject({
+      id: item,
+      done: false,
+    });
     await expectOneWrite(tenant.org.id, before, "checklistItem.deleted");
   });
 });

@@ -16,9 +16,21 @@ const onTask = async (tenant: Tenant) => insertTaskIn(tenant);
 const aComment = async (tenant: Tenant) => insertComment(tenant, await insertTaskIn(tenant));
 
 describeRefusals({ method: "GET", path: (id) => `/v1/tasks/${id}/comments`, scope: "tasks.read", record: onTask });
-describeRefusals({ method: "POST", path: (id) => `/v1/tasks/${id}/comments`, scope: "tasks.manage", record: onTask, body: () => commentBody() });
+describeRefusals({
+  method: "POST",
+  path: (id) => `/v1/tasks/${id}/comments`,
+  scope: "tasks.manage",
+  record: onTask,
+  body: () => commentBody(),
+});
 describeRefusals({ method: "GET", path: (id) => `/v1/comments/${id}`, scope: "tasks.read", record: aComment });
-describeRefusals({ method: "PATCH", path: (id) => `/v1/comments/${id}`, scope: "tasks.manage", record: aComment, body: () => ({ body: "Changed" }) });
+describeRefusals({
+  method: "PATCH",
+  path: (id) => `/v1/comments/${id}`,
+  scope: "tasks.manage",
+  record: aComment,
+  body: () => ({ body: "Changed" }),
+});
 describeRefusals({ method: "DELETE", path: (id) => `/v1/comments/${id}`, scope: "tasks.manage", record: aComment });
 
 const comment = (key: string, task: string, body: string) => api(`/v1/tasks/${task}/comments`, { key, body: { body } });
@@ -31,7 +43,13 @@ describe("writing and reading comments", () => {
     const body = "  **Van** booked for 7:30.\n\n- [ ] call ahead\n<script>alert(1)</script>  ";
     const before = await snapshot(tenant.org.id);
     const data = expectSuccess(await comment(tenant.key, task, body), 201).data;
-    expect(data).toMatchObject({ taskId: task, projectId, body, author: { type: "key", id: tenant.keyId, name: "Site diary" }, version: 1 });
+    expect(data).toMatchObject({
+      taskId: task,
+      projectId,
+      body,
+      author: { type: "key", id: tenant.keyId, name: "Site diary" },
+      version: 1,
+    });
     const event = await expectOneWrite(tenant.org.id, before, "comment.created");
     expect([event.scope, event.data]).toEqual(["tasks.read", data]);
     expect(expectSuccess(await api(`/v1/comments/${data.id}`, { key: tenant.key })).data).toEqual(data);
@@ -47,7 +65,9 @@ describe("writing and reading comments", () => {
     expect(page.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 2));
     const rest = expectSuccess(await api(`/v1/tasks/${task}/comments?limit=2&cursor=${page.nextCursor}`, { key: tenant.key }));
     expect(rest.data.map((c: { id: string }) => c.id)).toEqual(ids.slice(2));
-    expect(expectSuccess(await api(`/v1/tasks/${task}/comments?sort=-createdAt`, { key: tenant.key })).data.map((c: { id: string }) => c.id)).toEqual([...ids].reverse());
+    expect(
+      expectSuccess(await api(`/v1/tasks/${task}/comments?sort=-createdAt`, { key: tenant.key })).data.map((c: { id: string }) => c.id),
+    ).toEqual([...ids].reverse());
   });
 
   it("refuses an empty, a too long or a NUL body, and a task that is not the organisation's (404)", async () => {
@@ -58,20 +78,36 @@ describe("writing and reading comments", () => {
     }
     expectSuccess(await comment(tenant.key, task, "x".repeat(10_000)), 201);
     await refusedCall(tenant, `/v1/tasks/${await insertTaskIn(other)}/comments`, { method: "POST", body: commentBody() }, 404, "not_found");
-    await refusedCall(tenant, `/v1/tasks/${task}/comments`, { method: "POST", body: { body: "hi", author: "me" } }, 400, "unknown_field", { field: "author" });
+    await refusedCall(tenant, `/v1/tasks/${task}/comments`, { method: "POST", body: { body: "hi", author: "me" } }, 400, "unknown_field", {
+      field: "author",
+    });
   });
 
   it("PUT by external id writes a comment on the task named, then changes it; the task cannot change", async () => {
     const tenant = await createTenant();
     const [task, other] = [await insertTaskIn(tenant), await insertTaskIn(tenant)];
-    const created = expectSuccess(await api("/v1/comments/by-external-id/diary-7", { key: tenant.key, method: "PUT", body: { taskId: task, body: "v1" } }), 201).data;
+    const created = expectSuccess(
+      await api("/v1/comments/by-external-id/diary-7", { key: tenant.key, method: "PUT", body: { taskId: task, body: "v1" } }),
+      201,
+    ).data;
     expect(created).toMatchObject({ taskId: task, body: "v1", externalId: "diary-7" });
-    expect(expectSuccess(await api("/v1/comments/by-external-id/diary-7", { key: tenant.key, method: "PUT", body: { taskId: task, body: "v2" } })).data).toMatchObject({
+    expect(
+      expectSuccess(
+        await api("/v1/comments/by-external-id/diary-7", { key: tenant.key, method: "PUT", body: { taskId: task, body: "v2" } }),
+      ).data,
+    ).toMatchObject({
       id: created.id,
       body: "v2",
       version: 2,
     });
-    await refusedCall(tenant, "/v1/comments/by-external-id/diary-7", { method: "PUT", body: { taskId: other, body: "v3" } }, 409, "conflict", { field: "taskId" });
+    await refusedCall(
+      tenant,
+      "/v1/comments/by-external-id/diary-7",
+      { method: "PUT", body: { taskId: other, body: "v3" } },
+      409,
+      "conflict",
+      { field: "taskId" },
+    );
   });
 });
 
@@ -81,9 +117,18 @@ describe("who may change or delete a comment", () => {
     const task = await insertTaskIn(tenant);
     const id = expectSuccess(await comment(tenant.key, task, "mine"), 201).data.id;
     const other = await keyWith(tenant.org.id, ["tasks.manage"]);
-    await refusedCall({ ...tenant, key: other.key }, `/v1/comments/${id}`, { method: "PATCH", body: { body: "hijacked" } }, 403, "insufficient_role", { roles: ["owner", "admin"] });
+    await refusedCall(
+      { ...tenant, key: other.key },
+      `/v1/comments/${id}`,
+      { method: "PATCH", body: { body: "hijacked" } },
+      403,
+      "insufficient_role",
+      { roles: ["owner", "admin"] },
+    );
     await refusedCall({ ...tenant, key: other.key }, `/v1/comments/${id}`, { method: "DELETE" }, 403, "insufficient_role");
-    expect(expectSuccess(await api(`/v1/comments/${id}`, { key: tenant.key, method: "PATCH", body: { body: "edited" } })).data).toMatchObject({ body: "edited", version: 2 });
+    expect(
+      expectSuccess(await api(`/v1/comments/${id}`, { key: tenant.key, method: "PATCH", body: { body: "edited" } })).data,
+    ).toMatchObject({ body: "edited", version: 2 });
     const before = await snapshot(tenant.org.id);
     expectSuccess(await api(`/v1/comments/${id}`, { key: tenant.key, method: "DELETE" }));
     await expectOneWrite(tenant.org.id, before, "comment.deleted");
@@ -99,11 +144,17 @@ describe("who may change or delete a comment", () => {
     expectSuccess(await asPerson(member.cookie, `/v1/comments/${id}`, { method: "PATCH", body: { body: "from the site, again" } }));
 
     const before = await snapshot(owner.orgId);
-    expectError(await asPerson(otherMember.cookie, `/v1/comments/${id}`, { method: "PATCH", body: { body: "not mine" } }), 403, "insufficient_role");
+    expectError(
+      await asPerson(otherMember.cookie, `/v1/comments/${id}`, { method: "PATCH", body: { body: "not mine" } }),
+      403,
+      "insufficient_role",
+    );
     expectError(await asPerson(otherMember.cookie, `/v1/comments/${id}`, { method: "DELETE" }), 403, "insufficient_role");
     expectNoTrace(before, await snapshot(owner.orgId));
 
-    expect(expectSuccess(await asPerson(admin.cookie, `/v1/comments/${id}`, { method: "PATCH", body: { body: "moderated" } })).data.author.id).toBe(member.userId);
+    expect(
+      expectSuccess(await asPerson(admin.cookie, `/v1/comments/${id}`, { method: "PATCH", body: { body: "moderated" } })).data.author.id,
+    ).toBe(member.userId);
     expectSuccess(await asPerson(owner.cookie, `/v1/comments/${id}`, { method: "DELETE" }));
   });
 });
@@ -114,11 +165,16 @@ describe("a deleted task takes its comments with it", () => {
     const task = await insertTaskIn(tenant);
     const ids = [await insertComment(tenant, task), await insertComment(tenant, task)];
     expectSuccess(await api(`/v1/tasks/${task}`, { key: tenant.key, method: "DELETE" }));
-    const events = await query<{ type: string; id: string }>("select type, data->>'id' as id from events where org_id = $1 order by change_version", [tenant.org.id]);
+    const events = await query<{ type: string; id: string }>(
+      "select type, data->>'id' as id from events where org_id = $1 order by change_version",
+      [tenant.org.id],
+    );
     expect(events).toEqual([...ids.sort().map((id) => ({ type: "comment.deleted", id })), { type: "task.deleted", id: task }]);
     expect(await query("select id from comments where task_id = $1", [task])).toEqual([]);
     expectError(await api(`/v1/comments/${ids[0]}`, { key: tenant.key }), 404, "not_found");
     // Its history stays readable while its events are kept.
-    expect(expectSuccess(await api(`/v1/comments/${ids[0]}/history`, { key: tenant.key })).data.map((e: { type: string }) => e.type)).toEqual(["comment.deleted"]);
+    expect(
+      expectSuccess(await api(`/v1/comments/${ids[0]}/history`, { key: tenant.key })).data.map((e: { type: string }) => e.type),
+    ).toEqual(["comment.deleted"]);
   });
 });

@@ -15,8 +15,10 @@ import { insertComment, insertTaskIn } from "../helpers/work.ts";
 
 const add = (tenant: Tenant, id: string, blockedBy: string, headers: Record<string, string> = {}) =>
   api(`/v1/tasks/${id}/dependencies`, { key: tenant.key, body: { blockedBy }, headers });
-const remove = (tenant: Tenant, id: string, blocker: string) => api(`/v1/tasks/${id}/dependencies/${blocker}`, { key: tenant.key, method: "DELETE" });
-const blockedByOf = async (id: string) => (await query<{ blocked_by: string[] }>("select blocked_by from tasks where id = $1", [id]))[0]!.blocked_by;
+const remove = (tenant: Tenant, id: string, blocker: string) =>
+  api(`/v1/tasks/${id}/dependencies/${blocker}`, { key: tenant.key, method: "DELETE" });
+const blockedByOf = async (id: string) =>
+  (await query<{ blocked_by: string[] }>("select blocked_by from tasks where id = $1", [id]))[0]!.blocked_by;
 
 describeRefusals({
   method: "POST",
@@ -44,7 +46,11 @@ describe("POST /v1/tasks/:id/dependencies", () => {
     const event = await expectOneWrite(tenant.org.id, before, "task.updated");
     expect(event.changes).toEqual({ blockedBy: { from: [], to: [blocker] } });
     expect(event.data).toEqual(data);
-    expect(expectSuccess(await api(`/v1/tasks/${blocker}`, { key: tenant.key })).data).toMatchObject({ blocking: [task], blockedBy: [], version: 1 });
+    expect(expectSuccess(await api(`/v1/tasks/${blocker}`, { key: tenant.key })).data).toMatchObject({
+      blocking: [task],
+      blockedBy: [],
+      version: 1,
+    });
   });
 
   it("adding one already there changes nothing: 200, no event, the same version", async () => {
@@ -71,17 +77,37 @@ describe("POST /v1/tasks/:id/dependencies", () => {
     expectSuccess(await add(tenant, a, b)); // a waits for b
     expectSuccess(await add(tenant, b, c)); // b waits for c
     // c waiting for a would close a -> b -> c -> a.
-    const body = await refusedCall(tenant, `/v1/tasks/${c}/dependencies`, { method: "POST", body: { blockedBy: a } }, 409, "dependency_cycle", { field: "blockedBy" });
+    const body = await refusedCall(
+      tenant,
+      `/v1/tasks/${c}/dependencies`,
+      { method: "POST", body: { blockedBy: a } },
+      409,
+      "dependency_cycle",
+      { field: "blockedBy" },
+    );
     expect(body.error.path).toEqual([c, a, b, c]);
     // The shortest: b waiting for a.
-    const two = await refusedCall(tenant, `/v1/tasks/${b}/dependencies`, { method: "POST", body: { blockedBy: a } }, 409, "dependency_cycle");
+    const two = await refusedCall(
+      tenant,
+      `/v1/tasks/${b}/dependencies`,
+      { method: "POST", body: { blockedBy: a } },
+      409,
+      "dependency_cycle",
+    );
     expect(two.error.path).toEqual([b, a, b]);
   });
 
   it("a task blocked by itself is 409 dependency_cycle with the path [it, it]", async () => {
     const tenant = await createTenant();
     const task = await insertTaskIn(tenant);
-    const body = await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: task } }, 409, "dependency_cycle", { field: "blockedBy" });
+    const body = await refusedCall(
+      tenant,
+      `/v1/tasks/${task}/dependencies`,
+      { method: "POST", body: { blockedBy: task } },
+      409,
+      "dependency_cycle",
+      { field: "blockedBy" },
+    );
     expect(body.error.path).toEqual([task, task]);
   });
 
@@ -89,25 +115,59 @@ describe("POST /v1/tasks/:id/dependencies", () => {
     const [tenant, other] = [await createTenant(), await createTenant()];
     const task = await insertTaskIn(tenant);
     const foreign = await insertTaskIn(other);
-    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: foreign } }, 400, "invalid_reference", { field: "blockedBy" });
-    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: "not-an-id" } }, 400, "invalid_field", { field: "blockedBy" });
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task}/dependencies`,
+      { method: "POST", body: { blockedBy: foreign } },
+      400,
+      "invalid_reference",
+      { field: "blockedBy" },
+    );
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task}/dependencies`,
+      { method: "POST", body: { blockedBy: "not-an-id" } },
+      400,
+      "invalid_field",
+      { field: "blockedBy" },
+    );
     await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: {} }, 400, "missing_field", { field: "blockedBy" });
-    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: foreign, extra: 1 } }, 400, "unknown_field", { field: "extra" });
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task}/dependencies`,
+      { method: "POST", body: { blockedBy: foreign, extra: 1 } },
+      400,
+      "unknown_field",
+      { field: "extra" },
+    );
   });
 
   it("honours If-Match: a stale version is 412 and nothing changes", async () => {
     const tenant = await createTenant();
     const [task, blocker] = [await insertTaskIn(tenant), await insertTaskIn(tenant)];
-    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: blocker }, headers: { "if-match": '"7"' } }, 412, "precondition_failed");
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task}/dependencies`,
+      { method: "POST", body: { blockedBy: blocker }, headers: { "if-match": '"7"' } },
+      412,
+      "precondition_failed",
+    );
     expectSuccess(await add(tenant, task, blocker, { "if-match": '"1"' }));
   });
 
   it("refuses an Idempotency-Key (adding twice is harmless without one): 400, nothing changes", async () => {
     const tenant = await createTenant();
     const [task, blocker] = [await insertTaskIn(tenant), await insertTaskIn(tenant)];
-    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: blocker }, headers: { "idempotency-key": "k-1" } }, 400, "invalid_field", {
-      field: "Idempotency-Key",
-    });
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task}/dependencies`,
+      { method: "POST", body: { blockedBy: blocker }, headers: { "idempotency-key": "k-1" } },
+      400,
+      "invalid_field",
+      {
+        field: "Idempotency-Key",
+      },
+    );
   });
 
   it("a task blocked by 100 tasks takes no more: 409 conflict", async () => {
@@ -115,7 +175,9 @@ describe("POST /v1/tasks/:id/dependencies", () => {
     const blockers = await Promise.all(Array.from({ length: 100 }, () => insertTaskIn(tenant)));
     const task = await insertTaskIn(tenant, { blockedBy: blockers });
     const one = await insertTaskIn(tenant);
-    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: one } }, 409, "conflict", { field: "blockedBy" });
+    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: one } }, 409, "conflict", {
+      field: "blockedBy",
+    });
     // Resending one it has is still a no-op.
     expectSuccess(await add(tenant, task, blockers[0]!));
   });
@@ -125,7 +187,9 @@ describe("POST /v1/tasks/:id/dependencies", () => {
     const blocker = await insertTaskIn(tenant);
     const blocked = await Promise.all(Array.from({ length: 100 }, () => insertTaskIn(tenant, { blockedBy: [blocker] })));
     const task = await insertTaskIn(tenant);
-    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: blocker } }, 409, "conflict", { field: "blockedBy" });
+    await refusedCall(tenant, `/v1/tasks/${task}/dependencies`, { method: "POST", body: { blockedBy: blocker } }, 409, "conflict", {
+      field: "blockedBy",
+    });
     expectSuccess(await add(tenant, blocked[0]!, blocker));
     // Once it blocks one fewer, it may block another.
     expectSuccess(await remove(tenant, blocked[1]!, blocker));
@@ -155,15 +219,23 @@ describe("DELETE /v1/tasks/:id/dependencies/:blockerId", () => {
 describe("done waits for the blockers", () => {
   it("a task with an open blocker cannot move to done: 409 open_blockers naming them; once they are done or cancelled it can", async () => {
     const tenant = await createTenant();
-    const [open, cancelled, done] = [await insertTaskIn(tenant), await insertTaskIn(tenant, { status: "cancelled" }), await insertTaskIn(tenant, { status: "done" })];
+    const [open, cancelled, done] = [
+      await insertTaskIn(tenant),
+      await insertTaskIn(tenant, { status: "cancelled" }),
+      await insertTaskIn(tenant, { status: "done" }),
+    ];
     const task = await insertTaskIn(tenant, { status: "in_progress", blockedBy: [open, cancelled, done] });
-    const body = await refusedCall(tenant, `/v1/tasks/${task}`, { method: "PATCH", body: { status: "done" } }, 409, "open_blockers", { field: "status" });
+    const body = await refusedCall(tenant, `/v1/tasks/${task}`, { method: "PATCH", body: { status: "done" } }, 409, "open_blockers", {
+      field: "status",
+    });
     expect(body.error.blockers).toEqual([open]);
     // Other changes still go through, and a move along the workflow that is not done.
     expectSuccess(await api(`/v1/tasks/${task}`, { key: tenant.key, method: "PATCH", body: { status: "blocked" } }));
     expectSuccess(await api(`/v1/tasks/${task}`, { key: tenant.key, method: "PATCH", body: { status: "in_progress" } }));
     await query("update tasks set status = 'done' where id = $1", [open]);
-    expect(expectSuccess(await api(`/v1/tasks/${task}`, { key: tenant.key, method: "PATCH", body: { status: "done" } })).data.status).toBe("done");
+    expect(expectSuccess(await api(`/v1/tasks/${task}`, { key: tenant.key, method: "PATCH", body: { status: "done" } })).data.status).toBe(
+      "done",
+    );
   });
 
   it("the workflow is checked first: a move that is no workflow move is invalid_transition, whatever the blockers", async () => {
@@ -185,7 +257,11 @@ describe("deleting a blocker", () => {
     const events = await storedEvents(tenant.org.id, before.changeVersion);
     // Consecutive changeVersions: the cascades first (task updates by id, then the comment), the delete last.
     expect(events.map((e) => e.changeVersion)).toEqual([1, 2, 3, 4].map((n) => before.changeVersion + n));
-    expect(events.map((e) => [e.type, e.data.id])).toEqual([...[first, second].sort().map((id) => ["task.updated", id]), ["comment.deleted", comment], ["task.deleted", blocker]]);
+    expect(events.map((e) => [e.type, e.data.id])).toEqual([
+      ...[first, second].sort().map((id) => ["task.updated", id]),
+      ["comment.deleted", comment],
+      ["task.deleted", blocker],
+    ]);
     for (const event of events.slice(0, 2)) expect(event.changes).toEqual({ blockedBy: { from: [blocker], to: [] } });
     expect((await snapshot(tenant.org.id)).changeVersion).toBe(before.changeVersion + 4);
     expect(await blockedByOf(first)).toEqual([]);
@@ -228,7 +304,8 @@ describe("cycle detection on random graphs (property)", () => {
             expect(path[1]).toBe(tasks[to]);
             // Each step is an edge of the graph (or the one refused).
             const index = (id: string) => tasks.indexOf(id);
-            for (let i = 1; i < path.length - 1; i++) expect(graph.get(index(path[i]!)) ?? [], `${path[i]} is blocked by ${path[i + 1]}`).toContain(index(path[i + 1]!));
+            for (let i = 1; i < path.length - 1; i++)
+              expect(graph.get(index(path[i]!)) ?? [], `${path[i]} is blocked by ${path[i + 1]}`).toContain(index(path[i + 1]!));
           } else {
             expect(response.status, `${from} blocked by ${to}: ${response.text.slice(0, 200)}`).toBe(200);
             const list = graph.get(from) ?? [];

@@ -14,10 +14,17 @@ import { insertLabel, insertTaskIn, labelBody } from "../helpers/work.ts";
 describeRefusals({ method: "GET", path: () => "/v1/labels", scope: "tasks.read" });
 describeRefusals({ method: "POST", path: () => "/v1/labels", scope: "tasks.manage", body: () => labelBody() });
 describeRefusals({ method: "GET", path: (id) => `/v1/labels/${id}`, scope: "tasks.read", record: (tenant) => insertLabel(tenant) });
-describeRefusals({ method: "PATCH", path: (id) => `/v1/labels/${id}`, scope: "tasks.manage", record: (tenant) => insertLabel(tenant), body: () => ({ colour: "#000000" }) });
+describeRefusals({
+  method: "PATCH",
+  path: (id) => `/v1/labels/${id}`,
+  scope: "tasks.manage",
+  record: (tenant) => insertLabel(tenant),
+  body: () => ({ colour: "#000000" }),
+});
 describeRefusals({ method: "DELETE", path: (id) => `/v1/labels/${id}`, scope: "tasks.manage", record: (tenant) => insertLabel(tenant) });
 
-const labelsOf = async (task: string) => (await query<{ label_ids: string[] }>("select label_ids from tasks where id = $1", [task]))[0]!.label_ids;
+const labelsOf = async (task: string) =>
+  (await query<{ label_ids: string[] }>("select label_ids from tasks where id = $1", [task]))[0]!.label_ids;
 
 describe("/v1/labels", () => {
   it("creates, reads, lists, changes and deletes a label, an event each", async () => {
@@ -29,7 +36,9 @@ describe("/v1/labels", () => {
     expect(expectSuccess(await api(`/v1/labels/${label.id}`, { key: tenant.key })).data).toEqual(label);
     expect(expectSuccess(await api("/v1/labels?sort=name", { key: tenant.key })).data).toEqual([label]);
     before = await snapshot(tenant.org.id);
-    const changed = expectSuccess(await api(`/v1/labels/${label.id}`, { key: tenant.key, method: "PATCH", body: { name: "Handle with care", description: "Glass" } })).data;
+    const changed = expectSuccess(
+      await api(`/v1/labels/${label.id}`, { key: tenant.key, method: "PATCH", body: { name: "Handle with care", description: "Glass" } }),
+    ).data;
     expect(changed).toMatchObject({ name: "Handle with care", description: "Glass", version: 2 });
     expect((await expectOneWrite(tenant.org.id, before, "label.updated")).changes).toEqual({
       name: { from: "Fragile", to: "Handle with care" },
@@ -54,9 +63,12 @@ describe("/v1/labels", () => {
 
   it("concurrent creates of one name: exactly one label", async () => {
     const tenant = await createTenant();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => api("/v1/labels", { key: tenant.key, body: labelBody({ name: "Race" }) })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => api("/v1/labels", { key: tenant.key, body: labelBody({ name: "Race" }) })),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
-    for (const answer of answers.filter((a) => a.status !== 201)) expect([answer.status, answer.body.error.code, answer.body.error.field]).toEqual([409, "conflict", "name"]);
+    for (const answer of answers.filter((a) => a.status !== 201))
+      expect([answer.status, answer.body.error.code, answer.body.error.field]).toEqual([409, "conflict", "name"]);
     expect(await query("select id from labels where org_id = $1", [tenant.org.id])).toHaveLength(1);
   });
 
@@ -69,7 +81,9 @@ describe("/v1/labels", () => {
       await refusedCall(tenant, "/v1/labels", { method: "POST", body: labelBody({ name }) }, 400, "invalid_field", { field: "name" });
     }
     await refusedCall(tenant, "/v1/labels", { method: "POST", body: { colour: "#000000" } }, 400, "missing_field", { field: "name" });
-    await refusedCall(tenant, "/v1/labels", { method: "POST", body: labelBody({ color: "#000000" }) }, 400, "unknown_field", { field: "color" });
+    await refusedCall(tenant, "/v1/labels", { method: "POST", body: labelBody({ color: "#000000" }) }, 400, "unknown_field", {
+      field: "color",
+    });
   });
 });
 
@@ -84,23 +98,52 @@ describe("labelIds on tasks", () => {
     const task = expectSuccess(await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { labelIds: [a, b] }) }), 201).data;
     expect(task.labelIds).toEqual([a, b]);
     const before = await snapshot(tenant.org.id);
-    expect(expectSuccess(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { labelIds: [b] } })).data.labelIds).toEqual([b]);
+    expect(
+      expectSuccess(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { labelIds: [b] } })).data.labelIds,
+    ).toEqual([b]);
     expect((await expectOneWrite(tenant.org.id, before, "task.updated")).changes).toEqual({ labelIds: { from: [a, b], to: [b] } });
     await insertTaskIn(tenant);
-    expect(expectSuccess(await api(`/v1/tasks?labelId=${b}`, { key: tenant.key })).data.map((t: { id: string }) => t.id)).toEqual([task.id]);
+    expect(expectSuccess(await api(`/v1/tasks?labelId=${b}`, { key: tenant.key })).data.map((t: { id: string }) => t.id)).toEqual([
+      task.id,
+    ]);
     expect(expectSuccess(await api(`/v1/tasks?labelId=${a}`, { key: tenant.key })).data).toEqual([]);
-    expect(expectSuccess(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { labelIds: [] } })).data.labelIds).toEqual([]);
+    expect(
+      expectSuccess(await api(`/v1/tasks/${task.id}`, { key: tenant.key, method: "PATCH", body: { labelIds: [] } })).data.labelIds,
+    ).toEqual([]);
   });
 
   it("a label of another organisation or none is 400 invalid_reference labelIds; a label twice is 400 invalid_field", async () => {
     const [tenant, other] = [await createTenant(), await createTenant()];
     const [mine] = await labelled(tenant);
     const theirs = await insertLabel(other);
-    await refusedCall(tenant, "/v1/tasks", { method: "POST", body: await taskBody(tenant, { labelIds: [mine, theirs] }) }, 400, "invalid_reference", { field: "labelIds" });
+    await refusedCall(
+      tenant,
+      "/v1/tasks",
+      { method: "POST", body: await taskBody(tenant, { labelIds: [mine, theirs] }) },
+      400,
+      "invalid_reference",
+      { field: "labelIds" },
+    );
     const task = await insertTaskIn(tenant);
-    await refusedCall(tenant, `/v1/tasks/${task}`, { method: "PATCH", body: { labelIds: ["019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"] } }, 400, "invalid_reference", { field: "labelIds" });
-    await refusedCall(tenant, `/v1/tasks/${task}`, { method: "PATCH", body: { labelIds: [mine, mine] } }, 400, "invalid_field", { field: "labelIds" });
-    await refusedCall(tenant, `/v1/tasks/${task}`, { method: "PATCH", body: { labelIds: Array.from({ length: 51 }, () => mine) } }, 400, "invalid_field", { field: "labelIds" });
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task}`,
+      { method: "PATCH", body: { labelIds: ["019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"] } },
+      400,
+      "invalid_reference",
+      { field: "labelIds" },
+    );
+    await refusedCall(tenant, `/v1/tasks/${task}`, { method: "PATCH", body: { labelIds: [mine, mine] } }, 400, "invalid_field", {
+      field: "labelIds",
+    });
+    await refusedCall(
+      tenant,
+      `/v1/tasks/${task}`,
+      { method: "PATCH", body: { labelIds: Array.from({ length: 51 }, () => mine) } },
+      400,
+      "invalid_field",
+      { field: "labelIds" },
+    );
   });
 
   it("deleting a label takes it off every task in the same statement: task.updated each, then label.deleted", async () => {

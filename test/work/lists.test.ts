@@ -15,8 +15,12 @@ import { insertComment, insertLabel } from "../helpers/work.ts";
 
 type Task = { id: string; dueDate: string; priority: string; status: string; title: string; createdAt: string; updatedAt: string };
 
-const RANK: Record<string, readonly string[]> = { priority: RESOURCES.task.sortable.priority.rank, status: RESOURCES.task.sortable.status.rank };
-const valueOf = (task: Task, field: string): string | number => (RANK[field] ? RANK[field]!.indexOf(task[field as keyof Task]) : task[field as keyof Task]);
+const RANK: Record<string, readonly string[]> = {
+  priority: RESOURCES.task.sortable.priority.rank,
+  status: RESOURCES.task.sortable.status.rank,
+};
+const valueOf = (task: Task, field: string): string | number =>
+  RANK[field] ? RANK[field]!.indexOf(task[field as keyof Task]) : task[field as keyof Task];
 
 /** -1, 0 or 1: `a` before, tied with, or after `b` under the sort (ties broken by id, in the last key's direction). */
 function compare(a: Task, b: Task, sort: { field: string; descending: boolean }[]): number {
@@ -78,7 +82,13 @@ describe("sort: paging under every sort while others write never loses or repeat
       const created: string[] = [];
       const writer = (async () => {
         for (let n = 0; writing; n++) {
-          const task = expectSuccess(await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { projectId: project, assigneeId: person, title: `New ${n}` }) }), 201).data;
+          const task = expectSuccess(
+            await api("/v1/tasks", {
+              key: tenant.key,
+              body: await taskBody(tenant, { projectId: project, assigneeId: person, title: `New ${n}` }),
+            }),
+            201,
+          ).data;
           created.push(task.id);
           const target = sortKeys.has("updatedAt") ? task.id : ids[n % ids.length]!;
           expectSuccess(await api(`/v1/tasks/${target}`, { key: tenant.key, method: "PATCH", body: { description: `changed ${n}` } }));
@@ -103,7 +113,8 @@ describe("sort: paging under every sort while others write never loses or repeat
       expect(new Set(seenIds).size, "no task is repeated").toBe(seenIds.length);
       const missing = ids.filter((id) => !seenIds.includes(id));
       expect(missing, "no task that was there throughout is lost").toEqual([]);
-      for (let i = 1; i < seen.length; i++) expect(compare(seen[i - 1]!, seen[i]!, sort), `${seen[i - 1]!.id} before ${seen[i]!.id}`).toBe(-1);
+      for (let i = 1; i < seen.length; i++)
+        expect(compare(seen[i - 1]!, seen[i]!, sort), `${seen[i - 1]!.id} before ${seen[i]!.id}`).toBe(-1);
     }, 120_000);
   }
 });
@@ -149,7 +160,10 @@ describe("sort: refusals", () => {
     };
     for (const [type, path] of Object.entries(lists)) {
       for (const field of Object.keys(RESOURCES[type as ResourceType].sortable)) {
-        expect(expectSuccess(await api(`${path}?sort=-${field}`, { key: tenant.key })).data.length, `${path}?sort=-${field}`).toBeGreaterThan(0);
+        expect(
+          expectSuccess(await api(`${path}?sort=-${field}`, { key: tenant.key })).data.length,
+          `${path}?sort=-${field}`,
+        ).toBeGreaterThan(0);
       }
     }
   });
@@ -160,12 +174,16 @@ describe("q: full-text search", () => {
     const tenant = await createTenant();
     const project = await tenant.insertProject();
     const post = async (title: string, description: string | null = null, projectId = project.id) =>
-      expectSuccess(await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { title, description, projectId }) }), 201).data.id as string;
+      expectSuccess(await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { title, description, projectId }) }), 201).data
+        .id as string;
     const van = await post("Book the removal van", "Seven thirty at the loading dock");
     const vans = await post("Return both vans", null);
     const dock = await post("Paint the loading bay", "Yellow lines by the dock doors");
     const elsewhere = await post("Removal of old radiators", null, (await tenant.insertProject()).id);
-    const found = async (q: string, extra = "") => expectSuccess(await api(`/v1/tasks?q=${encodeURIComponent(q)}${extra}`, { key: tenant.key })).data.map((t: { id: string }) => t.id).sort();
+    const found = async (q: string, extra = "") =>
+      expectSuccess(await api(`/v1/tasks?q=${encodeURIComponent(q)}${extra}`, { key: tenant.key }))
+        .data.map((t: { id: string }) => t.id)
+        .sort();
     expect(await found("van")).toEqual([van, vans].sort());
     expect(await found("removals")).toEqual([van, elsewhere].sort());
     expect(await found("dock")).toEqual([van, dock].sort());
@@ -174,18 +192,24 @@ describe("q: full-text search", () => {
     expect(await found("dock -paint")).toEqual([van]);
     expect(await found("removal", `&projectId=${project.id}`)).toEqual([van]);
     expect(await found("the")).toEqual([]);
-    expect(expectSuccess(await api("/v1/tasks?q=van&sort=-title", { key: tenant.key })).data.map((t: { title: string }) => t.title)).toEqual(["Return both vans", "Book the removal van"]);
+    expect(
+      expectSuccess(await api("/v1/tasks?q=van&sort=-title", { key: tenant.key })).data.map((t: { title: string }) => t.title),
+    ).toEqual(["Return both vans", "Book the removal van"]);
   });
 
   it("finds projects by name and description; a list without search refuses q", async () => {
     const tenant = await createTenant();
-    const [house, clinic] = [await tenant.insertProject({ name: "Riverside House fit-out" }), await tenant.insertProject({ name: "Clinic", description: "Refurbish the waiting rooms" } as never)];
+    const [house, clinic] = [
+      await tenant.insertProject({ name: "Riverside House fit-out" }),
+      await tenant.insertProject({ name: "Clinic", description: "Refurbish the waiting rooms" } as never),
+    ];
     expect(expectSuccess(await api("/v1/projects?q=house", { key: tenant.key })).data.map((p: { id: string }) => p.id)).toEqual([house.id]);
     expect(expectSuccess(await api("/v1/projects?q=room", { key: tenant.key })).data.map((p: { id: string }) => p.id)).toEqual([clinic.id]);
     await refusedCall(tenant, "/v1/risks?q=van", {}, 400, "unknown_field", { field: "q" });
     for (const q of ["", "x".repeat(201)]) await refusedCall(tenant, `/v1/tasks?q=${q}`, {}, 400, "invalid_field", { field: "q" });
     // Whatever a search box sends is a query, never an error.
-    for (const q of ["'", "!!&|", "(a", "<-> :*", '"', "a & b | !c"]) expectSuccess(await api(`/v1/tasks?q=${encodeURIComponent(q)}`, { key: tenant.key }));
+    for (const q of ["'", "!!&|", "(a", "<-> :*", '"', "a & b | !c"])
+      expectSuccess(await api(`/v1/tasks?q=${encodeURIComponent(q)}`, { key: tenant.key }));
   });
 });
 
@@ -220,7 +244,11 @@ describe("fields: a sparse field set on every read", () => {
   it("a record (and each of a list) holds id and the fields named, and nothing else; the ETag comes with version only", async () => {
     const tenant = await createTenant();
     const { paths, project, task } = await arrangeAll(tenant);
-    const lists: Record<string, string> = { ...Object.fromEntries(Object.keys(paths).map((p) => [p, p])), "/v1/milestones": `/v1/projects/${project.id}/milestones`, "/v1/comments": `/v1/tasks/${task.id}/comments` };
+    const lists: Record<string, string> = {
+      ...Object.fromEntries(Object.keys(paths).map((p) => [p, p])),
+      "/v1/milestones": `/v1/projects/${project.id}/milestones`,
+      "/v1/comments": `/v1/tasks/${task.id}/comments`,
+    };
     for (const [collection, id] of Object.entries(paths)) {
       const full = expectSuccess(await api(`${collection}/${id}`, { key: tenant.key })).data;
       const [, second, third] = Object.keys(full).filter((k) => k !== "id");
@@ -256,7 +284,11 @@ describe("expand: related records in the same answer", () => {
     const tenant = await createTenant();
     const { task, bare, person, project, milestone } = await arrangeAll(tenant);
     const full = (path: string) => api(path, { key: tenant.key }).then((r) => expectSuccess(r).data);
-    const [personRecord, projectRecord, milestoneRecord] = [await full(`/v1/personnel/${person.id}`), await full(`/v1/projects/${project.id}`), await full(`/v1/milestones/${milestone.id}`)];
+    const [personRecord, projectRecord, milestoneRecord] = [
+      await full(`/v1/personnel/${person.id}`),
+      await full(`/v1/projects/${project.id}`),
+      await full(`/v1/milestones/${milestone.id}`),
+    ];
     const { progress: _p, ...projectOwn } = projectRecord;
     const { progress: _m, ...milestoneOwn } = milestoneRecord;
     const expanded = await full(`/v1/tasks/${task.id}?expand=assignee,project,milestone`);
@@ -271,7 +303,10 @@ describe("expand: related records in the same answer", () => {
     const tenant = await createTenant();
     const { paths, project } = await arrangeAll(tenant);
     for (const collection of ["/v1/milestones", "/v1/risks", "/v1/issues", "/v1/financial-entries"] as const) {
-      expect(expectSuccess(await api(`${collection}/${paths[collection]}?expand=project`, { key: tenant.key })).data.project.id, collection).toBe(project.id);
+      expect(
+        expectSuccess(await api(`${collection}/${paths[collection]}?expand=project`, { key: tenant.key })).data.project.id,
+        collection,
+      ).toBe(project.id);
     }
     await refusedCall(tenant, `/v1/labels/${paths["/v1/labels"]}?expand=project`, {}, 400, "unknown_field", { field: "expand" });
     await refusedCall(tenant, `/v1/tasks/${paths["/v1/tasks"]}?expand=owner`, {}, 400, "invalid_field", { field: "expand" });

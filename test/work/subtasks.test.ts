@@ -25,11 +25,18 @@ describe("parentId on create and change", () => {
     const parent = await insertTaskIn(tenant);
     const projectId = (await query<{ project_id: string }>("select project_id from tasks where id = $1", [parent]))[0]!.project_id;
     const before = await snapshot(tenant.org.id);
-    const child = expectSuccess(await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { projectId, parentId: parent }) }), 201).data;
+    const child = expectSuccess(
+      await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { projectId, parentId: parent }) }),
+      201,
+    ).data;
     expect(child).toMatchObject({ parentId: parent, subtaskCount: 0, subtasksDone: 0 });
     await expectOneWrite(tenant.org.id, before, "task.created");
     // The parent's counts are derived: they move without its version moving.
-    expect(expectSuccess(await api(`/v1/tasks/${parent}`, { key: tenant.key })).data).toMatchObject({ subtaskCount: 1, subtasksDone: 0, version: 1 });
+    expect(expectSuccess(await api(`/v1/tasks/${parent}`, { key: tenant.key })).data).toMatchObject({
+      subtaskCount: 1,
+      subtasksDone: 0,
+      version: 1,
+    });
     await query("update tasks set status = 'done' where id = $1", [child.id]);
     expect(expectSuccess(await api(`/v1/tasks/${parent}`, { key: tenant.key })).data).toMatchObject({ subtaskCount: 1, subtasksDone: 1 });
     await insertTaskIn(tenant); // not a subtask
@@ -42,10 +49,14 @@ describe("parentId on create and change", () => {
     const elsewhere = await insertTaskIn(tenant);
     const foreign = await insertTaskIn(other);
     for (const parentId of [elsewhere, foreign, "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"]) {
-      await refusedCall(tenant, "/v1/tasks", { method: "POST", body: await taskBody(tenant, { parentId }) }, 400, "invalid_reference", { field: "parentId" });
+      await refusedCall(tenant, "/v1/tasks", { method: "POST", body: await taskBody(tenant, { parentId }) }, 400, "invalid_reference", {
+        field: "parentId",
+      });
     }
     const task = await insertTaskIn(tenant);
-    await refusedCall(tenant, `/v1/tasks/${task}`, { method: "PATCH", body: { parentId: elsewhere } }, 400, "invalid_reference", { field: "parentId" });
+    await refusedCall(tenant, `/v1/tasks/${task}`, { method: "PATCH", body: { parentId: elsewhere } }, 400, "invalid_reference", {
+      field: "parentId",
+    });
   });
 
   it("a change moves a task under a parent and out again (null), with changes.parentId", async () => {
@@ -65,25 +76,39 @@ describe("at most 5 levels, and no cycles", () => {
     const tenant = await createTenant();
     const levels = await chain(tenant, 5);
     const projectId = (await query<{ project_id: string }>("select project_id from tasks where id = $1", [levels[0]]))[0]!.project_id;
-    await refusedCall(tenant, "/v1/tasks", { method: "POST", body: await taskBody(tenant, { projectId, parentId: levels[4] }) }, 409, "conflict", {
-      field: "parentId",
-      maxDepth: 5,
-    });
+    await refusedCall(
+      tenant,
+      "/v1/tasks",
+      { method: "POST", body: await taskBody(tenant, { projectId, parentId: levels[4] }) },
+      409,
+      "conflict",
+      {
+        field: "parentId",
+        maxDepth: 5,
+      },
+    );
     // Level 4 still takes one.
     expectSuccess(await api("/v1/tasks", { key: tenant.key, body: await taskBody(tenant, { projectId, parentId: levels[3] }) }), 201);
     // A task with one subtask moved under level 4 would put that subtask at level 6.
     const top = await insertTaskIn(tenant, { projectId });
     await insertTaskIn(tenant, { parentId: top });
-    await refusedCall(tenant, `/v1/tasks/${top}`, { method: "PATCH", body: { parentId: levels[3] } }, 409, "conflict", { field: "parentId", maxDepth: 5 });
+    await refusedCall(tenant, `/v1/tasks/${top}`, { method: "PATCH", body: { parentId: levels[3] } }, 409, "conflict", {
+      field: "parentId",
+      maxDepth: 5,
+    });
     expectSuccess(await patch(tenant, top, { parentId: levels[2] }));
   });
 
   it("a task under itself or under one of its subtasks is 409 dependency_cycle with the path", async () => {
     const tenant = await createTenant();
     const [a, b, c] = await chain(tenant, 3);
-    const self = await refusedCall(tenant, `/v1/tasks/${a}`, { method: "PATCH", body: { parentId: a } }, 409, "dependency_cycle", { field: "parentId" });
+    const self = await refusedCall(tenant, `/v1/tasks/${a}`, { method: "PATCH", body: { parentId: a } }, 409, "dependency_cycle", {
+      field: "parentId",
+    });
     expect(self.error.path).toEqual([a, a]);
-    const deep = await refusedCall(tenant, `/v1/tasks/${a}`, { method: "PATCH", body: { parentId: c } }, 409, "dependency_cycle", { field: "parentId" });
+    const deep = await refusedCall(tenant, `/v1/tasks/${a}`, { method: "PATCH", body: { parentId: c } }, 409, "dependency_cycle", {
+      field: "parentId",
+    });
     expect(deep.error.path).toEqual([a, c, b, a]);
   });
 });
@@ -95,7 +120,9 @@ describe("done waits for the subtasks", () => {
     const child = await insertTaskIn(tenant, { parentId: parent, status: "done" });
     const grandchild = await insertTaskIn(tenant, { parentId: child, status: "todo" });
     const cancelled = await insertTaskIn(tenant, { parentId: parent, status: "cancelled" });
-    const body = await refusedCall(tenant, `/v1/tasks/${parent}`, { method: "PATCH", body: { status: "done" } }, 409, "open_subtasks", { field: "status" });
+    const body = await refusedCall(tenant, `/v1/tasks/${parent}`, { method: "PATCH", body: { status: "done" } }, 409, "open_subtasks", {
+      field: "status",
+    });
     expect(body.error.subtasks).toEqual([grandchild]);
     await query("update tasks set status = 'cancelled' where id = $1", [grandchild]);
     expect(expectSuccess(await patch(tenant, parent, { status: "done" })).data.status).toBe("done");

@@ -55,18 +55,25 @@ export function createListenApi(baseUrl: string, key: string, filter: ListenFilt
   return {
     async describeKey() {
       const self = await call(() => client.GET("/v1"));
-      return { organisation: self.organisation, application: self.application, changeVersion: self.changeVersion, realtimeUrl: self.realtime.url };
+      return {
+        organisation: self.organisation,
+        application: self.application,
+        changeVersion: self.changeVersion,
+        realtimeUrl: self.realtime.url,
+      };
     },
     async eventsAfter(changeVersion) {
       const events: OpsEvent[] = [];
       let after = changeVersion;
       for (;;) {
-        const page = await call(() => client.GET("/v1/events", { params: { query: { after, limit: 200, ...filter } } })).catch((error: unknown) => {
-          if (error instanceof CommandError && / 410 resync_required /.test(`${error.message} `)) {
-            throw new ResyncRequired(`the events after #${after} are past the API's retention: run listen again to follow from now`);
-          }
-          throw error;
-        });
+        const page = await call(() => client.GET("/v1/events", { params: { query: { after, limit: 200, ...filter } } })).catch(
+          (error: unknown) => {
+            if (error instanceof CommandError && / 410 resync_required /.test(`${error.message} `)) {
+              throw new ResyncRequired(`the events after #${after} are past the API's retention: run listen again to follow from now`);
+            }
+            throw error;
+          },
+        );
         events.push(...(page.data as OpsEvent[]));
         if (!page.nextCursor) return { events, changeVersion: page.changeVersion };
         after = Number(page.nextCursor);

@@ -17,8 +17,22 @@ export interface Answer {
 
 /** The fields of a Postgres error Neon copies into its answer (sql_over_http.rs `handle`), in its order. */
 const POSTGRES_FIELDS = [
-  "code", "detail", "hint", "position", "internalPosition", "internalQuery", "severity", "where",
-  "table", "column", "schema", "dataType", "constraint", "file", "line", "routine",
+  "code",
+  "detail",
+  "hint",
+  "position",
+  "internalPosition",
+  "internalQuery",
+  "severity",
+  "where",
+  "table",
+  "column",
+  "schema",
+  "dataType",
+  "constraint",
+  "file",
+  "line",
+  "routine",
 ] as const;
 
 export type PostgresFields = Partial<Record<(typeof POSTGRES_FIELDS)[number], string>>;
@@ -47,7 +61,10 @@ export const unparsableBody = (reason: string) => errorAnswer(400, `could not pa
  * sql_over_http.rs `handle`, SqlOverHttpError::Cancelled: the client went away (or the proxy shed
  * the connection) and the query was cancelled; the body has these two fields only.
  */
-export const cancelled = (): Answer => ({ status: 400, body: JSON.stringify({ message: "Query cancelled, connection was terminated", code: "08P01" }) });
+export const cancelled = (): Answer => ({
+  status: 400,
+  body: JSON.stringify({ message: "Query cancelled, connection was terminated", code: "08P01" }),
+});
 
 /**
  * A Postgres error while connecting (serverless/backend.rs HttpConnError::PostgresConnectionError):
@@ -83,8 +100,19 @@ export const NEON_FAULTS = {
   "password-failed": (user: string) => errorAnswer(400, `password authentication failed for user '${user}'`),
   // The compute refused the password the proxy passed on (Postgres kind, 500, Postgres's fields).
   "password-refused": (user: string) =>
-    connectFailed({ message: `password authentication failed for user "${user}"`, code: "28P01", severity: "FATAL", routine: "auth_failed" }),
-  "role-refused": (user: string) => connectFailed({ message: `role "${user}" is not permitted to log in`, code: "28000", severity: "FATAL", routine: "InitializeSessionUserId" }),
+    connectFailed({
+      message: `password authentication failed for user "${user}"`,
+      code: "28P01",
+      severity: "FATAL",
+      routine: "auth_failed",
+    }),
+  "role-refused": (user: string) =>
+    connectFailed({
+      message: `role "${user}" is not permitted to log in`,
+      code: "28000",
+      severity: "FATAL",
+      routine: "InitializeSessionUserId",
+    }),
   "database-missing": (_user: string, database: string) =>
     connectFailed({ message: `database "${database}" does not exist`, code: "3D000", severity: "FATAL", routine: "InitPostgres" }),
 } satisfies Record<string, (user: string, database: string) => Answer>;

@@ -47,7 +47,13 @@ export async function runSingle(connection: Connection, data: QueryData, arrayMo
     // cancel_query, then up to 100 ms for the statement to stop: one that stopped because it was
     // cancelled leaves its connection usable; anything else, and it is dropped.
     sendCancel(connection.client);
-    const after = await Promise.race([running.then(() => null, (error: unknown) => error), sleep(CANCEL_WAIT_MS).then(() => "timeout")]);
+    const after = await Promise.race([
+      running.then(
+        () => null,
+        (error: unknown) => error,
+      ),
+      sleep(CANCEL_WAIT_MS).then(() => "timeout"),
+    ]);
     if (after === null) return { status: 200, body: output.text() };
     if ((after as { code?: unknown }).code !== "57014") connection.broken = true;
     return cancelled();
@@ -57,7 +63,13 @@ export async function runSingle(connection: Connection, data: QueryData, arrayMo
 }
 
 /** Statements in one transaction (BatchQueryData::process): all commit, or none. */
-export async function runBatch(connection: Connection, queries: QueryData[], arrayMode: boolean, begin: string, gone: AbortSignal): Promise<Answer> {
+export async function runBatch(
+  connection: Connection,
+  queries: QueryData[],
+  arrayMode: boolean,
+  begin: string,
+  gone: AbortSignal,
+): Promise<Answer> {
   const { client } = connection;
   const output = new JsonOutput();
   await client.query(begin);
@@ -103,7 +115,13 @@ function failed(connection: Connection, error: Error): Answer {
 function queryToJson(connection: Connection, data: QueryData, arrayMode: boolean, output: JsonOutput): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     // Extended protocol always, as Neon does: one statement per query, parameters as text.
-    const query = new pg.Query({ text: data.query, values: data.params, rowMode: "array", types: RAW_TEXT, queryMode: "extended" } as pg.QueryConfig);
+    const query = new pg.Query({
+      text: data.query,
+      values: data.params,
+      rowMode: "array",
+      types: RAW_TEXT,
+      queryMode: "extended",
+    } as pg.QueryConfig);
     let rows = 0;
     let refused = false;
     const start = (result: pg.QueryResult) => {
@@ -133,7 +151,9 @@ function queryToJson(connection: Connection, data: QueryData, arrayMode: boolean
       if (refused) return;
       if (rows === 0) start(result);
       // sql_over_http.rs: rowCount is the command tag's count (INSERT's second number), else null.
-      output.push(`],"command":${JSON.stringify(result.command ?? "")},"rowCount":${JSON.stringify(result.rowCount)},"rowAsArray":${arrayMode}}`);
+      output.push(
+        `],"command":${JSON.stringify(result.command ?? "")},"rowCount":${JSON.stringify(result.rowCount)},"rowAsArray":${arrayMode}}`,
+      );
       resolve();
     });
     connection.client.query(query);
@@ -151,10 +171,12 @@ function untilGone(running: Promise<void>, gone: AbortSignal): Promise<"done" | 
   return new Promise((resolve) => {
     const onGone = () => resolve("gone");
     gone.addEventListener("abort", onGone, { once: true });
-    running.then(
-      () => resolve("done"),
-      (error: unknown) => resolve(error instanceof Error ? error : new Error(String(error))),
-    ).finally(() => gone.removeEventListener("abort", onGone));
+    running
+      .then(
+        () => resolve("done"),
+        (error: unknown) => resolve(error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => gone.removeEventListener("abort", onGone));
   });
 }
 

@@ -14,7 +14,11 @@ const ROLE_LABELS = { owner: "Owner", admin: "Admin", member: "Member" };
  * @param {{ settingsLink?: boolean }} [options]
  */
 export function renderAccount(root, session, { settingsLink = true } = {}) {
-  const who = el("p", { class: "who" }, ["Signed in as ", el("strong", {}, [session.user.name]), ` · ${ROLE_LABELS[session.role] ?? session.role}`]);
+  const who = el("p", { class: "who" }, [
+    "Signed in as ",
+    el("strong", {}, [session.user.name]),
+    ` · ${ROLE_LABELS[session.role] ?? session.role}`,
+  ]);
   const signOutButton = el("button", { type: "button" }, ["Sign out"]);
   signOutButton.addEventListener("click", () => void signOut());
   const parts = [who];

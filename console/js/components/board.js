@@ -46,14 +46,20 @@ export function createBoard({ root, store, onMove, onOpen, shows = () => true })
         const inColumn = tasks.filter((task) => task.status === status);
         const headingId = `column-${status}`;
         return el("section", { class: "column", "data-status": status, "aria-labelledby": headingId }, [
-          el("h3", { id: headingId }, [labelOf(status), el("span", { class: "muted", "aria-label": `${inColumn.length} tasks` }, [String(inColumn.length)])]),
+          el("h3", { id: headingId }, [
+            labelOf(status),
+            el("span", { class: "muted", "aria-label": `${inColumn.length} tasks` }, [String(inColumn.length)]),
+          ]),
           el("ul", {}, inColumn.map(card)),
         ]);
       }),
     );
     arrived.clear();
     // A card that moved (here or in another console) keeps the keyboard focus it had.
-    if (focusedId) /** @type {HTMLElement | null} */ (root.querySelector(`.card[data-id="${CSS.escape(focusedId)}"]${onTitle ? " .card-open" : ""}`))?.focus();
+    if (focusedId)
+      /** @type {HTMLElement | null} */ (
+        root.querySelector(`.card[data-id="${CSS.escape(focusedId)}"]${onTitle ? " .card-open" : ""}`)
+      )?.focus();
   }
 
   root.addEventListener("click", (event) => {

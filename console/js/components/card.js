@@ -19,7 +19,11 @@ function badges(task, state) {
   const parts = [];
   const { open } = blockersOf(task, state);
   if (open.length > 0) {
-    parts.push(el("span", { class: "badge badge-blocked", title: `Waiting for ${open.map((t) => `“${t.title}”`).join(", ")}` }, [`Blocked by ${count(open.length, "task")}`]));
+    parts.push(
+      el("span", { class: "badge badge-blocked", title: `Waiting for ${open.map((t) => `“${t.title}”`).join(", ")}` }, [
+        `Blocked by ${count(open.length, "task")}`,
+      ]),
+    );
   }
   const subtasks = subtaskCounts(task, state);
   if (subtasks.count > 0) {
@@ -44,7 +48,10 @@ export function taskCard(task, state) {
   return el("li", { class: "card", "data-id": task.id, "data-status": task.status, draggable: "true", tabindex: "-1" }, [
     el("h4", {}, [el("button", { type: "button", class: "card-open", "aria-haspopup": "dialog" }, [task.title])]),
     ...(parent ? [el("p", { class: "parent" }, [`Subtask of “${parent.title}”`])] : []),
-    el("p", { class: "meta" }, [el("span", { class: `priority-${task.priority}` }, [task.priority]), ` · due ${task.dueDate} · ${assignee}`]),
+    el("p", { class: "meta" }, [
+      el("span", { class: `priority-${task.priority}` }, [task.priority]),
+      ` · due ${task.dueDate} · ${assignee}`,
+    ]),
     ...(chips ? [chips] : []),
     ...(badgeRow ? [badgeRow] : []),
     el("div", { class: "moves", role: "group", "aria-label": "Move to" }, moves),

@@ -24,8 +24,22 @@ export function createDrawer({ api, store, me, ensureTasks }) {
   const title = byId("drawer-title");
   const details = byId("drawer-details");
   const alert = byId("drawer-alert");
-  const dependencies = createDependencies({ api, store, root: byId("drawer-dependencies"), form: /** @type {HTMLFormElement} */ (byId("blocker-form")), alert, ensureTasks });
-  const comments = createComments({ api, store, me, list: byId("comment-list"), form: /** @type {HTMLFormElement} */ (byId("comment-form")), alert });
+  const dependencies = createDependencies({
+    api,
+    store,
+    root: byId("drawer-dependencies"),
+    form: /** @type {HTMLFormElement} */ (byId("blocker-form")),
+    alert,
+    ensureTasks,
+  });
+  const comments = createComments({
+    api,
+    store,
+    me,
+    list: byId("comment-list"),
+    form: /** @type {HTMLFormElement} */ (byId("comment-form")),
+    alert,
+  });
   /** @type {string | null} */ let taskId = null;
   /** The card the drawer was opened from, by task id: cards are drawn anew as the board changes. */
   /** @type {string | null} */ let openedFrom = null;
@@ -49,7 +63,9 @@ export function createDrawer({ api, store, me, ensureTasks }) {
         ...row("Project", [state.projects.get(task.projectId)?.name ?? "another project"]),
         ...(task.milestoneId ? row("Milestone", [state.milestones.get(task.milestoneId)?.name ?? "a milestone"]) : []),
         ...row("Labels", [chips ?? el("span", { class: "muted" }, ["none"])]),
-        ...(parent ? row("Subtask of", [el("button", { type: "button", class: "link", "data-open-task": parent.id }, [parent.title])]) : []),
+        ...(parent
+          ? row("Subtask of", [el("button", { type: "button", class: "link", "data-open-task": parent.id }, [parent.title])])
+          : []),
         ...(counts.count ? row("Subtasks", [`${counts.done}/${counts.count} done`]) : []),
       ]),
       ...(subtasks.length
@@ -58,7 +74,10 @@ export function createDrawer({ api, store, me, ensureTasks }) {
               "ul",
               { class: "task-lines", "aria-label": "Subtasks" },
               subtasks.map((subtask) =>
-                el("li", {}, [el("button", { type: "button", class: "link", "data-open-task": subtask.id }, [subtask.title]), el("span", { class: `status-chip status-${subtask.status}` }, [labelOf(subtask.status)])]),
+                el("li", {}, [
+                  el("button", { type: "button", class: "link", "data-open-task": subtask.id }, [subtask.title]),
+                  el("span", { class: `status-chip status-${subtask.status}` }, [labelOf(subtask.status)]),
+                ]),
               ),
             ),
           ]

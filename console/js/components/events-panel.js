@@ -38,7 +38,10 @@ export function createEventsPanel(list) {
       const subject = event.data.title ?? event.data.name ?? (typeof event.data.body === "string" ? short(event.data.body) : event.data.id);
       const head = document.createElement("div");
       const type = Object.assign(document.createElement("span"), { className: "type", textContent: event.type });
-      const meta = Object.assign(document.createElement("span"), { className: "via", textContent: ` #${event.changeVersion} · ${time} · ${via}` });
+      const meta = Object.assign(document.createElement("span"), {
+        className: "via",
+        textContent: ` #${event.changeVersion} · ${time} · ${via}`,
+      });
       head.append(type, meta);
       const about = Object.assign(document.createElement("div"), { textContent: subject });
       item.append(head, about);

@@ -80,7 +80,10 @@ export function createFilters({ api, store, onChange }) {
     renderLabels() {
       const chosen = select.value;
       const labels = [...store.state.labels.values()].sort((a, b) => a.name.localeCompare(b.name));
-      select.replaceChildren(el("option", { value: "" }, ["All labels"]), ...labels.map((label) => el("option", { value: label.id }, [label.name])));
+      select.replaceChildren(
+        el("option", { value: "" }, ["All labels"]),
+        ...labels.map((label) => el("option", { value: label.id }, [label.name])),
+      );
       select.value = labels.some((label) => label.id === chosen) ? chosen : "";
       if (chosen && !select.value) void ask();
     },
@@ -88,7 +91,8 @@ export function createFilters({ api, store, onChange }) {
     follow(event) {
       if (!active() || !event) return;
       if (event.type.startsWith("task.") && event.data.projectId !== projectId) return;
-      const changed = event.type === "task.created" || (event.type === "task.updated" && MATCHED_FIELDS.some((field) => event.changes?.[field]));
+      const changed =
+        event.type === "task.created" || (event.type === "task.updated" && MATCHED_FIELDS.some((field) => event.changes?.[field]));
       if (changed || event.type === "label.deleted") {
         clearTimeout(typing);
         typing = setTimeout(() => void ask(), TYPING_PAUSE_MS);
@@ -98,7 +102,8 @@ export function createFilters({ api, store, onChange }) {
     summarise(shown, total) {
       if (status.classList.contains("error") && active()) return;
       status.classList.remove("error");
-      status.textContent = active() && matches !== null ? `Showing ${shown} of ${total} ${total === 1 ? "task" : "tasks"}` : active() ? "Searching…" : "";
+      status.textContent =
+        active() && matches !== null ? `Showing ${shown} of ${total} ${total === 1 ? "task" : "tasks"}` : active() ? "Searching…" : "";
     },
   };
 }

@@ -39,5 +39,11 @@ export function labelChip(label) {
  */
 export function labelChips(labelIds, labels) {
   const known = (labelIds ?? []).map((id) => labels.get(id)).filter((label) => label !== undefined);
-  return known.length ? el("ul", { class: "labels", "aria-label": "Labels" }, known.map((label) => el("li", {}, [labelChip(label)]))) : null;
+  return known.length
+    ? el(
+        "ul",
+        { class: "labels", "aria-label": "Labels" },
+        known.map((label) => el("li", {}, [labelChip(label)])),
+      )
+    : null;
 }

@@ -15,7 +15,9 @@ export function createMilestonesPanel({ section, list, store }) {
   function item(milestone) {
     const progress = progressOf(milestone, store.state);
     const summary =
-      progress.total === 0 ? "No tasks yet" : `${progress.percentDone}% · ${progress.done}/${progress.total} done${progress.cancelled ? ` · ${progress.cancelled} cancelled` : ""}`;
+      progress.total === 0
+        ? "No tasks yet"
+        : `${progress.percentDone}% · ${progress.done}/${progress.total} done${progress.cancelled ? ` · ${progress.cancelled} cancelled` : ""}`;
     const fill = el("div", { class: "fill" });
     fill.style.width = `${progress.percentDone}%`;
     const bar = el(
@@ -33,7 +35,10 @@ export function createMilestonesPanel({ section, list, store }) {
     );
     const status = milestone.status === "open" ? "" : ` · ${milestone.status}`;
     return el("li", { "data-id": milestone.id, "data-status": milestone.status }, [
-      el("p", { class: "milestone-head" }, [el("strong", {}, [milestone.name]), el("span", { class: "muted" }, [` due ${milestone.dueDate}${status}`])]),
+      el("p", { class: "milestone-head" }, [
+        el("strong", {}, [milestone.name]),
+        el("span", { class: "muted" }, [` due ${milestone.dueDate}${status}`]),
+      ]),
       bar,
       el("p", { class: "milestone-summary" }, [summary]),
     ]);

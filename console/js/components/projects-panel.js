@@ -14,7 +14,10 @@ export function createProjectsPanel({ list, store, onSelect }) {
         button.type = "button";
         button.dataset.id = project.id;
         button.setAttribute("aria-current", String(project.id === selected));
-        const status = Object.assign(document.createElement("span"), { className: "status", textContent: project.status.replace("_", " ") });
+        const status = Object.assign(document.createElement("span"), {
+          className: "status",
+          textContent: project.status.replace("_", " "),
+        });
         button.append(project.name, status);
         const item = document.createElement("li");
         item.append(button);

@@ -42,7 +42,10 @@ export function createComments({ api, store, me, list, form, alert }) {
   function view(comment) {
     const edited = comment.version > 1 ? " · edited" : "";
     const node = el("li", { class: "comment", "data-id": comment.id }, [
-      el("p", { class: "comment-head" }, [el("strong", {}, [authorOf(comment)]), el("span", { class: "muted" }, [` · ${formatDate(comment.createdAt)}${edited}`])]),
+      el("p", { class: "comment-head" }, [
+        el("strong", {}, [authorOf(comment)]),
+        el("span", { class: "muted" }, [` · ${formatDate(comment.createdAt)}${edited}`]),
+      ]),
       el("p", { class: "comment-body" }, [comment.body]),
     ]);
     if (isMine(comment)) node.append(actions(comment));
@@ -82,11 +85,15 @@ export function createComments({ api, store, me, list, form, alert }) {
     const entry = shown.get(comment.id);
     if (!entry) return;
     entry.editing = true;
-    const field = /** @type {HTMLTextAreaElement} */ (el("textarea", { "aria-label": "Edit your comment", maxlength: "10000", required: true }));
+    const field = /** @type {HTMLTextAreaElement} */ (
+      el("textarea", { "aria-label": "Edit your comment", maxlength: "10000", required: true })
+    );
     field.value = comment.body;
     const save = el("button", { type: "submit" }, ["Save"]);
     const cancel = el("button", { type: "button" }, ["Cancel"]);
-    const editor = /** @type {HTMLFormElement} */ (el("form", { class: "comment-editor" }, [field, el("div", { class: "comment-actions" }, [save, cancel])]));
+    const editor = /** @type {HTMLFormElement} */ (
+      el("form", { class: "comment-editor" }, [field, el("div", { class: "comment-actions" }, [save, cancel])])
+    );
     const stop = () => {
       entry.editing = false;
       entry.version = -1; // drawn again from the store

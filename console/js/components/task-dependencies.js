@@ -37,7 +37,9 @@ export function createDependencies({ api, store, root, form, alert, ensureTasks 
   /** @param {string} blockerId */
   function removeButton(blockerId) {
     const title = store.state.tasks.get(blockerId)?.title ?? "this task";
-    const button = /** @type {HTMLButtonElement} */ (el("button", { type: "button", "aria-label": `Remove blocker “${title}”` }, ["Remove"]));
+    const button = /** @type {HTMLButtonElement} */ (
+      el("button", { type: "button", "aria-label": `Remove blocker “${title}”` }, ["Remove"])
+    );
     button.addEventListener("click", async () => {
       if (!taskId) return;
       button.disabled = true;
@@ -65,7 +67,10 @@ export function createDependencies({ api, store, root, form, alert, ensureTasks 
     }
     const own = store.state.projects.get(task.projectId)?.name;
     const ordered = [...groups.entries()].sort(([a], [b]) => (a === own ? -1 : b === own ? 1 : a.localeCompare(b)));
-    return [el("option", { value: "" }, ["Choose a task…"]), ...ordered.map(([project, options]) => el("optgroup", { label: project }, options))];
+    return [
+      el("option", { value: "" }, ["Choose a task…"]),
+      ...ordered.map(([project, options]) => el("optgroup", { label: project }, options)),
+    ];
   }
 
   function render() {
@@ -78,10 +83,20 @@ export function createDependencies({ api, store, root, form, alert, ensureTasks 
     root.replaceChildren(
       el("h4", {}, ["Waiting for"]),
       blockedBy.length
-        ? el("ul", { class: "task-lines", "aria-label": "Blocked by" }, blockedBy.map((id) => line(id, [removeButton(id)])))
+        ? el(
+            "ul",
+            { class: "task-lines", "aria-label": "Blocked by" },
+            blockedBy.map((id) => line(id, [removeButton(id)])),
+          )
         : el("p", { class: "muted" }, ["Not waiting for any task."]),
       el("h4", {}, ["Holding up"]),
-      blocking.length ? el("ul", { class: "task-lines", "aria-label": "Blocking" }, blocking.map((id) => line(id))) : el("p", { class: "muted" }, ["No task waits for this one."]),
+      blocking.length
+        ? el(
+            "ul",
+            { class: "task-lines", "aria-label": "Blocking" },
+            blocking.map((id) => line(id)),
+          )
+        : el("p", { class: "muted" }, ["No task waits for this one."]),
     );
     const chosen = select.value;
     const hadFocus = document.activeElement === select;

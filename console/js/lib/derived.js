@@ -61,7 +61,8 @@ export function blockingOf(task, state) {
  * @returns {{ total: number, done: number, cancelled: number, open: number, percentDone: number }}
  */
 export function progressOf(milestone, state) {
-  if (!state.loadedProjects.has(milestone.projectId)) return milestone.progress ?? { total: 0, done: 0, cancelled: 0, open: 0, percentDone: 0 };
+  if (!state.loadedProjects.has(milestone.projectId))
+    return milestone.progress ?? { total: 0, done: 0, cancelled: 0, open: 0, percentDone: 0 };
   const tasks = [...state.tasks.values()].filter((task) => task.milestoneId === milestone.id);
   const done = tasks.filter((task) => task.status === "done").length;
   const cancelled = tasks.filter((task) => task.status === "cancelled").length;

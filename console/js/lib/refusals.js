@@ -74,7 +74,10 @@ export function describeMoveRefusal(error, task, to, state) {
 export function describeDependencyRefusal(error, task, blockerId, state) {
   if (error?.code === "dependency_cycle") {
     const path = /** @type {string[]} */ (error.details?.path ?? []);
-    const circle = path.length > 1 ? ` (${path.map((id, i) => (i === 0 ? "" : i === 1 ? " waits for " : ", which waits for ") + taskNamed(id, state, false)).join("")})` : "";
+    const circle =
+      path.length > 1
+        ? ` (${path.map((id, i) => (i === 0 ? "" : i === 1 ? " waits for " : ", which waits for ") + taskNamed(id, state, false)).join("")})`
+        : "";
     return `“${task.title}” cannot wait for ${taskNamed(blockerId, state, false)}: that task already waits for it${circle}, and neither could ever be done.${codeOf(error)}`;
   }
   return `${taskNamed(blockerId, state, false)} was not added as a blocker: ${describeRefusal(error)}`;

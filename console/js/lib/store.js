@@ -14,7 +14,14 @@
 /** @typedef {"tasks" | "projects" | "milestones" | "people" | "labels" | "comments"} Collection */
 
 /** @type {{ [resource: string]: Collection }} */
-const COLLECTIONS = { task: "tasks", project: "projects", milestone: "milestones", personnel: "people", label: "labels", comment: "comments" };
+const COLLECTIONS = {
+  task: "tasks",
+  project: "projects",
+  milestone: "milestones",
+  personnel: "people",
+  label: "labels",
+  comment: "comments",
+};
 
 export function createStore() {
   const state = {

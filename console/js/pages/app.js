@@ -28,9 +28,19 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 /** @param {string} state @param {string} [detail] @param {number} [changeVersion] */
 function showConnection(state, detail, changeVersion) {
   /** @type {Record<string, string>} */
-  const words = { connecting: "Connecting…", "catching-up": "Catching up…", live: "Live", reconnecting: "Disconnected, reconnecting", failed: "Refused" };
+  const words = {
+    connecting: "Connecting…",
+    "catching-up": "Catching up…",
+    live: "Live",
+    reconnecting: "Disconnected, reconnecting",
+    failed: "Refused",
+  };
   $("connection").dataset.state = state;
-  const parts = [words[state] ?? state, detail, state === "live" && changeVersion !== undefined ? `changeVersion ${changeVersion}` : undefined];
+  const parts = [
+    words[state] ?? state,
+    detail,
+    state === "live" && changeVersion !== undefined ? `changeVersion ${changeVersion}` : undefined,
+  ];
   $("connection-text").textContent = parts.filter(Boolean).join(" · ");
 }
 
@@ -97,7 +107,13 @@ async function start() {
   }
   const drawer = createDrawer({ api, store, me: session.user, ensureTasks });
   const filters = createFilters({ api, store, onChange: () => renderBoard() });
-  const board = createBoard({ root: $("columns"), store, onMove, onOpen: (task) => drawer.open(task), shows: (task) => filters.shows(task) });
+  const board = createBoard({
+    root: $("columns"),
+    store,
+    onMove,
+    onOpen: (task) => drawer.open(task),
+    shows: (task) => filters.shows(task),
+  });
   const milestonesPanel = createMilestonesPanel({ section: $("milestones"), list: $("milestone-list"), store });
   filters.renderLabels();
 

@@ -41,7 +41,10 @@ async function start() {
   inputById("sign-up-email").value = invitation.email;
   inputById("sign-in-email").value = invitation.email;
 
-  const session = await request("/v1/settings/session").then((envelope) => envelope.data, () => null);
+  const session = await request("/v1/settings/session").then(
+    (envelope) => envelope.data,
+    () => null,
+  );
   if (session?.user.email === invitation.email) {
     byId("accept-email").textContent = session.user.email;
     show("accept");
@@ -61,7 +64,11 @@ forms.accept.addEventListener("submit", (event) => {
 forms.signUp.addEventListener("submit", (event) => {
   event.preventDefault();
   void submitting(forms.signUp, alert, async () => {
-    const fields = { name: inputById("sign-up-name").value.trim(), email: inputById("sign-up-email").value, password: inputById("sign-up-password").value };
+    const fields = {
+      name: inputById("sign-up-name").value.trim(),
+      email: inputById("sign-up-email").value,
+      password: inputById("sign-up-password").value,
+    };
     await signUp({ ...fields, invitation: token });
     location.assign("/");
   });

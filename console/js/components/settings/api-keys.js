@@ -20,7 +20,10 @@ export async function mountApiKeys({ scopes }) {
   byId("key-scopes").append(
     ...scopes.map(({ scope, label }) => {
       const id = `scope-${scope}`;
-      return el("div", { class: "check" }, [el("input", { type: "checkbox", id, name: "scopes", value: scope }), el("label", { for: id }, [label])]);
+      return el("div", { class: "check" }, [
+        el("input", { type: "checkbox", id, name: "scopes", value: scope }),
+        el("label", { for: id }, [label]),
+      ]);
     }),
   );
 
@@ -41,7 +44,11 @@ export async function mountApiKeys({ scopes }) {
         alert,
         async onConfirm() {
           const created = (await request(`/v1/settings/api-keys/${key.id}/replace`, { method: "POST" })).data;
-          showOnce(secret, { title: `New key for “${created.name}”; the old one is revoked.`, label: "API key (shown once)", value: created.key });
+          showOnce(secret, {
+            title: `New key for “${created.name}”; the old one is revoked.`,
+            label: "API key (shown once)",
+            value: created.key,
+          });
           await refresh();
         },
       }),
@@ -61,7 +68,13 @@ export async function mountApiKeys({ scopes }) {
     return el("tr", { "data-id": key.id }, [
       el("th", { scope: "row" }, [key.name]),
       el("td", {}, [el("code", {}, [key.prefix])]),
-      el("td", {}, [el("ul", { class: "scope-list" }, key.scopes.map((scope) => el("li", {}, [labels.get(scope) ?? scope])))]),
+      el("td", {}, [
+        el(
+          "ul",
+          { class: "scope-list" },
+          key.scopes.map((scope) => el("li", {}, [labels.get(scope) ?? scope])),
+        ),
+      ]),
       el("td", {}, [key.createdBy?.name ?? "opsroom CLI"]),
       el("td", {}, [formatDate(key.createdAt)]),
       el("td", {}, [formatDate(key.lastUsedAt)]),

@@ -58,7 +58,13 @@ export async function mountMembers({ session, manages }) {
   /** @param {Member} member */
   function roleSelect(member) {
     const id = `role-${member.userId}`;
-    const select = /** @type {HTMLSelectElement} */ (el("select", { id }, roles.map((role) => el("option", { value: role, selected: role === member.role }, [ROLE_LABELS[role]]))));
+    const select = /** @type {HTMLSelectElement} */ (
+      el(
+        "select",
+        { id },
+        roles.map((role) => el("option", { value: role, selected: role === member.role }, [ROLE_LABELS[role]])),
+      )
+    );
     select.addEventListener("change", async () => {
       showError(alert);
       select.disabled = true;

@@ -73,7 +73,11 @@ export async function mountWebhooks() {
       const body = { url: inputById("webhook-url").value.trim(), ...(events.length ? { events } : {}) };
       const created = (await request("/v1/webhooks", { body })).data;
       form.reset();
-      showOnce(byId("webhooks-secret"), { title: `Webhook to ${created.url} registered.`, label: "Signing secret (shown once)", value: created.secret });
+      showOnce(byId("webhooks-secret"), {
+        title: `Webhook to ${created.url} registered.`,
+        label: "Signing secret (shown once)",
+        value: created.secret,
+      });
       await refresh();
     });
   });

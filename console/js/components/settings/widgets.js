@@ -15,7 +15,9 @@ let secrets = 0;
  */
 export function showOnce(container, { title, label, value }) {
   const id = `secret-${++secrets}`;
-  const field = /** @type {HTMLInputElement} */ (el("input", { id, readonly: true, spellcheck: "false", autocomplete: "off", class: "secret-value" }));
+  const field = /** @type {HTMLInputElement} */ (
+    el("input", { id, readonly: true, spellcheck: "false", autocomplete: "off", class: "secret-value" })
+  );
   field.value = value;
   const copied = el("span", { role: "status", class: "copied" });
   const copy = el("button", { type: "button" }, ["Copy"]);
