@@ -107,6 +107,20 @@ export function listReply<Data extends { id: string }>(
   };
 }
 
+/** A list answered whole (no paging): how many, and every item. */
+export const wholeListEnvelope = <T extends z.ZodType>(schema: T) => envelope({ count: z.number().int(), data: z.array(schema) });
+
+/** A list answered whole, with its count and a message naming the noun. */
+export function wholeListReply<T>(items: T[], noun: readonly [singular: string, plural: string]) {
+  const count = items.length;
+  return {
+    body: { success: true as const, version: "v1" as const, message: `${count} ${count === 1 ? noun[0] : noun[1]}`, count, data: items },
+  };
+}
+
+/** An answer with no data: what was asked is done. */
+export const emptyEnvelope = envelope({ data: z.null() });
+
 /**
  * The JSON text of an answer: JSON.stringify's, except that a top-level field holding JSON text
  * the database built is written as it is.

@@ -7,7 +7,10 @@ import { personnelRoutes } from "./personnel.ts";
 import { projectRoutes } from "./projects.ts";
 import { realtimeRoutes } from "./realtime.ts";
 import { selfRoutes } from "./self.ts";
-import { settingsRoutes } from "./settings.ts";
+import { sessionRoutes } from "./session.ts";
+import { memberRoutes } from "./members.ts";
+import { invitationRoutes } from "./invitations.ts";
+import { apiKeyRoutes } from "./api-keys.ts";
 import { taskRoutes } from "./tasks.ts";
 import { labelRoutes } from "./labels.ts";
 import { commentRoutes } from "./comments.ts";
@@ -38,6 +41,9 @@ export const routes: AnyRoute[] = [
   ...realtimeRoutes,
   ...webhookRoutes,
   ...webhookDeliveryRoutes,
-  ...settingsRoutes,
+  ...sessionRoutes,
+  ...memberRoutes,
+  ...invitationRoutes,
+  ...apiKeyRoutes,
   openApiRoute,
 ];
