@@ -22,7 +22,7 @@ import { createApp } from "../functions/app.ts";
 import type { Bindings } from "../functions/env.ts";
 import { countRequests, type CountingWindow } from "../functions/rate-limit/lease.ts";
 import { createTestDatabase } from "../test/setup/test-database.ts";
-import { createBenchOrg, growTasks, someTasks } from "./lib/data.ts";
+import { createBenchOrg, growTasks, someTasks, type BenchOrg } from "./lib/data.ts";
 import { median } from "./lib/load.ts";
 
 interface Call {
@@ -99,6 +99,85 @@ const durableObjects = {
   }),
 };
 
+/** The calls measured, from the cheapest (an unknown path) to a change. */
+function callsOf(org: BenchOrg, taskId: string): Call[] {
+  const auth = { authorization: `Bearer ${org.key}` };
+  const json = { ...auth, "content-type": "application/json" };
+  const base = "http://api.bench.invalid";
+  return [
+    { name: "unknown path (404)", request: () => new Request(`${base}/v1/nope`, { headers: auth }) },
+    { name: "GET /v1", request: () => new Request(`${base}/v1`, { headers: auth }) },
+    { name: "GET /v1/tasks/:id", request: () => new Request(`${base}/v1/tasks/${taskId}`, { headers: auth }) },
+    { name: "GET /v1/tasks?limit=50", targetUs: 300, request: () => new Request(`${base}/v1/tasks?limit=50`, { headers: auth }) },
+    {
+      name: "POST /v1/tasks",
+      targetUs: 500,
+      request: (i) =>
+        new Request(`${base}/v1/tasks`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({
+            projectId: org.projects[0],
+            assigneeId: org.people[0],
+            dueDate: "2026-12-01",
+            title: `App alone ${i}`,
+            priority: "high",
+          }),
+        }),
+    },
+    {
+      name: "PATCH /v1/tasks/:id",
+      targetUs: 500,
+      request: (i) =>
+        new Request(`${base}/v1/tasks/${taskId}`, { method: "PATCH", headers: json, body: JSON.stringify({ title: `Renamed ${i}` }) }),
+    },
+  ];
+}
+
+interface Row {
+  call: string;
+  status: number;
+  statements: number;
+  median: number;
+  min: number;
+  target?: number;
+}
+
+/** One call: recorded once for real, then replayed CALLS times a round, its CPU time per call. */
+async function measure(app: ReturnType<typeof createApp>, env: Bindings, call: Call): Promise<Row> {
+  // Record: the call once for real (twice: the first warms the code paths and the key's row).
+  let status = 0;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    mode = "record";
+    tape = [];
+    status = await run(app, env, call.request(attempt));
+  }
+  const statements = tape.filter((a) => !a.body.includes('"acknowledged"')).length;
+  mode = "replay";
+  // The log line is built (JSON.stringify) as in the Worker; where it goes is the runtime's business.
+  console.log = () => {};
+  for (let i = 0; i < 300; i++) await run(app, env, call.request(i));
+  const perCall: number[] = [];
+  const profiler = profileDir ? await startProfiler() : undefined;
+  for (let round = 0; round < ROUNDS; round++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < CALLS; i++) await run(app, env, call.request(i));
+    const used = process.cpuUsage(before);
+    perCall.push((used.user + used.system) / CALLS);
+  }
+  if (profiler) await profiler.stop(join(profileDir!, `${call.name.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`));
+  console.log = print;
+  console.log(`${call.name}: ${perCall.map((v) => v.toFixed(0)).join(", ")} µs`);
+  return {
+    call: call.name,
+    status,
+    statements,
+    median: median(perCall),
+    min: Math.min(...perCall),
+    ...(call.targetUs ? { target: call.targetUs } : {}),
+  };
+}
+
 async function main() {
   const database = await createTestDatabase(process.env.DATABASE_URL);
   await database.ready;
@@ -117,71 +196,11 @@ async function main() {
       AUTH_GUARD: durableObjects,
     } as unknown as Bindings;
     const app = createApp();
-    const auth = { authorization: `Bearer ${org.key}` };
-    const json = { ...auth, "content-type": "application/json" };
-    const base = "http://api.bench.invalid";
-    const calls: Call[] = [
-      { name: "unknown path (404)", request: () => new Request(`${base}/v1/nope`, { headers: auth }) },
-      { name: "GET /v1", request: () => new Request(`${base}/v1`, { headers: auth }) },
-      { name: "GET /v1/tasks/:id", request: () => new Request(`${base}/v1/tasks/${taskId}`, { headers: auth }) },
-      { name: "GET /v1/tasks?limit=50", targetUs: 300, request: () => new Request(`${base}/v1/tasks?limit=50`, { headers: auth }) },
-      {
-        name: "POST /v1/tasks",
-        targetUs: 500,
-        request: (i) =>
-          new Request(`${base}/v1/tasks`, {
-            method: "POST",
-            headers: json,
-            body: JSON.stringify({
-              projectId: org.projects[0],
-              assigneeId: org.people[0],
-              dueDate: "2026-12-01",
-              title: `App alone ${i}`,
-              priority: "high",
-            }),
-          }),
-      },
-      {
-        name: "PATCH /v1/tasks/:id",
-        targetUs: 500,
-        request: (i) =>
-          new Request(`${base}/v1/tasks/${taskId}`, { method: "PATCH", headers: json, body: JSON.stringify({ title: `Renamed ${i}` }) }),
-      },
-    ];
+    const calls = callsOf(org, taskId!);
     const chosen = calls.filter((c) => !only || only.some((o) => c.name.toLowerCase().includes(o.toLowerCase())));
-    const rows: { call: string; status: number; statements: number; median: number; min: number; target?: number }[] = [];
+    const rows: Row[] = [];
     for (const call of chosen) {
-      // Record: the call once for real (twice: the first warms the code paths and the key's row).
-      let status = 0;
-      for (let attempt = 0; attempt < 2; attempt++) {
-        mode = "record";
-        tape = [];
-        status = await run(app, env, call.request(attempt));
-      }
-      const statements = tape.filter((a) => !a.body.includes('"acknowledged"')).length;
-      mode = "replay";
-      // The log line is built (JSON.stringify) as in the Worker; where it goes is the runtime's business.
-      console.log = () => {};
-      for (let i = 0; i < 300; i++) await run(app, env, call.request(i));
-      const perCall: number[] = [];
-      const profiler = profileDir ? await startProfiler() : undefined;
-      for (let round = 0; round < ROUNDS; round++) {
-        const before = process.cpuUsage();
-        for (let i = 0; i < CALLS; i++) await run(app, env, call.request(i));
-        const used = process.cpuUsage(before);
-        perCall.push((used.user + used.system) / CALLS);
-      }
-      if (profiler) await profiler.stop(join(profileDir!, `${call.name.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`));
-      console.log = print;
-      rows.push({
-        call: call.name,
-        status,
-        statements,
-        median: median(perCall),
-        min: Math.min(...perCall),
-        ...(call.targetUs ? { target: call.targetUs } : {}),
-      });
-      console.log(`${call.name}: ${perCall.map((v) => v.toFixed(0)).join(", ")} µs`);
+      rows.push(await measure(app, env, call));
     }
     // For the bench's CPU section (bench/sections/cpu.ts), which runs this in a process of its own.
     if (process.argv.includes("--json"))

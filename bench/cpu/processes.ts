@@ -44,17 +44,13 @@ export interface Started {
   urls: { worker: string; floor: string; against: string };
 }
 
-/** Starts every process in `dir` and waits until each answers. */
-export async function startProcesses(stack: BenchStack, dir: string, against: string | undefined, owned: Owned): Promise<Started> {
+/**
+ * The SQL endpoint's process, in front of the stack's Postgres, or holding a PGlite of its own
+ * (served on `pglitePort`) when the stack is embedded; and the database the section loads.
+ */
+async function startEndpoint(stack: BenchStack, ports: { endpointPort: number; pglitePort: number }, owned: Owned) {
+  const { endpointPort, pglitePort } = ports;
   const embedded = stack.kind === "embedded";
-  const [endpointPort, workerPort, floorPort, realtimePort, againstPort, pglitePort] = (await distinctPorts(6)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
   const endpoint = startService({
     name: "sql",
     command: process.execPath,
@@ -71,6 +67,20 @@ export async function startProcesses(stack: BenchStack, dir: string, against: st
   await waitFor(endpoint, `http://127.0.0.1:${endpointPort}/`);
   const databaseUrl = embedded ? `postgres://postgres@127.0.0.1:${pglitePort}/postgres` : stack.databaseUrl;
   const db: Database = embedded ? (owned.ownDb = connectNodeDatabase(databaseUrl, { max: 4 })) : stack.db;
+  return { endpoint, databaseUrl, db };
+}
+
+/** Starts every process in `dir` and waits until each answers. */
+export async function startProcesses(stack: BenchStack, dir: string, against: string | undefined, owned: Owned): Promise<Started> {
+  const [endpointPort, workerPort, floorPort, realtimePort, againstPort, pglitePort] = (await distinctPorts(6)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const { endpoint, databaseUrl, db } = await startEndpoint(stack, { endpointPort, pglitePort }, owned);
 
   const realtimeSecret = randomBytes(24).toString("hex");
   const urls = {

@@ -63,33 +63,7 @@ export async function batchLoading({ stack, plan, progress, rows }: BenchRun): P
   const { loads, batchSamples, singleSamples } = shape(plan);
   const org = await createBenchOrg(stack.db, `bench batch ${Date.now()}`);
   await growTasks(stack.db, org, 1_000);
-  const base = stack.workerUrl;
-  const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
-  let n = 0;
-  const newTask = () => {
-    const i = n++;
-    return {
-      title: `Loaded task ${i}`,
-      projectId: org.projects[i % org.projects.length]!,
-      assigneeId: org.people[i % org.people.length]!,
-      dueDate: "2026-06-01",
-    };
-  };
-
-  const single = async () => {
-    const response = await fetch(`${base}/v1/tasks`, { method: "POST", headers, body: JSON.stringify(newTask()) });
-    const text = await response.text();
-    if (response.status !== 201) throw new Error(`POST /v1/tasks: ${response.status} ${text.slice(0, 300)}`);
-  };
-  const batch = async () => {
-    const operations = Array.from({ length: BATCH_SIZE }, () => ({ method: "POST", path: "/v1/tasks", body: newTask() }));
-    const response = await fetch(`${base}/v1/batch`, { method: "POST", headers, body: JSON.stringify({ operations }) });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`POST /v1/batch: ${response.status} ${text.slice(0, 300)}`);
-    const results = (JSON.parse(text) as { data: { status: number }[] }).data;
-    if (results.length !== BATCH_SIZE || results.some((r) => r.status !== 201))
-      throw new Error(`POST /v1/batch: not ${BATCH_SIZE} creates: ${text.slice(0, 300)}`);
-  };
+  const { single, batch } = loadCalls(stack.workerUrl, org);
 
   // Warm the isolate, the statements and the key's rate limiter (its first call reads the limit).
   for (let i = 0; i < 4; i++) await single();
@@ -144,8 +118,45 @@ export async function batchLoading({ stack, plan, progress, rows }: BenchRun): P
       p99: percentile(sorted, 99),
     };
   });
+  const ratio = results[0]!.medianWallMs / results[1]!.medianWallMs;
+  pushRows(rows, results, singleRt, batchRt);
+  return { tasks: TASKS, batchSize: BATCH_SIZE, loads: results, ratio, roundTrips: { single: singleRt, batch: batchRt } };
+}
+
+/** One POST /v1/tasks, and one POST /v1/batch of BATCH_SIZE creates, each checked; every task new. */
+function loadCalls(base: string, org: BenchOrg) {
+  const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
+  let n = 0;
+  const newTask = () => {
+    const i = n++;
+    return {
+      title: `Loaded task ${i}`,
+      projectId: org.projects[i % org.projects.length]!,
+      assigneeId: org.people[i % org.people.length]!,
+      dueDate: "2026-06-01",
+    };
+  };
+
+  const single = async () => {
+    const response = await fetch(`${base}/v1/tasks`, { method: "POST", headers, body: JSON.stringify(newTask()) });
+    const text = await response.text();
+    if (response.status !== 201) throw new Error(`POST /v1/tasks: ${response.status} ${text.slice(0, 300)}`);
+  };
+  const batch = async () => {
+    const operations = Array.from({ length: BATCH_SIZE }, () => ({ method: "POST", path: "/v1/tasks", body: newTask() }));
+    const response = await fetch(`${base}/v1/batch`, { method: "POST", headers, body: JSON.stringify({ operations }) });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`POST /v1/batch: ${response.status} ${text.slice(0, 300)}`);
+    const results = (JSON.parse(text) as { data: { status: number }[] }).data;
+    if (results.length !== BATCH_SIZE || results.some((r) => r.status !== 201))
+      throw new Error(`POST /v1/batch: not ${BATCH_SIZE} creates: ${text.slice(0, 300)}`);
+  };
+  return { single, batch };
+}
+
+/** The section's rows: each way's load, then the round trips of a call and of a batch. */
+function pushRows(rows: BenchRun["rows"], results: BatchLoad[], singleRt: RequestRoundTrips, batchRt: RequestRoundTrips) {
   const singles = results[0]!;
-  const ratio = singles.medianWallMs / results[1]!.medianWallMs;
   const walls = (r: BatchLoad) =>
     `${TASKS} tasks in ${int(r.medianWallMs)} ms${r.wallMs.length > 1 ? ` (median of ${r.wallMs.map(int).join(", ")})` : ""}`;
   for (const [i, r] of results.entries()) {
@@ -177,7 +188,6 @@ export async function batchLoading({ stack, plan, progress, rows }: BenchRun): P
       note: `${rt.perRequest.toFixed(2)} round trips ${unit} (p50 ${ms(rt.directMs)} ms undelayed)`,
     });
   }
-  return { tasks: TASKS, batchSize: BATCH_SIZE, loads: results, ratio, roundTrips: { single: singleRt, batch: batchRt } };
 }
 
 /** `count` calls, `concurrency` in flight; the latency of each. */

@@ -24,23 +24,20 @@ const IN_FLIGHT = 32;
 const READY = Buffer.from('{"type":"ready"');
 const TITLE = Buffer.from('"title":"');
 
-export async function fanOut({ stack, plan, progress, rows }: BenchRun): Promise<void> {
-  const org = await createBenchOrg(stack.db, `bench fan-out ${Date.now()}`);
-  await growTasks(stack.db, org, 10);
-  const [taskId] = await someTasks(stack.db, org, 1);
-  const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
+/** The room's socket address with a realtime token for tasks.read, as a browser would join it. */
+async function roomUrl(stack: BenchRun["stack"], orgId: string, headers: Record<string, string>): Promise<string> {
   const tokenResponse = await fetch(`${stack.workerUrl}/v1/realtime/tokens`, {
     method: "POST",
     headers,
     body: JSON.stringify({ scopes: ["tasks.read"], ttlSeconds: 900 }),
   });
   const { data } = (await tokenResponse.json()) as { data: { token: string } };
-  const socketUrl = `${stack.realtimeUrl.replace(/^http/, "ws")}/parties/v1/${org.orgId}?token=${encodeURIComponent(data.token)}`;
+  return `${stack.realtimeUrl.replace(/^http/, "ws")}/parties/v1/${orgId}?token=${encodeURIComponent(data.token)}`;
+}
 
-  const sockets: WebSocket[] = [];
-  /** title of a write -> arrival times, one per socket */
-  const arrivals = new Map<string, number[]>();
-  const open = () =>
+/** Opens one more socket, ready when the room says so; each write's arrivals are recorded by its title. */
+function socketOpener(socketUrl: string, sockets: WebSocket[], arrivals: Map<string, number[]>) {
+  return () =>
     new Promise<void>((resolve, reject) => {
       const socket = new WebSocket(socketUrl, { perMessageDeflate: false, skipUTF8Validation: true });
       const timer = setTimeout(() => reject(new Error("socket did not get ready in 30 s")), 30_000);
@@ -59,6 +56,19 @@ export async function fanOut({ stack, plan, progress, rows }: BenchRun): Promise
       socket.on("error", reject);
       sockets.push(socket);
     });
+}
+
+export async function fanOut({ stack, plan, progress, rows }: BenchRun): Promise<void> {
+  const org = await createBenchOrg(stack.db, `bench fan-out ${Date.now()}`);
+  await growTasks(stack.db, org, 10);
+  const [taskId] = await someTasks(stack.db, org, 1);
+  const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
+  const socketUrl = await roomUrl(stack, org.orgId, headers);
+
+  const sockets: WebSocket[] = [];
+  /** title of a write -> arrival times, one per socket */
+  const arrivals = new Map<string, number[]>();
+  const open = socketOpener(socketUrl, sockets, arrivals);
 
   try {
     let n = 0;

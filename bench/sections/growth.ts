@@ -17,37 +17,33 @@ import type { BenchRun } from "./context.ts";
 export const GROWTH = [1_000, 10_000, 100_000];
 export const STEPS = GROWTH.length + 1;
 
+const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
+
+/** One organisation of each size, with its paths and a cursor to the middle of its list. */
+interface Sized {
+  size: number;
+  org: BenchOrg;
+  listPath: string;
+  deepPath: string;
+  cursor: string;
+  headers: Record<string, string>;
+}
+
 export async function growth({ stack, plan, progress, rows }: BenchRun): Promise<Plans> {
   // One organisation per size, all in the same tables, measured in interleaved rounds (one call
   // to each size in turn), so a change in the machine's load touches every size alike.
-  const sizes: { size: number; org: BenchOrg; listPath: string; deepPath: string; cursor: string; headers: Record<string, string> }[] = [];
   // "What changed since my last sync": only what the bench itself writes from here on matches.
   const since = new Date().toISOString();
   const syncPath = `/v1/tasks?updatedSince=${since}&limit=50`;
   const sortedPath = "/v1/tasks?sort=-dueDate&limit=50";
   const searchPath = "/v1/tasks?q=scaffold&limit=50";
-  for (const size of GROWTH) {
-    progress.step(`growth: an organisation with ${size.toLocaleString("en-US")} tasks`);
-    const org = await createBenchOrg(stack.db, `bench growth ${size} ${Date.now()}`);
-    await growTasks(stack.db, org, size);
-    const listPath = `/v1/tasks?projectId=${org.projects[0]}&status=todo,in_progress&limit=50`;
-    const cursor = await middleCursor(stack.db, org, org.projects[0]!);
-    sizes.push({
-      size,
-      org,
-      listPath,
-      deepPath: `${listPath}&cursor=${cursor}`,
-      cursor,
-      headers: { authorization: `Bearer ${org.key}`, "content-type": "application/json" },
-    });
-    progress.done("loaded and analyzed");
-  }
+  const sizes = await loadSizes(stack, progress);
   const get = async (path: string, headers: Record<string, string>) => {
     const response = await fetch(stack.workerUrl + path, { headers });
     if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
     await response.arrayBuffer();
   };
-  const post = async ({ org, headers }: (typeof sizes)[number]) => {
+  const post = async ({ org, headers }: Sized) => {
     const response = await fetch(`${stack.workerUrl}/v1/tasks`, {
       method: "POST",
       headers,
@@ -71,7 +67,7 @@ export async function growth({ stack, plan, progress, rows }: BenchRun): Promise
     ["POST /v1/tasks", "write"],
   ] as const;
   type Measure = (typeof measures)[number][1];
-  const calls: Record<Measure, (entry: (typeof sizes)[number]) => Promise<void>> = {
+  const calls: Record<Measure, (entry: Sized) => Promise<void>> = {
     list: (e) => get(e.listPath, e.headers),
     deep: (e) => get(e.deepPath, e.headers),
     sync: (e) => get(syncPath, e.headers),
@@ -93,8 +89,40 @@ export async function growth({ stack, plan, progress, rows }: BenchRun): Promise
       }
     }
   }
-  const p50 = (v: number[]) => percentile(Float64Array.from(v).sort(), 50);
   progress.done(results.map((r) => `${r.size / 1000}k: ${measures.map(([, key]) => ms(p50(r[key]))).join("/")} ms`).join(", "));
+  pushRows(rows, measures, results);
+  const largest = sizes.at(-1)!;
+  return explainGrowth(stack, largest.org, largest.org.projects[0]!, largest.cursor, since);
+}
+
+/** An organisation of each size in GROWTH, its tasks grown, and the paths each round calls. */
+async function loadSizes(stack: BenchRun["stack"], progress: BenchRun["progress"]): Promise<Sized[]> {
+  const sizes: Sized[] = [];
+  for (const size of GROWTH) {
+    progress.step(`growth: an organisation with ${size.toLocaleString("en-US")} tasks`);
+    const org = await createBenchOrg(stack.db, `bench growth ${size} ${Date.now()}`);
+    await growTasks(stack.db, org, size);
+    const listPath = `/v1/tasks?projectId=${org.projects[0]}&status=todo,in_progress&limit=50`;
+    const cursor = await middleCursor(stack.db, org, org.projects[0]!);
+    sizes.push({
+      size,
+      org,
+      listPath,
+      deepPath: `${listPath}&cursor=${cursor}`,
+      cursor,
+      headers: { authorization: `Bearer ${org.key}`, "content-type": "application/json" },
+    });
+    progress.done("loaded and analyzed");
+  }
+  return sizes;
+}
+
+/** A row per call and size: its p50 and p99, and the spread of the p50s at the largest size. */
+function pushRows<Key extends string>(
+  rows: BenchRun["rows"],
+  measures: readonly (readonly [string, Key])[],
+  results: ({ size: number } & Record<Key, number[]>)[],
+) {
   for (const [name, key] of measures) {
     const p50s = results.map((r) => p50(r[key]));
     const spread = Math.max(...p50s) / Math.min(...p50s) - 1;
@@ -109,8 +137,6 @@ export async function growth({ stack, plan, progress, rows }: BenchRun): Promise
       });
     });
   }
-  const largest = sizes.at(-1)!;
-  return explainGrowth(stack, largest.org, largest.org.projects[0]!, largest.cursor, since);
 }
 
 async function middleCursor(db: Database, org: BenchOrg, project: string): Promise<string> {

@@ -2,7 +2,7 @@ import type { Database } from "../../db/client.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
 import { getRecord, listRecords } from "../../db/statements/read.ts";
 import { createTask, taskResource, updateTask } from "../../db/statements/tasks.ts";
-import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
+import { createBenchOrg, growTasks, someTasks, type BenchOrg } from "../lib/data.ts";
 import { closedLoop, httpLoad, type LoadResult } from "../lib/load.ts";
 import { numbers, pct, summary } from "../lib/table.ts";
 import type { BenchRun } from "./context.ts";
@@ -16,23 +16,21 @@ export const CONCURRENCY = [1, 16, 64];
 /** Load runs in the section: the runtime ceiling, then each call through the API and from Node. */
 export const STEPS = 9 * CONCURRENCY.length;
 
-export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun): Promise<void> {
-  // A quick run gives 64 connections a little longer, so each completes a few requests.
-  const secondsAt = (c: number) => (plan.quick && c >= 64 ? 2 * plan.seconds : plan.seconds);
-  const org = await createBenchOrg(stack.db, `bench reads-writes ${Date.now()}`);
-  await growTasks(stack.db, org, 1_000);
-  const ids = await someTasks(stack.db, org, 64);
+/** A call measured both ways: through the API, and its statement from Node. */
+interface Case {
+  name: string;
+  http: Omit<Parameters<typeof httpLoad>[0], "connections" | "seconds">;
+  sql: (db: Database) => Promise<unknown>;
+}
+
+/** The four calls: a list, a read, a create and a change, each with the statement it runs. */
+function casesOf(base: string, org: BenchOrg, ids: string[]): Case[] {
   const headers = { authorization: `Bearer ${org.key}`, "content-type": "application/json" };
-  const base = stack.workerUrl;
   const actor = { keyHash: org.keyHash };
   const newTask = () => ({ title: "Bench task", projectId: org.projects[0]!, assigneeId: org.people[0]!, dueDate: "2026-06-01" });
   let n = 0;
   const nextId = () => ids[n++ % ids.length]!;
-  const cases: {
-    name: string;
-    http: Omit<Parameters<typeof httpLoad>[0], "connections" | "seconds">;
-    sql: (db: Database) => Promise<unknown>;
-  }[] = [
+  return [
     {
       name: "GET /v1/tasks?limit=50",
       http: { url: `${base}/v1/tasks?limit=50`, headers },
@@ -60,6 +58,16 @@ export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun):
       sql: (db) => updateTask(db, actor, nextId(), { title: `Bench ${n}` }, null),
     },
   ];
+}
+
+export async function readsAndWrites({ stack, plan, progress, rows }: BenchRun): Promise<void> {
+  // A quick run gives 64 connections a little longer, so each completes a few requests.
+  const secondsAt = (c: number) => (plan.quick && c >= 64 ? 2 * plan.seconds : plan.seconds);
+  const org = await createBenchOrg(stack.db, `bench reads-writes ${Date.now()}`);
+  await growTasks(stack.db, org, 1_000);
+  const ids = await someTasks(stack.db, org, 64);
+  const base = stack.workerUrl;
+  const cases = casesOf(base, org, ids);
 
   const runtime: Record<number, LoadResult> = {};
   for (const c of CONCURRENCY) {
