@@ -105,12 +105,9 @@ const ISOLATION_LEVELS: Record<string, string> = {
   RepeatableRead: "repeatable read",
 };
 
-/** Neon's SQL-over-HTTP protocol, the part the driver uses: one query, or a batch in one transaction. */
-function sqlEndpoint(target: { host: string; port: number }, poolSize: number, delay: () => number) {
+/** A pool of connections to the target per set of credentials, as Neon's pooler keeps one per role and database. */
+function connectionPools(target: { host: string; port: number }, poolSize: number) {
   const pools = new Map<string, pg.Pool>();
-  const faults: Fault[] = [];
-  const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
-
   const poolFor = ({ user, password, database }: Credentials): pg.Pool => {
     const key = JSON.stringify([user, password, database]);
     let pool = pools.get(key);
@@ -134,6 +131,35 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
     }
     return pool;
   };
+  const close = () => Promise.all([...pools.values()].map((pool) => pool.end().catch(() => {}))).then(() => pools.clear());
+  return { poolFor, close };
+}
+
+/** The transaction a batch runs in, from its headers; and the headers its answer names them with, as Neon's does. */
+function batchModes(header: (name: string) => string | undefined, isolation: string | undefined) {
+  const readOnly = header("neon-batch-read-only") === "true";
+  const deferrable = header("neon-batch-deferrable") === "true";
+  const begin = [
+    "begin",
+    isolation && `isolation level ${ISOLATION_LEVELS[isolation]}`,
+    readOnly && "read only",
+    deferrable && "deferrable",
+  ]
+    .filter(Boolean)
+    .join(" ");
+  const modes = {
+    ...(isolation && { "neon-batch-isolation-level": isolation }),
+    ...(readOnly && { "neon-batch-read-only": "true" }),
+    ...(deferrable && { "neon-batch-deferrable": "true" }),
+  };
+  return { begin, modes };
+}
+
+/** Neon's SQL-over-HTTP protocol, the part the driver uses: one query, or a batch in one transaction. */
+function sqlEndpoint(target: { host: string; port: number }, poolSize: number, delay: () => number) {
+  const pools = connectionPools(target, poolSize);
+  const faults: Fault[] = [];
+  const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
   /** The fault armed for one of these statements, if any: taken, so it answers once. */
   const takeFault = (statements: QueryData[]): NeonFault | null => {
@@ -161,7 +187,7 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
 
     let client: pg.PoolClient;
     try {
-      client = await poolFor(credentials).connect();
+      client = await pools.poolFor(credentials).connect();
     } catch (error) {
       return connectFailed(error as Error & PostgresFields);
     }
@@ -176,23 +202,8 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
       // Gone while it waited for a connection: sql_over_http.rs SqlOverHttpCancel::Connect.
       if (gone.aborted) return cancelled();
       if ("single" in payload) return await runSingle(connection, payload.single, arrayMode, gone);
-      const readOnly = header("neon-batch-read-only") === "true";
-      const deferrable = header("neon-batch-deferrable") === "true";
-      const begin = [
-        "begin",
-        isolation && `isolation level ${ISOLATION_LEVELS[isolation]}`,
-        readOnly && "read only",
-        deferrable && "deferrable",
-      ]
-        .filter(Boolean)
-        .join(" ");
+      const { begin, modes } = batchModes(header, isolation);
       const answered = await runBatch(connection, payload.batch, arrayMode, begin, gone);
-      // A batch's answer names the modes it ran with, as Neon's does.
-      const modes = {
-        ...(isolation && { "neon-batch-isolation-level": isolation }),
-        ...(readOnly && { "neon-batch-read-only": "true" }),
-        ...(deferrable && { "neon-batch-deferrable": "true" }),
-      };
       return answered.status === 200 ? { ...answered, headers: modes } : answered;
     } catch (error) {
       connection.broken = true;
@@ -215,7 +226,7 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
       response.writeHead(status, { "content-type": "application/json", ...headers }).end(body);
     },
     failNext: (fault: NeonFault, sql: RegExp) => new Promise<void>((done) => void faults.push({ fault, sql, done })),
-    close: () => Promise.all([...pools.values()].map((pool) => pool.end().catch(() => {}))).then(() => pools.clear()),
+    close: pools.close,
   };
 }
 
