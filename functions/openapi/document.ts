@@ -1,7 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env.ts";
 import { EVENT_TYPES } from "../schemas/event-types.ts";
-import { addOperationExamples, addRequestExamples } from "./examples.ts";
+import { addOperationExamples } from "./examples.ts";
+import { addRequestExamples } from "./request-examples.ts";
 import { headerComponents, headerParameterComponents } from "../http/headers.ts";
 import type { AnyRoute } from "../http/registry.ts";
 import { toOpenApiRoute } from "./operation.ts";

@@ -23,25 +23,21 @@ import { comments } from "../comments.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { createWebhook } from "../webhooks.ts";
 import {
-  DEFAULT_DEMO_TASKS,
   DEMO_API_KEYS,
-  DEMO_CHECKLIST_ITEMS,
-  DEMO_COMMENTS,
-  DEMO_DEPENDENCIES,
-  DEMO_LABELS,
   DEMO_FINANCIAL_ENTRIES,
-  DEMO_IDS,
   DEMO_INVITATION,
   DEMO_ISSUES,
   DEMO_KEY_APPLICATION,
+  DEMO_LABELS,
   DEMO_MEMBERS,
   DEMO_ORGANISATION_NAME,
   DEMO_PEOPLE,
   DEMO_PROJECTS,
   DEMO_RISKS,
   DEMO_WEBHOOKS,
-  planDemoTasks,
 } from "./demo-company.ts";
+import { DEMO_IDS } from "./demo-ids.ts";
+import { DEFAULT_DEMO_TASKS, DEMO_CHECKLIST_ITEMS, DEMO_COMMENTS, DEMO_DEPENDENCIES, planDemoTasks } from "./demo-tasks.ts";
 
 /** Operations per batch: the API's own limit for POST /v1/batch. */
 const BATCH_SIZE = 100;
@@ -89,17 +85,14 @@ interface Creatable<Input> {
   create(call: { ctx: ServiceContext; input: Input }): ReturnType<BatchOperation["run"]>;
 }
 
-/**
- * Creates the demo organisation through the same services the API uses, in batches of 100 as
- * POST /v1/batch runs them, so every record moves changeVersion and leaves an event, exactly as if
- * a client had made it. The events reach the organisation's room at the end, in order.
- */
-export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, options: SeedOptions = {}): Promise<SeedResult> {
-  const fixed = options.exampleIds ? DEMO_IDS : undefined;
-  const idOf = (fixedId: string | undefined) => fixedId ?? uuidv7();
-  const organisation = await createOrganisation(base.db, { name: DEMO_ORGANISATION_NAME, id: fixed?.organisation });
-  const ctx: ServiceContext = { ...base, actor: { orgId: organisation.id }, defer: () => {} };
+const idOf = (fixedId: string | undefined) => fixedId ?? uuidv7();
 
+/**
+ * The demo's records as batch operations, in an order where each names only records before it:
+ * people, projects and their milestones, the first project's risks, issues and money, labels,
+ * tasks, their checklists and dependencies; with the ids chosen for them.
+ */
+function planDemo(fixed: typeof DEMO_IDS | undefined, taskCount: number) {
   const operations: BatchOperation[] = [];
   const create = <Input>(service: Creatable<Input>, id: string, input: Input) => {
     operations.push({ status: 201, newId: id, resource: service.resource, run: (opCtx) => service.create({ ctx: opCtx, input }) });
@@ -137,7 +130,7 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
     create(financialEntries, idOf(fixed?.financialEntries[i]), { ...entry, projectId: projectIds[0]!, date: daysFromToday(date) });
   }
   const labelIds = DEMO_LABELS.map((label, i) => create(labels, idOf(fixed?.labels[i]), label));
-  const taskPlans = planDemoTasks(options.tasks ?? DEFAULT_DEMO_TASKS);
+  const taskPlans = planDemoTasks(taskCount);
   const taskIds: string[] = [];
   for (const [i, { project, milestone, assignee, due, labels: labelled, parent, ...task }] of taskPlans.entries()) {
     taskIds.push(
@@ -163,6 +156,37 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
       run: (opCtx) => addDependency({ ctx: opCtx, input: { id: taskIds[task]!, blockedBy: taskIds[blocker]!, ifMatch: null } }),
     });
   }
+  return { operations, personIds, projectIds, milestoneIds, labelIds, taskIds, taskPlans };
+}
+
+/** The demo's comments, written by the demo key (the API reference's examples change and remove them with it); how many. */
+async function seedComments(ctx: ServiceContext, key: string, taskIds: string[], fixed: typeof DEMO_IDS | undefined): Promise<number> {
+  const keyCtx: ServiceContext = { ...ctx, actor: { keyHash: hashApiKey(key) } };
+  const commented = DEMO_COMMENTS.filter((comment) => comment.task < taskIds.length);
+  const commentOperations: BatchOperation[] = commented.map(({ task, body }, i) => ({
+    status: 201,
+    newId: idOf(fixed?.comments[i]),
+    resource: comments.resource,
+    run: (opCtx) => comments.create({ ctx: opCtx, input: { taskId: taskIds[task]!, body } }),
+  }));
+  if (commentOperations.length) await runBatch({ ctx: keyCtx, input: { operations: commentOperations } });
+  return commented.length;
+}
+
+/**
+ * Creates the demo organisation through the same services the API uses, in batches of 100 as
+ * POST /v1/batch runs them, so every record moves changeVersion and leaves an event, exactly as if
+ * a client had made it. The events reach the organisation's room at the end, in order.
+ */
+export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, options: SeedOptions = {}): Promise<SeedResult> {
+  const fixed = options.exampleIds ? DEMO_IDS : undefined;
+  const organisation = await createOrganisation(base.db, { name: DEMO_ORGANISATION_NAME, id: fixed?.organisation });
+  const ctx: ServiceContext = { ...base, actor: { orgId: organisation.id }, defer: () => {} };
+
+  const { operations, personIds, projectIds, milestoneIds, labelIds, taskIds, taskPlans } = planDemo(
+    fixed,
+    options.tasks ?? DEFAULT_DEMO_TASKS,
+  );
 
   const progress: SeedProgress = { done: 0, total: operations.length };
   for (let from = 0; from < operations.length; from += BATCH_SIZE) {
@@ -174,16 +198,7 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
   if (fixed) await seedSettingsDemo(ctx, organisation.id, fixed, options.webhookReceiver ?? "https://example.com");
 
   const key = await createApiKey({ ctx, input: { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES } });
-  // The comments are the demo key's: the API reference's examples change and remove them with it.
-  const keyCtx: ServiceContext = { ...ctx, actor: { keyHash: hashApiKey(key.key) } };
-  const commented = DEMO_COMMENTS.filter((comment) => comment.task < taskIds.length);
-  const commentOperations: BatchOperation[] = commented.map(({ task, body }, i) => ({
-    status: 201,
-    newId: idOf(fixed?.comments[i]),
-    resource: comments.resource,
-    run: (opCtx) => comments.create({ ctx: opCtx, input: { taskId: taskIds[task]!, body } }),
-  }));
-  if (commentOperations.length) await runBatch({ ctx: keyCtx, input: { operations: commentOperations } });
+  const commented = await seedComments(ctx, key.key, taskIds, fixed);
   await publishPending(ctx, organisation.id).catch(() => {
     // The room is not running: the Worker's sweep publishes them once it is.
   });
@@ -196,7 +211,7 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
       milestones: milestoneIds.flat().length,
       tasks: taskPlans.length,
       labels: labelIds.length,
-      comments: commented.length,
+      comments: commented,
       risks: DEMO_RISKS.length,
       issues: DEMO_ISSUES.length,
       financialEntries: DEMO_FINANCIAL_ENTRIES.length,

@@ -6,7 +6,7 @@ import { routes } from "../../functions/routes/index.ts";
 import { createUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/rooms.ts";
 import { seedDemo } from "../../services/seed/seed.ts";
-import { DEMO_IDS } from "../../services/seed/demo-company.ts";
+import { DEMO_IDS } from "../../services/seed/demo-ids.ts";
 import { api, type Method } from "../helpers/api.ts";
 import { testDatabase } from "../helpers/database.ts";
 import { asPerson, cookieOf, newEmail, signIn } from "../helpers/people.ts";

@@ -1,0 +1,42 @@
+import {
+  DEMO_API_KEYS,
+  DEMO_FINANCIAL_ENTRIES,
+  DEMO_ISSUES,
+  DEMO_LABELS,
+  DEMO_MEMBERS,
+  DEMO_PEOPLE,
+  DEMO_PROJECTS,
+  DEMO_RISKS,
+  DEMO_WEBHOOKS,
+} from "./demo-company.ts";
+import { CURATED_TASKS, DEMO_CHECKLIST_ITEMS, DEMO_COMMENTS } from "./demo-tasks.ts";
+
+/** uuidv7-shaped ids with a kind and an index in the last group: 019a8a0e-7c5e-7b52-9a43-KKNNNNNNNNNN. */
+const fixed = (kind: number, index: number) =>
+  `019a8a0e-7c5e-7b52-9a43-${kind.toString(16).padStart(2, "0")}${index.toString(16).padStart(10, "0")}`;
+const each = <T>(kind: number, list: readonly T[]) => list.map((_, index) => fixed(kind, index));
+
+/**
+ * The ids of the demo organisation that the first `npm run dev` seeds into an empty database. They
+ * are fixed so that the OpenAPI document's request examples name records that exist there: each
+ * example, sent as it is, succeeds (functions/openapi/request-examples.ts, test/api/openapi-examples.test.ts).
+ * Only one organisation of a database can have them; `opsroom seed` makes others with new ids.
+ */
+export const DEMO_IDS = {
+  organisation: fixed(0, 0),
+  people: each(1, DEMO_PEOPLE),
+  projects: each(2, DEMO_PROJECTS),
+  milestones: DEMO_PROJECTS.map((project, p) => project.milestones.map((_, m) => fixed(3, p * 16 + m))),
+  tasks: each(4, CURATED_TASKS),
+  risks: each(5, DEMO_RISKS),
+  issues: each(6, DEMO_ISSUES),
+  financialEntries: each(7, DEMO_FINANCIAL_ENTRIES),
+  webhooks: each(8, DEMO_WEBHOOKS),
+  delivery: fixed(9, 0),
+  members: each(10, DEMO_MEMBERS),
+  invitation: fixed(11, 0),
+  apiKeys: each(12, DEMO_API_KEYS),
+  labels: each(13, DEMO_LABELS),
+  comments: each(14, DEMO_COMMENTS),
+  checklistItems: each(15, DEMO_CHECKLIST_ITEMS),
+};
