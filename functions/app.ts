@@ -14,6 +14,8 @@ import { keysOrSession, sessionOnly } from "./middleware/credentials.ts";
 import { crossOrigin } from "./middleware/cross-origin.ts";
 import { jsonBodyUpTo, MAX_BODY_BYTES, refuseIdempotencyKey } from "./middleware/json-body.ts";
 import { logRequests } from "./middleware/log.ts";
+import { mcpEndpoint } from "./mcp/endpoint.ts";
+import { mcpResourceMetadata } from "./mcp/resource-metadata.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { apiReference } from "./openapi/docs-page.ts";
 import { routes as allRoutes } from "./routes/index.ts";
@@ -55,6 +57,9 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
     app.on(route.method.toUpperCase(), [route.path.replace(/\{(\w+)\}/g, ":$1")], ...middlewareOf(route), handlerOf(route));
   }
 
+  // The MCP server (functions/mcp/): its tool calls run the routes above through this app.
+  app.on(["GET", "POST", "DELETE"], "/mcp", mcpEndpoint(app));
+  app.get("/.well-known/oauth-protected-resource/mcp", mcpResourceMetadata);
   app.route("/internal", internal);
   app.route("/", authRoutes);
   // The API reference page (HTML, no key); the console at / is a static asset (wrangler.toml [assets]).

@@ -103,7 +103,7 @@ const keyed = (route: AnyRoute) => route.scope !== "public";
 export const replaysIdempotencyKey = (route: AnyRoute) => route.method === "post" && (route.errors ?? []).includes("idempotency_mismatch");
 
 /** Whether a write checks If-Match (it can answer precondition_failed). */
-const checksIfMatch = (route: AnyRoute) =>
+export const checksIfMatch = (route: AnyRoute) =>
   route.method !== "get" && route.method !== "post" && (route.errors ?? []).includes("precondition_failed");
 
 /** The response headers of `route` answering `status` (a success, or an error status). */

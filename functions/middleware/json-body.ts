@@ -12,7 +12,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
 /** Reads at most `limit` bytes; null when the body is longer. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
+export async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
   if (!body) return "";
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,0 +1,95 @@
+import { DomainError } from "../../domain/errors.ts";
+import type { Bindings } from "../env.ts";
+import type { AnyRoute } from "../http/registry.ts";
+import type { McpTool } from "./tools.ts";
+
+// A tool call runs its route exactly as HTTP would: the arguments become the route's path, query,
+// body and headers, and the request goes through the Worker's own app, in process, with the
+// caller's credentials. So the middleware (credentials, rate limit, scope, Idempotency-Key, body
+// limits), the validation, the service verb and its one statement are those of the HTTP call, and
+// the answer is its envelope. What it adds is no database round trip: only the in-process request.
+
+/** What every inner request carries from the MCP request: the app, the Worker's bindings and context, and the caller's headers. */
+export interface McpCaller {
+  app: { fetch(request: Request, env: Bindings, executionCtx: ExecutionContext): Response | Promise<Response> };
+  env: Bindings;
+  executionCtx: ExecutionContext;
+  /** The service's origin (https://api.example.com), which the inner request's URL takes. */
+  origin: string;
+  /** Authorization, and the client address and request id the answer and the rate limit see. */
+  headers: Record<string, string>;
+}
+
+export interface RouteCall {
+  path: Record<string, string>;
+  query: Record<string, unknown>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A route's answer: its status and envelope. */
+export interface RouteAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** The inner answer was 401: the MCP request is answered 401 itself, so the client re-authenticates (docs/mcp.md). */
+export class McpUnauthorized extends Error {
+  constructor(readonly answer: RouteAnswer) {
+    super("the credentials were refused");
+  }
+}
+
+const queryString = (query: Record<string, unknown>) => {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    for (const each of Array.isArray(value) ? value : [value])
+      search.append(name, typeof each === "object" && each !== null ? JSON.stringify(each) : String(each));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+};
+
+/** Runs `route` with `call` through the app, as an HTTP client would. */
+export async function callRoute(caller: McpCaller, route: AnyRoute, call: RouteCall): Promise<RouteAnswer> {
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(call.path[name] ?? ""));
+  const headers: Record<string, string> = { ...caller.headers, ...call.headers };
+  if (route.body) headers["content-type"] = "application/json";
+  const request = new Request(`${caller.origin}${path}${queryString(call.query)}`, {
+    method: route.method.toUpperCase(),
+    headers,
+    ...(route.body ? { body: JSON.stringify(call.body ?? {}) } : {}),
+  });
+  const response = await caller.app.fetch(request, caller.env, caller.executionCtx);
+  const body = (await response.json()) as Record<string, unknown>;
+  const answer = { status: response.status, body };
+  if (response.status === 401) throw new McpUnauthorized(answer);
+  return answer;
+}
+
+/**
+ * A tool's arguments as its route's call. A missing path parameter is refused here (there is no
+ * path without it), as the route refuses a missing field; every other argument goes where the
+ * route reads it, and one it does not take goes to the query or body, where the route refuses it
+ * by name (unknown_field).
+ */
+export function routeCallOf(tool: McpTool, args: Record<string, unknown> = {}): RouteCall {
+  const { placement } = tool;
+  const call: RouteCall = { path: {}, query: {}, headers: {} };
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (placement.path.includes(name)) call.path[name] = String(value);
+    else if (name === "idempotencyKey" && placement.headers.idempotencyKey) call.headers!["idempotency-key"] = String(value);
+    else if (name === "ifMatch" && placement.headers.ifMatch) call.headers!["if-match"] = String(value);
+    else if (placement.query.includes(name)) call.query[name] = value;
+    else if (placement.body === "nested" && name === "body") call.body = value;
+    else if (Array.isArray(placement.body)) body[name] = value;
+    else call.query[name] = value;
+  }
+  for (const name of placement.path)
+    if (call.path[name] === undefined) throw new DomainError("missing_field", `${name} is required`, { field: name });
+  if (Array.isArray(placement.body)) call.body = body;
+  else if (placement.body === "nested" && call.body === undefined) call.body = {};
+  return call;
+}

@@ -1,0 +1,145 @@
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpHttpHandler,
+} from "@modelcontextprotocol/server";
+import type { Context } from "hono";
+import { DomainError } from "../../domain/errors.ts";
+import type { AppEnv } from "../env.ts";
+import { sendError } from "../http/errors.ts";
+import { RESPONSE_HEADERS } from "../http/headers.ts";
+import type { AnyRoute } from "../http/registry.ts";
+import { actorOfBearer } from "../middleware/bearer.ts";
+import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
+import { McpUnauthorized, type McpCaller } from "./dispatch.ts";
+import { selectedTools, selectionOf } from "./selection.ts";
+import { McpSession } from "./session.ts";
+import { toolsOf } from "./tools.ts";
+
+// POST /mcp: the MCP server over Streamable HTTP, stateless (no session id, nothing kept between
+// requests, no Durable Object), on the official SDK. A request from a 2026-07-28 client is served
+// by the SDK's createMcpHandler; one from a 2025-era client (initialize, then requests) by the
+// SDK's Streamable HTTP transport in its stateless mode, answering JSON. Before either: the
+// credentials (401 with the RFC 9728 pointer, so a client finds the authorization server on its
+// own), the body (at most the largest route's limit, with room for the JSON-RPC around it), one
+// JSON-RPC message (a batch is refused, as the protocol has had none since 2025-06-18), and the
+// tool selection. A GET (a standalone event stream) or DELETE (ending a session) answers 405, as
+// the protocol says a server without them does.
+
+/** Where the RFC 9728 document of this resource is. */
+export const resourceMetadataUrl = (origin: string) => `${origin}/.well-known/oauth-protected-resource/mcp`;
+
+/** The JSON-RPC error answer for a request the SDK never sees. */
+const jsonRpcError = (status: number, code: number, message: string, data?: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message, ...(data === undefined ? {} : { data }) }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+
+/** 401 as /v1 answers it, with the challenge naming the resource metadata (RFC 9728 §5.1, RFC 6750 §3). */
+function unauthorized(c: Context<AppEnv>, error: DomainError, tokenSent: boolean) {
+  const response = sendError(c, error);
+  const challenge = [`Bearer realm="opsroom"`, `resource_metadata="${resourceMetadataUrl(new URL(c.req.url).origin)}"`];
+  if (tokenSent) challenge.push(`error="invalid_token"`);
+  response.headers.set(RESPONSE_HEADERS.wwwAuthenticate.name, challenge.join(", "));
+  return response;
+}
+
+/** The largest body an MCP request may have: the largest a route takes, and room for the JSON-RPC around it. */
+const bodyLimitOf = (routes: AnyRoute[]) => Math.max(MAX_BODY_BYTES, ...routes.map((route) => route.bodyLimit ?? 0)) + MAX_BODY_BYTES;
+
+/** The SDK's handler of 2026-07-28 requests; the session of each request rides in on authInfo. */
+let modern: McpHttpHandler | undefined;
+const modernHandler = () =>
+  (modern ??= createMcpHandler(({ authInfo }) => (authInfo!.extra!.session as McpSession).server(), {
+    legacy: "reject",
+  }));
+
+/** A 2025-era request: a fresh server on the SDK's stateless transport, answering JSON once the handler is done. */
+async function serveLegacy(request: Request, session: McpSession, parsedBody: unknown): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const server = session.server();
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody });
+  } finally {
+    await server.close();
+  }
+}
+
+const CONNECTING = new Set(["initialize", "server/discover"]);
+
+/** Reads and parses the body: a JSON-RPC error answer when it is too large, not JSON, or a batch. */
+async function messageOf(c: Context<AppEnv>, limit: number): Promise<{ message: Record<string, unknown> } | Response> {
+  const tooLarge = () => jsonRpcError(413, -32600, `Payload Too Large: an MCP request must be at most ${limit} bytes`);
+  if (Number(c.req.header("content-length") ?? 0) > limit) return tooLarge();
+  const text = await readCapped(c.req.raw.body, limit);
+  if (text === null) return tooLarge();
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON");
+  }
+  if (Array.isArray(message))
+    return jsonRpcError(400, -32600, "Invalid Request: JSON-RPC batches are not supported (MCP has had none since 2025-06-18)");
+  if (typeof message !== "object" || message === null) return jsonRpcError(400, -32600, "Invalid Request: not a JSON-RPC message");
+  return { message: message as Record<string, unknown> };
+}
+
+/** The handler of /mcp on `app` (which its tool calls go through). */
+export function mcpEndpoint(app: McpCaller["app"]) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    const authorization = c.req.header("authorization");
+    if (!authorization)
+      return unauthorized(c, new DomainError("unauthorized", "send your API key or access token as Authorization: Bearer <token>"), false);
+    try {
+      actorOfBearer(authorization);
+    } catch (error) {
+      if (error instanceof DomainError) return unauthorized(c, error, true);
+      throw error;
+    }
+    if (c.req.method !== "POST")
+      return jsonRpcError(405, -32000, "Method not allowed: this server is stateless, POST only", undefined, { allow: "POST" });
+    const routes = c.get("routes");
+    const read = await messageOf(c, bodyLimitOf(routes));
+    if (read instanceof Response) return read;
+    let tools;
+    try {
+      tools = selectedTools(toolsOf(routes), selectionOf(c.req.raw));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return jsonRpcError(400, -32602, error.message, { code: error.code, ...error.details });
+    }
+    const caller: McpCaller = {
+      app,
+      env: c.env,
+      executionCtx: c.executionCtx,
+      origin: new URL(c.req.url).origin,
+      headers: {
+        authorization,
+        "x-request-id": c.get("requestId"),
+        ...(c.req.header("cf-connecting-ip") ? { "cf-connecting-ip": c.req.header("cf-connecting-ip")! } : {}),
+      },
+    };
+    const session = new McpSession(caller, routes, tools);
+    try {
+      // Connecting checks the credentials now (GET /v1), so a bad or expired one is answered 401 at once.
+      if (CONNECTING.has(String(read.message.method))) await session.describe();
+      const authInfo: AuthInfo = { token: authorization, clientId: "opsroom", scopes: [], extra: { session } };
+      const response = (await isLegacyRequest(c.req.raw, read.message))
+        ? await serveLegacy(c.req.raw, session, read.message)
+        : await modernHandler().fetch(c.req.raw, { parsedBody: read.message, authInfo });
+      if (session.refused) throw session.refused;
+      return response;
+    } catch (error) {
+      if (error instanceof McpUnauthorized) {
+        const refusal = error.answer.body.error as { code: "unauthorized" | "invalid_key" };
+        return unauthorized(c, new DomainError(refusal.code, String(error.answer.body.message)), true);
+      }
+      throw error;
+    }
+  };
+}
