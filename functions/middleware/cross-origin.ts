@@ -8,7 +8,18 @@ import { EXPOSED_HEADERS } from "../http/headers.ts";
 const preflight = cors({
   origin: "*",
   allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-  allowHeaders: ["Authorization", "Content-Type", "If-Match", "Idempotency-Key", "X-Request-Id"],
+  // The last four: a browser's MCP client (docs/mcp.md) sends the protocol's version and its choice of tools.
+  allowHeaders: [
+    "Authorization",
+    "Content-Type",
+    "If-Match",
+    "Idempotency-Key",
+    "X-Request-Id",
+    "Mcp-Protocol-Version",
+    "Accept",
+    "X-MCP-Tools",
+    "X-MCP-Readonly",
+  ],
   exposeHeaders: EXPOSED_HEADERS,
   maxAge: 86400,
 });

@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { personBody, projectBody, unique } from "../helpers/resources.ts";
 import { acknowledgedChangeVersions } from "../helpers/realtime.ts";
 import { pollUntil } from "../helpers/wait.ts";
+import { close, listen, readBody, startSqlRecorder, type SqlRecorder, type SqlRequest } from "../helpers/sql-recorder.ts";
 import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 import { expectCommitted, expectOneBatch, type Operation } from "./helpers.ts";
 
@@ -21,65 +20,22 @@ import { expectCommitted, expectOneBatch, type Operation } from "./helpers.ts";
 // next write statement (db/statements/acknowledgements.ts); the room's answer is held all the
 // same, so nothing after the publish can start before the test has counted.
 
-interface SqlRequest {
-  /** A transaction (Neon's { queries: [...] }) or one statement ({ query }). */
-  statements: string[];
-  transaction: boolean;
-}
-
 interface RoomPost {
   orgId: string;
   events: Array<{ changeVersion: number; batchId: string | null; type: string; data: { id: string } }>;
 }
 
-const readBody = (req: IncomingMessage) =>
-  new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-
-const listen = async (server: Server) => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return (server.address() as AddressInfo).port;
-};
-
-const close = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-
-let sqlEndpoint: SqlEndpoint;
-let proxy: Server;
+let recorder: SqlRecorder;
 let room: Server;
 let worker: TestWorker;
-const sqlRequests: SqlRequest[] = [];
+let sqlRequests: SqlRequest[] = [];
 const roomPosts: RoomPost[] = [];
 /** While set, the room holds its answers until it is called. */
 let held: Array<() => void> | null = null;
 
 beforeAll(async () => {
-  const database = new URL(inject("databaseUrl"));
-  sqlEndpoint = await startSqlEndpoint({ target: { host: database.hostname, port: Number(database.port || 5432) } });
-  proxy = createServer((req, res) => {
-    void readBody(req).then((body) => {
-      const parsed = JSON.parse(body.toString("utf8")) as { query?: string; queries?: Array<{ query: string }> };
-      sqlRequests.push(
-        parsed.queries
-          ? { transaction: true, statements: parsed.queries.map((q) => q.query) }
-          : { transaction: false, statements: [parsed.query ?? ""] },
-      );
-      const headers = { ...req.headers, host: sqlEndpoint.address, "content-length": String(body.length) };
-      const forward = httpRequest(`http://${sqlEndpoint.address}${req.url}`, { method: req.method, headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      forward.on("error", () => res.destroy());
-      forward.end(body);
-    });
-  });
+  recorder = await startSqlRecorder(inject("databaseUrl"));
+  sqlRequests = recorder.requests;
   room = createServer((req, res) => {
     void readBody(req).then((body) => {
       const message = JSON.parse(body.toString("utf8")) as { events?: RoomPost["events"] };
@@ -93,10 +49,10 @@ beforeAll(async () => {
       else answer();
     });
   });
-  const [proxyPort, roomPort] = [await listen(proxy), await listen(room)];
+  const roomPort = await listen(room);
   worker = await startTestWorker({
     DATABASE_URL: inject("databaseUrl"),
-    LOCAL_SQL_ENDPOINT: `127.0.0.1:${proxyPort}`,
+    LOCAL_SQL_ENDPOINT: `127.0.0.1:${recorder.port}`,
     REALTIME_URL: `http://127.0.0.1:${roomPort}`,
     REALTIME_SECRET: randomBytes(24).toString("hex"),
   });
@@ -106,8 +62,7 @@ afterAll(async () => {
   for (const answer of held ?? []) answer();
   held = null;
   await worker?.dispose();
-  await Promise.all([proxy && close(proxy), room && close(room)]);
-  await sqlEndpoint?.close();
+  await Promise.all([recorder?.close(), room && close(room)]);
 }, 60_000);
 
 /** A tenant whose key this Worker's rate limiter already knows (its limit is read from the database on first use). */

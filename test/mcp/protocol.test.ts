@@ -80,6 +80,23 @@ describe("the /mcp endpoint", () => {
     }
   });
 
+  it("lets a browser's MCP client through CORS, with the protocol's headers and the tool selection", async () => {
+    const response = await fetch(mcpUrl(), {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://inspector.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type,mcp-protocol-version,x-mcp-tools",
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    const allowed = (response.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/\s*,\s*/);
+    expect(allowed).toEqual(
+      expect.arrayContaining(["authorization", "content-type", "mcp-protocol-version", "x-mcp-tools", "x-mcp-readonly"]),
+    );
+  });
+
   it("counts each MCP request that reaches the API against the key's rate limit, as HTTP does", async () => {
     const tenant = await createTenant();
     const key = await tenant.keyWith(["tasks.read"], { rateLimit: 5 });
