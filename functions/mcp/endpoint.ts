@@ -1,10 +1,3 @@
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  WebStandardStreamableHTTPServerTransport,
-  type AuthInfo,
-  type McpHttpHandler,
-} from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
@@ -15,7 +8,6 @@ import { actorOfBearer } from "../middleware/bearer.ts";
 import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
 import { McpUnauthorized, type McpCaller } from "./dispatch.ts";
 import { selectedTools, selectionOf } from "./selection.ts";
-import { McpSession } from "./session.ts";
 import { toolsOf } from "./tools.ts";
 
 // POST /mcp: the MCP server over Streamable HTTP, stateless (no session id, nothing kept between
@@ -49,27 +41,6 @@ function unauthorized(c: Context<AppEnv>, error: DomainError, tokenSent: boolean
 
 /** The largest body an MCP request may have: the largest a route takes, and room for the JSON-RPC around it. */
 const bodyLimitOf = (routes: AnyRoute[]) => Math.max(MAX_BODY_BYTES, ...routes.map((route) => route.bodyLimit ?? 0)) + MAX_BODY_BYTES;
-
-/** The SDK's handler of 2026-07-28 requests; the session of each request rides in on authInfo. */
-let modern: McpHttpHandler | undefined;
-const modernHandler = () =>
-  (modern ??= createMcpHandler(({ authInfo }) => (authInfo!.extra!.session as McpSession).server(), {
-    legacy: "reject",
-  }));
-
-/** A 2025-era request: a fresh server on the SDK's stateless transport, answering JSON once the handler is done. */
-async function serveLegacy(request: Request, session: McpSession, parsedBody: unknown): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  const server = session.server();
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request, { parsedBody });
-  } finally {
-    await server.close();
-  }
-}
-
-const CONNECTING = new Set(["initialize", "server/discover"]);
 
 /** Reads and parses the body: a JSON-RPC error answer when it is too large, not JSON, or a batch. */
 async function messageOf(c: Context<AppEnv>, limit: number): Promise<{ message: Record<string, unknown> } | Response> {
@@ -124,16 +95,10 @@ export function mcpEndpoint(app: McpCaller["app"]) {
         ...(c.req.header("cf-connecting-ip") ? { "cf-connecting-ip": c.req.header("cf-connecting-ip")! } : {}),
       },
     };
-    const session = new McpSession(caller, routes, tools);
     try {
-      // Connecting checks the credentials now (GET /v1), so a bad or expired one is answered 401 at once.
-      if (CONNECTING.has(String(read.message.method))) await session.describe();
-      const authInfo: AuthInfo = { token: authorization, clientId: "opsroom", scopes: [], extra: { session } };
-      const response = (await isLegacyRequest(c.req.raw, read.message))
-        ? await serveLegacy(c.req.raw, session, read.message)
-        : await modernHandler().fetch(c.req.raw, { parsedBody: read.message, authInfo });
-      if (session.refused) throw session.refused;
-      return response;
+      // The SDK is loaded by the first MCP request an isolate serves, not by every isolate's start-up.
+      const { serveMcp } = await import("./serve.ts");
+      return await serveMcp(c.req.raw, read.message, caller, routes, tools);
     } catch (error) {
       if (error instanceof McpUnauthorized) {
         const refusal = error.answer.body.error as { code: "unauthorized" | "invalid_key" };
