@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api, expectSuccess, testClientAddress, type ApiResponse } from "../helpers/api.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { taskBody } from "../helpers/resources.ts";
+import { cpuNanoseconds, workerdProcesses } from "../helpers/process-cpu.ts";
 import { startSqlRecorder, type SqlRecorder } from "../helpers/sql-recorder.ts";
 import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 
@@ -87,4 +88,35 @@ describe("the database round trips of a tool call, beside its HTTP call", () => 
       expect(rows.every(([, overHttp]) => overHttp.length === 1)).toBe(true);
     },
   );
+
+  it("the Worker's CPU for a tool call, beside the same HTTP call", { timeout: 120_000 }, async () => {
+    const tenant = await createTenant();
+    const task = await tenant.insertTask();
+    const client = await mcpClient(tenant);
+    // This file's own Worker: the workerd processes under this test process (test/helpers/process-cpu.ts).
+    const pids = workerdProcesses();
+    expect(pids.length).toBeGreaterThan(0);
+    const byHttp = () => http(tenant, `/v1/tasks/${task.id}`);
+    const byMcp = () => client.callTool({ name: "getTask", arguments: { id: task.id } });
+    /** Milliseconds of the Worker's CPU per call, over `n` calls made one after another. */
+    const perCall = async (call: () => Promise<unknown>, n = 40) => {
+      const start = cpuNanoseconds(pids);
+      for (let i = 0; i < n; i++) await call();
+      return (cpuNanoseconds(pids) - start) / n / 1e6;
+    };
+    await perCall(byHttp, 10);
+    await perCall(byMcp, 10);
+    // Three rounds, alternating, the least of each: the machine is shared, and noise only adds.
+    const rounds: Array<[number, number]> = [];
+    for (let round = 0; round < 3; round++) rounds.push([await perCall(byHttp), await perCall(byMcp)]);
+    const [overHttp, overMcp] = [Math.min(...rounds.map((r) => r[0])), Math.min(...rounds.map((r) => r[1]))];
+    console.log(
+      `Worker CPU per getTask call: HTTP ${overHttp.toFixed(2)} ms, MCP tools/call ${overMcp.toFixed(2)} ms (rounds: ${rounds
+        .map(([h, m]) => `${h.toFixed(2)}/${m.toFixed(2)}`)
+        .join(", ")})`,
+    );
+    expect(overHttp).toBeGreaterThan(0);
+    // The tool call is the HTTP call plus the JSON-RPC around it: the same order of cost, not a multiple of it.
+    expect(overMcp).toBeLessThan(overHttp * 4);
+  });
 });
