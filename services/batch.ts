@@ -79,6 +79,52 @@ function pending<T>(): Pending<T> {
   return { promise, resolve, reject };
 }
 
+/** Waits until every operation has handed in its statement; one that fails before it has one (then nothing was sent) fails the batch. */
+async function statementsHandedIn(
+  running: Promise<unknown>[],
+  handedIn: Pending<void>[],
+  statements: (Statement | undefined)[],
+): Promise<void> {
+  for (const [i, run] of running.entries()) {
+    const first = await Promise.race([
+      handedIn[i]!.promise.then(() => "statement" as const),
+      run.then(
+        () => "settled" as const,
+        () => "settled" as const,
+      ),
+    ]);
+    if (first === "settled" && !statements[i]) {
+      await run.catch((error: unknown) => {
+        throw atOperation(error, i);
+      });
+      throw new Error(`operation ${i} answered without a statement`);
+    }
+  }
+}
+
+/**
+ * The batch's transaction failed. An operation's refusal settles that operation (its refusal is
+ * the batch's) and aborts the others; the stored answer to the Idempotency-Key is answered as it
+ * was; anything else is the database's error.
+ */
+async function refused(
+  ctx: ServiceContext,
+  { operations, idempotency }: { operations: BatchOperation[]; idempotency: IdempotencyRequest | undefined },
+  error: unknown,
+  answers: Pending<QueryResult<Record<string, unknown>>>[],
+  running: Promise<unknown>[],
+): Promise<BatchAnswer> {
+  const refusal = batchRefusalOf(error);
+  if (!refusal) throw translateConstraintError(error, false);
+  if (refusal.operation === STORED_ANSWER) return storedAnswer(ctx, operations, refusal.outcome as unknown as StoredBatch, idempotency!);
+  const op = refusal.operation;
+  answers.forEach((answer, i) => (i === op ? answer.resolve({ rows: [refusal.outcome] }) : answer.reject(new BatchAborted())));
+  throw await running[op]!.then(
+    () => new Error(`operation ${op} was refused by its statement but settled as a success`, { cause: error }),
+    (settled: unknown) => atOperation(settled, op),
+  );
+}
+
 /** Runs the batch; the caller's context supplies the database, the actor and the rooms. */
 export async function runBatch({
   ctx,
@@ -116,22 +162,7 @@ export async function runBatch({
   );
   running.forEach((run) => run.catch(() => {}));
 
-  // Every operation hands in its statement, or fails before it has one (then nothing was sent).
-  for (const [i, run] of running.entries()) {
-    const first = await Promise.race([
-      handedIn[i]!.promise.then(() => "statement" as const),
-      run.then(
-        () => "settled" as const,
-        () => "settled" as const,
-      ),
-    ]);
-    if (first === "settled" && !statements[i]) {
-      await run.catch((error: unknown) => {
-        throw atOperation(error, i);
-      });
-      throw new Error(`operation ${i} answered without a statement`);
-    }
-  }
+  await statementsHandedIn(running, handedIn, statements);
 
   const opening = openBatch(ctx.db, ctx.actor, batchId, idempotency);
   const closing = idempotency ? rememberBatch(ctx.db, ctx.actor, idempotency) : null;
@@ -145,16 +176,7 @@ export async function runBatch({
       throw error;
     });
   } catch (error) {
-    const refusal = batchRefusalOf(error);
-    if (!refusal) throw translateConstraintError(error, false);
-    if (refusal.operation === STORED_ANSWER) return storedAnswer(ctx, operations, refusal.outcome as unknown as StoredBatch, idempotency!);
-    const op = refusal.operation;
-    answers.forEach((answer, i) => (i === op ? answer.resolve({ rows: [refusal.outcome] }) : answer.reject(new BatchAborted())));
-    const refused = await running[op]!.then(
-      () => new Error(`operation ${op} was refused by its statement but settled as a success`, { cause: error }),
-      (settled: unknown) => atOperation(settled, op),
-    );
-    throw refused;
+    return await refused(ctx, { operations, idempotency }, error, answers, running);
   }
 
   results.slice(opening.length, opening.length + operations.length).forEach((result, i) => answers[i]!.resolve(result));

@@ -96,6 +96,19 @@ export interface HistoryInput {
   retentionSeconds: number;
 }
 
+/** The noun of the record a resource's records belong to (a comment's task), if any. */
+function parentNounOf(resource: Resource): string | undefined {
+  const { parent } = resource.declaration;
+  return parent ? RESOURCES[parent as ResourceType].nouns[0] : undefined;
+}
+
+/** What each failed rule of a change means, given the values the change was asked for. */
+function ruleErrors<Record, Values>(rules: ResourceServiceSpec<Resource, unknown, Values, Record>["rules"], values: Values) {
+  return Object.fromEntries(
+    Object.entries(rules ?? {}).map(([name, error]) => [name, (before: Record, violation: never) => error(before, values, violation)]),
+  ) as RuleErrors<Record>;
+}
+
 /** The service of a resource: its writes' statements and rules; its reads, nouns and scopes from its declaration. */
 export function resourceService<R extends Resource, New, Values>(
   spec: ResourceServiceSpec<R, New, Values>,
@@ -105,18 +118,10 @@ export function resourceService<R extends Resource, New, Values>(
   const { resource } = spec;
   const statements = spec.statements as unknown as WriteStatements<Record, New, Values>;
   const noun = resource.declaration.nouns[0];
-  const { parent } = resource.declaration;
-  const parentNoun = parent ? RESOURCES[parent as ResourceType].nouns[0] : undefined;
+  const parentNoun = parentNounOf(resource);
   const scopes = { read: resource.readScope, manage: resource.manageScope };
   const remove = statements.remove;
-  /** What each failed rule of a change means, given the values the change was asked for. */
-  const rulesFor = (values: Values) =>
-    Object.fromEntries(
-      Object.entries(spec.rules ?? {}).map(([name, error]) => [
-        name,
-        (before: Record, violation: never) => error(before, values, violation),
-      ]),
-    ) as RuleErrors<Record>;
+  const rulesFor = (values: Values) => ruleErrors<Record, Values>(spec.rules, values);
   return {
     resource,
     async list({ ctx, input }) {

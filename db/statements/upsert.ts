@@ -72,6 +72,30 @@ const NEW = "new:";
 const EXISTING = "existing:";
 const prefixed = (prefix: string, references: Reference[]) => references.map((r) => ({ ...r, field: prefix + r.field }));
 
+/** The insert when no record has the external id (and no If-Match asked for one), with the create's references holding. */
+function insertedCte(
+  resource: Resource,
+  inserts: ReturnType<typeof changesOf>,
+  ifMatch: number | null,
+  create: Parameters<typeof referencesHold>[0],
+) {
+  return sql`inserted as (
+      insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
+        inserts.map((c) => sql.identifier(c.column.column)),
+        sql`, `,
+      )})
+      select ${uuidv7()}::uuid, auth.org_id, ${sql.join(
+        inserts.map((c) => c.value),
+        sql`, `,
+      )}
+        from auth, refs
+       where not exists (select 1 from locked) and ${ifMatch}::int is null
+             and ${referencesHold(create)}
+      on conflict (org_id, external_id) do nothing
+      returning *
+  )`;
+}
+
 export async function upsertRecord<R extends Resource>(
   db: Database,
   actor: Actor,
@@ -105,21 +129,7 @@ export async function upsertRecord<R extends Resource>(
         ${lockedCte(resource, { externalId: options.externalId })},
         ${referenceCte([...create, ...change], sql`auth left join locked l on true`)},
         ${changeOfLocked(resource, { changes: changesOf(resource, patch), ifMatch, rules: [...options.update.rules, ...fixed], references: change }, "updated")},
-        inserted as (
-          insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
-            inserts.map((c) => sql.identifier(c.column.column)),
-            sql`, `,
-          )})
-          select ${uuidv7()}::uuid, auth.org_id, ${sql.join(
-            inserts.map((c) => c.value),
-            sql`, `,
-          )}
-            from auth, refs
-           where not exists (select 1 from locked) and ${ifMatch}::int is null
-                 and ${referencesHold(create)}
-          on conflict (org_id, external_id) do nothing
-          returning *
-        ),
+        ${insertedCte(resource, inserts, ifMatch, create)},
         changed as (select * from updated union all select * from inserted),
         ${bumpAndEvent(
           resource,
