@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one subject, a refused batch: every refusal is tested at the last operation of the same batch of writes, with the same no-trace check (the envelope's own refusals are in validation.test.ts). */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../../domain/crypto/api-keys.ts";

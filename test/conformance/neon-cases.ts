@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one ordered list of the conformance cases, each beside the Neon source it is taken from; neon-proxy.test.ts runs them in this order. */
 import { proxyError } from "./neon-fixtures.ts";
 
 // The requests of the conformance test (neon-proxy.test.ts), in order, each with the answer Neon

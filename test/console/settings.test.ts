@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one browser and one room lease serve every page of the settings area, a describe per page; a file per page would start Chromium for each. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one browser, one room lease and one arranged board serve the board's work management, one describe. */
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser, Locator, Page, Request } from "playwright-core";

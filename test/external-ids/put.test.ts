@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one subject, PUT by external id: the same cases run for every resource of the table above, then each resource's own rule. */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { TASK_TRANSITIONS } from "../../domain/records.ts";

@@ -22,6 +22,20 @@ export interface StackTenant {
   key: string;
 }
 
+/** Waits until no other session of the failure database is inside a statement or a transaction. */
+async function waitUntilQuiet(db: FailureStack["db"]): Promise<void> {
+  let busy: unknown[] = [];
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    ({ rows: busy } = await db.query(
+      `select pid, state, query from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and state in ('active', 'idle in transaction', 'idle in transaction (aborted)')`,
+    ));
+    if (busy.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`sessions of the failure database still busy after 10 s: ${JSON.stringify(busy)}`);
+}
+
 /**
  * The calls of one file's stack (read when called: the stack starts in beforeAll). Every key
  * made is added to `keysUsed`, for the check that none ever reaches the Worker's console.
@@ -89,21 +103,8 @@ export function stackCalls(stackOf: () => FailureStack, keysUsed: string[] = [])
    * time, so a read queued behind the cut one already sees its outcome.
    */
   async function settled(orgId: string) {
-    if (inject("databaseKind") === "server") await waitUntilQuiet();
+    if (inject("databaseKind") === "server") await waitUntilQuiet(stackOf().db);
     return state(orgId);
-  }
-
-  async function waitUntilQuiet() {
-    let busy: unknown[] = [];
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-      ({ rows: busy } = await stackOf().db.query(
-        `select pid, state, query from pg_stat_activity
-          where datname = current_database() and pid <> pg_backend_pid() and state in ('active', 'idle in transaction', 'idle in transaction (aborted)')`,
-      ));
-      if (busy.length === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`sessions of the failure database still busy after 10 s: ${JSON.stringify(busy)}`);
   }
 
   return { call, tenant, state, settled };

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the faulty proxy (a Postgres protocol reader) and the stack it sits in are one tool. */
 import { randomBytes } from "node:crypto";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createConnection, createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
@@ -10,9 +11,6 @@ import { runMigrations } from "../../db/migrate.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
 import { startTestWorker } from "./worker.ts";
 
-// One file over 300 lines: the faulty proxy (a Postgres protocol reader) and the stack it sits in
-// are one tool.
-//
 // A stack of its own for the failure tests (test/protection/database-failures.test.ts): a fresh
 // database (another PGlite, or another database on DATABASE_URL's server), the real SQL endpoint
 // (cli/lib/sql-endpoint.ts) the Worker reaches the database through, a TCP proxy between that endpoint
@@ -96,6 +94,7 @@ class FrontendMessages {
 }
 
 /** A TCP proxy in front of Postgres that reads the client's statements and can fail on cue. */
+// eslint-disable-next-line max-lines-per-function -- the proxy's fault is one variable that every connection's handler reads and the controls it returns set; one closure holds both
 export async function startFaultyProxy(target: { host: string; port: number }): Promise<FaultyProxy> {
   let fault: Fault | null = null;
   const open = new Set<Socket>();

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- sockets, publishes and the server's control are used together by every realtime test. */
 import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import PartySocket from "partysocket";
@@ -8,9 +9,6 @@ import { query } from "./database.ts";
 import { waitUntil } from "./wait.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 
-// One file over 300 lines: sockets, publishes and the server's control are used together by every
-// realtime test.
-//
 // The real realtime server of the run (`partykit dev`, test/setup/realtime-server.ts): sockets to
 // an organisation's room, raw publishes with the shared secret, the Worker's cron sweep, and the
 // control endpoint that stops and starts the server.

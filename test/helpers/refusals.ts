@@ -42,6 +42,7 @@ interface RefusedCall {
   rawBody?: string;
 }
 
+// eslint-disable-next-line max-lines-per-function -- one describe of a route's refusals: its cases are a list, as a test file's describe is
 export function describeRefusals(route: RouteUnderTest): void {
   const name = `${route.method} ${route.path(route.record ? ":id" : undefined)} refusals`;
   const hasBody = route.body !== undefined || ["POST", "PATCH", "PUT"].includes(route.method);

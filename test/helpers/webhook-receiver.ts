@@ -52,6 +52,7 @@ afterEach(async () => {
   await Promise.all([...open].map((receiver) => receiver.close()));
 });
 
+// eslint-disable-next-line max-lines-per-function -- the receiver's deliveries, listeners, verifier and answer are state its request handler and the controls it returns share; one closure holds both
 export async function startReceiver(name = "opsroom"): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const listeners = new Set<() => void>();

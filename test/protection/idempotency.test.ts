@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the same replay cases run for every create operation. */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Scope } from "../../domain/scopes.ts";
 import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
@@ -8,8 +9,6 @@ import { runSweep } from "../helpers/realtime.ts";
 import { expectOneWrite, milestoneBody, personBody, projectBody, taskBody, unique } from "../helpers/resources.ts";
 import { checklistItemBody, commentBody, labelBody } from "../helpers/work.ts";
 
-// One file over 300 lines: the same replay cases run for every create operation.
-//
 // Idempotency-Key on POST (docs/api.md): the first response is stored with the
 // record in the same statement; a replay within 24 h answers it again, byte for byte, with
 // Idempotent-Replayed: true and writes nothing; the same key with another request is 422

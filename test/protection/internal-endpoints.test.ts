@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one subject, the /internal endpoints: each probed without the shared secret, then with it. */
 import { randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
 import { generateApiKey } from "../../domain/crypto/api-keys.ts";

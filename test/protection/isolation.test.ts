@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- every operation GET /v1 lists is probed with the two organisations' records beforeAll makes, each operation a test of its own. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "../../domain/ids.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";

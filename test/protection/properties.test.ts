@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- every property draws on the same generators, read from the same running API, so they share this file rather than a helper module only they would use. */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../functions/http/errors.ts";
@@ -10,9 +11,6 @@ import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { insertFinancialEntry, insertIssue, insertRisk } from "../helpers/project-records.ts";
 
-// One file over 300 lines: every property draws on the same generators, read from the same running
-// API, so they share this file rather than a helper module only they would use.
-//
 // Property-based tests: generated bodies, query strings, headers and path ids sent to
 // every operation GET /v1 lists (the list and each operation's fields are read from the running
 // API: GET /v1 and GET /v1/openapi.json, never written out here). Whatever is sent:

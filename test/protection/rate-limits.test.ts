@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- every case shares the window alignment that keeps it exact. */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -10,8 +11,6 @@ import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { expectOneWrite, projectBody, storedEvents } from "../helpers/resources.ts";
 
-// One file over 300 lines: every case shares the window alignment that keeps it exact.
-//
 // Rate limits (docs/api.md "Limits"): per key, the key's own limit per fixed 60 s window,
 // counted exactly under concurrency by the key's RateLimiter Durable Object. Every keyed response
 // carries RateLimit-Limit, -Remaining and -Reset; a 429 adds Retry-After, is in the envelope

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the room's promises (ready, scope filtering, ordering, publishes) are tested against one room lease and share their fake events. */
 import { randomUUID } from "node:crypto";
 import { ERROR_CODES } from "../../domain/errors.ts";
 import { describe, expect, inject, it } from "vitest";
@@ -18,9 +19,6 @@ import {
 } from "../helpers/realtime.ts";
 import { created, patched, personBody, projectBody, taskBody } from "../helpers/resources.ts";
 
-// One file over 300 lines: the room's promises (ready, scope filtering, ordering, publishes) are
-// tested against one room lease and share their fake events.
-//
 // The organisation's realtime room (docs/api.md "Realtime") on the real `partykit dev`, with real
 // sockets (PartySocket in Node): ready, events as the API wrote them, scope filtering, who may
 // connect, ordering under concurrent writes, and what the room does with repeated or

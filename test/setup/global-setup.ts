@@ -38,6 +38,7 @@ declare module "vitest" {
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
 
+// eslint-disable-next-line max-lines-per-function -- the harness's start-up in the order it must happen, each part kept for the teardown it returns; it reads top to bottom
 export default async function setup(project: TestProject) {
   const started = performance.now();
   const seconds = () => ((performance.now() - started) / 1000).toFixed(1);

@@ -28,6 +28,7 @@ export interface RealtimeControl {
   close(): Promise<void>;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the lease's holders and waiters are state its granting, its HTTP handler and close share; one closure holds them
 export async function startRealtimeControl(realtime: RealtimeServer): Promise<RealtimeControl> {
   const holders = new Map<string, { mode: Mode; timer: NodeJS.Timeout }>();
   const waiting: Waiter[] = [];

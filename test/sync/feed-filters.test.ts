@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- every filter reads the one fixed history beforeAll writes (two projects, a second organisation). */
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, expectSuccess, workerUrl, type ApiOptions, type ApiResponse } from "../helpers/api.ts";

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- every resource's history is read from the one history beforeAll writes, with the same keys. */
 import type { EventActor, OpsEvent } from "../../domain/events.ts";
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";

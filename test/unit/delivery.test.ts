@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one module under test, realtime/webhooks/delivery.ts, a describe per export. */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one module under test, realtime/identity.ts, against one stand-in for the Worker; a describe per way to authenticate. */
 import { ERROR_CODES } from "../../domain/errors.ts";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

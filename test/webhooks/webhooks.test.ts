@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- every case shares one realtime room lease and the same receivers; the cases with a seam of their own (bursts, restarts, scopes, redirects, URLs) have files of their own. */
 import { describe, expect, it } from "vitest";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, snapshot } from "../helpers/database.ts";
@@ -18,9 +19,6 @@ import {
   waitForLog,
 } from "./helpers.ts";
 
-// One file over 300 lines: every case shares one realtime room lease and the same receivers; the
-// cases with a seam of their own (bursts, restarts, scopes, redirects, URLs) have files of their own.
-//
 // Webhooks (docs/api.md "Webhooks") end to end: the API registers them, the organisation's
 // room (the real `partykit dev`) delivers every visible event to a real local receiver that
 // verifies each request with the `standardwebhooks` package, retries, and keeps the log.

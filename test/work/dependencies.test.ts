@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one subject, task dependencies: adding, removing, done waiting for blockers, deleting a blocker, and cycles on random graphs. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { api, expectSuccess } from "../helpers/api.ts";

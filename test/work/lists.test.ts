@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one subject, the query every list takes: sort, q, fields and expand. */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { uuidv7 } from "../../domain/ids.ts";

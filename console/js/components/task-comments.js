@@ -23,6 +23,7 @@ function authorOf(comment) {
  *   alert: HTMLElement,
  * }} options
  */
+// eslint-disable-next-line max-lines-per-function -- a component: its state and the DOM handlers that read and change it share one closure (the thread, the form and each comment's edit and delete)
 export function createComments({ api, store, me, list, form, alert }) {
   const textarea = /** @type {HTMLTextAreaElement} */ (form.querySelector("textarea"));
   /** @type {string | null} */ let taskId = null;

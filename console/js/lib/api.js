@@ -42,45 +42,44 @@ export async function request(path, options = {}) {
   return envelope;
 }
 
+/**
+ * Every page of a list, following nextCursor, up to `max` records (big seeds stay responsive).
+ * @param {string} path
+ * @returns {Promise<import("./store.js").Record[]>}
+ */
+async function all(path, max = 2000) {
+  const records = [];
+  let cursor = null;
+  do {
+    const url = new URL(path, location.origin);
+    url.searchParams.set("limit", "200");
+    if (cursor) url.searchParams.set("cursor", cursor);
+    const page = await request(url.pathname + url.search);
+    records.push(...page.data);
+    cursor = page.nextCursor;
+  } while (cursor && records.length < max);
+  return records;
+}
+
+/**
+ * Every event after `changeVersion`, oldest first (GET /v1/events pages on `after`).
+ * @param {number} changeVersion
+ * @returns {Promise<import("./store.js").OpsEvent[]>}
+ */
+async function eventsAfter(changeVersion) {
+  const events = [];
+  let after = String(changeVersion);
+  for (;;) {
+    const page = await request(`/v1/events?after=${after}&limit=200`);
+    events.push(...page.data);
+    if (!page.nextCursor) return events;
+    after = page.nextCursor;
+  }
+}
+
 /** The board's calls. */
 export function createApi() {
   const call = request;
-
-  /**
-   * Every page of a list, following nextCursor, up to `max` records (big seeds stay responsive).
-   * @param {string} path
-   * @returns {Promise<import("./store.js").Record[]>}
-   */
-  async function all(path, max = 2000) {
-    const records = [];
-    let cursor = null;
-    do {
-      const url = new URL(path, location.origin);
-      url.searchParams.set("limit", "200");
-      if (cursor) url.searchParams.set("cursor", cursor);
-      const page = await call(url.pathname + url.search);
-      records.push(...page.data);
-      cursor = page.nextCursor;
-    } while (cursor && records.length < max);
-    return records;
-  }
-
-  /**
-   * Every event after `changeVersion`, oldest first (GET /v1/events pages on `after`).
-   * @param {number} changeVersion
-   * @returns {Promise<import("./store.js").OpsEvent[]>}
-   */
-  async function eventsAfter(changeVersion) {
-    const events = [];
-    let after = String(changeVersion);
-    for (;;) {
-      const page = await call(`/v1/events?after=${after}&limit=200`);
-      events.push(...page.data);
-      if (!page.nextCursor) return events;
-      after = page.nextCursor;
-    }
-  }
-
   const id = encodeURIComponent;
   const data = (/** @type {{ data: any }} */ envelope) => envelope.data;
 

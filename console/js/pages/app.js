@@ -50,6 +50,7 @@ function showNotice(message) {
   $("notice").textContent = message;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the board page's start-up in order: the session, the data, the components wired to each other, then the room
 async function start() {
   const session = await requireSession();
   renderAccount($("account"), session);
