@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { PROJECT_ROOT } from "./lib/paths.ts";
 
@@ -17,7 +17,8 @@ const git = (args: string[], input?: string) =>
   execFileSync("git", args, { cwd: PROJECT_ROOT, encoding: "utf8", input, maxBuffer: 64 * 1024 * 1024 });
 const files = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
   .split("\0")
-  .filter((file) => file && existsSync(join(PROJECT_ROOT, file)));
+  // Files only: a worktree's node_modules may be an untracked symlink to a folder.
+  .filter((file) => file && statSync(join(PROJECT_ROOT, file), { throwIfNoEntry: false })?.isFile());
 const generated = new Set<string>();
 // check-attr -z answers path, attribute, value, each ended by a NUL.
 const attributes = git(["check-attr", "-z", "--stdin", "linguist-generated"], files.join("\0")).split("\0");
