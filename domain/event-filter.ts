@@ -15,10 +15,11 @@ export interface EventFilter {
   readonly excludeOwn: OwnWrites | null;
 }
 
-/** Whose writes are the caller's own: its key, or the person. */
+/** Whose writes are the caller's own: its key, the person, or the application. */
 export interface OwnWrites {
   readonly keyId?: string | null | undefined;
   readonly userId?: string | null | undefined;
+  readonly appId?: string | null | undefined;
 }
 
 export const NO_FILTER: EventFilter = { types: [], projectId: null, recordId: null, excludeOwn: null };
@@ -33,7 +34,7 @@ export function projectOf(event: Pick<OpsEvent, "type" | "data">): string | null
 export function isOwn(own: OwnWrites, event: Pick<OpsEvent, "actor">): boolean {
   const { type, id } = event.actor;
   if (id === null) return false;
-  return (type === "key" && id === own.keyId) || (type === "user" && id === own.userId);
+  return (type === "key" && id === own.keyId) || (type === "user" && id === own.userId) || (type === "app" && id === own.appId);
 }
 
 export function matchesFilter(filter: EventFilter, event: Pick<OpsEvent, "type" | "data" | "actor">): boolean {

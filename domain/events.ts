@@ -14,23 +14,27 @@ export interface OpsEvent {
   occurredAt: string;
   data: Record<string, unknown>;
   changes: Record<string, { from: unknown; to: unknown }> | null;
-  /** Who made the change: an API key (its id and application name), a person, or opsroom itself (the CLI, the seed). */
+  /** Who made the change: an API key (its id and application name), a person, an application, or opsroom itself (the CLI, the seed). */
   actor: EventActor;
   /** The POST /v1/batch that committed it (every event of one batch carries the same id); null for a single call. */
   batchId: string | null;
 }
 
 /**
- * Who can make a change: an API key, a person signed in, or opsroom itself (the CLI, the seed; id
- * null). The protocol's and the public schemas and the console's type are built from this list.
+ * Who can make a change: an API key, a person signed in, opsroom itself (the CLI, the seed; id
+ * null), or an OAuth application (its id and name; `onBehalfOf` the person it acts for, absent
+ * when it acts as itself). The protocol's and the public schemas and the console's type are built
+ * from this list.
  */
-export const ACTOR_TYPES = ["key", "user", "system"] as const;
+export const ACTOR_TYPES = ["key", "user", "system", "app"] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 export interface EventActor {
   type: ActorType;
   id: string | null;
   name: string;
+  /** For an application acting for a person: that person. */
+  onBehalfOf?: { type: "user"; id: string; name: string };
 }
 
 /** opsroom itself (the CLI, the seed, a webhook's test event): the actor of a change no key or person made. */

@@ -17,6 +17,7 @@ import { logRequests } from "./middleware/log.ts";
 import { mcpEndpoint } from "./mcp/endpoint.ts";
 import { mcpResourceMetadata } from "./mcp/resource-metadata.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
+import { oauthRoutes } from "./oauth/routes.ts";
 import { apiReference } from "./openapi/docs-page.ts";
 import { routes as allRoutes } from "./routes/index.ts";
 
@@ -62,6 +63,7 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
   app.get("/.well-known/oauth-protected-resource/mcp", mcpResourceMetadata);
   app.route("/internal", internal);
   app.route("/", authRoutes);
+  app.route("/", oauthRoutes);
   // The API reference page (HTML, no key); the console at / is a static asset (wrangler.toml [assets]).
   app.get("/docs", apiReference);
 

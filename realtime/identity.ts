@@ -13,6 +13,9 @@ export interface Identity {
   /** For a person's token: the session it was minted for, and the person. */
   sessionId?: string | undefined;
   userId?: string | undefined;
+  /** For an OAuth application's token: its installation (closed when it is uninstalled) and application (its own writes). */
+  installationId?: string | undefined;
+  appId?: string | undefined;
   /** The event read scopes the socket may receive (its connection tags). */
   scopes: string[];
   /** What the socket asked for, within its scopes: the connection query's types, projectId, recordId, excludeOwn. */

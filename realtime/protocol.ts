@@ -28,7 +28,12 @@ export const OpsEventSchema = z.object({
   occurredAt: Instant,
   data: z.record(z.string(), z.unknown()),
   changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })).nullable(),
-  actor: z.object({ type: z.enum(ACTOR_TYPES), id: z.string().nullable(), name: z.string() }),
+  actor: z.object({
+    type: z.enum(ACTOR_TYPES),
+    id: z.string().nullable(),
+    name: z.string(),
+    onBehalfOf: z.object({ type: z.literal("user"), id: z.string(), name: z.string() }).optional(),
+  }),
   batchId: Uuid.nullable().default(null),
 });
 type _OpsEventAgrees = Assert<Equal<z.infer<typeof OpsEventSchema>, OpsEvent>>;
@@ -52,6 +57,8 @@ export const RoomMessageSchema = z.union([
    * person still a member reconnects with a new token, and the scopes of their role now.
    */
   z.strictObject({ membersChanged: z.array(Uuid).min(1).max(1_000) }),
+  /** These installations of OAuth applications ended (uninstalled, or the application deleted): the room closes their sockets (4401). */
+  z.strictObject({ installationsEnded: z.array(Uuid).min(1).max(1_000) }),
 ]);
 export type RoomMessage = z.infer<typeof RoomMessageSchema>;
 
@@ -100,6 +107,7 @@ export const WebhookTargetSchema = z.object({
   excludeOwn: z.boolean().default(false),
   createdByKeyId: Uuid.nullable().default(null),
   createdByUserId: Uuid.nullable().default(null),
+  createdByApplicationId: Uuid.nullable().default(null),
   scopes: z.array(z.string()),
   enabled: z.boolean(),
   ordered: z.boolean().default(false),
@@ -114,13 +122,15 @@ export type WebhookTarget = z.infer<typeof WebhookTargetSchema>;
 
 /** The feed filter a webhook's fields describe: the room's fan-out and the API's replay apply the same one. */
 export function webhookFilter(
-  webhook: Pick<WebhookTarget, "events" | "projectId" | "excludeOwn" | "createdByKeyId" | "createdByUserId">,
+  webhook: Pick<WebhookTarget, "events" | "projectId" | "excludeOwn" | "createdByKeyId" | "createdByUserId" | "createdByApplicationId">,
 ): EventFilter {
   return {
     types: webhook.events,
     projectId: webhook.projectId,
     recordId: null,
-    excludeOwn: webhook.excludeOwn ? { keyId: webhook.createdByKeyId, userId: webhook.createdByUserId } : null,
+    excludeOwn: webhook.excludeOwn
+      ? { keyId: webhook.createdByKeyId, userId: webhook.createdByUserId, appId: webhook.createdByApplicationId }
+      : null,
   };
 }
 

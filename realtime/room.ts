@@ -115,7 +115,7 @@ export default class OrganisationRoom implements Party.Server {
       return Response.json(
         {
           error:
-            "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded } or { membersChanged }",
+            "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded }, { membersChanged } or { installationsEnded }",
         },
         { status: 400 },
       );
@@ -124,6 +124,8 @@ export default class OrganisationRoom implements Party.Server {
     if ("keysRevoked" in message) return Response.json({ closed: this.audiences.close("keysRevoked", message.keysRevoked) });
     if ("sessionsEnded" in message) return Response.json({ closed: this.audiences.close("sessionsEnded", message.sessionsEnded) });
     if ("membersChanged" in message) return Response.json({ closed: this.audiences.close("membersChanged", message.membersChanged) });
+    if ("installationsEnded" in message)
+      return Response.json({ closed: this.audiences.close("installationsEnded", message.installationsEnded) });
     if ("webhooksChanged" in message) {
       await this.webhooks.reload();
       return Response.json({ reloaded: true });

@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { apiKeys } from "./api-keys.ts";
 import { organisations } from "./organisations.ts";
 
 // The first response to a POST carrying Idempotency-Key, written in the same statement as the
@@ -8,9 +7,9 @@ import { organisations } from "./organisations.ts";
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
-    keyId: uuid()
-      .notNull()
-      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    // The key's id, or an application's grant's (db/statements/caller.ts credential_id): whose
+    // requests share the Idempotency-Keys. No foreign key, as it names either; the sweep prunes.
+    keyId: uuid().notNull(),
     orgId: uuid()
       .notNull()
       .references(() => organisations.id, { onDelete: "cascade" }),

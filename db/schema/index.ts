@@ -15,3 +15,4 @@ export * from "./idempotency-keys.ts";
 export * from "./webhooks.ts";
 export * from "./webhook-deliveries.ts";
 export * from "./people.ts";
+export * from "./applications.ts";

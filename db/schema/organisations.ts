@@ -1,4 +1,4 @@
-import { pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, pgTable, text } from "drizzle-orm/pg-core";
 import { check } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { counter, id, timestamps } from "./columns.ts";
@@ -10,6 +10,8 @@ export const organisations = pgTable(
     name: text().notNull(),
     // The organisation's change counter: every successful write adds exactly 1 (docs/api.md "changeVersion and events").
     changeVersion: counter(),
+    // An owner's choice: applications registered dynamically (RFC 7591) may be installed here.
+    allowDynamicClientRegistration: boolean().notNull().default(false),
     ...timestamps,
   },
   (t) => [

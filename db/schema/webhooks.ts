@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { apiKeys } from "./api-keys.ts";
+import { applications, installations } from "./applications.ts";
 import { id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { users } from "./people.ts";
@@ -14,6 +15,10 @@ export const webhooks = pgTable(
     createdByKeyId: uuid().references(() => apiKeys.id, { onDelete: "set null" }),
     // The person who registered it in the settings area (then createdByKeyId is null).
     createdByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    // The application's installation that registered it: it stops when the application is uninstalled.
+    createdByInstallationId: uuid().references(() => installations.id, { onDelete: "cascade" }),
+    // That installation's application: whose writes excludeOwn leaves out.
+    createdByApplicationId: uuid().references(() => applications.id, { onDelete: "cascade" }),
     scopes: text().array().notNull(),
     url: text().notNull(),
     description: text(),

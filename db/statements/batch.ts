@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Database, Statement } from "../client.ts";
@@ -12,7 +12,22 @@ import { BATCH_ID, BATCH_ID_SETTING } from "./write-ctes.ts";
 // statements sit between, each ending in opsroom_batch_step (migration 0009, db/statements/sql.ts).
 
 const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
-const keyId = (keyHash: string) => sql`(select k.id from api_keys k where k.key_hash = ${keyHash} and k.revoked_at is null)`;
+
+/** An application's access token's grant and installation (its validity is the operations' own statements' to check). */
+const appToken = (hash: string, column: SQL) =>
+  sql`(select ${column} from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
+        where t.token_hash = ${hash} and t.kind = 'access' and t.revoked_at is null and g.revoked_at is null and i.uninstalled_at is null)`;
+
+/** Whose Idempotency-Keys a batch's are (a key's id, an application grant's: db/statements/caller.ts credential_id), and its organisation. */
+function credentialOf(actor: Actor): { id: SQL; orgId: SQL } | null {
+  if ("keyHash" in actor) {
+    const key = (column: SQL) => sql`(select ${column} from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null)`;
+    return { id: key(sql`k.id`), orgId: key(sql`k.org_id`) };
+  }
+  if ("accessTokenHash" in actor)
+    return { id: appToken(actor.accessTokenHash, sql`g.id`), orgId: appToken(actor.accessTokenHash, sql`i.org_id`) };
+  return null;
+}
 
 /** The operation index opsroom_batch_step reports for a stored answer found by the opening statement. */
 export const STORED_ANSWER = -1;
@@ -23,11 +38,11 @@ export interface BatchIdempotency {
 }
 
 const orgOf = (actor: Actor) =>
-  "keyHash" in actor
-    ? sql`(select k.org_id from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null)`
-    : "sessionToken" in actor
-      ? sql`(select m.org_id from sessions s join memberships m on ${sessionMembership} where s.token = ${actor.sessionToken} and s.expires_at > now())`
-      : sql`${actor.orgId}::uuid`;
+  "sessionToken" in actor
+    ? sql`(select m.org_id from sessions s join memberships m on ${sessionMembership} where s.token = ${actor.sessionToken} and s.expires_at > now())`
+    : "orgId" in actor
+      ? sql`${actor.orgId}::uuid`
+      : credentialOf(actor)!.orgId;
 
 /**
  * The statements that open a batch's transaction. First the batch's id, for every event it commits,
@@ -43,8 +58,9 @@ export function openBatch(db: Database, actor: Actor, batchId: string, idempoten
     sql`select set_config(${BATCH_ID_SETTING}, ${batchId}, true) as batch_id,
       (select ${orgWriteLock(sql`o.id`)} from organisations o where o.id = ${orgOf(actor)}) as locked`,
   );
-  if (!idempotency || !("keyHash" in actor)) return [opening];
-  const key = sql`i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`;
+  const credential = credentialOf(actor);
+  if (!idempotency || !credential) return [opening];
+  const key = sql`i.key_id = ${credential.id} and i.idempotency_key = ${idempotency.key}`;
   return [
     opening,
     compiledFor(db, sql`delete from idempotency_keys i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
@@ -57,8 +73,8 @@ export function openBatch(db: Database, actor: Actor, batchId: string, idempoten
     compiledFor(
       db,
       sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
-      select k.id, k.org_id, ${idempotency.key}, ${idempotency.requestHash}, 200, '{}'::jsonb
-        from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null`,
+      select c.id, c.org_id, ${idempotency.key}, ${idempotency.requestHash}, 200, '{}'::jsonb
+        from (select ${credential.id} as id, ${credential.orgId} as org_id) c where c.id is not null`,
     ),
   ];
 }
@@ -68,7 +84,8 @@ export function openBatch(db: Database, actor: Actor, batchId: string, idempoten
  * opsroom_batch_step, and the changeVersion the batch ended at.
  */
 export function rememberBatch(db: Database, actor: Actor, idempotency: BatchIdempotency): Statement | null {
-  if (!("keyHash" in actor)) return null;
+  const credential = credentialOf(actor);
+  if (!credential) return null;
   return compiledFor(
     db,
     sql`update idempotency_keys i
@@ -78,7 +95,7 @@ export function rememberBatch(db: Database, actor: Actor, idempotency: BatchIdem
              'results', ('[' || coalesce(nullif(current_setting('opsroom.batch_answers', true), ''), '') || ']')::jsonb),
            change_version = o.change_version
       from organisations o
-     where o.id = i.org_id and i.key_id = ${keyId(actor.keyHash)} and i.idempotency_key = ${idempotency.key}`,
+     where o.id = i.org_id and i.key_id = ${credential.id} and i.idempotency_key = ${idempotency.key}`,
   );
 }
 

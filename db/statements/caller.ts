@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Actor } from "../../domain/actor.ts";
+import type { Actor, AppActor } from "../../domain/actor.ts";
 import { ROLE_SCOPES, type Role } from "../../domain/roles.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 
@@ -7,9 +7,11 @@ import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 // The CTEs it adds, which the rest of the statement (and any fragment handed to a builder) may use:
 //
 //   key    the caller, if it is valid: its key's id (null for a person), org_id, application (the
-//          key's name or the person's), scopes, user_id, role and session_id (a person's), and actor (as events carry it)
+//          key's name, the person's or the OAuth application's), scopes, user_id, role and session_id
+//          (a person's), actor (as events carry it), credential_id (the key's or the application's
+//          grant's id: whose Idempotency-Keys these are) and installation_id (an application's)
 //   auth   the caller's organisation (org_id), only if the caller holds what the call needs
-//   touch  keeps api_keys.last_used_at fresh, at most once a minute
+//   touch  keeps api_keys.last_used_at (installations.last_used_at) fresh, at most once a minute
 //
 // CALLER_ORG names the caller's organisation anywhere in the statement: the tenant filter.
 
@@ -39,7 +41,7 @@ function keyCte(actor: Actor): SQL {
     // start; waiting here for a key row held by a write waiting for that row would deadlock.)
     return sql`key as (
           select k.id, k.org_id, k.application, k.scopes, null::uuid as user_id, null::text as role, null::uuid as session_id,
-                 jsonb_build_object('type', 'key', 'id', k.id, 'name', k.application) as actor
+                 jsonb_build_object('type', 'key', 'id', k.id, 'name', k.application) as actor, k.id as credential_id, null::uuid as installation_id
             from api_keys k
            where k.key_hash = ${actor.keyHash} and k.revoked_at is null
         ),
@@ -56,17 +58,59 @@ function keyCte(actor: Actor): SQL {
     return sql`key as (
           select null::uuid as id, m.org_id, u.name as application, ${roleScopes} as scopes,
                  u.id as user_id, m.role, s.id as session_id,
-                 jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor
+                 jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor, null::uuid as credential_id, null::uuid as installation_id
             from sessions s
             join users u on u.id = s.user_id
             join memberships m on ${sessionMembership}
            where s.token = ${actor.sessionToken} and s.expires_at > now()
         )`;
   }
+  if ("accessTokenHash" in actor) return appKeyCte(actor);
   return sql`key as (
           select null::uuid as id, o.id as org_id, 'opsroom'::text as application, ${sql.param(ALL_SCOPES)}::text[] as scopes,
-                 null::uuid as user_id, 'owner'::text as role, null::uuid as session_id, null::jsonb as actor
+                 null::uuid as user_id, 'owner'::text as role, null::uuid as session_id, null::jsonb as actor,
+                 null::uuid as credential_id, null::uuid as installation_id
             from organisations o where o.id = ${actor.orgId}
+        )`;
+}
+
+/**
+ * An OAuth application's access token (docs/apps.md): live, for this transport's resource, of a
+ * grant not revoked, of an installation not uninstalled, of an application not deleted; and when it
+ * acts for a person, that person still a member. It holds what its grant holds, within what the
+ * installation and the application allow now and, for a person, what their role holds now.
+ */
+function appKeyCte(actor: AppActor): SQL {
+  const resource = actor.unboundAccepted
+    ? sql`(g.resource is null or g.resource = ${actor.resource})`
+    : sql`g.resource = ${actor.resource}`;
+  return sql`key as (
+          select null::uuid as id, i.org_id, a.name as application,
+                 array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
+                        where c.s = any(g.scopes) and c.s = any(i.scopes) and c.s = any(a.scopes)
+                          and (m.role is null or c.s = any(${roleScopes})) order by c.n) as scopes,
+                 null::uuid as user_id, null::text as role, null::uuid as session_id,
+                 jsonb_build_object('type', 'app', 'id', a.id, 'name', a.name)
+                   || case when u.id is null then '{}'::jsonb
+                      else jsonb_build_object('onBehalfOf', jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name)) end as actor,
+                 g.id as credential_id, i.id as installation_id
+            from oauth_tokens t
+            join oauth_grants g on g.id = t.grant_id
+            join installations i on i.id = g.installation_id
+            join applications a on a.id = i.application_id
+            left join users u on u.id = g.user_id
+            left join memberships m on m.user_id = g.user_id and m.org_id = i.org_id
+           where t.token_hash = ${actor.accessTokenHash} and t.kind = 'access' and t.expires_at > now() and t.revoked_at is null
+             and g.revoked_at is null and i.uninstalled_at is null and a.deleted_at is null and ${resource}
+             and (g.user_id is null or m.user_id is not null)
+        ),
+        touch as (
+          update installations set last_used_at = now()
+           where id = (select x.id from installations x
+                        where x.id = (select installation_id from key)
+                          and (x.last_used_at is null or x.last_used_at < now() - interval '1 minute')
+                          for update skip locked)
+          returning 1
         )`;
 }
 

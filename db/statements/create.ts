@@ -59,7 +59,7 @@ export async function createRecord<R extends Resource>(
     // Two requests with one Idempotency-Key at once: the loser's whole statement rolled back on
     // the key's primary key. Run again, and it finds the winner's response to replay.
     if (!options.idempotency || !isIdempotencyRace(error)) throw error;
-    if ("keyHash" in actor) await forgetExpired(db, actor.keyHash, options.idempotency);
+    await forgetExpired(db, actor, options.idempotency);
     return createOnce(db, actor, resource, options);
   }
 }

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
+import type { Actor } from "../../domain/actor.ts";
 import type { Database } from "../client.ts";
 import { run } from "./sql.ts";
 
@@ -18,7 +19,7 @@ export function replayCte(request: IdempotencyRequest | undefined): SQL {
     return sql`replay as (select null::text as request_hash, null::jsonb as response, null::bigint as change_version where false)`;
   return sql`replay as (
     select i.request_hash, i.response, i.change_version from idempotency_keys i
-     where i.key_id = (select id from key) and i.idempotency_key = ${request.key}
+     where i.key_id = (select credential_id from key) and i.idempotency_key = ${request.key}
        and i.created_at > now() - ${REPLAY_WINDOW}
   )`;
 }
@@ -31,7 +32,7 @@ export function rememberCte(request: IdempotencyRequest | undefined, response: S
   if (!request) return sql`remembered as (select 1 where false)`;
   return sql`remembered as (
     insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response, change_version)
-    select (select id from key), changed.org_id, ${request.key}, ${request.requestHash}, 201, ${response}, (select change_version from bump)
+    select (select credential_id from key), changed.org_id, ${request.key}, ${request.requestHash}, 201, ${response}, (select change_version from bump)
       from changed
     returning 1
   )`;
@@ -43,12 +44,19 @@ export function isIdempotencyRace(error: unknown): boolean {
   return code === "23505" && constraint === "idempotency_keys_pkey";
 }
 
-/** An expired entry still holding the Idempotency-Key is removed before the request is retried. */
-export async function forgetExpired(db: Database, keyHash: string, request: IdempotencyRequest): Promise<void> {
+/** An expired entry still holding the Idempotency-Key is removed before the request is retried (a key's or an application's). */
+export async function forgetExpired(db: Database, actor: Actor, request: IdempotencyRequest): Promise<void> {
+  const credential =
+    "keyHash" in actor
+      ? sql`(select k.id from api_keys k where k.key_hash = ${actor.keyHash})`
+      : "accessTokenHash" in actor
+        ? sql`(select t.grant_id from oauth_tokens t where t.token_hash = ${actor.accessTokenHash})`
+        : null;
+  if (!credential) return;
   await run(
     db,
-    sql`delete from idempotency_keys i using api_keys k
-         where k.key_hash = ${keyHash} and i.key_id = k.id and i.idempotency_key = ${request.key} and i.created_at <= now() - ${REPLAY_WINDOW}`,
+    sql`delete from idempotency_keys i
+         where i.key_id = ${credential} and i.idempotency_key = ${request.key} and i.created_at <= now() - ${REPLAY_WINDOW}`,
   );
 }
 

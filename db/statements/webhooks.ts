@@ -64,6 +64,8 @@ export function createWebhook(db: Database, actor: Actor, values: NewWebhook, id
       scopes: sql`array(select unnest((select scopes from key)) intersect select unnest(${sql.param(EVENT_READ_SCOPES)}::text[]) order by 1)`,
       createdByKeyId: sql`(select id from key)`,
       createdByUserId: sql`(select user_id from key)`,
+      createdByInstallationId: sql`(select installation_id from key)`,
+      createdByApplicationId: sql`(select (actor->>'id')::uuid from key where actor->>'type' = 'app')`,
       receivesAfter: currentChangeVersion,
     },
     references: projectReferences(values.projectId),

@@ -18,6 +18,13 @@ function base62(bytes: Uint8Array): string {
   return out;
 }
 
+/** `length` uniformly random base62 characters (5.95 bits each). */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) out += base62(crypto.getRandomValues(new Uint8Array(length + 16)));
+  return out.slice(0, length);
+}
+
 function encodeChecksum(value: number): string {
   let out = "";
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
@@ -41,9 +48,7 @@ function crc32(text: string): number {
 }
 
 export function generateApiKey(): string {
-  let body = "";
-  while (body.length < BODY_LENGTH) body += base62(crypto.getRandomValues(new Uint8Array(48)));
-  body = body.slice(0, BODY_LENGTH);
+  const body = randomBase62(BODY_LENGTH);
   return PREFIX + body + encodeChecksum(crc32(body));
 }
 

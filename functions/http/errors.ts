@@ -5,6 +5,7 @@ import { DatabaseRefusedError, DatabaseUnavailableError } from "../../db/client.
 import { DomainError, ERROR_CODES, type ErrorCode } from "../../domain/errors.ts";
 import type { AppEnv } from "../env.ts";
 import { RESPONSE_HEADERS } from "./headers.ts";
+import { PROTECTED_RESOURCE_PATH } from "../oauth/metadata.ts";
 
 /**
  * The status each error code of the kernel's closed set answers with (docs/api.md "Errors").
@@ -45,7 +46,12 @@ export const statusOf = (error: DomainError): ErrorStatus => ERROR_STATUS[error.
 /** An error as the API answers it: its status, the headers that status carries, and the error envelope with the request id. */
 export function sendError(c: Context<AppEnv>, error: DomainError) {
   const status = statusOf(error);
-  if (status === 401) c.header(RESPONSE_HEADERS.wwwAuthenticate.name, 'Bearer realm="opsroom"');
+  // RFC 9728 §5.1: where an OAuth client finds how to get a token for this API.
+  if (status === 401)
+    c.header(
+      RESPONSE_HEADERS.wwwAuthenticate.name,
+      `Bearer realm="opsroom", resource_metadata="${new URL(c.req.url).origin}${PROTECTED_RESOURCE_PATH}"`,
+    );
   // Unavailable is momentary (the database out of reach): a client may retry after a second.
   if (status === 503) c.header(RESPONSE_HEADERS.retryAfter.name, "1");
   return c.json(

@@ -48,8 +48,12 @@ export const RESPONSE_HEADERS = {
   },
   wwwAuthenticate: {
     name: "WWW-Authenticate",
-    description: "How to authenticate: a bearer API key.",
-    schema: { type: "string", example: 'Bearer realm="opsroom"' },
+    description:
+      "How to authenticate: a bearer API key or OAuth access token; resource_metadata names the protected resource's metadata (RFC 9728).",
+    schema: {
+      type: "string",
+      example: 'Bearer realm="opsroom", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"',
+    },
   },
   etag: {
     name: "ETag",

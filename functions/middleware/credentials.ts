@@ -20,7 +20,7 @@ function credentials(sessionOnly: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     if (header && !sessionOnly) {
-      c.set("actor", actorOfBearer(header));
+      c.set("actor", actorOfBearer(header, new URL(c.req.url).origin));
       return next();
     }
     if (header)

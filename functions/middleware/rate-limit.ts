@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { DatabaseUnavailableError } from "../../db/client.ts";
 import { PERSON_RATE_LIMIT } from "../../domain/limits.ts";
+import type { Actor } from "../../domain/actor.ts";
+import { tokenInstallation } from "../../services/oauth-tokens.ts";
 import { describeCaller } from "../../services/organisation.ts";
 import { sessionHolder } from "../../services/sessions.ts";
 import { databaseFor, serviceContext } from "../http/context.ts";
@@ -100,14 +102,37 @@ async function personLimiterOf(c: Context<AppEnv>, sessionToken: string): Promis
   return `person:${holder.orgId}:${holder.userId}`;
 }
 
+/** The installation each access token this isolate has seen is of, and its rate limit (a token never changes installation). */
+const installationsOfTokens = new Map<string, { limiter: string; limit: number; readAt: number }>();
+
+/**
+ * The limiter of an application's installation, all its tokens together (docs/apps.md "Limits"),
+ * read once a minute per isolate as a person's is. A token that is unknown, expired or revoked is
+ * 401 here, as its call's statement would answer.
+ */
+async function installationLimiterOf(c: Context<AppEnv>, accessTokenHash: string): Promise<{ limiter: string; limit: number }> {
+  let held = installationsOfTokens.get(accessTokenHash);
+  if (!held || Date.now() - held.readAt > HOLDER_REFRESH_MS) {
+    const read = await tokenInstallation({ ctx: { db: databaseFor(c.env) }, input: { accessTokenHash } });
+    if (!read) {
+      installationsOfTokens.delete(accessTokenHash);
+      throw new DomainError("invalid_key", "the access token is unknown, expired or revoked");
+    }
+    if (installationsOfTokens.size >= KEYS_KEPT) installationsOfTokens.clear();
+    held = { limiter: `installation:${read.installationId}`, limit: read.rateLimit, readAt: Date.now() };
+    installationsOfTokens.set(accessTokenHash, held);
+  }
+  return held;
+}
+
 /** A session switched organisation: its next call reads where it acts now. */
 export const forgetSessionHolder = (sessionToken: string) => holders.delete(sessionToken);
 
-/** Counts `cost` requests of a person in an organisation against PERSON_RATE_LIMIT, as a key's are counted. */
-function consumePersonRateLimit(env: Bindings, limiter: string, cost = 1): Promise<RateLimitDecision> {
+/** Counts `cost` requests of a person in an organisation (or an installation) against `limit`, as a key's are counted. */
+function consumePersonRateLimit(env: Bindings, limiter: string, cost = 1, limit = PERSON_RATE_LIMIT): Promise<RateLimitDecision> {
   return budgets.consume(limiter, cost, (need) =>
     limiterOf(env, limiter)
-      .consumeAt(PERSON_RATE_LIMIT, need)
+      .consumeAt(limit, need)
       .catch((error: unknown) => {
         throw new DatabaseUnavailableError(error);
       }),
@@ -145,6 +170,7 @@ function withHeaders(c: Context<AppEnv>, decision: RateLimitDecision): void {
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const actor = c.get("actor");
   if ("sessionToken" in actor) return limitPerson(c, actor.sessionToken, next);
+  if ("accessTokenHash" in actor) return limitInstallation(c, actor.accessTokenHash, next);
   if (!("keyHash" in actor)) return next();
   const address = clientAddress(c);
   const decision = await consumeRateLimit(c.env, actor.keyHash, address);
@@ -175,6 +201,25 @@ async function limitPerson(c: Context<AppEnv>, sessionToken: string, next: () =>
   withHeaders(c, decision);
 }
 
+/** The rate limit of an application's installation. */
+async function limitInstallation(c: Context<AppEnv>, accessTokenHash: string, next: () => Promise<void>): Promise<void> {
+  const { limiter, limit } = await installationLimiterOf(c, accessTokenHash);
+  const decision = await consumePersonRateLimit(c.env, limiter, 1, limit);
+  if (!decision.allowed) throw overLimit(c, decision);
+  await next();
+  withHeaders(c, decision);
+}
+
+/** What `more` requests of the caller cost: its key's, its installation's or its person's limiter. */
+async function consumeCallerMore(c: Context<AppEnv>, actor: Exclude<Actor, { orgId: string }>, more: number): Promise<RateLimitDecision> {
+  if ("keyHash" in actor) return consumeRateLimit(c.env, actor.keyHash, clientAddress(c), more);
+  if ("accessTokenHash" in actor) {
+    const { limiter, limit } = await installationLimiterOf(c, actor.accessTokenHash);
+    return consumePersonRateLimit(c.env, limiter, more, limit);
+  }
+  return consumePersonRateLimit(c.env, await personLimiterOf(c, actor.sessionToken), more);
+}
+
 /**
  * Counts `more` requests beyond the one the middleware counted (a batch counts each of its
  * operations). Over the limit, nothing more is counted and the call answers 429.
@@ -182,10 +227,7 @@ async function limitPerson(c: Context<AppEnv>, sessionToken: string, next: () =>
 export async function consumeMore(c: Context<AppEnv>, more: number, what: string): Promise<void> {
   const actor = c.get("actor");
   if (more <= 0 || "orgId" in actor) return;
-  const decision =
-    "keyHash" in actor
-      ? await consumeRateLimit(c.env, actor.keyHash, clientAddress(c), more)
-      : await consumePersonRateLimit(c.env, await personLimiterOf(c, actor.sessionToken), more);
+  const decision = await consumeCallerMore(c, actor, more);
   // Revoked since the middleware counted the call.
   if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
   if (more + 1 > decision.limit) {

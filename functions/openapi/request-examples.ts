@@ -29,6 +29,8 @@ const EXAMPLE_RECORDS: Record<string, { id: string; deletable?: string }> = {
   "/v1/webhooks": { id: ids.webhooks[0]!, deletable: ids.webhooks[1]! },
   "/v1/settings/members": { id: ids.members[0]!, deletable: ids.members[1]! },
   "/v1/settings/invitations": { id: ids.invitation, deletable: ids.invitation },
+  "/v1/settings/applications": { id: ids.applications[0]!, deletable: ids.applications[1]! },
+  "/v1/settings/installations": { id: ids.installation, deletable: ids.installation },
 };
 
 /** Path parameters that the resource's record does not give. */
@@ -154,6 +156,14 @@ const REQUEST_BODIES: Record<string, unknown> = {
   changeMemberRole: { role: "admin" },
   createInvitation: { email: "sam.whitaker@kestrel.example", role: "member" },
   createApiKey: { name: "Payroll export", scopes: ["organisation.read", "financials.read"] },
+  createApplication: {
+    name: "Acme Planner",
+    redirectUris: ["https://planner.acme.example/oauth/callback"],
+    scopes: ["tasks.manage", "projects.read"],
+  },
+  updateApplication: { name: "Site diary (new)", redirectUris: ["https://diary.example.com/oauth/callback", "http://127.0.0.1/callback"] },
+  rotateClientSecret: { overlapSeconds: 3600 },
+  changeApplicationSettings: { allowDynamicClientRegistration: true },
 };
 
 /** The example path parameters of an operation on `path` (OpenAPI style), or undefined when it takes none. */

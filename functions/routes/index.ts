@@ -21,6 +21,7 @@ import { financialEntryRoutes } from "./financial-entries.ts";
 import { projectFinancialsRoutes } from "./project-financials.ts";
 import { webhookDeliveryRoutes } from "./webhook-deliveries.ts";
 import { webhookRoutes } from "./webhooks.ts";
+import { applicationRoutes } from "./applications.ts";
 
 /** The route registry: every endpoint of the API, each declared once, in documentation order. */
 export const routes: AnyRoute[] = [
@@ -45,5 +46,6 @@ export const routes: AnyRoute[] = [
   ...memberRoutes,
   ...invitationRoutes,
   ...apiKeyRoutes,
+  ...applicationRoutes,
   openApiRoute,
 ];

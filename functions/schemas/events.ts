@@ -13,10 +13,14 @@ const ActorSchema = z
     type: z.enum(ACTOR_TYPES),
     id: Uuid.nullable(),
     name: z.string(),
+    onBehalfOf: z
+      .object({ type: z.literal("user"), id: Uuid, name: z.string() })
+      .optional()
+      .openapi({ description: "For an application acting for a person (authorization code): that person. Absent when it acts as itself." }),
   })
   .openapi("Actor", {
     description:
-      "Who made the change: an API key (its id and application name), a person signed in (their id and name), or opsroom itself (the CLI or the seed; id null).",
+      "Who made the change: an API key (its id and application name), a person signed in (their id and name), an OAuth application (its id and name, and the person it acts for), or opsroom itself (the CLI or the seed; id null).",
     example: { type: "key", id: "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10", name: "Warehouse sync" },
   });
 

@@ -39,6 +39,12 @@ export const WebhookSchema = publicRecord<WebhookRecord>()(
         description:
           "The person who registered it in the settings area (then createdByKeyId is null). It sees what their role could read then.",
       }),
+      createdByInstallationId: Uuid.nullable().openapi({
+        description: "The installation of an OAuth application that registered it: it stops when the application is uninstalled.",
+      }),
+      createdByApplicationId: Uuid.nullable().openapi({
+        description: "That installation's application (excludeOwn leaves out its changes).",
+      }),
       disabledReason: z.string().nullable().openapi({ description: "Why deliveries stopped, e.g. the receiver answered 410." }),
       previousSecretExpiresAt: Timestamp.nullable().openapi({
         description: "After a rotation: until when deliveries are also signed with the secret it replaced; null if it was never rotated.",

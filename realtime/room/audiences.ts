@@ -28,12 +28,14 @@ const OPEN = 1; // WebSocket.READY_STATE_OPEN
 const keyTag = (keyId: string) => `key:${keyId}`;
 const sessionTag = (sessionId: string) => `session:${sessionId}`;
 const userTag = (userId: string) => `user:${userId}`;
+const installationTag = (installationId: string) => `installation:${installationId}`;
 
 /** The Worker's messages that close sockets: the tag of the sockets each names, and what they are told. */
 const CLOSINGS = {
   keysRevoked: { tag: keyTag, reason: "the API key this socket was opened with has been revoked" },
   sessionsEnded: { tag: sessionTag, reason: "the session this socket was opened with has ended" },
   membersChanged: { tag: userTag, reason: "your membership changed: reconnect to see what your role may read" },
+  installationsEnded: { tag: installationTag, reason: "the application was uninstalled from this organisation" },
 } as const;
 type Closing = keyof typeof CLOSINGS;
 
@@ -46,6 +48,7 @@ export function tagsOf(identity: Identity | null): string[] {
     identity.keyId && keyTag(identity.keyId),
     identity.sessionId && sessionTag(identity.sessionId),
     identity.userId && userTag(identity.userId),
+    identity.installationId && installationTag(identity.installationId),
   ];
   return [...identity.scopes, ...owners.filter((tag): tag is string => Boolean(tag))];
 }

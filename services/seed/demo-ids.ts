@@ -39,4 +39,6 @@ export const DEMO_IDS = {
   labels: each(13, DEMO_LABELS),
   comments: each(14, DEMO_COMMENTS),
   checklistItems: each(15, DEMO_CHECKLIST_ITEMS),
+  applications: [fixed(16, 0), fixed(16, 1)],
+  installation: fixed(17, 0),
 };

@@ -20,6 +20,7 @@ import { addDependency, tasks } from "../tasks.ts";
 import { labels } from "../labels.ts";
 import { checklistItems } from "../checklist-items.ts";
 import { comments } from "../comments.ts";
+import { seedDemoApplications } from "./demo-applications.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { createWebhook } from "../webhooks.ts";
 import {
@@ -196,6 +197,7 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
     options.onProgress?.({ ...progress });
   }
   if (fixed) await seedSettingsDemo(ctx, organisation.id, fixed, options.webhookReceiver ?? "https://example.com");
+  if (fixed) await seedDemoApplications(ctx, organisation.id, fixed);
 
   const key = await createApiKey({ ctx, input: { orgId: organisation.id, application: DEMO_KEY_APPLICATION, scopes: ALL_SCOPES } });
   const commented = await seedComments(ctx, key.key, taskIds, fixed);

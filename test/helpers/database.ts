@@ -62,7 +62,11 @@ export async function withScratchDatabase<T>(use: (url: string) => Promise<T>): 
  * two snapshots). When the app adds such a table (say rate-limit counters keyed by org_id), name
  * it in UNTRACKED_TABLES.
  */
-const VOLATILE_COLUMNS: Record<string, string[]> = { api_keys: ["last_used_at"], events: ["published_at"] };
+const VOLATILE_COLUMNS: Record<string, string[]> = {
+  api_keys: ["last_used_at"],
+  events: ["published_at"],
+  installations: ["last_used_at"],
+};
 // Webhook delivery attempts are logged by the realtime room as it delivers earlier events (and
 // retries them with backoff), so they too land between two snapshots; a call's own event is
 // already counted under events.

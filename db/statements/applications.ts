@@ -1,0 +1,243 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Actor } from "../../domain/actor.ts";
+import type { Scope } from "../../domain/scopes.ts";
+import type { Database } from "../client.ts";
+import { CALLER_ORG } from "./caller.ts";
+import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
+import { run } from "./sql.ts";
+
+// The settings area's applications (docs/apps.md): those the caller's organisation registered, and
+// the applications installed in it. Owners and admins, checked in each statement. Deleting an
+// application or uninstalling one ends its installations in the same statement: their grants
+// revoked (every token refused at once, in the caller CTE) and the webhooks they registered off.
+
+export interface ApplicationRecord {
+  id: string;
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  scopes: Scope[];
+  public: boolean;
+  createdAt: string;
+  createdBy: { id: string; name: string } | null;
+}
+
+const applicationJson = sql`json_build_object('id', a.id, 'clientId', a.client_id, 'name', a.name, 'redirectUris', a.redirect_uris,
+  'scopes', a.scopes, 'public', a.public, 'createdAt', ${iso("a.created_at")}, 'createdBy', ${personJson("a.created_by_user_id")})`;
+
+/** The caller's organisation's application `id` (not deleted). */
+const ownApplication = (id: string) => sql`a.id = ${id}::uuid and a.org_id = ${CALLER_ORG} and a.deleted_at is null`;
+
+/**
+ * `ended`: the live installations `which` selects (over `x`), uninstalled now; `grants_ended` their
+ * grants revoked; `hooks_stopped` the webhooks they registered turned off.
+ */
+function endInstallations(which: SQL): SQL {
+  return sql`ended as (
+      update installations x set uninstalled_at = now() where ${which} and x.uninstalled_at is null returning x.id, x.org_id
+    ),
+    grants_ended as (
+      update oauth_grants set revoked_at = now() where installation_id in (select id from ended) and revoked_at is null returning id
+    ),
+    hooks_stopped as (
+      update webhooks set enabled = false, disabled_reason = 'the application that registered it was uninstalled', updated_at = now(),
+             version = version + 1
+       where created_by_installation_id in (select id from ended) and enabled
+      returning id
+    )`;
+}
+
+/** What ending installations reports: each one ended, with its organisation, to tell the rooms. */
+export interface EndedInstallation {
+  id: string;
+  orgId: string;
+}
+const endedColumn = sql`coalesce((select json_agg(json_build_object('id', id, 'orgId', org_id)) from ended), '[]') as ended`;
+
+export async function listApplications(db: Database, actor: Actor): Promise<SettingsOutcome<{ applications: ApplicationRecord[] }>> {
+  const { caller, role, userId, row } = await withCaller<{ applications: ApplicationRecord[] | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    null,
+    sql`(select json_agg(${applicationJson} order by a.created_at, a.id) from applications a
+          where a.org_id = ${CALLER_ORG} and a.deleted_at is null) as applications`,
+  );
+  return { caller, role, userId, applications: row.applications ?? [] };
+}
+
+export async function getApplication(db: Database, actor: Actor, id: string) {
+  const { caller, row } = await withCaller<{ application: ApplicationRecord | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    null,
+    sql`(select ${applicationJson} from applications a where ${ownApplication(id)}) as application`,
+  );
+  return { caller, application: row.application };
+}
+
+export interface NewApplication {
+  id: string;
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  scopes: Scope[];
+  public: boolean;
+  secretHash: string | null;
+}
+
+export async function createApplication(db: Database, actor: Actor, app: NewApplication) {
+  const { caller, row } = await withCaller<{ application: ApplicationRecord | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    sql`inserted as (
+          insert into applications (id, org_id, client_id, name, redirect_uris, scopes, public, secret_hash, created_by_user_id)
+          select ${app.id}::uuid, org_id, ${app.clientId}, ${app.name}, ${sql.param(app.redirectUris)}::text[], ${sql.param(app.scopes)}::text[],
+                 ${app.public}, ${app.secretHash}::text, (select user_id from key)
+            from auth
+          returning *
+        )`,
+    sql`(select ${applicationJson} from inserted a) as application`,
+  );
+  return { caller, application: row.application };
+}
+
+export interface ApplicationChange {
+  name?: string | undefined;
+  redirectUris?: string[] | undefined;
+  scopes?: Scope[] | undefined;
+}
+
+/** Changes an application; a narrower `scopes` narrows what every installation and grant of it holds from now on (caller CTE). */
+export async function updateApplication(db: Database, actor: Actor, id: string, change: ApplicationChange) {
+  const set = (column: string, value: SQL | null) => (value ? sql`${sql.raw(column)} = ${value}, ` : sql``);
+  const { caller, row } = await withCaller<{ application: ApplicationRecord | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    sql`changed as (
+          update applications a set ${set("name", change.name === undefined ? null : sql`${change.name}`)}${set(
+            "redirect_uris",
+            change.redirectUris ? sql`${sql.param(change.redirectUris)}::text[]` : null,
+          )}${set("scopes", change.scopes ? sql`${sql.param(change.scopes)}::text[]` : null)}updated_at = now()
+           where ${ownApplication(id)} and exists (select 1 from auth)
+          returning a.*
+        )`,
+    sql`(select ${applicationJson} from changed a) as application`,
+  );
+  return { caller, application: row.application };
+}
+
+/** Deletes an application: every installation of it ended, in every organisation. */
+export async function deleteApplication(db: Database, actor: Actor, id: string) {
+  const { caller, row } = await withCaller<{ deleted: ApplicationRecord | null; ended: EndedInstallation[] }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    sql`deleted as (
+          update applications a set deleted_at = now(), updated_at = now() where ${ownApplication(id)} and exists (select 1 from auth)
+          returning a.*
+        ),
+        ${endInstallations(sql`x.application_id = (select id from deleted)`)}`,
+    sql`(select ${applicationJson} from deleted a) as deleted, ${endedColumn}`,
+  );
+  return { caller, deleted: row.deleted, ended: row.ended };
+}
+
+/** A new secret; the current one keeps working `overlapSeconds` (none: at once refused). Null for a public or unknown application. */
+export async function rotateSecret(db: Database, actor: Actor, id: string, secretHash: string, overlapSeconds: number) {
+  const { caller, row } = await withCaller<{ rotated: { previousSecretExpiresAt: string | null } | null; found: boolean }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    sql`rotated as (
+          update applications a set secret_hash = ${secretHash},
+                 previous_secret_hash = case when ${overlapSeconds}::int > 0 then a.secret_hash end,
+                 previous_secret_expires_at = case when ${overlapSeconds}::int > 0 then now() + make_interval(secs => ${overlapSeconds}) end,
+                 updated_at = now()
+           where ${ownApplication(id)} and not a.public and exists (select 1 from auth)
+          returning a.previous_secret_expires_at
+        )`,
+    sql`(select json_build_object('previousSecretExpiresAt', ${iso("previous_secret_expires_at")}) from rotated) as rotated,
+        exists (select 1 from applications a where ${ownApplication(id)}) as found`,
+  );
+  return { caller, rotated: row.rotated, found: row.found };
+}
+
+export interface InstallationRecord {
+  id: string;
+  application: { id: string; name: string; clientId: string };
+  scopes: Scope[];
+  installedBy: { id: string; name: string } | null;
+  installedAt: string;
+  lastUsedAt: string | null;
+}
+
+const installationJson = sql`json_build_object('id', i.id,
+  'application', json_build_object('id', a.id, 'name', a.name, 'clientId', a.client_id), 'scopes', i.scopes,
+  'installedBy', ${personJson("i.installed_by_user_id")}, 'installedAt', ${iso("i.installed_at")}, 'lastUsedAt', ${iso("i.last_used_at")})`;
+
+export async function listInstallations(db: Database, actor: Actor) {
+  const { caller, row } = await withCaller<{ installations: InstallationRecord[] | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    null,
+    sql`(select json_agg(${installationJson} order by i.installed_at, i.id) from installations i join applications a on a.id = i.application_id
+          where i.org_id = ${CALLER_ORG} and i.uninstalled_at is null and a.deleted_at is null) as installations`,
+  );
+  return { caller, installations: row.installations ?? [] };
+}
+
+/** Uninstalls an application from the caller's organisation. */
+export async function uninstall(db: Database, actor: Actor, installationId: string) {
+  const { caller, row } = await withCaller<{ ended: EndedInstallation[] }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    endInstallations(sql`x.id = ${installationId}::uuid and x.org_id = ${CALLER_ORG}`),
+    endedColumn,
+  );
+  return { caller, ended: row.ended };
+}
+
+export async function organisationSettings(db: Database, actor: Actor, allowDynamic: boolean | null) {
+  const { caller, role, row } = await withCaller<{ allow: boolean | null }>(
+    db,
+    actor,
+    MANAGE_SETTINGS,
+    sql`changed as (
+          update organisations o set allow_dynamic_client_registration = ${allowDynamic}::boolean, updated_at = now()
+           where o.id = ${CALLER_ORG} and ${allowDynamic}::boolean is not null and (select role from key) = 'owner'
+          returning o.allow_dynamic_client_registration
+        )`,
+    sql`coalesce((select allow_dynamic_client_registration from changed),
+                 (select o.allow_dynamic_client_registration from organisations o where o.id = ${CALLER_ORG})) as allow`,
+  );
+  return { caller, role, allowDynamicClientRegistration: row.allow };
+}
+
+/** An application registered dynamically (RFC 7591): owned by no organisation. */
+export async function insertDynamicApplication(db: Database, app: NewApplication): Promise<void> {
+  await run(
+    db,
+    sql`insert into applications (id, org_id, client_id, name, redirect_uris, scopes, public, secret_hash)
+        values (${app.id}::uuid, null, ${app.clientId}, ${app.name}, ${sql.param(app.redirectUris)}::text[], ${sql.param(app.scopes)}::text[],
+                ${app.public}, ${app.secretHash}::text)`,
+  );
+}
+
+/** An installation made by the operator (the demo's seed), as a consent would have made it. */
+export async function insertInstallation(
+  db: Database,
+  installation: { id: string; orgId: string; applicationId: string; scopes: Scope[]; installedByUserId: string | null },
+): Promise<void> {
+  await run(
+    db,
+    sql`insert into installations (id, org_id, application_id, scopes, installed_by_user_id)
+        values (${installation.id}::uuid, ${installation.orgId}::uuid, ${installation.applicationId}::uuid,
+                ${sql.param(installation.scopes)}::text[], ${installation.installedByUserId}::uuid)`,
+  );
+}

@@ -1,0 +1,252 @@
+import { sql, type SQL } from "drizzle-orm";
+import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+import type { Database } from "../client.ts";
+import { run, runOne } from "./sql.ts";
+
+// The token endpoint's statements (POST /oauth/token, /oauth/revoke; docs/apps.md): each is one
+// statement that authenticates the client, checks the grant it presents and issues, rotates or
+// revokes, or changes nothing. Credentials arrive as their SHA-256 only (minted by the service).
+// A reused authorization code or refresh token revokes its whole grant, in the statement that
+// found the reuse: that is the one write a refusal makes, on purpose (RFC 9700 §4.14, OAuth 2.1 §4.1.3).
+
+/** The client as it authenticates: its id, and the SHA-256 of the secret it sent (null: none). */
+export interface ClientCredentials {
+  clientId: string;
+  secretHash: string | null;
+}
+
+/** The tokens a success issues, as stored: their ids and hashes (the values go to the client only). */
+export interface IssuedTokens {
+  access: { id: string; hash: string; expiresInSeconds: number };
+  refresh: { id: string; hash: string; expiresInSeconds: number } | null;
+}
+
+/** What every token statement reports about its client. */
+export interface ClientRow {
+  client_found: boolean;
+  /** The secret matched (the current one, or the previous one within its overlap); a public client sent none. */
+  client_authenticated: boolean;
+  client_public: boolean | null;
+}
+
+/**
+ * `client`: the application with this client id, not deleted, and whether it authenticated: a
+ * confidential one by its current secret or, until it expires, its previous one; a public one by
+ * sending none.
+ */
+function clientCte(client: ClientCredentials): SQL {
+  const hash = client.secretHash;
+  return sql`client as (
+      select a.id, a.public,
+             case when a.public then ${hash}::text is null
+                  else coalesce(a.secret_hash = ${hash}::text
+                         or (a.previous_secret_hash = ${hash}::text and a.previous_secret_expires_at > now()), false) end as authenticated
+        from applications a where a.client_id = ${client.clientId} and a.deleted_at is null
+    )`;
+}
+
+const clientColumns = sql`exists (select 1 from client) as client_found, coalesce((select authenticated from client), false) as client_authenticated,
+  (select public from client) as client_public`;
+
+/** `issued`: the tokens of the grant `grant` (a CTE with one row, or none), inserted. */
+function issueCte(grant: SQL, tokens: IssuedTokens): SQL {
+  const row = (token: { id: string; hash: string; expiresInSeconds: number }, kind: string) =>
+    sql`select ${token.id}::uuid, g.id, ${kind}, ${token.hash}, now() + make_interval(secs => ${token.expiresInSeconds}) from ${grant} g`;
+  return sql`issued as (
+      insert into oauth_tokens (id, grant_id, kind, token_hash, expires_at)
+      ${row(tokens.access, "access")}${tokens.refresh ? sql` union all ${row(tokens.refresh, "refresh")}` : sql``}
+      returning grant_id
+    )`;
+}
+
+/** A grant's scopes as the API holds them, in catalogue order, within those of its installation and application. */
+const grantScopes = (grant: string) => sql`array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
+  where c.s = any(${sql.raw(grant)}.scopes) order by c.n)`;
+
+export interface CodeExchange {
+  codeHash: string;
+  redirectUri: string;
+  /** BASE64URL(SHA-256(code_verifier)): compared with the stored challenge. */
+  challenge: string;
+  /** The resource the token request names (RFC 8707), or null. */
+  resource: string | null;
+}
+
+export type CodeOutcome = ClientRow & {
+  /** The code exists and is this client's. */
+  code_found: boolean;
+  /** It had been exchanged before: its grant is revoked now. */
+  code_reused: boolean;
+  code_expired: boolean;
+  redirect_matches: boolean;
+  verifier_matches: boolean;
+  resource_matches: boolean;
+  /** The grant and its installation are live (not revoked, not uninstalled). */
+  grant_live: boolean;
+  scopes: Scope[] | null;
+  /** The tokens were issued. */
+  exchanged: boolean;
+};
+
+/** grant_type=authorization_code: the code exchanged once for an access and a refresh token. */
+export async function exchangeCode(db: Database, client: ClientCredentials, exchange: CodeExchange, tokens: IssuedTokens) {
+  return runOne<CodeOutcome>(
+    db,
+    sql`with ${clientCte(client)},
+      code as (
+        select g.*, g.code_expires_at <= now() as expired, g.redirect_uri = ${exchange.redirectUri} as redirect_matches,
+               g.code_challenge = ${exchange.challenge} as verifier_matches,
+               (${exchange.resource}::text is null or g.resource = ${exchange.resource}::text) as resource_matches,
+               (g.revoked_at is null and i.uninstalled_at is null) as live
+          from oauth_grants g join installations i on i.id = g.installation_id
+         where g.code_hash = ${exchange.codeHash} and i.application_id = (select id from client where authenticated)
+      ),
+      reuse as (
+        update oauth_grants set revoked_at = now()
+         where id = (select id from code where code_used_at is not null) and revoked_at is null
+        returning id
+      ),
+      used as (
+        update oauth_grants set code_used_at = now()
+         where id = (select id from code where code_used_at is null and not expired and redirect_matches and verifier_matches
+                                           and resource_matches and live)
+           and code_used_at is null
+        returning *
+      ),
+      ${issueCte(sql`used`, tokens)}
+    select ${clientColumns}, exists (select 1 from code) as code_found,
+           coalesce((select code_used_at is not null from code), false) as code_reused,
+           coalesce((select expired from code), false) as code_expired,
+           coalesce((select redirect_matches from code), false) as redirect_matches,
+           coalesce((select verifier_matches from code), false) as verifier_matches,
+           coalesce((select resource_matches from code), false) as resource_matches,
+           coalesce((select live from code), false) as grant_live,
+           (select ${grantScopes("used")} from used) as scopes,
+           exists (select 1 from issued) as exchanged`,
+  );
+}
+
+export type RefreshOutcome = ClientRow & {
+  token_found: boolean;
+  /** Used before: its grant is revoked now. */
+  token_reused: boolean;
+  token_expired: boolean;
+  resource_matches: boolean;
+  grant_live: boolean;
+  scopes: Scope[] | null;
+  rotated: boolean;
+};
+
+/** grant_type=refresh_token: the refresh token used once, for a new access token and a new refresh token. */
+export async function rotateRefreshToken(
+  db: Database,
+  client: ClientCredentials,
+  presented: { tokenHash: string; resource: string | null },
+  tokens: IssuedTokens,
+) {
+  return runOne<RefreshOutcome>(
+    db,
+    sql`with ${clientCte(client)},
+      presented as (
+        select t.id, t.grant_id, t.used_at, t.revoked_at, t.expires_at <= now() as expired,
+               (${presented.resource}::text is null or g.resource = ${presented.resource}::text) as resource_matches,
+               (g.revoked_at is null and i.uninstalled_at is null and (g.user_id is null or exists (
+                  select 1 from memberships m where m.user_id = g.user_id and m.org_id = i.org_id))) as live
+          from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
+         where t.token_hash = ${presented.tokenHash} and t.kind = 'refresh' and i.application_id = (select id from client where authenticated)
+      ),
+      reuse as (
+        update oauth_grants set revoked_at = now()
+         where id = (select grant_id from presented where used_at is not null) and revoked_at is null
+        returning id
+      ),
+      spent as (
+        update oauth_tokens set used_at = now()
+         where id = (select id from presented where used_at is null and revoked_at is null and not expired and resource_matches and live)
+           and used_at is null
+        returning grant_id
+      ),
+      rotated as (select g.* from oauth_grants g where g.id = (select grant_id from spent)),
+      ${issueCte(sql`rotated`, tokens)}
+    select ${clientColumns}, exists (select 1 from presented) as token_found,
+           coalesce((select used_at is not null from presented), false) as token_reused,
+           coalesce((select expired or revoked_at is not null from presented), false) as token_expired,
+           coalesce((select resource_matches from presented), false) as resource_matches,
+           coalesce((select live from presented), false) as grant_live,
+           (select ${grantScopes("rotated")} from rotated) as scopes,
+           exists (select 1 from issued) as rotated`,
+  );
+}
+
+export type ClientCredentialsOutcome = ClientRow & {
+  /** Live installations of the application (in the organisation asked for, when one was). */
+  installations: number;
+  scopes: Scope[] | null;
+  issued: boolean;
+};
+
+/**
+ * grant_type=client_credentials: a confidential application acting as itself in the organisation
+ * that installed it (the one named, when it is installed in more than one): a grant of its own
+ * holding the scopes asked for (all the installation's when none were), and an access token.
+ */
+export async function issueClientCredentials(
+  db: Database,
+  client: ClientCredentials,
+  request: { grantId: string; orgId: string | null; scopes: Scope[] | null; resource: string | null },
+  tokens: IssuedTokens,
+) {
+  const wanted = request.scopes ? sql`${sql.param(request.scopes)}::text[]` : sql`i.scopes`;
+  return runOne<ClientCredentialsOutcome>(
+    db,
+    sql`with ${clientCte(client)},
+      installed as (
+        select i.* from installations i
+         where i.application_id = (select id from client where authenticated and not public) and i.uninstalled_at is null
+           and (${request.orgId}::uuid is null or i.org_id = ${request.orgId}::uuid)
+      ),
+      granted as (
+        insert into oauth_grants (id, installation_id, user_id, scopes, resource)
+        select ${request.grantId}::uuid, i.id, null, array(select unnest(${wanted}) intersect select unnest(i.scopes)), ${request.resource}::text
+          from installed i
+         where (select count(*) from installed) = 1 and ${wanted} <@ i.scopes
+        returning *
+      ),
+      ${issueCte(sql`granted`, tokens)}
+    select ${clientColumns}, (select count(*)::int from installed) as installations,
+           (select ${grantScopes("granted")} from granted) as scopes, exists (select 1 from issued) as issued`,
+  );
+}
+
+/**
+ * RFC 7009: the token revoked, if it is this client's: an access token alone; a refresh token with
+ * its whole grant. Unknown tokens change nothing.
+ */
+export async function revokeToken(db: Database, client: ClientCredentials, tokenHash: string) {
+  return runOne<ClientRow & { revoked: boolean }>(
+    db,
+    sql`with ${clientCte(client)},
+      presented as (
+        select t.id, t.kind, t.grant_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
+         where t.token_hash = ${tokenHash} and i.application_id = (select id from client where authenticated)
+      ),
+      token as (update oauth_tokens set revoked_at = now() where id = (select id from presented) and revoked_at is null returning id),
+      grant_revoked as (
+        update oauth_grants set revoked_at = now() where id = (select grant_id from presented where kind = 'refresh') and revoked_at is null
+        returning id
+      )
+    select ${clientColumns}, exists (select 1 from presented) as revoked`,
+  );
+}
+
+/** The installation an access token is of, and its rate limit; null when the token is not live. */
+export async function tokenInstallation(db: Database, accessTokenHash: string) {
+  const [row] = await run<{ installationId: string; rateLimit: number }>(
+    db,
+    sql`select i.id as "installationId", i.rate_limit as "rateLimit"
+          from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
+         where t.token_hash = ${accessTokenHash} and t.kind = 'access' and t.expires_at > now() and t.revoked_at is null
+           and g.revoked_at is null and i.uninstalled_at is null`,
+  );
+  return row ?? null;
+}

@@ -1,0 +1,113 @@
+import { expandScopes, isScope, type Scope } from "./scopes.ts";
+
+// OAuth 2.1 applications (docs/apps.md): how long each credential lives, how OAuth's scope
+// parameter maps onto the API's scopes, and which redirect URIs an application may register and
+// how a request's redirect_uri is matched against them.
+
+export const ACCESS_TOKEN_SECONDS = 3600;
+export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
+export const AUTHORIZATION_CODE_SECONDS = 60;
+/** How long a rotated-out client secret keeps working, unless the rotation says otherwise; and the most it may. */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
+export const MAX_SECRET_OVERLAP_SECONDS = 604_800;
+/** Redirect URIs one application may register. */
+export const MAX_REDIRECT_URIS = 10;
+
+/** Dynamic registrations (RFC 7591) one client address may make per REGISTRATION_WINDOW_SECONDS. */
+export const REGISTRATIONS_PER_ADDRESS = 20;
+export const REGISTRATION_WINDOW_SECONDS = 3600;
+
+/** The grant types the token endpoint serves. */
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+
+/**
+ * OAuth's scope parameter (space-separated API scope names) as the scopes held, .manage bringing
+ * its .read; `invalid` names the first word that is no scope. An empty or absent parameter is no scopes.
+ */
+export function parseScopeParameter(value: string | null | undefined): { scopes: Scope[]; invalid: string | null } {
+  const words = (value ?? "").split(" ").filter(Boolean);
+  const invalid = words.find((word) => !isScope(word)) ?? null;
+  return { scopes: invalid ? [] : expandScopes(words as Scope[]), invalid };
+}
+
+/** Scopes as OAuth writes them: space-separated. */
+export const scopeParameter = (scopes: readonly string[]) => scopes.join(" ");
+
+/** The hosts that are this machine, as WHATWG URL writes them (RFC 8252 §7.3 and §8.3). */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/**
+ * Why a redirect URI may not be registered, or null: an absolute https URL, or http to a loopback
+ * host for tools on a person's machine (RFC 8252 §7.3); no fragment (RFC 6749 §3.1.2), no
+ * credentials, at most 2,000 characters. It is registered as written, and matched exactly.
+ */
+export function redirectUriProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "is not an absolute URL";
+  }
+  if (raw.length > 2000) return "is longer than 2000 characters";
+  if (url.hash || raw.includes("#")) return "must not have a fragment";
+  if (url.username || url.password) return "must not carry credentials";
+  if (url.protocol === "https:") return null;
+  if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)) return null;
+  return "must use https, or http to a loopback address (127.0.0.1, [::1] or localhost)";
+}
+
+/**
+ * Whether `given` is one of `registered`: exactly (the same characters), or, for an http loopback
+ * URI only, the same but for the port, which a native app picks when it starts (RFC 8252 §7.3).
+ */
+export function matchesRedirectUri(registered: readonly string[], given: string): boolean {
+  if (registered.includes(given)) return true;
+  const port = loopbackPortless(given);
+  return port !== null && registered.some((uri) => loopbackPortless(uri) === port);
+}
+
+/** An http loopback URI without its port (string compared), or null for any other URI. */
+function loopbackPortless(raw: string): string | null {
+  if (!raw.startsWith("http://")) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (!LOOPBACK_HOSTS.has(url.hostname) || url.username || url.password || url.hash || raw.includes("#")) return null;
+  // Rebuilt from the parsed parts, so "http://127.0.0.1:8000/cb" and "http://127.0.0.1/cb" compare equal, and nothing else does.
+  const rebuilt = `http://${url.host}${url.pathname}${url.search}`;
+  if (rebuilt !== raw && `http://${url.hostname}${url.pathname}${url.search}` !== raw) return null;
+  return `http://${url.hostname}${url.pathname}${url.search}`;
+}
+
+/**
+ * The error codes of the OAuth endpoints (RFC 6749 §4.1.2.1 and §5.2, RFC 7009 §2.2.1, RFC 7591
+ * §3.2.2): another protocol than the API's, answered `{ error, error_description }`.
+ */
+export const OAUTH_ERRORS = [
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "unauthorized_client",
+  "unsupported_grant_type",
+  "unsupported_response_type",
+  "unsupported_token_type",
+  "invalid_scope",
+  "invalid_target",
+  "access_denied",
+  "invalid_redirect_uri",
+  "invalid_client_metadata",
+] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERRORS)[number];
+
+export class OAuthError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = "OAuthError";
+  }
+}

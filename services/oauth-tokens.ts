@@ -1,0 +1,176 @@
+import type { Database } from "../db/client.ts";
+import * as statements from "../db/statements/oauth-token.ts";
+import type { ClientCredentials, ClientRow, IssuedTokens } from "../db/statements/oauth-token.ts";
+import {
+  CLIENT_ID_PATTERN,
+  generateCredential,
+  hashCredential,
+  isCodeVerifier,
+  isCredential,
+  s256ChallengeOf,
+} from "../domain/crypto/oauth.ts";
+import { uuidv7 } from "../domain/ids.ts";
+import { ACCESS_TOKEN_SECONDS, OAuthError, parseScopeParameter, REFRESH_TOKEN_SECONDS, scopeParameter } from "../domain/oauth.ts";
+import type { Call } from "./context.ts";
+
+// The token endpoint (POST /oauth/token) and revocation (POST /oauth/revoke), docs/apps.md. Each
+// request is checked for shape here, without a lookup, then settled from its one statement's
+// outcome into the answer or the RFC 6749 error. A refusal changes nothing, but for a reused code
+// or refresh token, whose grant the statement revoked.
+
+/** The client as the request authenticated it: its id, and its secret (Basic or the body), if any. */
+export interface ClientAuthentication {
+  clientId: string;
+  secret: string | null;
+}
+
+export interface TokenRequest {
+  client: ClientAuthentication;
+  grantType: string;
+  code?: string | undefined;
+  redirectUri?: string | undefined;
+  codeVerifier?: string | undefined;
+  refreshToken?: string | undefined;
+  scope?: string | undefined;
+  resource?: string | undefined;
+  organisationId?: string | undefined;
+}
+
+/** RFC 6749 §5.1. */
+export interface TokenAnswer {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+type TokenContext = { db: Database };
+
+/** New tokens: their values for the client, their ids and hashes to store. */
+function mint(withRefresh: boolean): { issued: IssuedTokens; access: string; refresh: string | null } {
+  const access = generateCredential("accessToken");
+  const refresh = withRefresh ? generateCredential("refreshToken") : null;
+  return {
+    access,
+    refresh,
+    issued: {
+      access: { id: uuidv7(), hash: hashCredential(access), expiresInSeconds: ACCESS_TOKEN_SECONDS },
+      refresh: refresh ? { id: uuidv7(), hash: hashCredential(refresh), expiresInSeconds: REFRESH_TOKEN_SECONDS } : null,
+    },
+  };
+}
+
+const answer = (tokens: ReturnType<typeof mint>, scopes: readonly string[]): TokenAnswer => ({
+  access_token: tokens.access,
+  token_type: "Bearer",
+  expires_in: ACCESS_TOKEN_SECONDS,
+  ...(tokens.refresh ? { refresh_token: tokens.refresh } : {}),
+  scope: scopeParameter(scopes),
+});
+
+const required = (value: string | undefined, name: string): string => {
+  if (!value) throw new OAuthError("invalid_request", `${name} is required`);
+  return value;
+};
+
+/** The client's id and the hash of its secret, when both are well-formed; invalid_client otherwise, before any lookup. */
+export function clientCredentialsOf(client: ClientAuthentication): ClientCredentials {
+  if (!CLIENT_ID_PATTERN.test(client.clientId)) throw new OAuthError("invalid_client", "unknown client");
+  if (client.secret !== null && !isCredential("clientSecret", client.secret))
+    throw new OAuthError("invalid_client", "the client could not be authenticated");
+  return { clientId: client.clientId, secretHash: client.secret === null ? null : hashCredential(client.secret) };
+}
+
+/** The client authenticated, or invalid_client (RFC 6749 §5.2: 401). */
+function settleClient(row: ClientRow): void {
+  if (!row.client_found || !row.client_authenticated) throw new OAuthError("invalid_client", "the client could not be authenticated");
+}
+
+export async function token({ ctx, input }: Call<TokenRequest, TokenContext>): Promise<TokenAnswer> {
+  if (input.grantType === "authorization_code") return exchangeCode(ctx, input);
+  if (input.grantType === "refresh_token") return refresh(ctx, input);
+  if (input.grantType === "client_credentials") return clientCredentials(ctx, input);
+  throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials");
+}
+
+async function exchangeCode(ctx: TokenContext, input: TokenRequest): Promise<TokenAnswer> {
+  const code = required(input.code, "code");
+  const redirectUri = required(input.redirectUri, "redirect_uri");
+  const verifier = required(input.codeVerifier, "code_verifier");
+  const client = clientCredentialsOf(input.client);
+  // A verifier of the wrong shape can match no challenge: the same refusal as a wrong one.
+  const challenge = isCodeVerifier(verifier) ? s256ChallengeOf(verifier) : "-";
+  const codeHash = isCredential("code", code) ? hashCredential(code) : "-";
+  const tokens = mint(true);
+  const outcome = await statements.exchangeCode(
+    ctx.db,
+    client,
+    { codeHash, redirectUri, challenge, resource: input.resource ?? null },
+    tokens.issued,
+  );
+  settleClient(outcome);
+  if (!outcome.code_found) throw new OAuthError("invalid_grant", "the authorization code is unknown, or not this client's");
+  if (outcome.code_reused) throw new OAuthError("invalid_grant", "the authorization code was used before: every token it gave is revoked");
+  if (outcome.code_expired) throw new OAuthError("invalid_grant", "the authorization code has expired");
+  if (!outcome.redirect_matches) throw new OAuthError("invalid_grant", "redirect_uri is not the one the authorization request named");
+  if (!outcome.verifier_matches) throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge");
+  if (!outcome.resource_matches) throw new OAuthError("invalid_target", "resource is not the one the authorization request named");
+  if (!outcome.exchanged) throw new OAuthError("invalid_grant", "the grant has been revoked, or the application uninstalled");
+  return answer(tokens, outcome.scopes ?? []);
+}
+
+async function refresh(ctx: TokenContext, input: TokenRequest): Promise<TokenAnswer> {
+  const presented = required(input.refreshToken, "refresh_token");
+  const client = clientCredentialsOf(input.client);
+  const tokens = mint(true);
+  const tokenHash = isCredential("refreshToken", presented) ? hashCredential(presented) : "-";
+  const outcome = await statements.rotateRefreshToken(ctx.db, client, { tokenHash, resource: input.resource ?? null }, tokens.issued);
+  settleClient(outcome);
+  if (!outcome.token_found) throw new OAuthError("invalid_grant", "the refresh token is unknown, or not this client's");
+  if (outcome.token_reused) throw new OAuthError("invalid_grant", "the refresh token was used before: its grant is revoked");
+  if (outcome.token_expired) throw new OAuthError("invalid_grant", "the refresh token has expired or been revoked");
+  if (!outcome.resource_matches) throw new OAuthError("invalid_target", "resource is not the one the grant is for");
+  if (!outcome.rotated) throw new OAuthError("invalid_grant", "the grant has been revoked, or the application uninstalled");
+  const scopes = outcome.scopes ?? [];
+  // Narrowing at refresh is not offered: a scope parameter may only repeat what the grant holds.
+  const asked = parseScopeParameter(input.scope);
+  if (asked.invalid || asked.scopes.some((scope) => !scopes.includes(scope)))
+    throw new OAuthError("invalid_scope", "scope asks for more than the grant holds");
+  return answer(tokens, scopes);
+}
+
+async function clientCredentials(ctx: TokenContext, input: TokenRequest): Promise<TokenAnswer> {
+  const client = clientCredentialsOf(input.client);
+  const asked = parseScopeParameter(input.scope);
+  if (asked.invalid) throw new OAuthError("invalid_scope", `${asked.invalid.slice(0, 100)} is not a scope`);
+  const orgId = input.organisationId ?? null;
+  if (orgId !== null && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(orgId))
+    throw new OAuthError("invalid_request", "organisation_id must be a UUID");
+  const tokens = mint(false);
+  const outcome = await statements.issueClientCredentials(
+    ctx.db,
+    client,
+    { grantId: uuidv7(), orgId, scopes: asked.scopes.length > 0 ? asked.scopes : null, resource: input.resource ?? null },
+    tokens.issued,
+  );
+  settleClient(outcome);
+  if (outcome.client_public) throw new OAuthError("unauthorized_client", "a public client cannot use client_credentials");
+  if (outcome.installations === 0)
+    throw new OAuthError("invalid_grant", "the application is not installed in that organisation (or in any, when none was named)");
+  if (outcome.installations > 1)
+    throw new OAuthError("invalid_request", "the application is installed in more than one organisation: name one as organisation_id");
+  if (!outcome.issued) throw new OAuthError("invalid_scope", "scope asks for more than the installation allows");
+  return answer(tokens, outcome.scopes ?? []);
+}
+
+/** RFC 7009: revokes the client's token; any other token changes nothing and is answered the same. */
+export async function revoke({ ctx, input }: Call<{ client: ClientAuthentication; token: string }, TokenContext>): Promise<void> {
+  const client = clientCredentialsOf(input.client);
+  const outcome = await statements.revokeToken(ctx.db, client, hashCredential(input.token));
+  settleClient(outcome);
+}
+
+/** The installation an access token is of, and its rate limit; null when the token is not live (the rate limiter reads it). */
+export const tokenInstallation = ({ ctx, input }: Call<{ accessTokenHash: string }, { db: Database }>) =>
+  statements.tokenInstallation(ctx.db, input.accessTokenHash);
