@@ -77,15 +77,7 @@ export async function getApplication(db: Database, actor: Actor, id: string) {
   return { caller, application: row.application };
 }
 
-export interface NewApplication {
-  id: string;
-  clientId: string;
-  name: string;
-  redirectUris: string[];
-  scopes: Scope[];
-  public: boolean;
-  secretHash: string | null;
-}
+export type NewApplication = Omit<ApplicationRecord, "createdAt" | "createdBy"> & { secretHash: string | null };
 
 export async function createApplication(db: Database, actor: Actor, app: NewApplication) {
   const { caller, row } = await withCaller<{ application: ApplicationRecord | null }>(

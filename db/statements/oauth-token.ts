@@ -45,6 +45,14 @@ function clientCte(client: ClientCredentials): SQL {
     )`;
 }
 
+/** Boolean columns read from the one-row CTE `cte` (false when it has no row), by column name. */
+const flagsOf = (cte: string, flags: Record<string, string>) =>
+  sql.raw(
+    Object.entries(flags)
+      .map(([name, expression]) => `coalesce((select ${expression} from ${cte}), false) as ${name}`)
+      .join(", "),
+  );
+
 const clientColumns = sql`exists (select 1 from client) as client_found, coalesce((select authenticated from client), false) as client_authenticated,
   (select public from client) as client_public`;
 
@@ -115,12 +123,14 @@ export async function exchangeCode(db: Database, client: ClientCredentials, exch
       ),
       ${issueCte(sql`used`, tokens)}
     select ${clientColumns}, exists (select 1 from code) as code_found,
-           coalesce((select code_used_at is not null from code), false) as code_reused,
-           coalesce((select expired from code), false) as code_expired,
-           coalesce((select redirect_matches from code), false) as redirect_matches,
-           coalesce((select verifier_matches from code), false) as verifier_matches,
-           coalesce((select resource_matches from code), false) as resource_matches,
-           coalesce((select live from code), false) as grant_live,
+           ${flagsOf("code", {
+             code_reused: "code_used_at is not null",
+             code_expired: "expired",
+             redirect_matches: "redirect_matches",
+             verifier_matches: "verifier_matches",
+             resource_matches: "resource_matches",
+             grant_live: "live",
+           })},
            (select ${grantScopes("used")} from used) as scopes,
            exists (select 1 from issued) as exchanged`,
   );
@@ -169,10 +179,12 @@ export async function rotateRefreshToken(
       rotated as (select g.* from oauth_grants g where g.id = (select grant_id from spent)),
       ${issueCte(sql`rotated`, tokens)}
     select ${clientColumns}, exists (select 1 from presented) as token_found,
-           coalesce((select used_at is not null from presented), false) as token_reused,
-           coalesce((select expired or revoked_at is not null from presented), false) as token_expired,
-           coalesce((select resource_matches from presented), false) as resource_matches,
-           coalesce((select live from presented), false) as grant_live,
+           ${flagsOf("presented", {
+             token_reused: "used_at is not null",
+             token_expired: "expired or revoked_at is not null",
+             resource_matches: "resource_matches",
+             grant_live: "live",
+           })},
            (select ${grantScopes("rotated")} from rotated) as scopes,
            exists (select 1 from issued) as rotated`,
   );

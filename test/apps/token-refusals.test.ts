@@ -29,6 +29,16 @@ async function withCode(options: { body?: Record<string, unknown> } = {}) {
 const exchange = (app: RegisteredApp, fields: Record<string, string>) =>
   tokenRequest({ grant_type: "authorization_code", ...clientForm(app), ...fields });
 
+/** The exchange of `fields` by `presenter`, refused with `error` and changing nothing. */
+const refusedExchange = (
+  owner: Person,
+  app: RegisteredApp,
+  presenter: RegisteredApp,
+  fields: Record<string, string>,
+  error: string,
+  status = 400,
+) => expectRefusedUnchanged(owner, app, () => exchange(presenter, fields), status, error);
+
 /** Runs `refused`, expects its OAuth error, and that neither the application's rows nor the organisation changed. */
 async function expectRefusedUnchanged(
   owner: Person,
@@ -50,24 +60,18 @@ describe("the token endpoint's refusals change nothing", () => {
   it("a wrong code_verifier, or one of the wrong shape: invalid_grant", async () => {
     const { owner, app, code, params } = await withCode();
     for (const verifier of [pkce().verifier, "short", "x".repeat(129)])
-      await expectRefusedUnchanged(
-        owner,
-        app,
-        () => exchange(app, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }),
-        400,
-        "invalid_grant",
-      );
+      await refusedExchange(owner, app, app, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }, "invalid_grant");
   });
 
   it("another redirect_uri than the authorization request's: invalid_grant", async () => {
     const { owner, app, code, verifier } = await withCode({
       body: { redirectUris: ["https://client.example.com/callback", "https://client.example.com/other"] },
     });
-    await expectRefusedUnchanged(
+    await refusedExchange(
       owner,
       app,
-      () => exchange(app, { code, redirect_uri: "https://client.example.com/other", code_verifier: verifier }),
-      400,
+      app,
+      { code, redirect_uri: "https://client.example.com/other", code_verifier: verifier },
       "invalid_grant",
     );
   });
@@ -78,13 +82,7 @@ describe("the token endpoint's refusals change nothing", () => {
       `update oauth_grants set code_expires_at = now() - interval '1 second' where installation_id in (select id from installations where application_id = $1)`,
       [app.id],
     );
-    await expectRefusedUnchanged(
-      owner,
-      app,
-      () => exchange(app, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }),
-      400,
-      "invalid_grant",
-    );
+    await refusedExchange(owner, app, app, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }, "invalid_grant");
   });
 
   it("a wrong client secret, an unknown client, none at all: invalid_client (401)", async () => {
@@ -109,25 +107,13 @@ describe("the token endpoint's refusals change nothing", () => {
   it("another application's code (presented by a client that did not get it): invalid_grant", async () => {
     const { owner, app, code, params, verifier } = await withCode();
     const other = await registerApp(owner);
-    await expectRefusedUnchanged(
-      owner,
-      app,
-      () => exchange(other, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }),
-      400,
-      "invalid_grant",
-    );
+    await refusedExchange(owner, app, other, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }, "invalid_grant");
   });
 
   it("missing parameters: invalid_request; an unknown grant type: unsupported_grant_type; a JSON body: invalid_request", async () => {
     const { owner, app, code, params, verifier } = await withCode();
-    await expectRefusedUnchanged(owner, app, () => exchange(app, { code, redirect_uri: params.redirect_uri }), 400, "invalid_request");
-    await expectRefusedUnchanged(
-      owner,
-      app,
-      () => exchange(app, { code_verifier: verifier, redirect_uri: params.redirect_uri }),
-      400,
-      "invalid_request",
-    );
+    await refusedExchange(owner, app, app, { code, redirect_uri: params.redirect_uri }, "invalid_request");
+    await refusedExchange(owner, app, app, { code_verifier: verifier, redirect_uri: params.redirect_uri }, "invalid_request");
     await expectRefusedUnchanged(
       owner,
       app,
@@ -249,23 +235,25 @@ describe("client secret rotation", () => {
     // The overlap ends.
     await query(`update applications set previous_secret_expires_at = now() - interval '1 second' where id = $1`, [app.id]);
     const { code, params, verifier } = await consentCode(app, owner);
-    await expectRefusedUnchanged(
+    await refusedExchange(
       owner,
       app,
-      () => exchange({ ...app, clientSecret: old }, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }),
-      401,
+      { ...app, clientSecret: old },
+      { code, redirect_uri: params.redirect_uri, code_verifier: verifier },
       "invalid_client",
+      401,
     );
     // No overlap: the secret it replaced is refused at once.
     const again = expectSuccess(await asPerson(owner.cookie, `/v1/settings/applications/${app.id}/secret`, { body: { overlapSeconds: 0 } }))
       .data as any;
     expect(again.previousSecretExpiresAt).toBeNull();
-    await expectRefusedUnchanged(
+    await refusedExchange(
       owner,
       app,
-      () => exchange({ ...app, clientSecret: rotated.clientSecret }, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }),
-      401,
+      { ...app, clientSecret: rotated.clientSecret },
+      { code, redirect_uri: params.redirect_uri, code_verifier: verifier },
       "invalid_client",
+      401,
     );
     expect(
       (await exchange({ ...app, clientSecret: again.clientSecret }, { code, redirect_uri: params.redirect_uri, code_verifier: verifier }))
