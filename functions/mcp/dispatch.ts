@@ -1,5 +1,6 @@
 import { DomainError } from "../../domain/errors.ts";
 import type { Bindings } from "../env.ts";
+import { withAudience } from "../middleware/bearer.ts";
 import type { AnyRoute } from "../http/registry.ts";
 import type { McpTool } from "./tools.ts";
 
@@ -61,6 +62,8 @@ export async function callRoute(caller: McpCaller, route: AnyRoute, call: RouteC
     headers,
     ...(route.body ? { body: JSON.stringify(call.body ?? {}) } : {}),
   });
+  // An OAuth access token must be for the MCP server (RFC 8707; docs/apps.md "Audience").
+  withAudience(request, { resource: `${caller.origin}/mcp`, unboundAccepted: false });
   const response = await caller.app.fetch(request, caller.env, caller.executionCtx);
   const body = (await response.json()) as Record<string, unknown>;
   const answer = { status: response.status, body };

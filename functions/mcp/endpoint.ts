@@ -4,7 +4,7 @@ import type { AppEnv } from "../env.ts";
 import { sendError } from "../http/errors.ts";
 import { RESPONSE_HEADERS } from "../http/headers.ts";
 import type { AnyRoute } from "../http/registry.ts";
-import { actorOfBearer } from "../middleware/bearer.ts";
+import { actorOfBearer, audienceOf } from "../middleware/bearer.ts";
 import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
 import { McpUnauthorized, type McpCaller } from "./dispatch.ts";
 import { selectedTools, selectionOf } from "./selection.ts";
@@ -67,7 +67,7 @@ export function mcpEndpoint(app: McpCaller["app"]) {
     if (!authorization)
       return unauthorized(c, new DomainError("unauthorized", "send your API key or access token as Authorization: Bearer <token>"), false);
     try {
-      actorOfBearer(authorization);
+      actorOfBearer(authorization, audienceOf(c.req.raw));
     } catch (error) {
       if (error instanceof DomainError) return unauthorized(c, error, true);
       throw error;

@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { DomainError } from "../../domain/errors.ts";
 import { isSameOriginWrite, sessionTokenOf } from "../auth/session-cookie.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
-import { actorOfBearer } from "./bearer.ts";
+import { actorOfBearer, audienceOf } from "./bearer.ts";
 
 /**
  * Who is calling a /v1 route, without a database round trip: an API key (Authorization: Bearer)
@@ -20,7 +20,7 @@ function credentials(sessionOnly: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     if (header && !sessionOnly) {
-      c.set("actor", actorOfBearer(header, new URL(c.req.url).origin));
+      c.set("actor", actorOfBearer(header, audienceOf(c.req.raw)));
       return next();
     }
     if (header)
