@@ -9,8 +9,16 @@ import { actionButton, confirmIn, showOnce } from "./widgets.js";
 
 /** @typedef {{ id: string, name: string, prefix: string, scopes: string[], rateLimit: number, createdBy: { id: string, name: string } | null, createdAt: string, lastUsedAt: string | null }} ApiKey */
 
+/** A scope's checkbox in the create form, by its label. @param {{ scope: string, label: string }} choice */
+function scopeChoice({ scope, label }) {
+  const id = `scope-${scope}`;
+  return el("div", { class: "check" }, [
+    el("input", { type: "checkbox", id, name: "scopes", value: scope }),
+    el("label", { for: id }, [label]),
+  ]);
+}
+
 /** @param {{ scopes: { scope: string, label: string }[] }} options */
-// eslint-disable-next-line max-lines-per-function -- a component: its state and the DOM handlers that read and change it share one closure (the key list, the create form and the key shown once)
 export async function mountApiKeys({ scopes }) {
   const labels = new Map(scopes.map(({ scope, label }) => [scope, label]));
   const alert = byId("api-keys-error");
@@ -18,15 +26,7 @@ export async function mountApiKeys({ scopes }) {
   const rows = /** @type {HTMLElement} */ (byId("api-keys-table").querySelector("tbody"));
   const form = /** @type {HTMLFormElement} */ (byId("create-key-form"));
 
-  byId("key-scopes").append(
-    ...scopes.map(({ scope, label }) => {
-      const id = `scope-${scope}`;
-      return el("div", { class: "check" }, [
-        el("input", { type: "checkbox", id, name: "scopes", value: scope }),
-        el("label", { for: id }, [label]),
-      ]);
-    }),
-  );
+  byId("key-scopes").append(...scopes.map(scopeChoice));
 
   async function refresh() {
     /** @type {ApiKey[]} */
