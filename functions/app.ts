@@ -14,8 +14,7 @@ import { keysOrSession, sessionOnly } from "./middleware/credentials.ts";
 import { crossOrigin } from "./middleware/cross-origin.ts";
 import { jsonBodyUpTo, MAX_BODY_BYTES, refuseIdempotencyKey } from "./middleware/json-body.ts";
 import { logRequests } from "./middleware/log.ts";
-import { mcpEndpoint } from "./mcp/endpoint.ts";
-import { mcpResourceMetadata } from "./mcp/resource-metadata.ts";
+import { MCP_RESOURCE_METADATA_PATH, mcpEndpoint, mcpResourceMetadata } from "./mcp/endpoint.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { apiReference } from "./openapi/docs-page.ts";
@@ -60,7 +59,7 @@ export function createApp(routes: AnyRoute[] = allRoutes) {
 
   // The MCP server (functions/mcp/): its tool calls run the routes above through this app.
   app.on(["GET", "POST", "DELETE"], "/mcp", mcpEndpoint(app));
-  app.get("/.well-known/oauth-protected-resource/mcp", mcpResourceMetadata);
+  app.get(MCP_RESOURCE_METADATA_PATH, mcpResourceMetadata);
   app.route("/internal", internal);
   app.route("/", authRoutes);
   app.route("/", oauthRoutes);

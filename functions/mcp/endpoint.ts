@@ -6,6 +6,7 @@ import { RESPONSE_HEADERS } from "../http/headers.ts";
 import type { AnyRoute } from "../http/registry.ts";
 import { actorOfBearer, audienceOf } from "../middleware/bearer.ts";
 import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
+import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "../oauth/metadata.ts";
 import { McpUnauthorized, type McpCaller } from "./dispatch.ts";
 import { selectedTools, selectionOf } from "./selection.ts";
 import { toolsOf } from "./tools.ts";
@@ -20,8 +21,13 @@ import { toolsOf } from "./tools.ts";
 // tool selection. A GET (a standalone event stream) or DELETE (ending a session) answers 405, as
 // the protocol says a server without them does.
 
-/** Where the RFC 9728 document of this resource is. */
-export const resourceMetadataUrl = (origin: string) => `${origin}/.well-known/oauth-protected-resource/mcp`;
+/** Where the RFC 9728 document of this resource is, and the document (functions/oauth/metadata.ts builds it). */
+export const MCP_RESOURCE_METADATA_PATH = `${PROTECTED_RESOURCE_PATH}/mcp`;
+const resourceMetadataUrl = (origin: string) => `${origin}${MCP_RESOURCE_METADATA_PATH}`;
+export const mcpResourceMetadata = (c: Context<AppEnv>) => {
+  const origin = new URL(c.req.url).origin;
+  return c.json(protectedResourceMetadata(origin, `${origin}/mcp`));
+};
 
 /** The JSON-RPC error answer for a request the SDK never sees. */
 const jsonRpcError = (status: number, code: number, message: string, data?: unknown, headers: Record<string, string> = {}) =>
