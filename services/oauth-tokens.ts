@@ -123,21 +123,26 @@ async function exchangeCode(ctx: TokenContext, input: TokenRequest): Promise<Tok
 async function refresh(ctx: TokenContext, input: TokenRequest): Promise<TokenAnswer> {
   const presented = required(input.refreshToken, "refresh_token");
   const client = clientCredentialsOf(input.client);
+  // Narrowing at refresh is not offered: a scope parameter may only repeat what the grant holds.
+  const asked = parseScopeParameter(input.scope);
+  if (asked.invalid) throw new OAuthError("invalid_scope", `${asked.invalid.slice(0, 100)} is not a scope`);
   const tokens = mint(true);
   const tokenHash = isCredential("refreshToken", presented) ? hashCredential(presented) : "-";
-  const outcome = await statements.rotateRefreshToken(ctx.db, client, { tokenHash, resource: input.resource ?? null }, tokens.issued);
+  const scopes = asked.scopes.length > 0 ? asked.scopes : null;
+  const outcome = await statements.rotateRefreshToken(
+    ctx.db,
+    client,
+    { tokenHash, resource: input.resource ?? null, scopes },
+    tokens.issued,
+  );
   settleClient(outcome);
   if (!outcome.token_found) throw new OAuthError("invalid_grant", "the refresh token is unknown, or not this client's");
   if (outcome.token_reused) throw new OAuthError("invalid_grant", "the refresh token was used before: its grant is revoked");
   if (outcome.token_expired) throw new OAuthError("invalid_grant", "the refresh token has expired or been revoked");
   if (!outcome.resource_matches) throw new OAuthError("invalid_target", "resource is not the one the grant is for");
+  if (!outcome.scope_within) throw new OAuthError("invalid_scope", "scope asks for more than the grant holds");
   if (!outcome.rotated) throw new OAuthError("invalid_grant", "the grant has been revoked, or the application uninstalled");
-  const scopes = outcome.scopes ?? [];
-  // Narrowing at refresh is not offered: a scope parameter may only repeat what the grant holds.
-  const asked = parseScopeParameter(input.scope);
-  if (asked.invalid || asked.scopes.some((scope) => !scopes.includes(scope)))
-    throw new OAuthError("invalid_scope", "scope asks for more than the grant holds");
-  return answer(tokens, scopes);
+  return answer(tokens, outcome.scopes ?? []);
 }
 
 async function clientCredentials(ctx: TokenContext, input: TokenRequest): Promise<TokenAnswer> {

@@ -142,6 +142,8 @@ export type RefreshOutcome = ClientRow & {
   token_reused: boolean;
   token_expired: boolean;
   resource_matches: boolean;
+  /** The scope parameter, if any, asks for no more than the grant holds. */
+  scope_within: boolean;
   grant_live: boolean;
   scopes: Scope[] | null;
   rotated: boolean;
@@ -151,15 +153,17 @@ export type RefreshOutcome = ClientRow & {
 export async function rotateRefreshToken(
   db: Database,
   client: ClientCredentials,
-  presented: { tokenHash: string; resource: string | null },
+  presented: { tokenHash: string; resource: string | null; scopes: Scope[] | null },
   tokens: IssuedTokens,
 ) {
+  const asked = presented.scopes ? sql`${sql.param(presented.scopes)}::text[]` : sql`null::text[]`;
   return runOne<RefreshOutcome>(
     db,
     sql`with ${clientCte(client)},
       presented as (
         select t.id, t.grant_id, t.used_at, t.revoked_at, t.expires_at <= now() as expired,
                (${presented.resource}::text is null or g.resource = ${presented.resource}::text) as resource_matches,
+               (${asked} is null or ${asked} <@ g.scopes) as scope_within,
                (g.revoked_at is null and i.uninstalled_at is null and (g.user_id is null or exists (
                   select 1 from memberships m where m.user_id = g.user_id and m.org_id = i.org_id))) as live
           from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
@@ -172,7 +176,8 @@ export async function rotateRefreshToken(
       ),
       spent as (
         update oauth_tokens set used_at = now()
-         where id = (select id from presented where used_at is null and revoked_at is null and not expired and resource_matches and live)
+         where id = (select id from presented where used_at is null and revoked_at is null and not expired and resource_matches
+                                                    and scope_within and live)
            and used_at is null
         returning grant_id
       ),
@@ -183,6 +188,7 @@ export async function rotateRefreshToken(
              token_reused: "used_at is not null",
              token_expired: "expired or revoked_at is not null",
              resource_matches: "resource_matches",
+             scope_within: "scope_within",
              grant_live: "live",
            })},
            (select ${grantScopes("rotated")} from rotated) as scopes,
