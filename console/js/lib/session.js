@@ -33,11 +33,29 @@ export async function requireSession() {
   }
 }
 
-/** Where to go after signing in: `?next=` when it is a path of this origin, else the board. */
+/**
+ * Where to go after signing in: `?next=` when it is a path of this origin, else the board. Only
+ * the path and query are kept, so `//elsewhere`, `https://elsewhere`, `/\elsewhere` or
+ * `javascript:` (each of another origin, or none, once resolved) lead to the board: no open redirect.
+ */
 export function nextPath() {
   const next = new URLSearchParams(location.search).get("next") ?? "/";
-  const url = new URL(next, location.origin);
+  let url;
+  try {
+    url = new URL(next, location.origin);
+  } catch {
+    return "/";
+  }
   return url.origin === location.origin ? url.pathname + url.search : "/";
+}
+
+/**
+ * Points a link to the other sign-in page (sign-in <-> sign-up) at the same `?next=`.
+ * @param {HTMLAnchorElement} link
+ */
+export function carryNext(link) {
+  const next = nextPath();
+  if (next !== "/") link.search = `?next=${encodeURIComponent(next)}`;
 }
 
 /** @param {string} email @param {string} password */

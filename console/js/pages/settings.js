@@ -1,10 +1,13 @@
 // @ts-check
-// settings.html: Settings -> Integrations (API keys, webhooks) and Members, as the person signed
-// in. Owners and admins manage; a member sees the members list and, in place of the controls, that
-// the section needs an owner or admin (the API would answer 403 insufficient_role anyway).
+// settings.html: Settings -> Integrations (API keys, webhooks, applications, installed applications)
+// and Members, as the person signed in. Owners and admins manage; a member sees the members list
+// and, in place of the controls, that the section needs an owner or admin (the API would answer
+// 403 insufficient_role anyway).
 
 import { renderAccount } from "../components/account.js";
 import { mountApiKeys } from "../components/settings/api-keys.js";
+import { mountApplications } from "../components/settings/applications.js";
+import { mountInstallations } from "../components/settings/installations.js";
 import { mountMembers } from "../components/settings/members.js";
 import { mountWebhooks } from "../components/settings/webhooks.js";
 import { request } from "../lib/api.js";
@@ -30,7 +33,13 @@ async function start() {
   else {
     // GET /v1 names the scopes the person holds, with their labels (owners and admins: all).
     const { scopes } = await request("/v1");
-    await Promise.all([mountApiKeys({ scopes }), mountWebhooks(), mountMembers({ session, manages })]);
+    await Promise.all([
+      mountApiKeys({ scopes }),
+      mountWebhooks(),
+      mountApplications({ scopes, role: session.role }),
+      mountInstallations({ scopes }),
+      mountMembers({ session, manages }),
+    ]);
   }
   // Shown once every form has its handler: a form used before would submit natively (a page load)
   // and lose what was typed.

@@ -1,9 +1,11 @@
 // @ts-check
-// sign-in.html: email and password; then back to the page that asked (?next=) or the board.
+// sign-in.html: email and password; then back to the page that asked (?next=, a path of this
+// origin only: nextPath) or the board. Creating an account instead keeps the same way back.
 
 import { byId, inputById, submitting } from "../lib/dom.js";
-import { nextPath, signIn } from "../lib/session.js";
+import { carryNext, nextPath, signIn } from "../lib/session.js";
 
+carryNext(/** @type {HTMLAnchorElement} */ (byId("sign-up-link")));
 const form = /** @type {HTMLFormElement} */ (byId("sign-in-form"));
 form.addEventListener("submit", (event) => {
   event.preventDefault();

@@ -1,9 +1,11 @@
 // @ts-check
-// sign-up.html: a new person and the organisation they will own; then the board.
+// sign-up.html: a new person and the organisation they will own; then back to the page that sent
+// them to sign in (?next=, a path of this origin only), else the board.
 
 import { byId, inputById, submitting } from "../lib/dom.js";
-import { signUp } from "../lib/session.js";
+import { carryNext, nextPath, signUp } from "../lib/session.js";
 
+carryNext(/** @type {HTMLAnchorElement} */ (byId("sign-in-link")));
 const form = /** @type {HTMLFormElement} */ (byId("sign-up-form"));
 form.addEventListener("submit", (event) => {
   event.preventDefault();
@@ -14,7 +16,7 @@ form.addEventListener("submit", (event) => {
       password: inputById("password").value,
       organisationName: inputById("organisation-name").value.trim(),
     });
-    location.assign("/");
+    location.assign(nextPath());
   });
 });
 // The form is hidden until this handler is attached: submitted natively, it would put the

@@ -5,20 +5,12 @@
 
 import { request } from "../../lib/api.js";
 import { byId, el, formatDate, inputById, showError, submitting } from "../../lib/dom.js";
-import { actionButton, confirmIn, showOnce } from "./widgets.js";
+import { actionButton, checkedScopes, confirmIn, scopeChecks, scopeList, showOnce } from "./widgets.js";
 
 /** @typedef {{ id: string, name: string, prefix: string, scopes: string[], rateLimit: number, createdBy: { id: string, name: string } | null, createdAt: string, lastUsedAt: string | null }} ApiKey */
 
-/** A scope's checkbox in the create form, by its label. @param {{ scope: string, label: string }} choice */
-function scopeChoice({ scope, label }) {
-  const id = `scope-${scope}`;
-  return el("div", { class: "check" }, [
-    el("input", { type: "checkbox", id, name: "scopes", value: scope }),
-    el("label", { for: id }, [label]),
-  ]);
-}
-
 /** @param {{ scopes: { scope: string, label: string }[] }} options */
+// eslint-disable-next-line max-lines-per-function -- a component: its state and the DOM handlers that read and change it share one closure (the key list, the create form and the key shown once)
 export async function mountApiKeys({ scopes }) {
   const labels = new Map(scopes.map(({ scope, label }) => [scope, label]));
   const alert = byId("api-keys-error");
@@ -26,7 +18,7 @@ export async function mountApiKeys({ scopes }) {
   const rows = /** @type {HTMLElement} */ (byId("api-keys-table").querySelector("tbody"));
   const form = /** @type {HTMLFormElement} */ (byId("create-key-form"));
 
-  byId("key-scopes").append(...scopes.map(scopeChoice));
+  byId("key-scopes").append(...scopeChecks(scopes, "scope"));
 
   async function refresh() {
     /** @type {ApiKey[]} */
@@ -69,13 +61,7 @@ export async function mountApiKeys({ scopes }) {
     return el("tr", { "data-id": key.id }, [
       el("th", { scope: "row" }, [key.name]),
       el("td", {}, [el("code", {}, [key.prefix])]),
-      el("td", {}, [
-        el(
-          "ul",
-          { class: "scope-list" },
-          key.scopes.map((scope) => el("li", {}, [labels.get(scope) ?? scope])),
-        ),
-      ]),
+      el("td", {}, [scopeList(labels, key.scopes)]),
       el("td", {}, [key.createdBy?.name ?? "opsroom CLI"]),
       el("td", {}, [formatDate(key.createdAt)]),
       el("td", {}, [formatDate(key.lastUsedAt)]),
@@ -86,7 +72,7 @@ export async function mountApiKeys({ scopes }) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void submitting(form, alert, async () => {
-      const chosen = [...form.querySelectorAll('input[name="scopes"]:checked')].map((box) => /** @type {HTMLInputElement} */ (box).value);
+      const chosen = checkedScopes(form);
       if (chosen.length === 0) throw new Error("Choose at least one scope.");
       const rateLimit = inputById("key-rate-limit").value;
       const body = { name: inputById("key-name").value.trim(), scopes: chosen, ...(rateLimit ? { rateLimit: Number(rateLimit) } : {}) };

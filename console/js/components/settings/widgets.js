@@ -44,12 +44,13 @@ export function showOnce(container, { title, label, value }) {
 }
 
 /**
- * Turns a row's actions cell into a confirmation: a prompt, `confirmLabel` and Cancel. Cancel (or
- * a failed action, whose error goes to `alert`) puts the actions back.
+ * Turns a row's actions cell into a confirmation: a prompt, any `controls` (a choice that goes with
+ * it), `confirmLabel` and Cancel. Cancel (or a failed action, whose error goes to `alert`) puts the
+ * actions back.
  * @param {HTMLElement} cell
- * @param {{ prompt: string, confirmLabel: string, alert: HTMLElement, onConfirm: () => Promise<void> }} options
+ * @param {{ prompt: string, controls?: Node[], confirmLabel: string, alert: HTMLElement, onConfirm: () => Promise<void> }} options
  */
-export function confirmIn(cell, { prompt, confirmLabel, alert, onConfirm }) {
+export function confirmIn(cell, { prompt, controls = [], confirmLabel, alert, onConfirm }) {
   const previous = [...cell.childNodes];
   const confirm = /** @type {HTMLButtonElement} */ (el("button", { type: "button", class: "danger" }, [confirmLabel]));
   const cancel = /** @type {HTMLButtonElement} */ (el("button", { type: "button" }, ["Cancel"]));
@@ -65,7 +66,7 @@ export function confirmIn(cell, { prompt, confirmLabel, alert, onConfirm }) {
       restore();
     }
   });
-  cell.replaceChildren(el("span", { class: "prompt" }, [prompt]), confirm, cancel);
+  cell.replaceChildren(el("span", { class: "prompt" }, [prompt]), ...controls, confirm, cancel);
   confirm.focus();
 }
 
@@ -88,3 +89,31 @@ export function actionButton(text, alert, action) {
   });
   return button;
 }
+
+/**
+ * A checkbox per scope, labelled by the scope's label (GET /v1's), for a form's scopes fieldset.
+ * @param {{ scope: string, label: string }[]} scopes @param {string} idPrefix
+ */
+export const scopeChecks = (scopes, idPrefix) =>
+  scopes.map(({ scope, label }) => {
+    const id = `${idPrefix}-${scope}`;
+    return el("div", { class: "check" }, [
+      el("input", { type: "checkbox", id, name: "scopes", value: scope }),
+      el("label", { for: id }, [label]),
+    ]);
+  });
+
+/** @param {HTMLFormElement} form @returns {string[]} the scopes ticked in the form */
+export const checkedScopes = (form) =>
+  [...form.querySelectorAll('input[name="scopes"]:checked')].map((box) => /** @type {HTMLInputElement} */ (box).value);
+
+/**
+ * A list of scopes by their labels (the scope's name when it has none).
+ * @param {Map<string, string>} labels @param {string[]} scopes
+ */
+export const scopeList = (labels, scopes) =>
+  el(
+    "ul",
+    { class: "scope-list" },
+    scopes.map((scope) => el("li", {}, [labels.get(scope) ?? scope])),
+  );
