@@ -160,7 +160,7 @@ async function start() {
   deny.addEventListener("click", () => void decide("deny", consent));
   status.textContent = "";
   byId("consent").hidden = false;
-  allow.disabled ? deny.focus() : allow.focus();
+  (allow.disabled ? deny : allow).focus();
 }
 
 void start();

@@ -1,0 +1,94 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, expectSuccess, workerUrl } from "../helpers/api.ts";
+import { keyWith } from "../helpers/fixtures.ts";
+import { signUp } from "../helpers/people.ts";
+import { useRoom } from "../helpers/realtime.ts";
+import { launchBrowser, openPage } from "./browser.ts";
+import { registerApplication } from "./oauth-client.ts";
+
+// docs/app-example.ts, the third-party application of docs/apps.md, run as its reader runs it: a
+// child process against the stack, with Chromium doing the person's part (opening the URL it
+// prints and allowing it). It must get its tokens, call /v1 under its own name, follow the room's
+// events, and refresh its token (a new refresh token each time) while it runs.
+
+useRoom();
+
+const EXAMPLE = fileURLToPath(new URL("../../docs/app-example.ts", import.meta.url));
+const WAIT_MS = 30_000;
+
+type Line = { step: string; [field: string]: any };
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+function runExample(env: Record<string, string>, extra: string[]) {
+  const child = spawn(process.execPath, ["--import", "tsx", EXAMPLE, "--api", workerUrl(), ...extra], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  const lines: Line[] = [];
+  const errors: string[] = [];
+  createInterface({ input: child.stdout }).on("line", (line) => lines.push(JSON.parse(line) as Line));
+  createInterface({ input: child.stderr }).on("line", (line) => errors.push(line));
+  return {
+    lines,
+    /** Waits for the first printed line that satisfies `match`. */
+    async line(match: (line: Line) => boolean): Promise<Line> {
+      await expect
+        .poll(() => lines.some(match), { timeout: WAIT_MS, message: `printed: ${JSON.stringify(lines)}\n${errors.join("\n")}` })
+        .toBe(true);
+      return lines.find(match)!;
+    },
+    stop: () => child.kill("SIGINT"),
+  };
+}
+
+describe("docs/app-example.ts", { timeout: 90_000 }, () => {
+  it("is allowed by a person in Chromium, calls /v1 as itself, follows the room's events and refreshes its token", async () => {
+    const owner = await signUp({ name: "Annie Easley", organisationName: "Lewis Field" });
+    // Registered on one loopback port, run on another: a loopback redirect URI matches on any port.
+    const client = await registerApplication(owner, "Example app", ["tasks.manage", "projects.read"], ["http://127.0.0.1:8976/callback"]);
+    const env = { OPSROOM_CLIENT_ID: client.clientId, OPSROOM_CLIENT_SECRET: client.clientSecret! };
+    // Refresh 2 s after each token is issued (a token lives 3600 s), so the test sees a refresh.
+    const example = runExample(env, ["--port", "0", "--scope", "tasks.read projects.read", "--refresh-early", "3598"]);
+    try {
+      const { url } = await example.line((line) => line.step === "authorize");
+      const page = await openPage(browser, { as: owner });
+      await page.goto(url);
+      await page.getByRole("heading", { name: "Allow Example app to use opsroom?" }).waitFor();
+      await page.getByRole("button", { name: "Allow" }).click();
+      await page.getByText("you can close this window").waitFor();
+      await page.close();
+
+      expect(await example.line((line) => line.step === "token")).toMatchObject({ expiresIn: 3600 });
+      const connected = await example.line((line) => line.step === "connected");
+      expect(connected).toMatchObject({ organisation: owner.orgId, application: "Example app", scopes: ["projects.read", "tasks.read"] });
+      await example.line((line) => line.step === "ready");
+
+      // A change made by someone else reaches the example's socket.
+      const key = (await keyWith(owner.orgId, ["projects.manage"], { application: "Planner" })).key;
+      const created = expectSuccess(
+        await api("/v1/projects", { key, body: { name: "Wind tunnel", budget: 0, startDate: "2026-01-01", endDate: "2026-06-30" } }),
+        201,
+      );
+      const event = await example.line((line) => line.step === "event" && line.type === "project.created");
+      expect(event).toMatchObject({ changeVersion: created.changeVersion, actor: { type: "key", name: "Planner" } });
+
+      const refreshed = await example.line((line) => line.step === "refreshed");
+      expect(refreshed).toMatchObject({ scope: expect.stringContaining("tasks.read"), application: "Example app" });
+    } finally {
+      example.stop();
+    }
+  });
+});
