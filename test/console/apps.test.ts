@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCOPES, type Scope } from "../../domain/scopes.ts";
@@ -23,6 +25,8 @@ import {
 // is listed in the settings and uninstalled there, after which the token is refused within 10 s.
 // Deny sends error=access_denied back; a member cannot grant what their role lacks.
 
+const ARTIFACTS = fileURLToPath(new URL("../artifacts/", import.meta.url));
+
 let browser: Browser;
 let origin: string;
 let callback: Callback;
@@ -32,6 +36,7 @@ useRoom();
 beforeAll(async () => {
   origin = workerUrl();
   [browser, callback] = await Promise.all([launchBrowser(), startCallback()]);
+  mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -99,6 +104,7 @@ describe("an application registered in the settings page, installed by consent",
     expect(shown.join("\n")).not.toMatch(/Not granted/);
     const chooser = person.getByLabel("Organisation");
     expect(await chooser.locator("option").allTextContents()).toEqual(["West Area Computing"]);
+    await person.screenshot({ path: `${ARTIFACTS}consent.png` });
 
     await person.getByRole("button", { name: "Allow" }).click();
     const answer = await callback.next();
@@ -126,6 +132,8 @@ describe("an application registered in the settings page, installed by consent",
     await installed.waitFor();
     expect(await installed.textContent()).toMatch(new RegExp(`${client.clientId}.*${SCOPES["tasks.manage"]}.*admin person`, "s"));
     expect(await installed.textContent()).not.toContain("never");
+    await region(settings, "Applications").screenshot({ path: `${ARTIFACTS}settings-applications.png` });
+    await region(settings, "Installed applications").screenshot({ path: `${ARTIFACTS}settings-installations.png` });
 
     await installed.getByRole("button", { name: "Uninstall" }).click();
     const uninstalledAt = Date.now();
@@ -171,6 +179,7 @@ describe("a member grants at most what their role holds", { timeout: 120_000 }, 
     expect(manage).toContain(SCOPES["projects.manage"]);
     expect(manage).toMatch(/Not granted: your role \(member\) cannot grant it/);
     expect(shown.find((text) => text.includes("tasks.read"))).not.toMatch(/Not granted/);
+    await page.screenshot({ path: `${ARTIFACTS}consent-member.png` });
 
     await page.getByRole("button", { name: "Allow" }).click();
     const answer = await callback.next();
@@ -184,6 +193,13 @@ describe("a member grants at most what their role holds", { timeout: 120_000 }, 
     const [installation] = await installationsOf(owner);
     expect(installation).toMatchObject({ application: { clientId: client.clientId }, installedBy: { id: member.userId } });
     expect(installation.scopes).not.toContain("projects.manage");
+
+    // The member's settings page holds no application controls (the API would answer 403).
+    await page.goto(`${origin}/settings.html`);
+    for (const name of ["Applications", "Installed applications"]) {
+      await region(page, name).getByText("needs an owner or admin").waitFor();
+      expect(await region(page, name).getByRole("button").count()).toBe(0);
+    }
     await page.close();
   });
 
@@ -197,7 +213,9 @@ describe("a member grants at most what their role holds", { timeout: 120_000 }, 
     await page.goto(url);
     await page.getByRole("heading", { name: "Allow Ledger sync to use opsroom?" }).waitFor();
     expect(await page.getByRole("button", { name: "Allow" }).isDisabled()).toBe(true);
-    expect(await page.locator("#consent-organisation-hint").textContent()).toMatch(/can grant none/);
+    expect(await page.locator("#consent-organisation-hint").textContent()).toMatch(/cannot be installed in any of your organisations/);
+    const unavailable = page.getByRole("list", { name: "Organisations it cannot be installed in" });
+    expect(await unavailable.textContent()).toMatch(/Sonic Boom Lab: your role holds none of the scopes/);
 
     const query = Object.fromEntries(new URL(url).searchParams);
     const forced = await postConsent(member, { ...query, orgId: owner.orgId, decision: "allow" });
