@@ -89,11 +89,12 @@ describe("an application registered in the settings page, installed by consent",
     const scope = "tasks.read tasks.manage projects.read";
     const person = await openPage(browser);
     await person.goto(authorizeUrl({ clientId: client.clientId, redirectUri: callback.redirectUri, scope, state: "s-1", challenge }));
-    await person.waitForURL(/\/sign-in\.html\?next=%2Fconsent\.html%3F/);
+    // Static pages are served without .html (Workers assets' default html_handling).
+    await person.waitForURL(/\/sign-in(\.html)?\?next=%2Fconsent(\.html)?%3F/);
     await person.getByLabel("Email").fill(admin.email);
     await person.getByLabel("Password").fill(admin.password);
     await person.getByRole("button", { name: "Sign in" }).click();
-    await person.waitForURL(/\/consent\.html\?/);
+    await person.waitForURL(/\/consent(\.html)?\?/);
 
     await person.getByRole("heading", { name: "Allow Shift planner to use opsroom?" }).waitFor();
     expect(await person.locator("#redirect-host").textContent()).toBe(callback.host);

@@ -21,11 +21,14 @@ export interface Callback {
   stop(): Promise<void>;
 }
 
-/** A callback on a free loopback port; it answers every request with a short page. */
+/** A callback on a free loopback port; it answers each request to /callback with a short page. */
 export async function startCallback(): Promise<Callback> {
   const received: URLSearchParams[] = [];
   const server = createServer((request, response) => {
-    received.push(new URL(request.url ?? "/", "http://127.0.0.1").searchParams);
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    // Only the callback counts: the browser also asks for /favicon.ico.
+    if (url.pathname !== "/callback") return void response.writeHead(404).end();
+    received.push(url.searchParams);
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     response.end("<!doctype html><title>Connected</title><p>You can close this window.</p>");
   });
