@@ -118,20 +118,14 @@ function applicationRow(application, panel) {
       }),
     ),
   );
+  const created = formatDate(application.createdAt) + (application.createdBy ? ` by ${application.createdBy.name}` : "");
+  const uris = application.redirectUris.map((uri) => el("li", {}, [el("code", {}, [uri])]));
   return el("tr", { "data-id": application.id }, [
-    el("th", { scope: "row" }, [application.name]),
-    el("td", {}, [el("code", {}, [application.clientId])]),
+    el("th", { scope: "row" }, [application.name, el("br"), el("code", {}, [application.clientId])]),
     el("td", {}, [application.public ? "Public" : "Confidential"]),
-    el("td", {}, [
-      el(
-        "ul",
-        { class: "uri-list" },
-        application.redirectUris.map((uri) => el("li", {}, [el("code", {}, [uri])])),
-      ),
-    ]),
+    el("td", {}, [el("ul", { class: "uri-list" }, uris)]),
     el("td", {}, [scopeList(panel.labels, application.scopes)]),
-    el("td", {}, [application.createdBy?.name ?? ""]),
-    el("td", {}, [formatDate(application.createdAt)]),
+    el("td", {}, [created]),
     actions,
   ]);
 }
