@@ -7,6 +7,7 @@ import { api, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { keyWith } from "../helpers/fixtures.ts";
 import { signUp } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { launchBrowser, openPage } from "./browser.ts";
 import { registerApplication } from "./oauth-client.ts";
 
@@ -39,17 +40,21 @@ function runExample(env: Record<string, string>, extra: string[]) {
   });
   const lines: Line[] = [];
   const errors: string[] = [];
-  createInterface({ input: child.stdout }).on("line", (line) => lines.push(JSON.parse(line) as Line));
-  createInterface({ input: child.stderr }).on("line", (line) => errors.push(line));
+  const listeners = new Set<() => void>();
+  const heard = () => listeners.forEach((listener) => listener());
+  createInterface({ input: child.stdout }).on("line", (line) => (lines.push(JSON.parse(line) as Line), heard()));
+  createInterface({ input: child.stderr }).on("line", (line) => (errors.push(line), heard()));
   return {
     lines,
-    /** Waits for the first printed line that satisfies `match`. */
-    async line(match: (line: Line) => boolean): Promise<Line> {
-      await expect
-        .poll(() => lines.some(match), { timeout: WAIT_MS, message: `printed: ${JSON.stringify(lines)}\n${errors.join("\n")}` })
-        .toBe(true);
-      return lines.find(match)!;
-    },
+    /** Waits for the first printed line that satisfies `match`; fails saying what it printed by then. */
+    line: (match: (line: Line) => boolean): Promise<Line> =>
+      waitUntil(
+        listeners,
+        () => lines.find(match),
+        (found) => found !== undefined,
+        WAIT_MS,
+        () => `printed: ${JSON.stringify(lines)}\n${errors.join("\n")}`,
+      ) as Promise<Line>,
     stop: () => child.kill("SIGINT"),
   };
 }
