@@ -176,7 +176,7 @@ function follow(self: Self): PartySocket {
     if (close.code === 4401) {
       print({ step: "closed", code: close.code, reason: close.reason });
       socket.close();
-    }
+    } else console.error(`socket closed (${close.code} ${close.reason}); reconnecting`);
   });
   return socket;
 }
