@@ -1,14 +1,13 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { api, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { keyWith } from "../helpers/fixtures.ts";
 import { signUp } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import { launchBrowser, openPage } from "./browser.ts";
+import { openPage, useBrowser } from "./browser.ts";
 import { registerApplication } from "./oauth-client.ts";
 
 // docs/app-example.ts, the third-party application of docs/apps.md, run as its reader runs it: a
@@ -23,15 +22,7 @@ const WAIT_MS = 30_000;
 
 type Line = { step: string; [field: string]: any };
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 function runExample(env: Record<string, string>, extra: string[]) {
   const child = spawn(process.execPath, ["--import", "tsx", EXAMPLE, "--api", workerUrl(), ...extra], {
@@ -69,7 +60,7 @@ describe("docs/app-example.ts", { timeout: 90_000 }, () => {
     const example = runExample(env, ["--port", "0", "--scope", "tasks.read projects.read", "--refresh-early", "3598"]);
     try {
       const { url } = await example.line((line) => line.step === "authorize");
-      const page = await openPage(browser, { as: owner });
+      const page = await openPage(browser(), { as: owner });
       await page.goto(url);
       await page.getByRole("heading", { name: "Allow Example app to use opsroom?" }).waitFor();
       await page.getByRole("button", { name: "Allow" }).click();

@@ -1,9 +1,9 @@
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { SCOPES } from "../../domain/scopes.ts";
 import { expectSuccess, workerUrl } from "../helpers/api.ts";
 import { asPerson, memberOf, signUp, type Person } from "../helpers/people.ts";
-import { launchBrowser, openPage, UI_TIMEOUT_MS } from "./browser.ts";
+import { openPage, UI_TIMEOUT_MS, useBrowser } from "./browser.ts";
 import { tokenRequest, type Client } from "./oauth-client.ts";
 
 // Settings -> Integrations -> Applications in Chromium: a public application (no secret) and a
@@ -13,24 +13,14 @@ import { tokenRequest, type Client } from "./oauth-client.ts";
 // cannot turn. Whether a secret works is asked of the token endpoint: a client that authenticates
 // is refused for what it asks (it is installed nowhere), one that does not is 401 invalid_client.
 
-let browser: Browser;
-let origin: string;
-
-beforeAll(async () => {
-  origin = workerUrl();
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
 const rowOf = (scope: Locator, text: string) => scope.getByRole("row").filter({ hasText: text });
 
 async function openSettings(person: Person, clipboard = false): Promise<Page> {
-  const page = await openPage(browser, { as: person, clipboard });
-  await page.goto(`${origin}/settings.html`);
+  const page = await openPage(browser(), { as: person, clipboard });
+  await page.goto(`${workerUrl()}/settings.html`);
   await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
   return page;
 }

@@ -1,12 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCOPES, type Scope } from "../../domain/scopes.ts";
 import { api, expectError, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { asPerson, memberOf, signUp, type Person } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
-import { launchBrowser, openPage, UI_TIMEOUT_MS } from "./browser.ts";
+import { openPage, UI_TIMEOUT_MS, useBrowser } from "./browser.ts";
 import {
   authorizeUrl,
   exchangeCode,
@@ -27,7 +27,7 @@ import {
 
 const ARTIFACTS = fileURLToPath(new URL("../artifacts/", import.meta.url));
 
-let browser: Browser;
+const browser = useBrowser();
 let origin: string;
 let callback: Callback;
 
@@ -35,19 +35,19 @@ useRoom();
 
 beforeAll(async () => {
   origin = workerUrl();
-  [browser, callback] = await Promise.all([launchBrowser(), startCallback()]);
+  callback = await startCallback();
   mkdirSync(ARTIFACTS, { recursive: true });
-}, 60_000);
+});
 
 afterAll(async () => {
-  await Promise.all([browser?.close(), callback?.stop()]);
+  await callback?.stop();
 });
 
 const region = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
 const rowOf = (scope: Locator, text: string) => scope.getByRole("row").filter({ hasText: text });
 
 async function openSettings(person: Person): Promise<Page> {
-  const page = await openPage(browser, { as: person });
+  const page = await openPage(browser(), { as: person });
   await page.goto(`${origin}/settings.html`);
   await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
   return page;
@@ -87,7 +87,7 @@ describe("an application registered in the settings page, installed by consent",
     // The person's browser is sent to /oauth/authorize, signed out: off to sign in, then back to consent.
     const { verifier, challenge } = pkce();
     const scope = "tasks.read tasks.manage projects.read";
-    const person = await openPage(browser);
+    const person = await openPage(browser());
     await person.goto(authorizeUrl({ clientId: client.clientId, redirectUri: callback.redirectUri, scope, state: "s-1", challenge }));
     // Static pages are served without .html (Workers assets' default html_handling).
     await person.waitForURL(/\/sign-in(\.html)?\?next=%2Fconsent(\.html)?%3F/);
@@ -150,7 +150,7 @@ describe("an application registered in the settings page, installed by consent",
     const owner = await signUp({ name: "Mary Jackson", organisationName: "Langley Tunnel" });
     const client = await registerByApi(owner, "Wind tunnel log", ["tasks.read"]);
     const { challenge } = pkce();
-    const page = await openPage(browser, { as: owner });
+    const page = await openPage(browser(), { as: owner });
     await page.goto(
       authorizeUrl({ clientId: client.clientId, redirectUri: callback.redirectUri, scope: "tasks.read", state: "s-deny", challenge }),
     );
@@ -170,7 +170,7 @@ describe("a member grants at most what their role holds", { timeout: 120_000 }, 
     const member = await memberOf(owner, "member");
     const client = await registerByApi(owner, "Planning board", ["tasks.read", "projects.manage"]);
     const { verifier, challenge } = pkce();
-    const page = await openPage(browser, { as: member });
+    const page = await openPage(browser(), { as: member });
     await page.goto(
       authorizeUrl({ clientId: client.clientId, redirectUri: callback.redirectUri, scope: "tasks.read projects.manage", challenge }),
     );
@@ -210,7 +210,7 @@ describe("a member grants at most what their role holds", { timeout: 120_000 }, 
     const client = await registerByApi(owner, "Ledger sync", ["financials.manage"]);
     const { challenge } = pkce();
     const url = authorizeUrl({ clientId: client.clientId, redirectUri: callback.redirectUri, scope: "financials.manage", challenge });
-    const page = await openPage(browser, { as: member });
+    const page = await openPage(browser(), { as: member });
     await page.goto(url);
     await page.getByRole("heading", { name: "Allow Ledger sync to use opsroom?" }).waitFor();
     expect(await page.getByRole("button", { name: "Allow" }).isDisabled()).toBe(true);
@@ -230,7 +230,7 @@ describe("sign-in's ?next= goes back to a path of this origin only", { timeout: 
   for (const next of ["https://evil.example/x", "//evil.example/x", "/\\evil.example/x", "javascript:alert(1)"]) {
     it(`next=${next} lands on the board`, async () => {
       const person = await signUp();
-      const page = await openPage(browser);
+      const page = await openPage(browser());
       await page.goto(`${origin}/sign-in.html?next=${encodeURIComponent(next)}`);
       await page.getByLabel("Email").fill(person.email);
       await page.getByLabel("Password").fill(person.password);

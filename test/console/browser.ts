@@ -1,5 +1,5 @@
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { testClientAddress, workerUrl } from "../helpers/api.ts";
 import type { Person } from "../helpers/people.ts";
 
@@ -14,6 +14,18 @@ export const UI_TIMEOUT_MS = 30_000;
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM });
+}
+
+/** Chromium for a file's tests: launched before them, closed after; the getter answers it. */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
 }
 
 export interface PageOptions {
