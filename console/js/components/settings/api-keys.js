@@ -10,7 +10,6 @@ import { actionButton, checkedScopes, confirmIn, scopeChecks, scopeList, showOnc
 /** @typedef {{ id: string, name: string, prefix: string, scopes: string[], rateLimit: number, createdBy: { id: string, name: string } | null, createdAt: string, lastUsedAt: string | null }} ApiKey */
 
 /** @param {{ scopes: { scope: string, label: string }[] }} options */
-// eslint-disable-next-line max-lines-per-function -- a component: its state and the DOM handlers that read and change it share one closure (the key list, the create form and the key shown once)
 export async function mountApiKeys({ scopes }) {
   const labels = new Map(scopes.map(({ scope, label }) => [scope, label]));
   const alert = byId("api-keys-error");
