@@ -2,7 +2,8 @@
 // discovery, sends a person through the OAuth 2.1 authorization-code flow with PKCE, exchanges the
 // code for tokens, calls /v1 under its own name, follows the organisation's live events on the
 // realtime socket (joined with short-lived tokens it mints), and refreshes its access token before
-// it expires (the refresh token rotates: each one is used once).
+// it expires (the refresh token rotates: each one is used once). The OAuth side is oauth4webapi, a
+// client library nobody here wrote, which checks each answer as the RFCs say (state, iss, tokens).
 //
 //   OPSROOM_CLIENT_ID=app_... OPSROOM_CLIENT_SECRET=opsroom_cs_... npx tsx docs/app-example.ts \
 //     [--api http://127.0.0.1:8787] [--port 8976] [--scope "tasks.read projects.read"]
@@ -11,12 +12,13 @@
 // URI http://127.0.0.1:8976/callback (a loopback URI matches on any port, RFC 8252 §7.3; --port 0
 // takes a free one). Without OPSROOM_CLIENT_SECRET it is a public client (PKCE alone). It prints one
 // JSON line per step; open the `authorize` line's URL in a browser and allow it. Ctrl-C revokes its
-// refresh token and stops. test/console/app-example.test.ts runs it, with Chromium as the person.
+// refresh token (and with it the grant) and stops. test/console/app-example.test.ts runs it, with
+// Chromium as the person.
 
-import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
+import * as oauth from "oauth4webapi";
 import PartySocket from "partysocket";
 import WebSocket from "ws";
 
@@ -32,17 +34,14 @@ const { values: args } = parseArgs({
 const clientId = process.env.OPSROOM_CLIENT_ID;
 const clientSecret = process.env.OPSROOM_CLIENT_SECRET || undefined;
 if (!clientId) throw new Error("OPSROOM_CLIENT_ID=app_... is required (Settings -> Integrations -> Applications)");
-const api = args.api!.replace(/\/+$/, "");
+const issuer = new URL(args.api!.replace(/\/+$/, ""));
+const client: oauth.Client = { client_id: clientId };
+const clientAuth = clientSecret ? oauth.ClientSecretBasic(clientSecret) : oauth.None();
+// oauth4webapi speaks https only, unless told otherwise: `npm run dev` is http on this machine.
+const options = { [oauth.allowInsecureRequests]: issuer.protocol === "http:" };
 
 const print = (line: Record<string, unknown>) => console.log(JSON.stringify(line));
-const base64url = (bytes: Buffer) => bytes.toString("base64url");
 
-interface Metadata {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  revocation_endpoint: string;
-}
 /** GET /v1's answer, as far as this example reads it. */
 interface Self {
   organisation: string;
@@ -50,83 +49,58 @@ interface Self {
   scopes: { scope: string }[];
   realtime: { url: string };
 }
-interface Tokens {
-  access_token: string;
-  refresh_token: string;
-  expires_in: number;
-  scope: string;
-}
 
 /** 1. Discovery (RFC 8414): the endpoints, from the issuer's metadata alone. */
-async function discover(): Promise<Metadata> {
-  const response = await fetch(`${api}/.well-known/oauth-authorization-server`);
-  if (!response.ok) throw new Error(`discovery: HTTP ${response.status}`);
-  return (await response.json()) as Metadata;
+async function discover(): Promise<oauth.AuthorizationServer> {
+  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...options }));
+}
+
+/** Serves the loopback callback once: answers the URL it was called with. */
+async function callback(): Promise<{ redirectUri: string; answered: Promise<URL> }> {
+  let settle!: (url: URL) => void;
+  const answered = new Promise<URL>((resolve) => (settle = resolve));
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", `http://${request.headers.host}`);
+    if (url.pathname !== "/callback") return void response.writeHead(404).end();
+    response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Connected to opsroom: you can close this window.");
+    server.close();
+    settle(url);
+  });
+  await new Promise<void>((resolve) => server.listen(Number(args.port), "127.0.0.1", resolve));
+  return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, answered };
 }
 
 /**
- * 2. The person's part: a loopback callback, the authorization URL (with a state and the PKCE
- * challenge), then the code the server sends back to the callback. The answer must carry our
- * state and the issuer we asked (RFC 9207: no code injected from another server).
+ * 2. The person's part: the authorization URL (a state and the PKCE challenge), printed for the
+ * person to open; then the code the server sends back to the loopback callback, which
+ * validateAuthResponse accepts only with our state and this issuer (RFC 9207), and the tokens.
  */
-async function authorize(metadata: Metadata): Promise<{ code: string; redirectUri: string; verifier: string }> {
-  const state = base64url(randomBytes(16));
-  const verifier = base64url(randomBytes(32));
-  const challenge = base64url(createHash("sha256").update(verifier).digest());
-  let settle!: (query: URLSearchParams) => void;
-  const answered = new Promise<URLSearchParams>((resolve) => (settle = resolve));
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? "/", "http://127.0.0.1");
-    if (url.pathname !== "/callback") return void response.writeHead(404).end();
-    response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("Connected to opsroom: you can close this window.");
-    settle(url.searchParams);
-  });
-  await new Promise<void>((resolve) => server.listen(Number(args.port), "127.0.0.1", resolve));
-  const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
-  const url = new URL(metadata.authorization_endpoint);
+async function authorize(as: oauth.AuthorizationServer): Promise<oauth.TokenEndpointResponse> {
+  const { redirectUri, answered } = await callback();
+  const state = oauth.generateRandomState();
+  const verifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(as.authorization_endpoint!);
   url.search = new URLSearchParams({
     response_type: "code",
     client_id: clientId!,
     redirect_uri: redirectUri,
     scope: args.scope!,
     state,
-    code_challenge: challenge,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
     code_challenge_method: "S256",
   }).toString();
   print({ step: "authorize", url: url.toString() });
-  const query = await answered;
-  server.close();
-  if (query.get("state") !== state) throw new Error("the callback's state is not ours");
-  if (query.get("iss") !== metadata.issuer) throw new Error("the callback's issuer is not the one we asked");
-  const error = query.get("error");
-  if (error) throw new Error(`not authorized: ${error} ${query.get("error_description") ?? ""}`);
-  return { code: query.get("code")!, redirectUri, verifier };
-}
-
-/** POST to the token or revocation endpoint, form-encoded, authenticated as the client. */
-async function clientPost(endpoint: string, fields: Record<string, string>): Promise<Response> {
-  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
-  const form = new URLSearchParams(fields);
-  if (clientSecret) {
-    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId!)}:${encodeURIComponent(clientSecret)}`).toString("base64")}`;
-  } else form.set("client_id", clientId!);
-  return fetch(endpoint, { method: "POST", headers, body: form });
-}
-
-/** 3. Tokens: the code with its PKCE verifier, or a refresh token (which is spent by its use). */
-async function token(metadata: Metadata, fields: Record<string, string>): Promise<Tokens> {
-  const response = await clientPost(metadata.token_endpoint, fields);
-  const body = (await response.json()) as Tokens & { error?: string; error_description?: string };
-  if (!response.ok) throw new Error(`token endpoint: ${body.error} ${body.error_description ?? ""}`);
-  return body;
+  const params = oauth.validateAuthResponse(as, client, await answered, state);
+  const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, verifier, options);
+  return oauth.processAuthorizationCodeResponse(as, client, response);
 }
 
 /** The current tokens; refreshed in place. */
-let tokens: Tokens;
+let tokens: oauth.TokenEndpointResponse;
 
-/** 4. A call to /v1 with the access token, exactly as with an API key. */
+/** 3. A call to /v1 with the access token, exactly as with an API key. */
 async function call<Answer>(path: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> {
-  const response = await fetch(`${api}${path}`, {
+  const response = await fetch(new URL(path, issuer), {
     method: init.method ?? "GET",
     headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json" },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -136,33 +110,34 @@ async function call<Answer>(path: string, init: { method?: string; body?: unknow
   return body;
 }
 
-/** 5. Refresh before expiry; each refresh token works once, so the new pair replaces the old. */
-function scheduleRefresh(metadata: Metadata): void {
-  const inMs = Math.max(1, tokens.expires_in - Number(args["refresh-early"])) * 1000;
+/** 4. Refresh before expiry; each refresh token works once, so the new pair replaces the old. */
+function scheduleRefresh(as: oauth.AuthorizationServer): void {
+  const inMs = Math.max(1, (tokens.expires_in ?? 3600) - Number(args["refresh-early"])) * 1000;
   setTimeout(() => {
-    token(metadata, { grant_type: "refresh_token", refresh_token: tokens.refresh_token })
+    oauth
+      .refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, options)
+      .then((response) => oauth.processRefreshTokenResponse(as, client, response))
       .then(async (fresh) => {
         tokens = fresh;
         const self = await call<Self>("/v1");
         print({ step: "refreshed", scope: fresh.scope, application: self.application });
-        scheduleRefresh(metadata);
+        scheduleRefresh(as);
       })
       .catch(fail);
   }, inMs).unref();
 }
 
 /**
- * 6. Live events: the room's address from GET /v1, joined with a realtime token minted with the
+ * 5. Live events: the room's address from GET /v1, joined with a realtime token minted with the
  * access token (partysocket asks for a fresh one at every reconnect, as tokens are short-lived).
  */
 function follow(self: Self): PartySocket {
+  const mint = () => call<{ data: { token: string } }>("/v1/realtime/tokens", { method: "POST", body: {} });
   const socket = new PartySocket({
     host: new URL(self.realtime.url).host,
     party: "v1",
     room: self.organisation,
-    query: async () => ({
-      token: (await call<{ data: { token: string } }>("/v1/realtime/tokens", { method: "POST", body: {} })).data.token,
-    }),
+    query: async () => ({ token: (await mint()).data.token }),
     WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
   });
   socket.addEventListener("message", (message: MessageEvent) => {
@@ -182,30 +157,27 @@ function follow(self: Self): PartySocket {
 }
 
 function fail(error: unknown): never {
-  console.error(String(error));
+  console.error(
+    error instanceof oauth.AuthorizationResponseError ? `not authorized: ${error.error} ${error.error_description ?? ""}` : String(error),
+  );
   process.exit(1);
 }
 
 async function main(): Promise<void> {
-  const metadata = await discover();
-  const { code, redirectUri, verifier } = await authorize(metadata);
-  tokens = await token(metadata, { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier });
+  const as = await discover();
+  tokens = await authorize(as);
   print({ step: "token", scope: tokens.scope, expiresIn: tokens.expires_in });
   const self = await call<Self>("/v1");
-  print({
-    step: "connected",
-    organisation: self.organisation,
-    application: self.application,
-    scopes: self.scopes.map((s) => s.scope),
-  });
+  print({ step: "connected", organisation: self.organisation, application: self.application, scopes: self.scopes.map((s) => s.scope) });
   const socket = follow(self);
-  scheduleRefresh(metadata);
+  scheduleRefresh(as);
   process.once("SIGINT", () => {
     socket.close();
-    // A tidy exit: the refresh token (and with it the grant's access tokens) stops working now.
-    void clientPost(metadata.revocation_endpoint, { token: tokens.refresh_token, token_type_hint: "refresh_token" }).finally(() =>
-      process.exit(0),
-    );
+    // A tidy exit (RFC 7009): the refresh token, and with it the grant's access tokens, stop now.
+    void oauth
+      .revocationRequest(as, client, clientAuth, tokens.refresh_token!, options)
+      .then(oauth.processRevocationResponse)
+      .finally(() => process.exit(0));
   });
 }
 
