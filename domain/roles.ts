@@ -2,8 +2,8 @@ import { ALL_SCOPES, expandScopes, type Scope } from "./scopes.ts";
 
 /**
  * A person's role in an organisation (docs/people.md "Roles"). A session's scopes come from its
- * role: owners and admins hold every scope and manage the settings area (keys, webhooks,
- * members); members read everything but financial entries and change tasks, risks and issues.
+ * role: owners and admins hold every scope (audit.read included: they read the audit log) and
+ * manage the settings area (keys, webhooks, members); members read everything but financial entries and change tasks, risks and issues.
  * Only an owner makes or unmakes an owner, and an organisation always keeps one.
  */
 export const ROLES = ["owner", "admin", "member"] as const;

@@ -1,17 +1,21 @@
 import { SCOPE_GROUPS, type ScopeGroup } from "./resources.ts";
 
 // The closed set of scopes (docs/api.md "Keys and scopes"): each group's .read and .manage
-// (domain/resources.ts SCOPE_GROUPS), in its order. A .manage scope always implies its .read scope.
+// (domain/resources.ts SCOPE_GROUPS), in its order, then audit.read. A .manage scope always
+// implies its .read scope. audit.read (the audit log, docs/audit-log.md) stands alone: no other
+// scope implies it and there is no audit.manage (no one changes the log); a key holds it only when
+// it was given it, and of the roles only owners and admins hold it (domain/roles.ts).
 
-export type Scope = `${ScopeGroup}.${"read" | "manage"}`;
+export type Scope = `${ScopeGroup}.${"read" | "manage"}` | "audit.read";
 
 /** Every scope with what it grants, in catalogue order. */
-export const SCOPES = Object.fromEntries(
-  Object.entries(SCOPE_GROUPS).flatMap(([group, grants]) => [
+export const SCOPES = Object.fromEntries([
+  ...Object.entries(SCOPE_GROUPS).flatMap(([group, grants]) => [
     [`${group}.read`, grants.read],
     [`${group}.manage`, grants.manage],
   ]),
-) as Record<Scope, string>;
+  ["audit.read", "Read the audit log"],
+]) as Record<Scope, string>;
 
 export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
 

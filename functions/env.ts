@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Database } from "../db/client.ts";
 import type { Actor } from "../domain/actor.ts";
 import type { Scope } from "../domain/scopes.ts";
+import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import { EVENT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { IdempotencyRequest } from "../services/context.ts";
 import type { AuthGuard } from "./rate-limit/auth-guard.ts";
@@ -29,6 +30,7 @@ export interface Bindings {
   SIGNUP?: string;
   /** How many days events stay readable (GET /v1/events, history, replays); default 30, fractions allowed. */
   EVENT_RETENTION_DAYS?: string;
+  AUDIT_RETENTION_DAYS?: string;
   /**
    * "true" writes one structured line per request (request id, method, path, status, ms, statements).
    * Off by default: the platform's own invocation logs record every request, and the line cost more
@@ -65,6 +67,11 @@ const SettingsSchema = z
       .min(1 / 86_400, "must be a number of days of at least one second (0.0000116)")
       .max(3650)
       .optional(),
+    AUDIT_RETENTION_DAYS: z.coerce
+      .number()
+      .min(1 / 86_400, "must be a number of days of at least one second (0.0000116)")
+      .max(36500)
+      .optional(),
   })
   .refine((s) => Boolean(s.REALTIME_URL) === Boolean(s.REALTIME_SECRET), "REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
 
@@ -78,6 +85,8 @@ export interface Settings {
   auth: { secret: string; signup: boolean } | null;
   /** How long events are kept readable, in seconds. */
   events: { retentionSeconds: number };
+  /** How long audit entries are kept, in seconds (AUDIT_RETENTION_DAYS, default 365). */
+  audit: { retentionSeconds: number };
   /** A structured line per request (LOG_REQUESTS=true). */
   logRequests: boolean;
 }
@@ -98,6 +107,7 @@ export function settingsOf(env: Bindings): Settings {
       REALTIME_SECRET: env.REALTIME_SECRET || undefined,
       AUTH_SECRET: env.AUTH_SECRET || undefined,
       EVENT_RETENTION_DAYS: env.EVENT_RETENTION_DAYS || undefined,
+      AUDIT_RETENTION_DAYS: env.AUDIT_RETENTION_DAYS || undefined,
     });
     if (!parsed.success) {
       throw new Error(
@@ -111,6 +121,7 @@ export function settingsOf(env: Bindings): Settings {
       webhooks: { allowLoopback: s.WEBHOOKS_ALLOW_LOOPBACK === "true" },
       auth: s.AUTH_SECRET ? { secret: s.AUTH_SECRET, signup: s.SIGNUP !== "false" } : null,
       events: { retentionSeconds: Math.round((s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
+      audit: { retentionSeconds: Math.round((s.AUDIT_RETENTION_DAYS ?? AUDIT_RETENTION_DAYS) * 86_400) },
       logRequests: s.LOG_REQUESTS === "true",
     };
     checked.set(env, settings);

@@ -4,7 +4,7 @@ import { backgroundContext } from "./http/context.ts";
 import { settingsOf, type Bindings } from "./env.ts";
 
 // The Worker: the Hono app serves /v1; the cron trigger runs the sweep (re-publishes events no
-// room acknowledged, repeats recent revocations to the rooms, drops what is past retention).
+// room acknowledged, repeats recent revocations to the rooms, drops events and audit entries past their retention).
 export { AuthGuard } from "./rate-limit/auth-guard.ts";
 export { RateLimiter } from "./rate-limit/limiter.ts";
 const app = createApp();
@@ -13,7 +13,10 @@ export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(
-      sweep(backgroundContext(env, ctx), { retentionSeconds: settingsOf(env).events.retentionSeconds }).then((result) =>
+      sweep(backgroundContext(env, ctx), {
+        retentionSeconds: settingsOf(env).events.retentionSeconds,
+        auditRetentionSeconds: settingsOf(env).audit.retentionSeconds,
+      }).then((result) =>
         console.log(JSON.stringify({ message: "sweep", ...result })),
       ),
     );

@@ -2,6 +2,7 @@ import * as statements from "../db/statements/api-keys.ts";
 import { MANAGE_SETTINGS } from "../db/statements/settings-caller.ts";
 import { webhooksRegisteredBy } from "../db/statements/webhooks.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "../domain/crypto/api-keys.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import { notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import { expandScopes, type Scope } from "../domain/scopes.ts";
@@ -92,19 +93,24 @@ export async function listOrganisationKeys({ ctx }: Call<Record<string, never>>)
 /** A key named for its application, with the chosen scopes (a .manage scope brings its .read). The key is answered once. */
 export async function createOrganisationKey({ ctx, input }: Call<{ name: string; scopes: Scope[]; rateLimit?: number | undefined }>) {
   const { key, ...stored } = newApiKey();
-  const outcome = await statements.createOrganisationKey(ctx.db, ctx.actor, {
-    ...stored,
-    name: input.name,
-    scopes: expandScopes(input.scopes),
-    rateLimit: input.rateLimit,
-  });
+  const outcome = await statements.createOrganisationKey(
+    ctx.db,
+    ctx.actor,
+    {
+      ...stored,
+      name: input.name,
+      scopes: expandScopes(input.scopes),
+      rateLimit: input.rateLimit,
+    },
+    ctx.request ?? NO_REQUEST,
+  );
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   return { ...outcome.key!, key };
 }
 
 /** Revokes a key: 401 at once over HTTP; its room closes its sockets (after the answer). */
 export async function revokeOrganisationKey({ ctx, input }: Call<{ keyId: string }>) {
-  const outcome = await statements.revokeOrganisationKey(ctx.db, ctx.actor, input.keyId);
+  const outcome = await statements.revokeOrganisationKey(ctx.db, ctx.actor, input.keyId, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.revoked) throw notFound("API key");
   const { orgId, id } = outcome.revoked;
@@ -114,7 +120,7 @@ export async function revokeOrganisationKey({ ctx, input }: Call<{ keyId: string
 /** A new key with the old one's name, scopes and rate limit, and the old one revoked, in one statement. */
 export async function replaceOrganisationKey({ ctx, input }: Call<{ keyId: string }>) {
   const { key, ...stored } = newApiKey();
-  const outcome = await statements.replaceOrganisationKey(ctx.db, ctx.actor, input.keyId, stored);
+  const outcome = await statements.replaceOrganisationKey(ctx.db, ctx.actor, input.keyId, stored, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.key || !outcome.orgId) throw notFound("API key");
   const orgId = outcome.orgId;

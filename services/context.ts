@@ -1,6 +1,7 @@
 import type { Database } from "../db/client.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
 import type { Actor } from "../domain/actor.ts";
+import type { AuditRequest } from "../domain/audit.ts";
 import type { Rooms } from "./rooms.ts";
 
 export type { IdempotencyRequest };
@@ -24,10 +25,12 @@ export interface ServiceContext {
   observe?(changeVersion: number): void;
   /** The Idempotency-Key a create came with. */
   idempotency?: IdempotencyRequest | undefined;
+  /** Where the request came from: the audit entries its writes append carry it. None for the CLI. */
+  request?: AuditRequest | undefined;
 }
 
 /** What the system's own work runs with (the sweep, the room's calls): no caller. */
-export type SystemContext = Omit<ServiceContext, "actor" | "idempotency">;
+export type SystemContext = Omit<ServiceContext, "actor" | "idempotency" | "request">;
 
 /** A service verb's argument: its context and its input. */
 export interface Call<Input, Context = ServiceContext> {

@@ -10,6 +10,8 @@ import {
 } from "../db/statements/events.ts";
 import { pruneIdempotencyKeys } from "../db/statements/idempotency.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
+import { pruneAuditEntries } from "../db/statements/audit.ts";
+import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import type { EventFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { Scope } from "../domain/scopes.ts";
@@ -161,8 +163,8 @@ async function publishUnacknowledged(ctx: SweepContext, graceSeconds: number): P
  */
 export async function sweep(
   ctx: SweepContext,
-  options: { retentionSeconds: number; graceSeconds?: number },
-): Promise<{ published: number; failed: number; pruned: number }> {
+  options: { retentionSeconds: number; auditRetentionSeconds?: number; graceSeconds?: number },
+): Promise<{ published: number; failed: number; pruned: number; auditPruned: number }> {
   const failing = (what: string) => (error: unknown) => warn(`sweep could not ${what}`, { cause: String(error) });
   // What this isolate was told and holds for its next write is recorded first, not sent again
   // (when that fails, the events are sent again below, which costs only the repeat).
@@ -187,5 +189,11 @@ export async function sweep(
     return 0;
   });
   await pruneIdempotencyKeys(ctx.db).catch(failing("prune Idempotency-Keys"));
-  return { published, failed, pruned };
+  const auditPruned = await pruneAuditEntries(ctx.db, options.auditRetentionSeconds ?? AUDIT_RETENTION_DAYS * 86_400).catch(
+    (error: unknown) => {
+      failing("prune the audit log")(error);
+      return 0;
+    },
+  );
+  return { published, failed, pruned, auditPruned };
 }

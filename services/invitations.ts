@@ -6,6 +6,7 @@ import { sha256Hex } from "../domain/crypto/hash.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import type { Role } from "../domain/roles.ts";
+import { NO_REQUEST, type AuditRequest } from "../domain/audit.ts";
 import type { Call } from "./context.ts";
 import { settleCaller } from "./settle.ts";
 
@@ -33,13 +34,18 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
   const email = input.email.trim().toLowerCase();
   let outcome;
   try {
-    outcome = await statements.createInvitation(ctx.db, ctx.actor, {
-      id: uuidv7(),
-      email,
-      role: input.role,
-      tokenHash: sha256Hex(token),
-      expiresInDays: INVITATION_DAYS,
-    });
+    outcome = await statements.createInvitation(
+      ctx.db,
+      ctx.actor,
+      {
+        id: uuidv7(),
+        email,
+        role: input.role,
+        tokenHash: sha256Hex(token),
+        expiresInDays: INVITATION_DAYS,
+      },
+      ctx.request ?? NO_REQUEST,
+    );
   } catch (error) {
     if ((error as { constraint?: string }).constraint === "invitations_open_email_key") {
       throw new DomainError("conflict", `${email} already has an open invitation: revoke it to send a new one`, { field: "email" });
@@ -66,12 +72,15 @@ export async function lookUpInvitation({ ctx, input }: Call<{ token: string }, {
 }
 
 /** A signed-in person accepts an invitation to their address; the session switches to it. */
-export async function acceptInvitation({ ctx, input }: Call<{ token: string; userId: string; sessionToken: string }, { db: Database }>) {
-  const accepted = await statements.acceptInvitation(ctx.db, {
-    tokenHash: sha256Hex(input.token),
-    userId: input.userId,
-    sessionToken: input.sessionToken,
-  });
+export async function acceptInvitation({
+  ctx,
+  input,
+}: Call<{ token: string; userId: string; sessionToken: string }, { db: Database; request: AuditRequest }>) {
+  const accepted = await statements.acceptInvitation(
+    ctx.db,
+    { tokenHash: sha256Hex(input.token), userId: input.userId, sessionToken: input.sessionToken },
+    ctx.request,
+  );
   if (!accepted) throw notFound("open invitation for your address");
   return accepted;
 }

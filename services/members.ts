@@ -1,6 +1,7 @@
 import * as statements from "../db/statements/members.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { SETTINGS_ROLES, type Role } from "../domain/roles.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import type { Call, ServiceContext } from "./context.ts";
 import { settleCaller } from "./settle.ts";
 
@@ -24,7 +25,7 @@ export const changeMemberRole = ({ ctx, input }: Call<{ userId: string; role: Ro
 export const removeMember = ({ ctx, input }: Call<{ userId: string }>) => changeMember(ctx, input.userId, null);
 
 async function changeMember(ctx: ServiceContext, userId: string, role: Role | null) {
-  const outcome = await statements.changeMember(ctx.db, ctx.actor, userId, role);
+  const outcome = await statements.changeMember(ctx.db, ctx.actor, userId, role, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, null);
   // The role is checked before the member's existence, as everywhere: who may ask comes first.
   if (!outcome.permitted) {

@@ -1,6 +1,8 @@
 import type { Database } from "../db/client.ts";
 import { organisationsOf } from "../db/statements/members.ts";
 import * as statements from "../db/statements/sessions.ts";
+import { recordSession, recordSignInFailure } from "../db/statements/sign-ins.ts";
+import type { AuditRequest } from "../domain/audit.ts";
 import { notFound } from "../domain/errors.ts";
 import type { Call } from "./context.ts";
 import type { Rooms } from "./rooms.ts";
@@ -38,3 +40,16 @@ export async function endSession(ctx: { db: Database; rooms: Rooms }, input: { s
   const orgIds = await organisationsOf(ctx.db, input.userId);
   await Promise.all(orgIds.map((orgId) => ctx.rooms.tell(orgId, { sessionsEnded: [input.sessionId] })));
 }
+
+/**
+ * The audit log's sign-ins and sign-outs (better-auth's hooks, functions/auth/auth.ts), in the
+ * organisation the session acts for. A failure to record is logged, and the sign-in goes on.
+ */
+export const auditSession = (
+  ctx: { db: Database; request: AuditRequest },
+  input: { action: "user.signed_in" | "user.signed_out"; userId: string; orgId: string | null },
+) => recordSession(ctx.db, input, ctx.request);
+
+/** A refused sign-in (wrong password, or an address no one has: then nothing is recorded). */
+export const auditSignInFailure = (ctx: { db: Database; request: AuditRequest }, input: { email: string }) =>
+  recordSignInFailure(ctx.db, input.email, ctx.request);

@@ -5,6 +5,7 @@ import { sha256Hex } from "../domain/crypto/hash.ts";
 import { generatePassword, hashPassword } from "../domain/crypto/passwords.ts";
 import { DomainError } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
+import type { AuditRequest } from "../domain/audit.ts";
 import type { Role } from "../domain/roles.ts";
 import type { Call } from "./context.ts";
 import { callerRefusals } from "./refusals.ts";
@@ -28,16 +29,20 @@ export async function checkSignUp(
 }
 
 /** After sign-up: join by the invitation, or own a new organisation. */
+/**
+ * After sign-up: join by the invitation (recorded as member.joined), or own a new organisation
+ * (recorded as user.signed_up, its log's first entry).
+ */
 export async function welcomeNewUser(
-  ctx: { db: Database },
+  ctx: { db: Database; request: AuditRequest },
   input: { userId: string; email: string; name: string; invitation?: string | undefined; organisationName?: string | undefined },
 ): Promise<void> {
   if (input.invitation) {
-    await acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.invitation), userId: input.userId });
+    await acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.invitation), userId: input.userId }, ctx.request);
     return;
   }
   const name = (input.organisationName ?? `${input.name}'s organisation`).slice(0, 200);
-  await statements.createOrganisationWithOwner(ctx.db, { orgId: uuidv7(), name, userId: input.userId });
+  await statements.createOrganisationWithOwner(ctx.db, { orgId: uuidv7(), name, userId: input.userId }, ctx.request);
 }
 
 /** `opsroom user create`: a person with a password credential and a role; the password is generated unless given. */

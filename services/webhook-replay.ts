@@ -1,4 +1,5 @@
 import * as statements from "../db/statements/webhooks.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { matchesFilter } from "../domain/event-filter.ts";
 import { REPLAY_BATCH, webhookFilter } from "../realtime/protocol.ts";
@@ -79,12 +80,15 @@ export async function replayWebhook({
   input,
 }: Call<{ id: string; after: number; until: number | null; retentionSeconds: number; charge: Charge }>) {
   const read = async (after: number, until: number | null) => {
-    const page = await statements.replayPage(ctx.db, ctx.actor, input.id, {
-      after,
-      until,
-      limit: REPLAY_BATCH,
-      retentionSeconds: input.retentionSeconds,
-    });
+    const first = after === input.after;
+    const page = await statements.replayPage(
+      ctx.db,
+      ctx.actor,
+      input.id,
+      { after, until, limit: REPLAY_BATCH, retentionSeconds: input.retentionSeconds },
+      // The first page records the replay in the audit log, when it goes ahead.
+      first ? { request: ctx.request ?? NO_REQUEST, maxSpan: REPLAY_MAX_SPAN } : undefined,
+    );
     settleCaller(page.caller, ctx, "webhooks.manage");
     return page;
   };

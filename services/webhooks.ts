@@ -18,6 +18,7 @@ import { firstMissingScope } from "../domain/scopes.ts";
 import { checkWebhookUrl } from "../domain/webhook-urls.ts";
 import { QueuedAnswerSchema, type QueuedAnswer, type RoomMessage } from "../realtime/protocol.ts";
 import { guarded } from "./constraint-errors.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import type { Call, ServiceContext, SystemContext } from "./context.ts";
 import { settleCaller, settleCreate, settleDelete, settleUpdate, type WriteResult } from "./settle.ts";
 
@@ -87,7 +88,13 @@ export async function createWebhook({
   const url = checkWebhookUrl(input.url, policy.allowLoopback);
   const secret = generateWebhookSecret();
   const outcome = await guarded(
-    statements.createWebhook(ctx.db, ctx.actor, { ...settings, url, events: input.events ?? [], secret }, ctx.idempotency),
+    statements.createWebhook(
+      ctx.db,
+      ctx.actor,
+      { ...settings, url, events: input.events ?? [], secret },
+      ctx.request ?? NO_REQUEST,
+      ctx.idempotency,
+    ),
   );
   const result = settleCreate(outcome, { ctx, scope: scopes.manage, noun: "webhook", idempotency: ctx.idempotency });
   if (result.replayed) return result as WriteResult<WebhookRecord & { secret: string }>;
@@ -119,7 +126,11 @@ export async function updateWebhook({
 }: Call<{ id: string; patch: statements.WebhookChange; ifMatch: number | null; policy: UrlPolicy }>) {
   const patch =
     input.patch.url === undefined ? input.patch : { ...input.patch, url: checkWebhookUrl(input.patch.url, input.policy.allowLoopback) };
-  return settleChange(ctx, await guarded(statements.updateWebhook(ctx.db, ctx.actor, input.id, patch, input.ifMatch)), "changing it");
+  return settleChange(
+    ctx,
+    await guarded(statements.updateWebhook(ctx.db, ctx.actor, input.id, patch, input.ifMatch, ctx.request ?? NO_REQUEST)),
+    "changing it",
+  );
 }
 
 /**
@@ -129,7 +140,14 @@ export async function updateWebhook({
 export async function rotateWebhookSecret({ ctx, input }: Call<{ id: string; overlapSeconds: number; ifMatch: number | null }>) {
   const secret = generateWebhookSecret();
   const outcome = await guarded(
-    statements.rotateWebhookSecret(ctx.db, ctx.actor, input.id, { secret, overlapSeconds: input.overlapSeconds }, input.ifMatch),
+    statements.rotateWebhookSecret(
+      ctx.db,
+      ctx.actor,
+      input.id,
+      { secret, overlapSeconds: input.overlapSeconds },
+      input.ifMatch,
+      ctx.request ?? NO_REQUEST,
+    ),
   );
   const result = await settleChange(ctx, outcome, "rotating its secret");
   return { ...result, record: { ...result.record, secret } };
@@ -137,11 +155,14 @@ export async function rotateWebhookSecret({ ctx, input }: Call<{ id: string; ove
 
 /** Removing a webhook drops what is queued for it; it needs webhooks.manage only. */
 export async function deleteWebhook({ ctx, input }: Call<{ id: string; ifMatch: number | null }>) {
-  const result = settleDelete(await guarded(statements.deleteWebhook(ctx.db, ctx.actor, input.id, input.ifMatch), { deleting: true }), {
-    ctx,
-    scope: scopes.manage,
-    noun: "webhook",
-  });
+  const result = settleDelete(
+    await guarded(statements.deleteWebhook(ctx.db, ctx.actor, input.id, input.ifMatch, ctx.request ?? NO_REQUEST), { deleting: true }),
+    {
+      ctx,
+      scope: scopes.manage,
+      noun: "webhook",
+    },
+  );
   await reloadRoom(ctx, result.record.orgId);
   return result;
 }

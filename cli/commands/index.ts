@@ -16,5 +16,6 @@ export const COMMANDS: CommandEntry[] = [
   { name: "user create", summary: "add a person who signs in, with a role (password shown once)", load: () => import("./user-create.ts") },
   { name: "personnel add", summary: "add a person to an organisation", load: () => import("./personnel-add.ts") },
   { name: "seed", summary: "create a demo organisation with data and an all-scopes key", load: () => import("./seed.ts") },
+  { name: "audit verify", summary: "check an organisation's audit log chain", load: () => import("./audit-verify.ts") },
   { name: "listen", summary: "print live events; forward them to a local URL as signed webhooks", load: () => import("./listen.ts") },
 ];

@@ -16,3 +16,4 @@ export * from "./webhooks.ts";
 export * from "./webhook-deliveries.ts";
 export * from "./people.ts";
 export * from "./applications.ts";
+export * from "./audit.ts";

@@ -1,8 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./audit.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
@@ -26,6 +28,14 @@ function revokedKey(keyId: string, orgId: SQL | null): SQL {
       )`;
 }
 
+/** The audit entry of a key's creation, revocation or replacement, over the key's row `k` in `from`. */
+const keyAudit = (action: "api_key.created" | "api_key.revoked" | "api_key.replaced", from: SQL, changes: SQL) => ({
+  action,
+  source: sql`select k.org_id, ${auditTarget("api_key", sql`k.id`, sql`k.application`)} as target, ${changes} as changes from ${from}`,
+});
+const createdChanges = sql`jsonb_build_object('scopes', jsonb_build_object('from', null, 'to', to_jsonb(k.scopes)),
+  'rateLimit', jsonb_build_object('from', null, 'to', k.rate_limit))`;
+
 export interface StoredApiKey {
   id: string;
   orgId: string;
@@ -41,9 +51,12 @@ export interface StoredApiKey {
 export async function insertApiKey(db: Database, key: StoredApiKey): Promise<{ rateLimit: number }> {
   const [row] = await run<{ rate_limit: number }>(
     db,
-    sql`insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit)
-        values (${key.id}, ${key.orgId}, ${key.application}, ${key.keyHash}, ${key.prefix}, ${sql.param(key.scopes)}, ${key.rateLimit ?? DEFAULT_RATE_LIMIT})
-        returning rate_limit`,
+    sql`with inserted as (
+          insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit)
+          values (${key.id}, ${key.orgId}, ${key.application}, ${key.keyHash}, ${key.prefix}, ${sql.param(key.scopes)}, ${key.rateLimit ?? DEFAULT_RATE_LIMIT})
+          returning *
+        ), ${auditCtes({ ...keyAudit("api_key.created", sql`inserted k`, createdChanges), actor: SYSTEM_ACTOR_JSON }, NO_REQUEST)}
+        select rate_limit from inserted`,
   );
   return { rateLimit: row!.rate_limit };
 }
@@ -78,7 +91,7 @@ export async function revokeApiKey(db: Database, keyId: string): Promise<{ orgId
   // The second branch reads api_keys as it was before this statement: a key revoked before it.
   const [row] = await run<{ org_id: string }>(
     db,
-    sql`with ${revokedKey(keyId, null)}
+    sql`with ${revokedKey(keyId, null)}, ${auditCtes({ ...keyAudit("api_key.revoked", sql`revoked k`, sql`null::jsonb`), actor: SYSTEM_ACTOR_JSON }, NO_REQUEST)}
         select org_id from revoked
         union all
         select org_id from api_keys where id = ${keyId}::uuid and revoked_at is not null`,
@@ -167,6 +180,7 @@ export async function createOrganisationKey(
   db: Database,
   actor: Actor,
   key: NewKey,
+  request: AuditRequest,
 ): Promise<SettingsOutcome<{ key: ApiKeyRecord | null }>> {
   const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null }>(
     db,
@@ -177,7 +191,8 @@ export async function createOrganisationKey(
           select ${key.id}::uuid, org_id, ${key.name}, ${key.keyHash}, ${key.prefix}, ${sql.param(key.scopes)}, ${key.rateLimit ?? DEFAULT_RATE_LIMIT}, (select user_id from key)
             from auth
           returning *
-        )`,
+        ),
+        ${auditCtes(keyAudit("api_key.created", sql`inserted k`, createdChanges), request)}`,
     sql`(select ${apiKeyJson} from inserted k) as key`,
   );
   return { caller, role, userId, key: row.key };
@@ -188,12 +203,13 @@ export async function revokeOrganisationKey(
   db: Database,
   actor: Actor,
   keyId: string,
+  request: AuditRequest,
 ): Promise<SettingsOutcome<{ revoked: { id: string; orgId: string } | null }>> {
   const { caller, role, userId, row } = await withCaller<{ revoked: { id: string; orgId: string } | null }>(
     db,
     actor,
     MANAGE_SETTINGS,
-    revokedKey(keyId, CALLER_ORG),
+    sql`${revokedKey(keyId, CALLER_ORG)}, ${auditCtes(keyAudit("api_key.revoked", sql`revoked k`, sql`null::jsonb`), request)}`,
     sql`(select json_build_object('id', id, 'orgId', org_id) from revoked) as revoked`,
   );
   return { caller, role, userId, revoked: row.revoked };
@@ -208,6 +224,7 @@ export async function replaceOrganisationKey(
   actor: Actor,
   oldKeyId: string,
   key: Omit<NewKey, "name" | "scopes" | "rateLimit">,
+  request: AuditRequest,
 ): Promise<SettingsOutcome<{ key: ApiKeyRecord | null; orgId: string | null }>> {
   const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null; org_id: string | null }>(
     db,
@@ -219,7 +236,8 @@ export async function replaceOrganisationKey(
           select ${key.id}::uuid, org_id, application, ${key.keyHash}, ${key.prefix}, scopes, rate_limit, (select user_id from key)
             from revoked
           returning *
-        )`,
+        ),
+        ${auditCtes(keyAudit("api_key.replaced", sql`revoked k join inserted n on true`, sql`jsonb_build_object('replacedBy', jsonb_build_object('from', null, 'to', n.id))`), request)}`,
     sql`(select ${apiKeyJson} from inserted k) as key, (select org_id from revoked) as org_id`,
   );
   return { caller, role, userId, key: row.key, orgId: row.org_id };

@@ -31,6 +31,8 @@ export interface CreateOptions<R extends Resource> {
   remember?: SQL;
   /** The checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
   fresh?: boolean;
+  /** CTEs appended to the statement after the change (auditCtes: the audit entry recording it, over `changed`). */
+  audit?: SQL | undefined;
 }
 
 export interface CreateOutcome<Json> {
@@ -105,7 +107,7 @@ async function createOnce<R extends Resource>(
           returning *
         ),
         ${bumpAndEvent(resource, "created", sql`null::jsonb`)},
-        ${rememberCte(options.idempotency, options.remember ?? projection(resource, "changed"))}`,
+        ${rememberCte(options.idempotency, options.remember ?? projection(resource, "changed"))}${options.audit ? sql`, ${options.audit}` : sql``}`,
     columns: sql`${callerColumns},
                (select ${parentFound} from auth) as parent_found,
                (select row_to_json(refs) from refs) as refs,

@@ -35,6 +35,8 @@ export interface DeleteOptions {
   cascades?: Cascade[];
   /** The cascades or checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
   fresh?: boolean;
+  /** CTEs appended to the statement after the change (auditCtes: the audit entry recording it, over `changed`). */
+  audit?: SQL | undefined;
 }
 
 export interface DeleteOutcome<Json> {
@@ -108,7 +110,7 @@ export async function deleteRecord<R extends Resource>(
            where r.id = l.id and checks.version_matches ${none.length ? sql`and ${sql.join(none, sql` and `)}` : sql``}
           returning r.*
         ),
-        ${bumpAndEvent(resource, "deleted", sql`null::jsonb`, options.cascades)}`,
+        ${bumpAndEvent(resource, "deleted", sql`null::jsonb`, options.cascades)}${options.audit ? sql`, ${options.audit}` : sql``}`,
     columns: sql`${callerColumns},
                exists (select 1 from locked) as found,
                (select row_to_json(checks) from checks) as checks,

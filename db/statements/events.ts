@@ -59,7 +59,7 @@ const eventsOf = (page: EventPageColumn) => ({ events: page.events.map(parseEven
  */
 const youngerThan = (alias: string, retentionSeconds: number) =>
   sql`${sql.raw(alias)}.occurred_at > now() - make_interval(secs => ${retentionSeconds})`;
-const firstKeptIn = (org: SQL, retentionSeconds: number) =>
+export const firstKeptIn = (org: SQL, retentionSeconds: number) =>
   sql`coalesce((select min(k.change_version) from events k where k.org_id = ${org} and ${youngerThan("k", retentionSeconds)}), 9223372036854775807)`;
 
 /** The event `alias` of the caller's organisation is still kept. */

@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import { auditCtes, auditTarget } from "./audit.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
@@ -49,6 +51,7 @@ export async function createInvitation(
   db: Database,
   actor: Actor,
   invitation: NewInvitation,
+  request: AuditRequest,
 ): Promise<SettingsOutcome<{ permitted: boolean; alreadyMember: boolean; invitation: Invitation | null }>> {
   const ctes = sql`rules as (
         select ((select role from key) = 'owner' or ${invitation.role} <> 'owner') as permitted,
@@ -60,7 +63,16 @@ export async function createInvitation(
                now() + make_interval(days => ${invitation.expiresInDays})
           from rules r where exists (select 1 from auth) and r.permitted and not r.already_member
         returning *
-      )`;
+      ),
+      ${auditCtes(
+        {
+          action: "member.invited",
+          source: sql`select i.org_id, ${auditTarget("invitation", sql`i.id`, sql`i.email`)} as target,
+                             jsonb_build_object('role', jsonb_build_object('from', null, 'to', i.role)) as changes
+                        from inserted i`,
+        },
+        request,
+      )}`;
   const { caller, role, userId, row } = await withCaller<{
     permitted: boolean | null;
     already_member: boolean | null;
@@ -119,6 +131,7 @@ export async function findOpenInvitation(
 export async function acceptInvitation(
   db: Database,
   input: { tokenHash: string; userId: string; sessionToken?: string | undefined },
+  request: AuditRequest = NO_REQUEST,
 ): Promise<{ orgId: string; role: Role } | null> {
   const [row] = await run<{ org_id: string; role: Role }>(
     db,
@@ -138,7 +151,17 @@ export async function acceptInvitation(
           update sessions s set active_org_id = (select org_id from invitation)
            where s.token = ${input.sessionToken ?? ""} and s.user_id = ${input.userId}::uuid and exists (select 1 from invitation)
           returning 1
-        )
+        ),
+        ${auditCtes(
+          {
+            action: "member.joined",
+            actor: sql`(select jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) from users u where u.id = ${input.userId}::uuid)`,
+            source: sql`select j.org_id, ${auditTarget("member", sql`u.id`, sql`u.name`)} as target,
+                               jsonb_build_object('role', jsonb_build_object('from', null, 'to', i.role)) as changes
+                          from joined j join invitation i on i.org_id = j.org_id join users u on u.id = i.user_id`,
+          },
+          request,
+        )}
         select org_id, role, (select count(*) from joined) as joined, (select count(*) from switched) as switched from invitation`,
   );
   return row ? { orgId: row.org_id, role: row.role } : null;

@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import type { AuditRequest } from "../../domain/audit.ts";
 import { SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import { auditCtes, auditTarget } from "./audit.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { iso, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
@@ -52,6 +54,7 @@ export async function changeMember(
   actor: Actor,
   targetUserId: string,
   role: Role | null,
+  request: AuditRequest,
 ): Promise<SettingsOutcome<MemberChange>> {
   const leaving = role === null;
   const write =
@@ -82,7 +85,18 @@ export async function changeMember(
         update sessions s set active_org_id = null
          where ${leaving} and s.user_id = ${targetUserId}::uuid and s.active_org_id = ${CALLER_ORG} and exists (select 1 from changed)
         returning 1
-      )`;
+      ),
+      ${auditCtes(
+        {
+          action: ["member.role_changed", "member.removed", "member.left"],
+          source: sql`select m.org_id, ${auditTarget("member", sql`u.id`, sql`u.name`)} as target,
+                             jsonb_build_object('role', jsonb_build_object('from', (select role from target), 'to', ${role}::text)) as changes,
+                             case when not ${leaving} then 'member.role_changed'
+                                  when m.user_id = (select user_id from key) then 'member.left' else 'member.removed' end as action
+                        from changed m join users u on u.id = m.user_id`,
+        },
+        request,
+      )}`;
   const {
     caller,
     role: callerRole,

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
@@ -35,6 +35,8 @@ export interface UpdateOptions<R extends Resource> {
   rules: Rule[];
   /** The checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
   fresh?: boolean;
+  /** CTEs appended to the statement after the change (auditCtes: the audit entry recording it, over `changed`). */
+  audit?: SQL | undefined;
 }
 
 export interface UpdateOutcome<Json> {
@@ -83,7 +85,7 @@ export async function updateRecord<R extends Resource>(
         ${lockedCte(resource, options.id)},
         ${referenceCte(references, sql`auth, locked l`)},
         ${changeOfLocked(resource, { changes, ifMatch: options.ifMatch, rules: options.rules, references }, "changed")},
-        ${bumpAndEvent(resource, "updated", changedFields(resource))}`,
+        ${bumpAndEvent(resource, "updated", changedFields(resource))}${options.audit ? sql`, ${options.audit}` : sql``}`,
     columns: sql`${callerColumns},
                (select ${projection(resource, "l")} from locked l) as before,
                (select row_to_json(checks) from checks) as checks,

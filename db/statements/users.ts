@@ -1,17 +1,40 @@
 import { sql } from "drizzle-orm";
+import type { AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import { auditCtes, auditTarget } from "./audit.ts";
 import { run, runOne } from "./sql.ts";
 
 // Users: the people who sign in (better-auth's users and their password credentials), as sign-up
 // and `opsroom user create` make them, and the organisation a sign-up without invitation owns.
 
-/** A new organisation with `userId` as its owner: what sign-up makes when no invitation is used. */
-export async function createOrganisationWithOwner(db: Database, input: { orgId: string; name: string; userId: string }): Promise<void> {
+/** A users row `u` as an audit entry's actor or target. */
+export const personActor = sql`jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name)`;
+
+/**
+ * A new organisation with `userId` as its owner: what sign-up makes when no invitation is used,
+ * with the sign-up as its audit log's first entry.
+ */
+export async function createOrganisationWithOwner(
+  db: Database,
+  input: { orgId: string; name: string; userId: string },
+  request: AuditRequest,
+): Promise<void> {
   await run(
     db,
-    sql`with organisation as (insert into organisations (id, name) values (${input.orgId}::uuid, ${input.name}) returning id)
-        insert into memberships (org_id, user_id, role) select id, ${input.userId}::uuid, 'owner' from organisation`,
+    sql`with organisation as (insert into organisations (id, name) values (${input.orgId}::uuid, ${input.name}) returning id),
+        joined as (insert into memberships (org_id, user_id, role) select id, ${input.userId}::uuid, 'owner' from organisation returning org_id, user_id),
+        ${auditCtes(
+          {
+            action: "user.signed_up",
+            actor: sql`(select ${personActor} from users u where u.id = ${input.userId}::uuid)`,
+            source: sql`select j.org_id, ${auditTarget("user", sql`u.id`, sql`u.name`)} as target,
+                               jsonb_build_object('organisation', jsonb_build_object('from', null, 'to', ${input.name}::text)) as changes
+                          from joined j join users u on u.id = j.user_id`,
+          },
+          request,
+        )}
+        select count(*) from joined`,
   );
 }
 

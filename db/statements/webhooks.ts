@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import { EVENT_READ_SCOPES, type OpsEvent } from "../../domain/events.ts";
 import type { PageRequest } from "../../domain/paging.ts";
 import { WEBHOOKS } from "../../domain/resources.ts";
@@ -8,7 +9,7 @@ import { webhooks } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
-import { eventPageColumn, firstKeptColumn, firstKeptOf, kept, parseEvent, type EventPageColumn } from "./events.ts";
+import { eventPageColumn, firstKeptColumn, firstKeptIn, firstKeptOf, kept, parseEvent, type EventPageColumn } from "./events.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { projection } from "./projection.ts";
 import { getRecord, listRecords } from "./read.ts";
@@ -18,6 +19,14 @@ import { run, runOne } from "./sql.ts";
 import { updateRecord } from "./update.ts";
 import { RULES } from "./rules.ts";
 import type { Rule } from "./write-ctes.ts";
+import {
+  webhookCreatedAudit,
+  webhookDeletedAudit,
+  webhookReplayedAudit,
+  webhookSecretRotatedAudit,
+  webhookTurnedOffAudit,
+  webhookUpdatedAudit,
+} from "./webhook-audit.ts";
 
 // Webhooks are integration settings, not operational data: their writes move no changeVersion and
 // emit no event. The signing secret is stored (it is needed to sign) but is never part of the
@@ -57,7 +66,7 @@ const scopesHeld: Rule = { name: RULES.scopes_held, holds: sql`${l.scopes} <@ (s
  * What the webhook may see is the registering key's read scopes as they are now, and it records
  * that key; both are taken from the caller inside the statement.
  */
-export function createWebhook(db: Database, actor: Actor, values: NewWebhook, idempotency?: IdempotencyRequest) {
+export function createWebhook(db: Database, actor: Actor, values: NewWebhook, request: AuditRequest, idempotency?: IdempotencyRequest) {
   return createRecord(db, actor, webhookResource, {
     values: {
       ...values,
@@ -72,6 +81,7 @@ export function createWebhook(db: Database, actor: Actor, values: NewWebhook, id
     idempotency,
     // The first answer carries the secret, so a replay of it must too.
     remember: sql`(${projection(webhookResource, "changed")})::jsonb || jsonb_build_object('secret', changed.secret)`,
+    audit: webhookCreatedAudit(request),
   });
 }
 
@@ -87,7 +97,7 @@ export function getWebhook(db: Database, actor: Actor, id: string, scope: "webho
 export type WebhookChange = WebhookSettings & { enabled?: boolean | undefined };
 
 /** `scopes_held` fails unless the caller holds every read scope the webhook carries. */
-export function updateWebhook(db: Database, actor: Actor, id: string, patch: WebhookChange, ifMatch: number | null) {
+export function updateWebhook(db: Database, actor: Actor, id: string, patch: WebhookChange, ifMatch: number | null, request: AuditRequest) {
   // Turning a webhook back on clears why it was turned off, and it receives the events from now on
   // (one that was on already keeps its place: events in flight to it are still its).
   const values =
@@ -104,6 +114,7 @@ export function updateWebhook(db: Database, actor: Actor, id: string, patch: Web
     ifMatch,
     references: projectReferences(patch.projectId),
     rules: [scopesHeld],
+    audit: webhookUpdatedAudit(request),
   });
 }
 
@@ -117,17 +128,25 @@ export function rotateWebhookSecret(
   id: string,
   rotation: { secret: string; overlapSeconds: number },
   ifMatch: number | null,
+  request: AuditRequest,
 ) {
   const patch = {
     secret: rotation.secret,
     previousSecret: sql`l.secret`,
     previousSecretExpiresAt: sql`now() + make_interval(secs => ${rotation.overlapSeconds})`,
   };
-  return updateRecord(db, actor, webhookResource, { id, patch, ifMatch, references: [], rules: [scopesHeld] });
+  return updateRecord(db, actor, webhookResource, {
+    id,
+    patch,
+    ifMatch,
+    references: [],
+    rules: [scopesHeld],
+    audit: webhookSecretRotatedAudit(request),
+  });
 }
 
-export function deleteWebhook(db: Database, actor: Actor, id: string, ifMatch: number | null) {
-  return deleteRecord(db, actor, webhookResource, { id, ifMatch, blockers: [] });
+export function deleteWebhook(db: Database, actor: Actor, id: string, ifMatch: number | null, request: AuditRequest) {
+  return deleteRecord(db, actor, webhookResource, { id, ifMatch, blockers: [], audit: webhookDeletedAudit(request) });
 }
 
 /** What the room needs to deliver: every webhook of the organisation, secrets included. */
@@ -162,14 +181,23 @@ export async function replayPage(
   actor: Actor,
   id: string,
   options: { after: number; until: number | null; limit: number; retentionSeconds: number },
+  /** On the replay's first page: record it in the audit log when it goes ahead (its range at most `maxSpan`). */
+  audit?: { request: AuditRequest; maxSpan: number },
 ): Promise<ReplayPage> {
+  const current = sql`(select change_version from organisations where id = ${CALLER_ORG})`;
+  const until = sql`coalesce(${options.until}::bigint, ${current})`;
+  // The service's checks (services/webhook-replay.ts), in the same order of precedence: the range, scopes, on, kept.
+  const proceeds = sql`c.scopes_held and c.enabled
+    and (${options.until}::bigint is null or ${options.until}::bigint > ${options.after}) and ${until} <= ${current}
+    and ${options.after} <= ${until} and ${until} - ${options.after} <= ${audit?.maxSpan ?? 0}
+    and ${options.after} + 1 >= least(${firstKeptIn(CALLER_ORG, options.retentionSeconds)}, ${current} + 1)`;
   const row = await runOne<CallerRow & { webhook: WebhookRecord | null; first_kept: string | null; page: EventPageColumn }>(
     db,
     sql`with ${callerCtes(actor, "webhooks.manage")},
         webhook as (
           select w.*, w.scopes <@ (select scopes from key) as scopes_held from webhooks w
            where w.org_id = ${CALLER_ORG} and w.id = ${id}::uuid
-        )
+        )${audit ? sql`, ${webhookReplayedAudit(audit.request, { after: options.after, until }, proceeds)}` : sql``}
         select ${callerColumns},
                (select ${projection(webhookResource, "webhook")} from webhook) as webhook,
                ${firstKeptColumn(options.retentionSeconds)},
@@ -196,8 +224,12 @@ export async function replayPage(
 export async function disableWebhook(db: Database, orgId: string, id: string, reason: string): Promise<void> {
   await run(
     db,
-    sql`update webhooks set enabled = false, disabled_reason = ${reason}, updated_at = now(), version = version + 1
-         where org_id = ${orgId}::uuid and id = ${id}::uuid and enabled`,
+    sql`with changed as (
+          update webhooks set enabled = false, disabled_reason = ${reason}, updated_at = now(), version = version + 1
+           where org_id = ${orgId}::uuid and id = ${id}::uuid and enabled
+          returning *
+        ), ${webhookTurnedOffAudit(NO_REQUEST)}
+        select count(*) from changed`,
   );
 }
 

@@ -3,10 +3,10 @@ import { APIError } from "better-auth/api";
 import { authDatabaseFor } from "../../db/client.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/crypto/passwords.ts";
 import { uuidv7 } from "../../domain/ids.ts";
-import { endSession } from "../../services/sessions.ts";
+import { auditSession, endSession } from "../../services/sessions.ts";
 import { checkSignUp, welcomeNewUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/rooms.ts";
-import { databaseFor } from "../http/context.ts";
+import { auditRequestOfHeaders, databaseFor } from "../http/context.ts";
 import { settingsOf, type Bindings } from "../env.ts";
 import { COOKIE_PREFIX } from "./session-cookie.ts";
 
@@ -60,8 +60,16 @@ function createAuth(env: Bindings, origin: string) {
     },
     databaseHooks: {
       session: {
+        create: {
+          async after(session, context) {
+            // A sign-up signs in too; the audit log records it once, as the sign-up (services/users.ts).
+            if (context?.path.startsWith("/sign-up")) return;
+            await recordSession(db, context, { action: "user.signed_in", userId: session.userId, orgId: activeOrgOf(session) });
+          },
+        },
         delete: {
-          async after(session) {
+          async after(session, context) {
+            await recordSession(db, context, { action: "user.signed_out", userId: session.userId, orgId: activeOrgOf(session) });
             // Sign-out never fails on the room: a room not told keeps the sockets until they drop,
             // and the session's tokens open no new ones (the room asks the Worker at each connect).
             await endSession({ db, rooms: roomsAt(settings.realtime) }, { sessionId: session.id, userId: session.userId }).catch(
@@ -82,7 +90,7 @@ function createAuth(env: Bindings, origin: string) {
           },
           async after(user, context) {
             await welcomeNewUser(
-              { db },
+              { db, request: auditRequestOfHeaders(context?.headers) },
               {
                 userId: user.id,
                 email: user.email,
@@ -96,6 +104,19 @@ function createAuth(env: Bindings, origin: string) {
       },
     },
   });
+}
+
+const activeOrgOf = (session: Record<string, unknown>) => (typeof session.activeOrgId === "string" ? session.activeOrgId : null);
+
+/** A sign-in or sign-out in the audit log; one that cannot be recorded is logged, and the person still gets in or out. */
+async function recordSession(
+  db: ReturnType<typeof databaseFor>,
+  context: { headers?: Headers | undefined } | null,
+  input: Parameters<typeof auditSession>[1],
+): Promise<void> {
+  await auditSession({ db, request: auditRequestOfHeaders(context?.headers) }, input).catch((error: unknown) =>
+    console.error(JSON.stringify({ level: "error", message: `could not record ${input.action} in the audit log`, cause: String(error) })),
+  );
 }
 
 function stringOf(body: unknown, name: string): string | undefined {

@@ -8,6 +8,8 @@ import {
   SIGN_UPS_PER_ADDRESS,
 } from "../../domain/limits.ts";
 import { acceptInvitation, lookUpInvitation } from "../../services/invitations.ts";
+import { auditSignInFailure } from "../../services/sessions.ts";
+import { auditRequestOf } from "../http/context.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../http/json-limits.ts";
 import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";
@@ -81,7 +83,7 @@ authRoutes.post("/auth/invitations/accept", async (c) => {
   const body = c.get("body") as { token?: unknown };
   if (typeof body.token !== "string" || !body.token) throw new DomainError("missing_field", "token is required", { field: "token" });
   const accepted = await acceptInvitation({
-    ctx: { db: c.get("db") },
+    ctx: { db: c.get("db"), request: auditRequestOf(c) },
     input: { token: body.token, userId: session.user.id, sessionToken },
   });
   // The session acts for the organisation it joined: its calls are counted there now.
@@ -113,7 +115,13 @@ authRoutes.post("/auth/sign-in/email", async (c) => {
     if (decision.blocked) throw throttled(c, decision.retryAfter, "failed sign-ins");
   }
   const response = await handle(c);
-  if (response.status === 401) await Promise.all(guards.map(({ guard, limit }) => guard.fail(limit)));
+  if (response.status === 401) {
+    await Promise.all(guards.map(({ guard, limit }) => guard.fail(limit)));
+    // Recorded however it ends; a failure to record is logged and the answer stays the 401.
+    await auditSignInFailure({ db: c.get("db"), request: auditRequestOf(c) }, { email }).catch((error: unknown) =>
+      console.error(JSON.stringify({ level: "error", message: "could not record a failed sign-in", cause: String(error) })),
+    );
+  }
   return response;
 });
 
@@ -133,8 +141,11 @@ authRoutes.post("/auth/sign-up/email", async (c) => {
 authRoutes.post("/auth/sign-out", (c) => handle(c));
 authRoutes.get("/auth/get-session", (c) => handle(c));
 
+/** better-auth answers the request, which carries this request's id (X-Request-Id) for the audit entries its hooks write. */
 async function handle(c: Context<AppEnv>): Promise<Response> {
-  return withoutSessionToken(await authFor(c.env, new URL(c.req.url).origin).handler(c.req.raw));
+  const request = new Request(c.req.raw);
+  request.headers.set("x-request-id", c.get("requestId"));
+  return withoutSessionToken(await authFor(c.env, new URL(c.req.url).origin).handler(request));
 }
 
 function guardOf(c: Context<AppEnv>, name: string) {

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { connectDatabase, type Database } from "../../db/client.ts";
+import type { AuditRequest } from "../../domain/audit.ts";
 import type { ServiceContext } from "../../services/context.ts";
 import { roomsAt } from "../../services/rooms.ts";
 import { settingsOf, type AppEnv, type Bindings } from "../env.ts";
@@ -44,6 +45,24 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
     defer: deferFor(c),
     observe: (changeVersion) => c.set("changeVersion", changeVersion),
     idempotency: c.get("idempotency"),
+    request: auditRequestOf(c),
+  };
+}
+
+/** Where the request came from, as audit entries record it: the client's address (Cloudflare's), its user agent, the request id. */
+export function auditRequestOf(c: Context<AppEnv>): AuditRequest {
+  return { ...auditRequestOfHeaders(c.req.raw.headers), requestId: c.get("requestId") };
+}
+
+/**
+ * The same from a request's headers alone (better-auth's hooks see only the request): the
+ * request id is the X-Request-Id the Worker set on the request it handed over (functions/auth/routes.ts).
+ */
+export function auditRequestOfHeaders(headers: Headers | undefined): AuditRequest {
+  return {
+    clientAddress: headers?.get("cf-connecting-ip") ?? null,
+    userAgent: headers?.get("user-agent") ?? null,
+    requestId: headers?.get("x-request-id") ?? null,
   };
 }
 

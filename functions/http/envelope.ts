@@ -62,7 +62,7 @@ export function writeReply<Data extends { version: number }>(result: WriteResult
 }
 
 /** A `Link: <this request, with param=cursor>; rel="next"` header when there is a next page. */
-function nextLink(requestUrl: string, param: string, cursor: string | null): Record<string, string> {
+export function nextLink(requestUrl: string, param: string, cursor: string | null): Record<string, string> {
   if (!cursor) return {};
   const next = new URL(requestUrl);
   next.searchParams.set(param, cursor);

@@ -24,12 +24,18 @@ type Unstamped<Body> = Body extends { changeVersion: number } ? Omit<Body, "chan
 type OrJsonText<Body> = Body extends object ? { [K in keyof Body]: Body[K] | JsonText<Body[K]> } : Body;
 
 /** A handler's answer: the body its declared response schema takes, and any headers to send with it. */
-export interface Reply<R extends z.ZodType> {
-  body: OrJsonText<Unstamped<z.input<R>>>;
-  headers?: Record<string, string>;
-  /** When the route answers more than one success status (an upsert: 201 created, 200 changed). */
-  status?: 200 | 201;
-}
+export type Reply<R extends z.ZodType> =
+  | {
+      body: OrJsonText<Unstamped<z.input<R>>>;
+      headers?: Record<string, string>;
+      /** When the route answers more than one success status (an upsert: 201 created, 200 changed). */
+      status?: 200 | 201;
+    }
+  | {
+      /** A route whose response declares a mediaType streams it: lines of its schema (NDJSON). */
+      stream: ReadableStream<Uint8Array>;
+      headers?: Record<string, string>;
+    };
 
 /**
  * A create, change or delete as POST /v1/batch runs it: the same service verb the route's handler
@@ -87,6 +93,8 @@ export interface RouteDefinition<
     created?: string;
     /** The headers a success carries beyond those of every answer (functions/http/headers.ts). */
     headers?: ResponseHeader[];
+    /** Not a JSON envelope: a stream of `schema` values, one per line (the audit log's export). */
+    mediaType?: "application/x-ndjson";
   };
   /** Largest body accepted, in bytes; default 64 KiB. */
   bodyLimit?: number;

@@ -19,7 +19,7 @@ export function toOpenApiRoute(route: AnyRoute) {
   const success = (status: number, description: string) => ({
     description,
     headers: asHeaderObjects(responseHeadersOf(route, status)),
-    content: { "application/json": { schema: route.response.schema } },
+    content: { [route.response.mediaType ?? "application/json"]: { schema: route.response.schema } },
   });
   const requestHeaders = asHeaderParameters(requestHeadersOf(route));
   return createRoute({

@@ -1,4 +1,5 @@
 import type { AnyRoute } from "../http/registry.ts";
+import { auditLogRoutes } from "./audit-log.ts";
 import { batchRoutes } from "./batch.ts";
 import { milestoneRoutes } from "./milestones.ts";
 import { openApiRoute } from "./openapi.ts";
@@ -47,5 +48,6 @@ export const routes: AnyRoute[] = [
   ...invitationRoutes,
   ...apiKeyRoutes,
   ...applicationRoutes,
+  ...auditLogRoutes,
   openApiRoute,
 ];

@@ -8,7 +8,7 @@ import { BooleanQuery, Timestamp, Uuid } from "./common.ts";
 // the same names as a socket's connection query, and a webhook's fields.
 
 /** The kernel's EventActor (domain/events.ts) as the document describes it. */
-const ActorSchema = z
+export const ActorSchema = z
   .object({
     type: z.enum(ACTOR_TYPES),
     id: Uuid.nullable(),

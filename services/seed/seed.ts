@@ -1,6 +1,7 @@
 import { ALL_SCOPES, expandScopes, type Scope } from "../../domain/scopes.ts";
 import { createOrganisation, type Organisation } from "../../db/statements/organisations.ts";
 import { createInvitation } from "../../db/statements/invitations.ts";
+import { NO_REQUEST } from "../../domain/audit.ts";
 import { recordDeliveries } from "../../db/statements/webhook-deliveries.ts";
 import { webhookResource } from "../../db/statements/webhooks.ts";
 import { sha256Hex } from "../../domain/crypto/hash.ts";
@@ -229,7 +230,7 @@ async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof 
     ...DEMO_INVITATION,
     tokenHash: sha256Hex(uuidv7()),
     expiresInDays: 14,
-  });
+  }, NO_REQUEST);
   if (!invitation.invitation) throw new Error("the demo invitation was not created");
   for (const [i, key] of DEMO_API_KEYS.entries())
     await createApiKey({ ctx, input: { orgId, application: key.application, scopes: expandScopes(key.scopes), id: ids.apiKeys[i] } });
