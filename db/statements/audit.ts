@@ -89,7 +89,7 @@ export const auditTarget = (type: string, id: SQL, name: SQL) =>
 export function auditChanges(fields: Record<string, [from: SQL, to: SQL]>): SQL {
   const pairs = Object.entries(fields).map(
     ([name, [from, to]]) =>
-      sql`${name}::text, case when (${from}) is distinct from (${to}) then jsonb_build_object('from', to_jsonb(${from}), 'to', to_jsonb(${to})) end`,
+      sql`${name}::text, case when to_jsonb(${from}) is distinct from to_jsonb(${to}) then jsonb_build_object('from', to_jsonb(${from}), 'to', to_jsonb(${to})) end`,
   );
   return sql`(select jsonb_object_agg(f.key, f.value) from jsonb_each(jsonb_build_object(${sql.join(pairs, sql`, `)})) f
                where jsonb_typeof(f.value) <> 'null')`;

@@ -26,7 +26,7 @@ const FIELDS = {
 
 const fieldChanges = (before: string | null, after: string) =>
   auditChanges(
-    Object.fromEntries(Object.entries(FIELDS).map(([name, of]) => [name, [before ? of(before) : sql`null`, of(after)]])) as Record<
+    Object.fromEntries(Object.entries(FIELDS).map(([name, of]) => [name, [before ? of(before) : sql`null::jsonb`, of(after)]])) as Record<
       string,
       [SQL, SQL]
     >,
