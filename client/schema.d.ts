@@ -1373,7 +1373,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key: named, with chosen scopes; the key is in this answer only
-         * @description Scopes: `organisation.read` (Read the organisation), `organisation.manage` (Manage the organisation), `projects.read` (Read projects and milestones), `projects.manage` (Create and change projects and milestones), `tasks.read` (Read tasks), `tasks.manage` (Create and change tasks), `risks.read` (Read risks), `risks.manage` (Create and change risks), `issues.read` (Read issues), `issues.manage` (Create and change issues), `financials.read` (Read financial entries and project finances), `financials.manage` (Create and change financial entries), `webhooks.read` (Read webhooks), `webhooks.manage` (Register and change webhooks). A .manage scope brings its .read.
+         * @description Scopes: `organisation.read` (Read the organisation), `organisation.manage` (Manage the organisation), `projects.read` (Read projects and milestones), `projects.manage` (Create and change projects and milestones), `tasks.read` (Read tasks), `tasks.manage` (Create and change tasks), `risks.read` (Read risks), `risks.manage` (Create and change risks), `issues.read` (Read issues), `issues.manage` (Create and change issues), `financials.read` (Read financial entries and project finances), `financials.manage` (Create and change financial entries), `webhooks.read` (Read webhooks), `webhooks.manage` (Register and change webhooks), `audit.read` (Read the audit log). A .manage scope brings its .read.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -1556,6 +1556,46 @@ export interface paths {
          * @description A signed-in person's session (the settings area); an API key is answered 401.
          */
         patch: operations["changeApplicationSettings"];
+        trace?: never;
+    };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what to the organisation's access and settings, from where: newest first
+         * @description Needs `audit.read`: owners and admins hold it through their role; a key or app holds it only when it was given it (no other scope implies it). Members and keys without it get 403. Entries are kept AUDIT_RETENTION_DAYS (default 365); none is ever changed or deleted otherwise.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every entry the filters select, newest first, as NDJSON (one entry per line): for a SIEM
+         * @description Needs `audit.read`: owners and admins hold it through their role; a key or app holds it only when it was given it (no other scope implies it). Members and keys without it get 403. The answer is `application/x-ndjson`, streamed a page at a time; a refusal is an ordinary JSON error.
+         */
+        get: operations["exportAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/openapi.json": {
@@ -10270,7 +10310,7 @@ export interface components {
              */
             role: "owner" | "admin" | "member";
             /** @description The scopes the session holds: those of the role. */
-            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage" | "audit.read")[];
             /** @description Every organisation the person belongs to. */
             organisations: {
                 /**
@@ -10356,7 +10396,7 @@ export interface components {
              */
             prefix: string;
             /** @description As held: a .manage scope brings its .read. */
-            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage" | "audit.read")[];
             /** Format: int64 */
             rateLimit: number;
             /** @description Who created it; null for a key made by the CLI. */
@@ -10402,7 +10442,7 @@ export interface components {
             name: string;
             redirectUris: string[];
             /** @description What it may ask for; a .manage scope brings its .read. */
-            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage" | "audit.read")[];
             /** @description A public client (no secret, PKCE only): a tool on a person's machine. */
             public: boolean;
             /**
@@ -10445,7 +10485,7 @@ export interface components {
                 clientId: string;
             };
             /** @description What the organisation allowed it: the union of the consents given. */
-            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+            scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage" | "audit.read")[];
             installedBy: {
                 /**
                  * Format: uuid
@@ -10470,6 +10510,60 @@ export interface components {
         ApplicationSettings: {
             /** @description Applications registered dynamically (RFC 7591, POST /oauth/register) may be installed here. Off unless an owner turns it on. */
             allowDynamicClientRegistration: boolean;
+        };
+        AuditEntry: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: int64
+             * @description The entry's place in its organisation's chain: 1, 2, ... (newest is highest).
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change was made (ISO 8601, UTC, microseconds).
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * @description What was done: <target type>.<what happened> (docs/audit-log.md lists each).
+             * @enum {string}
+             */
+            action: "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "organisation.updated";
+            /** @description What it was done to, with its name as it was then (kept after the target is gone). */
+            target: {
+                /** @enum {string} */
+                type: "user" | "member" | "invitation" | "api_key" | "webhook" | "organisation";
+                id: string;
+                name: string;
+            };
+            /** @description Each changed field's value before and after, where that makes sense; never a secret. */
+            changes: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            } | null;
+            /** @description The client's IP address, as Cloudflare saw it; null for the CLI. */
+            clientAddress: string | null;
+            /** @description The client's User-Agent (at most 512 characters). */
+            userAgent: string | null;
+            /** @description The request's id (the X-Request-Id answer header), to find it in the logs. */
+            requestId: string | null;
+            /**
+             * @description The hash of the organisation's entry before this one (64 zeros for the first).
+             * @example 9f2c...
+             */
+            previousHash: string;
+            /**
+             * @description sha256(previousHash || sha256(the entry's canonical content)): `opsroom audit verify` checks the chain.
+             * @example 9f2c...
+             */
+            hash: string;
         };
     };
     responses: never;
@@ -10629,6 +10723,7 @@ export type Application = components['schemas']['Application'];
 export type CreatedApplication = components['schemas']['CreatedApplication'];
 export type Installation = components['schemas']['Installation'];
 export type ApplicationSettings = components['schemas']['ApplicationSettings'];
+export type AuditEntry = components['schemas']['AuditEntry'];
 export type ParameterIfMatch = components['parameters']['IfMatch'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
@@ -32245,7 +32340,7 @@ export interface operations {
                      * @example Warehouse sync
                      */
                     name: string;
-                    scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+                    scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage" | "audit.read")[];
                     /**
                      * Format: int32
                      * @description Requests per minute; default 600.
@@ -32934,7 +33029,7 @@ export interface operations {
                      *     ]
                      */
                     redirectUris: string[];
-                    scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+                    scopes: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage" | "audit.read")[];
                     /** @description Default false: a confidential client with a secret. */
                     public?: boolean;
                 };
@@ -33477,7 +33572,7 @@ export interface operations {
                      *     ]
                      */
                     redirectUris?: string[];
-                    scopes?: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage")[];
+                    scopes?: ("organisation.read" | "organisation.manage" | "projects.read" | "projects.manage" | "tasks.read" | "tasks.manage" | "risks.read" | "risks.manage" | "issues.read" | "issues.manage" | "financials.read" | "financials.manage" | "webhooks.read" | "webhooks.manage" | "audit.read")[];
                 };
             };
         };
@@ -34455,6 +34550,307 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, organisation.updated. */
+                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "organisation.updated")[];
+                /** @description Only entries by this actor: a key's, a person's or an app's id. */
+                actor?: string;
+                /** @description Only entries whose target has this id (a key, member, webhook, ...). */
+                target?: string;
+                /** @description Only entries at or after this instant. */
+                since?: string;
+                /** @description Only entries before this instant. */
+                until?: string;
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "1 audit log",
+                     *       "changeVersion": 42,
+                     *       "count": 1,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "sequence": 1,
+                     *           "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           },
+                     *           "action": "user.signed_up",
+                     *           "target": {
+                     *             "type": "user",
+                     *             "id": "string",
+                     *             "name": "Ada Lovelace"
+                     *           },
+                     *           "changes": {},
+                     *           "clientAddress": "string",
+                     *           "userAgent": "string",
+                     *           "requestId": "string",
+                     *           "previousHash": "9f2c...",
+                     *           "hash": "9f2c..."
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /** Format: int64 */
+                        count: number;
+                        data: components["schemas"]["AuditEntry"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    exportAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, organisation.updated. */
+                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "organisation.updated")[];
+                /** @description Only entries by this actor: a key's, a person's or an app's id. */
+                actor?: string;
+                /** @description Only entries whose target has this id (a key, member, webhook, ...). */
+                target?: string;
+                /** @description Only entries at or after this instant. */
+                since?: string;
+                /** @description Only entries before this instant. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One AuditEntry per line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["AuditEntry"];
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */

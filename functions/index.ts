@@ -16,9 +16,7 @@ export default {
       sweep(backgroundContext(env, ctx), {
         retentionSeconds: settingsOf(env).events.retentionSeconds,
         auditRetentionSeconds: settingsOf(env).audit.retentionSeconds,
-      }).then((result) =>
-        console.log(JSON.stringify({ message: "sweep", ...result })),
-      ),
+      }).then((result) => console.log(JSON.stringify({ message: "sweep", ...result }))),
     );
   },
 } satisfies ExportedHandler<Bindings>;

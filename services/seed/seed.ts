@@ -225,12 +225,17 @@ export async function seedDemo(base: Pick<ServiceContext, "db" | "rooms">, optio
 /** The settings area's demo, with the fixed ids: members, an invitation, two keys, two webhooks and one delivery. */
 async function seedSettingsDemo(ctx: ServiceContext, orgId: string, ids: typeof DEMO_IDS, receiver: string): Promise<void> {
   for (const [i, member] of DEMO_MEMBERS.entries()) await createUser({ ctx, input: { ...member, orgId, userId: ids.members[i] } });
-  const invitation = await createInvitation(ctx.db, ctx.actor, {
-    id: ids.invitation,
-    ...DEMO_INVITATION,
-    tokenHash: sha256Hex(uuidv7()),
-    expiresInDays: 14,
-  }, NO_REQUEST);
+  const invitation = await createInvitation(
+    ctx.db,
+    ctx.actor,
+    {
+      id: ids.invitation,
+      ...DEMO_INVITATION,
+      tokenHash: sha256Hex(uuidv7()),
+      expiresInDays: 14,
+    },
+    NO_REQUEST,
+  );
   if (!invitation.invitation) throw new Error("the demo invitation was not created");
   for (const [i, key] of DEMO_API_KEYS.entries())
     await createApiKey({ ctx, input: { orgId, application: key.application, scopes: expandScopes(key.scopes), id: ids.apiKeys[i] } });
