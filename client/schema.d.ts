@@ -34807,6 +34807,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *       "sequence": 1,
+                     *       "occurredAt": "2026-11-21T23:00:00.000Z",
+                     *       "actor": {
+                     *         "type": "key",
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "Warehouse sync"
+                     *       },
+                     *       "action": "user.signed_up",
+                     *       "target": {
+                     *         "type": "user",
+                     *         "id": "string",
+                     *         "name": "Ada Lovelace"
+                     *       },
+                     *       "changes": {},
+                     *       "clientAddress": "string",
+                     *       "userAgent": "string",
+                     *       "requestId": "string",
+                     *       "previousHash": "9f2c...",
+                     *       "hash": "9f2c..."
+                     *     }
+                     */
                     "application/x-ndjson": components["schemas"]["AuditEntry"];
                 };
             };

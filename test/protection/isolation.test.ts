@@ -67,6 +67,8 @@ const FIELD_KINDS: Record<string, Kind> = {
   labelId: "label",
   // The feed's filter names any record: a task stands for them all.
   recordId: "task",
+  // The audit log's actor filter names a key, a person or an app: a person stands for them all.
+  actor: "person",
 };
 
 /** A body the operation accepts from `tenant`, given the records in its path. */
@@ -294,9 +296,11 @@ describe("organisation B's reads without a path id", () => {
     expect(reads.length).toBeGreaterThan(8);
     for (const op of reads) {
       const response = await api(op.path, { key: b.key });
-      expectSuccess(response);
+      // The audit log's export answers NDJSON lines, not an envelope: its text is checked all the same.
+      if (!operationDoc(op).responses["200"].content["application/json"]) expect(response.status, op.path).toBe(200);
+      else expectSuccess(response);
       for (const id of [a.org.id, ...Object.values(ofA)]) expect(response.text, `${op.path} shows A's ${id}`).not.toContain(id);
-      if (Array.isArray(response.body.data)) {
+      if (Array.isArray(response.body?.data)) {
         for (const record of response.body.data) if ("orgId" in record) expect(record.orgId).toBe(b.org.id);
       }
     }
@@ -312,7 +316,9 @@ describe("organisation B's reads without a path id", () => {
         const kind = FIELD_KINDS[field];
         if (!kind) throw new Error(`${op.path}?${field}: say in FIELD_KINDS what it names`);
         const response = await api(`${op.path}?${field}=${ofA[kind]}`, { key: b.key });
-        expect(expectSuccess(response).data, `${op.path}?${field}=A's`).toEqual([]);
+        // The audit log's export answers NDJSON lines: none.
+        if (!operationDoc(op).responses["200"].content["application/json"]) expect(response.text, `${op.path}?${field}=A's`).toBe("");
+        else expect(expectSuccess(response).data, `${op.path}?${field}=A's`).toEqual([]);
         tried++;
       }
     }
