@@ -35,8 +35,11 @@ export interface ArgumentPlacement {
   headers: { idempotencyKey: boolean; ifMatch: boolean };
 }
 
-/** Whether an agent can call the route with a key or an access token. */
-export const isToolRoute = (route: AnyRoute) => route.scope !== "public" && route.auth !== "session";
+/**
+ * Whether an agent can call the route with a key or an access token, and read its answer as JSON
+ * (the audit log's NDJSON export is not a tool: listAuditLog pages the same entries).
+ */
+export const isToolRoute = (route: AnyRoute) => route.scope !== "public" && route.auth !== "session" && !route.response.mediaType;
 
 /** "Financial entries" -> "financial-entries". */
 export const groupOf = (route: AnyRoute) => route.tag.toLowerCase().replace(/\s+/g, "-");
