@@ -27,7 +27,8 @@ describe("the OpenAPI document's examples and guide", () => {
   it("gives every operation an example answer that its response schema accepts", () => {
     for (const route of routes) {
       const status = String(route.response.status ?? 200);
-      const example = document.paths[route.path][route.method].responses[status].content[route.response.mediaType ?? "application/json"].example;
+      const example =
+        document.paths[route.path][route.method].responses[status].content[route.response.mediaType ?? "application/json"].example;
       expect(example, `${route.operationId}: no example`).toBeDefined();
       const parsed = route.response.schema.safeParse(example);
       expect(parsed.success, `${route.operationId}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
