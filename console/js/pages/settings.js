@@ -1,12 +1,13 @@
 // @ts-check
-// settings.html: Settings -> Integrations (API keys, webhooks, applications, installed applications)
-// and Members, as the person signed in. Owners and admins manage; a member sees the members list
+// settings.html: Settings -> Integrations (API keys, webhooks, applications, installed applications),
+// Members and the Audit log, as the person signed in. Owners and admins manage; a member sees the members list
 // and, in place of the controls, that the section needs an owner or admin (the API would answer
 // 403 insufficient_role anyway).
 
 import { renderAccount } from "../components/account.js";
 import { mountApiKeys } from "../components/settings/api-keys.js";
 import { mountApplications } from "../components/settings/applications.js";
+import { mountAuditLog } from "../components/settings/audit-log.js";
 import { mountInstallations } from "../components/settings/installations.js";
 import { mountMembers } from "../components/settings/members.js";
 import { mountWebhooks } from "../components/settings/webhooks.js";
@@ -39,6 +40,7 @@ async function start() {
       mountApplications({ scopes, role: session.role }),
       mountInstallations({ scopes }),
       mountMembers({ session, manages }),
+      mountAuditLog(),
     ]);
   }
   // Shown once every form has its handler: a form used before would submit natively (a page load)
