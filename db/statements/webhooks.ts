@@ -186,10 +186,10 @@ export async function replayPage(
 ): Promise<ReplayPage> {
   const current = sql`(select change_version from organisations where id = ${CALLER_ORG})`;
   const until = sql`coalesce(${options.until}::bigint, ${current})`;
-  // The service's checks (services/webhook-replay.ts), in the same order of precedence: the range, scopes, on, kept.
+  // The service's checks (services/webhook-replay.ts): the range, scopes, on, kept; and a range not empty (a caught-up replay replays nothing).
   const proceeds = sql`c.scopes_held and c.enabled
     and (${options.until}::bigint is null or ${options.until}::bigint > ${options.after}) and ${until} <= ${current}
-    and ${options.after} <= ${until} and ${until} - ${options.after} <= ${audit?.maxSpan ?? 0}
+    and ${options.after} < ${until} and ${until} - ${options.after} <= ${audit?.maxSpan ?? 0}
     and ${options.after} + 1 >= least(${firstKeptIn(CALLER_ORG, options.retentionSeconds)}, ${current} + 1)`;
   const row = await runOne<CallerRow & { webhook: WebhookRecord | null; first_kept: string | null; page: EventPageColumn }>(
     db,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { AnyRoute } from "../../functions/http/registry.ts";
 import { DEFAULT_TOOLS } from "../../functions/mcp/selection.ts";
+import { isToolRoute } from "../../functions/mcp/tools.ts";
 import { routes } from "../../functions/routes/index.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { connectMcp, postMcp } from "./helpers.ts";
@@ -9,8 +10,11 @@ import { connectMcp, postMcp } from "./helpers.ts";
 // tools/list: one tool per operation of the registry a key can call, and nothing else; only those
 // the caller's scopes allow; the groups and read-only mode the client chose; the compact default.
 
-/** The operations a key or an access token can call: not the settings area (a signed-in person's only), not the public document. */
-const callable = routes.filter((route) => route.auth !== "session" && route.scope !== "public");
+/**
+ * The operations a key or an access token can call: not the settings area (a signed-in person's
+ * only), not the public document, not the audit log's NDJSON export (a tool answers JSON).
+ */
+const callable = routes.filter((route) => isToolRoute(route));
 const names = (list: AnyRoute[]) => list.map((route) => route.operationId).sort();
 const fields = (schema: unknown) => Object.keys(((schema as { shape?: object } | undefined)?.shape ?? {}) as object);
 
@@ -24,9 +28,12 @@ describe("tools/list", () => {
     const tenant = await createTenant({ scopes: ALL_SCOPES });
     const tools = await listed(tenant.key, { query: { tools: "all" } });
     expect(tools.map((t) => t.name).sort()).toEqual(names(callable));
-    // What is left out: the settings area (which answers keys 401) and the public OpenAPI document.
+    // What is left out: the settings area (which answers keys 401), the public OpenAPI document and the NDJSON export.
     const leftOut = routes.filter((r) => !callable.includes(r));
-    expect(leftOut.filter((r) => !r.path.startsWith("/v1/settings/")).map((r) => r.operationId)).toEqual(["getOpenApiDocument"]);
+    expect(leftOut.filter((r) => !r.path.startsWith("/v1/settings/")).map((r) => r.operationId)).toEqual([
+      "exportAuditLog",
+      "getOpenApiDocument",
+    ]);
     for (const tool of tools) {
       const route = callable.find((r) => r.operationId === tool.name)!;
       expect(tool.title).toBe(route.summary);
