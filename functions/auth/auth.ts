@@ -1,4 +1,4 @@
-import { betterAuth } from "better-auth";
+import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { APIError } from "better-auth/api";
 import { authDatabaseFor } from "../../db/client.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/crypto/passwords.ts";
@@ -58,52 +58,57 @@ function createAuth(env: Bindings, origin: string) {
       database: { generateId: () => uuidv7() },
       ipAddress: { ipAddressHeaders: ["cf-connecting-ip"] },
     },
-    databaseHooks: {
-      session: {
-        create: {
-          async after(session, context) {
-            // A sign-up signs in too; the audit log records it once, as the sign-up (services/users.ts).
-            if (context?.path.startsWith("/sign-up")) return;
-            await recordSession(db, context, { action: "user.signed_in", userId: session.userId, orgId: activeOrgOf(session) });
-          },
-        },
-        delete: {
-          async after(session, context) {
-            await recordSession(db, context, { action: "user.signed_out", userId: session.userId, orgId: activeOrgOf(session) });
-            // Sign-out never fails on the room: a room not told keeps the sockets until they drop,
-            // and the session's tokens open no new ones (the room asks the Worker at each connect).
-            await endSession({ db, rooms: roomsAt(settings.realtime) }, { sessionId: session.id, userId: session.userId }).catch(
-              (error: unknown) =>
-                console.warn(JSON.stringify({ level: "warn", message: "could not tell the rooms of a sign-out", cause: String(error) })),
-            );
-          },
+    databaseHooks: databaseHooksFor(db, settings),
+  });
+}
+
+/** What follows better-auth's writes: the rooms told of a sign-out, sign-ups checked and welcomed, sign-ins and sign-outs audited. */
+function databaseHooksFor(db: ReturnType<typeof databaseFor>, settings: ReturnType<typeof settingsOf>): BetterAuthOptions["databaseHooks"] {
+  return {
+    session: {
+      create: {
+        async after(session, context) {
+          // A sign-up signs in too; the audit log records it once, as the sign-up (services/users.ts).
+          if (context?.path.startsWith("/sign-up")) return;
+          await recordSession(db, context, { action: "user.signed_in", userId: session.userId, orgId: activeOrgOf(session) });
         },
       },
-      user: {
-        create: {
-          async before(user, context) {
-            const refusal = await checkSignUp(
-              { db, signup: settings.auth!.signup },
-              { email: user.email, invitation: invitationOf(context?.body) },
-            );
-            if (refusal) throw new APIError("FORBIDDEN", { message: refusal, code: "SIGN_UP_CLOSED" });
-          },
-          async after(user, context) {
-            await welcomeNewUser(
-              { db, request: auditRequestOfHeaders(context?.headers) },
-              {
-                userId: user.id,
-                email: user.email,
-                name: user.name,
-                invitation: invitationOf(context?.body),
-                organisationName: stringOf(context?.body, "organisationName"),
-              },
-            );
-          },
+      delete: {
+        async after(session, context) {
+          await recordSession(db, context, { action: "user.signed_out", userId: session.userId, orgId: activeOrgOf(session) });
+          // Sign-out never fails on the room: a room not told keeps the sockets until they drop,
+          // and the session's tokens open no new ones (the room asks the Worker at each connect).
+          await endSession({ db, rooms: roomsAt(settings.realtime) }, { sessionId: session.id, userId: session.userId }).catch(
+            (error: unknown) =>
+              console.warn(JSON.stringify({ level: "warn", message: "could not tell the rooms of a sign-out", cause: String(error) })),
+          );
         },
       },
     },
-  });
+    user: {
+      create: {
+        async before(user, context) {
+          const refusal = await checkSignUp(
+            { db, signup: settings.auth!.signup },
+            { email: user.email, invitation: invitationOf(context?.body) },
+          );
+          if (refusal) throw new APIError("FORBIDDEN", { message: refusal, code: "SIGN_UP_CLOSED" });
+        },
+        async after(user, context) {
+          await welcomeNewUser(
+            { db, request: auditRequestOfHeaders(context?.headers) },
+            {
+              userId: user.id,
+              email: user.email,
+              name: user.name,
+              invitation: invitationOf(context?.body),
+              organisationName: stringOf(context?.body, "organisationName"),
+            },
+          );
+        },
+      },
+    },
+  };
 }
 
 const activeOrgOf = (session: Record<string, unknown>) => (typeof session.activeOrgId === "string" ? session.activeOrgId : null);
