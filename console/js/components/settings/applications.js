@@ -112,8 +112,8 @@ function applicationRow(application, panel) {
         alert: panel.alert,
         async onConfirm() {
           await request(`/v1/settings/applications/${application.id}`, { method: "DELETE" });
-          panel.status.textContent = `“${application.name}” is deleted.`;
           await panel.refresh();
+          panel.status.textContent = `“${application.name}” is deleted.`;
         },
       }),
     ),

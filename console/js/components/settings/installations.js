@@ -41,8 +41,8 @@ export async function mountInstallations({ scopes }) {
           alert,
           async onConfirm() {
             await request(`/v1/settings/installations/${installation.id}`, { method: "DELETE" });
-            status.textContent = `“${application.name}” is uninstalled.`;
             await refresh();
+            status.textContent = `“${application.name}” is uninstalled.`;
           },
         }),
       ),
