@@ -652,6 +652,14 @@ async function holds(req: Request, also?: (req: Request, response: { status: num
 
   const roomRefused = NEEDS_ROOM.has(operation) && response.status === 503;
   if (!roomRefused) expect(response.status, `never a 5xx: ${where}`).toBeLessThan(500);
+  // The audit log's export answers NDJSON lines when it succeeds (each a JSON value); its refusals are JSON envelopes.
+  if (response.status < 400 && operationDoc(req.operation)?.responses?.["200"]?.content?.["application/x-ndjson"]) {
+    expect(response.headers.get("content-type"), `NDJSON: ${where}`).toBe("application/x-ndjson");
+    for (const line of response.text.split("\n").filter(Boolean)) expect(() => JSON.parse(line), `NDJSON: ${where}`).not.toThrow();
+    also?.(req, response);
+    expectNoTrace(before[1], (await Promise.all([snapshot(tenant.org.id), snapshot(other.org.id)]))[1]);
+    return;
+  }
   expect(response.headers.get("content-type") ?? "", `JSON: ${where}`).toMatch(/^application\/json/);
   let body: any;
   expect(() => (body = JSON.parse(response.text)), `JSON: ${where}`).not.toThrow();
