@@ -17,6 +17,7 @@ const who =
 
 const Cursor = z
   .string()
+  .max(16)
   .regex(/^[1-9][0-9]{0,15}$/, "cursor is not a cursor this API returned")
   .optional()
   .openapi({ description: "The nextCursor of the previous page." });
