@@ -28,6 +28,7 @@ const LABELS = {
   "financials.manage": "Create and change financial entries",
   "webhooks.read": "Read webhooks",
   "webhooks.manage": "Register and change webhooks",
+  "audit.read": "Read the audit log",
 } as const;
 
 const byScope = (a: { scope: string }, b: { scope: string }) => a.scope.localeCompare(b.scope);
