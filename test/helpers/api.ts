@@ -117,7 +117,13 @@ function isJsonOrNone(payload: string | undefined): boolean {
  */
 function expectNoPrismViolation(operationId: string, method: string, pathname: string, response: Response): void {
   const header = response.headers.get("sl-violations");
-  const violations: PrismRecord["violations"] = header ? JSON.parse(header) : [];
+  const found: PrismRecord["violations"] = header ? JSON.parse(header) : [];
+  // An NDJSON answer (the audit log's export) is a sequence of JSON documents, which OpenAPI 3.1 can
+  // only describe by its item's schema (3.2's itemSchema is what would say so) and Prism checks as one
+  // body: its body is not Prism's to judge. Its headers still are; test/audit/audit-log.test.ts holds
+  // each line equal to the list's entry, whose answer Prism does check against AuditEntry.
+  const ndjson = response.headers.get("content-type")?.startsWith("application/x-ndjson") ?? false;
+  const violations = found.filter((v) => !(ndjson && v.location[0] === "response" && v.location[1] === "body"));
   mkdirSync(PRISM_RECORDS, { recursive: true });
   appendFileSync(
     join(PRISM_RECORDS, `${process.pid}.jsonl`),
