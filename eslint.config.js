@@ -5,7 +5,7 @@
 //   db/        the kernel only; the one place drizzle and the Postgres drivers are imported
 //   services/  the kernel, db/ and realtime/protocol.ts; no HTTP framework, no driver
 //   realtime/  the kernel and its own protocol module
-//   functions/ the kernel, services/ and realtime/protocol.ts (db/ only for the driver's factory);
+//   functions/ the kernel, services/ and realtime/protocol.ts (db/ only for the drivers' factories);
 //              its HTTP kit (functions/http/) imports neither its routes nor its OpenAPI code
 //   cli/       the kernel, services/, db/ and the Worker's request schemas
 //
@@ -27,8 +27,8 @@ const restrict = (patterns) => ["error", { patterns }];
 const WORKER_IMPORTS = [
   { regex: folders("cli", "bench", "test", "client"), message: "the Worker imports none of the Node-side tools" },
   {
-    regex: "^(\\.\\./)+db/(?!client\\.ts$)",
-    message: "the Worker reaches the data through services/ (db/client.ts only, for the driver's factory)",
+    regex: "^(\\.\\./)+db/(?!(client|auth-database)\\.ts$)",
+    message: "the Worker reaches the data through services/ (db/client.ts and db/auth-database.ts only, for the drivers' factories)",
   },
   { regex: "^(\\.\\./)+realtime/(?!protocol\\.ts$)", message: "the Worker speaks to the room through realtime/protocol.ts only" },
   { group: DRIVERS, message: driversMessage },

@@ -9,7 +9,10 @@
 //  6.    webhooks.ts: deliveries per second from one room to a fast local receiver;
 //  7.    batch.ts: 1000 tasks as 10 POST /v1/batch of 100 against 1000 POST /v1/tasks, wall time and round trips;
 //  8.    cpu.ts: CPU per call of each process (the Worker's workerd, wrangler, the room, the SQL endpoint,
-//        Postgres), against a hello-world Worker's, the processes started as `npm run dev` starts them.
+//        Postgres), against a hello-world Worker's, the processes started as `npm run dev` starts them;
+//  9.    statements.ts: the database's time of GET one task, a list of 50 and a PATCH, beside minimal
+//        statements doing the same work, on one connection, parse, plan and execute apart;
+//  10.   org-writes.ts: writes per second of one organisation (64 writers) against 16 sharing the load.
 //
 // Prints one table, and writes it as JSON and Markdown to bench/results/ (plus the query plans).
 // bench/README.md says how to read it, and gives the current figures.
@@ -26,6 +29,8 @@ import { cpuPerCall, steps as cpuSteps } from "./sections/cpu.ts";
 import { fanOut, STEPS as FANOUT_STEPS } from "./sections/fan-out.ts";
 import { GROWTH, growth, STEPS as GROWTH_STEPS } from "./sections/growth.ts";
 import { readsAndWrites, STEPS as HTTP_STEPS } from "./sections/reads-writes.ts";
+import { orgWrites, STEPS as ORG_WRITE_STEPS, type OrgWrites } from "./sections/org-writes.ts";
+import { statementCost, STEPS as STATEMENT_STEPS, type StatementFigures } from "./sections/statements.ts";
 import { webhooks, STEPS as WEBHOOK_STEPS } from "./sections/webhooks.ts";
 
 const quick = process.argv.includes("--quick");
@@ -36,7 +41,8 @@ const only = process.argv
 const label = process.argv.find((a) => a.startsWith("--label="))?.slice("--label=".length);
 /** `--against=<dir>`: the CPU section also measures the Worker of that checkout, in the same rounds (bench/sections/cpu.ts). */
 const against = process.argv.find((a) => a.startsWith("--against="))?.slice("--against=".length);
-const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks" | "batch" | "cpu") => !only || only.includes(section);
+const wanted = (section: "http" | "roundtrips" | "growth" | "fanout" | "webhooks" | "batch" | "cpu" | "statements" | "orgwrites") =>
+  !only || only.includes(section);
 const plan = quick ? QUICK : FULL;
 const ROUND_TRIP_STEPS = 8;
 
@@ -48,7 +54,9 @@ const steps =
   (wanted("fanout") ? FANOUT_STEPS : 0) +
   (wanted("webhooks") ? WEBHOOK_STEPS : 0) +
   (wanted("batch") ? batchSteps(plan) : 0) +
-  (wanted("cpu") ? cpuSteps(plan, against) : 0);
+  (wanted("cpu") ? cpuSteps(plan, against) : 0) +
+  (wanted("statements") ? STATEMENT_STEPS : 0) +
+  (wanted("orgwrites") ? ORG_WRITE_STEPS : 0);
 const progress = createProgress(steps);
 const machine = {
   cores: cpus().length,
@@ -78,6 +86,8 @@ try {
   let plans: Plans | null = null;
   let batch: BatchSection | null = null;
   let cpu: CpuSection | null = null;
+  let statements: StatementFigures[] | null = null;
+  let orgWriteFigures: OrgWrites | null = null;
   if (wanted("http")) await readsAndWrites(run);
   if (wanted("roundtrips")) roundTrips = await roundTripSection(run);
   if (wanted("growth")) plans = await growth(run);
@@ -85,6 +95,8 @@ try {
   if (wanted("webhooks")) await webhooks(run);
   if (wanted("batch")) batch = await batchLoading(run);
   if (wanted("cpu")) cpu = await cpuPerCall(run, { against });
+  if (wanted("statements")) statements = await statementCost(run, { against });
+  if (wanted("orgwrites")) orgWriteFigures = await orgWrites(run);
   machine.loadAfter = loadavg()
     .map((v) => v.toFixed(2))
     .join(" ");
@@ -101,7 +113,17 @@ try {
     rows,
     plans,
     largestGrowth: GROWTH.at(-1)!,
-    extra: { quick, database: stack.kind === "server" ? databaseVersion : "PGlite", machine, plan, roundTrips, batch, cpu },
+    extra: {
+      quick,
+      database: stack.kind === "server" ? databaseVersion : "PGlite",
+      machine,
+      plan,
+      roundTrips,
+      batch,
+      cpu,
+      statements,
+      orgWrites: orgWriteFigures,
+    },
   });
 } finally {
   await stack.close();

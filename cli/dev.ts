@@ -11,7 +11,7 @@ import { assertPortFree } from "./dev/ports.ts";
 import { probe, probeWithKey, waitForHttp } from "./dev/readiness.ts";
 import { REALTIME_PORT, REALTIME_URL, startRealtime, startWorker, WORKER_PORT, WORKER_URL } from "./dev/services.ts";
 import { Supervisor } from "./dev/supervisor.ts";
-import { roomsAt } from "../services/rooms.ts";
+import { roomsAt } from "../services/room-client.ts";
 import { startDevCron } from "./dev/cron.ts";
 import { findLeftoverServices, removeDevState, writeDevState } from "./lib/dev-state.ts";
 import { CommandError, isSystemError } from "./lib/errors.ts";

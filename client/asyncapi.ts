@@ -1,6 +1,8 @@
-import { routes } from "../functions/routes/index.ts";
+import { loadRoutes } from "../functions/routes/index.ts";
 import { openApiDocument } from "../functions/openapi/document.ts";
 import { CLOSE_CODES } from "../realtime/protocol.ts";
+
+const routes = await loadRoutes();
 
 // The realtime room's messages as an AsyncAPI 3.0 document (client/asyncapi.json, written by
 // `npm run client:generate`). Its schemas are the OpenAPI document's own components (`Event` and

@@ -1,6 +1,8 @@
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
-import { routes } from "../functions/routes/index.ts";
+import { loadRoutes } from "../functions/routes/index.ts";
 import { openApiDocument } from "../functions/openapi/document.ts";
+
+const routes = await loadRoutes();
 
 // What `npm run client:generate` writes, built in-process from the route registry (no server
 // needed): client/openapi.json (the document every third-party tool reads: Spectral, Prism,

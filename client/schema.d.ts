@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * Describe this API key: its organisation, application, scopes, changeVersion, realtime and every operation
-         * @description Any valid key.
+         * @description Any valid key or application access token.
          */
         get: operations["describeKey"];
         put?: never;
@@ -31,7 +31,7 @@ export interface paths {
         };
         /**
          * Fetch the key's organisation
-         * @description Needs the `organisation.read` scope (or a session whose role holds it).
+         * @description Needs the `organisation.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getOrganisation"];
         put?: never;
@@ -51,13 +51,13 @@ export interface paths {
         };
         /**
          * List the organisation's projects
-         * @description Needs the `projects.read` scope (or a session whose role holds it).
+         * @description Needs the `projects.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listProjects"];
         put?: never;
         /**
          * Create a project (name, budget, startDate and endDate are required; budget 0 means none)
-         * @description Needs the `projects.manage` scope (or a session whose role holds it).
+         * @description Needs the `projects.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createProject"];
         delete?: never;
@@ -75,21 +75,21 @@ export interface paths {
         };
         /**
          * Fetch one project
-         * @description Needs the `projects.read` scope (or a session whose role holds it).
+         * @description Needs the `projects.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getProject"];
         put?: never;
         post?: never;
         /**
          * Remove a project that nothing points at any more (milestones, tasks, risks, issues, financial entries)
-         * @description Needs the `projects.manage` scope (or a session whose role holds it).
+         * @description Needs the `projects.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         delete: operations["deleteProject"];
         options?: never;
         head?: never;
         /**
          * Change a project
-         * @description Needs the `projects.manage` scope (or a session whose role holds it).
+         * @description Needs the `projects.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -143,13 +143,13 @@ export interface paths {
         };
         /**
          * List a project's milestones
-         * @description Needs the `projects.read` scope (or a session whose role holds it).
+         * @description Needs the `projects.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listMilestones"];
         put?: never;
         /**
          * Add a milestone to a project (name and dueDate are required)
-         * @description Needs the `projects.manage` scope (or a session whose role holds it).
+         * @description Needs the `projects.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createMilestone"];
         delete?: never;
@@ -167,21 +167,21 @@ export interface paths {
         };
         /**
          * Fetch one milestone
-         * @description Needs the `projects.read` scope (or a session whose role holds it).
+         * @description Needs the `projects.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getMilestone"];
         put?: never;
         post?: never;
         /**
          * Remove a milestone that no task points at
-         * @description Needs the `projects.manage` scope (or a session whose role holds it).
+         * @description Needs the `projects.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         delete: operations["deleteMilestone"];
         options?: never;
         head?: never;
         /**
          * Change a milestone
-         * @description Needs the `projects.manage` scope (or a session whose role holds it).
+         * @description Needs the `projects.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         patch: operations["updateMilestone"];
         trace?: never;
@@ -235,13 +235,13 @@ export interface paths {
         };
         /**
          * List tasks: filtered, searched, sorted and paged
-         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listTasks"];
         put?: never;
         /**
          * Create a task (projectId, assigneeId, dueDate and title are required)
-         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createTask"];
         delete?: never;
@@ -259,7 +259,7 @@ export interface paths {
         };
         /**
          * Fetch one task
-         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getTask"];
         put?: never;
@@ -367,13 +367,13 @@ export interface paths {
         };
         /**
          * List the organisation's labels
-         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listLabels"];
         put?: never;
         /**
          * Create a label (name, unique in the organisation, and colour #rrggbb)
-         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createLabel"];
         delete?: never;
@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * Fetch one label
-         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getLabel"];
         put?: never;
@@ -405,7 +405,7 @@ export interface paths {
         head?: never;
         /**
          * Change a label
-         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         patch: operations["updateLabel"];
         trace?: never;
@@ -459,13 +459,13 @@ export interface paths {
         };
         /**
          * List a task's comments, oldest first
-         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listComments"];
         put?: never;
         /**
          * Comment on a task (body is required); the caller is its author
-         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createComment"];
         delete?: never;
@@ -483,7 +483,7 @@ export interface paths {
         };
         /**
          * Fetch one comment
-         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getComment"];
         put?: never;
@@ -551,13 +551,13 @@ export interface paths {
         };
         /**
          * List a task's checklist, in the order its items were added
-         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listChecklistItems"];
         put?: never;
         /**
          * Add an item to a task's checklist (title is required)
-         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createChecklistItem"];
         delete?: never;
@@ -575,21 +575,21 @@ export interface paths {
         };
         /**
          * Fetch one checklist item
-         * @description Needs the `tasks.read` scope (or a session whose role holds it).
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getChecklistItem"];
         put?: never;
         post?: never;
         /**
          * Remove a checklist item
-         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         delete: operations["deleteChecklistItem"];
         options?: never;
         head?: never;
         /**
          * Change a checklist item: tick it off (done), or retitle it
-         * @description Needs the `tasks.manage` scope (or a session whose role holds it).
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         patch: operations["updateChecklistItem"];
         trace?: never;
@@ -643,13 +643,13 @@ export interface paths {
         };
         /**
          * List risks, filtered by project and status, paged
-         * @description Needs the `risks.read` scope (or a session whose role holds it).
+         * @description Needs the `risks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listRisks"];
         put?: never;
         /**
          * Record a risk of a project (projectId and title are required)
-         * @description Needs the `risks.manage` scope (or a session whose role holds it).
+         * @description Needs the `risks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createRisk"];
         delete?: never;
@@ -667,21 +667,21 @@ export interface paths {
         };
         /**
          * Fetch one risk
-         * @description Needs the `risks.read` scope (or a session whose role holds it).
+         * @description Needs the `risks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getRisk"];
         put?: never;
         post?: never;
         /**
          * Remove a risk
-         * @description Needs the `risks.manage` scope (or a session whose role holds it).
+         * @description Needs the `risks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         delete: operations["deleteRisk"];
         options?: never;
         head?: never;
         /**
          * Change a risk (any status move is allowed)
-         * @description Needs the `risks.manage` scope (or a session whose role holds it).
+         * @description Needs the `risks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         patch: operations["updateRisk"];
         trace?: never;
@@ -735,13 +735,13 @@ export interface paths {
         };
         /**
          * List issues, filtered by project and status, paged
-         * @description Needs the `issues.read` scope (or a session whose role holds it).
+         * @description Needs the `issues.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listIssues"];
         put?: never;
         /**
          * Report an issue of a project (projectId and title are required)
-         * @description Needs the `issues.manage` scope (or a session whose role holds it).
+         * @description Needs the `issues.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createIssue"];
         delete?: never;
@@ -759,14 +759,14 @@ export interface paths {
         };
         /**
          * Fetch one issue
-         * @description Needs the `issues.read` scope (or a session whose role holds it).
+         * @description Needs the `issues.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getIssue"];
         put?: never;
         post?: never;
         /**
          * Remove an issue
-         * @description Needs the `issues.manage` scope (or a session whose role holds it).
+         * @description Needs the `issues.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         delete: operations["deleteIssue"];
         options?: never;
@@ -827,7 +827,7 @@ export interface paths {
         };
         /**
          * List financial entries, filtered by project and kind, paged
-         * @description Needs the `financials.read` scope (or a session whose role holds it).
+         * @description Needs the `financials.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listFinancialEntries"];
         put?: never;
@@ -851,14 +851,14 @@ export interface paths {
         };
         /**
          * Fetch one financial entry
-         * @description Needs the `financials.read` scope (or a session whose role holds it).
+         * @description Needs the `financials.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getFinancialEntry"];
         put?: never;
         post?: never;
         /**
          * Remove a financial entry
-         * @description Needs the `financials.manage` scope (or a session whose role holds it).
+         * @description Needs the `financials.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         delete: operations["deleteFinancialEntry"];
         options?: never;
@@ -939,13 +939,13 @@ export interface paths {
         };
         /**
          * List the people who may be assigned to tasks
-         * @description Needs the `organisation.read` scope (or a session whose role holds it).
+         * @description Needs the `organisation.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listPersonnel"];
         put?: never;
         /**
          * Add a person (name and email are required; email is unique in the organisation)
-         * @description Needs the `organisation.manage` scope (or a session whose role holds it).
+         * @description Needs the `organisation.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createPerson"];
         delete?: never;
@@ -963,7 +963,7 @@ export interface paths {
         };
         /**
          * Fetch one person
-         * @description Needs the `organisation.read` scope (or a session whose role holds it).
+         * @description Needs the `organisation.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getPerson"];
         put?: never;
@@ -973,7 +973,7 @@ export interface paths {
         head?: never;
         /**
          * Change a person; active=false stops new assignments
-         * @description Needs the `organisation.manage` scope (or a session whose role holds it).
+         * @description Needs the `organisation.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         patch: operations["updatePerson"];
         trace?: never;
@@ -1069,7 +1069,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a short-lived token for joining the realtime room from a browser
-         * @description The token carries the key's organisation and a subset of its read scopes; pass it as query: { token } instead of the key.
+         * @description The token carries the caller's organisation, what it was minted from (a key, a person's session, an OAuth application's grant) and a subset of its read scopes; pass it as query: { token } instead of the key.
          */
         post: operations["createRealtimeToken"];
         delete?: never;
@@ -1087,7 +1087,7 @@ export interface paths {
         };
         /**
          * List the organisation's webhooks (never their secrets)
-         * @description Needs the `webhooks.read` scope (or a session whose role holds it).
+         * @description Needs the `webhooks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -1111,7 +1111,7 @@ export interface paths {
         };
         /**
          * Fetch one webhook
-         * @description Needs the `webhooks.read` scope (or a session whose role holds it).
+         * @description Needs the `webhooks.read` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         get: operations["getWebhook"];
         put?: never;
@@ -10075,7 +10075,7 @@ export interface components {
             scopes?: ("tasks.read" | "projects.read" | "organisation.read" | "risks.read" | "issues.read" | "financials.read")[];
             /**
              * Format: int32
-             * @description Lifetime, 30 to 900 seconds; default 300. A token stops opening sockets when its key is revoked.
+             * @description Lifetime, 30 to 900 seconds; default 300. A token stops opening sockets when its key is revoked (a person's: their session ends; an OAuth application's: its grant is revoked or it is uninstalled).
              */
             ttlSeconds?: number;
         };
@@ -10533,11 +10533,11 @@ export interface components {
              * @description What was done: <target type>.<what happened> (docs/audit-log.md lists each).
              * @enum {string}
              */
-            action: "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "organisation.updated";
+            action: "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "organisation.updated" | "mcp.session_started";
             /** @description What it was done to, with its name as it was then (kept after the target is gone). */
             target: {
                 /** @enum {string} */
-                type: "user" | "member" | "invitation" | "api_key" | "webhook" | "organisation";
+                type: "user" | "member" | "invitation" | "api_key" | "webhook" | "organisation" | "application" | "installation";
                 id: string;
                 name: string;
             };
@@ -34601,8 +34601,8 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, organisation.updated. */
-                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "organisation.updated")[];
+                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, organisation.updated, mcp.session_started. */
+                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "organisation.updated" | "mcp.session_started")[];
                 /** @description Only entries by this actor: a key's, a person's or an app's id. */
                 actor?: string;
                 /** @description Only entries whose target has this id (a key, member, webhook, ...). */
@@ -34779,8 +34779,8 @@ export interface operations {
     exportAuditLog: {
         parameters: {
             query?: {
-                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, organisation.updated. */
-                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "organisation.updated")[];
+                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, organisation.updated, mcp.session_started. */
+                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "organisation.updated" | "mcp.session_started")[];
                 /** @description Only entries by this actor: a key's, a person's or an app's id. */
                 actor?: string;
                 /** @description Only entries whose target has this id (a key, member, webhook, ...). */

@@ -1,12 +1,9 @@
-import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverless";
-import { drizzle } from "drizzle-orm/neon-http";
-import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { accounts, sessions, users, verifications } from "./schema/people.ts";
+import type { NeonRequest, NeonTarget } from "./neon-http.ts";
 import { PendingAcknowledgements } from "./statements/acknowledgements.ts";
 
 /**
- * The one place that knows which Postgres driver the Worker uses: @neondatabase/serverless over
- * HTTP (`neon()`), one HTTP request per statement. Every call of the API is one SQL statement
+ * The one place that knows which Postgres driver the Worker uses: Neon's SQL over HTTP, one HTTP
+ * request per statement, sent as @neondatabase/serverless's `neon()` sends it (db/neon-http.ts). Every call of the API is one SQL statement
  * (db/statements/), so a call is one request and one database round trip, key check
  * included: no connection start-up, no pool, nothing to close. (Over a WebSocket `Pool`, each
  * request paid the connection start-up first: 2 round trips; bench/README.md section 3 measures 1.)
@@ -157,26 +154,42 @@ export const STATEMENT_TIMEOUT_MS = 15_000;
 
 let localSqlEndpoint: string | undefined;
 
-function useLocalSqlEndpoint(address: string) {
-  // Plain http:// to the local Neon-compatible /sql endpoint, which runs the statement on a
-  // connection it keeps open to Postgres (as Neon's endpoint does). Set once, not per request.
-  if (localSqlEndpoint === address) return;
-  localSqlEndpoint = address;
-  neonConfig.fetchEndpoint = () => `http://${address}/sql`;
-}
+type NeonHttp = typeof import("./neon-http.ts");
+let neonHttp: Promise<NeonHttp> | undefined;
 
-// The query function holds no connection, so one per database URL serves every request; so do
-// the acknowledgements waiting for a write statement of this isolate to record them.
-const perUrl = new Map<string, { send: NeonQueryFunction<false, true>; acknowledgements: PendingAcknowledgements }>();
+/**
+ * db/neon-http.ts, with the driver's parsers and errors it uses, loaded by the first statement an
+ * isolate sends: a request that sends none (a 404, a preflight, the discovery documents) never
+ * pays for evaluating the driver (functions/index.ts).
+ */
+const loadNeonHttp = () => (neonHttp ??= import("./neon-http.ts"));
+
+/** Where a statement is POSTed: the local endpoint, or Neon's for the host (the driver's default). */
+const endpointOf = (hostname: string) =>
+  localSqlEndpoint ? `http://${localSqlEndpoint}/sql` : `https://${hostname.replace(/^[^.]+\./, "api.")}/sql`;
+
+/** The application_name the Worker's statements connect with, unless the database URL names one. */
+const APPLICATION_NAME = "opsroom";
+
+// The connection string as Neon reads it is derived once per database URL (db/neon-http.ts); so
+// is the set of acknowledgements waiting for a write statement of this isolate to record them.
+const perUrl = new Map<string, { target?: NeonTarget; acknowledgements: PendingAcknowledgements }>();
 
 export function connectDatabase(config: DatabaseConfig): Database {
-  if (config.localSqlEndpoint) useLocalSqlEndpoint(config.localSqlEndpoint);
+  // Plain http:// to the local Neon-compatible /sql endpoint, which runs the statement on a
+  // connection it keeps open to Postgres (as Neon's endpoint does).
+  if (config.localSqlEndpoint) localSqlEndpoint = config.localSqlEndpoint;
   let shared = perUrl.get(config.url);
   if (!shared) {
-    shared = { send: neon(config.url, { fullResults: true }), acknowledgements: new PendingAcknowledgements() };
+    shared = { acknowledgements: new PendingAcknowledgements() };
     perUrl.set(config.url, shared);
   }
-  const { send, acknowledgements } = shared;
+  const { acknowledgements } = shared;
+  /** Where this call's statement goes; a malformed URL fails the statement, as the driver's would. */
+  const request = (neon: NeonHttp): NeonRequest => {
+    shared.target ??= neon.neonTargetOf(config.url, APPLICATION_NAME);
+    return { endpoint: endpointOf(shared.target.hostname), target: shared.target, signal: AbortSignal.timeout(STATEMENT_TIMEOUT_MS) };
+  };
   let queryCount = 0;
   return {
     acknowledgements,
@@ -184,8 +197,8 @@ export function connectDatabase(config: DatabaseConfig): Database {
     async query<Row>(text: string, params: unknown[] = []) {
       queryCount++;
       try {
-        const result = await send.query(text, params, { fetchOptions: { signal: AbortSignal.timeout(STATEMENT_TIMEOUT_MS) } });
-        return { rows: result.rows as Row[] };
+        const neon = await loadNeonHttp();
+        return { rows: (await neon.neonQuery(request(neon), { query: text, params })) as Row[] };
       } catch (error) {
         throw classifyDatabaseError(error);
       }
@@ -193,11 +206,12 @@ export function connectDatabase(config: DatabaseConfig): Database {
     async transaction(statements) {
       queryCount++;
       try {
-        const results = await send.transaction(
-          statements.map((s) => send.query(s.text, s.params)),
-          { fetchOptions: { signal: AbortSignal.timeout(STATEMENT_TIMEOUT_MS) } },
+        const neon = await loadNeonHttp();
+        const results = await neon.neonTransaction(
+          request(neon),
+          statements.map((s) => ({ query: s.text, params: s.params })),
         );
-        return results.map((result) => ({ rows: result.rows as Record<string, unknown>[] }));
+        return results.map((rows) => ({ rows }));
       } catch (error) {
         throw classifyDatabaseError(error);
       }
@@ -206,19 +220,4 @@ export function connectDatabase(config: DatabaseConfig): Database {
       return queryCount;
     },
   };
-}
-
-/**
- * better-auth's database (functions/auth/auth.ts): its drizzle adapter over drizzle's query
- * builder on the same HTTP driver, with the tables of db/schema/people.ts. Nothing else uses the
- * builder; our own statements go through `Database`.
- */
-export function authDatabaseFor(config: DatabaseConfig) {
-  if (config.localSqlEndpoint) useLocalSqlEndpoint(config.localSqlEndpoint);
-  return drizzleAdapter(drizzle({ client: neon(config.url), casing: "snake_case" }), {
-    provider: "pg",
-    schema: { user: users, session: sessions, account: accounts, verification: verifications },
-    // neon over HTTP has no interactive transactions; each of better-auth's writes stands alone.
-    transaction: false,
-  });
 }

@@ -142,9 +142,9 @@ function follow(self: Self): PartySocket {
   });
   socket.addEventListener("message", (message: MessageEvent) => {
     if (message.data === "pong") return;
-    const event = JSON.parse(String(message.data)) as { type: string; changeVersion: number; actor?: unknown };
+    const event = JSON.parse(String(message.data)) as { type: string; changeVersion: number; data?: { id?: string }; actor?: unknown };
     if (event.type === "ready") print({ step: "ready", changeVersion: event.changeVersion });
-    else print({ step: "event", type: event.type, changeVersion: event.changeVersion, actor: event.actor });
+    else print({ step: "event", type: event.type, changeVersion: event.changeVersion, id: event.data?.id, actor: event.actor });
   });
   socket.addEventListener("close", (close: CloseEvent) => {
     // 4401: the installation was removed (or the person lost access): nothing will open again.

@@ -1,3 +1,5 @@
+import type { AuditRequest } from "./audit.ts";
+
 /**
  * Who is acting. Checked inside the very statement that does the work (one round trip):
  * - an API key, known by the SHA-256 of the key;
@@ -8,9 +10,22 @@
  *   bound to none only where `unboundAccepted` (/v1 takes it, /mcp does not);
  * - the system (the CLI, the seed), which names its organisation and holds every scope.
  */
-export type Actor = { keyHash: string } | { sessionToken: string } | AppActor | { orgId: string };
+export type Actor = KeyActor | { sessionToken: string } | AppActor | { orgId: string };
 
-export interface AppActor {
+/** What a call through the MCP server (functions/mcp/) carries: the MCP request it is part of. */
+interface ViaMcp {
+  /**
+   * Set on the MCP server's calls: the MCP request's address, user agent and id. The first call of
+   * a UTC day by this key or installation records mcp.session_started (db/statements/mcp-sessions.ts).
+   */
+  mcp?: AuditRequest | undefined;
+}
+
+export interface KeyActor extends ViaMcp {
+  keyHash: string;
+}
+
+export interface AppActor extends ViaMcp {
   accessTokenHash: string;
   resource: string;
   unboundAccepted: boolean;

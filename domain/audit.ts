@@ -26,7 +26,17 @@ export const AUDIT_ACTIONS = [
   "webhook.disabled",
   "webhook.deleted",
   "webhook.replayed",
+  "application.registered",
+  "application.updated",
+  "application.secret_rotated",
+  "application.deleted",
+  "application.installed",
+  "application.scopes_widened",
+  "application.uninstalled",
+  "application.code_reused",
+  "application.refresh_reused",
   "organisation.updated",
+  "mcp.session_started",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -34,7 +44,16 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const isAuditAction = (value: string): value is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(value);
 
 /** The kinds of thing an entry names as its target. */
-export const AUDIT_TARGET_TYPES = ["user", "member", "invitation", "api_key", "webhook", "organisation"] as const;
+export const AUDIT_TARGET_TYPES = [
+  "user",
+  "member",
+  "invitation",
+  "api_key",
+  "webhook",
+  "organisation",
+  "application",
+  "installation",
+] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /** What an entry's action was done to: its kind, id and name as they were then (kept after it is gone). */

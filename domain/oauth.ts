@@ -17,6 +17,27 @@ export const MAX_REDIRECT_URIS = 10;
 export const REGISTRATIONS_PER_ADDRESS = 20;
 export const REGISTRATION_WINDOW_SECONDS = 3600;
 
+/**
+ * Failed client authentications (invalid_client) one client address may make at the token and
+ * revocation endpoints per window (domain/limits.ts WINDOW_SECONDS, a minute); past it the
+ * address is answered 429 before anything of its requests is read or hashed. A client secret
+ * has 256 bits, so the limit is not what stops guessing: it caps what failed requests cost.
+ */
+export const FAILED_CLIENT_AUTHENTICATIONS_PER_ADDRESS = 20;
+
+/** The authorization request's parameters (RFC 6749 §4.1.1, PKCE, RFC 8707), which the consent page sends back with the decision. */
+export const AUTHORIZATION_PARAMETERS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "resource",
+] as const;
+export type AuthorizationParameter = (typeof AUTHORIZATION_PARAMETERS)[number];
+
 /** The grant types the token endpoint serves. */
 export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
 
@@ -99,6 +120,8 @@ export const OAUTH_ERRORS = [
   "access_denied",
   "invalid_redirect_uri",
   "invalid_client_metadata",
+  // Not RFC 6749's: an address over a limit (answered 429 with Retry-After).
+  "too_many_requests",
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERRORS)[number];
 
@@ -106,6 +129,8 @@ export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
+    /** Seconds to wait, for too_many_requests. */
+    readonly retryAfter?: number,
   ) {
     super(description);
     this.name = "OAuthError";

@@ -77,11 +77,24 @@ export function parseSort(text: string | undefined, sortable: Sortable): SortKey
 /** The ?sort= value of keys, as a client writes it. */
 export const sortText = (sort: SortKey[]) => sort.map((k) => `${k.descending ? "-" : ""}${k.field}`).join(",");
 
-const base64url = (text: string) =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * Unpadded base64url of the text's UTF-8, three bytes to four characters. Every page with more
+ * writes a cursor: through btoa, a spread of the bytes and three replaces it was 4 % of a list's
+ * CPU in the Worker's profile (bench/README.md "CPU per call"), this way a quarter of that.
+ */
+function base64url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += BASE64URL[n >> 18]! + BASE64URL[(n >> 12) & 63]!;
+    if (i + 1 < bytes.length) out += BASE64URL[(n >> 6) & 63]!;
+    if (i + 2 < bytes.length) out += BASE64URL[n & 63]!;
+  }
+  return out;
+}
 const fromBase64url = (text: string) =>
   new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { Database } from "../db/client.ts";
 import type { Actor } from "../domain/actor.ts";
 import type { Scope } from "../domain/scopes.ts";
@@ -7,7 +6,6 @@ import { EVENT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { IdempotencyRequest } from "../services/context.ts";
 import type { AuthGuard } from "./rate-limit/auth-guard.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
-import type { AnyRoute } from "./http/registry.ts";
 
 /** Worker bindings (wrangler.toml and secrets); read through `settingsOf`, which checks them. */
 export interface Bindings {
@@ -48,33 +46,6 @@ export interface Bindings {
   AUTH_GUARD: DurableObjectNamespace<AuthGuard>;
 }
 
-const SettingsSchema = z
-  .object({
-    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// connection string"),
-    LOCAL_SQL_ENDPOINT: z
-      .string()
-      .regex(/^[\w.-]+:\d{1,5}$/, "must be host:port")
-      .optional(),
-    REALTIME_URL: z.url({ protocol: /^https?$/ }).optional(),
-    REALTIME_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
-    WEBHOOKS_ALLOW_LOOPBACK: z.enum(["true", "false"]).optional(),
-    AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-    SIGNUP: z.enum(["true", "false"]).optional(),
-    LOG_REQUESTS: z.enum(["true", "false"]).optional(),
-    CHECK_STATEMENTS: z.enum(["true", "false"]).optional(),
-    EVENT_RETENTION_DAYS: z.coerce
-      .number()
-      .min(1 / 86_400, "must be a number of days of at least one second (0.0000116)")
-      .max(3650)
-      .optional(),
-    AUDIT_RETENTION_DAYS: z.coerce
-      .number()
-      .min(1 / 86_400, "must be a number of days of at least one second (0.0000116)")
-      .max(36500)
-      .optional(),
-  })
-  .refine((s) => Boolean(s.REALTIME_URL) === Boolean(s.REALTIME_SECRET), "REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
-
 /** The Worker's configuration, checked: what the code reads instead of the raw bindings. */
 export interface Settings {
   database: { url: string; localSqlEndpoint?: string | undefined; checkStatements: boolean };
@@ -93,6 +64,45 @@ export interface Settings {
 
 const checked = new WeakMap<object, Settings>();
 
+/** A binding's check: true, or what is wrong with the value as the error names it. */
+type Check = (value: string) => true | string;
+
+const trueOrFalse: Check = (v) => v === "true" || v === "false" || 'must be "true" or "false"';
+const days =
+  (most: number): Check =>
+  (v) =>
+    (v.trim() !== "" && Number(v) >= 1 / 86_400 && Number(v) <= most) ||
+    `must be a number of days of at least one second (0.0000116) and at most ${most}`;
+
+function protocolOf(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Reads the bindings one by one, each through its check (a handful of plain checks: the Worker's
+ * start-up does not load a schema library for them); an empty value is unset. What fails is kept
+ * in `problems`, each naming its binding.
+ */
+function reader(env: Bindings) {
+  const problems: string[] = [];
+  const read = (name: keyof Bindings, check: Check, required = false): string | undefined => {
+    const value = env[name];
+    if (value === undefined || value === "") {
+      if (required) problems.push(`${name} is required`);
+      return undefined;
+    }
+    const verdict = typeof value === "string" ? check(value) : "must be text";
+    if (verdict === true) return value as string;
+    problems.push(`${name} ${verdict}`);
+    return undefined;
+  };
+  return { read, problems };
+}
+
 /**
  * The bindings, checked once per isolate (the runtime hands every request the same object). A
  * deployment missing a setting, or with a malformed one, fails at its first request with a message
@@ -101,27 +111,30 @@ const checked = new WeakMap<object, Settings>();
 export function settingsOf(env: Bindings): Settings {
   let settings = checked.get(env);
   if (!settings) {
-    const parsed = SettingsSchema.safeParse({
-      ...env,
-      REALTIME_URL: env.REALTIME_URL || undefined,
-      REALTIME_SECRET: env.REALTIME_SECRET || undefined,
-      AUTH_SECRET: env.AUTH_SECRET || undefined,
-      EVENT_RETENTION_DAYS: env.EVENT_RETENTION_DAYS || undefined,
-      AUDIT_RETENTION_DAYS: env.AUDIT_RETENTION_DAYS || undefined,
-    });
-    if (!parsed.success) {
-      throw new Error(
-        `the Worker is misconfigured: ${parsed.error.issues.map((i) => `${i.path.join(".") || "bindings"} ${i.message}`).join("; ")}`,
-      );
-    }
-    const s = parsed.data;
+    const { read, problems } = reader(env);
+    const s = {
+      DATABASE_URL: read("DATABASE_URL", (v) => /^postgres(ql)?:\/\//.test(v) || "must be a postgres:// connection string", true),
+      LOCAL_SQL_ENDPOINT: read("LOCAL_SQL_ENDPOINT", (v) => /^[\w.-]+:\d{1,5}$/.test(v) || "must be host:port"),
+      REALTIME_URL: read("REALTIME_URL", (v) => /^https?:$/.test(protocolOf(v)) || "must be an http(s) URL"),
+      REALTIME_SECRET: read("REALTIME_SECRET", (v) => v.length >= 16 || "must be at least 16 characters"),
+      WEBHOOKS_ALLOW_LOOPBACK: read("WEBHOOKS_ALLOW_LOOPBACK", trueOrFalse),
+      AUTH_SECRET: read("AUTH_SECRET", (v) => v.length >= 32 || "must be at least 32 characters"),
+      SIGNUP: read("SIGNUP", trueOrFalse),
+      LOG_REQUESTS: read("LOG_REQUESTS", trueOrFalse),
+      CHECK_STATEMENTS: read("CHECK_STATEMENTS", trueOrFalse),
+      EVENT_RETENTION_DAYS: read("EVENT_RETENTION_DAYS", days(3650)),
+      AUDIT_RETENTION_DAYS: read("AUDIT_RETENTION_DAYS", days(36500)),
+    };
+    if (Boolean(s.REALTIME_URL) !== Boolean(s.REALTIME_SECRET))
+      problems.push("REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
+    if (problems.length) throw new Error(`the Worker is misconfigured: ${problems.join("; ")}`);
     settings = {
-      database: { url: s.DATABASE_URL, localSqlEndpoint: s.LOCAL_SQL_ENDPOINT, checkStatements: s.CHECK_STATEMENTS === "true" },
+      database: { url: s.DATABASE_URL!, localSqlEndpoint: s.LOCAL_SQL_ENDPOINT, checkStatements: s.CHECK_STATEMENTS === "true" },
       realtime: s.REALTIME_URL && s.REALTIME_SECRET ? { url: s.REALTIME_URL.replace(/\/$/, ""), secret: s.REALTIME_SECRET } : null,
       webhooks: { allowLoopback: s.WEBHOOKS_ALLOW_LOOPBACK === "true" },
       auth: s.AUTH_SECRET ? { secret: s.AUTH_SECRET, signup: s.SIGNUP !== "false" } : null,
-      events: { retentionSeconds: Math.round((s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
-      audit: { retentionSeconds: Math.round((s.AUDIT_RETENTION_DAYS ?? AUDIT_RETENTION_DAYS) * 86_400) },
+      events: { retentionSeconds: Math.round(Number(s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
+      audit: { retentionSeconds: Math.round(Number(s.AUDIT_RETENTION_DAYS ?? AUDIT_RETENTION_DAYS) * 86_400) },
       logRequests: s.LOG_REQUESTS === "true",
     };
     checked.set(env, settings);
@@ -142,8 +155,6 @@ export interface Variables {
   idempotency?: IdempotencyRequest;
   /** The organisation's changeVersion the call's statements last observed (the envelope's changeVersion). */
   changeVersion?: number;
-  /** The route registry (GET /v1 lists its operations; the OpenAPI document is generated from it). */
-  routes: AnyRoute[];
 }
 
 export interface AppEnv {

@@ -1,22 +1,24 @@
-import { sweep } from "../services/events.ts";
 import { createApp } from "./app.ts";
-import { backgroundContext } from "./http/context.ts";
-import { settingsOf, type Bindings } from "./env.ts";
+import type { Bindings } from "./env.ts";
 
 // The Worker: the Hono app serves /v1; the cron trigger runs the sweep (re-publishes events no
 // room acknowledged, repeats recent revocations to the rooms, drops events and audit entries past their retention).
+//
+// Start-up builds only what every request passes through: Hono, the common middleware, and each
+// route mounted by its method, path, scope and body (routes/manifest.ts). What a request needs
+// beyond that is loaded by the first request that needs it, and then kept by the isolate: a
+// route's module (its schemas, its service, its statements) with that route, zod with the first
+// validation, the database driver with the first statement, better-auth with /auth, the OAuth
+// server with /oauth, the room's endpoints with /internal, MCP with /mcp, the OpenAPI builder and
+// Scalar with their pages, the sweep with the cron (docs/deployment.md "Start-up").
 export { AuthGuard } from "./rate-limit/auth-guard.ts";
 export { RateLimiter } from "./rate-limit/limiter.ts";
+
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-  async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(
-      sweep(backgroundContext(env, ctx), {
-        retentionSeconds: settingsOf(env).events.retentionSeconds,
-        auditRetentionSeconds: settingsOf(env).audit.retentionSeconds,
-      }).then((result) => console.log(JSON.stringify({ message: "sweep", ...result }))),
-    );
+  scheduled(_controller, env, ctx) {
+    ctx.waitUntil(import("./sweep.ts").then(({ runSweep }) => runSweep(env, ctx)));
   },
 } satisfies ExportedHandler<Bindings>;

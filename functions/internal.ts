@@ -13,6 +13,7 @@ import {
   type SocketIdentity,
 } from "../realtime/protocol.ts";
 import { findActiveKey } from "../services/api-keys.ts";
+import { findLiveGrant } from "../services/app-access.ts";
 import { findLiveSession } from "../services/sessions.ts";
 import type { SystemContext } from "../services/context.ts";
 import { missedEvents, roomStart } from "../services/events.ts";
@@ -106,8 +107,9 @@ internal.post("/rooms/:orgId/webhooks/:webhookId/disable", async (c) => {
 /**
  * Who a socket's credential belongs to, before the room opens it. An API key is checked as any
  * call's would be (its shape, its address's refused keys, its rate limit, its state); a realtime
- * token, whose signature the room has verified, must name a key that is not revoked, and opening
- * it counts against that key's rate limit too.
+ * token, whose signature the room has verified, must name a key that is not revoked (and opening
+ * it counts against that key's rate limit too), a session still signed in, or an application's
+ * grant still live.
  */
 internal.post("/rooms/:orgId/sockets", async (c) => c.json(await identify(c, await bodyOf(c, SocketCredentialSchema))));
 
@@ -138,6 +140,12 @@ async function identify(c: Context<AppEnv>, credential: SocketCredential): Promi
     const session = await findLiveSession({ ctx: systemContext(c), input: { sessionId: credential.sessionId } });
     if (!session) throw new DomainError("unauthorized", "the session this realtime token was minted for has ended");
     return { orgId: session.orgId, keyId: null, sessionId: credential.sessionId, userId: session.userId, scopes: session.scopes };
+  }
+  if ("grantId" in credential) {
+    const grant = await findLiveGrant({ ctx: systemContext(c), input: { grantId: credential.grantId } });
+    if (!grant) throw new DomainError("unauthorized", "the application's authorization this realtime token was minted with has ended");
+    const { orgId, grantId, installationId, appId, userId, scopes } = grant;
+    return { orgId, keyId: null, grantId, installationId, appId, ...(userId ? { userId } : {}), scopes };
   }
   if (!isWellFormedApiKey(credential.apiKey)) throw new DomainError("invalid_key", "the API key is malformed");
   const keyHash = hashApiKey(credential.apiKey);

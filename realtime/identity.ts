@@ -13,7 +13,11 @@ export interface Identity {
   /** For a person's token: the session it was minted for, and the person. */
   sessionId?: string | undefined;
   userId?: string | undefined;
-  /** For an OAuth application's token: its installation (closed when it is uninstalled) and application (its own writes). */
+  /**
+   * For an OAuth application's token: its grant (closed when revoked), installation (closed when it
+   * is uninstalled) and application (its own writes); `userId` is then the person it acts for, if any.
+   */
+  grantId?: string | undefined;
   installationId?: string | undefined;
   appId?: string | undefined;
   /** The event read scopes the socket may receive (its connection tags). */
@@ -111,7 +115,11 @@ export async function authenticate(request: Request, orgId: string, env: RoomEnv
     const claims = env.REALTIME_SECRET ? await verifyRealtimeToken(env.REALTIME_SECRET, token) : null;
     if (!claims) return refusal(401, "invalid_key", "the realtime token is invalid or has expired");
     if (claims.orgId !== orgId) return otherRoom();
-    const credential = claims.keyId ? { keyId: claims.keyId, clientAddress } : { sessionId: claims.sessionId!, clientAddress };
+    const credential = claims.keyId
+      ? { keyId: claims.keyId, clientAddress }
+      : claims.grantId
+        ? { grantId: claims.grantId, clientAddress }
+        : { sessionId: claims.sessionId!, clientAddress };
     const key = await identify(env, orgId, credential);
     // A token carries a subset of its key's scopes, fixed when it was minted.
     identity = key instanceof Response ? key : { ...key, scopes: claims.scopes.filter((scope) => key.scopes.includes(scope)) };
@@ -126,12 +134,18 @@ export async function authenticate(request: Request, orgId: string, env: RoomEnv
   const wanted = socketFilter(url.searchParams);
   if (wanted instanceof Response) return wanted;
   const scopes = identity.scopes.filter((scope) => EVENT_READ_SCOPES.has(scope));
-  // A socket's own writes: its key's (a key's token's too), or its person's.
-  const filter = {
-    ...wanted,
-    excludeOwn: wanted.excludeOwn ? (identity.sessionId ? { userId: identity.userId ?? null } : { keyId: identity.keyId }) : null,
-  };
-  return identity.sessionId
-    ? { orgId, keyId: null, sessionId: identity.sessionId, userId: identity.userId, scopes, filter }
-    : { orgId, keyId: identity.keyId, scopes, filter };
+  // A socket's own writes: its key's (a key's token's too), its person's, or its application's
+  // (whoever it acts for, as the feed counts an application's writes).
+  const own = identity.sessionId
+    ? { userId: identity.userId ?? null }
+    : identity.appId
+      ? { appId: identity.appId }
+      : { keyId: identity.keyId };
+  const filter = { ...wanted, excludeOwn: wanted.excludeOwn ? own : null };
+  if (identity.sessionId) return { orgId, keyId: null, sessionId: identity.sessionId, userId: identity.userId, scopes, filter };
+  if (identity.grantId) {
+    const { grantId, installationId, appId, userId } = identity;
+    return { orgId, keyId: null, grantId, installationId, appId, ...(userId ? { userId } : {}), scopes, filter };
+  }
+  return { orgId, keyId: identity.keyId, scopes, filter };
 }

@@ -59,6 +59,8 @@ export const RoomMessageSchema = z.union([
   z.strictObject({ membersChanged: z.array(Uuid).min(1).max(1_000) }),
   /** These installations of OAuth applications ended (uninstalled, or the application deleted): the room closes their sockets (4401). */
   z.strictObject({ installationsEnded: z.array(Uuid).min(1).max(1_000) }),
+  /** These grants of OAuth applications were revoked (a refresh token revoked or reused): the room closes their sockets (4401). */
+  z.strictObject({ grantsRevoked: z.array(Uuid).min(1).max(1_000) }),
 ]);
 export type RoomMessage = z.infer<typeof RoomMessageSchema>;
 
@@ -82,6 +84,8 @@ export const SocketCredentialSchema = z.union([
   z.strictObject({ keyId: Uuid, clientAddress: z.string().max(100) }),
   /** A realtime token minted for a person: is the session it names still signed in, and a member? */
   z.strictObject({ sessionId: Uuid, clientAddress: z.string().max(100) }),
+  /** A realtime token minted with an application's access token: is its grant still live, and its installation? */
+  z.strictObject({ grantId: Uuid, clientAddress: z.string().max(100) }),
 ]);
 export type SocketCredential = z.infer<typeof SocketCredentialSchema>;
 
@@ -92,7 +96,12 @@ export const SocketIdentitySchema = z.object({
   keyId: Uuid.nullable(),
   /** A person's token: their session and their id; absent for a key's. */
   sessionId: Uuid.optional(),
+  /** A person's id; for an application's token, the person it acts for, if any. */
   userId: Uuid.optional(),
+  /** An application's token: its grant, installation and application. */
+  grantId: Uuid.optional(),
+  installationId: Uuid.optional(),
+  appId: Uuid.optional(),
   scopes: z.array(z.string()),
 });
 export type SocketIdentity = z.infer<typeof SocketIdentitySchema>;

@@ -115,7 +115,7 @@ export default class OrganisationRoom implements Party.Server {
       return Response.json(
         {
           error:
-            "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded }, { membersChanged } or { installationsEnded }",
+            "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded }, { membersChanged }, { installationsEnded } or { grantsRevoked }",
         },
         { status: 400 },
       );
@@ -126,6 +126,7 @@ export default class OrganisationRoom implements Party.Server {
     if ("membersChanged" in message) return Response.json({ closed: this.audiences.close("membersChanged", message.membersChanged) });
     if ("installationsEnded" in message)
       return Response.json({ closed: this.audiences.close("installationsEnded", message.installationsEnded) });
+    if ("grantsRevoked" in message) return Response.json({ closed: this.audiences.close("grantsRevoked", message.grantsRevoked) });
     if ("webhooksChanged" in message) {
       await this.webhooks.reload();
       return Response.json({ reloaded: true });

@@ -2,6 +2,7 @@ import * as statements from "../db/statements/applications.ts";
 import type { EndedInstallation } from "../db/statements/applications.ts";
 import { MANAGE_SETTINGS } from "../db/statements/settings-caller.ts";
 import { generateClientId, generateCredential, hashCredential } from "../domain/crypto/oauth.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import { OAuthError, redirectUriProblem } from "../domain/oauth.ts";
@@ -58,15 +59,20 @@ export async function createApplication({
   const redirectUris = checkRedirectUris(input.redirectUris);
   const isPublic = input.public ?? false;
   const secret = isPublic ? null : generateCredential("clientSecret");
-  const outcome = await statements.createApplication(ctx.db, ctx.actor, {
-    id: input.id ?? uuidv7(),
-    clientId: generateClientId(),
-    name: input.name,
-    redirectUris,
-    scopes: expandScopes(input.scopes),
-    public: isPublic,
-    secretHash: secret && hashCredential(secret),
-  });
+  const outcome = await statements.createApplication(
+    ctx.db,
+    ctx.actor,
+    {
+      id: input.id ?? uuidv7(),
+      clientId: generateClientId(),
+      name: input.name,
+      redirectUris,
+      scopes: expandScopes(input.scopes),
+      public: isPublic,
+      secretHash: secret && hashCredential(secret),
+    },
+    ctx.request ?? NO_REQUEST,
+  );
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   return { application: outcome.application!, clientSecret: secret };
 }
@@ -75,11 +81,17 @@ export async function updateApplication({
   ctx,
   input,
 }: Call<{ id: string; name?: string | undefined; redirectUris?: string[] | undefined; scopes?: Scope[] | undefined }>) {
-  const outcome = await statements.updateApplication(ctx.db, ctx.actor, input.id, {
-    name: input.name,
-    redirectUris: input.redirectUris && checkRedirectUris(input.redirectUris),
-    scopes: input.scopes && expandScopes(input.scopes),
-  });
+  const outcome = await statements.updateApplication(
+    ctx.db,
+    ctx.actor,
+    input.id,
+    {
+      name: input.name,
+      redirectUris: input.redirectUris && checkRedirectUris(input.redirectUris),
+      scopes: input.scopes && expandScopes(input.scopes),
+    },
+    ctx.request ?? NO_REQUEST,
+  );
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.application) throw notFound("application");
   return outcome.application;
@@ -87,7 +99,7 @@ export async function updateApplication({
 
 /** Deletes an application: uninstalled from every organisation, every token refused. */
 export async function deleteApplication({ ctx, input }: Call<{ id: string }>) {
-  const outcome = await statements.deleteApplication(ctx.db, ctx.actor, input.id);
+  const outcome = await statements.deleteApplication(ctx.db, ctx.actor, input.id, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.deleted) throw notFound("application");
   tellEnded(ctx, outcome.ended);
@@ -97,7 +109,13 @@ export async function deleteApplication({ ctx, input }: Call<{ id: string }>) {
 /** A new client secret, answered once; the old one keeps working `overlapSeconds`. */
 export async function rotateSecret({ ctx, input }: Call<{ id: string; overlapSeconds: number }>) {
   const secret = generateCredential("clientSecret");
-  const outcome = await statements.rotateSecret(ctx.db, ctx.actor, input.id, hashCredential(secret), input.overlapSeconds);
+  const outcome = await statements.rotateSecret(
+    ctx.db,
+    ctx.actor,
+    input.id,
+    { hash: hashCredential(secret), overlapSeconds: input.overlapSeconds },
+    ctx.request ?? NO_REQUEST,
+  );
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.found) throw notFound("application");
   if (!outcome.rotated) throw new DomainError("conflict", "a public application has no secret to rotate");
@@ -112,7 +130,7 @@ export async function listInstallations({ ctx }: Call<Record<string, never>>) {
 
 /** Uninstalls: every token refused at once; after the answer, its sockets closed and its webhooks stopped. */
 export async function uninstall({ ctx, input }: Call<{ id: string }>) {
-  const outcome = await statements.uninstall(ctx.db, ctx.actor, input.id);
+  const outcome = await statements.uninstall(ctx.db, ctx.actor, input.id, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (outcome.ended.length === 0) throw notFound("installation");
   tellEnded(ctx, outcome.ended);
@@ -121,7 +139,7 @@ export async function uninstall({ ctx, input }: Call<{ id: string }>) {
 /** The organisation's application settings; changing them is an owner's. */
 export async function organisationSettings({ ctx, input }: Call<{ allowDynamicClientRegistration?: boolean | undefined }>) {
   const change = input.allowDynamicClientRegistration ?? null;
-  const outcome = await statements.organisationSettings(ctx.db, ctx.actor, change);
+  const outcome = await statements.organisationSettings(ctx.db, ctx.actor, change, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (change !== null && outcome.role !== "owner") throw callerRefusals.roleMissing(["owner"]);
   return { allowDynamicClientRegistration: outcome.allowDynamicClientRegistration ?? false };

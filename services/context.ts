@@ -2,7 +2,7 @@ import type { Database } from "../db/client.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
 import type { Actor } from "../domain/actor.ts";
 import type { AuditRequest } from "../domain/audit.ts";
-import type { Rooms } from "./rooms.ts";
+import type { Rooms } from "./room-client.ts";
 
 export type { IdempotencyRequest };
 

@@ -1,13 +1,15 @@
 import type { Database } from "../db/client.ts";
+import type { AuditRequest } from "../domain/audit.ts";
 import * as statements from "../db/statements/oauth-authorize.ts";
 import type { Client } from "../db/statements/oauth-authorize.ts";
 import { CLIENT_ID_PATTERN, generateCredential, hashCredential, S256_CHALLENGE } from "../domain/crypto/oauth.ts";
 import { DomainError } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
-import { matchesRedirectUri, OAuthError, parseScopeParameter } from "../domain/oauth.ts";
+import { matchesRedirectUri, OAuthError, parseScopeParameter, type AuthorizationParameter } from "../domain/oauth.ts";
 import { ROLE_SCOPES } from "../domain/roles.ts";
 import { SCOPES, type Scope } from "../domain/scopes.ts";
 import type { Call } from "./context.ts";
+import { oauthRefusals } from "./refusals.ts";
 
 // The authorization endpoint (GET /oauth/authorize) and the consent page's two calls (GET and POST
 // /oauth/consent), docs/apps.md. A request naming an unknown client or a redirect URI the client did
@@ -15,16 +17,7 @@ import type { Call } from "./context.ts";
 // refusal goes back to the client's redirect URI, with `state` and `iss` (RFC 9207).
 
 /** The query of an authorization request, as sent. */
-export interface AuthorizationQuery {
-  response_type?: string | undefined;
-  client_id?: string | undefined;
-  redirect_uri?: string | undefined;
-  scope?: string | undefined;
-  state?: string | undefined;
-  code_challenge?: string | undefined;
-  code_challenge_method?: string | undefined;
-  resource?: string | undefined;
-}
+export type AuthorizationQuery = { [name in AuthorizationParameter]?: string | undefined };
 
 /** An authorization request that passed every check. */
 export interface AuthorizationRequest {
@@ -80,7 +73,7 @@ export async function checkAuthorization({
   if (!S256_CHALLENGE.test(query.code_challenge))
     throw back(new OAuthError("invalid_request", "code_challenge must be an S256 challenge: 43 base64url characters"));
   const asked = parseScopeParameter(query.scope ?? client.scopes.join(" "));
-  if (asked.invalid) throw back(new OAuthError("invalid_scope", `${asked.invalid.slice(0, 100)} is not a scope`));
+  if (asked.invalid) throw back(oauthRefusals.notAScope(asked.invalid));
   if (asked.scopes.length === 0 || asked.scopes.some((scope) => !client.scopes.includes(scope)))
     throw back(new OAuthError("invalid_scope", "scope asks for more than the application may"));
   const resource = query.resource ?? null;
@@ -131,7 +124,7 @@ export async function decide({
   input,
 }: Call<
   { request: AuthorizationRequest; sessionToken: string | null; orgId: string; allow: boolean; issuer: string },
-  { db: Database }
+  { db: Database; request: AuditRequest }
 >): Promise<{ redirectTo: string }> {
   const { request, issuer } = input;
   if (!input.sessionToken) throw signInFirst();
@@ -146,17 +139,22 @@ export async function decide({
       }),
     };
   const code = generateCredential("code");
-  const outcome = await statements.consent(ctx.db, input.sessionToken, {
-    applicationId: request.client.id,
-    orgId: input.orgId,
-    scopes: request.scopes,
-    resource: request.resource,
-    codeHash: hashCredential(code),
-    challenge: request.challenge,
-    redirectUri: request.redirectUri,
-    installationId: uuidv7(),
-    grantId: uuidv7(),
-  });
+  const outcome = await statements.consent(
+    ctx.db,
+    input.sessionToken,
+    {
+      applicationId: request.client.id,
+      orgId: input.orgId,
+      scopes: request.scopes,
+      resource: request.resource,
+      codeHash: hashCredential(code),
+      challenge: request.challenge,
+      redirectUri: request.redirectUri,
+      installationId: uuidv7(),
+      grantId: uuidv7(),
+    },
+    ctx.request,
+  );
   if (!outcome.member) throw new DomainError("not_found", "you are not a member of that organisation, or your session has ended");
   if (!outcome.installable)
     throw new DomainError("insufficient_role", "an owner of that organisation has not allowed dynamically registered applications");

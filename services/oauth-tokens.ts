@@ -1,6 +1,7 @@
 import type { Database } from "../db/client.ts";
+import type { AuditRequest } from "../domain/audit.ts";
 import * as statements from "../db/statements/oauth-token.ts";
-import type { ClientCredentials, ClientRow, IssuedTokens } from "../db/statements/oauth-token.ts";
+import type { ClientCredentials, ClientRow, IssuedTokens, RevokedGrant } from "../db/statements/oauth-token.ts";
 import {
   CLIENT_ID_PATTERN,
   generateCredential,
@@ -11,7 +12,8 @@ import {
 } from "../domain/crypto/oauth.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import { ACCESS_TOKEN_SECONDS, OAuthError, parseScopeParameter, REFRESH_TOKEN_SECONDS, scopeParameter } from "../domain/oauth.ts";
-import type { Call } from "./context.ts";
+import type { Call, ServiceContext } from "./context.ts";
+import { oauthRefusals } from "./refusals.ts";
 
 // The token endpoint (POST /oauth/token) and revocation (POST /oauth/revoke), docs/apps.md. Each
 // request is checked for shape here, without a lookup, then settled from its one statement's
@@ -45,7 +47,12 @@ export interface TokenAnswer {
   scope: string;
 }
 
-type TokenContext = { db: Database };
+type TokenContext = Pick<ServiceContext, "db" | "rooms" | "defer"> & { request: AuditRequest };
+
+/** After the answer: the room closes the sockets of a grant the statement revoked (4401). */
+function tellRevoked(ctx: TokenContext, grant: RevokedGrant | null): void {
+  if (grant) ctx.defer(() => ctx.rooms.tell(grant.orgId, { grantsRevoked: [grant.id] }));
+}
 
 /** New tokens: their values for the client, their ids and hashes to store. */
 function mint(withRefresh: boolean): { issued: IssuedTokens; access: string; refresh: string | null } {
@@ -77,14 +84,13 @@ const required = (value: string | undefined, name: string): string => {
 /** The client's id and the hash of its secret, when both are well-formed; invalid_client otherwise, before any lookup. */
 export function clientCredentialsOf(client: ClientAuthentication): ClientCredentials {
   if (!CLIENT_ID_PATTERN.test(client.clientId)) throw new OAuthError("invalid_client", "unknown client");
-  if (client.secret !== null && !isCredential("clientSecret", client.secret))
-    throw new OAuthError("invalid_client", "the client could not be authenticated");
+  if (client.secret !== null && !isCredential("clientSecret", client.secret)) throw oauthRefusals.clientUnauthenticated();
   return { clientId: client.clientId, secretHash: client.secret === null ? null : hashCredential(client.secret) };
 }
 
 /** The client authenticated, or invalid_client (RFC 6749 §5.2: 401). */
 function settleClient(row: ClientRow): void {
-  if (!row.client_found || !row.client_authenticated) throw new OAuthError("invalid_client", "the client could not be authenticated");
+  if (!row.client_found || !row.client_authenticated) throw oauthRefusals.clientUnauthenticated();
 }
 
 export async function token({ ctx, input }: Call<TokenRequest, TokenContext>): Promise<TokenAnswer> {
@@ -108,7 +114,9 @@ async function exchangeCode(ctx: TokenContext, input: TokenRequest): Promise<Tok
     client,
     { codeHash, redirectUri, challenge, resource: input.resource ?? null },
     tokens.issued,
+    ctx.request,
   );
+  tellRevoked(ctx, outcome.revoked_grant);
   settleClient(outcome);
   if (!outcome.code_found) throw new OAuthError("invalid_grant", "the authorization code is unknown, or not this client's");
   if (outcome.code_reused) throw new OAuthError("invalid_grant", "the authorization code was used before: every token it gave is revoked");
@@ -116,7 +124,7 @@ async function exchangeCode(ctx: TokenContext, input: TokenRequest): Promise<Tok
   if (!outcome.redirect_matches) throw new OAuthError("invalid_grant", "redirect_uri is not the one the authorization request named");
   if (!outcome.verifier_matches) throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge");
   if (!outcome.resource_matches) throw new OAuthError("invalid_target", "resource is not the one the authorization request named");
-  if (!outcome.exchanged) throw new OAuthError("invalid_grant", "the grant has been revoked, or the application uninstalled");
+  if (!outcome.exchanged) throw oauthRefusals.grantEnded();
   return answer(tokens, outcome.scopes ?? []);
 }
 
@@ -125,7 +133,7 @@ async function refresh(ctx: TokenContext, input: TokenRequest): Promise<TokenAns
   const client = clientCredentialsOf(input.client);
   // Narrowing at refresh is not offered: a scope parameter may only repeat what the grant holds.
   const asked = parseScopeParameter(input.scope);
-  if (asked.invalid) throw new OAuthError("invalid_scope", `${asked.invalid.slice(0, 100)} is not a scope`);
+  if (asked.invalid) throw oauthRefusals.notAScope(asked.invalid);
   const tokens = mint(true);
   const tokenHash = isCredential("refreshToken", presented) ? hashCredential(presented) : "-";
   const scopes = asked.scopes.length > 0 ? asked.scopes : null;
@@ -134,21 +142,23 @@ async function refresh(ctx: TokenContext, input: TokenRequest): Promise<TokenAns
     client,
     { tokenHash, resource: input.resource ?? null, scopes },
     tokens.issued,
+    ctx.request,
   );
+  tellRevoked(ctx, outcome.revoked_grant);
   settleClient(outcome);
   if (!outcome.token_found) throw new OAuthError("invalid_grant", "the refresh token is unknown, or not this client's");
   if (outcome.token_reused) throw new OAuthError("invalid_grant", "the refresh token was used before: its grant is revoked");
   if (outcome.token_expired) throw new OAuthError("invalid_grant", "the refresh token has expired or been revoked");
   if (!outcome.resource_matches) throw new OAuthError("invalid_target", "resource is not the one the grant is for");
   if (!outcome.scope_within) throw new OAuthError("invalid_scope", "scope asks for more than the grant holds");
-  if (!outcome.rotated) throw new OAuthError("invalid_grant", "the grant has been revoked, or the application uninstalled");
+  if (!outcome.rotated) throw oauthRefusals.grantEnded();
   return answer(tokens, outcome.scopes ?? []);
 }
 
 async function clientCredentials(ctx: TokenContext, input: TokenRequest): Promise<TokenAnswer> {
   const client = clientCredentialsOf(input.client);
   const asked = parseScopeParameter(input.scope);
-  if (asked.invalid) throw new OAuthError("invalid_scope", `${asked.invalid.slice(0, 100)} is not a scope`);
+  if (asked.invalid) throw oauthRefusals.notAScope(asked.invalid);
   const orgId = input.organisationId ?? null;
   if (orgId !== null && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(orgId))
     throw new OAuthError("invalid_request", "organisation_id must be a UUID");
@@ -173,6 +183,7 @@ async function clientCredentials(ctx: TokenContext, input: TokenRequest): Promis
 export async function revoke({ ctx, input }: Call<{ client: ClientAuthentication; token: string }, TokenContext>): Promise<void> {
   const client = clientCredentialsOf(input.client);
   const outcome = await statements.revokeToken(ctx.db, client, hashCredential(input.token));
+  tellRevoked(ctx, outcome.revoked_grant);
   settleClient(outcome);
 }
 

@@ -9,8 +9,9 @@ import { describeCaller } from "./organisation.ts";
 export const DEFAULT_TOKEN_TTL_SECONDS = 300;
 
 /**
- * A short-lived token for joining the room from a browser: the key's organisation, the key itself
- * (so the room refuses the token once the key is revoked) and a subset of its read scopes, never
+ * A short-lived token for joining the room from a browser: the caller's organisation, what it was
+ * minted from (a key, a person's session, or an application's grant, so the room refuses the token
+ * once that is revoked, signed out, or revoked or uninstalled) and a subset of its read scopes, never
  * more. Signed under the realtime secret the Worker and the room share.
  */
 export async function mintRealtimeToken({
@@ -19,7 +20,7 @@ export async function mintRealtimeToken({
 }: Call<{ secret: string; scopes?: Scope[] | undefined; ttlSeconds?: number | undefined }>) {
   const caller = await describeCaller({ ctx, input: {} });
   const missing = input.scopes?.find((scope) => !caller.scopes.includes(scope));
-  if (missing) throw new DomainError("insufficient_scope", `the key does not hold ${missing}`, { scope: missing, field: "scopes" });
+  if (missing) throw new DomainError("insufficient_scope", `the caller does not hold ${missing}`, { scope: missing, field: "scopes" });
   const readable = caller.scopes.filter((scope) => EVENT_READ_SCOPES.includes(scope));
   const scopes = ALL_SCOPES.filter((scope) => (input.scopes ?? readable).includes(scope));
   if (scopes.length === 0) {
@@ -28,7 +29,7 @@ export async function mintRealtimeToken({
     });
   }
   const exp = Math.floor(Date.now() / 1000) + (input.ttlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
-  const names = caller.keyId ? { keyId: caller.keyId } : { sessionId: caller.sessionId! };
+  const names = caller.keyId ? { keyId: caller.keyId } : caller.grantId ? { grantId: caller.grantId } : { sessionId: caller.sessionId! };
   const token = await signRealtimeToken(input.secret, { orgId: caller.orgId, ...names, scopes, exp });
   return { token, expiresAt: new Date(exp * 1000).toISOString(), orgId: caller.orgId, scopes };
 }

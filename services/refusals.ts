@@ -2,6 +2,7 @@ import type { CheckedField } from "../db/statements/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH } from "../domain/records.ts";
+import { OAuthError } from "../domain/oauth.ts";
 import type { Scope } from "../domain/scopes.ts";
 
 // The refusals of a write, each written once, whichever check finds it: the statement's own
@@ -15,9 +16,22 @@ export const callerRefusals = {
   sessionEnded: () =>
     new DomainError("unauthorized", "the session has ended, or its organisation no longer counts you as a member: sign in again"),
   keyUnknown: () => new DomainError("invalid_key", "the API key is unknown or has been revoked"),
+  accessTokenUnknown: () => new DomainError("invalid_key", "the access token is unknown, expired or revoked"),
+  /** A write with the session cookie from another origin (or naming none): CSRF. */
+  crossSite: () => new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin"),
   scopeMissing: (scope: Scope) => new DomainError("insufficient_scope", `this call needs the ${scope} scope`, { scope }),
   roleMissing: (roles: readonly string[]) =>
     new DomainError("insufficient_role", `this needs the role ${roles.join(" or ")} in the organisation`, { roles: [...roles] }),
+};
+
+/** The OAuth endpoints' refusals that more than one check answers (RFC 6749 §5.2). */
+export const oauthRefusals = {
+  clientUnauthenticated: () => new OAuthError("invalid_client", "the client could not be authenticated"),
+  basicMalformed: () => new OAuthError("invalid_client", "the Basic credentials are malformed"),
+  notAScope: (word: string) => new OAuthError("invalid_scope", `${word.slice(0, 100)} is not a scope`),
+  grantEnded: () => new OAuthError("invalid_grant", "the grant has been revoked, or the application uninstalled"),
+  tooManyFrom: (what: string, retryAfter: number) =>
+    new OAuthError("too_many_requests", `too many ${what} from this address; retry in ${retryAfter} s`, retryAfter),
 };
 
 export const idempotencyMismatch = () =>

@@ -1,44 +1,13 @@
 import { markPublished } from "../db/statements/events.ts";
 import type { OpsEvent } from "../domain/events.ts";
-import type { RoomMessage } from "../realtime/protocol.ts";
 import type { ServiceContext } from "./context.ts";
 
-// The organisations' realtime rooms, as the services reach them: a POST of one protocol message
-// (realtime/protocol.ts) with the shared secret. A write commits its event first; publishing
+// Publishing to the organisations' realtime rooms (reached through services/room-client.ts). A
+// write commits its event first; publishing
 // happens after the answer, and the room's acknowledgement is recorded on the event row (by the
 // Worker's next write statement: db/statements/acknowledgements.ts). What is not recorded (the
 // room down, the Worker evicted mid-publish, no write since) the sweep sends again; the room drops
 // what it has already delivered, so a second publish is harmless.
-
-const TELL_TIMEOUT_MS = 5_000;
-
-export interface Rooms {
-  /** Posts a message to the organisation's room; throws unless it took it. */
-  tell(orgId: string, message: RoomMessage): Promise<unknown>;
-}
-
-/** Where the rooms are, and the secret they take. */
-export interface RoomAddress {
-  url: string;
-  secret: string;
-}
-
-/** The rooms at `address`; with none, every message fails (and publishing is left to the sweep). */
-export function roomsAt(address: RoomAddress | null): Rooms {
-  return {
-    async tell(orgId, message) {
-      if (!address) throw new Error("realtime is not configured (REALTIME_URL and REALTIME_SECRET)");
-      const response = await fetch(`${address.url}/parties/v1/${orgId}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${address.secret}`, "content-type": "application/json" },
-        body: JSON.stringify(message),
-        signal: AbortSignal.timeout(TELL_TIMEOUT_MS),
-      });
-      if (!response.ok) throw new Error(`room ${orgId} answered ${response.status}`);
-      return response.json();
-    },
-  };
-}
 
 /**
  * Sends events of one organisation to its room and records the changeVersions it acknowledged:

@@ -5,7 +5,7 @@ import { recordSession, recordSignInFailure } from "../db/statements/sign-ins.ts
 import type { AuditRequest } from "../domain/audit.ts";
 import { notFound } from "../domain/errors.ts";
 import type { Call } from "./context.ts";
-import type { Rooms } from "./rooms.ts";
+import type { Rooms } from "./room-client.ts";
 import { settleCaller } from "./settle.ts";
 
 // Sessions (docs/people.md): who is signed in, the organisation a session acts for, and what

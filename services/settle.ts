@@ -46,6 +46,7 @@ export function settleCaller(caller: CallerOutcome, ctx: Settling, need: Need): 
   if (!caller.found) {
     if ("orgId" in actor) throw callerRefusals.organisationUnknown();
     if ("sessionToken" in actor) throw callerRefusals.sessionEnded();
+    if ("accessTokenHash" in actor) throw callerRefusals.accessTokenUnknown();
     throw callerRefusals.keyUnknown();
   }
   // The organisation's changeVersion as the statement saw it: the snapshot the answer's data is from.

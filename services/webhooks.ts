@@ -114,7 +114,17 @@ async function settleChange(
     ctx,
     scope: scopes.manage,
     noun: "webhook",
-    rules: { [RULES.scopes_held]: (before) => lacksScopeOf(before.scopes, outcome.caller.scopes, doing)! },
+    rules: {
+      [RULES.scopes_held]: (before) => lacksScopeOf(before.scopes, outcome.caller.scopes, doing)!,
+      [RULES.installation_live]: () =>
+        new DomainError(
+          "conflict",
+          "the application that registered this webhook was uninstalled; it turns back on only once the application is installed again",
+          {
+            field: "enabled",
+          },
+        ),
+    },
   });
   await reloadRoom(ctx, result.record.orgId);
   return result;

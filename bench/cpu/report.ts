@@ -116,8 +116,10 @@ export function callRows(results: CpuCall[], embedded: boolean, { rounds, calls 
     p50: r.p50,
     p99: r.p99,
     note:
-      `workerd ${ms(r.median.workerd)} ms a call = ${x(r.xFloor!.workerd)} the floor (target ≤ ${r.target}×)` +
-      (r.overIo!.floor === "floor" ? "; " : ` = ${x(r.overIo!.times)} its I/O floor (${ms(r.overIo!.ownMs)} ms beyond it); `) +
+      `workerd ${ms(r.median.workerd)} ms a call = ${x(r.xFloor!.workerd)} the floor` +
+      (r.overIo!.floor === "floor"
+        ? ` (target ≤ ${r.target}×); `
+        : ` = ${x(r.overIo!.times)} its I/O floor (target ≤ ${r.target}×; ${ms(r.overIo!.ownMs)} ms beyond it); `) +
       `proxy workerd ${ms(r.median.proxy)} = ${x(r.xFloor!.proxy)} (both workerd ${x(r.xFloor!.bothWorkerd)}); ` +
       `wrangler's Node ${ms(r.median.wrangler)} = ${x(r.xFloor!.wrangler)}; ${cpuNote(r)}${failed(r)}`,
   });

@@ -10,7 +10,7 @@ import { createUser } from "../../services/users.ts";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { createApiKey } from "../../services/api-keys.ts";
 import { findOrganisation } from "../../services/organisation.ts";
-import type { Rooms } from "../../services/rooms.ts";
+import type { Rooms } from "../../services/room-client.ts";
 import { DEMO_KEY_APPLICATION } from "../../services/seed/demo-company.ts";
 import { seedDemo } from "../../services/seed/seed.ts";
 import { DATA_DIR, DEMO_FILE } from "../lib/paths.ts";

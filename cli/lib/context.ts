@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { ServiceContext } from "../../services/context.ts";
-import { roomsAt, type Rooms } from "../../services/rooms.ts";
+import { roomsAt, type Rooms } from "../../services/room-client.ts";
 import { roomAddress } from "./room-address.ts";
 
 /** A command's service context: the system acting for one organisation, its work after the commit awaited before it ends. */

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { RoomAddress } from "../../services/rooms.ts";
+import type { RoomAddress } from "../../services/room-client.ts";
 import { findRunningDevServer } from "./dev-state.ts";
 import { DEV_SECRET_FILE } from "./paths.ts";
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import { bigint, check, date, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
 import type { AuditActor, AuditChanges, AuditTarget } from "../../domain/audit.ts";
 import { organisations } from "./organisations.ts";
 
@@ -50,3 +50,18 @@ export const auditHeads = pgTable("audit_heads", {
   // The last entry's content digest: how the appending statement hands it to ON CONFLICT's update.
   digest: text().notNull(),
 });
+
+// The MCP sessions recorded (docs/audit-log.md): one row per key or installation (credential_id)
+// and UTC day, inserted ON CONFLICT DO NOTHING by every MCP call's statement; the insert that adds
+// the row appends mcp.session_started. The sweep drops the days before yesterday.
+export const mcpSessionDays = pgTable(
+  "mcp_session_days",
+  {
+    credentialId: uuid().notNull(),
+    day: date().notNull(),
+    orgId: uuid()
+      .notNull()
+      .references(() => organisations.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.credentialId, t.day] })],
+);

@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm/sql/sql";
 
 /**
  * The rooms' acknowledgements a Worker isolate was told and has not recorded yet. Recording one

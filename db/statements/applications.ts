@@ -1,7 +1,16 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../domain/actor.ts";
+import type { AuditRequest } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import {
+  applicationDeletedAudit,
+  applicationRegisteredAudit,
+  applicationSecretRotatedAudit,
+  applicationUninstalledAudit,
+  applicationUpdatedAudit,
+  organisationUpdatedAudit,
+} from "./application-audit.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
@@ -34,7 +43,8 @@ const ownApplication = (id: string) => sql`a.id = ${id}::uuid and a.org_id = ${C
  */
 function endInstallations(which: SQL): SQL {
   return sql`ended as (
-      update installations x set uninstalled_at = now() where ${which} and x.uninstalled_at is null returning x.id, x.org_id
+      update installations x set uninstalled_at = now() where ${which} and x.uninstalled_at is null
+      returning x.id, x.org_id, x.application_id, x.scopes
     ),
     grants_ended as (
       update oauth_grants set revoked_at = now() where installation_id in (select id from ended) and revoked_at is null returning id
@@ -79,7 +89,7 @@ export async function getApplication(db: Database, actor: Actor, id: string) {
 
 export type NewApplication = Omit<ApplicationRecord, "createdAt" | "createdBy"> & { secretHash: string | null };
 
-export async function createApplication(db: Database, actor: Actor, app: NewApplication) {
+export async function createApplication(db: Database, actor: Actor, app: NewApplication, request: AuditRequest) {
   const { caller, row } = await withCaller<{ application: ApplicationRecord | null }>(
     db,
     actor,
@@ -90,7 +100,8 @@ export async function createApplication(db: Database, actor: Actor, app: NewAppl
                  ${app.public}, ${app.secretHash}::text, (select user_id from key)
             from auth
           returning *
-        )`,
+        ),
+        ${applicationRegisteredAudit(request)}`,
     sql`(select ${applicationJson} from inserted a) as application`,
   );
   return { caller, application: row.application };
@@ -103,27 +114,29 @@ export interface ApplicationChange {
 }
 
 /** Changes an application; a narrower `scopes` narrows what every installation and grant of it holds from now on (caller CTE). */
-export async function updateApplication(db: Database, actor: Actor, id: string, change: ApplicationChange) {
+export async function updateApplication(db: Database, actor: Actor, id: string, change: ApplicationChange, request: AuditRequest) {
   const set = (column: string, value: SQL | null) => (value ? sql`${sql.raw(column)} = ${value}, ` : sql``);
   const { caller, row } = await withCaller<{ application: ApplicationRecord | null }>(
     db,
     actor,
     MANAGE_SETTINGS,
-    sql`changed as (
+    sql`locked as (select a.* from applications a where ${ownApplication(id)} and exists (select 1 from auth) for no key update),
+        changed as (
           update applications a set ${set("name", change.name === undefined ? null : sql`${change.name}`)}${set(
             "redirect_uris",
             change.redirectUris ? sql`${sql.param(change.redirectUris)}::text[]` : null,
           )}${set("scopes", change.scopes ? sql`${sql.param(change.scopes)}::text[]` : null)}updated_at = now()
-           where ${ownApplication(id)} and exists (select 1 from auth)
+           where a.id = (select id from locked)
           returning a.*
-        )`,
+        ),
+        ${applicationUpdatedAudit(request)}`,
     sql`(select ${applicationJson} from changed a) as application`,
   );
   return { caller, application: row.application };
 }
 
 /** Deletes an application: every installation of it ended, in every organisation. */
-export async function deleteApplication(db: Database, actor: Actor, id: string) {
+export async function deleteApplication(db: Database, actor: Actor, id: string, request: AuditRequest) {
   const { caller, row } = await withCaller<{ deleted: ApplicationRecord | null; ended: EndedInstallation[] }>(
     db,
     actor,
@@ -132,14 +145,22 @@ export async function deleteApplication(db: Database, actor: Actor, id: string) 
           update applications a set deleted_at = now(), updated_at = now() where ${ownApplication(id)} and exists (select 1 from auth)
           returning a.*
         ),
-        ${endInstallations(sql`x.application_id = (select id from deleted)`)}`,
+        ${endInstallations(sql`x.application_id = (select id from deleted)`)},
+        ${applicationDeletedAudit(request)}`,
     sql`(select ${applicationJson} from deleted a) as deleted, ${endedColumn}`,
   );
   return { caller, deleted: row.deleted, ended: row.ended };
 }
 
 /** A new secret; the current one keeps working `overlapSeconds` (none: at once refused). Null for a public or unknown application. */
-export async function rotateSecret(db: Database, actor: Actor, id: string, secretHash: string, overlapSeconds: number) {
+export async function rotateSecret(
+  db: Database,
+  actor: Actor,
+  id: string,
+  secret: { hash: string; overlapSeconds: number },
+  request: AuditRequest,
+) {
+  const { hash: secretHash, overlapSeconds } = secret;
   const { caller, row } = await withCaller<{ rotated: { previousSecretExpiresAt: string | null } | null; found: boolean }>(
     db,
     actor,
@@ -150,8 +171,9 @@ export async function rotateSecret(db: Database, actor: Actor, id: string, secre
                  previous_secret_expires_at = case when ${overlapSeconds}::int > 0 then now() + make_interval(secs => ${overlapSeconds}) end,
                  updated_at = now()
            where ${ownApplication(id)} and not a.public and exists (select 1 from auth)
-          returning a.previous_secret_expires_at
-        )`,
+          returning a.id, a.org_id, a.name, a.previous_secret_expires_at
+        ),
+        ${applicationSecretRotatedAudit(request)}`,
     sql`(select json_build_object('previousSecretExpiresAt', ${iso("previous_secret_expires_at")}) from rotated) as rotated,
         exists (select 1 from applications a where ${ownApplication(id)}) as found`,
   );
@@ -184,18 +206,22 @@ export async function listInstallations(db: Database, actor: Actor) {
 }
 
 /** Uninstalls an application from the caller's organisation. */
-export async function uninstall(db: Database, actor: Actor, installationId: string) {
+export async function uninstall(db: Database, actor: Actor, installationId: string, request: AuditRequest) {
   const { caller, row } = await withCaller<{ ended: EndedInstallation[] }>(
     db,
     actor,
     MANAGE_SETTINGS,
-    endInstallations(sql`x.id = ${installationId}::uuid and x.org_id = ${CALLER_ORG}`),
+    sql`${endInstallations(sql`x.id = ${installationId}::uuid and x.org_id = ${CALLER_ORG}`)}, ${applicationUninstalledAudit(request)}`,
     endedColumn,
   );
   return { caller, ended: row.ended };
 }
 
-export async function organisationSettings(db: Database, actor: Actor, allowDynamic: boolean | null) {
+/**
+ * The organisation's application settings, changed when `allowDynamic` is given, differs, and the
+ * caller is an owner: only then is the row written and organisation.updated recorded.
+ */
+export async function organisationSettings(db: Database, actor: Actor, allowDynamic: boolean | null, request: AuditRequest) {
   const { caller, role, row } = await withCaller<{ allow: boolean | null }>(
     db,
     actor,
@@ -203,8 +229,10 @@ export async function organisationSettings(db: Database, actor: Actor, allowDyna
     sql`changed as (
           update organisations o set allow_dynamic_client_registration = ${allowDynamic}::boolean, updated_at = now()
            where o.id = ${CALLER_ORG} and ${allowDynamic}::boolean is not null and (select role from key) = 'owner'
-          returning o.allow_dynamic_client_registration
-        )`,
+             and o.allow_dynamic_client_registration is distinct from ${allowDynamic}::boolean
+          returning o.id, o.id as org_id, o.name, o.allow_dynamic_client_registration
+        ),
+        ${organisationUpdatedAudit(request)}`,
     sql`coalesce((select allow_dynamic_client_registration from changed),
                  (select o.allow_dynamic_client_registration from organisations o where o.id = ${CALLER_ORG})) as allow`,
   );

@@ -4,7 +4,7 @@ import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Database, Statement } from "../client.ts";
 import { orgWriteLock, sessionMembership } from "./caller.ts";
 import { compiledFor } from "./sql.ts";
-import { BATCH_ID, BATCH_ID_SETTING } from "./write-ctes.ts";
+import { BATCH_ID, BATCH_ID_SETTING } from "./outbox.ts";
 
 // The statements POST /v1/batch wraps around its operations' own (services/batch.ts), all sent as
 // one transaction: the opening sets the batch's id (every event it commits carries it) and, with

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Actor, AppActor } from "../../domain/actor.ts";
 import { ROLE_SCOPES, type Role } from "../../domain/roles.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+import { mcpSessionCtes } from "./mcp-sessions.ts";
 
 // Every statement starts by finding its caller, so the key check costs no round trip of its own.
 // The CTEs it adds, which the rest of the statement (and any fragment handed to a builder) may use:
@@ -28,9 +29,14 @@ export type Need = Scope | null | { roles: readonly Role[] };
  * organisation's write lock (ORG_WRITE_LOCK), before the statement locks any record: all writes of
  * an organisation queue on it in one order, so a batch (which holds it from its first statement to
  * its commit) and single writes never deadlock over records.
+ *
+ * A call through the MCP server (actor.mcp) also records the MCP session's day (mcp-sessions.ts),
+ * unless the statement appends an audit entry of its own (`audited`: one append per statement);
+ * the next MCP call then records it.
  */
-export function callerCtes(actor: Actor, need: Need, options: { writes?: boolean } = {}): SQL {
-  return sql`${keyCte(actor)}, ${authCte(need, options.writes ?? false)}`;
+export function callerCtes(actor: Actor, need: Need, options: { writes?: boolean; audited?: boolean } = {}): SQL {
+  const mcp = "mcp" in actor && actor.mcp && !options.audited ? sql`, ${mcpSessionCtes(actor.mcp)}` : sql``;
+  return sql`${keyCte(actor)}, ${authCte(need, options.writes ?? false)}${mcp}`;
 }
 
 /** `key`: the caller as a row (id, org_id, application, scopes, user_id, role, actor), or no row. */
@@ -85,24 +91,14 @@ function appKeyCte(actor: AppActor): SQL {
     ? sql`(g.resource is null or g.resource = ${actor.resource})`
     : sql`g.resource = ${actor.resource}`;
   return sql`key as (
-          select null::uuid as id, i.org_id, a.name as application,
-                 array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
-                        where c.s = any(g.scopes) and c.s = any(i.scopes) and c.s = any(a.scopes)
-                          and (m.role is null or c.s = any(${roleScopes})) order by c.n) as scopes,
+          select null::uuid as id, i.org_id, a.name as application, ${appScopes} as scopes,
                  null::uuid as user_id, null::text as role, null::uuid as session_id,
-                 jsonb_build_object('type', 'app', 'id', a.id, 'name', a.name)
-                   || case when u.id is null then '{}'::jsonb
-                      else jsonb_build_object('onBehalfOf', jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name)) end as actor,
+                 ${appActorJson(sql`a`, sql`u`)} as actor,
                  g.id as credential_id, i.id as installation_id
             from oauth_tokens t
-            join oauth_grants g on g.id = t.grant_id
-            join installations i on i.id = g.installation_id
-            join applications a on a.id = i.application_id
-            left join users u on u.id = g.user_id
-            left join memberships m on m.user_id = g.user_id and m.org_id = i.org_id
+            join ${liveGrantJoins}
            where t.token_hash = ${actor.accessTokenHash} and t.kind = 'access' and t.expires_at > now() and t.revoked_at is null
-             and g.revoked_at is null and i.uninstalled_at is null and a.deleted_at is null and ${resource}
-             and (g.user_id is null or m.user_id is not null)
+             and ${liveGrant} and ${resource}
         ),
         touch as (
           update installations set last_used_at = now()
@@ -114,6 +110,12 @@ function appKeyCte(actor: AppActor): SQL {
         )`;
 }
 
+/** An application `a` as an actor, acting for the person `u` (null: as itself), as events and the audit log name it. */
+export const appActorJson = (a: SQL, u: SQL) =>
+  sql`jsonb_build_object('type', 'app', 'id', ${a}.id, 'name', ${a}.name)
+        || case when ${u}.id is null then '{}'::jsonb
+           else jsonb_build_object('onBehalfOf', jsonb_build_object('type', 'user', 'id', ${u}.id, 'name', ${u}.name)) end`;
+
 /**
  * For a session `s`: its membership `m`, in the organisation it acts for (the one chosen, else the
  * person's first), and `roleScopes`, the scopes of that membership's role.
@@ -122,6 +124,28 @@ export const sessionMembership = sql`m.user_id = s.user_id
   and m.org_id = coalesce(s.active_org_id, (select f.org_id from memberships f where f.user_id = s.user_id order by f.created_at, f.org_id limit 1))`;
 const scopesOf = (role: Role) => sql`${sql.param(ROLE_SCOPES[role])}::text[]`;
 export const roleScopes = sql`case m.role when 'owner' then ${scopesOf("owner")} when 'admin' then ${scopesOf("admin")} else ${scopesOf("member")} end`;
+
+/**
+ * An application's grant `g` (joined to after `join`, on `t.grant_id`) with its installation `i`,
+ * application `a`, person `u` and that person's membership `m` in the installation's organisation.
+ */
+export const liveGrantJoins = sql`oauth_grants g on g.id = t.grant_id
+            join installations i on i.id = g.installation_id
+            join applications a on a.id = i.application_id
+            left join users u on u.id = g.user_id
+            left join memberships m on m.user_id = g.user_id and m.org_id = i.org_id`;
+
+/**
+ * `g` may still be used: not revoked, its installation not ended, its application not deleted and,
+ * when it acts for a person, that person still a member.
+ */
+export const liveGrant = sql`g.revoked_at is null and i.uninstalled_at is null and a.deleted_at is null
+             and (g.user_id is null or m.user_id is not null)`;
+
+/** What a live grant holds now: its scopes, within the installation's, the application's and (for a person) their role's. */
+export const appScopes = sql`array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
+                        where c.s = any(g.scopes) and c.s = any(i.scopes) and c.s = any(a.scopes)
+                          and (m.role is null or c.s = any(${roleScopes})) order by c.n)`;
 
 /** `auth`: the caller's organisation, only if the caller holds what the call needs (locked, for a write). */
 function authCte(need: Need, writes: boolean): SQL {

@@ -9,18 +9,8 @@ import { inResponseOrder, projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField } from "./rules.ts";
 import { runWrite } from "./sql.ts";
-import {
-  bumpAndEvent,
-  changesOf,
-  committedEvent,
-  committedOf,
-  externalIdFree,
-  failed,
-  referenceCte,
-  referencesHold,
-  type Committed,
-  type Reference,
-} from "./write-ctes.ts";
+import { bumpAndEvent, committedEvent, committedOf, type Committed } from "./outbox.ts";
+import { changesOf, externalIdFree, failed, referenceCte, referencesHold, type Reference } from "./write-ctes.ts";
 
 export interface CreateOptions<R extends Resource> {
   values: WritableOf<R>;
@@ -90,7 +80,7 @@ async function createOnce<R extends Resource>(
       replay: { request_hash: string; response: Json; change_version: string | number | null } | null;
     }
   >(db, {
-    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
+    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true, audited: options.audit !== undefined })},
         ${referenceCte(references, sql`auth`)},
         ${replayCte(options.idempotency)},
         changed as (

@@ -9,17 +9,8 @@ import type { RecordOf, Resource } from "./resource.ts";
 import { runWrite } from "./sql.ts";
 import { requestBudget } from "./request-budgets.ts";
 import { RULES, type RuleName } from "./rules.ts";
-import {
-  bumpAndEvent,
-  committedEvent,
-  committedOf,
-  failed,
-  lockedCte,
-  ruleColumns,
-  type Cascade,
-  type Committed,
-  type Rule,
-} from "./write-ctes.ts";
+import { bumpAndEvent, committedEvent, committedOf, type Cascade, type Committed } from "./outbox.ts";
+import { failed, lockedCte, ruleColumns, type Rule } from "./write-ctes.ts";
 
 export interface DeleteOptions {
   id: string;
@@ -98,7 +89,7 @@ export async function deleteRecord<R extends Resource>(
       cascaded: OpsEvent[] | null;
     }
   >(db, {
-    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
+    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true, audited: options.audit !== undefined })},
         ${lockedCte(resource, options.id)},
         checks as (
           select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches

@@ -1,8 +1,10 @@
 import { sql } from "drizzle-orm";
+import type { AuditRequest } from "../../domain/audit.ts";
 import { AUTHORIZATION_CODE_SECONDS } from "../../domain/oauth.ts";
 import type { Role } from "../../domain/roles.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { applicationInstalledAudit } from "./application-audit.ts";
 import { roleScopes } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 
@@ -76,9 +78,10 @@ export interface ConsentOutcome {
 /**
  * A person allows the application in one of their organisations: the installation is made (or,
  * uninstalled, made afresh; installed, widened by what this consent grants), and the grant with
- * its code, valid AUTHORIZATION_CODE_SECONDS.
+ * its code, valid AUTHORIZATION_CODE_SECONDS; the audit entry of the installation, if it changed.
+ * `previous` (the installation as it was, locked) is read by the upsert, so it is read before it.
  */
-export async function consent(db: Database, sessionToken: string, request: Consent): Promise<ConsentOutcome> {
+export async function consent(db: Database, sessionToken: string, request: Consent, audit: AuditRequest): Promise<ConsentOutcome> {
   return runOne<ConsentOutcome>(
     db,
     sql`with person as (
@@ -95,10 +98,15 @@ export async function consent(db: Database, sessionToken: string, request: Conse
                       where c.s = any(${sql.param(request.scopes)}::text[]) and c.s = any(p.role_scopes) order by c.n) as scopes
           from person p where exists (select 1 from app)
       ),
+      previous as (
+        select x.id, x.scopes, x.uninstalled_at from installations x
+         where x.application_id = ${request.applicationId}::uuid and x.org_id = (select org_id from person) and exists (select 1 from granted)
+           for no key update
+      ),
       installed as (
         insert into installations as i (id, org_id, application_id, scopes, installed_by_user_id)
         select ${request.installationId}::uuid, p.org_id, ${request.applicationId}::uuid, g.scopes, p.user_id
-          from person p, granted g where cardinality(g.scopes) > 0
+          from person p cross join granted g left join previous pr on true where cardinality(g.scopes) > 0
         on conflict (application_id, org_id) do update set
           scopes = case when i.uninstalled_at is null
                         then array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
@@ -108,7 +116,7 @@ export async function consent(db: Database, sessionToken: string, request: Conse
           installed_at = case when i.uninstalled_at is null then i.installed_at else now() end,
           last_used_at = case when i.uninstalled_at is null then i.last_used_at end,
           uninstalled_at = null
-        returning i.id
+        returning i.id, i.application_id, i.scopes
       ),
       grant_made as (
         insert into oauth_grants (id, installation_id, user_id, scopes, resource, code_hash, code_challenge, redirect_uri, code_expires_at)
@@ -116,7 +124,8 @@ export async function consent(db: Database, sessionToken: string, request: Conse
                ${request.redirectUri}, now() + make_interval(secs => ${AUTHORIZATION_CODE_SECONDS})
           from installed i, person p, granted g
         returning id
-      )
+      ),
+      ${applicationInstalledAudit(audit)}
     select exists (select 1 from person) as member, exists (select 1 from app) as installable,
            coalesce((select scopes from granted), '{}') as scopes, exists (select 1 from grant_made) as granted`,
   );

@@ -1,13 +1,16 @@
 import { sql, type SQL } from "drizzle-orm";
+import type { AuditRequest } from "../../domain/audit.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { grantReusedAudit } from "./application-audit.ts";
 import { run, runOne } from "./sql.ts";
 
 // The token endpoint's statements (POST /oauth/token, /oauth/revoke; docs/apps.md): each is one
 // statement that authenticates the client, checks the grant it presents and issues, rotates or
 // revokes, or changes nothing. Credentials arrive as their SHA-256 only (minted by the service).
 // A reused authorization code or refresh token revokes its whole grant, in the statement that
-// found the reuse: that is the one write a refusal makes, on purpose (RFC 9700 §4.14, OAuth 2.1 §4.1.3).
+// found the reuse: that is the one write a refusal makes, on purpose (RFC 9700 §4.14, OAuth 2.1 §4.1.3),
+// with its audit entry (application.code_reused, application.refresh_reused) in that statement too.
 
 /** The client as it authenticates: its id, and the SHA-256 of the secret it sent (null: none). */
 export interface ClientCredentials {
@@ -20,6 +23,15 @@ export interface IssuedTokens {
   access: { id: string; hash: string; expiresInSeconds: number };
   refresh: { id: string; hash: string; expiresInSeconds: number } | null;
 }
+
+/** A grant a token statement revoked (a reused code or refresh token, a refresh token revoked), with its organisation: its room is told. */
+export interface RevokedGrant {
+  id: string;
+  orgId: string;
+}
+const grantOrg = sql`(select org_id from installations where id = installation_id) as org_id`;
+const revokedGrantColumn = (cte: string) =>
+  sql`(select json_build_object('id', id, 'orgId', org_id) from ${sql.raw(cte)}) as revoked_grant`;
 
 /** What every token statement reports about its client. */
 export interface ClientRow {
@@ -94,10 +106,17 @@ export type CodeOutcome = ClientRow & {
   scopes: Scope[] | null;
   /** The tokens were issued. */
   exchanged: boolean;
+  revoked_grant: RevokedGrant | null;
 };
 
 /** grant_type=authorization_code: the code exchanged once for an access and a refresh token. */
-export async function exchangeCode(db: Database, client: ClientCredentials, exchange: CodeExchange, tokens: IssuedTokens) {
+export async function exchangeCode(
+  db: Database,
+  client: ClientCredentials,
+  exchange: CodeExchange,
+  tokens: IssuedTokens,
+  request: AuditRequest,
+) {
   return runOne<CodeOutcome>(
     db,
     sql`with ${clientCte(client)},
@@ -112,8 +131,9 @@ export async function exchangeCode(db: Database, client: ClientCredentials, exch
       reuse as (
         update oauth_grants set revoked_at = now()
          where id = (select id from code where code_used_at is not null) and revoked_at is null
-        returning id
+        returning id, installation_id, user_id, ${grantOrg}
       ),
+      ${grantReusedAudit("application.code_reused", request)},
       used as (
         update oauth_grants set code_used_at = now()
          where id = (select id from code where code_used_at is null and not expired and redirect_matches and verifier_matches
@@ -132,7 +152,7 @@ export async function exchangeCode(db: Database, client: ClientCredentials, exch
              grant_live: "live",
            })},
            (select ${grantScopes("used")} from used) as scopes,
-           exists (select 1 from issued) as exchanged`,
+           exists (select 1 from issued) as exchanged, ${revokedGrantColumn("reuse")}`,
   );
 }
 
@@ -147,6 +167,7 @@ export type RefreshOutcome = ClientRow & {
   grant_live: boolean;
   scopes: Scope[] | null;
   rotated: boolean;
+  revoked_grant: RevokedGrant | null;
 };
 
 /** grant_type=refresh_token: the refresh token used once, for a new access token and a new refresh token. */
@@ -155,6 +176,7 @@ export async function rotateRefreshToken(
   client: ClientCredentials,
   presented: { tokenHash: string; resource: string | null; scopes: Scope[] | null },
   tokens: IssuedTokens,
+  request: AuditRequest,
 ) {
   const asked = presented.scopes ? sql`${sql.param(presented.scopes)}::text[]` : sql`null::text[]`;
   return runOne<RefreshOutcome>(
@@ -172,8 +194,9 @@ export async function rotateRefreshToken(
       reuse as (
         update oauth_grants set revoked_at = now()
          where id = (select grant_id from presented where used_at is not null) and revoked_at is null
-        returning id
+        returning id, installation_id, user_id, ${grantOrg}
       ),
+      ${grantReusedAudit("application.refresh_reused", request)},
       spent as (
         update oauth_tokens set used_at = now()
          where id = (select id from presented where used_at is null and revoked_at is null and not expired and resource_matches
@@ -192,7 +215,7 @@ export async function rotateRefreshToken(
              grant_live: "live",
            })},
            (select ${grantScopes("rotated")} from rotated) as scopes,
-           exists (select 1 from issued) as rotated`,
+           exists (select 1 from issued) as rotated, ${revokedGrantColumn("reuse")}`,
   );
 }
 
@@ -241,7 +264,7 @@ export async function issueClientCredentials(
  * its whole grant. Unknown tokens change nothing.
  */
 export async function revokeToken(db: Database, client: ClientCredentials, tokenHash: string) {
-  return runOne<ClientRow & { revoked: boolean }>(
+  return runOne<ClientRow & { revoked: boolean; revoked_grant: RevokedGrant | null }>(
     db,
     sql`with ${clientCte(client)},
       presented as (
@@ -251,9 +274,9 @@ export async function revokeToken(db: Database, client: ClientCredentials, token
       token as (update oauth_tokens set revoked_at = now() where id = (select id from presented) and revoked_at is null returning id),
       grant_revoked as (
         update oauth_grants set revoked_at = now() where id = (select grant_id from presented where kind = 'refresh') and revoked_at is null
-        returning id
+        returning id, ${grantOrg}
       )
-    select ${clientColumns}, exists (select 1 from presented) as revoked`,
+    select ${clientColumns}, exists (select 1 from presented) as revoked, ${revokedGrantColumn("grant_revoked")}`,
   );
 }
 

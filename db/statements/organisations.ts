@@ -38,6 +38,9 @@ export interface Caller {
   keyId: string | null;
   /** The session's id, for a person signed in; else null. */
   sessionId: string | null;
+  /** For an OAuth application's access token: its grant and installation; else null. */
+  grantId: string | null;
+  installationId: string | null;
   application: string;
   scopes: Scope[];
   changeVersion: number;
@@ -56,7 +59,9 @@ export async function describeCaller(
     db,
     sql`with ${callerCtes(actor, scope)}
         select ${callerColumns},
-               (select json_build_object('orgId', k.org_id, 'keyId', k.id, 'sessionId', k.session_id, 'application', k.application, 'scopes', k.scopes,
+               (select json_build_object('orgId', k.org_id, 'keyId', k.id, 'sessionId', k.session_id,
+                                         'grantId', case when k.installation_id is not null then k.credential_id end,
+                                         'installationId', k.installation_id, 'application', k.application, 'scopes', k.scopes,
                                          'changeVersion', o.change_version::text)
                   from key k join organisations o on o.id = k.org_id) as self`,
   );

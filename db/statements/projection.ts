@@ -5,7 +5,8 @@ import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 
 // The public record, built by Postgres as JSON: responses and event payloads share it.
 
-function publicValue(alias: string, column: string, kind: ColumnKind): SQL {
+/** A column's value as the public record answers it (dates, timestamps and money as strings). */
+export function publicValue(alias: string, column: string, kind: ColumnKind): SQL {
   const ref = sql.raw(`${alias}.${column}`);
   switch (kind) {
     case "date":
@@ -34,14 +35,23 @@ function compiled(pairs: SQL[]): SQL {
   return sql.raw(query.sql);
 }
 
-/** The pairs of the record's fields, in response order; `only` narrows them (sparse fields). */
-function fieldPairs(resource: Resource, alias: string, options: { derived: boolean; only?: ReadonlySet<string> | undefined }): SQL[] {
+/**
+ * The pairs of the record's fields, in response order; `only` narrows them (sparse fields).
+ * `derived`: with the derived fields, computed for the row (true), or read from the columns of
+ * the row `{ from }` (derivedColumns), or without them (false).
+ */
+function fieldPairs(
+  resource: Resource,
+  alias: string,
+  options: { derived: boolean | { from: string }; only?: ReadonlySet<string> | undefined },
+): SQL[] {
   const wanted = (key: string) => !options.only || options.only.has(key);
   const columns = (list: ColumnDef[]) => list.filter((c) => wanted(c.key)).map((c) => pair(c.key, publicValue(alias, c.column, c.kind)));
-  const derived = options.derived
+  const { derived: from } = options;
+  const derived = from
     ? Object.entries(resource.derived)
         .filter(([key]) => wanted(key))
-        .map(([key, field]) => pair(key, field.sql(alias)))
+        .map(([key, field]) => pair(key, from === true ? field.sql(alias) : sql.raw(`${from.from}."${key}"`)))
     : [];
   return [...columns(resource.publicColumns.slice(0, -3)), ...derived, ...columns(resource.publicColumns.slice(-3))];
 }
@@ -64,6 +74,25 @@ function cached(resource: Resource, key: string, build: () => SQL): SQL {
  */
 export function projection(resource: Resource, alias: string): SQL {
   return cached(resource, `full:${alias}`, () => compiled(fieldPairs(resource, alias, { derived: true })));
+}
+
+/**
+ * The record of the row `alias` with its derived fields read from the columns of the row
+ * `derivedFrom` (derivedColumns): for rows whose derived fields are known to be another's.
+ */
+export function projectionWithDerived(resource: Resource, alias: string, derivedFrom: string): SQL {
+  return cached(resource, `full:${alias}:${derivedFrom}`, () => compiled(fieldPairs(resource, alias, { derived: { from: derivedFrom } })));
+}
+
+/** The derived fields of the row `alias` as columns named after them, or null when the resource has none. */
+export function derivedColumns(resource: Resource, alias: string): SQL | null {
+  const fields = Object.entries(resource.derived);
+  if (fields.length === 0) return null;
+  if (!fields.every(([key]) => /^[A-Za-z]\w*$/.test(key))) throw new Error("derived field names cannot be inlined");
+  return sql.join(
+    fields.map(([key, field]) => sql`${field.sql(alias)} as ${sql.raw(`"${key}"`)}`),
+    sql`, `,
+  );
 }
 
 /**

@@ -42,6 +42,8 @@ export const RULES = {
   sign_fits_kind: "sign_fits_kind",
   /** The caller holds every read scope the webhook carries (webhooks.ts). */
   scopes_held: "scopes_held",
+  /** A webhook an application registered turns back on only while that application is installed (webhooks.ts). */
+  installation_live: "installation_live",
   /** A delete's cascades fit in what the request has left of CASCADE_RECORDS (delete.ts). */
   cascade_records: "cascade_records",
 } as const;
@@ -67,6 +69,7 @@ export interface RuleViolations extends Record<RuleName, unknown> {
   dates_ordered: null;
   sign_fits_kind: null;
   scopes_held: null;
+  installation_live: null;
 }
 
 /**

@@ -32,7 +32,8 @@ import {
 } from "./task-graph.ts";
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
-import type { Cascade, Reference } from "./write-ctes.ts";
+import type { Cascade } from "./outbox.ts";
+import type { Reference } from "./write-ctes.ts";
 
 /** The related records a task read may embed (?expand=). */
 const TASK_EXPANSIONS: Record<string, Expansion> = {

@@ -3,25 +3,24 @@ import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
 import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
 import { runWrite } from "./sql.ts";
 import { orgLockStatement } from "./caller.ts";
+import { bumpAndEvent, committedOf, ownEventColumns, type Committed } from "./outbox.ts";
 import {
-  bumpAndEvent,
-  changedFields,
+  AFTER_VIEW,
+  BEFORE_VIEW,
   changeOfLocked,
   changesOf,
   changeSucceeded,
-  committedEvent,
-  committedOf,
+  fieldChanges,
   externalIdFree,
   failed,
   violationsOf,
   lockedCte,
+  recordViews,
   referenceCte,
-  type Committed,
   type Reference,
   type Rule,
 } from "./write-ctes.ts";
@@ -81,17 +80,18 @@ export async function updateRecord<R extends Resource>(
       cascaded: OpsEvent[] | null;
     }
   >(db, {
-    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
+    ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true, audited: options.audit !== undefined })},
         ${lockedCte(resource, options.id)},
-        ${referenceCte(references, sql`auth, locked l`)},
+        ${references.length ? sql`${referenceCte(references, sql`auth, locked l`)},` : sql``}
         ${changeOfLocked(resource, { changes, ifMatch: options.ifMatch, rules: options.rules, references }, "changed")},
-        ${bumpAndEvent(resource, "updated", changedFields(resource))}${options.audit ? sql`, ${options.audit}` : sql``}`,
+        ${recordViews(resource, sql`locked l`)},
+        ${bumpAndEvent(resource, "updated", fieldChanges(resource, changes), [], AFTER_VIEW)}${options.audit ? sql`, ${options.audit}` : sql``}`,
     columns: sql`${callerColumns},
-               (select ${projection(resource, "l")} from locked l) as before,
+               ${BEFORE_VIEW} as before,
                (select row_to_json(checks) from checks) as checks,
-               (select row_to_json(refs) from refs) as refs,
-               (select ${projection(resource, "changed")} from changed) as record,
-               ${committedEvent}`,
+               ${references.length ? sql`(select row_to_json(refs) from refs)` : sql`null::json`} as refs,
+               ${AFTER_VIEW} as record,
+               ${ownEventColumns}`,
     succeeded: changeSucceeded(),
     answer: sql`coalesce(o.record, o.before)`,
     created: sql`false`,

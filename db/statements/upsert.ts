@@ -4,24 +4,23 @@ import type { OpsEvent } from "../../domain/events.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { Database } from "../client.ts";
 import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
 import { runWrite } from "./sql.ts";
+import { bumpAndEvent, committedOf, ownEventColumns, type Committed } from "./outbox.ts";
 import {
-  bumpAndEvent,
-  changedFields,
+  AFTER_VIEW,
+  BEFORE_VIEW,
   changeOfLocked,
   lockedCte,
+  recordViews,
   changesOf,
   changeSucceeded,
-  committedEvent,
-  committedOf,
+  fieldChanges,
   failed,
   violationsOf,
   referenceCte,
   referencesHold,
-  type Committed,
   type Reference,
   type Rule,
 } from "./write-ctes.ts";
@@ -111,6 +110,7 @@ export async function upsertRecord<R extends Resource>(
     name: `fixed:${c.column.key}`,
     holds: sql`${sql.raw(`l.${c.column.column}`)} is not distinct from ${c.value}`,
   }));
+  const patchChanges = changesOf(resource, patch);
   const [create, change] = [prefixed(NEW, options.create.references), prefixed(EXISTING, options.update.references)];
   const ifMatch = options.ifMatch;
   type Json = RecordOf<R>;
@@ -128,20 +128,23 @@ export async function upsertRecord<R extends Resource>(
     ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true })},
         ${lockedCte(resource, { externalId: options.externalId })},
         ${referenceCte([...create, ...change], sql`auth left join locked l on true`)},
-        ${changeOfLocked(resource, { changes: changesOf(resource, patch), ifMatch, rules: [...options.update.rules, ...fixed], references: change }, "updated")},
+        ${changeOfLocked(resource, { changes: patchChanges, ifMatch, rules: [...options.update.rules, ...fixed], references: change }, "updated")},
         ${insertedCte(resource, inserts, ifMatch, create)},
         changed as (select * from updated union all select * from inserted),
+        ${recordViews(resource, sql`(select id, org_id from locked union all select id, org_id from inserted) l`)},
         ${bumpAndEvent(
           resource,
           sql`case when exists (select 1 from inserted) then 'created' else 'updated' end`,
-          sql`case when exists (select 1 from inserted) then null::jsonb else ${changedFields(resource)} end`,
+          sql`case when exists (select 1 from inserted) then null::jsonb else ${fieldChanges(resource, patchChanges)} end`,
+          [],
+          AFTER_VIEW,
         )}`,
     columns: sql`${callerColumns},
-               (select ${projection(resource, "l")} from locked l) as before,
+               ${BEFORE_VIEW} as before,
                (select row_to_json(checks) from checks) as checks,
                (select row_to_json(refs) from refs) as refs,
-               (select ${projection(resource, "changed")} from changed) as record,
-               ${committedEvent},
+               ${AFTER_VIEW} as record,
+               ${ownEventColumns},
                exists (select 1 from inserted) as created`,
     // As an update's success, with only the change's references counting when the record exists.
     succeeded: changeSucceeded(EXISTING),

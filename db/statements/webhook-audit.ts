@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { AuditRequest } from "../../domain/audit.ts";
-import { auditChanges, auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./audit.ts";
+import { auditCtes, auditTarget, rowChanges, SYSTEM_ACTOR_JSON } from "./audit.ts";
 
 // The audit entries of webhooks' writes (docs/audit-log.md), over the statement's `changed` row
 // (and `locked`, the row before a change). A URL is recorded by its origin only: the path and
@@ -24,13 +24,7 @@ const FIELDS = {
   enabled: (w: string) => sql.raw(`${w}.enabled`),
 };
 
-const fieldChanges = (before: string | null, after: string) =>
-  auditChanges(
-    Object.fromEntries(Object.entries(FIELDS).map(([name, of]) => [name, [before ? of(before) : sql`null::jsonb`, of(after)]])) as Record<
-      string,
-      [SQL, SQL]
-    >,
-  );
+const fieldChanges = (before: string | null, after: string) => rowChanges(FIELDS, before, after);
 
 export const webhookCreatedAudit = (request: AuditRequest) =>
   auditCtes(

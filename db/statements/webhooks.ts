@@ -63,6 +63,17 @@ const currentChangeVersion = sql`(select o.change_version from organisations o w
 const scopesHeld: Rule = { name: RULES.scopes_held, holds: sql`${l.scopes} <@ (select scopes from key)` };
 
 /**
+ * A webhook an application registered was turned off when the application was uninstalled; turning
+ * it back on would deliver the organisation's events to an application it removed. It may be turned
+ * on again once the application is installed again (the installation's row is the same).
+ */
+const installationLive: Rule = {
+  name: RULES.installation_live,
+  holds: sql`${l.createdByInstallationId} is null
+    or exists (select 1 from installations i where i.id = ${l.createdByInstallationId} and i.uninstalled_at is null)`,
+};
+
+/**
  * What the webhook may see is the registering key's read scopes as they are now, and it records
  * that key; both are taken from the caller inside the statement.
  */
@@ -113,7 +124,7 @@ export function updateWebhook(db: Database, actor: Actor, id: string, patch: Web
     patch: values,
     ifMatch,
     references: projectReferences(patch.projectId),
-    rules: [scopesHeld],
+    rules: patch.enabled === true ? [scopesHeld, installationLive] : [scopesHeld],
     audit: webhookUpdatedAudit(request),
   });
 }
@@ -190,10 +201,10 @@ export async function replayPage(
   const proceeds = sql`c.scopes_held and c.enabled
     and (${options.until}::bigint is null or ${options.until}::bigint > ${options.after}) and ${until} <= ${current}
     and ${options.after} < ${until} and ${until} - ${options.after} <= ${audit?.maxSpan ?? 0}
-    and ${options.after} + 1 >= least(${firstKeptIn(CALLER_ORG, options.retentionSeconds)}, ${current} + 1)`;
+    and ${options.after}::bigint + 1 >= least(${firstKeptIn(CALLER_ORG, options.retentionSeconds)}, ${current} + 1)`;
   const row = await runOne<CallerRow & { webhook: WebhookRecord | null; first_kept: string | null; page: EventPageColumn }>(
     db,
-    sql`with ${callerCtes(actor, "webhooks.manage")},
+    sql`with ${callerCtes(actor, "webhooks.manage", { audited: audit !== undefined })},
         webhook as (
           select w.*, w.scopes <@ (select scopes from key) as scopes_held from webhooks w
            where w.org_id = ${CALLER_ORG} and w.id = ${id}::uuid

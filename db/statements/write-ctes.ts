@@ -1,15 +1,12 @@
 import { is, SQL, sql } from "drizzle-orm";
-import { uuidv7 } from "../../domain/ids.ts";
 import { CALLER_ORG } from "./caller.ts";
-import type { OpsEvent } from "../../domain/events.ts";
-import { eventProjection, parseEvent } from "./events.ts";
-import { ownProjection, projection } from "./projection.ts";
+import { derivedColumns, projection, projectionWithDerived, publicValue } from "./projection.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
 
 // The parts the write statements are made of. Each write is one statement of data-modifying CTEs:
 // the caller (caller.ts), the preconditions, the change in `changed`, the changeVersion bump in
-// `bump` and the outbox row in `event`, so a refused write changes nothing and a call is one round
+// `bump` and the outbox row in `event` (outbox.ts), so a refused write changes nothing and a call is one round
 // trip. Fragments a resource hands in (references, rules, blockers) may use the caller's CTEs,
 // CALLER_ORG, and the resource's `locked` row (`l`) where the statement has one.
 
@@ -140,7 +137,7 @@ export function changeOfLocked(
     ${sql.identifier(name)} as (
       update ${sql.identifier(resource.name)} r
          set ${sql.join(assignments, sql` `)} version = r.version + 1, updated_at = now()
-        from locked l, checks, refs
+        from locked l, checks${references.length ? sql`, refs` : sql``}
        where r.id = l.id and checks.version_matches and checks.changes_something
              and ${referencesHold(references)}${sql.join(rulesHold, sql``)}
       returning r.*
@@ -174,80 +171,6 @@ export function lockedCte(resource: Resource, key: string | { externalId: string
 }
 
 /**
- * Rows a write changes as a consequence of its own change, each with an event of its own: the
- * tasks a deleted task no longer blocks, the comments deleted with their task. `body` is the CTE's
- * statement (it may use `changed`, and must do nothing when `changed` is empty); it answers the
- * changed rows of `resource` (`returning t.*`) and, for an update, their `changes` as a jsonb
- * column `event_changes`. `count` answers how many rows it will change, over the locked row `l`
- * before the write, counting no further than `upTo` (so the write can be refused before it does
- * more than a request may).
- */
-export interface Cascade {
-  name: string;
-  resource: Resource;
-  action: "updated" | "deleted";
-  body: SQL;
-  count: (upTo: SQL) => SQL;
-}
-
-/** A UUIDv7 made by Postgres (for the events of cascades, whose number the statement alone knows). */
-const SQL_UUIDV7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing
-  substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
-
-/**
- * The changeVersion bump and the outbox rows, fed by the CTE `changed` holding the written row and
- * by the cascades' CTEs. `action` is created, updated or deleted, or SQL choosing one (an upsert).
- * Each event has a changeVersion of its own, consecutive: the cascades' first (in their order,
- * then by record id), the write's own last, so a follower never sees a reference to a record
- * already gone. An event committed by a batch carries the batch's id, which the batch's
- * transaction sets first (services/batch.ts).
- */
-export function bumpAndEvent(
-  resource: Resource,
-  action: "created" | "updated" | "deleted" | SQL,
-  changes: SQL,
-  cascades: Cascade[] = [],
-): SQL {
-  if (!resource.emitsEvents)
-    return sql`bump as (select null::bigint as change_version where false), event as (select * from events where false)`;
-  const type = typeof action === "string" ? sql`${`${resource.type}.${action}`}` : sql`${`${resource.type}.`} || ${action}`;
-  const cascadeCtes = cascades.map((c) => sql`${sql.identifier(c.name)} as (${c.body}),`);
-  const parts = [
-    ...cascades.map(
-      (c, i) =>
-        sql`select ${i}::int as part, c.id as record_id, c.org_id, ${`${c.resource.type}.${c.action}`}::text as type, ${c.resource.readScope}::text as scope,
-                   ${projection(c.resource, "c")} as data, ${c.action === "updated" ? sql`c.event_changes` : sql`null::jsonb`} as changes, ${SQL_UUIDV7} as event_id
-              from ${sql.identifier(c.name)} c`,
-    ),
-    sql`select ${cascades.length}::int as part, changed.id as record_id, changed.org_id, (${type})::text as type, ${resource.readScope}::text as scope,
-               ${projection(resource, "changed")} as data, ${changes} as changes, ${uuidv7()}::uuid as event_id from changed`,
-  ];
-  return sql`${sql.join(cascadeCtes, sql` `)}
-    written as (
-      select w.*, row_number() over (order by w.part, w.record_id) as seq, count(*) over () as total
-        from (${sql.join(parts, sql` union all `)}) w
-    ),
-    bump as (
-      update organisations o set change_version = o.change_version + (select count(*) from written)
-        from changed where o.id = changed.org_id
-      returning o.change_version
-    ),
-    event as (
-      insert into events (id, org_id, change_version, type, scope, data, changes, actor, batch_id)
-      select w.event_id, w.org_id, bump.change_version - w.total + w.seq, w.type, w.scope,
-             w.data, w.changes, (select actor from key), ${BATCH_ID}
-        from written w, bump
-      returning *
-    )`;
-}
-
-/** The transaction-local setting holding the id of the batch a transaction runs (batch.ts openBatch sets it). */
-export const BATCH_ID_SETTING = sql.raw("'opsroom.batch_id'");
-
-/** The id of the batch whose transaction runs the statement, or null. */
-export const BATCH_ID = sql`nullif(current_setting(${BATCH_ID_SETTING}, true), '')::uuid`;
-
-/**
  * `externalId` holds when no other record of the resource in the caller's organisation has the
  * external id being set (`except`: the record being changed). The unique index is the last word;
  * this check lets a refusal name the field, and a batch's operation refuse before the index does.
@@ -269,30 +192,48 @@ export function notTaken(table: string, field: CheckedField, matches: SQL, excep
 }
 
 /**
- * The events a write committed, as the statement answers them: its own (`event`, the last) and
- * those of its cascades (`cascaded`, in changeVersion order).
+ * `changes` of an update event: each public field whose value moved, as { from, to }, between the
+ * locked row and `changed`. Only the fields the write sets can move (no trigger writes a column;
+ * version and updatedAt, which every change moves, are not reported), so only they are compared,
+ * each as the public record answers it: not the whole record twice, built and compared field by
+ * field on every update.
  */
-export const committedEvent = sql`(select ${eventProjection("e")} from event e order by e.change_version desc limit 1) as event,
-  (select json_agg(${eventProjection("e")} order by e.change_version) from event e
-    where e.change_version < (select max(change_version) from event)) as cascaded`;
-
-/** What a write committed: its own event (null for a no-op) and its cascades' events, in changeVersion order. */
-export interface Committed {
-  event: OpsEvent | null;
-  /** Absent or empty for a write with no cascade. */
-  cascaded?: OpsEvent[];
+export function fieldChanges(resource: Resource, changes: Change[]): SQL {
+  const moved = changes.filter((c) => resource.publicColumns.some((p) => p.key === c.column.key));
+  if (moved.length === 0) return sql`null::jsonb`;
+  if (!moved.every((c) => /^[A-Za-z]\w*$/.test(c.column.key))) throw new Error("field names cannot be inlined");
+  const values = moved.map(
+    ({ column: { key, column, kind } }) =>
+      sql`(${sql.raw(`'${key}'`)}, to_jsonb(${publicValue("l", column, kind)}), to_jsonb(${publicValue("changed", column, kind)}))`,
+  );
+  return sql`(select jsonb_object_agg(d.field, jsonb_build_object('from', d.old_value, 'to', d.new_value))
+      from locked l cross join lateral (values ${sql.join(values, sql`, `)}) d(field, old_value, new_value)
+     where d.old_value is distinct from d.new_value)`;
 }
 
-/** The `event` and `cascaded` columns of `committedEvent`, parsed. */
-export const committedOf = (row: { event: OpsEvent | null; cascaded?: OpsEvent[] | null }): Committed => ({
-  event: row.event && parseEvent(row.event),
-  cascaded: (row.cascaded ?? []).map(parseEvent),
-});
+// A change builds its record's JSON once per row (the projection's derived fields are subqueries,
+// each planned and run wherever the projection appears: planning was most of a PATCH's database
+// time): `views` holds the locked row as it was (`after` false) and the row as written (`after`
+// true), each when there is one. The answer's before and record and the event's data read them.
+//
+// The derived fields are computed once for both: each is computed from other rows by the record's
+// id and organisation, which no change of the record moves, and every subquery of a statement
+// reads the same snapshot, which the statement's own change is not part of. So the written row's
+// derived fields are the locked row's (for a new record, they are computed from its id alone).
 
-/** `changes` of an update event: each public field whose value moved, as { from, to }. */
-export function changedFields(resource: Resource): SQL {
-  return sql`(select jsonb_object_agg(n.key, jsonb_build_object('from', o.value, 'to', n.value))
-      from jsonb_each((${ownProjection(resource, "changed")})::jsonb) n
-      join jsonb_each((select (${ownProjection(resource, "l")})::jsonb from locked l)) o using (key)
-     where n.value is distinct from o.value and n.key not in ('version', 'updatedAt'))`;
+/**
+ * `views`: the projection of the locked row and of `changed`, each built once, with the derived
+ * fields of `record`: a FROM item `l` of the record's id and org_id.
+ */
+export function recordViews(resource: Resource, record: SQL): SQL {
+  const derived = derivedColumns(resource, "l");
+  return sql`views as (
+      select rv.after, ${derived ? projectionWithDerived(resource, "rv", "d") : projection(resource, "rv")} as json
+        from (select false as after, l.* from locked l union all select true as after, c.* from changed c) rv
+        ${derived ? sql`cross join (select ${derived} from ${record}) d` : sql``}
+    )`;
 }
+
+/** Over `views`: the record as it was, and as written. */
+export const BEFORE_VIEW = sql`(select v.json from views v where not v.after)`;
+export const AFTER_VIEW = sql`(select v.json from views v where v.after)`;

@@ -4,14 +4,18 @@ import type { Scope } from "../scopes.ts";
 // long-lived API key. Signed with HMAC-SHA256 under the realtime secret shared by the Worker
 // (which mints them) and the room (which checks them). A token names the key it was minted from,
 // so the room refuses it once that key is revoked; or the session of the person it was minted for,
-// so the room refuses it once they sign out or leave the organisation.
+// so the room refuses it once they sign out or leave the organisation; or the grant of the OAuth
+// application's access token it was minted with, so the room refuses it once the grant is revoked
+// or the application uninstalled.
 
 export interface RealtimeClaims {
   orgId: string;
-  /** The API key the token was minted from (a token names a key or a session, never both). */
+  /** The API key the token was minted from (a token names exactly one of a key, a session and a grant). */
   keyId?: string | undefined;
   /** The session of the person signed in it was minted for. */
   sessionId?: string | undefined;
+  /** The grant of the OAuth application's access token it was minted with (docs/apps.md). */
+  grantId?: string | undefined;
   scopes: Scope[];
   /** Expiry, seconds since the epoch. */
   exp: number;
@@ -56,9 +60,9 @@ function isClaims(value: unknown): value is RealtimeClaims {
     typeof claims === "object" &&
     claims !== null &&
     typeof claims.orgId === "string" &&
-    // exactly one of keyId and sessionId, a UUID
-    (typeof claims.keyId === "string") !== (typeof claims.sessionId === "string") &&
-    UUID.test(claims.keyId ?? claims.sessionId ?? "") &&
+    // exactly one of keyId, sessionId and grantId, a UUID
+    [claims.keyId, claims.sessionId, claims.grantId].filter((id) => typeof id === "string").length === 1 &&
+    UUID.test(claims.keyId ?? claims.sessionId ?? claims.grantId ?? "") &&
     Array.isArray(claims.scopes) &&
     claims.scopes.every((scope) => typeof scope === "string") &&
     Number.isSafeInteger(claims.exp)
@@ -67,7 +71,7 @@ function isClaims(value: unknown): value is RealtimeClaims {
 
 /**
  * The token's claims when it is exactly `rt_<payload>.<signature>` (canonical unpadded base64url,
- * nothing more), its signature holds, it names a key or a session and it has not expired; otherwise null.
+ * nothing more), its signature holds, it names one key, session or grant and it has not expired; otherwise null.
  */
 export async function verifyRealtimeToken(secret: string, token: string, now = Date.now()): Promise<RealtimeClaims | null> {
   if (!token.startsWith(PREFIX)) return null;

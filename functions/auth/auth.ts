@@ -1,11 +1,11 @@
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { APIError } from "better-auth/api";
-import { authDatabaseFor } from "../../db/client.ts";
+import { authDatabaseFor } from "../../db/auth-database.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/crypto/passwords.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { auditSession, endSession } from "../../services/sessions.ts";
 import { checkSignUp, welcomeNewUser } from "../../services/users.ts";
-import { roomsAt } from "../../services/rooms.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { auditRequestOfHeaders, databaseFor } from "../http/context.ts";
 import { settingsOf, type Bindings } from "../env.ts";
 import { COOKIE_PREFIX } from "./session-cookie.ts";

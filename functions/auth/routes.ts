@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import { clientOf } from "../../domain/client-address.ts";
 import { DomainError } from "../../domain/errors.ts";
+import { callerRefusals } from "../../services/refusals.ts";
 import {
   FAILED_SIGN_INS_PER_ACCOUNT,
   FAILED_SIGN_INS_PER_ADDRESS,
@@ -13,7 +14,6 @@ import { auditRequestOf } from "../http/context.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../http/json-limits.ts";
 import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";
-import { authFor } from "./auth.ts";
 import { isSameOriginWrite, sessionTokenOf, withoutSessionToken } from "./session-cookie.ts";
 
 // /auth/*: better-auth's endpoints (sign-up, sign-in, sign-out, the session), and the two steps of
@@ -74,9 +74,8 @@ authRoutes.get("/auth/invitations/:token", async (c) => {
 
 /** A signed-in person accepts an invitation to their own address; their session switches to it. */
 authRoutes.post("/auth/invitations/accept", async (c) => {
-  const auth = authFor(c.env, new URL(c.req.url).origin);
-  if (!isSameOriginWrite(c))
-    throw new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin");
+  const auth = await authOf(c);
+  if (!isSameOriginWrite(c)) throw callerRefusals.crossSite();
   const session = await auth.api.getSession({ headers: c.req.raw.headers });
   const sessionToken = await sessionTokenOf(c, settingsOf(c.env).auth!.secret);
   if (!session || !sessionToken) throw new DomainError("unauthorized", "sign in first, with the address the invitation is for");
@@ -145,7 +144,13 @@ authRoutes.get("/auth/get-session", (c) => handle(c));
 async function handle(c: Context<AppEnv>): Promise<Response> {
   const request = new Request(c.req.raw);
   request.headers.set("x-request-id", c.get("requestId"));
-  return withoutSessionToken(await authFor(c.env, new URL(c.req.url).origin).handler(request));
+  return withoutSessionToken(await (await authOf(c)).handler(request));
+}
+
+/** better-auth for this request's origin; the library is loaded when /auth is first called, not at every isolate's start. */
+async function authOf(c: Context<AppEnv>) {
+  const { authFor } = await import("./auth.ts");
+  return authFor(c.env, new URL(c.req.url).origin);
 }
 
 function guardOf(c: Context<AppEnv>, name: string) {

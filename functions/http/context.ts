@@ -3,9 +3,8 @@ import { createMiddleware } from "hono/factory";
 import { connectDatabase, type Database } from "../../db/client.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { ServiceContext } from "../../services/context.ts";
-import { roomsAt } from "../../services/rooms.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { settingsOf, type AppEnv, type Bindings } from "../env.ts";
-import type { AnyRoute } from "./registry.ts";
 
 /** The database for the Worker's settings: one HTTP request per statement, nothing held open. */
 export function databaseFor(env: Bindings): Database {
@@ -14,15 +13,12 @@ export function databaseFor(env: Bindings): Database {
 
 /**
  * What each request carries: one database handle, which counts the request's statements (the log
- * line, and handler.ts's refusal order) and holds no connection (each statement is one HTTP
- * request), and the registry the app serves (GET /v1's operations, a batch's routes).
+ * line, and handler.ts's refusal order) and holds no connection (each statement is one HTTP request).
  */
-export const requestState = (routes: AnyRoute[]) =>
-  createMiddleware<AppEnv>(async (c, next) => {
-    c.set("db", databaseFor(c.env));
-    c.set("routes", routes);
-    await next();
-  });
+export const requestState = createMiddleware<AppEnv>(async (c, next) => {
+  c.set("db", databaseFor(c.env));
+  await next();
+});
 
 /** Work after the answer: handed to waitUntil; a failure is logged with the request id. */
 function deferFor(c: Context<AppEnv>) {

@@ -17,7 +17,7 @@ export interface McpCaller {
   executionCtx: ExecutionContext;
   /** The service's origin (https://api.example.com), which the inner request's URL takes. */
   origin: string;
-  /** Authorization, and the client address and request id the answer and the rate limit see. */
+  /** Authorization, and the client address, user agent and request id the answer, the rate limit and the audit log see. */
   headers: Record<string, string>;
 }
 
@@ -63,7 +63,7 @@ export async function callRoute(caller: McpCaller, route: AnyRoute, call: RouteC
     ...(route.body ? { body: JSON.stringify(call.body ?? {}) } : {}),
   });
   // An OAuth access token must be for the MCP server (RFC 8707; docs/apps.md "Audience").
-  withAudience(request, { resource: `${caller.origin}/mcp`, unboundAccepted: false });
+  withAudience(request, { resource: `${caller.origin}/mcp`, unboundAccepted: false, mcp: true });
   const response = await caller.app.fetch(request, caller.env, caller.executionCtx);
   const body = (await response.json()) as Record<string, unknown>;
   const answer = { status: response.status, body };

@@ -4,12 +4,12 @@ import type { AppEnv } from "../env.ts";
 import { sendError } from "../http/errors.ts";
 import { RESPONSE_HEADERS } from "../http/headers.ts";
 import type { AnyRoute } from "../http/registry.ts";
-import { actorOfBearer, audienceOf } from "../middleware/bearer.ts";
+import { actorOfBearer } from "../middleware/bearer.ts";
 import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
 import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "../oauth/metadata.ts";
 import { McpUnauthorized, type McpCaller } from "./dispatch.ts";
 import { selectedTools, selectionOf } from "./selection.ts";
-import { toolsOf } from "./tools.ts";
+import { loadRoutes } from "../routes/index.ts";
 
 // POST /mcp: the MCP server over Streamable HTTP, stateless (no session id, nothing kept between
 // requests, no Durable Object), on the official SDK. A request from a 2026-07-28 client is served
@@ -73,19 +73,19 @@ export function mcpEndpoint(app: McpCaller["app"]) {
     if (!authorization)
       return unauthorized(c, new DomainError("unauthorized", "send your API key or access token as Authorization: Bearer <token>"), false);
     try {
-      actorOfBearer(authorization, audienceOf(c.req.raw));
+      actorOfBearer(authorization, c.req.raw);
     } catch (error) {
       if (error instanceof DomainError) return unauthorized(c, error, true);
       throw error;
     }
     if (c.req.method !== "POST")
       return jsonRpcError(405, -32000, "Method not allowed: this server is stateless, POST only", undefined, { allow: "POST" });
-    const routes = c.get("routes");
+    const routes = await loadRoutes();
     const read = await messageOf(c, bodyLimitOf(routes));
     if (read instanceof Response) return read;
     let tools;
     try {
-      tools = selectedTools(toolsOf(routes), selectionOf(c.req.raw));
+      tools = selectedTools((await import("./tools.ts")).toolsOf(routes), selectionOf(c.req.raw));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return jsonRpcError(400, -32602, error.message, { code: error.code, ...error.details });
@@ -99,6 +99,7 @@ export function mcpEndpoint(app: McpCaller["app"]) {
         authorization,
         "x-request-id": c.get("requestId"),
         ...(c.req.header("cf-connecting-ip") ? { "cf-connecting-ip": c.req.header("cf-connecting-ip")! } : {}),
+        ...(c.req.header("user-agent") ? { "user-agent": c.req.header("user-agent")! } : {}),
       },
     };
     try {

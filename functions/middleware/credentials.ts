@@ -1,8 +1,10 @@
 import { createMiddleware } from "hono/factory";
 import { DomainError } from "../../domain/errors.ts";
+import { callerRefusals } from "../../services/refusals.ts";
 import { isSameOriginWrite, sessionTokenOf } from "../auth/session-cookie.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
-import { actorOfBearer, audienceOf } from "./bearer.ts";
+import { auditRequestOf } from "../http/context.ts";
+import { actorOfBearer, isMcpCall } from "./bearer.ts";
 
 /**
  * Who is calling a /v1 route, without a database round trip: an API key (Authorization: Bearer)
@@ -20,7 +22,9 @@ function credentials(sessionOnly: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     if (header && !sessionOnly) {
-      c.set("actor", actorOfBearer(header, audienceOf(c.req.raw)));
+      const actor = actorOfBearer(header, c.req.raw);
+      // A call of the MCP server's carries the MCP request: the day's first records the MCP session.
+      c.set("actor", isMcpCall(c.req.raw) ? { ...actor, mcp: auditRequestOf(c) } : actor);
       return next();
     }
     if (header)
@@ -35,8 +39,7 @@ function credentials(sessionOnly: boolean) {
           : "send your API key as Authorization: Bearer <key>, or sign in",
       );
     }
-    if (!isSameOriginWrite(c))
-      throw new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin");
+    if (!isSameOriginWrite(c)) throw callerRefusals.crossSite();
     c.set("actor", { sessionToken: token });
     return next();
   });

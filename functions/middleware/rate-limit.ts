@@ -3,14 +3,12 @@ import { createMiddleware } from "hono/factory";
 import { DatabaseUnavailableError } from "../../db/client.ts";
 import { PERSON_RATE_LIMIT } from "../../domain/limits.ts";
 import type { Actor } from "../../domain/actor.ts";
-import { tokenInstallation } from "../../services/oauth-tokens.ts";
-import { describeCaller } from "../../services/organisation.ts";
-import { sessionHolder } from "../../services/sessions.ts";
 import { databaseFor, serviceContext } from "../http/context.ts";
 import type { AppEnv, Bindings } from "../env.ts";
 import { IsolateBudgets, type RateLimitDecision } from "../rate-limit/lease.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { RESPONSE_HEADERS } from "../http/headers.ts";
+import { callerRefusals } from "../../services/refusals.ts";
 
 /**
  * The address the request came from: Cloudflare sets CF-Connecting-IP on every request and
@@ -90,10 +88,11 @@ const holders = new Map<string, { userId: string; orgId: string; readAt: number 
 async function personLimiterOf(c: Context<AppEnv>, sessionToken: string): Promise<string> {
   let holder = holders.get(sessionToken);
   if (!holder || Date.now() - holder.readAt > HOLDER_REFRESH_MS) {
+    const { sessionHolder } = await import("../../services/sessions.ts");
     const read = await sessionHolder({ ctx: { db: databaseFor(c.env) }, input: { sessionToken } });
     if (!read) {
       holders.delete(sessionToken);
-      throw new DomainError("unauthorized", "the session has ended, or its organisation no longer counts you as a member: sign in again");
+      throw callerRefusals.sessionEnded();
     }
     if (holders.size >= KEYS_KEPT) holders.clear();
     holder = { ...read, readAt: Date.now() };
@@ -113,10 +112,11 @@ const installationsOfTokens = new Map<string, { limiter: string; limit: number; 
 async function installationLimiterOf(c: Context<AppEnv>, accessTokenHash: string): Promise<{ limiter: string; limit: number }> {
   let held = installationsOfTokens.get(accessTokenHash);
   if (!held || Date.now() - held.readAt > HOLDER_REFRESH_MS) {
+    const { tokenInstallation } = await import("../../services/oauth-tokens.ts");
     const read = await tokenInstallation({ ctx: { db: databaseFor(c.env) }, input: { accessTokenHash } });
     if (!read) {
       installationsOfTokens.delete(accessTokenHash);
-      throw new DomainError("invalid_key", "the access token is unknown, expired or revoked");
+      throw callerRefusals.accessTokenUnknown();
     }
     if (installationsOfTokens.size >= KEYS_KEPT) installationsOfTokens.clear();
     held = { limiter: `installation:${read.installationId}`, limit: read.rateLimit, readAt: Date.now() };
@@ -178,9 +178,10 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
     c.header(RESPONSE_HEADERS.retryAfter.name, String(decision.resetSeconds));
     throw addressBlocked(decision.resetSeconds);
   }
-  if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
+  if (!decision.known) throw callerRefusals.keyUnknown();
   const forget = () => forgetRevokedKey(c.env, c.executionCtx, actor.keyHash, address);
   if (!decision.allowed) {
+    const { describeCaller } = await import("../../services/organisation.ts");
     await describeCaller({ ctx: serviceContext(c), input: {} }).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === "invalid_key") forget();
       throw error;
@@ -229,7 +230,7 @@ export async function consumeMore(c: Context<AppEnv>, more: number, what: string
   if (more <= 0 || "orgId" in actor) return;
   const decision = await consumeCallerMore(c, actor, more);
   // Revoked since the middleware counted the call.
-  if (!decision.known) throw new DomainError("invalid_key", "the API key is unknown or has been revoked");
+  if (!decision.known) throw callerRefusals.keyUnknown();
   if (more + 1 > decision.limit) {
     throw new DomainError(
       "rate_limited",

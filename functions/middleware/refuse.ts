@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import type { DomainError } from "../../domain/errors.ts";
-import { describeCaller } from "../../services/organisation.ts";
 import { serviceContext } from "../http/context.ts";
 import type { AppEnv } from "../env.ts";
 
@@ -10,6 +9,9 @@ import type { AppEnv } from "../env.ts";
  * make the call learns what is wrong with it.
  */
 export async function refuse(c: Context<AppEnv>, error: DomainError): Promise<never> {
-  if (c.get("actor")) await describeCaller({ ctx: serviceContext(c), input: { scope: c.get("scope") } });
+  if (c.get("actor")) {
+    const { describeCaller } = await import("../../services/organisation.ts");
+    await describeCaller({ ctx: serviceContext(c), input: { scope: c.get("scope") } });
+  }
   throw error;
 }

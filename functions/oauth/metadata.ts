@@ -9,14 +9,22 @@ import { ALL_SCOPES } from "../../domain/scopes.ts";
 export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 
+/** The authorization server's endpoints, under the issuer (the OpenAPI document's oauth2 scheme names them too). */
+export const OAUTH_PATHS = {
+  authorize: "/oauth/authorize",
+  token: "/oauth/token",
+  revoke: "/oauth/revoke",
+  register: "/oauth/register",
+} as const;
+
 /** RFC 8414 §2. */
 export function authorizationServerMetadata(issuer: string) {
   return {
     issuer,
-    authorization_endpoint: `${issuer}/oauth/authorize`,
-    token_endpoint: `${issuer}/oauth/token`,
-    revocation_endpoint: `${issuer}/oauth/revoke`,
-    registration_endpoint: `${issuer}/oauth/register`,
+    authorization_endpoint: `${issuer}${OAUTH_PATHS.authorize}`,
+    token_endpoint: `${issuer}${OAUTH_PATHS.token}`,
+    revocation_endpoint: `${issuer}${OAUTH_PATHS.revoke}`,
+    registration_endpoint: `${issuer}${OAUTH_PATHS.register}`,
     scopes_supported: ALL_SCOPES,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { clientOf as addressKey } from "../../domain/client-address.ts";
 import {
   MAX_REDIRECT_URIS,
   OAuthError,
@@ -12,8 +11,8 @@ import { parseScopeParameter } from "../../domain/oauth.ts";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { registerDynamicClient } from "../../services/applications.ts";
 import type { AppEnv } from "../env.ts";
-import { clientAddress } from "../middleware/rate-limit.ts";
-import { oauthErrorResponse } from "./requests.ts";
+import { oauthRefusals } from "../../services/refusals.ts";
+import { addressGuardOf, oauthErrorResponse } from "./requests.ts";
 
 // POST /oauth/register (RFC 7591): an application registers itself, owned by no organisation. It
 // can only be installed in an organisation whose owner allowed dynamic registration (docs/apps.md),
@@ -34,9 +33,9 @@ const Metadata = z.object({
 
 export async function registerClient(c: Context<AppEnv>): Promise<Response> {
   try {
-    const guard = c.env.AUTH_GUARD.get(c.env.AUTH_GUARD.idFromName(`register:address:${addressKey(clientAddress(c))}`));
+    const guard = addressGuardOf(c, "register");
     const decision = await guard.attempt(REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_SECONDS);
-    if (decision.blocked) return c.json({ error: "too_many_requests" }, 429, { "Retry-After": String(decision.retryAfter) });
+    if (decision.blocked) throw oauthRefusals.tooManyFrom("registrations", decision.retryAfter);
     if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? ""))
       throw new OAuthError("invalid_client_metadata", "send the metadata as application/json");
     const text = await c.req.text();

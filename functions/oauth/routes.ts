@@ -1,11 +1,13 @@
 import { Hono, type Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
-import { OAuthError } from "../../domain/oauth.ts";
+import { AUTHORIZATION_PARAMETERS, OAuthError } from "../../domain/oauth.ts";
 import { AuthorizationRefused, checkAuthorization, consentView, decide, type AuthorizationQuery } from "../../services/oauth-authorize.ts";
-import { sessionTokenOf } from "../auth/session-cookie.ts";
+import { isSameOriginWrite, sessionTokenOf } from "../auth/session-cookie.ts";
+import { callerRefusals } from "../../services/refusals.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
+import { serviceContext } from "../http/context.ts";
 import { registerClient } from "./register.ts";
-import { clientOf, formOf, oauthErrorResponse } from "./requests.ts";
+import { clientOf, formOf, withClientGuard } from "./requests.ts";
 import { authorizationServerMetadata, AUTHORIZATION_SERVER_PATH, PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./metadata.ts";
 import { revoke, token } from "../../services/oauth-tokens.ts";
 
@@ -28,17 +30,6 @@ oauthRoutes.use("/oauth/*", async (c, next) => {
 
 oauthRoutes.get(AUTHORIZATION_SERVER_PATH, (c) => c.json(authorizationServerMetadata(issuerOf(c))));
 oauthRoutes.get(PROTECTED_RESOURCE_PATH, (c) => c.json(protectedResourceMetadata(issuerOf(c))));
-
-const AUTHORIZATION_PARAMETERS = [
-  "response_type",
-  "client_id",
-  "redirect_uri",
-  "scope",
-  "state",
-  "code_challenge",
-  "code_challenge_method",
-  "resource",
-] as const;
 
 /** The authorization request's parameters; one sent twice is refused (RFC 6749 §3.1), shown to the person. */
 function authorizationQueryOf(source: (name: string) => string[]): AuthorizationQuery {
@@ -99,8 +90,7 @@ oauthRoutes.get("/oauth/consent", async (c) => {
 
 oauthRoutes.post("/oauth/consent", async (c) => {
   // CSRF: the decision is taken by the console's own page, never by a form elsewhere.
-  if (c.req.header("origin") !== issuerOf(c))
-    throw new DomainError("cross_site_request", "the consent must come from this service's own consent page");
+  if (!isSameOriginWrite(c)) throw callerRefusals.crossSite();
   const body = await jsonObjectOf(c);
   const field = (name: string) => (typeof body[name] === "string" ? [body[name]] : []);
   const request = await consentRequest(c, field);
@@ -109,7 +99,7 @@ oauthRoutes.post("/oauth/consent", async (c) => {
   if (body.decision !== "allow" && body.decision !== "deny")
     throw new DomainError("invalid_field", 'decision must be "allow" or "deny"', { field: "decision" });
   const input = { request, sessionToken: await sessionOf(c), orgId, allow: body.decision === "allow", issuer: issuerOf(c) };
-  return c.json(await decide({ ctx: { db: c.get("db") }, input }));
+  return c.json(await decide({ ctx: tokenContext(c), input }));
 });
 
 /** The consent's JSON body: an object of at most 16 KB. */
@@ -127,10 +117,17 @@ async function jsonObjectOf(c: Context<AppEnv>): Promise<Record<string, unknown>
   throw new DomainError("invalid_json", "the body must be a JSON object");
 }
 
-const tokenContext = (c: Context<AppEnv>) => ({ db: c.get("db") });
+/**
+ * The consent's and the token endpoints' context: the database, the rooms told after the answer of
+ * a grant revoked, and where the request came from (their audit entries).
+ */
+function tokenContext(c: Context<AppEnv>) {
+  const { db, rooms, defer, request } = serviceContext(c);
+  return { db, rooms, defer, request: request! };
+}
 
-oauthRoutes.post("/oauth/token", async (c) => {
-  try {
+oauthRoutes.post("/oauth/token", (c) =>
+  withClientGuard(c, async () => {
     const form = await formOf(c);
     const input = {
       client: clientOf(c, form),
@@ -144,21 +141,17 @@ oauthRoutes.post("/oauth/token", async (c) => {
       organisationId: form.get("organisation_id") ?? undefined,
     };
     return c.json(await token({ ctx: tokenContext(c), input }));
-  } catch (error) {
-    return oauthErrorResponse(c, error);
-  }
-});
+  }),
+);
 
-oauthRoutes.post("/oauth/revoke", async (c) => {
-  try {
+oauthRoutes.post("/oauth/revoke", (c) =>
+  withClientGuard(c, async () => {
     const form = await formOf(c);
     const presented = form.get("token");
     if (!presented) throw new OAuthError("invalid_request", "token is required");
     await revoke({ ctx: tokenContext(c), input: { client: clientOf(c, form), token: presented } });
     return c.body(null, 200);
-  } catch (error) {
-    return oauthErrorResponse(c, error);
-  }
-});
+  }),
+);
 
 oauthRoutes.post("/oauth/register", registerClient);

@@ -7,6 +7,8 @@ import { headerComponents, headerParameterComponents } from "../http/headers.ts"
 import type { AnyRoute } from "../http/registry.ts";
 import { toOpenApiRoute } from "./operation.ts";
 import { apiGuide } from "./guide.ts";
+import { OAUTH_PATHS } from "../oauth/metadata.ts";
+import { SCOPES } from "../../domain/scopes.ts";
 
 type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
 
@@ -45,6 +47,34 @@ function registerWebhooks(app: OpenAPIHono<AppEnv>) {
   }
 }
 
+/**
+ * The OAuth 2.1 authorization server's flows (docs/apps.md): the authorization code with PKCE
+ * (S256), and client credentials for a confidential application acting as itself. The URLs are
+ * relative to the server (this origin); the scopes are the API's, with GET /v1's labels.
+ */
+function oauth2Scheme() {
+  const scopes = { ...SCOPES };
+  return {
+    type: "oauth2" as const,
+    description:
+      "An OAuth 2.1 application's access token (opsroom_at_...), found by discovery at /.well-known/oauth-authorization-server: " +
+      "the authorization code flow needs PKCE with S256, refresh tokens rotate on every use (a reused one revokes its grant), " +
+      "access tokens live an hour. An access token works as an API key with the scopes granted, limited per installation. " +
+      "The tokens are opaque (stored hashed and checked in the call's statement, so a revocation takes effect at once), " +
+      "not JWTs: RFC8725's JWT practices have nothing to apply to.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: OAUTH_PATHS.authorize,
+        tokenUrl: OAUTH_PATHS.token,
+        refreshUrl: OAUTH_PATHS.token,
+        scopes,
+      },
+      // No refresh token: the application asks the token endpoint again (.spectral.yaml says why the rule is off here).
+      clientCredentials: { tokenUrl: OAUTH_PATHS.token, scopes },
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document, generated from the route registry once per isolate; `serverUrl` is where it was asked for. */
 export function openApiDocument(routes: AnyRoute[], serverUrl: string): OpenApiDocument {
   // x-internal: false says the server is meant for integrators (OWASP API9, inventory).
@@ -80,6 +110,7 @@ function documentOf(routes: AnyRoute[]): OpenApiDocument {
       scheme: "bearer",
       description: "An opsroom API key (ops_...). The scopes listed on an operation are the ones it needs.",
     });
+    app.openAPIRegistry.registerComponent("securitySchemes", "oauth2", oauth2Scheme());
     app.openAPIRegistry.registerComponent("securitySchemes", "sessionCookie", {
       type: "apiKey",
       in: "cookie",

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { errorResponses } from "../http/errors.ts";
+import { errorResponses } from "../http/error-schemas.ts";
 import { asHeaderObjects, asHeaderParameters, requestHeadersOf, responseHeadersOf } from "../http/headers.ts";
 import { errorCodesOf, type AnyRoute } from "../http/registry.ts";
 
@@ -10,7 +10,9 @@ import { errorCodesOf, type AnyRoute } from "../http/registry.ts";
 function whoMayCall(route: AnyRoute): string {
   if (route.scope === "public") return "No key needed.";
   if (route.auth === "session") return "A signed-in person's session (the settings area); an API key is answered 401.";
-  return route.scope === null ? "Any valid key." : `Needs the \`${route.scope}\` scope (or a session whose role holds it).`;
+  return route.scope === null
+    ? "Any valid key or application access token."
+    : `Needs the \`${route.scope}\` scope (a key's, an application's access token's, or a session whose role holds it).`;
 }
 
 /** The route as the OpenAPI document wants it: request schemas, success and error responses, security. */
@@ -30,7 +32,11 @@ export function toOpenApiRoute(route: AnyRoute) {
     tags: [route.tag],
     operationId: route.operationId,
     security:
-      route.scope === "public" ? [] : route.auth === "session" ? [{ sessionCookie: [] }] : [{ bearerAuth: scopes }, { sessionCookie: [] }],
+      route.scope === "public"
+        ? []
+        : route.auth === "session"
+          ? [{ sessionCookie: [] }]
+          : [{ bearerAuth: scopes }, { oauth2: scopes }, { sessionCookie: [] }],
     ...(requestHeaders.length ? { parameters: requestHeaders } : {}),
     request: {
       ...(route.params ? { params: route.params } : {}),

@@ -1,7 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import { clientOf } from "../../domain/client-address.ts";
-import { rateLimitOf } from "../../services/api-keys.ts";
-import { databaseFor } from "../http/context.ts";
 import type { Bindings } from "../env.ts";
 import type { GuardDecision } from "./auth-guard.ts";
 import { countRequests, windowAt, type RateLimitLease } from "./lease.ts";
@@ -119,7 +117,9 @@ export class RateLimiter extends DurableObject<Bindings> {
       const guard = await this.guardOf(clientAddress).check();
       if (guard.blocked) return guard;
     }
-    this.reading ??= rateLimitOf({ ctx: { db: databaseFor(this.env) }, input: { keyHash } })
+    // The database's modules are loaded when a key is first looked up, not at the isolate's start.
+    this.reading ??= import("./key-limit.ts")
+      .then(({ keyLimitOf }) => keyLimitOf(this.env, keyHash))
       .then(async (limit) => {
         const wasKnown = typeof this.limit === "number";
         this.limit = limit;

@@ -15,6 +15,7 @@ import type { Scope } from "../../domain/scopes.ts";
 import { defineRoute, matchRoute, type AnyRoute } from "../http/registry.ts";
 import { Uuid } from "../schemas/common.ts";
 import { validationError } from "../http/validation.ts";
+import { loadRoutes } from "./index.ts";
 
 // POST /v1/batch: the creates, changes and deletes of records, up to 100, all or nothing, in one
 // database round trip (services/batch.ts). Each operation is the single call it names, validated
@@ -122,14 +123,14 @@ function resolved(value: unknown, refs: Map<string, string>, field: string, dept
 }
 
 /** One operation as the batch runs it, validated as its single call would be; refs it names resolved. */
-function prepare(c: Context<AppEnv>, op: Operation, index: number, refs: Map<string, string>): BatchOperation {
+function prepare(c: Context<AppEnv>, routes: AnyRoute[], op: Operation, index: number, refs: Map<string, string>): BatchOperation {
   // The scope a refusal of this operation checks first: none until its route is known.
   c.set("scope", null);
   const path = op.path
     .split("/")
     .map((segment) => String(resolved(segment, refs, `operations.${index}.path`)))
     .join("/");
-  const match = matchRoute(c.get("routes"), op.method, path.split("?")[0]!);
+  const match = matchRoute(routes, op.method, path.split("?")[0]!);
   const route = match?.route;
   // A route of the settings area (a person only) never runs in a batch, whatever it declares.
   if (!route?.batch || route.auth === "session" || path.includes("?")) {
@@ -217,13 +218,14 @@ export const batchRoutes: AnyRoute[] = [
     async handler(c, { body }) {
       const operations = body.operations;
       await consumeMore(c, operations.length - 1, `this batch of ${operations.length} operations`);
+      const routes = await loadRoutes();
       const refs = new Map<string, string>();
       const prepared: BatchOperation[] = [];
       /** The scope each operation needs, as far as known: a refusal checks them in order first. */
       const scopes: (Scope | null)[] = [];
       for (const [index, op] of operations.entries()) {
         try {
-          prepared.push(prepare(c, op, index, refs));
+          prepared.push(prepare(c, routes, op, index, refs));
           scopes.push(c.get("scope"));
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;

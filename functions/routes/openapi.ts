@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { defineRoute } from "../http/registry.ts";
-import { openApiDocument } from "../openapi/document.ts";
+import { loadRoutes } from "./index.ts";
 
-/** GET /v1/openapi.json: the document of the registry this app serves, for the origin it was asked at. */
+/** GET /v1/openapi.json: the document of the registry, for the origin it was asked at. */
 export const openApiRoute = defineRoute({
   method: "get",
   path: "/v1/openapi.json",
@@ -15,7 +15,9 @@ export const openApiRoute = defineRoute({
     description: "The OpenAPI document (every other member as OpenAPI 3.1 defines it).",
   },
   verb: null,
-  handler(c) {
-    return { body: openApiDocument(c.get("routes"), new URL(c.req.url).origin) };
+  // The document's builder (and @asteasolutions/zod-to-openapi) is loaded when it is first asked for.
+  async handler(c) {
+    const { openApiDocument } = await import("../openapi/document.ts");
+    return { body: openApiDocument(await loadRoutes(), new URL(c.req.url).origin) };
   },
 });

@@ -42,7 +42,7 @@ const TokenRequestSchema = z
       .max(MAX_TOKEN_TTL_SECONDS)
       .optional()
       .openapi({
-        description: `Lifetime, 30 to ${MAX_TOKEN_TTL_SECONDS} seconds; default 300. A token stops opening sockets when its key is revoked.`,
+        description: `Lifetime, 30 to ${MAX_TOKEN_TTL_SECONDS} seconds; default 300. A token stops opening sockets when its key is revoked (a person's: their session ends; an OAuth application's: its grant is revoked or it is uninstalled).`,
       }),
   })
   .openapi("CreateRealtimeToken");
@@ -98,7 +98,7 @@ export const realtimeRoutes = [
     tag,
     summary: "Mint a short-lived token for joining the realtime room from a browser",
     description:
-      "The token carries the key's organisation and a subset of its read scopes; pass it as query: { token } instead of the key.",
+      "The token carries the caller's organisation, what it was minted from (a key, a person's session, an OAuth application's grant) and a subset of its read scopes; pass it as query: { token } instead of the key.",
     body: TokenRequestSchema,
     errors: ["insufficient_scope"],
     response: { status: 201, schema: recordEnvelope(TokenSchema), description: "The token." },

@@ -29,6 +29,7 @@ const keyTag = (keyId: string) => `key:${keyId}`;
 const sessionTag = (sessionId: string) => `session:${sessionId}`;
 const userTag = (userId: string) => `user:${userId}`;
 const installationTag = (installationId: string) => `installation:${installationId}`;
+const grantTag = (grantId: string) => `grant:${grantId}`;
 
 /** The Worker's messages that close sockets: the tag of the sockets each names, and what they are told. */
 const CLOSINGS = {
@@ -36,6 +37,7 @@ const CLOSINGS = {
   sessionsEnded: { tag: sessionTag, reason: "the session this socket was opened with has ended" },
   membersChanged: { tag: userTag, reason: "your membership changed: reconnect to see what your role may read" },
   installationsEnded: { tag: installationTag, reason: "the application was uninstalled from this organisation" },
+  grantsRevoked: { tag: grantTag, reason: "the application's authorization this socket was opened with has been revoked" },
 } as const;
 type Closing = keyof typeof CLOSINGS;
 
@@ -43,12 +45,14 @@ type Closing = keyof typeof CLOSINGS;
 export function tagsOf(identity: Identity | null): string[] {
   // The read scopes select the events a socket receives.
   if (!identity) return ["none"];
-  // The key, session and person tags find the sockets to close when a key is revoked, a session ends or a member leaves.
+  // The key, session, person, installation and grant tags find the sockets to close when a key is
+  // revoked, a session ends, a member leaves, an application is uninstalled or its grant revoked.
   const owners = [
     identity.keyId && keyTag(identity.keyId),
     identity.sessionId && sessionTag(identity.sessionId),
     identity.userId && userTag(identity.userId),
     identity.installationId && installationTag(identity.installationId),
+    identity.grantId && grantTag(identity.grantId),
   ];
   return [...identity.scopes, ...owners.filter((tag): tag is string => Boolean(tag))];
 }

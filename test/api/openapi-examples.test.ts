@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { ERROR_STATUS, ErrorEnvelopeSchema, errorExampleOf } from "../../functions/http/errors.ts";
+import { ErrorEnvelopeSchema, errorExampleOf } from "../../functions/http/error-schemas.ts";
+import { ERROR_STATUS } from "../../functions/http/errors.ts";
 import { eventCatalogue } from "../../functions/openapi/event-catalogue.ts";
 import { SCOPES } from "../../domain/scopes.ts";
-import { routes } from "../../functions/routes/index.ts";
+import { loadRoutes } from "../../functions/routes/index.ts";
 import { createUser } from "../../services/users.ts";
-import { roomsAt } from "../../services/rooms.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { seedDemo } from "../../services/seed/seed.ts";
 import { DEMO_IDS } from "../../services/seed/demo-ids.ts";
 import { api, type Method } from "../helpers/api.ts";
@@ -12,6 +13,8 @@ import { testDatabase } from "../helpers/database.ts";
 import { asPerson, cookieOf, newEmail, signIn } from "../helpers/people.ts";
 import { pollUntil } from "../helpers/wait.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
+
+const routes = await loadRoutes();
 
 // What GET /docs shows besides the operations: every operation carries a whole example request and
 // answer that the API itself would accept and could send (each is parsed with the route's own zod

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "../helpers/api.ts";
+import { api, workerUrl } from "../helpers/api.ts";
 import { asPerson, signUp } from "../helpers/people.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 
@@ -57,6 +57,25 @@ describe("GET /v1/openapi.json", () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   });
 
+  it("describes the OAuth 2.1 flows as discovery does, with every scope and GET /v1's label for it", async () => {
+    const { oauth2 } = document.components.securitySchemes;
+    const metadata = (await api("/.well-known/oauth-authorization-server")).body;
+    const origin = new URL(workerUrl()).origin;
+    // An owner's session holds every scope, so its GET /v1 labels each one.
+    const owner = await signUp();
+    const held = (await asPerson(owner.cookie, "/v1")).body.scopes as { scope: string; label: string }[];
+    const labels = Object.fromEntries(held.map((s) => [s.scope, s.label]));
+    expect(oauth2.type).toBe("oauth2");
+    const { authorizationCode, clientCredentials } = oauth2.flows;
+    expect(`${origin}${authorizationCode.authorizationUrl}`).toBe(metadata.authorization_endpoint);
+    expect(`${origin}${authorizationCode.tokenUrl}`).toBe(metadata.token_endpoint);
+    expect(authorizationCode.refreshUrl).toBe(authorizationCode.tokenUrl);
+    expect(clientCredentials.tokenUrl).toBe(authorizationCode.tokenUrl);
+    expect(Object.keys(authorizationCode.scopes)).toEqual(metadata.scopes_supported);
+    expect(authorizationCode.scopes).toEqual(labels);
+    expect(clientCredentials.scopes).toEqual(labels);
+  });
+
   it("a key's GET /v1 lists every operation but the settings area's, which answer keys 401", () => {
     const settings = (ops: Operation[]) => ops.filter((o) => o.path.startsWith("/v1/settings/"));
     expect(settings(keyOperations)).toEqual([]);
@@ -85,7 +104,11 @@ describe("GET /v1/openapi.json", () => {
         ? []
         : sessionOnly
           ? [{ sessionCookie: [] }]
-          : [{ bearerAuth: operation.scope ? [operation.scope] : [] }, { sessionCookie: [] }];
+          : [
+              { bearerAuth: operation.scope ? [operation.scope] : [] },
+              { oauth2: operation.scope ? [operation.scope] : [] },
+              { sessionCookie: [] },
+            ];
       expect(entry.security, `${operation.method} ${operation.path}`).toEqual(expected);
       // Keyed operations document their 401, scoped ones their 403, operations on an id their 404.
       const statuses = Object.keys(entry.responses);

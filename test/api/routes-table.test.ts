@@ -3,7 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderRoutesTable, ROUTES_TABLE, verbNames } from "../../functions/openapi/routes-table.ts";
 import { ROOT } from "../../functions/openapi/verb-statements.ts";
-import { routes } from "../../functions/routes/index.ts";
+import { loadRoutes } from "../../functions/routes/index.ts";
+import { renderRouteManifest, ROUTE_MANIFEST_FILE } from "../../functions/routes/render-manifest.ts";
+
+const routes = await loadRoutes();
 
 // docs/routes.md, the table that finds a route by its path (`PATCH /v1/tasks/{id}`), is generated
 // from the registry and the services' source: it must be current, and the verb each route
@@ -15,6 +18,18 @@ describe("docs/routes.md", () => {
     expect(committed === (await renderRoutesTable(routes)), `${ROUTES_TABLE} is stale: run \`npm run routes:generate\` and commit it`).toBe(
       true,
     );
+  });
+
+  it("and functions/routes/manifest.ts, by which the app mounts every route, are current", async () => {
+    const committed = readFileSync(join(ROOT, ROUTE_MANIFEST_FILE), "utf8");
+    expect(
+      committed === (await renderRouteManifest()),
+      `${ROUTE_MANIFEST_FILE} is stale: run \`npm run routes:generate\` and commit it`,
+    ).toBe(true);
+  });
+
+  it("is gathered once per process: loadRoutes() answers the same array (what is built from it, MCP's tools, is kept by it)", async () => {
+    expect(await loadRoutes()).toBe(routes);
   });
 
   it("has a row for every route, found by its method and path as the document writes it", () => {

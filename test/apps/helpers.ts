@@ -103,9 +103,16 @@ export async function consentCode(
   return { code: redirectTo.searchParams.get("code")!, verifier, params };
 }
 
-/** POST /oauth/token (or another OAuth endpoint) with a form body; `basic` authenticates the client by HTTP Basic. */
-export async function tokenRequest(form: Record<string, string>, options: { basic?: [string, string]; path?: string } = {}) {
-  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": testClientAddress() };
+/**
+ * POST /oauth/token (or another OAuth endpoint) with a form body; `basic` authenticates the client
+ * by HTTP Basic; `address` is the client's (CF-Connecting-IP; the test's own unless given).
+ */
+export async function tokenRequest(
+  form: Record<string, string>,
+  options: { basic?: [string, string]; path?: string; address?: string } = {},
+) {
+  const address = options.address ?? testClientAddress();
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": address };
   if (options.basic)
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(options.basic[0])}:${encodeURIComponent(options.basic[1])}`).toString("base64")}`;
   const response = await fetch(new URL(options.path ?? "/oauth/token", workerUrl()), {

@@ -1,28 +1,13 @@
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pruneAuditEntries } from "../../db/statements/audit.ts";
 import { expectSuccess } from "../helpers/api.ts";
-import { auditRows } from "../helpers/audit.ts";
+import { auditRows, verify } from "../helpers/audit.ts";
 import { query, testDatabase } from "../helpers/database.ts";
 import { asPerson, signUp } from "../helpers/people.ts";
 
 // The chain: each entry's hash covers the one before it and its own content, appended in one
 // order per organisation even under concurrent writes; `opsroom audit verify` finds an edit, a gap
 // and a missing newest entry; retention prunes only the oldest end.
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-function verify(orgId: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["cli/bin.js", "audit", "verify", "--org", orgId, "--json"],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: inject("databaseUrl") }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 /** An organisation with `n` keys made at once by its owner: n + 1 entries (the sign-up first). */
 async function busyOrganisation(n: number) {

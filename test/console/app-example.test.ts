@@ -2,18 +2,19 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { workerUrl } from "../helpers/api.ts";
-import { signUp } from "../helpers/people.ts";
+import { expectSuccess, workerUrl } from "../helpers/api.ts";
+import { asPerson, fixturesOf, signUp } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
+import { taskBody } from "../helpers/resources.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { openPage, useBrowser } from "./browser.ts";
 import { registerApplication } from "./oauth-client.ts";
 
 // docs/app-example.ts, the third-party application of docs/apps.md, run as its reader runs it: a
 // child process against the stack, with Chromium doing the person's part (opening the URL it
-// prints and allowing it). It must get its tokens, call /v1 under its own name, and refresh its
-// token while it runs. Its socket is not asserted yet: the server mints no realtime token for an
-// application's access token so far (services/realtime-tokens.ts names a key or a session).
+// prints and allowing it). It must get its tokens, call /v1 under its own name, follow the room on a
+// socket joined with a realtime token minted with its access token (an event the person makes
+// arrives), and refresh its token while it runs.
 
 useRoom();
 
@@ -51,7 +52,7 @@ function runExample(env: Record<string, string>, extra: string[]) {
 }
 
 describe("docs/app-example.ts", { timeout: 90_000 }, () => {
-  it("is allowed by a person in Chromium, calls /v1 as itself and refreshes its token (a new refresh token each time)", async () => {
+  it("is allowed by a person in Chromium, calls /v1 as itself, receives an event on its socket and refreshes its token (a new refresh token each time)", async () => {
     const owner = await signUp({ name: "Annie Easley", organisationName: "Lewis Field" });
     // Registered on one loopback port, run on another: a loopback redirect URI matches on any port.
     const client = await registerApplication(owner, "Example app", ["tasks.manage", "projects.read"], ["http://127.0.0.1:8976/callback"]);
@@ -70,6 +71,11 @@ describe("docs/app-example.ts", { timeout: 90_000 }, () => {
       expect(await example.line((line) => line.step === "token")).toMatchObject({ expiresIn: 3600 });
       const connected = await example.line((line) => line.step === "connected");
       expect(connected).toMatchObject({ organisation: owner.orgId, application: "Example app", scopes: ["projects.read", "tasks.read"] });
+      // Its socket, opened with a realtime token it minted: the person's next change arrives on it.
+      await example.line((line) => line.step === "ready");
+      const task = expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(fixturesOf(owner.orgId)) }), 201).data;
+      const event = await example.line((line) => line.step === "event" && line.id === task.id);
+      expect(event).toMatchObject({ type: "task.created", actor: { type: "user", id: owner.userId, name: "Annie Easley" } });
       const refreshed = await example.line((line) => line.step === "refreshed");
       expect(refreshed).toMatchObject({ scope: "projects.read tasks.read", application: "Example app" });
     } finally {

@@ -1,5 +1,5 @@
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll, expect, onTestFailed } from "vitest";
 import { testClientAddress, workerUrl } from "../helpers/api.ts";
 import type { Person } from "../helpers/people.ts";
 
@@ -47,9 +47,27 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
   const page = await context.newPage();
   page.setDefaultTimeout(UI_TIMEOUT_MS);
   page.on("pageerror", (error) => console.error(`console page error: ${error.message}`));
+  traceOnFailure(page);
   // A page closed by the browser closing (afterAll) finds its context gone already: not an error.
   page.on("close", () => void context.close().catch(() => {}));
   return page;
+}
+
+/** The page's last requests and navigations, printed when its test fails: where a stalled page stood. */
+function traceOnFailure(page: Page): void {
+  const trace: string[] = [];
+  const note = (line: string) => {
+    trace.push(`${new Date().toISOString()} ${line}`);
+    if (trace.length > 40) trace.shift();
+  };
+  page.on("request", (r) => note(`-> ${r.method()} ${r.url()}`));
+  page.on("requestfinished", (r) => note(`<- ${r.method()} ${r.url()}`));
+  page.on("requestfailed", (r) => note(`xx ${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+  page.on("framenavigated", (frame) => {
+    if (frame === page.mainFrame()) note(`at ${frame.url()}`);
+  });
+  page.on("close", () => note("closed"));
+  onTestFailed(() => console.error(`the page's last requests (${page.url()}):\n${trace.join("\n")}`));
 }
 
 /** The person's session cookie (from their Cookie header) as Playwright sets it. */

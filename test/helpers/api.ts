@@ -4,9 +4,11 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PRISM_RECORDS, type PrismRecord } from "../setup/prism.ts";
 import { expect, inject } from "vitest";
-import { ErrorEnvelopeSchema } from "../../functions/http/errors.ts";
+import { ErrorEnvelopeSchema } from "../../functions/http/error-schemas.ts";
 import { errorCodesOf, routeFor } from "../../functions/http/registry.ts";
-import { routes } from "../../functions/routes/index.ts";
+import { loadRoutes } from "../../functions/routes/index.ts";
+
+const routes = await loadRoutes();
 
 // A small typed fetch against the Worker under test: JSON in, JSON out, status and headers kept.
 
@@ -70,6 +72,24 @@ export function testClientAddress(): string {
   return `2001:db8:${digest.slice(0, 4)}:${digest.slice(4, 8)}:${digest.slice(8, 12)}:${digest.slice(12, 16)}:${digest.slice(16, 20)}:${digest.slice(20, 24)}`;
 }
 
+/**
+ * A request the Worker has not answered in a minute fails naming itself: the Worker's own
+ * statements give up after 15 s, so a longer wait is a hang, which would otherwise surface only as
+ * the test's timeout (undici waits five minutes for headers).
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** The signal of a test's request: aborted, with the request named, after REQUEST_TIMEOUT_MS. */
+export function answerWithin(method: string, path: string): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)),
+    REQUEST_TIMEOUT_MS,
+  );
+  timer.unref();
+  return controller.signal;
+}
+
 export async function api<Body = any>(path: string, options: ApiOptions = {}): Promise<ApiResponse<Body>> {
   const headers: Record<string, string> = { accept: "application/json", "cf-connecting-ip": testClientAddress() };
   let payload: string | undefined;
@@ -86,7 +106,7 @@ export async function api<Body = any>(path: string, options: ApiOptions = {}): P
   // (its own 400) instead of forwarding it, and stalls on a PATCH whose body is `null`.
   const operation = inject("prismUrl") && !options.baseUrl && isJsonOrNone(payload) ? routeFor(routes, method, direct.pathname) : undefined;
   const url = operation ? new URL(path, inject("prismUrl")) : direct;
-  const response = await fetch(url, { method, headers, body: payload, redirect: "manual" });
+  const response = await fetch(url, { method, headers, body: payload, redirect: "manual", signal: answerWithin(method, path) });
   if (operation) expectNoPrismViolation(operation.operationId, method, direct.pathname, response);
   const text = await response.text();
   let body: Body = null as Body;

@@ -1,4 +1,6 @@
-import { expect } from "vitest";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { expect, inject } from "vitest";
 import type { AuditAction, AuditEntry } from "../../domain/audit.ts";
 import { api, testClientAddress } from "./api.ts";
 import { query } from "./database.ts";
@@ -60,3 +62,17 @@ export function expectFromThisRequest(entry: AuditRow): void {
 /** GET /v1/audit-log with a key or cookie. */
 export const readAuditLog = (path: string, auth: { key?: string; cookie?: string }) =>
   api(path, auth.key ? { key: auth.key } : { headers: { cookie: auth.cookie! } });
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** `opsroom audit verify --org <orgId> --json`, as an operator runs it: its exit code and output. */
+export function verify(orgId: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["cli/bin.js", "audit", "verify", "--org", orgId, "--json"],
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: inject("databaseUrl") }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}

@@ -283,11 +283,14 @@ export interface FailureStack {
   stop(): Promise<void>;
 }
 
-/** Starts a stack for this file before its tests and stops it after them; the getter answers it. */
-export function useFailureStack(): () => FailureStack {
+/**
+ * Starts a stack for this file before its tests and stops it after them; the getter answers it.
+ * `auth`: people may sign up and in (an AUTH_SECRET), for tests that need a session.
+ */
+export function useFailureStack(options: { auth?: boolean } = {}): () => FailureStack {
   let stack: FailureStack | undefined;
   beforeAll(async () => {
-    stack = await startFailureStack();
+    stack = await startFailureStack(options);
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();
@@ -299,7 +302,7 @@ export function useFailureStack(): () => FailureStack {
  * Starts the stack. The Worker's console output reaches this process (wrangler prints it), so this
  * process's console, stdout and stderr are recorded from here on, and passed through as usual.
  */
-export async function startFailureStack(): Promise<FailureStack> {
+export async function startFailureStack(options: { auth?: boolean } = {}): Promise<FailureStack> {
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse())
@@ -356,6 +359,7 @@ export async function startFailureStack(): Promise<FailureStack> {
         REALTIME_URL: room.url,
         REALTIME_SECRET: randomBytes(24).toString("hex"),
         LOG_REQUESTS: "true",
+        ...(options.auth ? { AUTH_SECRET: randomBytes(32).toString("hex") } : {}),
       },
       { logLevel: "log" },
     );

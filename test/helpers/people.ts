@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import type { Role } from "../../domain/roles.ts";
-import { api, testClientAddress, workerUrl, type ApiOptions, type ApiResponse } from "./api.ts";
+import { answerWithin, api, testClientAddress, workerUrl, type ApiOptions, type ApiResponse } from "./api.ts";
 import { query, snapshot } from "./database.ts";
 import { insertPerson, insertProject, insertTask, type Tenant } from "./fixtures.ts";
 
@@ -34,6 +34,7 @@ export async function authPost(path: string, body: unknown, headers: Record<stri
     headers: { "content-type": "application/json", origin: workerUrl(), "cf-connecting-ip": testClientAddress(), ...headers },
     body: JSON.stringify(body),
     redirect: "manual",
+    signal: answerWithin("POST", path),
   });
 }
 

@@ -3,9 +3,11 @@ import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { AnyRoute } from "../../functions/http/registry.ts";
 import { DEFAULT_TOOLS } from "../../functions/mcp/selection.ts";
 import { isToolRoute } from "../../functions/mcp/tools.ts";
-import { routes } from "../../functions/routes/index.ts";
+import { loadRoutes } from "../../functions/routes/index.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { connectMcp, postMcp } from "./helpers.ts";
+
+const routes = await loadRoutes();
 
 // tools/list: one tool per operation of the registry a key can call, and nothing else; only those
 // the caller's scopes allow; the groups and read-only mode the client chose; the compact default.

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import type { Role } from "../../domain/roles.ts";
-import { roomsAt } from "../../services/rooms.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { tasks } from "../../services/tasks.ts";
 import { api, expectError, expectSuccess, workerUrl, type Method } from "../helpers/api.ts";
 import { testDatabase } from "../helpers/database.ts";

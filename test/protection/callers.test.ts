@@ -7,7 +7,7 @@ import type { Actor } from "../../domain/actor.ts";
 import type { ServiceContext } from "../../services/context.ts";
 import { getOrganisation } from "../../services/organisation.ts";
 import { personnel } from "../../services/personnel.ts";
-import { roomsAt } from "../../services/rooms.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";

@@ -1,11 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../../domain/limits.ts";
-import { routes } from "../../functions/routes/index.ts";
+import { loadRoutes } from "../../functions/routes/index.ts";
 import { api, expectError, expectSuccess, testClientAddress, workerUrl, type ApiOptions, type ApiResponse } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { asPerson, newEmail, peopleTrace, signUp, type Person } from "../helpers/people.ts";
 import { taskBody } from "../helpers/resources.ts";
+
+const routes = await loadRoutes();
 
 // Every body the API reads, on every route that takes one (the route registry's, the settings
 // area's and /auth's): arrays nested past MAX_JSON_DEPTH, more than MAX_JSON_VALUES values, and

@@ -110,6 +110,13 @@ async function beside<T>(label: string, tenant: Tenant, other: string, call: () 
   return result;
 }
 
+/**
+ * What a write may wait behind a cascade of CASCADE_RECORDS: a second on Postgres (issue 31). PGlite
+ * runs it in WebAssembly on one session all test files share, so a rename also queues behind other
+ * files' statements (280 ms alone, 1,023 ms once in CI). Unbounded work fails expectWritesNotHeld.
+ */
+const CASCADE_WAIT_BOUND_MS = inject("databaseKind") === "server" ? 1_000 : 2_000;
+
 const remove = (tenant: Tenant, path: string) => api(path, { key: tenant.key, method: "DELETE" });
 
 describe("a label's delete takes it off at most CASCADE_RECORDS tasks", () => {
@@ -128,7 +135,7 @@ describe("a label's delete takes it off at most CASCADE_RECORDS tasks", () => {
     expect(await query("select count(*)::int as n from tasks where label_ids @> array[$1::uuid]", [label])).toEqual([{ n: 5_000 }]);
   }, 120_000);
 
-  it(`on ${CASCADE_RECORDS + 1} tasks it is refused; taken off one, it is deleted from the other ${CASCADE_RECORDS}, each with its task.updated event, and no write waits a second`, async () => {
+  it(`on ${CASCADE_RECORDS + 1} tasks it is refused; taken off one, it is deleted from the other ${CASCADE_RECORDS}, each with its task.updated event, and no write waits past the bound (a second on Postgres)`, async () => {
     const { tenant, at, other } = await organisation();
     const label = await insertLabel(tenant);
     const [first, ...rest] = await insertTasks(tenant, at, CASCADE_RECORDS + 1, [], { labelIds: [label] });
@@ -139,7 +146,7 @@ describe("a label's delete takes it off at most CASCADE_RECORDS tasks", () => {
       remove(tenant, `/v1/labels/${label}`),
     );
     expectSuccess(answer);
-    expect(Math.max(...waits)).toBeLessThan(1000);
+    expect(Math.max(...waits)).toBeLessThan(CASCADE_WAIT_BOUND_MS);
     expect(await eventsAfter(tenant, before.changeVersion)).toEqual({ "task.updated": CASCADE_RECORDS + renames, "label.deleted": 1 });
     expect(
       await query("select count(*)::int as n from tasks where org_id = $1 and version = 2 and id = any($2::uuid[])", [tenant.org.id, rest]),
@@ -195,7 +202,7 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     await expectOnlyRenames(tenant, other, before, renames);
   }, 120_000);
 
-  it(`a full task (its comments and checklist full) that blocks ${MAX_BLOCKING} tasks is deleted with an event for each, and no write waits a second; in a batch after another delete it is refused`, async () => {
+  it(`a full task (its comments and checklist full) that blocks ${MAX_BLOCKING} tasks is deleted with an event for each, and no write waits past the bound; in a batch after another delete it is refused`, async () => {
     const { tenant, at, other } = await organisation();
     const [task, small] = await insertTasks(tenant, at, 2);
     await insertComments(tenant, at, task!, MAX_COMMENTS_PER_TASK);
@@ -210,7 +217,7 @@ describe(`a task holds at most ${MAX_COMMENTS_PER_TASK} comments, which its dele
     const before = await changeVersionOf(tenant);
     const { waits, answer, renames } = await beside("a full task deleted", tenant, other, () => remove(tenant, `/v1/tasks/${task}`));
     expectSuccess(answer);
-    expect(Math.max(...waits)).toBeLessThan(1000);
+    expect(Math.max(...waits)).toBeLessThan(CASCADE_WAIT_BOUND_MS);
     expect(await eventsAfter(tenant, before.changeVersion)).toEqual({
       "comment.deleted": MAX_COMMENTS_PER_TASK,
       "checklistItem.deleted": MAX_CHECKLIST_ITEMS_PER_TASK,

@@ -1,8 +1,8 @@
-import { WebSocket } from "ws";
 import { describe, expect, it } from "vitest";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { asPerson, authPost, fixturesOf, memberOf, signUp, type Person } from "../helpers/people.ts";
-import { realtimeHost, useRoom } from "../helpers/realtime.ts";
+import { useRoom } from "../helpers/realtime.ts";
+import { refusedStatus, socketWith } from "../helpers/sockets.ts";
 import { taskBody } from "../helpers/resources.ts";
 
 // Sockets of people, and of the keys they manage, close when what opened them ends: a key revoked
@@ -14,76 +14,11 @@ const CLOSED = 4401;
 
 useRoom();
 
-interface Socket {
-  ready: Promise<void>;
-  closed: Promise<{ code: number; reason: string }>;
-  /** Answers "ping" with the room's "pong" on this connection: it is open, and was sent no close frame before it. */
-  pong(): Promise<void>;
-}
-
-/**
- * A socket to the room. By default it ends its side as soon as the room's close frame arrives (see
- * below); `closeTimeout` leaves that to `ws`, which waits that long for the room's side to end the
- * connection after the closing handshake, as browsers do (Chromium 2 s, Firefox 1 s).
- */
-function socketWith(
-  orgId: string,
-  params: Record<string, string>,
-  options: { closeTimeout?: number } = {},
-): Socket & { messages: string[]; closingAt(): number | null } {
-  // ws 8.23 takes closeTimeout (its default is 30 s); @types/ws does not declare it yet.
-  const wsOptions: WebSocket.ClientOptions & { closeTimeout?: number } = options;
-  const ws = new WebSocket(`ws://${realtimeHost()}/parties/v1/${orgId}?${new URLSearchParams(params)}`, wsOptions);
-  const messages: string[] = [];
-  ws.on("message", (data) => messages.push(String(data)));
-  let closingAt: number | null = null;
-  const ready = new Promise<void>((resolve, reject) => {
-    ws.on("message", (data) => {
-      if (String(data) !== "pong" && (JSON.parse(String(data)) as { type?: string }).type === "ready") resolve();
-    });
-    ws.once("unexpected-response", (_request, response) => reject(new Error(`refused: ${response.statusCode}`)));
-    ws.once("error", reject);
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })),
-  );
-  // The socket turns CLOSING when the room's close frame (code and reason) arrives; `partykit dev`
-  // then holds the TCP connection about 10 s. Ending it at once still reports the frame's code.
-  const poll = setInterval(() => {
-    if (ws.readyState !== WebSocket.CLOSING) return;
-    closingAt = performance.now();
-    clearInterval(poll);
-    if (options.closeTimeout === undefined) ws.terminate();
-  }, 5);
-  void closed.then(() => clearInterval(poll));
-  const pong = () =>
-    new Promise<void>((resolve, reject) => {
-      const onMessage = (data: unknown) => {
-        if (String(data) !== "pong") return;
-        ws.off("message", onMessage);
-        resolve();
-      };
-      ws.on("message", onMessage);
-      ws.once("close", () => reject(new Error("closed instead of answering pong")));
-      ws.send("ping");
-    });
-  return { ready, closed, pong, messages, closingAt: () => closingAt };
-}
-
 async function personSocket(person: Person, options: { closeTimeout?: number } = {}) {
   const token = expectSuccess(await asPerson(person.cookie, "/v1/realtime/tokens", { body: {} }), 201).data.token as string;
   const socket = socketWith(person.orgId, { token }, options);
   await socket.ready;
   return socket;
-}
-
-/** A token request for a socket that must be refused, answered with the HTTP status of the upgrade. */
-async function refusedStatus(orgId: string, token: string): Promise<number> {
-  const socket = socketWith(orgId, { token });
-  return socket.ready.then(
-    () => 101,
-    (error: Error) => Number(/refused: (\d+)/.exec(error.message)?.[1] ?? 0),
-  );
 }
 
 describe("people's sockets", () => {

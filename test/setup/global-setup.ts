@@ -2,12 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { reserveFreePort } from "../../cli/dev/ports.ts";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
-import { routes } from "../../functions/routes/index.ts";
+import { loadRoutes } from "../../functions/routes/index.ts";
 import { startPrism, summarisePrism, type PrismProxy } from "./prism.ts";
 import { startRealtimeControl, type RealtimeControl } from "./realtime-control.ts";
 import { startRealtimeServer, type RealtimeServer } from "./realtime-server.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
+
+const routes = await loadRoutes();
 
 // Starts, once for the whole run, what every test file talks to: a migrated test database, the
 // local SQL endpoint the Worker's neon driver dials, the realtime server (`partykit dev`, with a

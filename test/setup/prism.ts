@@ -43,6 +43,8 @@ export async function startPrism(upstream: string): Promise<PrismProxy> {
       "--verboseLevel",
       "warn",
     ],
+    // A connection per forward to the Worker (prism-agent.mjs says why).
+    env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${join(PROJECT_ROOT, "test", "setup", "prism-agent.mjs")}`.trim() },
   });
   const url = `http://127.0.0.1:${port}`;
   try {

@@ -2,7 +2,7 @@
 import type { EventActor, OpsEvent } from "../../domain/events.ts";
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { roomsAt } from "../../services/rooms.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { projects } from "../../services/projects.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import { api, expectError, expectSuccess, workerUrl, type ApiOptions, type ApiResponse } from "../helpers/api.ts";

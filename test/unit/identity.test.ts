@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { signRealtimeToken, type RealtimeClaims } from "../../domain/crypto/realtime-token.ts";
 import { NO_FILTER } from "../../domain/event-filter.ts";
 import { authenticate, internalUrl, type Identity, type RoomEnv } from "../../realtime/identity.ts";
+import { tagsOf } from "../../realtime/room/audiences.ts";
 
 // realtime/identity.ts, the room's check of a socket's credential, in Node against a stand-in
 // for the Worker's POST /internal/rooms/:orgId/sockets: a node:http server that records what the
@@ -281,6 +282,26 @@ describe("the filter of the connection query", () => {
     const token = await signRealtimeToken(SECRET, claims({ keyId: undefined, sessionId: SESSION }));
     const identity = (await authenticate(connect({ token, excludeOwn: "true" }), ORG, env)) as Identity;
     expect(identity).toMatchObject({ keyId: null, sessionId: SESSION, userId: USER, filter: { excludeOwn: { userId: USER } } });
+  });
+
+  it("for an application's token: the Worker is asked about its grant; excludeOwn names the application; its socket is tagged with its grant, installation and person", async () => {
+    const [GRANT, INSTALLATION, APP, USER] = ["ee", "ef", "f0", "f1"].map((end) => `0190a5b2-0000-7000-8000-0000000000${end}`);
+    const answer = {
+      orgId: ORG,
+      keyId: null,
+      grantId: GRANT,
+      installationId: INSTALLATION,
+      appId: APP,
+      userId: USER,
+      scopes: ["tasks.read", "projects.read"],
+    };
+    const { env, asked } = await worker(json(200, answer));
+    const token = await signRealtimeToken(SECRET, claims({ keyId: undefined, grantId: GRANT }));
+    const identity = (await authenticate(connect({ token, excludeOwn: "true" }), ORG, env)) as Identity;
+    expect(asked.map((a) => a.body)).toEqual([{ grantId: GRANT, clientAddress: "2001:db8::7" }]);
+    // The token's scopes, within what the grant holds now.
+    expect(identity).toEqual({ ...answer, scopes: ["tasks.read"], filter: { ...NO_FILTER, excludeOwn: { appId: APP } } });
+    expect(tagsOf(identity)).toEqual(["tasks.read", `user:${USER}`, `installation:${INSTALLATION}`, `grant:${GRANT}`]);
   });
 
   it("a malformed parameter is 400 invalid_field naming it, after the credential was accepted", async () => {

@@ -157,6 +157,11 @@ describe("verifyRealtimeToken", () => {
       { ...CLAIMS, keyId: `x${KEY_ID}` },
       // Not a string, though it reads as one.
       { ...CLAIMS, keyId: [KEY_ID] },
+      // Exactly one of a key, a session and a grant.
+      { ...CLAIMS, sessionId: KEY_ID },
+      { ...CLAIMS, grantId: KEY_ID },
+      { ...CLAIMS, keyId: undefined, sessionId: KEY_ID, grantId: KEY_ID },
+      { ...CLAIMS, keyId: undefined, grantId: "not-a-uuid" },
       { ...CLAIMS, scopes: "tasks.read" },
       { ...CLAIMS, scopes: undefined },
       { ...CLAIMS, scopes: ["tasks.read", 5] },
@@ -168,6 +173,11 @@ describe("verifyRealtimeToken", () => {
     ];
     for (const claims of payloads) expect(await verifyRealtimeToken(SECRET, tokenFor(claims), NOW), JSON.stringify(claims)).toBeNull();
     expect(await verifyRealtimeToken(SECRET, tokenOf("{not json"), NOW)).toBeNull();
+    // A session's and a grant's claims are claims too.
+    for (const name of ["sessionId", "grantId"]) {
+      const named = { ...CLAIMS, keyId: undefined, [name]: KEY_ID };
+      expect(await verifyRealtimeToken(SECRET, tokenFor(named), NOW)).toEqual(JSON.parse(JSON.stringify(named)));
+    }
     // A key with no scopes is still a key's claims.
     expect(await verifyRealtimeToken(SECRET, tokenFor({ ...CLAIMS, scopes: [] }), NOW)).toEqual({ ...CLAIMS, scopes: [] });
   });

@@ -34,3 +34,35 @@ describe("LOG_REQUESTS", () => {
     expect(() => settingsOf(bindings({ LOG_REQUESTS: "yes" }))).toThrow(/the Worker is misconfigured: LOG_REQUESTS/);
   });
 });
+
+describe("the other bindings", () => {
+  it("are read as settings when well formed", () => {
+    const settings = settingsOf(
+      bindings({
+        REALTIME_URL: "https://rooms.example.com/",
+        REALTIME_SECRET: "s".repeat(16),
+        AUTH_SECRET: "a".repeat(32),
+        SIGNUP: "false",
+      }),
+    );
+    expect(settings.realtime).toEqual({ url: "https://rooms.example.com", secret: "s".repeat(16) });
+    expect(settings.auth).toEqual({ secret: "a".repeat(32), signup: false });
+    expect(settings.audit.retentionSeconds).toBe(365 * 86_400);
+    expect(settingsOf(bindings({ AUTH_SECRET: "" })).auth).toBeNull();
+  });
+
+  it("refuse a malformed value or a missing one, naming each at once", () => {
+    const refusals: [Record<string, string>, RegExp][] = [
+      [{ DATABASE_URL: "" }, /DATABASE_URL is required/],
+      [{ DATABASE_URL: "mysql://localhost/opsroom" }, /DATABASE_URL must be a postgres:\/\/ connection string/],
+      [{ LOCAL_SQL_ENDPOINT: "localhost" }, /LOCAL_SQL_ENDPOINT must be host:port/],
+      [{ REALTIME_URL: "ftp://rooms.example.com", REALTIME_SECRET: "s".repeat(16) }, /REALTIME_URL must be an http\(s\) URL/],
+      [{ REALTIME_URL: "https://rooms.example.com" }, /REALTIME_URL and REALTIME_SECRET go together/],
+      [{ REALTIME_URL: "https://rooms.example.com", REALTIME_SECRET: "short" }, /REALTIME_SECRET must be at least 16 characters/],
+      [{ AUTH_SECRET: "short" }, /AUTH_SECRET must be at least 32 characters/],
+      [{ AUDIT_RETENTION_DAYS: "40000" }, /AUDIT_RETENTION_DAYS must be a number of days/],
+      [{ SIGNUP: "no", CHECK_STATEMENTS: "1" }, /SIGNUP must be "true" or "false"; CHECK_STATEMENTS must be "true" or "false"/],
+    ];
+    for (const [extra, message] of refusals) expect(() => settingsOf(bindings(extra)), JSON.stringify(extra)).toThrow(message);
+  });
+});

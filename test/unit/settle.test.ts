@@ -47,6 +47,8 @@ describe("settleCaller", () => {
       expect(error.message).toBe("the API key is unknown or has been revoked");
       expect(error.details).toEqual({});
     }
+    const app = caught(() => settleCaller(NO_KEY, { actor: { accessTokenHash: "b".repeat(64) } as Actor }, null));
+    expect([app.code, app.message]).toEqual(["invalid_key", "the access token is unknown, expired or revoked"]);
     // Even when the statement said "allowed" of a key it did not find.
     expect(caught(() => settleCaller({ found: false, allowed: true, scopes: [], changeVersion: 0 }, API, "tasks.manage")).code).toBe(
       "invalid_key",

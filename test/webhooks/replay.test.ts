@@ -140,6 +140,9 @@ describe("refused replays", () => {
     const before = await snapshot(tenant.org.id);
     const refusals: Array<[unknown, string]> = [
       [{ after: 5 }, "after"],
+      // Past int4's range (the statement once added 1 to it as an integer: 500), and the largest taken.
+      [{ after: 2_147_483_647 }, "after"],
+      [{ after: Number.MAX_SAFE_INTEGER }, "after"],
       [{ after: 1, until: 1 }, "until"],
       [{ after: 1, until: 0 }, "until"],
       [{ after: 0, until: 2 }, "until"],

@@ -6,6 +6,7 @@
 // back to the application (with a code, or error=access_denied). Signed out: off to sign in, which
 // comes back here with the same query. The page is never framed and sends no Referer (_headers).
 
+import { AUTHORIZE_FIELDS } from "../lib/authorize-fields.js";
 import { byId, el, showError } from "../lib/dom.js";
 
 /**
@@ -17,18 +18,6 @@ import { byId, el, showError } from "../lib/dom.js";
  *   organisations: Organisation[],
  * }} Consent
  */
-
-/** The authorization request's parameters, sent back as they came with the decision. */
-const AUTHORIZE_FIELDS = [
-  "response_type",
-  "client_id",
-  "redirect_uri",
-  "scope",
-  "state",
-  "code_challenge",
-  "code_challenge_method",
-  "resource",
-];
 
 const query = new URLSearchParams(location.search);
 const alert = byId("consent-error");

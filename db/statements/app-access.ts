@@ -1,0 +1,87 @@
+import { sql } from "drizzle-orm";
+import type { Scope } from "../../domain/scopes.ts";
+import type { Database } from "../client.ts";
+import { appScopes, liveGrant, liveGrantJoins } from "./caller.ts";
+import { run, runOne } from "./sql.ts";
+
+// An OAuth application's access beyond one call (docs/apps.md "Realtime"): the grant a realtime
+// token names, checked when its socket opens; the installations ended and grants revoked lately,
+// which the sweep repeats to the rooms; and the tokens, codes and grants that can no longer be
+// used, which the sweep prunes.
+
+export interface LiveGrant {
+  orgId: string;
+  grantId: string;
+  installationId: string;
+  appId: string;
+  /** The person it acts for; null when the application acts as itself. */
+  userId: string | null;
+  scopes: Scope[];
+}
+
+/** The grant, if it may still be used (as an access token of it would be: db/statements/caller.ts), with what it holds now. */
+export async function findLiveGrant(db: Database, grantId: string): Promise<LiveGrant | null> {
+  const [row] = await run<LiveGrant>(
+    db,
+    sql`select i.org_id as "orgId", g.id as "grantId", i.id as "installationId", a.id as "appId", g.user_id as "userId",
+               ${appScopes} as scopes
+          from (select ${grantId}::uuid as grant_id) t
+          join ${liveGrantJoins}
+         where ${liveGrant}`,
+  );
+  return row ?? null;
+}
+
+/** What ended in the last `seconds`, by organisation: installations, and grants revoked apart from an ended installation. */
+export interface EndedAccess {
+  installations: string[];
+  grants: string[];
+}
+
+export async function recentlyEndedAccess(db: Database, seconds: number): Promise<Map<string, EndedAccess>> {
+  const since = sql`now() - make_interval(secs => ${seconds})`;
+  const rows = await run<{ org_id: string; installations: string[] | null; grants: string[] | null }>(
+    db,
+    sql`with installations_ended as (
+          select org_id, array_agg(id order by id) as ids from installations where uninstalled_at > ${since} group by org_id
+        ),
+        grants_revoked as (
+          select i.org_id, array_agg(g.id order by g.id) as ids
+            from oauth_grants g join installations i on i.id = g.installation_id
+           where g.revoked_at > ${since} and i.uninstalled_at is null
+           group by i.org_id
+        )
+        select coalesce(e.org_id, r.org_id) as org_id, e.ids as installations, r.ids as grants
+          from installations_ended e full join grants_revoked r on r.org_id = e.org_id`,
+  );
+  return new Map(rows.map((row) => [row.org_id, { installations: row.installations ?? [], grants: row.grants ?? [] }]));
+}
+
+/** How long a revoked grant, or one with nothing left, is kept before it is pruned: past the sweep's repeats. */
+const GRANT_KEPT = sql`interval '1 day'`;
+
+/**
+ * Prunes what can no longer be used: expired tokens (access tokens, and refresh tokens, which
+ * are kept until their own expiry, used or revoked, so a reused one revokes its grant for as long
+ * as it could have worked), grants revoked a day ago, and grants with no token left whose code can
+ * no longer be exchanged (client credentials' grants once their token expired, codes never
+ * exchanged, authorization grants whose refresh token expired), a day after they were made.
+ */
+export async function pruneAppTokens(db: Database): Promise<{ grants: number; tokens: number }> {
+  const row = await runOne<{ grants: number; tokens: number }>(
+    db,
+    sql`with grants_pruned as (
+          delete from oauth_grants g
+           where g.revoked_at < now() - ${GRANT_KEPT}
+              or (g.created_at < now() - ${GRANT_KEPT}
+                  and (g.code_expires_at is null or g.code_expires_at < now() - ${GRANT_KEPT})
+                  and not exists (select 1 from oauth_tokens t where t.grant_id = g.id and t.expires_at > now()))
+          returning g.id
+        ),
+        tokens_pruned as (
+          delete from oauth_tokens t where t.expires_at <= now() and t.grant_id not in (select id from grants_pruned) returning 1
+        )
+        select (select count(*) from grants_pruned)::int as grants, (select count(*) from tokens_pruned)::int as tokens`,
+  );
+  return row;
+}

@@ -1,0 +1,143 @@
+import { sql } from "drizzle-orm";
+import type { AuditRequest } from "../../domain/audit.ts";
+import { auditCtes, auditTarget, rowChanges } from "./audit.ts";
+import { appActorJson } from "./caller.ts";
+import { iso } from "./settings-caller.ts";
+
+// The audit entries of OAuth applications (docs/audit-log.md), each appended by the statement that
+// makes the change: registered, changed, secret rotated, deleted in the settings area; installed
+// (or its scopes widened) by a consent; uninstalled; a grant revoked because its code or refresh
+// token was presented again. Never a secret: a rotation records when the old secret stops working.
+
+const applicationTarget = (a: string) => auditTarget("application", sql.raw(`${a}.id`), sql.raw(`${a}.name`));
+/** An installation is named by its application's name (`a`), as it was then. */
+export const installationTarget = (i: string, a: string) => auditTarget("installation", sql.raw(`${i}.id`), sql.raw(`${a}.name`));
+
+/** The fields of an application whose change the log records, as the API names them, over a row `a`. */
+const FIELDS = {
+  name: (a: string) => sql.raw(`${a}.name`),
+  redirectUris: (a: string) => sql.raw(`${a}.redirect_uris`),
+  scopes: (a: string) => sql.raw(`${a}.scopes`),
+  public: (a: string) => sql.raw(`${a}.public`),
+};
+
+const fieldChanges = (before: string | null, after: string) => rowChanges(FIELDS, before, after);
+
+/** Over `inserted`: what it was registered with. */
+export const applicationRegisteredAudit = (request: AuditRequest) =>
+  auditCtes(
+    {
+      action: "application.registered",
+      source: sql`select a.org_id, ${applicationTarget("a")} as target, ${fieldChanges(null, "a")} as changes from inserted a`,
+    },
+    request,
+  );
+
+/** Over `changed` and `locked` (the row before): each field that changed; a change that changed nothing records nothing. */
+export const applicationUpdatedAudit = (request: AuditRequest) =>
+  auditCtes(
+    {
+      action: "application.updated",
+      source: sql`select c.org_id, ${applicationTarget("l")} as target, x.changes
+                    from changed c join locked l on l.id = c.id cross join lateral (select ${fieldChanges("l", "c")} as changes) x
+                   where x.changes is not null`,
+    },
+    request,
+  );
+
+/** Over `rotated`: until when the previous secret works (null: it stopped at once). */
+export const applicationSecretRotatedAudit = (request: AuditRequest) =>
+  auditCtes(
+    {
+      action: "application.secret_rotated",
+      source: sql`select a.org_id, ${applicationTarget("a")} as target,
+                         jsonb_build_object('previousSecretExpiresAt', jsonb_build_object('from', null, 'to', ${iso("a.previous_secret_expires_at")}))
+                           as changes
+                    from rotated a`,
+    },
+    request,
+  );
+
+/** Over `deleted`, and `ended` (every installation of it, in every organisation): how many ended. */
+export const applicationDeletedAudit = (request: AuditRequest) =>
+  auditCtes(
+    {
+      action: "application.deleted",
+      source: sql`select a.org_id, ${applicationTarget("a")} as target,
+                         jsonb_build_object('installations', jsonb_build_object('from', (select count(*) from ended), 'to', 0)) as changes
+                    from deleted a`,
+    },
+    request,
+  );
+
+/** Over `ended` (one installation of the caller's organisation): the scopes it held. */
+export const applicationUninstalledAudit = (request: AuditRequest) =>
+  auditCtes(
+    {
+      action: "application.uninstalled",
+      source: sql`select e.org_id, ${installationTarget("e", "a")} as target,
+                         jsonb_build_object('scopes', jsonb_build_object('from', to_jsonb(e.scopes), 'to', null)) as changes
+                    from ended e join applications a on a.id = e.application_id`,
+    },
+    request,
+  );
+
+/**
+ * A consent, over `installed` (the installation as it is now), `previous` (as it was, if it was)
+ * and `person`: application.installed when it was not installed (or uninstalled), with the scopes
+ * granted; application.scopes_widened when it was and now holds more. A consent that changes
+ * nothing of the installation (a second person allowing what it holds) records nothing.
+ */
+export const applicationInstalledAudit = (request: AuditRequest) =>
+  auditCtes(
+    {
+      action: ["application.installed", "application.scopes_widened"],
+      actor: sql`s.actor`,
+      source: sql`select p.org_id, ${installationTarget("i", "a")} as target,
+                         jsonb_build_object('scopes', jsonb_build_object('from', case when x.fresh then null else to_jsonb(pr.scopes) end,
+                                                                         'to', to_jsonb(i.scopes))) as changes,
+                         case when x.fresh then 'application.installed' else 'application.scopes_widened' end as action,
+                         jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor
+                    from installed i join person p on true join applications a on a.id = i.application_id join users u on u.id = p.user_id
+                    left join previous pr on true
+                    cross join lateral (select pr.id is null or pr.uninstalled_at is not null as fresh) x
+                   where x.fresh or pr.scopes is distinct from i.scopes`,
+    },
+    request,
+  );
+
+/**
+ * A grant revoked because its authorization code or refresh token was presented again, over
+ * `reuse` (the grant's row as revoked): the application (and the person it acted for) presented
+ * it; the target is the installation, the change the grant revoked.
+ */
+export const grantReusedAudit = (action: "application.code_reused" | "application.refresh_reused", request: AuditRequest) =>
+  auditCtes(
+    {
+      action,
+      actor: sql`s.actor`,
+      source: sql`select i.org_id, ${installationTarget("i", "a")} as target,
+                         jsonb_build_object('grantRevoked', jsonb_build_object('from', null, 'to', r.id)) as changes,
+                         ${appActorJson(sql`a`, sql`u`)} as actor
+                    from reuse r join installations i on i.id = r.installation_id join applications a on a.id = i.application_id
+                    left join users u on u.id = r.user_id`,
+    },
+    request,
+  );
+
+/**
+ * The organisation's settings changed (PATCH /v1/settings/organisation), over `changed`: the row
+ * as written, only when the setting differed (a boolean: it was the opposite). A no-op writes nothing.
+ */
+export const organisationUpdatedAudit = (request: AuditRequest) =>
+  auditCtes(
+    {
+      action: "organisation.updated",
+      source: sql`select c.org_id, ${auditTarget("organisation", sql`c.id`, sql`c.name`)} as target,
+                         jsonb_build_object('allowDynamicClientRegistration',
+                           jsonb_build_object('from', not c.allow_dynamic_client_registration, 'to', c.allow_dynamic_client_registration))
+                           as changes
+                    from changed c`,
+    },
+    request,
+  );

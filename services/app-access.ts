@@ -1,0 +1,37 @@
+import type { Database } from "../db/client.ts";
+import * as statements from "../db/statements/app-access.ts";
+import type { Call, ServiceContext } from "./context.ts";
+
+// An OAuth application's access beyond one call (docs/apps.md "Realtime"): whether the grant a
+// realtime token names may still open a socket, and the sweep's part: repeating to the rooms what
+// ended lately (an uninstall's or a revocation's after-commit message may have been lost) and
+// pruning the tokens and grants that can no longer be used.
+
+/** The grant a realtime token names, if it is still live, with its organisation, installation, application, person and scopes now. */
+export const findLiveGrant = ({ ctx, input }: Call<{ grantId: string }, { db: Database }>) =>
+  statements.findLiveGrant(ctx.db, input.grantId);
+
+/**
+ * Tells each room the installations ended and grants revoked in the last `seconds`: a room that
+ * was told already has closed their sockets and closes none again; one that was not closes them
+ * now. A room that cannot be told is left to the next sweep (and `warn`ed of).
+ */
+export async function repeatEndedAccess(
+  ctx: Pick<ServiceContext, "db" | "rooms">,
+  seconds: number,
+  warn: (message: string, facts: Record<string, unknown>) => void,
+): Promise<void> {
+  const ended = await statements.recentlyEndedAccess(ctx.db, seconds);
+  const told = (orgId: string) => (error: unknown) => warn("could not tell a room of ended applications", { orgId, cause: String(error) });
+  await Promise.all(
+    [...ended].flatMap(([orgId, { installations, grants }]) => [
+      ...(installations.length ? [ctx.rooms.tell(orgId, { installationsEnded: installations }).catch(told(orgId))] : []),
+      // The webhooks an ended installation registered were turned off with it: the room reloads them.
+      ...(installations.length ? [ctx.rooms.tell(orgId, { webhooksChanged: true }).catch(told(orgId))] : []),
+      ...(grants.length ? [ctx.rooms.tell(orgId, { grantsRevoked: grants }).catch(told(orgId))] : []),
+    ]),
+  );
+}
+
+/** Prunes expired tokens and the grants that can no longer be used (db/statements/app-access.ts says which, and why). */
+export const pruneAppTokens = (ctx: Pick<ServiceContext, "db">) => statements.pruneAppTokens(ctx.db);
