@@ -49,7 +49,7 @@ const INFO = {
   description: [
     "One room per organisation (PartyKit party `v1`, room = the organisation's id). A socket connects with `apiKey` or a realtime `token` (POST /v1/realtime/tokens) in its query, and may narrow its feed with `types`, `projectId`, `recordId` and `excludeOwn=true`, as GET /v1/events takes them.",
     "The credential is checked before the socket opens; a refusal answers the upgrade in the API's error shape (ApiError, with a requestId): 400 `invalid_field` for a malformed filter, 401 `unauthorized` or `invalid_key`, 404 `not_found` for another organisation's room, 429 `rate_limited`.",
-    `On open the room sends \`ready\`, then every event the socket may see after its changeVersion, in order, each once. When the key is revoked the room closes the socket with code ${CLOSE_CODES.revoked} and a reason. Sockets only listen: the text \`ping\` is answered \`pong\`.`,
+    `On open the room sends \`ready\`, then every event the socket may see after its changeVersion, in order, each once (\`ready\` comes again if events it promised were pruned by retention before the room could deliver them). When the key is revoked the room closes the socket with code ${CLOSE_CODES.revoked} and a reason. Sockets only listen: the text \`ping\` is answered \`pong\`.`,
     "Reconnect recipe (docs/sync.md): on every `ready`, page GET /v1/events?after=<last applied> until nextCursor is null, then apply live events above it.",
   ].join("\n\n"),
 };

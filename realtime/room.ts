@@ -21,6 +21,9 @@ import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 const IDENTITY_HEADER = "x-opsroom-identity";
 const ORG_KEY = "orgId";
 
+/** What a socket is sent on open, and again if events it was promised are gone: every visible event after `changeVersion` follows. */
+const readyMessage = (changeVersion: number) => JSON.stringify({ type: "ready", changeVersion });
+
 /** The identity onBeforeConnect passed on with the socket's request. */
 const identityOf = (context: Party.ConnectionContext) =>
   JSON.parse(context.request.headers.get(IDENTITY_HEADER) ?? "null") as Identity | null;
@@ -43,7 +46,13 @@ export default class OrganisationRoom implements Party.Server {
     const api = (path: string, init?: RequestInit) => this.internalApi(path, init);
     this.alarm = new Alarm(room.storage);
     this.audiences = new Audiences(room);
-    this.order = new EventOrder(room.storage, api, this.alarm, (event) => this.audiences.broadcast(event));
+    this.order = new EventOrder(
+      room.storage,
+      api,
+      this.alarm,
+      (event) => this.audiences.broadcast(event),
+      (changeVersion) => room.broadcast(readyMessage(changeVersion)),
+    );
     this.webhooks = new WebhookDispatcher(room.storage, api, backlogLimitOf(this.env.WEBHOOK_BACKLOG_LIMIT));
   }
 
@@ -86,7 +95,7 @@ export default class OrganisationRoom implements Party.Server {
     // from an audience that lacks it.
     this.audiences.forget();
     await this.rememberOrg();
-    await this.order.announce((changeVersion) => connection.send(JSON.stringify({ type: "ready", changeVersion })));
+    await this.order.announce((changeVersion) => connection.send(readyMessage(changeVersion)));
   }
 
   onMessage(message: string | ArrayBuffer | ArrayBufferView, sender: Party.Connection): void {

@@ -34,6 +34,8 @@ export class EventOrder {
     private readonly alarm: Alarm,
     /** Sends one event to the sockets that may see it. */
     private readonly deliver: (event: OpsEvent) => void,
+    /** Tells every socket the room now stands at `changeVersion` (a `ready`): the events before it are gone. */
+    private readonly skippedTo: (changeVersion: number) => void,
   ) {}
 
   /** Reads the watermark and the events held behind a gap (as the room starts). */
@@ -148,11 +150,27 @@ export class EventOrder {
     let after = this.watermark!;
     for (let page = 0; page < GAP_PAGES_PER_ATTEMPT && after + 1 < highestHeld; page++) {
       const { events } = await this.callApi<{ events: OpsEvent[] }>(`/events?after=${after}&limit=500`);
+      if (page === 0) this.skipPruned(events[0]);
       for (const event of events) if (event.changeVersion > this.watermark!) this.pending.set(event.changeVersion, event);
       const last = events.at(-1);
       if (!last) return;
       after = last.changeVersion;
     }
+  }
+
+  /**
+   * The API keeps every event of the organisation from the first it keeps (retention prunes only
+   * the oldest), so when the first event it answers after the watermark is not the next one, the
+   * ones between were pruned before the room could deliver them: a room that was down past
+   * retention, or a sweep that pruned them before publishing them. Waiting would hold every later
+   * event forever: the room goes on from there, and sends its sockets `ready` at the new watermark,
+   * as on a reconnect, so clients catch up through the feed (which answers 410 resync_required
+   * when what they lack is gone).
+   */
+  private skipPruned(first: OpsEvent | undefined): void {
+    if (!first || first.changeVersion <= this.watermark! + 1) return;
+    this.watermark = first.changeVersion - 1;
+    this.skippedTo(this.watermark);
   }
 
   private async callApi<T>(path: string): Promise<T> {

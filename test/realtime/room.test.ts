@@ -370,6 +370,29 @@ describe("publishes to the room", () => {
     expect(changeVersions(await socket.waitFor(hasChangeVersion(6)))).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it("events pruned before the room delivered them do not hold the later ones: it goes on from the first kept and says ready there", async () => {
+    const tenant = await createTenant();
+    const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
+    expect(socket.readies()).toEqual([0]);
+    // 1 and 2 were pruned by retention before any publish reached the room (a room down past
+    // retention, or a sweep whose pruning ran first); 3..5 are kept, unpublished.
+    await query(
+      `insert into events (id, org_id, change_version, type, scope, data, actor)
+       select gen_random_uuid(), $1, v, 'task.updated', 'tasks.read', jsonb_build_object('id', gen_random_uuid()),
+              '{"type":"system","id":null,"name":"opsroom"}'::jsonb
+         from generate_series(3, 5) v`,
+      [tenant.org.id],
+    );
+    await query("update organisations set change_version = 6 where id = $1", [tenant.org.id]);
+    expect((await postToRoom(tenant.org.id, { events: [fakeEvent(tenant.org.id, 6)] })).status).toBe(200);
+    expect(changeVersions(await socket.waitForEvents(4))).toEqual([3, 4, 5, 6]);
+    // The sockets were promised every event after 0: a second ready tells them where the room now
+    // stands, so a client catches up through the feed (410 resync_required for what is gone).
+    expect(socket.readies()).toEqual([0, 2]);
+    const readyAt = socket.messages.findIndex((m) => m.message.type === "ready" && m.message.changeVersion === 2);
+    expect(socket.messages[readyAt + 1]?.message).toMatchObject({ changeVersion: 3 });
+  });
+
   it("the room refuses any publisher without the shared secret", async () => {
     const tenant = await createTenant();
     const socket = await connectToRoom(tenant.org.id, { apiKey: tenant.key });
