@@ -116,7 +116,12 @@ export async function startProcesses(stack: BenchStack, dir: string, against: st
     config: fileURLToPath(new URL("./wrangler.toml", import.meta.url)),
     port: floorPort,
     // Where the I/O floor sends its statements: the same SQL endpoint as the Worker's.
-    settings: { SQL_ENDPOINT: `127.0.0.1:${endpointPort}`, DATABASE_URL: databaseUrl },
+    settings: {
+      SQL_ENDPOINT: `127.0.0.1:${endpointPort}`,
+      DATABASE_URL: databaseUrl,
+      REALTIME_URL: `http://127.0.0.1:${realtimePort}`,
+      REALTIME_SECRET: realtimeSecret,
+    },
     envFile: "floor.env",
     place: { dir, persistTo: join(dir, "floor-state"), watch: false },
   });

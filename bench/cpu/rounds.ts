@@ -79,6 +79,7 @@ export function callLoads(
     floor: { url: `${urls.floor}/`, headers },
     ioRead: { url: `${urls.floor}/io/read`, headers },
     ioWrite: { url: `${urls.floor}/io/write`, headers },
+    ioPublish: { url: `${urls.floor}/io/publish/${org.orgId}`, headers },
   };
   const thisLoads = apiLoads(urls.worker);
   const againstLoads = apiLoads(urls.against);
