@@ -108,11 +108,10 @@ describe("an application registered in the settings page, installed by consent",
     await person.screenshot({ path: `${ARTIFACTS}consent.png` });
 
     await person.getByRole("button", { name: "Allow" }).click();
-    const answer = await callback.next();
+    const answer = await callback.next(person);
     expect(answer.get("state")).toBe("s-1");
     expect(answer.get("iss")).toBe(origin);
     expect(answer.get("error")).toBeNull();
-    await person.waitForURL(`${callback.redirectUri}?*`);
 
     const tokens = await exchangeCode(client, answer.get("code")!, callback.redirectUri, verifier);
     expect(tokens).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
@@ -156,7 +155,7 @@ describe("an application registered in the settings page, installed by consent",
     );
     await page.getByRole("heading", { name: "Allow Wind tunnel log to use opsroom?" }).waitFor();
     await page.getByRole("button", { name: "Deny" }).click();
-    const answer = await callback.next();
+    const answer = await callback.next(page);
     expect(Object.fromEntries(answer)).toMatchObject({ error: "access_denied", state: "s-deny", iss: origin });
     expect(answer.get("code")).toBeNull();
     expect(await installationsOf(owner)).toEqual([]);
@@ -183,7 +182,7 @@ describe("a member grants at most what their role holds", { timeout: 120_000 }, 
     await page.screenshot({ path: `${ARTIFACTS}consent-member.png` });
 
     await page.getByRole("button", { name: "Allow" }).click();
-    const answer = await callback.next();
+    const answer = await callback.next(page);
     const tokens = await exchangeCode(client, answer.get("code")!, callback.redirectUri, verifier);
     expect(tokens.scope.split(" ")).not.toContain("projects.manage");
     const project = { name: "Apollo", budget: 0, startDate: "2026-01-01", endDate: "2026-12-31" };

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import type { Scope } from "../../domain/scopes.ts";
 import { expectSuccess, testClientAddress, workerUrl } from "../helpers/api.ts";
@@ -16,8 +17,14 @@ export interface Callback {
   redirectUri: string;
   /** The host a consent page names: 127.0.0.1:<port>. */
   host: string;
-  /** Waits for the next request to the callback and answers its query. */
-  next(): Promise<URLSearchParams>;
+  /**
+   * Waits for the next request to the callback, and for `page` to have landed on it (loaded);
+   * answers its query. The callback receives the request while Chromium is still committing the
+   * cross-origin navigation to it, and a page closed during that commit can hang `page.close()`
+   * for good (microsoft/playwright#41900, #42366: Chromium acknowledges the close and drops it):
+   * a test goes on only once the page stands on the callback, as a person's browser would.
+   */
+  next(page: Page): Promise<URLSearchParams>;
   stop(): Promise<void>;
 }
 
@@ -38,8 +45,9 @@ export async function startCallback(): Promise<Callback> {
   return {
     redirectUri: `http://127.0.0.1:${port}/callback`,
     host: `127.0.0.1:${port}`,
-    async next() {
+    async next(page) {
       await expect.poll(() => received.length > taken, { timeout: UI_TIMEOUT_MS, message: "no request reached the callback" }).toBe(true);
+      await page.waitForURL((url) => url.origin === `http://127.0.0.1:${port}` && url.pathname === "/callback", { waitUntil: "load" });
       return received[taken++]!;
     },
     stop: () => new Promise((resolve) => server.close(() => resolve())),
