@@ -3,8 +3,7 @@
 // as bench/results/workerd-<call>.cpuprofile (open it in Chrome DevTools' Performance panel, or
 // any .cpuprofile viewer). The inspector slows everything down, so read proportions, not times:
 // bench/sections/cpu.ts measures the times, without it. A database of its own, the SQL endpoint,
-// and the Worker under cli/dev/worker-host.ts with --inspect; no room (publishes fail after the
-// answer and are left to the sweep, which does not run here).
+// the room, and the Worker under cli/dev/worker-host.ts with --inspect (bench/lib/inspected-worker.ts).
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

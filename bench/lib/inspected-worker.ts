@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 import { reserveFreePort } from "../../cli/dev/ports.ts";
 import { waitForHttp } from "../../cli/dev/readiness.ts";
+import { startRealtime } from "../../cli/dev/services.ts";
 import { startSqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
 import { createTestDatabase } from "../../test/setup/test-database.ts";
@@ -100,7 +102,10 @@ export async function profiledMs(worker: InspectedWorker, work: () => Promise<un
 
 /**
  * What a profiled Worker runs against: a fresh database with an organisation of `tasks` tasks, the
- * local SQL endpoint, and the settings file naming both (startInspectedWorker's `settings`).
+ * local SQL endpoint, the room (`partykit dev`: a write's publish succeeds, as in the CPU section,
+ * instead of failing and logging a warning per write), and the settings file naming them
+ * (startInspectedWorker's `settings`). The room is not told where the API is: it starts from the
+ * first event it is sent, and nothing in a profile asks it for more.
  */
 export async function profilingStack(label: string, tasks: number) {
   const database = await createTestDatabase(process.env.DATABASE_URL);
@@ -108,18 +113,36 @@ export async function profilingStack(label: string, tasks: number) {
   const endpoint = await startSqlEndpoint({ target: database.target });
   const db = connectNodeDatabase(database.url, { max: 2 });
   const dir = mkdtempSync(join(tmpdir(), `opsroom-${label}-`));
+  const realtimeSecret = randomBytes(24).toString("hex");
+  const realtimePort = await reserveFreePort();
+  const realtime = startRealtime(
+    { realtimeSecret },
+    { port: realtimePort, apiUrl: "http://127.0.0.1:9", place: { dir, persistTo: join(dir, "realtime-state") } },
+  );
   const close = async () => {
+    await realtime.stop();
     await db.close();
     await endpoint.close();
     await database.dispose();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
+    const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
+    await waitForHttp(`${realtimeUrl}/health`, { timeoutMs: 60_000, abandon: realtime.exited });
     const org = await createBenchOrg(db, label);
     await growTasks(db, org, tasks);
     const [taskId] = await someTasks(db, org, 1);
     const settings = join(dir, "settings.json");
-    writeFileSync(settings, JSON.stringify({ DATABASE_URL: database.url, LOCAL_SQL_ENDPOINT: endpoint.address }), { mode: 0o600 });
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        DATABASE_URL: database.url,
+        LOCAL_SQL_ENDPOINT: endpoint.address,
+        REALTIME_URL: realtimeUrl,
+        REALTIME_SECRET: realtimeSecret,
+      }),
+      { mode: 0o600 },
+    );
     return { key: org.key, taskId: taskId!, settings, close };
   } catch (error) {
     await close();
