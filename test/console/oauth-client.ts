@@ -42,12 +42,13 @@ export async function startCallback(): Promise<Callback> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   let taken = 0;
+  const redirectUri = `http://127.0.0.1:${port}/callback`;
   return {
-    redirectUri: `http://127.0.0.1:${port}/callback`,
+    redirectUri,
     host: `127.0.0.1:${port}`,
     async next(page) {
       await expect.poll(() => received.length > taken, { timeout: UI_TIMEOUT_MS, message: "no request reached the callback" }).toBe(true);
-      await page.waitForURL((url) => url.origin === `http://127.0.0.1:${port}` && url.pathname === "/callback", { waitUntil: "load" });
+      await page.waitForURL((url) => `${url.origin}${url.pathname}` === redirectUri, { waitUntil: "load" });
       return received[taken++]!;
     },
     stop: () => new Promise((resolve) => server.close(() => resolve())),
