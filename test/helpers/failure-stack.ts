@@ -125,7 +125,9 @@ export async function startFaultyProxy(target: { host: string; port: number }): 
       client.destroy();
     });
     upstream.on("error", close);
-    client.on("close", () => upstream.destroy());
+    // Once a request was cut after it went out, Postgres's side stays open until Postgres closes it.
+    let cutOff = false;
+    client.on("close", () => cutOff || upstream.destroy());
     upstream.on("data", (data) => client.writable && client.write(data));
 
     const protocol = new FrontendMessages();
@@ -164,12 +166,16 @@ export async function startFaultyProxy(target: { host: string; port: number }): 
       else if (upstream.writable) upstream.write(data);
       if (cut?.kind === "cut" && requestEnds) {
         // The whole request goes out (FIN after its bytes) and the client is cut off at once: it
-        // never learns whether the statement committed.
+        // never learns whether the statement committed. The cut is done when Postgres closes its
+        // side, which it does only once it has run the request and then read the FIN: whatever the
+        // test reads after that sees the outcome. (Done at once, a check could look while the
+        // request was still on its way in, find the database quiet, and the write commit after it.)
         fault = null;
+        cutOff = true;
         upstream.removeAllListeners("data");
+        upstream.once("close", () => cut.done());
         upstream.end();
         client.destroy();
-        cut.done();
       }
     });
   });
