@@ -23,6 +23,12 @@ const driversMessage = "only db/ (and the local database tooling in cli/lib) tal
 
 const restrict = (patterns) => ["error", { patterns }];
 
+/** What db/ may not import. */
+const DB_IMPORTS = [
+  { regex: folders("services", "realtime", "functions", "cli", "bench", "test", "client"), message: "db/ imports the kernel only" },
+  { regex: "^(hono|zod|@hono/)", message: "db/ knows nothing of HTTP or request schemas" },
+];
+
 /** What the Worker (functions/) may not import. */
 const WORKER_IMPORTS = [
   { regex: folders("cli", "bench", "test", "client"), message: "the Worker imports none of the Node-side tools" },
@@ -95,10 +101,19 @@ export default tseslint.config(
   },
   {
     files: ["db/**/*.ts"],
+    rules: { "no-restricted-imports": restrict(DB_IMPORTS) },
+  },
+  {
+    files: ["db/statements/**/*.ts"],
+    ignores: ["db/statements/sql-tag.ts"],
     rules: {
       "no-restricted-imports": restrict([
-        { regex: folders("services", "realtime", "functions", "cli", "bench", "test", "client"), message: "db/ imports the kernel only" },
-        { regex: "^(hono|zod|@hono/)", message: "db/ knows nothing of HTTP or request schemas" },
+        ...DB_IMPORTS,
+        {
+          group: ["drizzle-orm", "drizzle-orm/sql/sql"],
+          importNames: ["sql"],
+          message: "statements build their fragments with db/statements/sql-tag.ts's sql: drizzle's scans every chunk of every fragment",
+        },
       ]),
     },
   },

@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm/sql/sql";
+import type { SQL } from "drizzle-orm/sql/sql";
+import { sql } from "./sql-tag.ts";
 
 /**
  * The rooms' acknowledgements a Worker isolate was told and has not recorded yet. Recording one

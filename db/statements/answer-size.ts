@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 
 // How much one statement may answer. Neon's SQL-over-HTTP proxy refuses a response past 10 MiB
 // with 507 "response is too large" (proxy/src/binary/proxy.rs: sql_over_http_max_response_size_bytes;

@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { appScopes, liveGrant, liveGrantJoins } from "./caller.ts";

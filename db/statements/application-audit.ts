@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { auditCtes, auditTarget, rowChanges } from "./audit.ts";
 import { appActorJson } from "./caller.ts";

@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import { MAX_USER_AGENT_LENGTH, type AuditAction, type AuditRequest } from "../../domain/audit.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { Database } from "../client.ts";

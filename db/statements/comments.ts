@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { MAX_COMMENTS_PER_TASK } from "../../domain/limits.ts";
 import { RESOURCES } from "../../domain/resources.ts";

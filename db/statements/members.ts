@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { SETTINGS_ROLES, type Role } from "../../domain/roles.ts";

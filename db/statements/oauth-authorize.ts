@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { AUTHORIZATION_CODE_SECONDS } from "../../domain/oauth.ts";
 import type { Role } from "../../domain/roles.ts";

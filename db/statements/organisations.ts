@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { Scope } from "../../domain/scopes.ts";

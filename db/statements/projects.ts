@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Database } from "../client.ts";
 import { financialEntries, issues, milestones, projects, risks, tasks } from "../schema/index.ts";

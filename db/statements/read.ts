@@ -1,4 +1,5 @@
-import { sql, type Column, type SQL } from "drizzle-orm";
+import { type Column, type SQL } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { JsonText } from "../../domain/json-text.ts";
 import type { PageEnd, PageRequest, Sortable } from "../../domain/paging.ts";

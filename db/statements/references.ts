@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { milestones, personnel, projects, tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";

@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 
 // What one request may do under its organisation's write lock, counted across its statements: the
 // dependency links its cycle checks follow, the subtasks its checks visit, the records its deletes

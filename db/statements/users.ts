@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";

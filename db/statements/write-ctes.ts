@@ -1,4 +1,5 @@
-import { is, SQL, sql } from "drizzle-orm";
+import { is, SQL } from "drizzle-orm";
+import { sql } from "./sql-tag.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { derivedColumns, projection, projectionWithDerived, publicValue } from "./projection.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";

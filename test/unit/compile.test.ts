@@ -1,8 +1,9 @@
-import { sql, type SQL } from "drizzle-orm";
+import { SQL, StringChunk, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Database } from "../../db/client.ts";
 import { tasks } from "../../db/schema/index.ts";
 import { compileStatement, compileStatementChecked, dialect } from "../../db/statements/compile.ts";
+import { sql as fast } from "../../db/statements/sql-tag.ts";
 import { updateTask } from "../../db/statements/tasks.ts";
 
 // db/statements/compile.ts: a statement's text and parameters in one walk, exactly as drizzle's
@@ -65,5 +66,46 @@ describe("compileStatement", () => {
     const shifty = sql`select ${1}`;
     Object.defineProperty(shifty.queryChunks[0], "value", { get: () => [reads++ === 0 ? "select " : "select  "] });
     expect(() => compileStatementChecked(shifty)).toThrow(/differs from drizzle/);
+  });
+});
+
+// db/statements/sql-tag.ts: the statements' `sql`, which makes drizzle's trees without drizzle's
+// Table scan. The trees must be drizzle's, chunk for chunk, so both compilers read them as before.
+describe("the statements' sql tag", () => {
+  /** A tree as its kinds of chunk: fragments and text by their content, anything else as it is. */
+  const shape = (chunk: unknown): unknown =>
+    chunk instanceof SQL ? { sql: chunk.queryChunks.map(shape) } : chunk instanceof StringChunk ? { text: chunk.value } : chunk;
+  const alike = (ours: SQL, theirs: SQL) => {
+    expect(ours).toBeInstanceOf(SQL);
+    expect(shape(ours)).toStrictEqual(shape(theirs));
+    expect(dialect.sqlToQuery(ours)).toEqual(dialect.sqlToQuery(theirs));
+    expect(compileStatement(ours)).toEqual(compileStatement(theirs));
+  };
+
+  it("makes drizzle's tree for templates, raw text and joins, with or without parameters", () => {
+    const when = new Date("2026-01-02T03:04:05Z");
+    alike(fast``, sql``);
+    alike(fast`select 1`, sql`select 1`);
+    alike(fast`${1}`, sql`${1}`);
+    alike(fast`${"a"} and ${null}`, sql`${"a"} and ${null}`);
+    alike(
+      fast`select ${tasks.title} from ${tasks} where ${tasks.id} = ${"id"} and d < ${when}`,
+      sql`select ${tasks.title} from ${tasks} where ${tasks.id} = ${"id"} and d < ${when}`,
+    );
+    alike(fast.raw("now()"), sql.raw("now()"));
+    alike(fast.join([fast`a = ${1}`, fast`b`], fast` and `), sql.join([sql`a = ${1}`, sql`b`], sql` and `));
+    alike(fast.join([fast`a`, fast`b`]), sql.join([sql`a`, sql`b`]));
+    alike(fast.join([]), sql.join([]));
+    alike(
+      fast`x in ${fast.join([fast.param(["p"]), fast.identifier("n"), fast.placeholder("q")], ", ")}`,
+      sql`x in ${sql.join([sql.param(["p"]), sql.identifier("n"), sql.placeholder("q")], ", ")}`,
+    );
+  });
+
+  it("answers SQL that drizzle's own methods work on", () => {
+    const query = fast`select ${1}`;
+    expect(query.append(fast` + ${2}`)).toBe(query);
+    expect(dialect.sqlToQuery(query)).toMatchObject({ sql: "select $1 + $2", params: [1, 2] });
+    expect(dialect.sqlToQuery(fast`select ${"x"}`.inlineParams()).sql).toBe("select 'x'");
   });
 });
