@@ -171,9 +171,13 @@ const ORG_LOCK_SPACE = 0x6f707300; // "ops\0": the advisory lock space of organi
  */
 export const orgLockStatement = (actor: Actor) => sql`with ${callerCtes(actor, null, { writes: true })} select count(*) from auth`;
 
-/** Columns every statement answers with, so the service can tell 401 from 403 from the rest. */
+/**
+ * Columns every statement answers with, so the service can tell 401 from 403 from the rest. The
+ * scopes come as JSON, which the Worker reads with JSON.parse: as a text[] the driver's array
+ * parser read them, building its parser's functions anew for every value.
+ */
 export const callerColumns = sql`exists (select 1 from key) as key_found, exists (select 1 from auth) as allowed,
-  (select scopes from key) as key_scopes,
+  (select to_json(scopes) from key) as key_scopes,
   (select o.change_version from organisations o where o.id = (select org_id from auth)) as org_change_version`;
 
 export interface CallerRow {
