@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ErrorCode } from "../../domain/errors.ts";
-import type { JsonText } from "../../domain/json-text.ts";
+import { JsonText } from "../../domain/json-text.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { BatchOperation } from "../../services/batch.ts";
 import type { ServiceContext } from "../../services/context.ts";
@@ -159,17 +159,22 @@ export interface Operation {
   summary: string;
 }
 
-const operationLists = { withSettings: new WeakMap<AnyRoute[], Operation[]>(), forKeys: new WeakMap<AnyRoute[], Operation[]>() };
+const operationLists = {
+  withSettings: new WeakMap<AnyRoute[], JsonText<Operation[]>>(),
+  forKeys: new WeakMap<AnyRoute[], JsonText<Operation[]>>(),
+};
 
 /**
  * The operations a caller can use, as GET /v1 lists them: method, path (:id style), scope,
- * summary. A key's list leaves out the settings area, which answers keys 401.
+ * summary. A key's list leaves out the settings area, which answers keys 401. It is the same on
+ * every call, so it is serialised once per isolate, and answered as that text (90 operations,
+ * 12 KB: about 20 µs of CPU in Node to serialise again on every GET /v1).
  */
-export function operationsOf(routes: AnyRoute[], caller: "key" | "person"): Operation[] {
+export function operationsOf(routes: AnyRoute[], caller: "key" | "person"): JsonText<Operation[]> {
   const lists = caller === "key" ? operationLists.forKeys : operationLists.withSettings;
   let operations = lists.get(routes);
   if (!operations) {
-    operations = routes
+    const list: Operation[] = routes
       .filter((r) => caller === "person" || r.auth !== "session")
       .map((r) => ({
         method: r.method.toUpperCase(),
@@ -177,6 +182,7 @@ export function operationsOf(routes: AnyRoute[], caller: "key" | "person"): Oper
         scope: r.scope === "public" ? null : r.scope,
         summary: r.summary,
       }));
+    operations = new JsonText(JSON.stringify(list));
     lists.set(routes, operations);
   }
   return operations;
