@@ -214,6 +214,19 @@ describe("a batch commits every operation, in order", () => {
     expectOneBatch(answer, events);
   });
 
+  it("the records a batch creates sort by id in the order of its operations, as a list answers them", async () => {
+    // One request: workerd's clock stands still through it, so only the ids' counter orders them (domain/ids.ts).
+    const tenant = await createTenant();
+    const answer = await committed(
+      tenant.key,
+      Array.from({ length: 20 }, () => ({ method: "POST", path: "/v1/projects", body: projectBody() })),
+    );
+    const ids = answer.data.map((r) => r.data.id as string);
+    expect([...ids].sort()).toEqual(ids);
+    const listed = expectSuccess(await api("/v1/projects?limit=50", { key: tenant.key }));
+    expect(listed.data.map((p: { id: string }) => p.id)).toEqual(ids);
+  });
+
   it("a batch of no-ops changes nothing: batchId null, the current changeVersion, no event", async () => {
     const tenant = await createTenant();
     const project = await tenant.insertProject({ name: "Same" });
