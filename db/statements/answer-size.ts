@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 
 // How much one statement may answer. Neon's SQL-over-HTTP proxy refuses a response past 10 MiB

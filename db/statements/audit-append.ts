@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import { MAX_USER_AGENT_LENGTH, type AuditAction, type AuditRequest } from "../../domain/audit.ts";
 import { uuidv7 } from "../../domain/ids.ts";

@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Actor, AppActor } from "../../domain/actor.ts";
 import { ROLE_SCOPES, type Role } from "../../domain/roles.ts";

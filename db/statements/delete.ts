@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { CASCADE_RECORDS } from "../../domain/limits.ts";

@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import { SYSTEM_ACTOR, type OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";

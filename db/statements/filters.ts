@@ -1,4 +1,4 @@
-import { type Column, type SQL } from "drizzle-orm";
+import type { Column, SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { ListFilter } from "../../domain/resources.ts";
 import type { Resource } from "./resource.ts";

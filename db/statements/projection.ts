@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import { dialect } from "./compile.ts";

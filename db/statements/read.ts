@@ -1,4 +1,4 @@
-import { type Column, type SQL } from "drizzle-orm";
+import type { Column, SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { JsonText } from "../../domain/json-text.ts";

@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 
 // What one request may do under its organisation's write lock, counted across its statements: the

@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import { DatabaseUnavailableError, type Database, type Statement } from "../client.ts";
 import { compileStatement, compileStatementChecked } from "./compile.ts";

@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import { DEPENDENCY_CHECK_LINKS, MAX_BLOCKING, MAX_SUBTASKS, SUBTASK_CHECK_TASKS } from "../../domain/limits.ts";
 import { CLOSED_TASK_STATUSES, MAX_TASK_DEPTH } from "../../domain/records.ts";

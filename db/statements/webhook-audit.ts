@@ -1,4 +1,4 @@
-import { type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { auditCtes, auditTarget, rowChanges, SYSTEM_ACTOR_JSON } from "./audit.ts";
