@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
-import { reserveFreePort } from "../../cli/dev/ports.ts";
+import { reserveFreePort, reserveRestartablePort } from "../../cli/dev/ports.ts";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { loadRoutes } from "../../functions/routes/index.ts";
 import { startPrism, summarisePrism, type PrismProxy } from "./prism.ts";
@@ -102,8 +102,9 @@ export default async function setup(project: TestProject) {
     const secret = randomBytes(24).toString("hex");
     // The Worker and the realtime server each need the other's URL, so both ports are chosen first.
     const workerPort = await reserveFreePort();
-    let realtimePort = await reserveFreePort();
-    while (realtimePort === workerPort) realtimePort = await reserveFreePort();
+    // The room is stopped and started again by tests (test/realtime/room-down.test.ts): its port is
+    // one no outgoing connection can take while it is down.
+    const realtimePort = await reserveRestartablePort();
     const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
     const bindings = {
       DATABASE_URL: db.url,
