@@ -191,7 +191,7 @@ async function waitFor(service: ServiceProcess, url: string): Promise<void> {
 }
 
 /** wrangler dev's workerd that owns the port (`--socket-addr=entry=127.0.0.1:<port>`) is its proxy. */
-const ownsPort = (pid: number, port: number) =>
+export const ownsPort = (pid: number, port: number) =>
   commandLine(pid).includes(`entry=127.0.0.1:${port} `) || commandLine(pid).endsWith(`entry=127.0.0.1:${port}`);
 
 /**
