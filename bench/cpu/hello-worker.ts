@@ -1,13 +1,20 @@
+import type { Statement } from "../../db/client.ts";
+import { uuidv7 } from "../../domain/ids.ts";
+import { minimalCreateTask, minimalGetTask, minimalListTasks, minimalPatchTitle } from "../statements/minimal.ts";
+
 // The floors of bench/sections/cpu.ts, run by the same wrangler the same way as the Worker.
 // - GET /: answers "hello" and does nothing else, so its CPU per call is the runtime's own (the floor).
-// - GET /io/read, /io/write: "hello" after the subrequests an API call of that kind cannot do
-//   without, and nothing else (the I/O floor): one POST to the SQL endpoint in Neon's protocol for
-//   a read (its statement); two for a write (its statement, and the publish to the room, stood in
-//   for by a second statement: the callee's CPU is another process's). Each answer is read as JSON,
-//   as a driver reads it. The RateLimiter's Durable Object call is left out: it is the app's choice.
-// - GET /io/publish/<orgId>: a write's subrequests exactly: its statement, then the post to the
-//   organisation's room a write makes, one event of a task's size with the shared secret (its
-//   changeVersion 0, so the room, past it, drops it and only acknowledges), its answer read as JSON.
+// - GET /io/minimal/task|list|create|change/...: "hello" after the subrequests an API call of that kind
+//   cannot do without, and nothing else (the I/O floors): the minimal statement of section 9 for
+//   the call (bench/statements/minimal.ts: written by hand, the same logical work, the same record
+//   JSON in its answer), POSTed to the SQL endpoint in Neon's protocol as the Worker sends it, its
+//   answer read as JSON; for a write, then the post to the organisation's room a write makes.
+// - GET /io/read, /io/publish/<orgId>: the same with `select 1` as the statement (the I/O floors
+//   before, reported beside): a read's one SQL request, a write's request and post. `GET /v1`,
+//   which has no minimal statement of its own, is measured against the first.
+// The post to the room is one event of a task's size with the shared secret (its changeVersion 0,
+// so the room, past it, drops it and only acknowledges), its answer read as JSON. The
+// RateLimiter's Durable Object call is left out: it is the app's choice.
 interface Env {
   SQL_ENDPOINT?: string;
   DATABASE_URL?: string;
@@ -15,12 +22,16 @@ interface Env {
   REALTIME_SECRET?: string;
 }
 
-async function statement(env: Env): Promise<void> {
+const SELECT_ONE: Statement = { text: "select 1 as one", params: [] };
+
+/** One statement as the Worker sends it (db/neon-http.ts): its headers, parameters as text, the answer read as JSON. */
+async function statement(env: Env, { text, params }: Statement = SELECT_ONE): Promise<void> {
   const response = await fetch(`http://${env.SQL_ENDPOINT}/sql`, {
     method: "POST",
-    headers: { "content-type": "application/json", "neon-connection-string": env.DATABASE_URL ?? "" },
-    body: JSON.stringify({ query: "select 1 as one", params: [] }),
+    headers: { "Neon-Connection-String": env.DATABASE_URL ?? "", "Neon-Raw-Text-Output": "true", "Neon-Array-Mode": "true" },
+    body: JSON.stringify({ query: text, params: params.map(String) }),
   });
+  if (!response.ok) throw new Error(`floor statement: ${response.status} ${await response.text()}`);
   await response.json();
 }
 
@@ -37,8 +48,8 @@ const deliveredEvent = (orgId: string) => ({
   batchId: null,
 });
 
-async function publish(env: Env, orgId: string): Promise<Response> {
-  await statement(env);
+async function publish(env: Env, orgId: string, write: Statement = SELECT_ONE): Promise<Response> {
+  await statement(env, write);
   const response = await fetch(`${env.REALTIME_URL}/parties/v1/${orgId}`, {
     method: "POST",
     headers: { authorization: `Bearer ${env.REALTIME_SECRET}`, "content-type": "application/json" },
@@ -48,17 +59,38 @@ async function publish(env: Env, orgId: string): Promise<Response> {
   return new Response("hello");
 }
 
-async function io(env: Env, subrequests: number): Promise<Response> {
-  for (let i = 0; i < subrequests; i++) await statement(env);
+async function read(env: Env, statementOf: Statement): Promise<Response> {
+  await statement(env, statementOf);
   return new Response("hello");
 }
 
+const UUID = "[0-9a-f-]{36}";
+const HASH = "[0-9a-f]{64}";
+const minimalTask = new RegExp(`/io/minimal/task/(${HASH})/(${UUID})$`);
+const minimalList = new RegExp(`/io/minimal/list/(${HASH})$`);
+const minimalCreate = new RegExp(`/io/minimal/create/(${HASH})/(${UUID})/(${UUID})/(${UUID})$`);
+const minimalChange = new RegExp(`/io/minimal/change/(${HASH})/(${UUID})/(${UUID})$`);
+const selectOnePublish = new RegExp(`/io/publish/(${UUID})$`);
+/** Each change sets a new title, as the API's PATCH does in the bench; each create a new one. */
+let changes = 0;
+
 export default {
   fetch(request: Request, env: Env): Response | Promise<Response> {
-    // The floor's path does nothing more than it did before the I/O floor was added.
-    if (!request.url.includes("/io/")) return new Response("hello");
-    const room = /\/io\/publish\/([0-9a-f-]{36})$/.exec(request.url);
-    if (room) return publish(env, room[1]!);
-    return io(env, request.url.endsWith("/io/write") ? 2 : 1);
+    const { url } = request;
+    // The floor's path does nothing more than it did before the I/O floors were added.
+    if (!url.includes("/io/")) return new Response("hello");
+    let match: RegExpExecArray | null;
+    if ((match = minimalTask.exec(url))) return read(env, minimalGetTask(match[1]!, match[2]!));
+    if ((match = minimalList.exec(url))) return read(env, minimalListTasks(match[1]!, 51));
+    if ((match = minimalCreate.exec(url))) {
+      const [, keyHash, projectId, assigneeId, orgId] = match as unknown as [string, string, string, string, string];
+      const values = { id: uuidv7(), projectId, assigneeId, dueDate: "2026-06-01", title: `CPU floor task ${++changes}` };
+      return publish(env, orgId, minimalCreateTask(keyHash, values, crypto.randomUUID()));
+    }
+    if ((match = minimalChange.exec(url)))
+      return publish(env, match[3]!, minimalPatchTitle(match[1]!, match[2]!, `CPU floor change ${++changes}`, crypto.randomUUID()));
+    if ((match = selectOnePublish.exec(url))) return publish(env, match[1]!);
+    if (url.endsWith("/io/read")) return read(env, SELECT_ONE);
+    return new Response("unknown floor", { status: 404 });
   },
 };

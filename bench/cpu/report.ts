@@ -5,7 +5,7 @@ import {
   APPLICATION_NAME,
   CONCURRENCY,
   IO_FLOOR,
-  STAND_IN_FLOOR,
+  SELECT_ONE_FLOOR,
   isFloor,
   mapGroups,
   SETTLE_MS,
@@ -66,12 +66,12 @@ export function callResults(
   const floorCall = results[0]!;
   for (const r of results.filter((r) => !isFloor(r.key))) {
     const io = results.find((f) => f.key === IO_FLOOR[r.key as ApiKey])!;
-    const standIn = results.find((f) => f.key === STAND_IN_FLOOR[r.key as ApiKey]);
+    const selectOne = results.find((f) => f.key === SELECT_ONE_FLOOR[r.key as ApiKey]);
     r.overIo = {
       floor: io.key as FloorKey,
       times: times(r.median.workerd, io.median.workerd),
       ownMs: r.median.workerd - io.median.workerd,
-      ...(standIn ? { overStandIn: times(r.median.workerd, standIn.median.workerd) } : {}),
+      ...(selectOne ? { overSelectOne: times(r.median.workerd, selectOne.median.workerd) } : {}),
     };
     r.xFloor = {
       workerd: times(r.median.workerd, floorCall.median.workerd),
@@ -123,7 +123,7 @@ export function callRows(results: CpuCall[], embedded: boolean, { rounds, calls 
       (r.overIo!.floor === "floor"
         ? ` (target ≤ ${r.target}×); `
         : ` = ${x(r.overIo!.times)} its I/O floor (target ≤ ${r.target}×; ${ms(r.overIo!.ownMs)} ms beyond it)` +
-          (r.overIo!.overStandIn === undefined ? "; " : `, ${x(r.overIo!.overStandIn)} the floor with a statement for the post; `)) +
+          (r.overIo!.overSelectOne === undefined ? "; " : `, ${x(r.overIo!.overSelectOne)} the floor with select 1 for its statement; `)) +
       `proxy workerd ${ms(r.median.proxy)} = ${x(r.xFloor!.proxy)} (both workerd ${x(r.xFloor!.bothWorkerd)}); ` +
       `wrangler's Node ${ms(r.median.wrangler)} = ${x(r.xFloor!.wrangler)}; ${cpuNote(r)}${failed(r)}`,
   });

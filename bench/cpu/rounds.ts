@@ -75,10 +75,27 @@ export function callLoads(
       body: () => JSON.stringify({ title: `CPU change ${n}` }),
     },
   });
+  let floorChanges = 0;
   const floorLoads: Record<FloorKey, Load> = {
     floor: { url: `${urls.floor}/`, headers },
+    ioTask: { url: `${urls.floor}/io/minimal/task/${org.keyHash}/${ids[0]}`, headers },
+    ioList: { url: `${urls.floor}/io/minimal/list/${org.keyHash}`, headers },
+    ioCreate: {
+      url: `${urls.floor}/io/minimal/create`,
+      headers,
+      // The projects and people the API's POST takes in turn.
+      path: () => {
+        const i = floorChanges++;
+        return `/io/minimal/create/${org.keyHash}/${org.projects[i % org.projects.length]}/${org.people[i % org.people.length]}/${org.orgId}`;
+      },
+    },
+    ioChange: {
+      url: `${urls.floor}/io/minimal/change`,
+      headers,
+      // The same tasks as the API's PATCH, in turn.
+      path: () => `/io/minimal/change/${org.keyHash}/${ids[floorChanges++ % ids.length]}/${org.orgId}`,
+    },
     ioRead: { url: `${urls.floor}/io/read`, headers },
-    ioWrite: { url: `${urls.floor}/io/write`, headers },
     ioPublish: { url: `${urls.floor}/io/publish/${org.orgId}`, headers },
   };
   const thisLoads = apiLoads(urls.worker);

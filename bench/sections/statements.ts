@@ -7,11 +7,11 @@ import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
 import type { Progress } from "../lib/progress.ts";
 import { ms, type Row } from "../lib/table.ts";
 import { openTimedConnection, type Phases, type TimedConnection } from "../statements/connection.ts";
-import { minimalGetTask, minimalListTasks, minimalPatchTitle } from "../statements/minimal.ts";
+import { minimalCreateTask, minimalGetTask, minimalListTasks, minimalPatchTitle } from "../statements/minimal.ts";
 import type { BenchRun, Plan } from "./context.ts";
 
 // Section 9: the database's time per call, against a floor that does the same work (issue 36).
-// For GET one task, a list of 50 and a PATCH of a task's title: opsroom's statement (the
+// For GET one task, a list of 50, a POST of a task and a PATCH of a task's title: opsroom's statement (the
 // db/statements function the service calls, key check included, on an organisation of 1,000
 // tasks) and the minimal statement written by hand beside it (bench/statements/minimal.ts), sent
 // on ONE connection in turn, the order alternating each round (bench/statements/connection.ts:
@@ -28,6 +28,8 @@ import type { BenchRun, Plan } from "./context.ts";
 export const STEPS = 3;
 const rounds = (plan: Plan) => (plan.quick ? 60 : 300);
 export const TARGET = 1.5;
+/** The calls issue 36 sets the target for; a create's statement is measured beside them (its floor is also section 8's). */
+const TARGETED = new Set(["GET /v1/tasks/:id", "GET /v1/tasks?limit=50", "PATCH /v1/tasks/:id (title)"]);
 
 type Side = "opsroom" | "floor" | "against";
 type Call = (c: TimedConnection, i: number) => Promise<unknown>;
@@ -60,19 +62,29 @@ export async function statementCost(
   const actor = { keyHash: org.keyHash };
   const ours: Statements = { read, tasks };
   const theirs = options.against ? await loadStatements(options.against) : null;
+  const newTask = (i: number, n: number) => ({
+    projectId: org.projects[i % org.projects.length]!,
+    assigneeId: org.people[i % org.people.length]!,
+    dueDate: "2026-06-01",
+    title: `Bench ${i} ${n}`,
+  });
   const calls = (x: Statements, n: number) => ({
     get: () => (c: TimedConnection) => x.read.getRecord(c.db, actor, x.tasks.taskResource, ids[0]!),
     list: () => (c: TimedConnection) =>
       x.read.listRecords(c.db, actor, x.tasks.taskResource, { page: { limit: 50, sort: [], after: null }, filters: {} }),
+    create: () => (c: TimedConnection, i: number) => x.tasks.createTask(c.db, actor, newTask(i, n)),
     patch: () => (c: TimedConnection, i: number) =>
       x.tasks.updateTask(c.db, actor, ids[(3 * i + n) % 96]!, { title: `Bench ${i} ${n}` }, null),
   });
-  const pairs: Pair[] = (["get", "list", "patch"] as const).map((kind) => ({
-    call: { get: "GET /v1/tasks/:id", list: "GET /v1/tasks?limit=50", patch: "PATCH /v1/tasks/:id (title)" }[kind],
+  const pairs: Pair[] = (["get", "list", "create", "patch"] as const).map((kind) => ({
+    call: { get: "GET /v1/tasks/:id", list: "GET /v1/tasks?limit=50", create: "POST /v1/tasks", patch: "PATCH /v1/tasks/:id (title)" }[
+      kind
+    ],
     opsroom: calls(ours, 0)[kind](),
     floor: {
       get: (c: TimedConnection) => c.run(minimalGetTask(org.keyHash, ids[0]!)),
       list: (c: TimedConnection) => c.run(minimalListTasks(org.keyHash, 51)),
+      create: (c: TimedConnection, i: number) => c.run(minimalCreateTask(org.keyHash, { id: uuidv7(), ...newTask(i, 1) }, uuidv7())),
       patch: (c: TimedConnection, i: number) => c.run(minimalPatchTitle(org.keyHash, ids[(3 * i + 1) % 96]!, `Bench ${i} floor`, uuidv7())),
     }[kind],
     ...(theirs ? { against: calls(theirs, 2)[kind]() } : {}),
@@ -113,7 +125,7 @@ function rowsOf(f: StatementFigures): Row[] {
     const ratios =
       side === "floor"
         ? ""
-        : `${(x.ms / floor.ms).toFixed(2)}x its floor${x.phases && floor.phases ? ` (server ${(total(x.phases) / total(floor.phases)).toFixed(2)}x)` : ""}; target ≤ ${TARGET}x; `;
+        : `${(x.ms / floor.ms).toFixed(2)}x its floor${x.phases && floor.phases ? ` (server ${(total(x.phases) / total(floor.phases)).toFixed(2)}x)` : ""}; ${TARGETED.has(f.call) ? `target ≤ ${TARGET}x` : "no target"}; `;
     return {
       section: "9 statements",
       name: `${f.call}: ${LABEL[side]} (${x.chars.toLocaleString("en-US")} chars)`,
