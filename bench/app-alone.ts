@@ -15,9 +15,9 @@ import { connectNodeDatabase } from "../db/node-client.ts";
 import { createApp } from "../functions/app.ts";
 import type { Bindings } from "../functions/env.ts";
 import { createTestDatabase } from "../test/setup/test-database.ts";
-import { createBenchOrg, growTasks, someTasks } from "./lib/data.ts";
+import { replayOrg } from "./lib/data.ts";
 import { median } from "./lib/load.ts";
-import { recordingFetch, replayCalls, replayEnv, runCall, type App, type ReplayCall } from "./lib/replay.ts";
+import { isChosen, recordingFetch, replayCalls, replayEnv, runCall, type App, type ReplayCall } from "./lib/replay.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CALLS = Number(arg("calls") ?? 2000);
@@ -78,17 +78,14 @@ async function main() {
   const sqlEndpoint = await startSqlEndpoint({ target: database.target });
   const db = connectNodeDatabase(database.url, { max: 2 });
   try {
-    const org = await createBenchOrg(db, "app alone");
-    await growTasks(db, org, 200);
-    const [taskId] = await someTasks(db, org, 1);
+    const org = await replayOrg(db, "app alone");
     const env = replayEnv({
       DATABASE_URL: database.url,
       LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
       REALTIME_SECRET: "bench-secret-bench-secret",
     });
     const app = createApp();
-    const calls = replayCalls({ key: org.key, taskId: taskId!, projectId: org.projects[0]!, personId: org.people[0]! });
-    const chosen = calls.filter((c) => !only || only.some((o) => c.name.toLowerCase().includes(o.toLowerCase())));
+    const chosen = replayCalls(org).filter((call) => isChosen(call, only));
     const rows: Row[] = [];
     for (const call of chosen) {
       rows.push(await measure(app, env, call));

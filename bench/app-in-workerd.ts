@@ -20,9 +20,9 @@ import { connectNodeDatabase } from "../db/node-client.ts";
 import { createTestDatabase } from "../test/setup/test-database.ts";
 import { ownsPort } from "./cpu/processes.ts";
 import { CLOCK_TICKS, processTree, readAllProcesses, readProcess } from "./cpu/procs.ts";
-import { createBenchOrg, growTasks, someTasks } from "./lib/data.ts";
+import { replayOrg } from "./lib/data.ts";
 import { median } from "./lib/load.ts";
-import { replayCalls } from "./lib/replay.ts";
+import { isChosen, replayCalls } from "./lib/replay.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CALLS = Number(arg("calls") ?? 2000);
@@ -36,9 +36,7 @@ try {
   await database.ready;
   const sqlEndpoint = await startSqlEndpoint({ target: database.target });
   const db = connectNodeDatabase(database.url, { max: 2 });
-  const org = await createBenchOrg(db, "app in workerd");
-  await growTasks(db, org, 200);
-  const [taskId] = await someTasks(db, org, 1);
+  const org = await replayOrg(db, "app in workerd");
   await db.close();
   const port = await reserveFreePort();
   worker = startWranglerDev({
@@ -50,7 +48,7 @@ try {
     place: { dir, persistTo: join(dir, "state"), watch: false },
   });
   const base = `http://127.0.0.1:${port}`;
-  const query = new URLSearchParams({ key: org.key, task: taskId!, project: org.projects[0]!, person: org.people[0]! });
+  const query = new URLSearchParams({ key: org.key, task: org.taskId, project: org.projectId, person: org.personId });
   await waitForHttp(`${base}/replay?call=0`, { timeoutMs: 120_000, abandon: worker.exited });
   // The Worker's own workerd: wrangler's other one owns the port and passes requests on.
   const pid = processTree(worker.pid!, readAllProcesses()).find((p) => p.name === "workerd" && !ownsPort(p.pid, port))!.pid;
@@ -63,8 +61,8 @@ try {
   };
 
   const rows: string[] = [];
-  for (const [index, call] of replayCalls({ key: "", taskId: "", projectId: "", personId: "" }).entries()) {
-    if (only && !only.some((o) => call.name.toLowerCase().includes(o.toLowerCase()))) continue;
+  for (const [index, call] of replayCalls(org).entries()) {
+    if (!isChosen(call, only)) continue;
     const { status, answers } = await ask("record", index);
     await ask("replay", index, 300);
     const perCall: number[] = [];

@@ -59,10 +59,10 @@ export type ApiKey = Exclude<CallKey, FloorKey>;
 export const isFloor = (key: CallKey): key is FloorKey => key === "floor" || key.startsWith("io");
 /**
  * The I/O floor of each call: the hello-world Worker making the subrequests the call cannot do
- * without, and no more. Where section 9 has a minimal statement for the call (one task, a list, a
- * change), the floor sends it: the same logical work and the same answer as opsroom's statement,
- * in as few characters as a hand-written statement needs; a write's floor then posts to the room.
- * `GET /v1` and a create have none, so theirs send `select 1` (bench/README.md "CPU per call").
+ * without, and no more: the call's minimal statement (bench/statements/minimal.ts, also section
+ * 9's floors), the same logical work and the same answer as opsroom's statement in as few
+ * characters as a hand-written statement needs; a write's floor then posts to the room. `GET /v1`
+ * has none, so its floor sends `select 1` (bench/README.md "CPU per call").
  */
 export const IO_FLOOR: Record<ApiKey, FloorKey> = {
   unknown: "floor",

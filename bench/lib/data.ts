@@ -4,6 +4,7 @@ import { createApiKey } from "../../services/api-keys.ts";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import type { ReplayOrg } from "./replay.ts";
 
 // Bench data, written straight into the database (like the tests' insert* fixtures: no events,
 // no changeVersion), so 100 k tasks load in seconds. What the API then measures is unaffected.
@@ -42,6 +43,14 @@ export async function createBenchOrg(db: Database, name: string, size = { people
     [org.id, projects],
   );
   return { orgId: org.id, key, keyHash: hashApiKey(key), people, projects, tasks: 0 };
+}
+
+/** The organisation the app alone replays its calls in (bench/lib/replay.ts): 200 tasks, one of them, a project and a person. */
+export async function replayOrg(db: Database, name: string): Promise<ReplayOrg> {
+  const org = await createBenchOrg(db, name);
+  await growTasks(db, org, 200);
+  const [taskId] = await someTasks(db, org, 1);
+  return { key: org.key, taskId: taskId!, projectId: org.projects[0]!, personId: org.people[0]! };
 }
 
 /**

@@ -36,6 +36,10 @@ export interface ReplayCall {
   request(i: number): Request;
 }
 
+/** Whether `--only=a,b` chooses the call (a part of its name, any case); every call without it. */
+export const isChosen = (call: ReplayCall, only: string[] | undefined) =>
+  !only || only.some((o) => call.name.toLowerCase().includes(o.toLowerCase()));
+
 /** The calls measured, from the cheapest (an unknown path) to a change. */
 export function replayCalls(org: ReplayOrg): ReplayCall[] {
   const auth = { authorization: `Bearer ${org.key}` };
