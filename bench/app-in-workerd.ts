@@ -3,7 +3,7 @@
 // the same calls (bench/lib/replay.ts) in the runtime that bills them: a Worker
 // (bench/app-in-workerd/worker.ts) under wrangler's dev server as `npm run dev` runs the API,
 // recording each call once for real through the local SQL endpoint, then replaying it `calls`
-// times within one request. Its workerd's utime + stime (/proc) over that request, divided by the
+// times within one request. Its workerd's CPU time (bench/cpu/cpu-clock.ts) over that request, divided by the
 // calls, is the app's CPU a call with no incoming request, subrequest or response around it:
 // beside section 8's figures (the Worker's CPU a call, its I/O floor's), it says how much of what
 // a call costs beyond its floor is the app's JavaScript.
@@ -19,7 +19,8 @@ import { startWranglerDev } from "../cli/dev/services.ts";
 import { connectNodeDatabase } from "../db/node-client.ts";
 import { createTestDatabase } from "../test/setup/test-database.ts";
 import { ownsPort } from "./cpu/processes.ts";
-import { CLOCK_TICKS, processTree, readAllProcesses, readProcess } from "./cpu/procs.ts";
+import { cpuTimes, exact } from "./cpu/cpu-clock.ts";
+import { processTree, readAllProcesses } from "./cpu/procs.ts";
 import { replayOrg } from "./lib/data.ts";
 import { median } from "./lib/load.ts";
 import { isChosen, replayCalls } from "./lib/replay.ts";
@@ -52,7 +53,7 @@ try {
   await waitForHttp(`${base}/replay?call=0`, { timeoutMs: 120_000, abandon: worker.exited });
   // The Worker's own workerd: wrangler's other one owns the port and passes requests on.
   const pid = processTree(worker.pid!, readAllProcesses()).find((p) => p.name === "workerd" && !ownsPort(p.pid, port))!.pid;
-  const ticks = () => readProcess(pid)!.ticks;
+  const cpuMs = async () => (await cpuTimes([pid])).get(pid)!;
   const ask = async (path: string, call: number, n = 0) => {
     const response = await fetch(`${base}/${path}?call=${call}&n=${n}&${query}`);
     const body = (await response.json().catch(() => null)) as { status?: number; answers?: number } | null;
@@ -67,14 +68,16 @@ try {
     await ask("replay", index, 300);
     const perCall: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const before = ticks();
+      const before = await cpuMs();
       await ask("replay", index, CALLS);
-      perCall.push((((ticks() - before) / CLOCK_TICKS) * 1e6) / CALLS);
+      perCall.push((((await cpuMs()) - before) * 1e3) / CALLS);
     }
     console.log(`${call.name}: ${perCall.map((v) => v.toFixed(0)).join(", ")} µs`);
     rows.push(`| ${call.name} | ${status} | ${answers} | ${median(perCall).toFixed(0)} | ${Math.min(...perCall).toFixed(0)} |`);
   }
-  console.log(`\nThe app alone in workerd, ${CALLS} calls × ${ROUNDS} rounds each, CPU µs per call (/proc, the Worker's workerd):\n`);
+  console.log(
+    `\nThe app alone in workerd, ${CALLS} calls × ${ROUNDS} rounds each, CPU µs per call (the Worker's workerd, ${exact() ? "its CPU clock" : "/proc's ticks"}):\n`,
+  );
   console.log("| call | status | answers replayed | median µs | min µs |\n|---|--:|--:|--:|--:|");
   for (const row of rows) console.log(row);
   await sqlEndpoint.close();

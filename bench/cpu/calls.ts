@@ -154,7 +154,8 @@ export interface CpuCall {
 
 export interface CpuSection {
   method: string;
-  clockTicks: number;
+  /** How each process's CPU time was read: its exact CPU clock, or /proc's ticks (bench/cpu/cpu-clock.ts). */
+  clock: string;
   rounds: number;
   callsPerBatch: number;
   concurrency: number;

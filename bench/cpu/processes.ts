@@ -10,7 +10,8 @@ import type { Database } from "../../db/client.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
 import type { BenchStack } from "../lib/stack.ts";
 import { APPLICATION_NAME, mapGroups, type Group, type Target } from "./calls.ts";
-import { commandLine, processTree, readAllProcesses, readProcess, type Ticks } from "./procs.ts";
+import { cpuTimes, type CpuTimes } from "./cpu-clock.ts";
+import { commandLine, processTree, readAllProcesses } from "./procs.ts";
 
 // Section 8's processes (bench/sections/cpu.ts), each its own OS process, started the way
 // `npm run dev` starts them (cli/dev/services.ts): the SQL endpoint, the Worker (and the
@@ -195,27 +196,26 @@ export const ownsPort = (pid: number, port: number) =>
   commandLine(pid).includes(`entry=127.0.0.1:${port} `) || commandLine(pid).endsWith(`entry=127.0.0.1:${port}`);
 
 /**
- * Each process group's processes and their ticks, now: the first three columns from the wrangler
- * serving `target`; Postgres from the backends given, or the SQL endpoint's process (PGlite).
+ * Each process group's processes and their CPU time (cpu-clock.ts), now: the first three columns
+ * from the wrangler serving `target`; Postgres from the backends given, or the SQL endpoint's
+ * process (PGlite).
  */
-export function snapshot(s: Services, target: Target, postgres: number[] | "endpoint"): Record<Group, Ticks> {
+export async function snapshot(s: Services, target: Target, postgres: number[] | "endpoint"): Promise<Record<Group, CpuTimes>> {
   const all = readAllProcesses();
-  const groups = mapGroups(() => new Map() as Ticks);
+  const members = mapGroups(() => [] as number[]);
   const [wrangler, port] =
     target === "worker" ? [s.worker, s.workerPort] : target === "against" ? [s.against!.worker, s.against!.port] : [s.floor, s.floorPort];
   for (const p of processTree(wrangler.pid!, all)) {
     const group: Group = p.name !== "workerd" ? "wrangler" : ownsPort(p.pid, port) ? "proxy" : "workerd";
-    groups[group].set(p.pid, p.ticks);
+    members[group].push(p.pid);
   }
-  for (const p of processTree(s.realtime.pid!, all)) groups[p.name === "workerd" ? "roomWorkerd" : "partykit"].set(p.pid, p.ticks);
-  for (const p of processTree(s.endpoint.pid!, all)) groups.endpoint.set(p.pid, p.ticks);
+  for (const p of processTree(s.realtime.pid!, all)) members[p.name === "workerd" ? "roomWorkerd" : "partykit"].push(p.pid);
+  for (const p of processTree(s.endpoint.pid!, all)) members.endpoint.push(p.pid);
+  if (postgres !== "endpoint") members.postgres.push(...postgres);
+  // One reading of every process, so the groups are read at the same moment.
+  const times = await cpuTimes(Object.values(members).flat());
+  const groups = mapGroups((g) => new Map(members[g].flatMap((pid) => (times.has(pid) ? [[pid, times.get(pid)!] as const] : []))));
   if (postgres === "endpoint") groups.postgres = groups.endpoint;
-  else {
-    for (const pid of postgres) {
-      const p = readProcess(pid);
-      if (p) groups.postgres.set(pid, p.ticks);
-    }
-  }
   return groups;
 }
 

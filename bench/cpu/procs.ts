@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
-// CPU time of processes, from /proc/<pid>/stat: user + system time (utime, stime; the process's
-// own, all its threads, not its children's), in clock ticks. Linux only.
+// Processes, from /proc/<pid>/stat: their parent, name and user + system time (utime, stime; the
+// process's own, all its threads, not its children's), in clock ticks. Linux only. The exact CPU
+// time of a process, for measuring: cpu-clock.ts.
 
 /** Clock ticks a second (`getconf CLK_TCK`, almost always 100). */
 export const CLOCK_TICKS: number = (() => {
@@ -72,20 +73,4 @@ export function commandLine(pid: number): string {
   } catch {
     return "";
   }
-}
-
-/** Ticks by pid: a group of processes at one moment. */
-export type Ticks = Map<number, number>;
-
-/**
- * The CPU a group of processes spent between two readings, in ms: a process in both counts its
- * difference; one that appeared in between counts all its time (it started in between); one
- * that ended in between is lost (counted in `lost`).
- */
-export function spentMs(before: Ticks, after: Ticks): { ms: number; lost: number } {
-  let ticks = 0;
-  let lost = 0;
-  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
-  for (const pid of before.keys()) if (!after.has(pid)) lost++;
-  return { ms: (ticks * 1000) / CLOCK_TICKS, lost };
 }

@@ -17,6 +17,7 @@ import {
   type Measure,
   type Target,
 } from "./calls.ts";
+import { exact } from "./cpu-clock.ts";
 import { CLOCK_TICKS } from "./procs.ts";
 import type { Measured } from "./rounds.ts";
 
@@ -130,19 +131,25 @@ export function callRows(results: CpuCall[], embedded: boolean, { rounds, calls 
   return [...results.filter((r) => isFloor(r.key)).map(floorRow), ...results.filter((r) => !isFloor(r.key)).map(apiRow)];
 }
 
+/** How each process's CPU time was read (bench/cpu/cpu-clock.ts). */
+const clockOf = () =>
+  exact()
+    ? "the CPU clock of each process (clock_gettime of its CPUCLOCK_SCHED: every thread's time, in ns)"
+    : `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second; python3 was not found for the exact clock)`;
+
 /** What the section's JSON says of how it measured, and what each column sums. */
 export function methodOf(
   embedded: boolean,
   { rounds, calls }: { rounds: number; calls: number },
-): Pick<CpuSection, "method" | "clockTicks" | "rounds" | "callsPerBatch" | "concurrency" | "postgres" | "groups"> {
+): Pick<CpuSection, "method" | "clock" | "rounds" | "callsPerBatch" | "concurrency" | "postgres" | "groups"> {
   return {
     method:
-      `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second) of each process group, read before and ${SETTLE_MS} ms after each batch ` +
+      `${clockOf()} of each process group, read before and ${SETTLE_MS} ms after each batch ` +
       `of ${calls} calls at ${CONCURRENCY} in flight (autocannon, keep-alive), less the group's idle CPU a second (the lower of two readings, ` +
       `before and after the rounds) times the batch's duration, ` +
       `divided by the calls; ${rounds} rounds, the order rotating; medians over the rounds. ` +
       `Processes started as npm run dev starts them (cli/dev/services.ts), each its own OS process.`,
-    clockTicks: CLOCK_TICKS,
+    clock: clockOf(),
     rounds,
     callsPerBatch: calls,
     concurrency: CONCURRENCY,

@@ -19,15 +19,15 @@ import {
   type Measure,
   type Target,
 } from "./calls.ts";
-import { spentMs, type Ticks } from "./procs.ts";
+import { spentMs, type CpuTimes } from "./cpu-clock.ts";
 
 // Section 8's measuring (bench/sections/cpu.ts): each call type's requests, the warm-up, the CPU
 // each group spends with no calls, and the rounds, in which every call type sends a batch between
 // two readings of each group's CPU.
 
 type Load = Omit<HttpLoad, "connections" | "amount">;
-/** Each process group's CPU ticks now, for the processes serving `target`. */
-export type ReadCpu = (target: Target) => Promise<Record<Group, Ticks>>;
+/** Each process group's CPU time now, for the processes serving `target`. */
+export type ReadCpu = (target: Target) => Promise<Record<Group, CpuTimes>>;
 
 /** One call type's batches: the CPU each group spent in each (idle included), and the load's figures. */
 export interface Measured {
@@ -125,14 +125,14 @@ export async function readIdle(
   readings: Partial<Record<Target, Record<Group, number>>>[],
 ): Promise<string> {
   const readAll = async () =>
-    Object.fromEntries(await Promise.all(targets.map(async (t) => [t, await read(t)] as const))) as Record<Target, Record<Group, Ticks>>;
+    Object.fromEntries(await Promise.all(targets.map(async (t) => [t, await read(t)] as const))) as Record<Target, Record<Group, CpuTimes>>;
   const before = await readAll();
   const started = performance.now();
   await sleep(idleMs(plan));
   const after = await readAll();
   const seconds = (performance.now() - started) / 1000;
   readings.push(Object.fromEntries(targets.map((t) => [t, mapGroups((g) => spentMs(before[t][g], after[t][g]).ms / seconds)])));
-  const line = (spent: Record<Group, Ticks>[], groups: readonly Group[]) =>
+  const line = (spent: Record<Group, CpuTimes>[], groups: readonly Group[]) =>
     groups.map((g) => `${GROUP_NAMES[g]} ${(spentMs(spent[0]![g], spent[1]![g]).ms / seconds).toFixed(1)}`).join(", ");
   return `idle CPU, ms a second: ${line([before.worker, after.worker], GROUPS)}; the hello-world Worker's ${line([before.floor, after.floor], ["workerd", "proxy", "wrangler"])}`;
 }
