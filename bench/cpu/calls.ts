@@ -21,6 +21,11 @@ export const shape = (plan: Plan) => (plan.quick ? { rounds: 3, calls: 200, warm
 export const CALLS = [
   { key: "floor", name: "hello-world Worker, GET / (the floor)", target: undefined },
   {
+    key: "ioDescribe",
+    name: "hello-world Worker, GET /io/minimal/describe (the I/O floor of GET /v1: its minimal statement)",
+    target: undefined,
+  },
+  {
     key: "ioTask",
     name: "hello-world Worker, GET /io/minimal/task (the I/O floor of one task: its minimal statement)",
     target: undefined,
@@ -54,19 +59,19 @@ export const CALLS = [
   { key: "change", name: "PATCH /v1/tasks/:id (a new title)", target: 1.5 },
 ] as const;
 export type CallKey = (typeof CALLS)[number]["key"];
-export type FloorKey = "floor" | "ioTask" | "ioList" | "ioCreate" | "ioChange" | "ioRead" | "ioPublish";
+export type FloorKey = "floor" | "ioDescribe" | "ioTask" | "ioList" | "ioCreate" | "ioChange" | "ioRead" | "ioPublish";
 export type ApiKey = Exclude<CallKey, FloorKey>;
 export const isFloor = (key: CallKey): key is FloorKey => key === "floor" || key.startsWith("io");
 /**
  * The I/O floor of each call: the hello-world Worker making the subrequests the call cannot do
  * without, and no more: the call's minimal statement (bench/statements/minimal.ts, also section
  * 9's floors), the same logical work and the same answer as opsroom's statement in as few
- * characters as a hand-written statement needs; a write's floor then posts to the room. `GET /v1`
- * has none, so its floor sends `select 1` (bench/README.md "CPU per call").
+ * characters as a hand-written statement needs; a write's floor then posts to the room
+ * (bench/README.md "CPU per call").
  */
 export const IO_FLOOR: Record<ApiKey, FloorKey> = {
   unknown: "floor",
-  describe: "ioRead",
+  describe: "ioDescribe",
   task: "ioTask",
   list: "ioList",
   create: "ioCreate",
@@ -74,6 +79,7 @@ export const IO_FLOOR: Record<ApiKey, FloorKey> = {
 };
 /** The floor with `select 1` for the statement, reported beside a minimal statement's floor: what the statement's own size costs. */
 export const SELECT_ONE_FLOOR: Partial<Record<ApiKey, FloorKey>> = {
+  describe: "ioRead",
   task: "ioRead",
   list: "ioRead",
   create: "ioPublish",

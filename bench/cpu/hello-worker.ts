@@ -1,17 +1,16 @@
 import type { Statement } from "../../db/client.ts";
 import { uuidv7 } from "../../domain/ids.ts";
-import { minimalCreateTask, minimalGetTask, minimalListTasks, minimalPatchTitle } from "../statements/minimal.ts";
+import { minimalCreateTask, minimalDescribe, minimalGetTask, minimalListTasks, minimalPatchTitle } from "../statements/minimal.ts";
 
 // The floors of bench/sections/cpu.ts, run by the same wrangler the same way as the Worker.
 // - GET /: answers "hello" and does nothing else, so its CPU per call is the runtime's own (the floor).
-// - GET /io/minimal/task|list|create|change/...: "hello" after the subrequests an API call of that kind
+// - GET /io/minimal/describe|task|list|create|change/...: "hello" after the subrequests an API call of that kind
 //   cannot do without, and nothing else (the I/O floors): the minimal statement of section 9 for
 //   the call (bench/statements/minimal.ts: written by hand, the same logical work, the same record
 //   JSON in its answer), POSTed to the SQL endpoint in Neon's protocol as the Worker sends it, its
 //   answer read as JSON; for a write, then the post to the organisation's room a write makes.
 // - GET /io/read, /io/publish/<orgId>: the same with `select 1` as the statement (the I/O floors
-//   before, reported beside): a read's one SQL request, a write's request and post. `GET /v1`,
-//   which has no minimal statement of its own, is measured against the first.
+//   before, reported beside): a read's one SQL request, a write's request and post.
 // The post to the room is one event of a task's size with the shared secret (its changeVersion 0,
 // so the room, past it, drops it and only acknowledges), its answer read as JSON. The
 // RateLimiter's Durable Object call is left out: it is the app's choice.
@@ -66,6 +65,7 @@ async function read(env: Env, statementOf: Statement): Promise<Response> {
 
 const UUID = "[0-9a-f-]{36}";
 const HASH = "[0-9a-f]{64}";
+const minimalDescribeKey = new RegExp(`/io/minimal/describe/(${HASH})$`);
 const minimalTask = new RegExp(`/io/minimal/task/(${HASH})/(${UUID})$`);
 const minimalList = new RegExp(`/io/minimal/list/(${HASH})$`);
 const minimalCreate = new RegExp(`/io/minimal/create/(${HASH})/(${UUID})/(${UUID})/(${UUID})$`);
@@ -80,6 +80,7 @@ export default {
     // The floor's path does nothing more than it did before the I/O floors were added.
     if (!url.includes("/io/")) return new Response("hello");
     let match: RegExpExecArray | null;
+    if ((match = minimalDescribeKey.exec(url))) return read(env, minimalDescribe(match[1]!));
     if ((match = minimalTask.exec(url))) return read(env, minimalGetTask(match[1]!, match[2]!));
     if ((match = minimalList.exec(url))) return read(env, minimalListTasks(match[1]!, 51));
     if ((match = minimalCreate.exec(url))) {

@@ -78,6 +78,7 @@ export function callLoads(
   let floorChanges = 0;
   const floorLoads: Record<FloorKey, Load> = {
     floor: { url: `${urls.floor}/`, headers },
+    ioDescribe: { url: `${urls.floor}/io/minimal/describe/${org.keyHash}`, headers },
     ioTask: { url: `${urls.floor}/io/minimal/task/${org.keyHash}/${ids[0]}`, headers },
     ioList: { url: `${urls.floor}/io/minimal/list/${org.keyHash}`, headers },
     ioCreate: {

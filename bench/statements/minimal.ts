@@ -26,6 +26,15 @@ const taskJson = (t: string, derived = true) => `json_build_object('id', ${t}.id
   ${derived ? derivedFields(t) : `'blocking', '[]'::json, 'subtaskCount', 0, 'subtasksDone', 0,`}
   'version', ${t}.version, 'createdAt', to_char(${t}.created_at at time zone 'UTC', ${ISO}), 'updatedAt', to_char(${t}.updated_at at time zone 'UTC', ${ISO}))`;
 
+/** GET /v1: the key (any valid key may describe itself), its organisation's changeVersion; the operations are the app's, not the database's. */
+export const minimalDescribe = (keyHash: string): Statement => ({
+  text: `select true as found, json_build_object('orgId', k.org_id, 'keyId', k.id, 'application', k.application,
+         'scopes', k.scopes, 'changeVersion', o.change_version) as self
+  from api_keys k join organisations o on o.id = k.org_id
+ where k.key_hash = $1 and k.revoked_at is null`,
+  params: [keyHash],
+});
+
 /** GET /v1/tasks/:id */
 export const minimalGetTask = (keyHash: string, id: string): Statement => ({
   text: `select true as found, $2 = any(k.scopes) as allowed, o.change_version,
