@@ -1,5 +1,6 @@
 import { uuidv7 } from "../../domain/ids.ts";
 import { resolve } from "node:path";
+import * as organisations from "../../db/statements/organisations.ts";
 import * as read from "../../db/statements/read.ts";
 import * as tasks from "../../db/statements/tasks.ts";
 import { median } from "../cpu/report.ts";
@@ -7,11 +8,11 @@ import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
 import type { Progress } from "../lib/progress.ts";
 import { ms, type Row } from "../lib/table.ts";
 import { openTimedConnection, type Phases, type TimedConnection } from "../statements/connection.ts";
-import { minimalCreateTask, minimalGetTask, minimalListTasks, minimalPatchTitle } from "../statements/minimal.ts";
+import { minimalCreateTask, minimalDescribe, minimalGetTask, minimalListTasks, minimalPatchTitle } from "../statements/minimal.ts";
 import type { BenchRun, Plan } from "./context.ts";
 
 // Section 9: the database's time per call, against a floor that does the same work (issue 36).
-// For GET one task, a list of 50, a POST of a task and a PATCH of a task's title: opsroom's statement (the
+// For GET /v1, GET one task, a list of 50, a POST of a task and a PATCH of a task's title: opsroom's statement (the
 // db/statements function the service calls, key check included, on an organisation of 1,000
 // tasks) and the minimal statement written by hand beside it (bench/statements/minimal.ts), sent
 // on ONE connection in turn, the order alternating each round (bench/statements/connection.ts:
@@ -28,7 +29,7 @@ import type { BenchRun, Plan } from "./context.ts";
 export const STEPS = 3;
 const rounds = (plan: Plan) => (plan.quick ? 60 : 300);
 export const TARGET = 1.5;
-/** The calls issue 36 sets the target for; a create's statement is measured beside them (its floor is also section 8's). */
+/** The calls issue 36 sets the target for; GET /v1's and a create's statements are measured beside them (their floors are also section 8's). */
 const TARGETED = new Set(["GET /v1/tasks/:id", "GET /v1/tasks?limit=50", "PATCH /v1/tasks/:id (title)"]);
 
 type Side = "opsroom" | "floor" | "against";
@@ -44,8 +45,9 @@ export interface StatementFigures {
   serverRatio: number | null;
 }
 
-type Statements = { read: typeof read; tasks: typeof tasks };
+type Statements = { organisations: typeof organisations; read: typeof read; tasks: typeof tasks };
 const loadStatements = async (dir: string): Promise<Statements> => ({
+  organisations: (await import(resolve(dir, "db/statements/organisations.ts"))) as typeof organisations,
   read: (await import(resolve(dir, "db/statements/read.ts"))) as typeof read,
   tasks: (await import(resolve(dir, "db/statements/tasks.ts"))) as typeof tasks,
 });
@@ -60,7 +62,7 @@ export async function statementCost(
   const ids = await someTasks(stack.db, org, 96);
   progress.done(`organisation ${org.orgId}`);
   const actor = { keyHash: org.keyHash };
-  const ours: Statements = { read, tasks };
+  const ours: Statements = { organisations, read, tasks };
   const theirs = options.against ? await loadStatements(options.against) : null;
   const newTask = (i: number, n: number) => ({
     projectId: org.projects[i % org.projects.length]!,
@@ -69,6 +71,7 @@ export async function statementCost(
     title: `Bench ${i} ${n}`,
   });
   const calls = (x: Statements, n: number) => ({
+    describe: () => (c: TimedConnection) => x.organisations.describeCaller(c.db, actor, null),
     get: () => (c: TimedConnection) => x.read.getRecord(c.db, actor, x.tasks.taskResource, ids[0]!),
     list: () => (c: TimedConnection) =>
       x.read.listRecords(c.db, actor, x.tasks.taskResource, { page: { limit: 50, sort: [], after: null }, filters: {} }),
@@ -76,12 +79,17 @@ export async function statementCost(
     patch: () => (c: TimedConnection, i: number) =>
       x.tasks.updateTask(c.db, actor, ids[(3 * i + n) % 96]!, { title: `Bench ${i} ${n}` }, null),
   });
-  const pairs: Pair[] = (["get", "list", "create", "patch"] as const).map((kind) => ({
-    call: { get: "GET /v1/tasks/:id", list: "GET /v1/tasks?limit=50", create: "POST /v1/tasks", patch: "PATCH /v1/tasks/:id (title)" }[
-      kind
-    ],
+  const pairs: Pair[] = (["describe", "get", "list", "create", "patch"] as const).map((kind) => ({
+    call: {
+      describe: "GET /v1",
+      get: "GET /v1/tasks/:id",
+      list: "GET /v1/tasks?limit=50",
+      create: "POST /v1/tasks",
+      patch: "PATCH /v1/tasks/:id (title)",
+    }[kind],
     opsroom: calls(ours, 0)[kind](),
     floor: {
+      describe: (c: TimedConnection) => c.run(minimalDescribe(org.keyHash)),
       get: (c: TimedConnection) => c.run(minimalGetTask(org.keyHash, ids[0]!)),
       list: (c: TimedConnection) => c.run(minimalListTasks(org.keyHash, 51)),
       create: (c: TimedConnection, i: number) => c.run(minimalCreateTask(org.keyHash, { id: uuidv7(), ...newTask(i, 1) }, uuidv7())),
