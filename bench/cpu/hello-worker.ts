@@ -11,9 +11,11 @@ import { minimalCreateTask, minimalDescribe, minimalGetTask, minimalListTasks, m
 //   answer read as JSON; for a write, then the post to the organisation's room a write makes.
 // - GET /io/read, /io/publish/<orgId>: the same with `select 1` as the statement (the I/O floors
 //   before, reported beside): a read's one SQL request, a write's request and post.
-// The post to the room is one event of a task's size with the shared secret (its changeVersion 0,
-// so the room, past it, drops it and only acknowledges), its answer read as JSON. The
-// RateLimiter's Durable Object call is left out: it is the app's choice.
+// A write's floor posts to the room the event its minimal statement committed, as the API posts
+// its own (the room delivers it, keeps it and fans it out); the `select 1` floor posts an event
+// of a task's size already delivered (changeVersion 0: the room only acknowledges it). Each with
+// the shared secret, its answer read as JSON. The RateLimiter's Durable Object call is left out:
+// it is the app's choice.
 interface Env {
   SQL_ENDPOINT?: string;
   DATABASE_URL?: string;
@@ -23,15 +25,21 @@ interface Env {
 
 const SELECT_ONE: Statement = { text: "select 1 as one", params: [] };
 
+/** An answer as the SQL endpoint sends it with Neon-Raw-Text-Output and Neon-Array-Mode. */
+interface RawAnswer {
+  fields: { name: string }[];
+  rows: (string | null)[][];
+}
+
 /** One statement as the Worker sends it (db/neon-http.ts): its headers, parameters as text, the answer read as JSON. */
-async function statement(env: Env, { text, params }: Statement = SELECT_ONE): Promise<void> {
+async function statement(env: Env, { text, params }: Statement = SELECT_ONE): Promise<RawAnswer> {
   const response = await fetch(`http://${env.SQL_ENDPOINT}/sql`, {
     method: "POST",
     headers: { "Neon-Connection-String": env.DATABASE_URL ?? "", "Neon-Raw-Text-Output": "true", "Neon-Array-Mode": "true" },
     body: JSON.stringify({ query: text, params: params.map(String) }),
   });
   if (!response.ok) throw new Error(`floor statement: ${response.status} ${await response.text()}`);
-  await response.json();
+  return response.json();
 }
 
 /** A task.updated event as a PATCH of a title publishes it (about 1.2 KB of JSON), already delivered. */
@@ -47,12 +55,25 @@ const deliveredEvent = (orgId: string) => ({
   batchId: null,
 });
 
-async function publish(env: Env, orgId: string, write: Statement = SELECT_ONE): Promise<Response> {
-  await statement(env, write);
+/** The event a minimal write statement committed (its `event` column), as the API posts it. */
+function committedEvent(answer: RawAnswer): unknown {
+  const column = answer.fields.findIndex((field) => field.name === "event");
+  const text = answer.rows[0]?.[column];
+  if (!text) throw new Error("floor write: its statement committed no event");
+  return JSON.parse(text);
+}
+
+/**
+ * A write's subrequests: its statement, then the post to the organisation's room of the event it
+ * committed, which the room delivers, keeps and fans out as it does the API's; with `select 1` for
+ * the statement, an event already delivered (changeVersion 0: the room only acknowledges it).
+ */
+async function publish(env: Env, orgId: string, write?: Statement): Promise<Response> {
+  const answer = await statement(env, write);
   const response = await fetch(`${env.REALTIME_URL}/parties/v1/${orgId}`, {
     method: "POST",
     headers: { authorization: `Bearer ${env.REALTIME_SECRET}`, "content-type": "application/json" },
-    body: JSON.stringify({ events: [deliveredEvent(orgId)] }),
+    body: JSON.stringify({ events: [write ? committedEvent(answer) : deliveredEvent(orgId)] }),
   });
   await response.json();
   return new Response("hello");
