@@ -167,6 +167,8 @@ export interface CpuCall {
 
 export interface CpuSection {
   method: string;
+  /** How long the rounds waited for the machine to be quiet after the warm-up (bench/lib/quiet.ts). */
+  quietBeforeRounds?: { waitedMs: number; busy: number; quiet: boolean };
   /** How each process's CPU time was read: its exact CPU clock, or /proc's ticks (bench/cpu/cpu-clock.ts). */
   clock: string;
   rounds: number;

@@ -20,6 +20,7 @@ import { backendPids, describeProcesses, snapshot, startProcesses, type Owned } 
 import { callResults, callRows, commitOf, methodOf } from "../cpu/report.ts";
 import { callLoads, readIdle, runRounds, warmUp } from "../cpu/rounds.ts";
 import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
+import { waitForQuiet } from "../lib/quiet.ts";
 import type { BenchRun, Plan } from "./context.ts";
 
 // Section 8: CPU per call, against the runtime's floor (issue 19). The processes are started the
@@ -76,10 +77,14 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun, opti
       ...(against ? API_CALLS.map((call) => ({ id: `${call.key}@against`, call, target: "against" as Target })) : []),
     ];
     await warmUp(measures, loadOf, warmup);
+    // What the warm-up and the loading left running (Postgres's autovacuum and checkpointer, V8's
+    // optimising) finishes before the idle reading and the rounds (bench/lib/quiet.ts).
+    const quiet = await waitForQuiet();
     const read = async (target: Target) => snapshot(services, target, embedded ? "endpoint" : await backendPids(stack.db));
     const targets: Target[] = ["worker", "floor", ...(against ? ["against" as const] : [])];
     const idleReadings: Partial<Record<Target, Record<Group, number>>>[] = [];
-    progress.done(await readIdle(plan, targets, read, idleReadings));
+    const quietLine = `${quiet.quiet ? "quiet" : "not quiet"} after ${(quiet.waitedMs / 1000).toFixed(0)} s (${(quiet.busy * 100).toFixed(0)} % busy)`;
+    progress.done(`${quietLine}; ${await readIdle(plan, targets, read, idleReadings)}`);
 
     const measured = await runRounds({ rounds, calls, embedded, progress }, measures, loadOf, read);
 
@@ -100,6 +105,7 @@ export async function cpuPerCall({ stack, plan, progress, rows }: BenchRun, opti
       appAlone: alone,
       ...methodOf(embedded, { rounds, calls }),
       processes: found,
+      quietBeforeRounds: quiet,
       idleMsPerSecond: idle.worker!,
       floorIdleMsPerSecond: idle.floor!,
       calls: results,

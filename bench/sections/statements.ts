@@ -5,6 +5,7 @@ import * as read from "../../db/statements/read.ts";
 import * as tasks from "../../db/statements/tasks.ts";
 import { median } from "../cpu/report.ts";
 import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
+import { waitForQuiet } from "../lib/quiet.ts";
 import type { Progress } from "../lib/progress.ts";
 import { ms, type Row } from "../lib/table.ts";
 import { openTimedConnection, type Phases, type TimedConnection } from "../statements/connection.ts";
@@ -97,6 +98,8 @@ export async function statementCost(
     }[kind],
     ...(theirs ? { against: calls(theirs, 2)[kind]() } : {}),
   }));
+  // Postgres's own background work after the loading (and after section 8's writes) first.
+  await waitForQuiet();
   const conn = await openTimedConnection(stack.databaseUrl);
   try {
     const measured = await measurePairs(conn, pairs, rounds(plan), progress);
