@@ -33,26 +33,32 @@ function startReader(): typeof reader {
   try {
     const child = spawn("python3", ["-u", "-c", READER], { stdio: ["pipe", "pipe", "pipe"] });
     const waiting: ((line: string) => void)[] = [];
-    createInterface({ input: child.stdout }).on("line", (line) => waiting.shift()?.(line));
-    child.on("error", () => {
+    // The reader gone (no python3, a crash, a signal): every reading from then on is /proc's.
+    const gone = () => {
       reader = null;
       for (const resolve of waiting.splice(0)) resolve("");
-    });
-    child.on("exit", () => {
-      for (const resolve of waiting.splice(0)) resolve("");
-    });
-    child.unref();
-    (child.stdin as unknown as { unref?: () => void }).unref?.();
-    (child.stdout as unknown as { unref?: () => void }).unref?.();
-    (child.stderr as unknown as { unref?: () => void }).unref?.();
+    };
+    createInterface({ input: child.stdout }).on("line", (line) => waiting.shift()?.(line));
+    child.on("error", gone);
+    child.on("exit", gone);
+    child.stdin.on("error", gone);
+    // The reader keeps no process alive between readings: held only while one is awaited.
+    hold(child, false);
     return { child, waiting };
   } catch {
     return null;
   }
 }
 
+/** Whether the reader's process and its pipes keep this process alive. */
+function hold(child: ChildProcessWithoutNullStreams, held: boolean): void {
+  for (const handle of [child, child.stdin, child.stdout, child.stderr] as unknown as { ref?: () => void; unref?: () => void }[])
+    if (held) handle.ref?.();
+    else handle.unref?.();
+}
+
 /** Whether the readings are exact (the processes' CPU clocks) rather than /proc's ticks. */
-export const exact = () => reader !== null;
+export const exact = () => Boolean(reader);
 
 /** The CPU time, in ms, each of `pids` has spent so far; a process that is gone is left out. */
 export async function cpuTimes(pids: number[]): Promise<CpuTimes> {
@@ -61,12 +67,14 @@ export async function cpuTimes(pids: number[]): Promise<CpuTimes> {
   if (pids.length === 0) return times;
   if (reader) {
     const { child, waiting } = reader;
+    hold(child, true);
     const line = await new Promise<string>((resolve) => {
       waiting.push(resolve);
       child.stdin.write(`${pids.join(" ")}\n`);
     });
-    const values = line.split(" ").map(Number);
-    if (values.length === pids.length) {
+    if (waiting.length === 0) hold(child, false);
+    const values = line === "" ? [] : line.split(" ").map(Number);
+    if (values.length === pids.length && values.every(Number.isFinite)) {
       pids.forEach((pid, i) => values[i]! >= 0 && times.set(pid, values[i]! / 1e6));
       return times;
     }

@@ -135,7 +135,7 @@ export function callRows(results: CpuCall[], embedded: boolean, { rounds, calls 
 const clockOf = () =>
   exact()
     ? "the CPU clock of each process (clock_gettime of its CPUCLOCK_SCHED: every thread's time, in ns)"
-    : `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second; python3 was not found for the exact clock)`;
+    : `utime+stime from /proc/<pid>/stat (${CLOCK_TICKS} ticks a second; the exact clock's python3 reader was missing or stopped)`;
 
 /** What the section's JSON says of how it measured, and what each column sums. */
 export function methodOf(
