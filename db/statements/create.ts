@@ -59,7 +59,8 @@ export async function createRecord<R extends Resource>(
 
 /**
  * The new record's JSON, built once (a CTE referenced more than once is computed once): the event's
- * data, the answer and the remembered response are the same JSON. Built in each place, it was a
+ * data, the answer and the remembered response (unless the resource remembers more: a webhook's
+ * answer carries its secret) are the same JSON. Built in each place, it was a
  * fifth of a task create's statement, and Postgres parsed and planned it, derived fields and all,
  * twice over (bench/README.md "Postgres time per call").
  */
