@@ -102,6 +102,29 @@ describe("signing up, out and in through the pages", { timeout: 60_000 }, () => 
     await page.getByRole("navigation", { name: "Account" }).getByText("Signed in as Mary Jackson · Owner").waitFor();
     await page.close();
   });
+
+  it("signing out while the board's requests are in flight lands on the sign-in page, not one that leads back", async () => {
+    const person = await signUp({ name: "Dorothy Vaughan", organisationName: "West Computing" });
+    const page = await openPage(browser, { as: person });
+    // The board's labels are held until the session has ended: they are then answered 401.
+    let signedOut!: () => void;
+    const afterSignOut = new Promise<void>((resolve) => (signedOut = resolve));
+    await page.route("**/v1/labels*", async (route) => {
+      await afterSignOut;
+      await route.continue();
+    });
+    page.on("response", (response) => {
+      if (response.url().endsWith("/auth/sign-out") && response.ok()) signedOut();
+    });
+    await page.goto(`${origin}/`);
+    const account = page.getByRole("navigation", { name: "Account" });
+    await account.getByText("Signed in as Dorothy Vaughan · Owner").waitFor();
+    await account.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(/\/sign-in(\.html)?$/);
+    expect(new URL(page.url()).search).toBe("");
+    expect((await asPerson(person.cookie, "/v1/settings/session")).status).toBe(401);
+    await page.close();
+  });
 });
 
 describe("Settings -> Integrations: API keys", { timeout: 90_000 }, () => {

@@ -14,9 +14,16 @@ import { ApiRefusal, request } from "./api.js";
  * }} Session
  */
 
-/** Leaves for the sign-in page, which returns to this page once signed in. */
+/** Set once the person asked to sign out: the page's own requests then meet 401s. */
+let signingOut = false;
+
+/**
+ * Leaves for the sign-in page, which returns to this page once signed in; after a sign-out, to
+ * the sign-in page alone. A sign-out ends the session before the board's requests in flight are
+ * answered, and their 401s must not offer to bring the person back to where they left.
+ */
 export function goToSignIn() {
-  location.replace(`/sign-in.html?next=${encodeURIComponent(location.pathname)}`);
+  location.replace(signingOut ? "/sign-in.html" : `/sign-in.html?next=${encodeURIComponent(location.pathname)}`);
 }
 
 /**
@@ -65,6 +72,12 @@ export const signIn = (email, password) => request("/auth/sign-in/email", { body
 export const signUp = (fields) => request("/auth/sign-up/email", { body: fields });
 
 export async function signOut() {
-  await request("/auth/sign-out", { body: {} });
+  signingOut = true;
+  try {
+    await request("/auth/sign-out", { body: {} });
+  } catch (error) {
+    signingOut = false;
+    throw error;
+  }
   location.replace("/sign-in.html");
 }
