@@ -1,12 +1,14 @@
 // An application's access token beside an API key (docs/apps.md "Cost"), in one run on one stack:
 // the database round trips of a /v1 call with each (bench/round-trips.ts's method: every call timed
 // with the database's messages passed straight through and held back DELAY_MS each way,
-// alternately), the Worker's workerd CPU a call with each (its utime + stime from /proc over a
-// batch, as section 8 reads it, less its CPU with no calls), and the same for the token endpoint's
+// alternately), the Worker's workerd CPU a call with each (its CPU clock over a batch,
+// bench/cpu/cpu-clock.ts, as section 8 reads it, less its CPU with no calls), and the same for the token endpoint's
 // three grants. Medians; the machine is shared, so only figures of the same run compare.
 // Alone: npx tsx bench/apps.ts   (embedded Postgres, or DATABASE_URL)
 import { createHash, randomBytes } from "node:crypto";
-import { commandLine, readAllProcesses, processTree, readProcess, CLOCK_TICKS } from "./cpu/procs.ts";
+import { cpuTimes } from "./cpu/cpu-clock.ts";
+import { ownsPort } from "./cpu/processes.ts";
+import { readAllProcesses, processTree } from "./cpu/procs.ts";
 import { median } from "./lib/load.ts";
 import { startBenchStack, type BenchStack } from "./lib/stack.ts";
 import { DELAY_MS } from "./round-trips.ts";
@@ -111,21 +113,21 @@ async function setUp(stack: BenchStack) {
   return { calls, code, exchange: (fields: Record<string, string>) => send(stack, "/oauth/token", form(fields)) };
 }
 
-/** The Worker's own workerd (not wrangler's proxy, which owns the port): its CPU ticks now. */
-function workerTicks(stack: BenchStack): () => number {
-  const port = new URL(stack.workerUrl).port;
+/** The Worker's own workerd (not wrangler's proxy, which owns the port): its CPU time now, in ms. */
+function workerCpuMs(stack: BenchStack): () => Promise<number> {
+  const port = Number(new URL(stack.workerUrl).port);
   const workerds = processTree(process.pid, readAllProcesses()).filter((p) => p.name === "workerd");
-  const worker = workerds.find((p) => !commandLine(p.pid).includes(`entry=127.0.0.1:${port}`));
+  const worker = workerds.find((p) => !ownsPort(p.pid, port));
   if (!worker) throw new Error("the Worker's workerd was not found");
-  return () => readProcess(worker.pid)?.ticks ?? 0;
+  return async () => (await cpuTimes([worker.pid])).get(worker.pid) ?? 0;
 }
 
-/** ms of the Worker's CPU a call: a batch's ticks, less the idle rate over its duration. */
-async function cpuPerCall(ticks: () => number, idlePerMs: number, run: () => Promise<void>, calls: number) {
+/** ms of the Worker's CPU a call: a batch's CPU time, less the idle rate over its duration. */
+async function cpuPerCall(cpuMs: () => Promise<number>, idlePerMs: number, run: () => Promise<void>, calls: number) {
   const t0 = performance.now();
-  const before = ticks();
+  const before = await cpuMs();
   await run();
-  const spent = ((ticks() - before) * 1000) / CLOCK_TICKS - idlePerMs * (performance.now() - t0);
+  const spent = (await cpuMs()) - before - idlePerMs * (performance.now() - t0);
   return spent / calls;
 }
 
@@ -133,11 +135,11 @@ async function main() {
   const stack = await startBenchStack({ realtime: false });
   try {
     const { calls, code, exchange } = await setUp(stack);
-    const ticks = workerTicks(stack);
+    const cpuMs = workerCpuMs(stack);
     for (const call of Object.values(calls)) for (let i = 0; i < 30; i++) await call();
-    const idleStart = [ticks(), performance.now()] as const;
+    const idleStart = [await cpuMs(), performance.now()] as const;
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    const idlePerMs = ((ticks() - idleStart[0]) * 1000) / CLOCK_TICKS / (performance.now() - idleStart[1]);
+    const idlePerMs = ((await cpuMs()) - idleStart[0]) / (performance.now() - idleStart[1]);
     const rows: { call: string; roundTrips: number; cpu: number }[] = [];
     const timed = async (run: Call) => {
       const t0 = performance.now();
@@ -172,7 +174,7 @@ async function main() {
         const prepared = [] as Call[];
         for (let i = 0; i < CALLS_PER_BATCH; i++) prepared.push(await prepare());
         const ms = await cpuPerCall(
-          ticks,
+          cpuMs,
           idlePerMs,
           async () => {
             for (const call of prepared) await call();
