@@ -18,12 +18,14 @@ import { ApiRefusal, request } from "./api.js";
 let signingOut = false;
 
 /**
- * Leaves for the sign-in page, which returns to this page once signed in; after a sign-out, to
- * the sign-in page alone. A sign-out ends the session before the board's requests in flight are
- * answered, and their 401s must not offer to bring the person back to where they left.
+ * Leaves for the sign-in page, which returns to this page once signed in. During a sign-out it
+ * does nothing: the sign-out ends the session before the board's requests in flight are
+ * answered, their 401s must not offer to bring the person back to where they left, and the
+ * sign-out goes to the sign-in page itself (a second navigation would abort the first).
  */
 export function goToSignIn() {
-  location.replace(signingOut ? "/sign-in.html" : `/sign-in.html?next=${encodeURIComponent(location.pathname)}`);
+  if (signingOut) return;
+  location.replace(`/sign-in.html?next=${encodeURIComponent(location.pathname)}`);
 }
 
 /**
