@@ -40,6 +40,7 @@ export type AuthorizationParameter = (typeof AUTHORIZATION_PARAMETERS)[number];
 
 /** The grant types the token endpoint serves. */
 export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
 
 /**
  * OAuth's scope parameter (space-separated API scope names) as the scopes held, .manage bringing
@@ -53,6 +54,32 @@ export function parseScopeParameter(value: string | null | undefined): { scopes:
 
 /** Scopes as OAuth writes them: space-separated. */
 export const scopeParameter = (scopes: readonly string[]) => scopes.join(" ");
+
+/**
+ * A resource indicator (RFC 8707) as it is compared and stored: parsed as a URL (scheme and host in
+ * lower case, a default port dropped) with no trailing "/" on its path, so `https://api.example.com/`
+ * is `https://api.example.com`. Null when it is no absolute http(s) URL, or has a fragment (RFC 8707 §2):
+ * it can then name none of the service's resources.
+ */
+export function canonicalResource(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (!/^https?:$/.test(url.protocol) || url.hash || raw.includes("#")) return null;
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}${url.search}`;
+}
+
+/** The resources a token may be for (RFC 8707), canonical: the API at the service's origin, and its MCP server. */
+export const resourcesOf = (origin: string) => [origin, `${origin}/mcp`];
+
+/** `raw` as one of the service's resources (canonical), or null when it names another (invalid_target). */
+export function serviceResource(raw: string, origin: string): string | null {
+  const resource = canonicalResource(raw);
+  return resource !== null && resourcesOf(origin).includes(resource) ? resource : null;
+}
 
 /** The hosts that are this machine, as WHATWG URL writes them (RFC 8252 §7.3 and §8.3). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);

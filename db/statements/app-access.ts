@@ -24,7 +24,7 @@ export async function findLiveGrant(db: Database, grantId: string): Promise<Live
   const [row] = await run<LiveGrant>(
     db,
     sql`select i.org_id as "orgId", g.id as "grantId", i.id as "installationId", a.id as "appId", g.user_id as "userId",
-               ${appScopes} as scopes
+               ${appScopes()} as scopes
           from (select ${grantId}::uuid as grant_id) t
           join ${liveGrantJoins}
          where ${liveGrant}`,

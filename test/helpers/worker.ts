@@ -1,3 +1,4 @@
+import { createServer, connect, type Server, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 
 // The Worker in workerd, as wrangler starts it for the harness and for stacks of a test's own
@@ -14,7 +15,11 @@ const STRYKER_ACTIVE_MUTANT = "__STRYKER_ACTIVE_MUTANT__";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface TestWorker {
-  /** The Worker's own workerd, past wrangler's dev proxy (watchRuntime, below). */
+  /**
+   * Where the tests reach the Worker: its public origin (PUBLIC_ORIGIN), an address of this
+   * process's that passes every connection to the Worker's own workerd, past wrangler's dev proxy
+   * (watchRuntime, below), byte for byte; or, with `origin`, that workerd itself.
+   */
   url: string;
   /** wrangler's dev proxy, on the port asked for: what `npm run dev` users reach. */
   proxyUrl: string;
@@ -27,10 +32,16 @@ export async function startTestWorker(
     port?: number;
     logLevel?: "warn" | "log";
     testScheduled?: boolean;
-    /** The origin the Worker sees in request.url (https://api.example.com, as on Cloudflare); default its own http address. */
+    /**
+     * The origin the Worker sees in request.url (https://api.example.com, as on Cloudflare), and its
+     * PUBLIC_ORIGIN; default its own http address (the one `url` answers).
+     */
     origin?: string;
   } = {},
 ): Promise<TestWorker> {
+  // The Worker's public origin is an address known before it starts: the forwarder's (below).
+  const forwarder = options.origin ? null : await startForwarder();
+  bindings = { PUBLIC_ORIGIN: options.origin ?? forwarder!.url, ...bindings };
   // Offline machines: no request.cf download, no metrics. Set before wrangler is imported.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
   process.env.WRANGLER_SEND_METRICS = "false";
@@ -59,11 +70,54 @@ export async function startTestWorker(
   });
   try {
     const proxyUrl = (await worker.url).origin;
-    return { url: await runtime.directUrl, proxyUrl, dispose: () => worker.dispose() };
+    const directUrl = await runtime.directUrl;
+    forwarder?.forwardTo(new URL(directUrl));
+    return {
+      url: forwarder?.url ?? directUrl,
+      proxyUrl,
+      dispose: async () => {
+        await worker.dispose();
+        await forwarder?.close();
+      },
+    };
   } catch (error) {
     await worker.dispose().catch(() => {});
+    await forwarder?.close();
     throw error;
   }
+}
+
+/**
+ * A TCP listener on 127.0.0.1 that pipes each connection to the Worker's workerd once its address
+ * is known: the Worker's public origin has to be a binding when it starts, and workerd's own port
+ * is chosen only then. Bytes pass as they are (Host included), so the Worker sees the request as
+ * the client sent it, and a connection closed on either side closes the other.
+ */
+async function startForwarder(): Promise<{ url: string; forwardTo(target: URL): void; close(): Promise<void> }> {
+  let target: URL | null = null;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    if (!target) return client.destroy();
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    }
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    forwardTo: (url) => void (target = url),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** What makes wrangler reload a running Worker, and the reload itself. */
