@@ -28,14 +28,25 @@ function checkRedirectUris(uris: string[]): string[] {
   return [...new Set(uris)];
 }
 
-/** After the answer: the rooms of the organisations whose installations ended close their sockets and reload their webhooks. */
-export function tellEnded(ctx: Pick<ServiceContext, "defer" | "rooms">, ended: EndedInstallation[]): void {
+/**
+ * The rooms of the organisations whose installations ended reload their webhooks before the answer
+ * goes out, as after any change of a webhook (services/webhooks.ts): an event published after the
+ * answer reaches none of the webhooks those installations registered. After the answer, the rooms
+ * close their sockets. A room that cannot be told (down) loads its webhooks afresh when it wakes.
+ */
+export async function tellEnded(ctx: Pick<ServiceContext, "defer" | "rooms">, ended: EndedInstallation[]): Promise<void> {
   const byOrg = new Map<string, string[]>();
   for (const { id, orgId } of ended) byOrg.set(orgId, [...(byOrg.get(orgId) ?? []), id]);
-  for (const [orgId, ids] of byOrg) {
-    ctx.defer(() => ctx.rooms.tell(orgId, { installationsEnded: ids }));
-    ctx.defer(() => ctx.rooms.tell(orgId, { webhooksChanged: true }));
-  }
+  await Promise.all(
+    [...byOrg.keys()].map((orgId) =>
+      ctx.rooms
+        .tell(orgId, { webhooksChanged: true })
+        .catch((error: unknown) =>
+          console.warn(JSON.stringify({ level: "warn", message: "the room could not reload its webhooks", orgId, cause: String(error) })),
+        ),
+    ),
+  );
+  for (const [orgId, ids] of byOrg) ctx.defer(() => ctx.rooms.tell(orgId, { installationsEnded: ids }));
 }
 
 export async function listApplications({ ctx }: Call<Record<string, never>>) {
@@ -102,7 +113,7 @@ export async function deleteApplication({ ctx, input }: Call<{ id: string }>) {
   const outcome = await statements.deleteApplication(ctx.db, ctx.actor, input.id, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.deleted) throw notFound("application");
-  tellEnded(ctx, outcome.ended);
+  await tellEnded(ctx, outcome.ended);
   return outcome.deleted;
 }
 
@@ -133,7 +144,7 @@ export async function uninstall({ ctx, input }: Call<{ id: string }>) {
   const outcome = await statements.uninstall(ctx.db, ctx.actor, input.id, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (outcome.ended.length === 0) throw notFound("installation");
-  tellEnded(ctx, outcome.ended);
+  await tellEnded(ctx, outcome.ended);
 }
 
 /** The organisation's application settings; changing them is an owner's. */

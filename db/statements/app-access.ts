@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
@@ -5,9 +6,38 @@ import { appScopes, liveGrant, liveGrantJoins } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 
 // An OAuth application's access beyond one call (docs/apps.md "Realtime"): the grant a realtime
-// token names, checked when its socket opens; the installations ended and grants revoked lately,
-// which the sweep repeats to the rooms; and the tokens, codes and grants that can no longer be
-// used, which the sweep prunes.
+// token names, checked when its socket opens; installations ended (uninstalled, their application
+// deleted, their installer's authority gone), and those ended and grants revoked lately, which the
+// sweep repeats to the rooms; and the tokens, codes and grants that can no longer be used, which the
+// sweep prunes.
+
+/**
+ * `ended`: the live installations `which` selects (over `x`), uninstalled now; `grants_ended` their
+ * grants revoked; `hooks_stopped` the webhooks they registered turned off, saying `why`. Every token
+ * of theirs is refused at once (the caller CTE reads it); the service then tells their rooms.
+ */
+export function endInstallations(which: SQL, why: string): SQL {
+  return sql`ended as (
+      update installations x set uninstalled_at = now() where ${which} and x.uninstalled_at is null
+      returning x.id, x.org_id, x.application_id, x.scopes
+    ),
+    grants_ended as (
+      update oauth_grants set revoked_at = now() where installation_id in (select id from ended) and revoked_at is null returning id
+    ),
+    hooks_stopped as (
+      update webhooks set enabled = false, disabled_reason = ${why}::text, updated_at = now(),
+             version = version + 1
+       where created_by_installation_id in (select id from ended) and enabled
+      returning id
+    )`;
+}
+
+/** What ending installations reports: each one ended, with its organisation, to tell the rooms. */
+export interface EndedInstallation {
+  id: string;
+  orgId: string;
+}
+export const endedColumn = sql`coalesce((select json_agg(json_build_object('id', id, 'orgId', org_id)) from ended), '[]') as ended`;
 
 export interface LiveGrant {
   orgId: string;
