@@ -81,13 +81,27 @@ export function serviceResource(raw: string, origin: string): string | null {
   return resource !== null && resourcesOf(origin).includes(resource) ? resource : null;
 }
 
+/** The service's name, which no application's may carry: the consent page would show it as ours. */
+const SERVICE_NAME = "opsroom";
+
+/**
+ * Why an application may not be called `name`, or null: it names the service ("opsroom ...",
+ * "OpsRoom Sync", "ops-room", "0psroom"), compared in lower case with its letters alone (NFKC, 0 as o).
+ */
+export function applicationNameProblem(name: string): string | null {
+  const letters = name.normalize("NFKC").toLowerCase().replace(/0/g, "o").replace(/[^\p{L}]/gu, "");
+  return letters.includes(SERVICE_NAME) ? `must not name the service (${SERVICE_NAME}): the consent page would show it as ours` : null;
+}
+
 /** The hosts that are this machine, as WHATWG URL writes them (RFC 8252 §7.3 and §8.3). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /**
  * Why a redirect URI may not be registered, or null: an absolute https URL, or http to a loopback
- * host for tools on a person's machine (RFC 8252 §7.3); no fragment (RFC 6749 §3.1.2), no
- * credentials, at most 2,000 characters. It is registered as written, and matched exactly.
+ * host for tools on a person's machine (RFC 8252 §7.3; `localhost` too, which §8.3 does not
+ * recommend but native tools register: docs/apps.md "Security"); no fragment (RFC 6749 §3.1.2), no
+ * credentials, no port 0 (no server listens there), at most 2,000 characters. It is registered as
+ * written, and matched exactly.
  */
 export function redirectUriProblem(raw: string): string | null {
   let url: URL;
@@ -99,6 +113,7 @@ export function redirectUriProblem(raw: string): string | null {
   if (raw.length > 2000) return "is longer than 2000 characters";
   if (url.hash || raw.includes("#")) return "must not have a fragment";
   if (url.username || url.password) return "must not carry credentials";
+  if (url.port === "0") return "must not name port 0";
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)) return null;
   return "must use https, or http to a loopback address (127.0.0.1, [::1] or localhost)";
@@ -123,7 +138,7 @@ function loopbackPortless(raw: string): string | null {
   } catch {
     return null;
   }
-  if (!LOOPBACK_HOSTS.has(url.hostname) || url.username || url.password || url.hash || raw.includes("#")) return null;
+  if (!LOOPBACK_HOSTS.has(url.hostname) || url.port === "0" || url.username || url.password || url.hash || raw.includes("#")) return null;
   // Rebuilt from the parsed parts, so "http://127.0.0.1:8000/cb" and "http://127.0.0.1/cb" compare equal, and nothing else does.
   const rebuilt = `http://${url.host}${url.pathname}${url.search}`;
   if (rebuilt !== raw && `http://${url.hostname}${url.pathname}${url.search}` !== raw) return null;

@@ -5,7 +5,7 @@ import { generateClientId, generateCredential, hashCredential } from "../domain/
 import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
-import { OAuthError, redirectUriProblem } from "../domain/oauth.ts";
+import { applicationNameProblem, OAuthError, redirectUriProblem } from "../domain/oauth.ts";
 import type { Database } from "../db/client.ts";
 import { expandScopes, type Scope } from "../domain/scopes.ts";
 import type { Call, ServiceContext } from "./context.ts";
@@ -18,6 +18,13 @@ import { settleCaller } from "./settle.ts";
 // after the answer its room is told, to close its sockets (4401) and stop its webhooks.
 
 export type { ApplicationRecord, InstallationRecord } from "../db/statements/applications.ts";
+
+/** The name names not the service; 400 naming `name` otherwise. */
+function checkName(name: string): string {
+  const problem = applicationNameProblem(name);
+  if (problem) throw new DomainError("invalid_field", `name ${problem}`, { field: "name" });
+  return name;
+}
 
 /** Every redirect URI may be registered (https, or http to loopback); 400 naming redirectUris otherwise. */
 function checkRedirectUris(uris: string[]): string[] {
@@ -76,7 +83,7 @@ export async function createApplication({
     {
       id: input.id ?? uuidv7(),
       clientId: generateClientId(),
-      name: input.name,
+      name: checkName(input.name),
       redirectUris,
       scopes: expandScopes(input.scopes),
       public: isPublic,
@@ -97,7 +104,7 @@ export async function updateApplication({
     ctx.actor,
     input.id,
     {
-      name: input.name,
+      name: input.name === undefined ? undefined : checkName(input.name),
       redirectUris: input.redirectUris && checkRedirectUris(input.redirectUris),
       scopes: input.scopes && expandScopes(input.scopes),
     },
