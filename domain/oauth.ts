@@ -89,7 +89,11 @@ const SERVICE_NAME = "opsroom";
  * "OpsRoom Sync", "ops-room", "0psroom"), compared in lower case with its letters alone (NFKC, 0 as o).
  */
 export function applicationNameProblem(name: string): string | null {
-  const letters = name.normalize("NFKC").toLowerCase().replace(/0/g, "o").replace(/[^\p{L}]/gu, "");
+  const letters = name
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/0/g, "o")
+    .replace(/[^\p{L}]/gu, "");
   return letters.includes(SERVICE_NAME) ? `must not name the service (${SERVICE_NAME}): the consent page would show it as ours` : null;
 }
 
