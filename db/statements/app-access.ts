@@ -1,8 +1,11 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
+import { NO_REQUEST } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
-import { appScopes, liveGrant, liveGrantJoins } from "./caller.ts";
+import { installationTarget } from "./application-audit.ts";
+import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit-append.ts";
+import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 
 // An OAuth application's access beyond one call (docs/apps.md "Realtime"): the grant a realtime
@@ -60,6 +63,48 @@ export async function findLiveGrant(db: Database, grantId: string): Promise<Live
          where ${liveGrant}`,
   );
   return row ?? null;
+}
+
+/** Why the webhooks of an installation whose installer left (or lost the role it needs) are off. */
+export const INSTALLER_GONE = "the person who installed the application that registered it left, or lost the role it needs";
+
+/**
+ * The organisations (at most `limit`) with a live installation whose installer's authority is gone
+ * by another path than a member change, which ends them itself: a membership deleted in the
+ * database, or an installation made before the rule (docs/apps.md "Whose authority an installation
+ * rests on"). Its tokens are refused already (caller.ts); the sweep ends it.
+ */
+export async function organisationsWithUnauthorisedInstallations(db: Database, limit: number): Promise<string[]> {
+  const rows = await run<{ org_id: string }>(
+    db,
+    sql`select distinct i.org_id from installations i ${installerJoin} where i.uninstalled_at is null and not ${installerHolds} limit ${limit}`,
+  );
+  return rows.map((row) => row.org_id);
+}
+
+/** Ends, in one organisation, every live installation whose installer's authority is gone; opsroom records each. */
+export async function endUnauthorisedInstallations(db: Database, orgId: string): Promise<EndedInstallation[]> {
+  const row = await runOne<{ ended: EndedInstallation[] }>(
+    db,
+    sql`with ${endInstallations(
+      sql`x.org_id = ${orgId}::uuid and not coalesce(x.scopes <@ (select ${roleScopesOf("im")} from memberships im
+                                                                   where im.user_id = x.installed_by_user_id and im.org_id = x.org_id), false)`,
+      INSTALLER_GONE,
+    )},
+    ${auditCtes(
+      {
+        action: "application.installation_ended",
+        actor: SYSTEM_ACTOR_JSON,
+        order: sql`s.position`,
+        source: sql`select e.org_id, ${installationTarget("e", "a")} as target, row_number() over (order by e.id) as position,
+                           jsonb_build_object('scopes', jsonb_build_object('from', to_jsonb(e.scopes), 'to', null)) as changes
+                      from ended e join applications a on a.id = e.application_id`,
+      },
+      NO_REQUEST,
+    )}
+    select ${endedColumn}`,
+  );
+  return row.ended;
 }
 
 /** What ended in the last `seconds`, by organisation: installations, and grants revoked apart from an ended installation. */

@@ -3,7 +3,7 @@ import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { ROLE_SCOPES, SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
-import { endedColumn, endInstallations, type EndedInstallation } from "./app-access.ts";
+import { endedColumn, endInstallations, INSTALLER_GONE, type EndedInstallation } from "./app-access.ts";
 import { installationTarget } from "./application-audit.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
 import { CALLER_ORG } from "./caller.ts";
@@ -49,9 +49,6 @@ export interface MemberChange {
   /** The installations that rested on the member and ended with the change (docs/apps.md "Whose authority"). */
   ended: EndedInstallation[];
 }
-
-/** Why the webhooks of an installation whose installer left (or lost the role it needs) are off. */
-const INSTALLER_GONE = "the person who installed the application that registered it left, or lost the role it needs";
 
 /**
  * The change's entries, over `changed` (the membership row) and `ended` (the installations that

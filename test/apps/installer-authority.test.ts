@@ -3,7 +3,8 @@ import { api, expectError, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { auditRows } from "../helpers/audit.ts";
 import { query } from "../helpers/database.ts";
 import { asPerson, fixturesOf, memberOf, signUp } from "../helpers/people.ts";
-import { useRoom } from "../helpers/realtime.ts";
+import { runSweep, useRoom } from "../helpers/realtime.ts";
+import { pollUntil } from "../helpers/wait.ts";
 import { taskBody } from "../helpers/resources.ts";
 import { socketWith } from "../helpers/sockets.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
@@ -157,5 +158,32 @@ describe("an installation rests on its installer", () => {
     expectSuccess(await asPerson(owner.cookie, `/v1/settings/members/${member.userId}`, { method: "DELETE" }));
     expect((await installationOf(other, owner.orgId)).uninstalled_at).toBeNull();
     expect((await clientCredentials(other, owner.orgId)).status).toBe(200);
+  });
+
+  it("by another path (a membership deleted in the database): its tokens are refused at once, and the sweep ends it", async () => {
+    const owner = await signUp();
+    const member = await memberOf(owner, "member");
+    const app = await registerApp(owner);
+    const tokens = await tokensFor(app, owner);
+    const installation = await installationOf(app, owner.orgId);
+    // An installation resting on the member (as one made before the rule might), whose membership then goes behind the API's back.
+    await query("update installations set installed_by_user_id = $1 where id = $2", [member.userId, installation.id]);
+    expectSuccess(await api("/v1/tasks", { key: tokens.access_token }));
+    await query("delete from memberships where user_id = $1 and org_id = $2", [member.userId, owner.orgId]);
+    expectError(await api("/v1/tasks", { key: tokens.access_token }), 401, "invalid_key");
+    expect((await clientCredentials(app, owner.orgId)).body).toMatchObject({ error: "invalid_grant" });
+
+    // The sweep runs after the scheduled handler answers (waitUntil): its work is waited for.
+    await runSweep();
+    await pollUntil(
+      () => installationOf(app, owner.orgId),
+      (row) => row.uninstalled_at !== null,
+      30_000,
+    );
+    expect((await auditRows(owner.orgId)).at(-1)).toMatchObject({
+      action: "application.installation_ended",
+      actor: { type: "system", name: "opsroom" },
+      target: { type: "installation", id: installation.id },
+    });
   });
 });
