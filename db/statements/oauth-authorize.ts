@@ -128,6 +128,13 @@ export async function consent(db: Database, sessionToken: string, request: Conse
           uninstalled_at = null
         returning i.id, i.application_id, i.scopes
       ),
+      stale as (
+        -- An installation that ended starts afresh: no grant of before lives again with it (an
+        -- uninstall revoked them already; one whose installer's authority went by another path, not yet).
+        update oauth_grants set revoked_at = now()
+         where installation_id = (select id from previous where ended) and revoked_at is null and exists (select 1 from installed)
+        returning 1
+      ),
       grant_made as (
         insert into oauth_grants (id, installation_id, user_id, scopes, resource, code_hash, code_challenge, redirect_uri, code_expires_at)
         select ${request.grantId}::uuid, i.id, p.user_id, g.scopes, ${request.resource}::text, ${request.codeHash}, ${request.challenge},

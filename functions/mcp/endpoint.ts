@@ -17,12 +17,12 @@ import { loadRoutes } from "../routes/index.ts";
 // requests, no Durable Object), on the official SDK. A request from a 2026-07-28 client is served
 // by the SDK's createMcpHandler; one from a 2025-era client (initialize, then requests) by the
 // SDK's Streamable HTTP transport in its stateless mode, answering JSON. Before either: the
-// request's Origin and Host (403 for a page or a name that is not the service's: DNS rebinding), the
-// credentials (401 with the RFC 9728 pointer and the scopes the tools chosen need, so a client finds
-// the authorization server and what to ask it for on its own), the body (at most the largest route's limit, with room for the JSON-RPC around it), one
-// JSON-RPC message (a batch is refused, as the protocol has had none since 2025-06-18), and the
-// tool selection. A GET (a standalone event stream) or DELETE (ending a session) answers 405, as
-// the protocol says a server without them does.
+// request's Origin and Host (403 for a page or a name that is not the service's: DNS rebinding),
+// the credentials (401 with the RFC 9728 pointer and the scopes the tools chosen need, so a client
+// finds the authorization server and what to ask it for on its own), the body (at most the largest
+// route's limit, with room for the JSON-RPC around it), one JSON-RPC message (a batch is refused,
+// as the protocol has had none since 2025-06-18), and the tool selection. A GET (a standalone event
+// stream) or DELETE (ending a session) answers 405, as the protocol says a server without them does.
 
 /** Where the RFC 9728 document of this resource is, and the document (functions/oauth/metadata.ts builds it). */
 export const MCP_RESOURCE_METADATA_PATH = `${PROTECTED_RESOURCE_PATH}/mcp`;

@@ -186,4 +186,23 @@ describe("an installation rests on its installer", () => {
       target: { type: "installation", id: installation.id },
     });
   });
+
+  it("installed afresh over one whose installer's authority went: the grants of before stay refused", async () => {
+    const owner = await signUp();
+    const member = await memberOf(owner, "member");
+    const app = await registerApp(owner);
+    const before = await tokensFor(app, owner);
+    const installation = await installationOf(app, owner.orgId);
+    await query("update installations set installed_by_user_id = $1 where id = $2", [member.userId, installation.id]);
+    await query("delete from memberships where user_id = $1 and org_id = $2", [member.userId, owner.orgId]);
+    expectError(await api("/v1/tasks", { key: before.access_token }), 401, "invalid_key");
+    const after = await tokensFor(app, owner);
+    expect(await installationOf(app, owner.orgId)).toMatchObject({
+      id: installation.id,
+      installed_by_user_id: owner.userId,
+      uninstalled_at: null,
+    });
+    expectSuccess(await api("/v1/tasks", { key: after.access_token }));
+    expectError(await api("/v1/tasks", { key: before.access_token }), 401, "invalid_key");
+  });
 });

@@ -54,7 +54,8 @@ export async function startTestWorker(
   const mutant = process.env[STRYKER_ACTIVE_MUTANT];
   if (mutant) bindings = { ...bindings, [STRYKER_ACTIVE_MUTANT]: mutant };
   const devEnv = new unstable_DevEnv();
-  const runtime = watchRuntime(devEnv);
+  // After a reload (below), the forwarder passes new connections to the Worker's new address.
+  const runtime = watchRuntime(devEnv, (url) => forwarder?.forwardTo(new URL(url)));
   const worker = await devEnv.startWorker({
     config: `${ROOT}wrangler.toml`,
     bindings: Object.fromEntries(Object.entries(bindings).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
@@ -136,11 +137,15 @@ const RELOAD_EVENTS = new Set(["configUpdate", "bundleStart", "bundleComplete", 
  * a POST, with no restart at all: the flake of the earlier runs, in bursts of 200 concurrent
  * writes. On Cloudflare there is no such proxy.
  *
- * A reload pauses the proxy; the direct address changes with it. Even with `watch: false`,
- * wrangler watches the `[assets]` directory (console/): a file added, changed or removed there
- * reloads the Worker (bundleComplete with no bundleStart); bundleStart is a rebuild of the sources.
+ * A reload pauses the proxy; the direct address changes with it (`reloaded` is told the new one).
+ * Even with `watch: false`, wrangler watches the `[assets]` directory (console/): a file added,
+ * changed or removed there reloads the Worker (bundleComplete with no bundleStart); bundleStart is a
+ * rebuild of the sources.
  */
-function watchRuntime(devEnv: { dispatch(event: { type: string; proxyData?: { userWorkerUrl?: Partial<URL> } }): void }): {
+function watchRuntime(
+  devEnv: { dispatch(event: { type: string; proxyData?: { userWorkerUrl?: Partial<URL> } }): void },
+  reloaded: (url: string) => void,
+): {
   directUrl: Promise<string>;
 } {
   const dispatch = devEnv.dispatch.bind(devEnv);
@@ -155,13 +160,14 @@ function watchRuntime(devEnv: { dispatch(event: { type: string; proxyData?: { us
   devEnv.dispatch = (event) => {
     if (started && RELOAD_EVENTS.has(event.type))
       console.warn(
-        `test Worker: wrangler ${event.type} at ${new Date().toISOString()} (the Worker's address may change; tests keep the old one)`,
+        `test Worker: wrangler ${event.type} at ${new Date().toISOString()} (the Worker's address may change; the forwarder follows it)`,
       );
-    if (event.type === "reloadComplete" && !started) {
-      started = true;
+    if (event.type === "reloadComplete") {
       const url = new URL("http://127.0.0.1");
       Object.assign(url, event.proxyData?.userWorkerUrl ?? {});
-      found(url.origin);
+      if (started) reloaded(url.origin);
+      else found(url.origin);
+      started = true;
     }
     dispatch(event);
   };
