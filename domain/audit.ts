@@ -35,6 +35,9 @@ export const AUDIT_ACTIONS = [
   "application.uninstalled",
   "application.code_reused",
   "application.refresh_reused",
+  "application.token_issued",
+  "application.token_revoked",
+  "application.installation_ended",
   "organisation.updated",
   "mcp.session_started",
 ] as const;

@@ -40,6 +40,7 @@ export type AuthorizationParameter = (typeof AUTHORIZATION_PARAMETERS)[number];
 
 /** The grant types the token endpoint serves. */
 export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
 
 /**
  * OAuth's scope parameter (space-separated API scope names) as the scopes held, .manage bringing
@@ -54,13 +55,57 @@ export function parseScopeParameter(value: string | null | undefined): { scopes:
 /** Scopes as OAuth writes them: space-separated. */
 export const scopeParameter = (scopes: readonly string[]) => scopes.join(" ");
 
+/**
+ * A resource indicator (RFC 8707) as it is compared and stored: parsed as a URL (scheme and host in
+ * lower case, a default port dropped) with no trailing "/" on its path, so `https://api.example.com/`
+ * is `https://api.example.com`. Null when it is no absolute http(s) URL, or has a fragment (RFC 8707 §2):
+ * it can then name none of the service's resources.
+ */
+export function canonicalResource(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (!/^https?:$/.test(url.protocol) || url.hash || raw.includes("#")) return null;
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}${url.search}`;
+}
+
+/** The resources a token may be for (RFC 8707), canonical: the API at the service's origin, and its MCP server. */
+export const resourcesOf = (origin: string) => [origin, `${origin}/mcp`];
+
+/** `raw` as one of the service's resources (canonical), or null when it names another (invalid_target). */
+export function serviceResource(raw: string, origin: string): string | null {
+  const resource = canonicalResource(raw);
+  return resource !== null && resourcesOf(origin).includes(resource) ? resource : null;
+}
+
+/** The service's name, which no application's may carry: the consent page would show it as ours. */
+const SERVICE_NAME = "opsroom";
+
+/**
+ * Why an application may not be called `name`, or null: it names the service ("opsroom ...",
+ * "OpsRoom Sync", "ops-room", "0psroom"), compared in lower case with its letters alone (NFKC, 0 as o).
+ */
+export function applicationNameProblem(name: string): string | null {
+  const letters = name
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/0/g, "o")
+    .replace(/[^\p{L}]/gu, "");
+  return letters.includes(SERVICE_NAME) ? `must not name the service (${SERVICE_NAME}): the consent page would show it as ours` : null;
+}
+
 /** The hosts that are this machine, as WHATWG URL writes them (RFC 8252 §7.3 and §8.3). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /**
  * Why a redirect URI may not be registered, or null: an absolute https URL, or http to a loopback
- * host for tools on a person's machine (RFC 8252 §7.3); no fragment (RFC 6749 §3.1.2), no
- * credentials, at most 2,000 characters. It is registered as written, and matched exactly.
+ * host for tools on a person's machine (RFC 8252 §7.3; `localhost` too, which §8.3 does not
+ * recommend but native tools register: docs/apps.md "Security"); no fragment (RFC 6749 §3.1.2), no
+ * credentials, no port 0 (no server listens there), at most 2,000 characters. It is registered as
+ * written, and matched exactly.
  */
 export function redirectUriProblem(raw: string): string | null {
   let url: URL;
@@ -72,6 +117,7 @@ export function redirectUriProblem(raw: string): string | null {
   if (raw.length > 2000) return "is longer than 2000 characters";
   if (url.hash || raw.includes("#")) return "must not have a fragment";
   if (url.username || url.password) return "must not carry credentials";
+  if (url.port === "0") return "must not name port 0";
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)) return null;
   return "must use https, or http to a loopback address (127.0.0.1, [::1] or localhost)";
@@ -96,7 +142,7 @@ function loopbackPortless(raw: string): string | null {
   } catch {
     return null;
   }
-  if (!LOOPBACK_HOSTS.has(url.hostname) || url.username || url.password || url.hash || raw.includes("#")) return null;
+  if (!LOOPBACK_HOSTS.has(url.hostname) || url.port === "0" || url.username || url.password || url.hash || raw.includes("#")) return null;
   // Rebuilt from the parsed parts, so "http://127.0.0.1:8000/cb" and "http://127.0.0.1/cb" compare equal, and nothing else does.
   const rebuilt = `http://${url.host}${url.pathname}${url.search}`;
   if (rebuilt !== raw && `http://${url.hostname}${url.pathname}${url.search}` !== raw) return null;

@@ -1,4 +1,4 @@
-import { SCOPE_GROUPS, type ScopeGroup } from "./resources.ts";
+import { RESOURCES, SCOPE_GROUPS, type ScopeGroup } from "./resources.ts";
 
 // The closed set of scopes (docs/api.md "Keys and scopes"): each group's .read and .manage
 // (domain/resources.ts SCOPE_GROUPS), in its order, then audit.read. A .manage scope always
@@ -18,6 +18,14 @@ export const SCOPES = Object.fromEntries([
 ]) as Record<Scope, string>;
 
 export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
+
+/**
+ * The read scopes of the records (domain/resources.ts), in catalogue order: what an application
+ * registered dynamically without a scope may ask for (docs/apps.md "Dynamic registration").
+ */
+export const RECORD_READ_SCOPES = ALL_SCOPES.filter((scope) =>
+  Object.values(RESOURCES).some((resource) => `${resource.scopes}.read` === scope),
+);
 
 export function isScope(value: string): value is Scope {
   return Object.hasOwn(SCOPES, value);

@@ -11,6 +11,12 @@ import type { RateLimiter } from "./rate-limit/limiter.ts";
 export interface Bindings {
   /** Postgres connection string; a Neon one in production (a secret). */
   DATABASE_URL: string;
+  /**
+   * The service's public origin (https://api.example.com): the OAuth issuer, every endpoint the
+   * discovery documents name, and the resources (RFC 8707) tokens are issued for, whatever Host or
+   * X-Forwarded-Host a request carries; /mcp answers only requests made to it (docs/apps.md).
+   */
+  PUBLIC_ORIGIN: string;
   /** host:port of a local Neon-compatible /sql endpoint (development and tests); unset against Neon. */
   LOCAL_SQL_ENDPOINT?: string;
   /** Base URL of the PartyKit realtime server. */
@@ -48,6 +54,8 @@ export interface Bindings {
 
 /** The Worker's configuration, checked: what the code reads instead of the raw bindings. */
 export interface Settings {
+  /** PUBLIC_ORIGIN, as URL writes an origin (no trailing slash). */
+  publicOrigin: string;
   database: { url: string; localSqlEndpoint?: string | undefined; checkStatements: boolean };
   /** Where the realtime rooms are; null when realtime is not configured (events wait for the sweep). */
   realtime: { url: string; secret: string } | null;
@@ -82,6 +90,18 @@ function protocolOf(url: string): string {
   }
 }
 
+/** An http(s) origin alone: no path (but "/"), query, fragment or credentials. */
+const origin: Check = (v) => {
+  try {
+    const url = new URL(v);
+    if (/^https?:$/.test(url.protocol) && url.pathname === "/" && !url.search && !url.hash && !v.includes("@") && !v.includes("#"))
+      return true;
+  } catch {
+    // answered below
+  }
+  return "must be an http(s) origin, such as https://api.example.com (no path, query or credentials)";
+};
+
 /**
  * Reads the bindings one by one, each through its check (a handful of plain checks: the Worker's
  * start-up does not load a schema library for them); an empty value is unset. What fails is kept
@@ -114,6 +134,7 @@ export function settingsOf(env: Bindings): Settings {
     const { read, problems } = reader(env);
     const s = {
       DATABASE_URL: read("DATABASE_URL", (v) => /^postgres(ql)?:\/\//.test(v) || "must be a postgres:// connection string", true),
+      PUBLIC_ORIGIN: read("PUBLIC_ORIGIN", origin, true),
       LOCAL_SQL_ENDPOINT: read("LOCAL_SQL_ENDPOINT", (v) => /^[\w.-]+:\d{1,5}$/.test(v) || "must be host:port"),
       REALTIME_URL: read("REALTIME_URL", (v) => /^https?:$/.test(protocolOf(v)) || "must be an http(s) URL"),
       REALTIME_SECRET: read("REALTIME_SECRET", (v) => v.length >= 16 || "must be at least 16 characters"),
@@ -129,6 +150,7 @@ export function settingsOf(env: Bindings): Settings {
       problems.push("REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
     if (problems.length) throw new Error(`the Worker is misconfigured: ${problems.join("; ")}`);
     settings = {
+      publicOrigin: new URL(s.PUBLIC_ORIGIN!).origin,
       database: { url: s.DATABASE_URL!, localSqlEndpoint: s.LOCAL_SQL_ENDPOINT, checkStatements: s.CHECK_STATEMENTS === "true" },
       realtime: s.REALTIME_URL && s.REALTIME_SECRET ? { url: s.REALTIME_URL.replace(/\/$/, ""), secret: s.REALTIME_SECRET } : null,
       webhooks: { allowLoopback: s.WEBHOOKS_ALLOW_LOOPBACK === "true" },

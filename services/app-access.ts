@@ -33,5 +33,21 @@ export async function repeatEndedAccess(
   );
 }
 
+/** Organisations whose installations the sweep ends at a time. */
+const UNAUTHORISED_ORGANISATIONS_PER_SWEEP = 50;
+
+/**
+ * Ends the installations whose installer's authority is gone by another path than a member change
+ * (which ends them itself): their tokens are refused already; this turns their webhooks off and
+ * records each (application.installation_ended, by opsroom). Run before the rooms are told what
+ * ended lately, so they close the installations' sockets and reload their webhooks.
+ */
+export async function endUnauthorisedInstallations(ctx: Pick<ServiceContext, "db">): Promise<number> {
+  let ended = 0;
+  for (const orgId of await statements.organisationsWithUnauthorisedInstallations(ctx.db, UNAUTHORISED_ORGANISATIONS_PER_SWEEP))
+    ended += (await statements.endUnauthorisedInstallations(ctx.db, orgId)).length;
+  return ended;
+}
+
 /** Prunes expired tokens and the grants that can no longer be used (db/statements/app-access.ts says which, and why). */
 export const pruneAppTokens = (ctx: Pick<ServiceContext, "db">) => statements.pruneAppTokens(ctx.db);

@@ -5,7 +5,7 @@ import { generateClientId, generateCredential, hashCredential } from "../domain/
 import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
-import { OAuthError, redirectUriProblem } from "../domain/oauth.ts";
+import { applicationNameProblem, OAuthError, redirectUriProblem } from "../domain/oauth.ts";
 import type { Database } from "../db/client.ts";
 import { expandScopes, type Scope } from "../domain/scopes.ts";
 import type { Call, ServiceContext } from "./context.ts";
@@ -19,6 +19,13 @@ import { settleCaller } from "./settle.ts";
 
 export type { ApplicationRecord, InstallationRecord } from "../db/statements/applications.ts";
 
+/** The name names not the service; 400 naming `name` otherwise. */
+function checkName(name: string): string {
+  const problem = applicationNameProblem(name);
+  if (problem) throw new DomainError("invalid_field", `name ${problem}`, { field: "name" });
+  return name;
+}
+
 /** Every redirect URI may be registered (https, or http to loopback); 400 naming redirectUris otherwise. */
 function checkRedirectUris(uris: string[]): string[] {
   for (const [index, uri] of uris.entries()) {
@@ -28,14 +35,25 @@ function checkRedirectUris(uris: string[]): string[] {
   return [...new Set(uris)];
 }
 
-/** After the answer: the rooms of the organisations whose installations ended close their sockets and reload their webhooks. */
-export function tellEnded(ctx: Pick<ServiceContext, "defer" | "rooms">, ended: EndedInstallation[]): void {
+/**
+ * The rooms of the organisations whose installations ended reload their webhooks before the answer
+ * goes out, as after any change of a webhook (services/webhooks.ts): an event published after the
+ * answer reaches none of the webhooks those installations registered. After the answer, the rooms
+ * close their sockets. A room that cannot be told (down) loads its webhooks afresh when it wakes.
+ */
+export async function tellEnded(ctx: Pick<ServiceContext, "defer" | "rooms">, ended: EndedInstallation[]): Promise<void> {
   const byOrg = new Map<string, string[]>();
   for (const { id, orgId } of ended) byOrg.set(orgId, [...(byOrg.get(orgId) ?? []), id]);
-  for (const [orgId, ids] of byOrg) {
-    ctx.defer(() => ctx.rooms.tell(orgId, { installationsEnded: ids }));
-    ctx.defer(() => ctx.rooms.tell(orgId, { webhooksChanged: true }));
-  }
+  await Promise.all(
+    [...byOrg.keys()].map((orgId) =>
+      ctx.rooms
+        .tell(orgId, { webhooksChanged: true })
+        .catch((error: unknown) =>
+          console.warn(JSON.stringify({ level: "warn", message: "the room could not reload its webhooks", orgId, cause: String(error) })),
+        ),
+    ),
+  );
+  for (const [orgId, ids] of byOrg) ctx.defer(() => ctx.rooms.tell(orgId, { installationsEnded: ids }));
 }
 
 export async function listApplications({ ctx }: Call<Record<string, never>>) {
@@ -65,7 +83,7 @@ export async function createApplication({
     {
       id: input.id ?? uuidv7(),
       clientId: generateClientId(),
-      name: input.name,
+      name: checkName(input.name),
       redirectUris,
       scopes: expandScopes(input.scopes),
       public: isPublic,
@@ -86,7 +104,7 @@ export async function updateApplication({
     ctx.actor,
     input.id,
     {
-      name: input.name,
+      name: input.name === undefined ? undefined : checkName(input.name),
       redirectUris: input.redirectUris && checkRedirectUris(input.redirectUris),
       scopes: input.scopes && expandScopes(input.scopes),
     },
@@ -102,7 +120,7 @@ export async function deleteApplication({ ctx, input }: Call<{ id: string }>) {
   const outcome = await statements.deleteApplication(ctx.db, ctx.actor, input.id, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.deleted) throw notFound("application");
-  tellEnded(ctx, outcome.ended);
+  await tellEnded(ctx, outcome.ended);
   return outcome.deleted;
 }
 
@@ -133,7 +151,7 @@ export async function uninstall({ ctx, input }: Call<{ id: string }>) {
   const outcome = await statements.uninstall(ctx.db, ctx.actor, input.id, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (outcome.ended.length === 0) throw notFound("installation");
-  tellEnded(ctx, outcome.ended);
+  await tellEnded(ctx, outcome.ended);
 }
 
 /** The organisation's application settings; changing them is an owner's. */

@@ -43,6 +43,8 @@ export interface ChainReport {
   lastSequence: number | null;
   /** The chain's head: the sequence of the last entry ever appended. */
   headSequence: number;
+  /** What retention pruned the chain through (the last entry it deleted, and when that entry occurred); null: nothing. */
+  prunedThrough: { sequence: number; occurredAt: string | null } | null;
   /** The first entry that does not verify, and why. */
   firstBad: { id: string | null; sequence: number; problem: string } | null;
 }
@@ -50,11 +52,30 @@ export interface ChainReport {
 /** Entries the verifier reads per statement. */
 const VERIFY_PAGE = 1000;
 
+type Head = NonNullable<Awaited<ReturnType<typeof statements.chainHead>>>;
+
+/**
+ * Why the first entry kept does not start what is kept, or null: it must follow what retention
+ * pruned through (its sequence next, its previousHash that entry's hash), or start the chain when
+ * nothing was pruned. Anything else is a prefix deleted by another hand than retention's.
+ */
+function startProblem(link: statements.ChainLink, head: Head): string | null {
+  const after = head.pruned ?? { sequence: 0, hash: statements.GENESIS_HASH };
+  if (link.sequence > after.sequence + 1) {
+    const pruned = head.pruned ? `retention pruned through entry ${after.sequence}` : "retention pruned none";
+    return `entries ${after.sequence + 1} to ${link.sequence - 1} are missing (${pruned})`;
+  }
+  if (link.sequence <= after.sequence) return `retention recorded entries through ${after.sequence} as pruned, but this one is kept`;
+  if (link.previousHash !== after.hash)
+    return head.pruned ? "its previousHash is not the hash of the last entry retention pruned" : "the first entry does not start the chain";
+  return null;
+}
+
 /**
  * Checks an organisation's chain: each entry's hash against its content as stored now and the
- * hash before it, each entry's previousHash against the entry before, the sequence unbroken, and
- * the last entry against the chain's head. The first entry kept may follow pruned ones (retention);
- * the first ever has the genesis hash before it. Null when there is no such organisation.
+ * hash before it, each entry's previousHash against the entry before, the sequence unbroken, the
+ * first entry kept right after what retention pruned (or the first ever), and the last entry against
+ * the chain's head. Null when there is no such organisation.
  */
 export async function verifyAuditChain({ ctx, input }: Call<{ orgId: string }, { db: Database }>): Promise<ChainReport | null> {
   const head = await statements.chainHead(ctx.db, input.orgId);
@@ -66,6 +87,7 @@ export async function verifyAuditChain({ ctx, input }: Call<{ orgId: string }, {
     firstSequence: null,
     lastSequence: null,
     headSequence: head.sequence,
+    prunedThrough: head.pruned && { sequence: head.pruned.sequence, occurredAt: head.pruned.occurredAt },
     firstBad: null,
   };
   let previous: { sequence: number; hash: string } | null = null;
@@ -73,15 +95,16 @@ export async function verifyAuditChain({ ctx, input }: Call<{ orgId: string }, {
   for (let after = 0; ;) {
     const links = await statements.chainLinks(ctx.db, input.orgId, after, VERIFY_PAGE);
     for (const link of links) {
-      if (previous === null) {
-        report.firstSequence = link.sequence;
-        if (link.sequence === 1 && link.previousHash !== statements.GENESIS_HASH)
-          return fail(link.id, 1, "the first entry does not start the chain");
-      } else if (link.sequence !== previous.sequence + 1) {
-        return fail(link.id, link.sequence, `entries ${previous.sequence + 1} to ${link.sequence - 1} are missing`);
-      } else if (link.previousHash !== previous.hash) {
-        return fail(link.id, link.sequence, "its previousHash is not the hash of the entry before it");
-      }
+      const problem =
+        previous === null
+          ? startProblem(link, head)
+          : link.sequence !== previous.sequence + 1
+            ? `entries ${previous.sequence + 1} to ${link.sequence - 1} are missing`
+            : link.previousHash !== previous.hash
+              ? "its previousHash is not the hash of the entry before it"
+              : null;
+      if (problem) return fail(link.id, link.sequence, problem);
+      report.firstSequence ??= link.sequence;
       if (sha256Hex(link.previousHash + sha256Hex(link.content)) !== link.hash)
         return fail(link.id, link.sequence, "its content or hash was changed after it was written");
       previous = { sequence: link.sequence, hash: link.hash };
@@ -91,7 +114,9 @@ export async function verifyAuditChain({ ctx, input }: Call<{ orgId: string }, {
     if (links.length < VERIFY_PAGE) break;
     after = links.at(-1)!.sequence;
   }
-  if (previous && (previous.sequence !== head.sequence || previous.hash !== head.hash))
-    return fail(null, previous.sequence + 1, `the newest entries, ${previous.sequence + 1} to ${head.sequence}, are missing`);
+  const last = previous ??
+    (head.pruned && { sequence: head.pruned.sequence, hash: head.pruned.hash }) ?? { sequence: 0, hash: statements.GENESIS_HASH };
+  if (last.sequence !== head.sequence || last.hash !== head.hash)
+    return fail(null, last.sequence + 1, `the newest entries, ${last.sequence + 1} to ${head.sequence}, are missing`);
   return report;
 }

@@ -9,7 +9,7 @@ import {
   unpublishedEvents,
 } from "../db/statements/events.ts";
 import { pruneIdempotencyKeys } from "../db/statements/idempotency.ts";
-import { pruneAppTokens, repeatEndedAccess } from "./app-access.ts";
+import { endUnauthorisedInstallations, pruneAppTokens, repeatEndedAccess } from "./app-access.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { pruneAuditEntries } from "../db/statements/audit.ts";
 import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
@@ -159,7 +159,7 @@ async function publishUnacknowledged(ctx: SweepContext, graceSeconds: number): P
  * The scheduled sweep: re-publishes what no room acknowledged, per organisation in changeVersion
  * order and in batches (a batch the room took stays acknowledged if a later one fails); repeats
  * recent revocations to the rooms, keys' and applications' (one that was not told closes their
- * sockets now); and drops events and Idempotency-Keys past their retention, and applications'
+ * sockets now), after ending the installations whose installer's authority is gone by another path; and drops events and Idempotency-Keys past their retention, and applications'
  * tokens and grants that can no longer be used. Each part runs whatever became of the others:
  * after a realtime outage, when publishing has the most to do and may fail, pruning still happens.
  */
@@ -186,6 +186,7 @@ export async function sweep(
       ),
     )
     .catch(failing("read the recent revocations"));
+  await endUnauthorisedInstallations(ctx).catch(failing("end the installations whose installer's authority is gone"));
   await repeatEndedAccess(ctx, REVOCATION_REPEAT_SECONDS, warn).catch(failing("read the applications ended lately"));
   const pruned = await pruneEvents(ctx.db, options.retentionSeconds).catch((error: unknown) => {
     failing("prune events")(error);

@@ -2,13 +2,15 @@ import * as statements from "../db/statements/members.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { SETTINGS_ROLES, type Role } from "../domain/roles.ts";
 import { NO_REQUEST } from "../domain/audit.ts";
+import { tellEnded } from "./applications.ts";
 import type { Call, ServiceContext } from "./context.ts";
 import { settleCaller } from "./settle.ts";
 
 // Members (docs/people.md "Roles"): the people of an organisation and their roles. Any member
 // lists them and may leave; owners and admins change roles and remove members; only an owner
-// touches an owner's seat, and an organisation keeps at least one owner. (People as records that
-// tasks are assigned to are personnel: services/personnel.ts.)
+// touches an owner's seat, and an organisation keeps at least one owner. Removing, or demoting, a
+// member ends the installations that rested on them (docs/apps.md "Whose authority an installation
+// rests on"). (People as records that tasks are assigned to are personnel: services/personnel.ts.)
 
 export type { Member } from "../db/statements/members.ts";
 
@@ -36,8 +38,10 @@ async function changeMember(ctx: ServiceContext, userId: string, role: Role | nu
   }
   if (!outcome.found) throw notFound("member");
   if (!outcome.keepsOwner) throw new DomainError("conflict", "an organisation keeps at least one owner: make another member owner first");
-  // Their sockets close: a member who stays reconnects with the scopes of the new role.
+  // Their sockets close: a member who stays reconnects with the scopes of the new role. The
+  // installations that rested on them close theirs and stop their webhooks.
   const orgId = outcome.orgId!;
   ctx.defer(() => ctx.rooms.tell(orgId, { membersChanged: [userId] }));
+  await tellEnded(ctx, outcome.ended);
   return outcome.member!;
 }

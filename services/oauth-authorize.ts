@@ -5,7 +5,7 @@ import type { Client } from "../db/statements/oauth-authorize.ts";
 import { CLIENT_ID_PATTERN, generateCredential, hashCredential, S256_CHALLENGE } from "../domain/crypto/oauth.ts";
 import { DomainError } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
-import { matchesRedirectUri, OAuthError, parseScopeParameter, type AuthorizationParameter } from "../domain/oauth.ts";
+import { matchesRedirectUri, OAuthError, parseScopeParameter, serviceResource, type AuthorizationParameter } from "../domain/oauth.ts";
 import { ROLE_SCOPES } from "../domain/roles.ts";
 import { SCOPES, type Scope } from "../domain/scopes.ts";
 import type { Call } from "./context.ts";
@@ -45,9 +45,6 @@ export function redirectWith(uri: string, params: Record<string, string | null>)
   return `${uri}${uri.includes("?") ? "&" : "?"}${query}`;
 }
 
-/** The resources a token may be for (RFC 8707): the API, or its MCP server. */
-export const resourcesOf = (issuer: string) => [issuer, `${issuer}/mcp`];
-
 /** Checks an authorization request (RFC 6749 §4.1.1, PKCE S256 only, RFC 8707); throws AuthorizationRefused. */
 export async function checkAuthorization({
   ctx,
@@ -76,9 +73,8 @@ export async function checkAuthorization({
   if (asked.invalid) throw back(oauthRefusals.notAScope(asked.invalid));
   if (asked.scopes.length === 0 || asked.scopes.some((scope) => !client.scopes.includes(scope)))
     throw back(new OAuthError("invalid_scope", "scope asks for more than the application may"));
-  const resource = query.resource ?? null;
-  if (resource !== null && !resourcesOf(issuer).includes(resource))
-    throw back(new OAuthError("invalid_target", `resource must be ${resourcesOf(issuer).join(" or ")}`));
+  const resource = query.resource === undefined ? null : serviceResource(query.resource, issuer);
+  if (query.resource !== undefined && resource === null) throw back(oauthRefusals.foreignResource(issuer));
   return { client, redirectUri, scopes: asked.scopes, state, challenge: query.code_challenge, resource };
 }
 

@@ -1,7 +1,8 @@
 import type { Database } from "../db/client.ts";
 import type { AuditRequest } from "../domain/audit.ts";
 import * as statements from "../db/statements/oauth-token.ts";
-import type { ClientCredentials, ClientRow, IssuedTokens, RevokedGrant } from "../db/statements/oauth-token.ts";
+import { revokeToken, tokenInstallation as tokenInstallationOf } from "../db/statements/oauth-revoke.ts";
+import type { ClientCredentials, ClientRow, IssuedTokens, RevokedGrant } from "../db/statements/oauth-client.ts";
 import {
   CLIENT_ID_PATTERN,
   generateCredential,
@@ -11,7 +12,16 @@ import {
   s256ChallengeOf,
 } from "../domain/crypto/oauth.ts";
 import { uuidv7 } from "../domain/ids.ts";
-import { ACCESS_TOKEN_SECONDS, OAuthError, parseScopeParameter, REFRESH_TOKEN_SECONDS, scopeParameter } from "../domain/oauth.ts";
+import {
+  ACCESS_TOKEN_SECONDS,
+  canonicalResource,
+  OAuthError,
+  parseScopeParameter,
+  REFRESH_TOKEN_SECONDS,
+  scopeParameter,
+  serviceResource,
+} from "../domain/oauth.ts";
+import type { Scope } from "../domain/scopes.ts";
 import type { Call, ServiceContext } from "./context.ts";
 import { oauthRefusals } from "./refusals.ts";
 
@@ -36,6 +46,8 @@ export interface TokenRequest {
   scope?: string | undefined;
   resource?: string | undefined;
   organisationId?: string | undefined;
+  /** The service's public origin: the resources a token may be for (RFC 8707). */
+  origin: string;
 }
 
 /** RFC 6749 §5.1. */
@@ -54,15 +66,15 @@ function tellRevoked(ctx: TokenContext, grant: RevokedGrant | null): void {
   if (grant) ctx.defer(() => ctx.rooms.tell(grant.orgId, { grantsRevoked: [grant.id] }));
 }
 
-/** New tokens: their values for the client, their ids and hashes to store. */
-function mint(withRefresh: boolean): { issued: IssuedTokens; access: string; refresh: string | null } {
+/** New tokens: their values for the client, their ids and hashes to store; `narrowed`, what the access token holds when less than its grant. */
+function mint(withRefresh: boolean, narrowed: Scope[] | null = null): { issued: IssuedTokens; access: string; refresh: string | null } {
   const access = generateCredential("accessToken");
   const refresh = withRefresh ? generateCredential("refreshToken") : null;
   return {
     access,
     refresh,
     issued: {
-      access: { id: uuidv7(), hash: hashCredential(access), expiresInSeconds: ACCESS_TOKEN_SECONDS },
+      access: { id: uuidv7(), hash: hashCredential(access), expiresInSeconds: ACCESS_TOKEN_SECONDS, scopes: narrowed },
       refresh: refresh ? { id: uuidv7(), hash: hashCredential(refresh), expiresInSeconds: REFRESH_TOKEN_SECONDS } : null,
     },
   };
@@ -86,6 +98,17 @@ export function clientCredentialsOf(client: ClientAuthentication): ClientCredent
   if (!CLIENT_ID_PATTERN.test(client.clientId)) throw new OAuthError("invalid_client", "unknown client");
   if (client.secret !== null && !isCredential("clientSecret", client.secret)) throw oauthRefusals.clientUnauthenticated();
   return { clientId: client.clientId, secretHash: client.secret === null ? null : hashCredential(client.secret) };
+}
+
+/**
+ * The resource a token request names (RFC 8707), canonical, for comparing with its grant's; absent:
+ * null. One that is no http(s) URL can match no grant: invalid_target, before any lookup.
+ */
+function presentedResource(resource: string | undefined): string | null {
+  if (resource === undefined) return null;
+  const canonical = canonicalResource(resource);
+  if (canonical === null) throw oauthRefusals.foreignResource();
+  return canonical;
 }
 
 /** The client authenticated, or invalid_client (RFC 6749 §5.2: 401). */
@@ -112,7 +135,7 @@ async function exchangeCode(ctx: TokenContext, input: TokenRequest): Promise<Tok
   const outcome = await statements.exchangeCode(
     ctx.db,
     client,
-    { codeHash, redirectUri, challenge, resource: input.resource ?? null },
+    { codeHash, redirectUri, challenge, resource: presentedResource(input.resource) },
     tokens.issued,
     ctx.request,
   );
@@ -131,16 +154,17 @@ async function exchangeCode(ctx: TokenContext, input: TokenRequest): Promise<Tok
 async function refresh(ctx: TokenContext, input: TokenRequest): Promise<TokenAnswer> {
   const presented = required(input.refreshToken, "refresh_token");
   const client = clientCredentialsOf(input.client);
-  // Narrowing at refresh is not offered: a scope parameter may only repeat what the grant holds.
+  // RFC 6749 §6: a scope parameter asks for no more than the grant holds; the new access token
+  // holds what it asks for, the new refresh token (and the grant) all the grant holds.
   const asked = parseScopeParameter(input.scope);
   if (asked.invalid) throw oauthRefusals.notAScope(asked.invalid);
-  const tokens = mint(true);
-  const tokenHash = isCredential("refreshToken", presented) ? hashCredential(presented) : "-";
   const scopes = asked.scopes.length > 0 ? asked.scopes : null;
+  const tokens = mint(true, scopes);
+  const tokenHash = isCredential("refreshToken", presented) ? hashCredential(presented) : "-";
   const outcome = await statements.rotateRefreshToken(
     ctx.db,
     client,
-    { tokenHash, resource: input.resource ?? null, scopes },
+    { tokenHash, resource: presentedResource(input.resource), scopes },
     tokens.issued,
     ctx.request,
   );
@@ -162,12 +186,16 @@ async function clientCredentials(ctx: TokenContext, input: TokenRequest): Promis
   const orgId = input.organisationId ?? null;
   if (orgId !== null && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(orgId))
     throw new OAuthError("invalid_request", "organisation_id must be a UUID");
+  // RFC 8707: a token for one of the service's resources (the API, its MCP server), or for none named.
+  const resource = input.resource === undefined ? null : serviceResource(input.resource, input.origin);
+  if (input.resource !== undefined && resource === null) throw oauthRefusals.foreignResource(input.origin);
   const tokens = mint(false);
   const outcome = await statements.issueClientCredentials(
     ctx.db,
     client,
-    { grantId: uuidv7(), orgId, scopes: asked.scopes.length > 0 ? asked.scopes : null, resource: input.resource ?? null },
+    { grantId: uuidv7(), orgId, scopes: asked.scopes.length > 0 ? asked.scopes : null, resource },
     tokens.issued,
+    ctx.request,
   );
   settleClient(outcome);
   if (outcome.client_public) throw new OAuthError("unauthorized_client", "a public client cannot use client_credentials");
@@ -182,11 +210,11 @@ async function clientCredentials(ctx: TokenContext, input: TokenRequest): Promis
 /** RFC 7009: revokes the client's token; any other token changes nothing and is answered the same. */
 export async function revoke({ ctx, input }: Call<{ client: ClientAuthentication; token: string }, TokenContext>): Promise<void> {
   const client = clientCredentialsOf(input.client);
-  const outcome = await statements.revokeToken(ctx.db, client, hashCredential(input.token));
+  const outcome = await revokeToken(ctx.db, client, hashCredential(input.token), ctx.request);
   tellRevoked(ctx, outcome.revoked_grant);
   settleClient(outcome);
 }
 
 /** The installation an access token is of, and its rate limit; null when the token is not live (the rate limiter reads it). */
 export const tokenInstallation = ({ ctx, input }: Call<{ accessTokenHash: string }, { db: Database }>) =>
-  statements.tokenInstallation(ctx.db, input.accessTokenHash);
+  tokenInstallationOf(ctx.db, input.accessTokenHash);

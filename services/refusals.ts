@@ -2,7 +2,7 @@ import type { CheckedField } from "../db/statements/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH } from "../domain/records.ts";
-import { OAuthError } from "../domain/oauth.ts";
+import { OAuthError, resourcesOf } from "../domain/oauth.ts";
 import type { Scope } from "../domain/scopes.ts";
 
 // The refusals of a write, each written once, whichever check finds it: the statement's own
@@ -30,6 +30,12 @@ export const oauthRefusals = {
   basicMalformed: () => new OAuthError("invalid_client", "the Basic credentials are malformed"),
   notAScope: (word: string) => new OAuthError("invalid_scope", `${word.slice(0, 100)} is not a scope`),
   grantEnded: () => new OAuthError("invalid_grant", "the grant has been revoked, or the application uninstalled"),
+  /** RFC 8707: a resource that is none of the service's (the origin, or <origin>/mcp), compared as URLs. */
+  foreignResource: (origin?: string) =>
+    new OAuthError(
+      "invalid_target",
+      origin ? `resource must be ${resourcesOf(origin).join(" or ")}` : "resource names none of this service's resources",
+    ),
   tooManyFrom: (what: string, retryAfter: number) =>
     new OAuthError("too_many_requests", `too many ${what} from this address; retry in ${retryAfter} s`, retryAfter),
 };

@@ -57,6 +57,7 @@ export async function startBenchStack(options: { realtime: boolean }): Promise<B
     const realtimeUrl = `http://127.0.0.1:${realtimePort}`;
     const { unstable_startWorker } = await import("wrangler");
     const bindings = {
+      PUBLIC_ORIGIN: `http://127.0.0.1:${workerPort}`,
       DATABASE_URL: database.url,
       LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
       ...(options.realtime ? { REALTIME_URL: realtimeUrl, REALTIME_SECRET: secret } : {}),

@@ -95,7 +95,10 @@ export function startWorker(
   vars: { databaseUrl: string; sqlEndpoint: string; realtimeSecret: string; authSecret: string },
   where: { port?: number; realtimeUrl?: string; place?: ServicePlace; config?: string } = {},
 ): ServiceProcess {
+  const port = where.port ?? WORKER_PORT;
   const settings = {
+    // The Worker's own address: the OAuth issuer, its endpoints and the resources tokens are for.
+    PUBLIC_ORIGIN: `http://127.0.0.1:${port}`,
     DATABASE_URL: vars.databaseUrl,
     LOCAL_SQL_ENDPOINT: vars.sqlEndpoint,
     REALTIME_URL: where.realtimeUrl ?? REALTIME_URL,
@@ -107,7 +110,7 @@ export function startWorker(
   };
   return startWranglerDev({
     name: "worker",
-    port: where.port ?? WORKER_PORT,
+    port,
     settings,
     envFile: "worker.dev.json",
     place: where.place,

@@ -113,6 +113,8 @@ export const oauthTokens = pgTable(
       .references(() => oauthGrants.id, { onDelete: "cascade" }),
     kind: text({ enum: TOKEN_KINDS }).notNull(),
     tokenHash: text().notNull().unique("oauth_tokens_token_hash_key"),
+    // An access token a refresh asked narrower (RFC 6749 §6): what it holds, within its grant; null: the grant's scopes.
+    scopes: text().array(),
     expiresAt: time().notNull(),
     createdAt: time().notNull().defaultNow(),
     // A refresh token used once (rotated): presenting it again revokes its grant.

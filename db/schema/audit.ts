@@ -49,6 +49,11 @@ export const auditHeads = pgTable("audit_heads", {
   hash: text().notNull(),
   // The last entry's content digest: how the appending statement hands it to ON CONFLICT's update.
   digest: text().notNull(),
+  // What retention pruned through: the last entry it deleted, its hash and when it occurred. The
+  // first entry kept must follow it, or the chain does not verify (a prefix deleted by hand).
+  prunedSequence: bigint({ mode: "number" }),
+  prunedHash: text(),
+  prunedOccurredAt: timestamp({ withTimezone: true }),
 });
 
 // The MCP sessions recorded (docs/audit-log.md): one row per key or installation (credential_id)

@@ -1,13 +1,46 @@
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
+import { NO_REQUEST } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
-import { appScopes, liveGrant, liveGrantJoins } from "./caller.ts";
+import { installationTarget } from "./application-audit.ts";
+import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit-append.ts";
+import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 
 // An OAuth application's access beyond one call (docs/apps.md "Realtime"): the grant a realtime
-// token names, checked when its socket opens; the installations ended and grants revoked lately,
-// which the sweep repeats to the rooms; and the tokens, codes and grants that can no longer be
-// used, which the sweep prunes.
+// token names, checked when its socket opens; installations ended (uninstalled, their application
+// deleted, their installer's authority gone), and those ended and grants revoked lately, which the
+// sweep repeats to the rooms; and the tokens, codes and grants that can no longer be used, which the
+// sweep prunes.
+
+/**
+ * `ended`: the live installations `which` selects (over `x`), uninstalled now; `grants_ended` their
+ * grants revoked; `hooks_stopped` the webhooks they registered turned off, saying `why`. Every token
+ * of theirs is refused at once (the caller CTE reads it); the service then tells their rooms.
+ */
+export function endInstallations(which: SQL, why: string): SQL {
+  return sql`ended as (
+      update installations x set uninstalled_at = now() where ${which} and x.uninstalled_at is null
+      returning x.id, x.org_id, x.application_id, x.scopes
+    ),
+    grants_ended as (
+      update oauth_grants set revoked_at = now() where installation_id in (select id from ended) and revoked_at is null returning id
+    ),
+    hooks_stopped as (
+      update webhooks set enabled = false, disabled_reason = ${why}::text, updated_at = now(),
+             version = version + 1
+       where created_by_installation_id in (select id from ended) and enabled
+      returning id
+    )`;
+}
+
+/** What ending installations reports: each one ended, with its organisation, to tell the rooms. */
+export interface EndedInstallation {
+  id: string;
+  orgId: string;
+}
+export const endedColumn = sql`coalesce((select json_agg(json_build_object('id', id, 'orgId', org_id)) from ended), '[]') as ended`;
 
 export interface LiveGrant {
   orgId: string;
@@ -24,12 +57,54 @@ export async function findLiveGrant(db: Database, grantId: string): Promise<Live
   const [row] = await run<LiveGrant>(
     db,
     sql`select i.org_id as "orgId", g.id as "grantId", i.id as "installationId", a.id as "appId", g.user_id as "userId",
-               ${appScopes} as scopes
+               ${appScopes()} as scopes
           from (select ${grantId}::uuid as grant_id) t
           join ${liveGrantJoins}
          where ${liveGrant}`,
   );
   return row ?? null;
+}
+
+/** Why the webhooks of an installation whose installer left (or lost the role it needs) are off. */
+export const INSTALLER_GONE = "the person who installed the application that registered it left, or lost the role it needs";
+
+/**
+ * The organisations (at most `limit`) with a live installation whose installer's authority is gone
+ * by another path than a member change, which ends them itself: a membership deleted in the
+ * database, or an installation made before the rule (docs/apps.md "Whose authority an installation
+ * rests on"). Its tokens are refused already (caller.ts); the sweep ends it.
+ */
+export async function organisationsWithUnauthorisedInstallations(db: Database, limit: number): Promise<string[]> {
+  const rows = await run<{ org_id: string }>(
+    db,
+    sql`select distinct i.org_id from installations i ${installerJoin} where i.uninstalled_at is null and not ${installerHolds} limit ${limit}`,
+  );
+  return rows.map((row) => row.org_id);
+}
+
+/** Ends, in one organisation, every live installation whose installer's authority is gone; opsroom records each. */
+export async function endUnauthorisedInstallations(db: Database, orgId: string): Promise<EndedInstallation[]> {
+  const row = await runOne<{ ended: EndedInstallation[] }>(
+    db,
+    sql`with ${endInstallations(
+      sql`x.org_id = ${orgId}::uuid and not coalesce(x.scopes <@ (select ${roleScopesOf("im")} from memberships im
+                                                                   where im.user_id = x.installed_by_user_id and im.org_id = x.org_id), false)`,
+      INSTALLER_GONE,
+    )},
+    ${auditCtes(
+      {
+        action: "application.installation_ended",
+        actor: SYSTEM_ACTOR_JSON,
+        order: sql`s.position`,
+        source: sql`select e.org_id, ${installationTarget("e", "a")} as target, row_number() over (order by e.id) as position,
+                           jsonb_build_object('scopes', jsonb_build_object('from', to_jsonb(e.scopes), 'to', null)) as changes
+                      from ended e join applications a on a.id = e.application_id`,
+      },
+      NO_REQUEST,
+    )}
+    select ${endedColumn}`,
+  );
+  return row.ended;
 }
 
 /** What ended in the last `seconds`, by organisation: installations, and grants revoked apart from an ended installation. */

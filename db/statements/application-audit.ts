@@ -1,5 +1,7 @@
+import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
+import type { GrantType } from "../../domain/oauth.ts";
 import { auditCtes, auditTarget, rowChanges } from "./audit.ts";
 import { appActorJson } from "./caller.ts";
 import { iso } from "./settings-caller.ts";
@@ -100,27 +102,66 @@ export const applicationInstalledAudit = (request: AuditRequest) =>
                          jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor
                     from installed i join person p on true join applications a on a.id = i.application_id join users u on u.id = p.user_id
                     left join previous pr on true
-                    cross join lateral (select pr.id is null or pr.uninstalled_at is not null as fresh) x
+                    cross join lateral (select pr.id is null or pr.ended as fresh) x
                    where x.fresh or pr.scopes is distinct from i.scopes`,
     },
     request,
   );
 
+/** Over `x` (a grant: its installation_id and user_id), its installation, application and person, named as the entry names them. */
+const grantParties = sql`join installations i on i.id = x.installation_id join applications a on a.id = i.application_id
+                    left join users u on u.id = x.user_id`;
+
 /**
- * A grant revoked because its authorization code or refresh token was presented again, over
- * `reuse` (the grant's row as revoked): the application (and the person it acted for) presented
- * it; the target is the installation, the change the grant revoked.
+ * A token statement's entry, of which at most one of two happens: over `reuse` (the grant's row as
+ * revoked), the grant revoked because its authorization code or refresh token was presented again
+ * (`reused`); over `issuedOf` (the grant the tokens were issued of, when `issued` has rows), the
+ * tokens issued, with the grant type and `scopes` (what the access token holds). The application
+ * (and the person it acts for) is the actor; the target is the installation.
  */
-export const grantReusedAudit = (action: "application.code_reused" | "application.refresh_reused", request: AuditRequest) =>
+export function tokenGrantAudit(
+  request: AuditRequest,
+  issued: { grantType: GrantType; issuedOf: string; scopes: SQL },
+  reused: "application.code_reused" | "application.refresh_reused" | null = null,
+) {
+  const reuse = reused
+    ? sql`select r.installation_id, r.user_id, ${reused}::text as action,
+                 jsonb_build_object('grantRevoked', jsonb_build_object('from', null, 'to', r.id)) as changes
+            from reuse r
+          union all `
+    : sql``;
+  return auditCtes(
+    {
+      action: reused ? [reused, "application.token_issued"] : ["application.token_issued"],
+      actor: sql`s.actor`,
+      source: sql`select i.org_id, ${installationTarget("i", "a")} as target, x.changes, x.action, ${appActorJson(sql`a`, sql`u`)} as actor
+                    from (${reuse}select g.installation_id, g.user_id, 'application.token_issued'::text as action,
+                                 jsonb_build_object('grantType', jsonb_build_object('from', null, 'to', ${issued.grantType}::text),
+                                                    'grant', jsonb_build_object('from', null, 'to', g.id),
+                                                    'scopes', jsonb_build_object('from', null, 'to', to_jsonb(${issued.scopes}))) as changes
+                            from ${sql.raw(issued.issuedOf)} g where exists (select 1 from issued)) x
+                    ${grantParties}`,
+    },
+    request,
+  );
+}
+
+/**
+ * RFC 7009: a token revoked by its application, over `presented` (the token: its kind and grant)
+ * when `token` has its row: the kind revoked and, for a refresh token, the grant revoked with it.
+ */
+export const tokenRevokedAudit = (request: AuditRequest) =>
   auditCtes(
     {
-      action,
+      action: "application.token_revoked",
       actor: sql`s.actor`,
-      source: sql`select i.org_id, ${installationTarget("i", "a")} as target,
-                         jsonb_build_object('grantRevoked', jsonb_build_object('from', null, 'to', r.id)) as changes,
-                         ${appActorJson(sql`a`, sql`u`)} as actor
-                    from reuse r join installations i on i.id = r.installation_id join applications a on a.id = i.application_id
-                    left join users u on u.id = r.user_id`,
+      source: sql`select i.org_id, ${installationTarget("i", "a")} as target, ${appActorJson(sql`a`, sql`u`)} as actor,
+                         jsonb_build_object('token', jsonb_build_object('from', x.kind, 'to', null))
+                           || case when x.kind = 'refresh' then jsonb_build_object('grantRevoked', jsonb_build_object('from', null, 'to', x.grant_id))
+                              else '{}'::jsonb end as changes
+                    from (select p.kind, p.grant_id, g.installation_id, g.user_id from presented p join oauth_grants g on g.id = p.grant_id
+                           where exists (select 1 from token)) x
+                    ${grantParties}`,
     },
     request,
   );

@@ -12,6 +12,7 @@ import {
   applicationUpdatedAudit,
   organisationUpdatedAudit,
 } from "./application-audit.ts";
+import { endedColumn, endInstallations, type EndedInstallation } from "./app-access.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
@@ -35,35 +36,13 @@ export interface ApplicationRecord {
 const applicationJson = sql`json_build_object('id', a.id, 'clientId', a.client_id, 'name', a.name, 'redirectUris', a.redirect_uris,
   'scopes', a.scopes, 'public', a.public, 'createdAt', ${iso("a.created_at")}, 'createdBy', ${personJson("a.created_by_user_id")})`;
 
+export type { EndedInstallation };
+
+/** Why the webhooks of an installation uninstalled (or of a deleted application) are off. */
+const UNINSTALLED = "the application that registered it was uninstalled";
+
 /** The caller's organisation's application `id` (not deleted). */
 const ownApplication = (id: string) => sql`a.id = ${id}::uuid and a.org_id = ${CALLER_ORG} and a.deleted_at is null`;
-
-/**
- * `ended`: the live installations `which` selects (over `x`), uninstalled now; `grants_ended` their
- * grants revoked; `hooks_stopped` the webhooks they registered turned off.
- */
-function endInstallations(which: SQL): SQL {
-  return sql`ended as (
-      update installations x set uninstalled_at = now() where ${which} and x.uninstalled_at is null
-      returning x.id, x.org_id, x.application_id, x.scopes
-    ),
-    grants_ended as (
-      update oauth_grants set revoked_at = now() where installation_id in (select id from ended) and revoked_at is null returning id
-    ),
-    hooks_stopped as (
-      update webhooks set enabled = false, disabled_reason = 'the application that registered it was uninstalled', updated_at = now(),
-             version = version + 1
-       where created_by_installation_id in (select id from ended) and enabled
-      returning id
-    )`;
-}
-
-/** What ending installations reports: each one ended, with its organisation, to tell the rooms. */
-export interface EndedInstallation {
-  id: string;
-  orgId: string;
-}
-const endedColumn = sql`coalesce((select json_agg(json_build_object('id', id, 'orgId', org_id)) from ended), '[]') as ended`;
 
 export async function listApplications(db: Database, actor: Actor): Promise<SettingsOutcome<{ applications: ApplicationRecord[] }>> {
   const { caller, role, userId, row } = await withCaller<{ applications: ApplicationRecord[] | null }>(
@@ -146,7 +125,7 @@ export async function deleteApplication(db: Database, actor: Actor, id: string, 
           update applications a set deleted_at = now(), updated_at = now() where ${ownApplication(id)} and exists (select 1 from auth)
           returning a.*
         ),
-        ${endInstallations(sql`x.application_id = (select id from deleted)`)},
+        ${endInstallations(sql`x.application_id = (select id from deleted)`, UNINSTALLED)},
         ${applicationDeletedAudit(request)}`,
     sql`(select ${applicationJson} from deleted a) as deleted, ${endedColumn}`,
   );
@@ -212,7 +191,7 @@ export async function uninstall(db: Database, actor: Actor, installationId: stri
     db,
     actor,
     MANAGE_SETTINGS,
-    sql`${endInstallations(sql`x.id = ${installationId}::uuid and x.org_id = ${CALLER_ORG}`)}, ${applicationUninstalledAudit(request)}`,
+    sql`${endInstallations(sql`x.id = ${installationId}::uuid and x.org_id = ${CALLER_ORG}`, UNINSTALLED)}, ${applicationUninstalledAudit(request)}`,
     endedColumn,
   );
   return { caller, ended: row.ended };

@@ -38,47 +38,75 @@ export interface AuditRecord {
   /** The action; or the actions the source chooses among, in a column `action` it answers. */
   action: AuditAction | readonly AuditAction[];
   /**
-   * A select of at most one row, over the change's RETURNING, with columns org_id, target (jsonb:
-   * type, id, name) and changes (jsonb or null). No row (the change did not happen): no entry.
+   * A select over the change's RETURNING, with columns org_id, target (jsonb: type, id, name) and
+   * changes (jsonb or null): an entry per row, every row of one organisation. No row (the change
+   * did not happen): no entry. Several rows take the order of `order`.
    */
   source: SQL;
   /** Who did it (jsonb); by default the statement's caller (its `key` CTE), else opsroom. */
   actor?: SQL;
+  /** The entries' order, an expression over the source's row `s`, when it may have several. */
+  order?: SQL;
 }
 
 /**
- * The CTEs that append `record` to its organisation's chain, for the statement's request, named
- * `<prefix>_source` ... `<prefix>_appended`. One append per statement and organisation: a second
- * would update the chain's head twice, which Postgres refuses (caller.ts leaves out the MCP
- * session's entry from a statement that appends its own).
+ * A UUID v7 made in SQL, for each entry after a statement's first (whose id is made here, as every
+ * id is): the milliseconds of the clock, the version, and the rest of gen_random_uuid()'s random bits.
+ */
+const sqlUuidv7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+  placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
+/**
+ * The hash the chain reaches from `start` (a text expression) through the digests of `digested`
+ * (its rows k = 1, 2, ...): hash(k) = sha256(hash(k - 1) || digest(k)), each hash with the one it
+ * followed (`previous_hash`).
+ */
+const chainFrom = (start: SQL, digested: SQL) => sql`(with recursive c(k, previous_hash, hash) as (
+      select 0::bigint, null::text, ${start}
+      union all
+      select c.k + 1, c.hash, ${sha256Hex(sql`c.hash || d.digest`)} from c join ${digested} d on d.k = c.k + 1
+    ) select * from c where c.k > 0)`;
+
+/**
+ * The CTEs that append `record`'s entries to their organisation's chain, for the statement's
+ * request, named `<prefix>_source` ... `<prefix>_appended`. One append per statement and
+ * organisation: a second would update the chain's head twice, which Postgres refuses (caller.ts
+ * leaves out the MCP session's entry from a statement that appends its own); one append may hold
+ * several entries (a member removed, and the installations that rested on them).
  */
 export function auditCtes(record: AuditRecord, request: AuditRequest, prefix = "audit"): SQL {
-  const [source, fresh, digested, head] = ["source", "new", "digest", "head"].map((name) => sql.raw(`${prefix}_${name}`));
-  const appended = sql.raw(`${prefix}_appended`);
+  const named = (name: string) => sql.raw(`${prefix}_${name}`);
+  const [source, fresh, digested, head, appended] = [named("source"), named("new"), named("digest"), named("head"), named("appended")];
   const actor = record.actor ?? sql`coalesce((select actor from key), ${SYSTEM_ACTOR_JSON})`;
   const chosen = typeof record.action === "string";
   const action = chosen ? sql`${record.action}::text` : sql`s.action`;
   const userAgent = request.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null;
+  const last = sql`(select max(k) from ${digested})`;
   return sql`${source} as (${record.source}),
       ${fresh} as (
-        select ${uuidv7()}::uuid as id, s.org_id, now() as occurred_at, ${actor} as actor, ${action} as action,
-               s.target, s.changes, ${request.clientAddress}::text as client_address, ${userAgent}::text as user_agent,
-               ${request.requestId}::text as request_id
-          from ${source} s${chosen ? sql`` : sql` where s.action = any(${sql.param(record.action)}::text[])`}
+        select case when x.k = 1 then ${uuidv7()}::uuid else ${sqlUuidv7} end as id, x.*
+          from (select row_number() over (order by ${record.order ?? sql`1`}) as k, s.org_id, now() as occurred_at, ${actor} as actor,
+                       ${action} as action, s.target, s.changes, ${request.clientAddress}::text as client_address,
+                       ${userAgent}::text as user_agent, ${request.requestId}::text as request_id
+                  from ${source} s${chosen ? sql`` : sql` where s.action = any(${sql.param(record.action)}::text[])`}) x
       ),
       ${digested} as (select n.*, ${sha256Hex(auditContent("n"))} as digest from ${fresh} n),
       ${head} as (
+        -- The head moves past every entry; previous_hash keeps the hash this append started from.
         insert into audit_heads as h (org_id, sequence, previous_hash, hash, digest)
-        select d.org_id, 1, ${GENESIS_HASH}::text, ${sha256Hex(sql`${GENESIS_HASH}::text || d.digest`)}, d.digest from ${digested} d
+        select d.org_id, ${last}, ${GENESIS_HASH}::text, (select c.hash from ${chainFrom(sql`${GENESIS_HASH}::text`, digested)} c where c.k = ${last}),
+               d.digest
+          from ${digested} d where d.k = ${last}
         on conflict (org_id) do update
-          set sequence = h.sequence + 1, previous_hash = h.hash, hash = ${sha256Hex(sql`h.hash || excluded.digest`)}, digest = excluded.digest
-        returning h.org_id, h.sequence, h.previous_hash, h.hash
+          set sequence = h.sequence + excluded.sequence, previous_hash = h.hash,
+              hash = (select c.hash from ${chainFrom(sql`h.hash`, digested)} c where c.k = ${last}), digest = excluded.digest
+        returning h.org_id, h.sequence, h.previous_hash
       ),
       ${appended} as (
         insert into audit_entries (id, org_id, sequence, occurred_at, actor, action, target, changes, client_address, user_agent, request_id, previous_hash, hash)
-        select d.id, d.org_id, h.sequence, d.occurred_at, d.actor, d.action, d.target, d.changes, d.client_address, d.user_agent,
-               d.request_id, h.previous_hash, h.hash
-          from ${digested} d join ${head} h on h.org_id = d.org_id
+        select d.id, d.org_id, h.sequence - ${last} + d.k, d.occurred_at, d.actor, d.action, d.target, d.changes, d.client_address,
+               d.user_agent, d.request_id, c.previous_hash, c.hash
+          from ${head} h cross join lateral ${chainFrom(sql`h.previous_hash`, digested)} c join ${digested} d on d.k = c.k
         returning id
       )`;
 }
@@ -113,7 +141,7 @@ export const rowChanges = (fields: Record<string, (alias: string) => SQL>, befor
   );
 
 /** A standalone append (sign-in, sign-out): `source` as in AuditRecord, with the actor given. */
-export async function appendAuditEntry(db: Database, record: Required<AuditRecord>, request: AuditRequest): Promise<boolean> {
+export async function appendAuditEntry(db: Database, record: AuditRecord & { actor: SQL }, request: AuditRequest): Promise<boolean> {
   const [row] = await run<{ appended: number }>(
     db,
     sql`with ${auditCtes(record, request)} select count(*)::int as appended from audit_appended`,

@@ -111,33 +111,68 @@ export async function chainLinks(db: Database, orgId: string, afterSequence: num
   return rows.map((row) => ({ ...row, sequence: Number(row.sequence) }));
 }
 
-/** The head of an organisation's chain (its last entry's sequence and hash), and whether the organisation exists. */
-export async function chainHead(db: Database, orgId: string): Promise<{ exists: boolean; sequence: number; hash: string } | null> {
-  const [row] = await run<{ exists: boolean; sequence: string | null; hash: string | null }>(
+/** Where retention pruned an organisation's chain through: the last entry it deleted. */
+export interface PrunedThrough {
+  sequence: number;
+  hash: string;
+  occurredAt: string | null;
+}
+
+/**
+ * The head of an organisation's chain (its last entry's sequence and hash) and what retention pruned
+ * it through, if it did; null when there is no such organisation.
+ */
+export async function chainHead(
+  db: Database,
+  orgId: string,
+): Promise<{ sequence: number; hash: string; pruned: PrunedThrough | null } | null> {
+  const [row] = await run<{
+    exists: boolean;
+    sequence: string | null;
+    hash: string | null;
+    pruned_sequence: string | null;
+    pruned_hash: string | null;
+    pruned_at: string | null;
+  }>(
     db,
-    sql`select exists (select 1 from organisations o where o.id = ${orgId}::uuid) as exists, h.sequence, h.hash
+    sql`select exists (select 1 from organisations o where o.id = ${orgId}::uuid) as exists, h.sequence, h.hash,
+               h.pruned_sequence, h.pruned_hash,
+               to_char(h.pruned_occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as pruned_at
           from (select 1) one left join audit_heads h on h.org_id = ${orgId}::uuid`,
   );
   if (!row?.exists) return null;
-  return { exists: true, sequence: Number(row.sequence ?? 0), hash: row.hash ?? GENESIS_HASH };
+  const pruned =
+    row.pruned_sequence === null ? null : { sequence: Number(row.pruned_sequence), hash: row.pruned_hash!, occurredAt: row.pruned_at };
+  return { sequence: Number(row.sequence ?? 0), hash: row.hash ?? GENESIS_HASH, pruned };
 }
 
 /**
  * Drops entries past retention. Decided by time once, then by sequence (as events are): every
  * entry before an organisation's first one younger than the retention goes, so what is kept is
- * always an unbroken end of the chain. The heads stay. The MCP sessions' days before yesterday
- * go too (mcp-sessions.ts: only today's row is ever read).
+ * always an unbroken end of the chain. The chain's head records what was pruned through (the last
+ * entry deleted: its sequence, hash and time), so the first entry kept must follow it, and a prefix
+ * deleted by any other hand does not verify. The MCP sessions' days before yesterday go too
+ * (mcp-sessions.ts: only today's row is ever read).
  */
 export async function pruneAuditEntries(db: Database, retentionSeconds: number): Promise<number> {
-  const rows = await run(
+  const row = await runOne<{ pruned: number }>(
     db,
-    sql`with days as (delete from mcp_session_days where day < (now() at time zone 'UTC')::date - 1)
-        delete from audit_entries e
-         where e.occurred_at <= now() - make_interval(secs => ${retentionSeconds})
-           and e.sequence < coalesce((select min(k.sequence) from audit_entries k
-                                       where k.org_id = e.org_id and k.occurred_at > now() - make_interval(secs => ${retentionSeconds})),
-                                     9223372036854775807)
-        returning 1`,
+    sql`with days as (delete from mcp_session_days where day < (now() at time zone 'UTC')::date - 1),
+        pruned as (
+          delete from audit_entries e
+           where e.occurred_at <= now() - make_interval(secs => ${retentionSeconds})
+             and e.sequence < coalesce((select min(k.sequence) from audit_entries k
+                                         where k.org_id = e.org_id and k.occurred_at > now() - make_interval(secs => ${retentionSeconds})),
+                                       9223372036854775807)
+          returning e.org_id, e.sequence, e.hash, e.occurred_at
+        ),
+        through as (select distinct on (p.org_id) p.* from pruned p order by p.org_id, p.sequence desc),
+        recorded as (
+          update audit_heads h set pruned_sequence = t.sequence, pruned_hash = t.hash, pruned_occurred_at = t.occurred_at
+            from through t where h.org_id = t.org_id
+          returning 1
+        )
+        select (select count(*) from pruned)::int as pruned`,
   );
-  return rows.length;
+  return row.pruned;
 }

@@ -92,7 +92,7 @@ function appKeyCte(actor: AppActor): SQL {
     ? sql`(g.resource is null or g.resource = ${actor.resource})`
     : sql`g.resource = ${actor.resource}`;
   return sql`key as (
-          select null::uuid as id, i.org_id, a.name as application, ${appScopes} as scopes,
+          select null::uuid as id, i.org_id, a.name as application, ${appScopes("t")} as scopes,
                  null::uuid as user_id, null::text as role, null::uuid as session_id,
                  ${appActorJson(sql`a`, sql`u`)} as actor,
                  g.id as credential_id, i.id as installation_id
@@ -124,7 +124,21 @@ export const appActorJson = (a: SQL, u: SQL) =>
 export const sessionMembership = sql`m.user_id = s.user_id
   and m.org_id = coalesce(s.active_org_id, (select f.org_id from memberships f where f.user_id = s.user_id order by f.created_at, f.org_id limit 1))`;
 const scopesOf = (role: Role) => sql`${sql.param(ROLE_SCOPES[role])}::text[]`;
-export const roleScopes = sql`case m.role when 'owner' then ${scopesOf("owner")} when 'admin' then ${scopesOf("admin")} else ${scopesOf("member")} end`;
+/** The scopes of the role in `alias`.role; null when it holds none (no membership). */
+export const roleScopesOf = (alias: string) =>
+  sql`case ${sql.raw(alias)}.role when 'owner' then ${scopesOf("owner")} when 'admin' then ${scopesOf("admin")} when 'member' then ${scopesOf("member")} end`;
+export const roleScopes = roleScopesOf("m");
+
+/**
+ * The rule every grant of an application lives by (docs/apps.md "Whose authority an installation
+ * rests on"): an installation `i` rests on the person who installed it, and lives only while they
+ * are a member of its organisation whose role holds every scope it holds. `im` is their membership
+ * (installerJoin). A member removed, leaving or given a role that holds less ends it in the
+ * statement that changes the membership (members.ts); this check refuses its tokens whatever path
+ * ended the installer's authority.
+ */
+export const installerJoin = sql`left join memberships im on im.user_id = i.installed_by_user_id and im.org_id = i.org_id`;
+export const installerHolds = sql`coalesce(i.scopes <@ ${roleScopesOf("im")}, false)`;
 
 /**
  * An application's grant `g` (joined to after `join`, on `t.grant_id`) with its installation `i`,
@@ -134,19 +148,25 @@ export const liveGrantJoins = sql`oauth_grants g on g.id = t.grant_id
             join installations i on i.id = g.installation_id
             join applications a on a.id = i.application_id
             left join users u on u.id = g.user_id
-            left join memberships m on m.user_id = g.user_id and m.org_id = i.org_id`;
+            left join memberships m on m.user_id = g.user_id and m.org_id = i.org_id
+            ${installerJoin}`;
 
 /**
- * `g` may still be used: not revoked, its installation not ended, its application not deleted and,
- * when it acts for a person, that person still a member.
+ * `g` may still be used: not revoked, its installation not ended and its installer's authority
+ * whole, its application not deleted and, when it acts for a person, that person still a member.
  */
-export const liveGrant = sql`g.revoked_at is null and i.uninstalled_at is null and a.deleted_at is null
+export const liveGrant = sql`g.revoked_at is null and i.uninstalled_at is null and a.deleted_at is null and ${installerHolds}
              and (g.user_id is null or m.user_id is not null)`;
 
-/** What a live grant holds now: its scopes, within the installation's, the application's and (for a person) their role's. */
-export const appScopes = sql`array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
+/**
+ * What a live grant holds now: its scopes, within the installation's, the application's and (for a
+ * person) their role's; and, given the token's alias, within what the token holds when a refresh
+ * narrowed it (oauth_tokens.scopes).
+ */
+export const appScopes = (token?: string) => sql`array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
                         where c.s = any(g.scopes) and c.s = any(i.scopes) and c.s = any(a.scopes)
-                          and (m.role is null or c.s = any(${roleScopes})) order by c.n)`;
+                          and (m.role is null or c.s = any(${roleScopes}))${token ? sql.raw(` and (${token}.scopes is null or c.s = any(${token}.scopes))`) : sql``}
+                        order by c.n)`;
 
 /** `auth`: the caller's organisation, only if the caller holds what the call needs (locked, for a write). */
 function authCte(need: Need, writes: boolean): SQL {

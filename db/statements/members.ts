@@ -1,15 +1,19 @@
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
-import { SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
+import { ROLE_SCOPES, SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import { endedColumn, endInstallations, INSTALLER_GONE, type EndedInstallation } from "./app-access.ts";
+import { installationTarget } from "./application-audit.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { iso, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
 
 // Members: a person's membership of an organisation, with its role (memberships). Any member
-// lists them; owners and admins change roles and remove members; anyone may leave.
+// lists them; owners and admins change roles and remove members; anyone may leave. The
+// installations that rested on a member (docs/apps.md "Whose authority an installation rests on")
+// end in the statement that removes them or gives them a role that holds less.
 
 export interface Member {
   userId: string;
@@ -42,7 +46,38 @@ export interface MemberChange {
   keepsOwner: boolean;
   member: Member | null;
   orgId: string | null;
+  /** The installations that rested on the member and ended with the change (docs/apps.md "Whose authority"). */
+  ended: EndedInstallation[];
 }
+
+/**
+ * The change's entries, over `changed` (the membership row) and `ended` (the installations that
+ * rested on the member): the member's role changed, or their removal or leaving; then each
+ * installation ended with it.
+ */
+const memberChangedAudit = (role: Role | null, request: AuditRequest) =>
+  auditCtes(
+    {
+      action: ["member.role_changed", "member.removed", "member.left", "application.installation_ended"],
+      order: sql`s.position`,
+      source: sql`select m.org_id, ${auditTarget("member", sql`u.id`, sql`u.name`)} as target,
+                         jsonb_build_object('role', jsonb_build_object('from', (select role from target), 'to', ${role}::text)) as changes,
+                         case when ${role}::text is not null then 'member.role_changed'
+                              when m.user_id = (select user_id from key) then 'member.left' else 'member.removed' end as action,
+                         0::bigint as position
+                    from changed m join users u on u.id = m.user_id
+                  union all
+                  select e.org_id, ${installationTarget("e", "a")}, ${installationEndedChanges(role)}, 'application.installation_ended',
+                         row_number() over (order by e.id)
+                    from ended e join applications a on a.id = e.application_id`,
+    },
+    request,
+  );
+
+/** An installation ended with its installer's membership: the scopes it held, and the installer's role before and after (null: gone). */
+const installationEndedChanges = (role: Role | null) =>
+  sql`jsonb_build_object('scopes', jsonb_build_object('from', to_jsonb(e.scopes), 'to', null),
+                         'installerRole', jsonb_build_object('from', (select role from target), 'to', ${role}::text))`;
 
 /**
  * Changes a member's role (`role`) or removes them (`role` null). Owners and admins may; a person
@@ -80,23 +115,18 @@ export async function changeMember(
       ),
       checks as (select exists (select 1 from target) and r.permitted and r.keeps_owner as ok from rules r),
       changed as (${write}),
-      ended as (
+      sessions_ended as (
         -- a member who leaves or is removed stops acting for the organisation at once
         update sessions s set active_org_id = null
          where ${leaving} and s.user_id = ${targetUserId}::uuid and s.active_org_id = ${CALLER_ORG} and exists (select 1 from changed)
         returning 1
       ),
-      ${auditCtes(
-        {
-          action: ["member.role_changed", "member.removed", "member.left"],
-          source: sql`select m.org_id, ${auditTarget("member", sql`u.id`, sql`u.name`)} as target,
-                             jsonb_build_object('role', jsonb_build_object('from', (select role from target), 'to', ${role}::text)) as changes,
-                             case when not ${leaving} then 'member.role_changed'
-                                  when m.user_id = (select user_id from key) then 'member.left' else 'member.removed' end as action
-                        from changed m join users u on u.id = m.user_id`,
-        },
-        request,
-      )}`;
+      ${endInstallations(
+        sql`x.org_id = ${CALLER_ORG} and x.installed_by_user_id = ${targetUserId}::uuid and exists (select 1 from changed)
+            and ${role === null ? sql`true` : sql`not (x.scopes <@ ${sql.param(ROLE_SCOPES[role])}::text[])`}`,
+        INSTALLER_GONE,
+      )},
+      ${memberChangedAudit(role, request)}`;
   const {
     caller,
     role: callerRole,
@@ -108,6 +138,7 @@ export async function changeMember(
     keeps_owner: boolean | null;
     member: Member | null;
     org_id: string | null;
+    ended: EndedInstallation[];
   }>(
     db,
     actor,
@@ -115,7 +146,7 @@ export async function changeMember(
     ctes,
     sql`exists (select 1 from target) as found, (select permitted from rules) as permitted, (select keeps_owner from rules) as keeps_owner,
         (select ${memberJson} from changed m join users u on u.id = m.user_id) as member,
-        (select count(*) from ended) as sessions_ended, ${CALLER_ORG} as org_id`,
+        (select count(*) from sessions_ended) as sessions_ended, ${CALLER_ORG} as org_id, ${endedColumn}`,
   );
   return {
     caller,
@@ -126,6 +157,7 @@ export async function changeMember(
     keepsOwner: row.keeps_owner !== false,
     member: row.member,
     orgId: row.org_id,
+    ended: row.ended,
   };
 }
 

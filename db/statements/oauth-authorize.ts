@@ -5,7 +5,7 @@ import type { Role } from "../../domain/roles.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { applicationInstalledAudit } from "./application-audit.ts";
-import { roleScopes } from "./caller.ts";
+import { roleScopes, roleScopesOf } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 
 // The authorization endpoint's and the consent page's statements (docs/apps.md): the application
@@ -99,24 +99,41 @@ export async function consent(db: Database, sessionToken: string, request: Conse
           from person p where exists (select 1 from app)
       ),
       previous as (
-        select x.id, x.scopes, x.uninstalled_at from installations x
+        select x.id, x.scopes, x.uninstalled_at is not null or not coalesce(x.scopes <@ ${roleScopesOf("im")}, false) as ended
+          from installations x left join memberships im on im.user_id = x.installed_by_user_id and im.org_id = x.org_id
          where x.application_id = ${request.applicationId}::uuid and x.org_id = (select org_id from person) and exists (select 1 from granted)
-           for no key update
+           for no key update of x
+      ),
+      widened as (
+        select array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
+                      where c.s = any(pr.scopes) or c.s = any(g.scopes) order by c.n) as scopes,
+               pr.id is null or pr.ended as fresh
+          from granted g left join previous pr on true
       ),
       installed as (
+        -- Ended (uninstalled, or its installer's authority gone): installed afresh, resting on this person.
+        -- Live: widened by what this consent grants, resting on its installer if their role holds all it
+        -- now holds, else on this person (caller.ts installerHolds; roles are nested, so one of the two does).
         insert into installations as i (id, org_id, application_id, scopes, installed_by_user_id)
         select ${request.installationId}::uuid, p.org_id, ${request.applicationId}::uuid, g.scopes, p.user_id
-          from person p cross join granted g left join previous pr on true where cardinality(g.scopes) > 0
+          from person p cross join granted g where cardinality(g.scopes) > 0
         on conflict (application_id, org_id) do update set
-          scopes = case when i.uninstalled_at is null
-                        then array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
-                                    where c.s = any(i.scopes) or c.s = any(excluded.scopes) order by c.n)
-                        else excluded.scopes end,
-          installed_by_user_id = case when i.uninstalled_at is null then i.installed_by_user_id else excluded.installed_by_user_id end,
-          installed_at = case when i.uninstalled_at is null then i.installed_at else now() end,
-          last_used_at = case when i.uninstalled_at is null then i.last_used_at end,
+          scopes = case when (select fresh from widened) then excluded.scopes else (select scopes from widened) end,
+          installed_by_user_id = case when not (select fresh from widened)
+                                       and (select w.scopes from widened w) <@ (select ${roleScopesOf("im")} from memberships im
+                                                                                 where im.user_id = i.installed_by_user_id and im.org_id = i.org_id)
+                                      then i.installed_by_user_id else excluded.installed_by_user_id end,
+          installed_at = case when (select fresh from widened) then now() else i.installed_at end,
+          last_used_at = case when (select fresh from widened) then null else i.last_used_at end,
           uninstalled_at = null
         returning i.id, i.application_id, i.scopes
+      ),
+      stale as (
+        -- An installation that ended starts afresh: no grant of before lives again with it (an
+        -- uninstall revoked them already; one whose installer's authority went by another path, not yet).
+        update oauth_grants set revoked_at = now()
+         where installation_id = (select id from previous where ended) and revoked_at is null and exists (select 1 from installed)
+        returning 1
       ),
       grant_made as (
         insert into oauth_grants (id, installation_id, user_id, scopes, resource, code_hash, code_challenge, redirect_uri, code_expires_at)

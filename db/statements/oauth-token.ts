@@ -1,10 +1,23 @@
-import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
-import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
-import { grantReusedAudit } from "./application-audit.ts";
-import { run, runOne } from "./sql.ts";
+import { tokenGrantAudit } from "./application-audit.ts";
+import {
+  clientColumns,
+  clientCte,
+  flagsOf,
+  grantOrg,
+  grantScopes,
+  issueCte,
+  revokedGrantColumn,
+  type ClientCredentials,
+  type ClientRow,
+  type IssuedTokens,
+  type RevokedGrant,
+} from "./oauth-client.ts";
+import { installerHolds, installerJoin } from "./caller.ts";
+import { runOne } from "./sql.ts";
 
 // The token endpoint's statements (POST /oauth/token, /oauth/revoke; docs/apps.md): each is one
 // statement that authenticates the client, checks the grant it presents and issues, rotates or
@@ -12,77 +25,9 @@ import { run, runOne } from "./sql.ts";
 // A reused authorization code or refresh token revokes its whole grant, in the statement that
 // found the reuse: that is the one write a refusal makes, on purpose (RFC 9700 §4.14, OAuth 2.1 §4.1.3),
 // with its audit entry (application.code_reused, application.refresh_reused) in that statement too.
+// A success appends application.token_issued. Revocation is oauth-revoke.ts.
 
-/** The client as it authenticates: its id, and the SHA-256 of the secret it sent (null: none). */
-export interface ClientCredentials {
-  clientId: string;
-  secretHash: string | null;
-}
-
-/** The tokens a success issues, as stored: their ids and hashes (the values go to the client only). */
-export interface IssuedTokens {
-  access: { id: string; hash: string; expiresInSeconds: number };
-  refresh: { id: string; hash: string; expiresInSeconds: number } | null;
-}
-
-/** A grant a token statement revoked (a reused code or refresh token, a refresh token revoked), with its organisation: its room is told. */
-export interface RevokedGrant {
-  id: string;
-  orgId: string;
-}
-const grantOrg = sql`(select org_id from installations where id = installation_id) as org_id`;
-const revokedGrantColumn = (cte: string) =>
-  sql`(select json_build_object('id', id, 'orgId', org_id) from ${sql.raw(cte)}) as revoked_grant`;
-
-/** What every token statement reports about its client. */
-export interface ClientRow {
-  client_found: boolean;
-  /** The secret matched (the current one, or the previous one within its overlap); a public client sent none. */
-  client_authenticated: boolean;
-  client_public: boolean | null;
-}
-
-/**
- * `client`: the application with this client id, not deleted, and whether it authenticated: a
- * confidential one by its current secret or, until it expires, its previous one; a public one by
- * sending none.
- */
-function clientCte(client: ClientCredentials): SQL {
-  const hash = client.secretHash;
-  return sql`client as (
-      select a.id, a.public,
-             case when a.public then ${hash}::text is null
-                  else coalesce(a.secret_hash = ${hash}::text
-                         or (a.previous_secret_hash = ${hash}::text and a.previous_secret_expires_at > now()), false) end as authenticated
-        from applications a where a.client_id = ${client.clientId} and a.deleted_at is null
-    )`;
-}
-
-/** Boolean columns read from the one-row CTE `cte` (false when it has no row), by column name. */
-const flagsOf = (cte: string, flags: Record<string, string>) =>
-  sql.raw(
-    Object.entries(flags)
-      .map(([name, expression]) => `coalesce((select ${expression} from ${cte}), false) as ${name}`)
-      .join(", "),
-  );
-
-const clientColumns = sql`exists (select 1 from client) as client_found, coalesce((select authenticated from client), false) as client_authenticated,
-  (select public from client) as client_public`;
-
-/** `issued`: the tokens of the grant `grant` (a CTE with one row, or none), inserted. */
-function issueCte(grant: SQL, tokens: IssuedTokens): SQL {
-  const row = (token: { id: string; hash: string; expiresInSeconds: number }, kind: string) =>
-    sql`select ${token.id}::uuid, g.id, ${kind}, ${token.hash}, now() + make_interval(secs => ${token.expiresInSeconds}) from ${grant} g`;
-  return sql`issued as (
-      insert into oauth_tokens (id, grant_id, kind, token_hash, expires_at)
-      ${row(tokens.access, "access")}${tokens.refresh ? sql` union all ${row(tokens.refresh, "refresh")}` : sql``}
-      returning grant_id
-    )`;
-}
-
-/** A grant's scopes as the API holds them, in catalogue order, within those of its installation and application. */
-const grantScopes = (grant: string) => sql`array(select c.s from unnest(${sql.param(ALL_SCOPES)}::text[]) with ordinality as c(s, n)
-  where c.s = any(${sql.raw(grant)}.scopes) order by c.n)`;
+export type { ClientCredentials, ClientRow, IssuedTokens, RevokedGrant };
 
 export interface CodeExchange {
   codeHash: string;
@@ -102,7 +47,7 @@ export type CodeOutcome = ClientRow & {
   redirect_matches: boolean;
   verifier_matches: boolean;
   resource_matches: boolean;
-  /** The grant and its installation are live (not revoked, not uninstalled). */
+  /** The grant and its installation are live (not revoked, not uninstalled, its installer's authority whole: caller.ts). */
   grant_live: boolean;
   scopes: Scope[] | null;
   /** The tokens were issued. */
@@ -125,8 +70,8 @@ export async function exchangeCode(
         select g.*, g.code_expires_at <= now() as expired, g.redirect_uri = ${exchange.redirectUri} as redirect_matches,
                g.code_challenge = ${exchange.challenge} as verifier_matches,
                (${exchange.resource}::text is null or g.resource = ${exchange.resource}::text) as resource_matches,
-               (g.revoked_at is null and i.uninstalled_at is null) as live
-          from oauth_grants g join installations i on i.id = g.installation_id
+               (g.revoked_at is null and i.uninstalled_at is null and ${installerHolds}) as live
+          from oauth_grants g join installations i on i.id = g.installation_id ${installerJoin}
          where g.code_hash = ${exchange.codeHash} and i.application_id = (select id from client where authenticated)
       ),
       reuse as (
@@ -134,7 +79,6 @@ export async function exchangeCode(
          where id = (select id from code where code_used_at is not null) and revoked_at is null
         returning id, installation_id, user_id, ${grantOrg}
       ),
-      ${grantReusedAudit("application.code_reused", request)},
       used as (
         update oauth_grants set code_used_at = now()
          where id = (select id from code where code_used_at is null and not expired and redirect_matches and verifier_matches
@@ -142,7 +86,8 @@ export async function exchangeCode(
            and code_used_at is null
         returning *
       ),
-      ${issueCte(sql`used`, tokens)}
+      ${issueCte(sql`used`, tokens)},
+      ${tokenGrantAudit(request, { grantType: "authorization_code", issuedOf: "used", scopes: grantScopes("g") }, "application.code_reused")}
     select ${clientColumns}, exists (select 1 from code) as code_found,
            ${flagsOf("code", {
              code_reused: "code_used_at is not null",
@@ -180,6 +125,8 @@ export async function rotateRefreshToken(
   request: AuditRequest,
 ) {
   const asked = presented.scopes ? sql`${sql.param(presented.scopes)}::text[]` : sql`null::text[]`;
+  // The access token holds what was asked, when less than the grant (RFC 6749 §6); the refresh token keeps the grant's.
+  const narrowed = tokens.access.scopes ? sql`${sql.param(tokens.access.scopes)}::text[]` : sql`null::text[]`;
   return runOne<RefreshOutcome>(
     db,
     sql`with ${clientCte(client)},
@@ -187,9 +134,9 @@ export async function rotateRefreshToken(
         select t.id, t.grant_id, t.used_at, t.revoked_at, t.expires_at <= now() as expired,
                (${presented.resource}::text is null or g.resource = ${presented.resource}::text) as resource_matches,
                (${asked} is null or ${asked} <@ g.scopes) as scope_within,
-               (g.revoked_at is null and i.uninstalled_at is null and (g.user_id is null or exists (
+               (g.revoked_at is null and i.uninstalled_at is null and ${installerHolds} and (g.user_id is null or exists (
                   select 1 from memberships m where m.user_id = g.user_id and m.org_id = i.org_id))) as live
-          from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
+          from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id ${installerJoin}
          where t.token_hash = ${presented.tokenHash} and t.kind = 'refresh' and i.application_id = (select id from client where authenticated)
       ),
       reuse as (
@@ -197,7 +144,6 @@ export async function rotateRefreshToken(
          where id = (select grant_id from presented where used_at is not null) and revoked_at is null
         returning id, installation_id, user_id, ${grantOrg}
       ),
-      ${grantReusedAudit("application.refresh_reused", request)},
       spent as (
         update oauth_tokens set used_at = now()
          where id = (select id from presented where used_at is null and revoked_at is null and not expired and resource_matches
@@ -206,7 +152,8 @@ export async function rotateRefreshToken(
         returning grant_id
       ),
       rotated as (select g.* from oauth_grants g where g.id = (select grant_id from spent)),
-      ${issueCte(sql`rotated`, tokens)}
+      ${issueCte(sql`rotated`, tokens)},
+      ${tokenGrantAudit(request, { grantType: "refresh_token", issuedOf: "rotated", scopes: grantScopes("g", narrowed) }, "application.refresh_reused")}
     select ${clientColumns}, exists (select 1 from presented) as token_found,
            ${flagsOf("presented", {
              token_reused: "used_at is not null",
@@ -215,7 +162,7 @@ export async function rotateRefreshToken(
              scope_within: "scope_within",
              grant_live: "live",
            })},
-           (select ${grantScopes("rotated")} from rotated) as scopes,
+           (select ${grantScopes("rotated", narrowed)} from rotated) as scopes,
            exists (select 1 from issued) as rotated, ${revokedGrantColumn("reuse")}`,
   );
 }
@@ -237,14 +184,15 @@ export async function issueClientCredentials(
   client: ClientCredentials,
   request: { grantId: string; orgId: string | null; scopes: Scope[] | null; resource: string | null },
   tokens: IssuedTokens,
+  audit: AuditRequest,
 ) {
   const wanted = request.scopes ? sql`${sql.param(request.scopes)}::text[]` : sql`i.scopes`;
   return runOne<ClientCredentialsOutcome>(
     db,
     sql`with ${clientCte(client)},
       installed as (
-        select i.* from installations i
-         where i.application_id = (select id from client where authenticated and not public) and i.uninstalled_at is null
+        select i.* from installations i ${installerJoin}
+         where i.application_id = (select id from client where authenticated and not public) and i.uninstalled_at is null and ${installerHolds}
            and (${request.orgId}::uuid is null or i.org_id = ${request.orgId}::uuid)
       ),
       granted as (
@@ -254,41 +202,9 @@ export async function issueClientCredentials(
          where (select count(*) from installed) = 1 and ${wanted} <@ i.scopes
         returning *
       ),
-      ${issueCte(sql`granted`, tokens)}
+      ${issueCte(sql`granted`, tokens)},
+      ${tokenGrantAudit(audit, { grantType: "client_credentials", issuedOf: "granted", scopes: grantScopes("g") })}
     select ${clientColumns}, (select count(*)::int from installed) as installations,
            (select ${grantScopes("granted")} from granted) as scopes, exists (select 1 from issued) as issued`,
   );
-}
-
-/**
- * RFC 7009: the token revoked, if it is this client's: an access token alone; a refresh token with
- * its whole grant. Unknown tokens change nothing.
- */
-export async function revokeToken(db: Database, client: ClientCredentials, tokenHash: string) {
-  return runOne<ClientRow & { revoked: boolean; revoked_grant: RevokedGrant | null }>(
-    db,
-    sql`with ${clientCte(client)},
-      presented as (
-        select t.id, t.kind, t.grant_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
-         where t.token_hash = ${tokenHash} and i.application_id = (select id from client where authenticated)
-      ),
-      token as (update oauth_tokens set revoked_at = now() where id = (select id from presented) and revoked_at is null returning id),
-      grant_revoked as (
-        update oauth_grants set revoked_at = now() where id = (select grant_id from presented where kind = 'refresh') and revoked_at is null
-        returning id, ${grantOrg}
-      )
-    select ${clientColumns}, exists (select 1 from presented) as revoked, ${revokedGrantColumn("grant_revoked")}`,
-  );
-}
-
-/** The installation an access token is of, and its rate limit; null when the token is not live. */
-export async function tokenInstallation(db: Database, accessTokenHash: string) {
-  const [row] = await run<{ installationId: string; rateLimit: number }>(
-    db,
-    sql`select i.id as "installationId", i.rate_limit as "rateLimit"
-          from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
-         where t.token_hash = ${accessTokenHash} and t.kind = 'access' and t.expires_at > now() and t.revoked_at is null
-           and g.revoked_at is null and i.uninstalled_at is null`,
-  );
-  return row ?? null;
 }

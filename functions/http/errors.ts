@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { DatabaseRefusedError, DatabaseUnavailableError } from "../../db/client.ts";
 import { DomainError, type ErrorCode } from "../../domain/errors.ts";
-import type { AppEnv } from "../env.ts";
+import { settingsOf, type AppEnv } from "../env.ts";
 import { RESPONSE_HEADERS } from "./headers.ts";
 import { PROTECTED_RESOURCE_PATH } from "../oauth/metadata.ts";
 
@@ -52,7 +52,7 @@ export function sendError(c: Context<AppEnv>, error: Refusal) {
   if (status === 401)
     c.header(
       RESPONSE_HEADERS.wwwAuthenticate.name,
-      `Bearer realm="opsroom", resource_metadata="${new URL(c.req.url).origin}${PROTECTED_RESOURCE_PATH}"`,
+      `Bearer realm="opsroom", resource_metadata="${settingsOf(c.env).publicOrigin}${PROTECTED_RESOURCE_PATH}"`,
     );
   // Unavailable is momentary (the database out of reach): a client may retry after a second.
   if (status === 503) c.header(RESPONSE_HEADERS.retryAfter.name, "1");

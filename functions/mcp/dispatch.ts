@@ -72,6 +72,21 @@ export async function callRoute(caller: McpCaller, route: AnyRoute, call: RouteC
 }
 
 /**
+ * An argument that travels as a header (idempotencyKey, ifMatch): a value a header cannot carry
+ * (CR, LF, NUL, a character beyond Latin-1) is refused naming the argument, as any bad argument is;
+ * the route checks the rest as it checks the header.
+ */
+function headerValue(name: string, value: unknown): string {
+  const text = String(value);
+  // What the Fetch standard refuses in a header value (a leading or trailing one it would strip silently).
+  if (/[\0\r\n]|[^\0-\xff]/.test(text))
+    throw new DomainError("invalid_field", `${name} must be text a header can carry: no line break, NUL or character beyond Latin-1`, {
+      field: name,
+    });
+  return text;
+}
+
+/**
  * A tool's arguments as its route's call. A missing path parameter is refused here (there is no
  * path without it), as the route refuses a missing field; every other argument goes where the
  * route reads it, and one it does not take goes to the query or body, where the route refuses it
@@ -83,8 +98,8 @@ export function routeCallOf(tool: McpTool, args: Record<string, unknown> = {}): 
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
     if (placement.path.includes(name)) call.path[name] = String(value);
-    else if (name === "idempotencyKey" && placement.headers.idempotencyKey) call.headers!["idempotency-key"] = String(value);
-    else if (name === "ifMatch" && placement.headers.ifMatch) call.headers!["if-match"] = String(value);
+    else if (name === "idempotencyKey" && placement.headers.idempotencyKey) call.headers!["idempotency-key"] = headerValue(name, value);
+    else if (name === "ifMatch" && placement.headers.ifMatch) call.headers!["if-match"] = headerValue(name, value);
     else if (placement.query.includes(name)) call.query[name] = value;
     else if (placement.body === "nested" && name === "body") call.body = value;
     else if (Array.isArray(placement.body)) body[name] = value;

@@ -1,10 +1,12 @@
 import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
-import type { AppEnv } from "../env.ts";
+import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+import { settingsOf, type AppEnv } from "../env.ts";
 import { sendError } from "../http/errors.ts";
 import { RESPONSE_HEADERS } from "../http/headers.ts";
 import type { AnyRoute } from "../http/registry.ts";
 import { actorOfBearer } from "../middleware/bearer.ts";
+import { mcpAllowsOrigin } from "../middleware/cross-origin.ts";
 import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
 import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "../oauth/metadata.ts";
 import { McpUnauthorized, type McpCaller } from "./dispatch.ts";
@@ -15,17 +17,18 @@ import { loadRoutes } from "../routes/index.ts";
 // requests, no Durable Object), on the official SDK. A request from a 2026-07-28 client is served
 // by the SDK's createMcpHandler; one from a 2025-era client (initialize, then requests) by the
 // SDK's Streamable HTTP transport in its stateless mode, answering JSON. Before either: the
-// credentials (401 with the RFC 9728 pointer, so a client finds the authorization server on its
-// own), the body (at most the largest route's limit, with room for the JSON-RPC around it), one
-// JSON-RPC message (a batch is refused, as the protocol has had none since 2025-06-18), and the
-// tool selection. A GET (a standalone event stream) or DELETE (ending a session) answers 405, as
-// the protocol says a server without them does.
+// request's Origin and Host (403 for a page or a name that is not the service's: DNS rebinding),
+// the credentials (401 with the RFC 9728 pointer and the scopes the tools chosen need, so a client
+// finds the authorization server and what to ask it for on its own), the body (at most the largest
+// route's limit, with room for the JSON-RPC around it), one JSON-RPC message (a batch is refused,
+// as the protocol has had none since 2025-06-18), and the tool selection. A GET (a standalone event
+// stream) or DELETE (ending a session) answers 405, as the protocol says a server without them does.
 
 /** Where the RFC 9728 document of this resource is, and the document (functions/oauth/metadata.ts builds it). */
 export const MCP_RESOURCE_METADATA_PATH = `${PROTECTED_RESOURCE_PATH}/mcp`;
 const resourceMetadataUrl = (origin: string) => `${origin}${MCP_RESOURCE_METADATA_PATH}`;
 export const mcpResourceMetadata = (c: Context<AppEnv>) => {
-  const origin = new URL(c.req.url).origin;
+  const origin = settingsOf(c.env).publicOrigin;
   return c.json(protectedResourceMetadata(origin, `${origin}/mcp`));
 };
 
@@ -36,10 +39,43 @@ const jsonRpcError = (status: number, code: number, message: string, data?: unkn
     headers: { "content-type": "application/json", ...headers },
   });
 
-/** 401 as /v1 answers it, with the challenge naming the resource metadata (RFC 9728 §5.1, RFC 6750 §3). */
-function unauthorized(c: Context<AppEnv>, error: DomainError, tokenSent: boolean) {
+/**
+ * A request to another name than the service's (Host), or from a browser page /mcp's CORS policy
+ * does not allow (Origin): 403, as the MCP transport requires of a server (DNS rebinding).
+ */
+function foreignRequest(c: Context<AppEnv>, origin: string): Response | null {
+  if (new URL(c.req.url).host !== new URL(origin).host)
+    return jsonRpcError(403, -32000, "Forbidden: this request was sent to another host than the service's");
+  const from = c.req.header("origin");
+  if (from !== undefined && !mcpAllowsOrigin(from, origin))
+    return jsonRpcError(403, -32000, "Forbidden: requests from this Origin are not allowed");
+  return null;
+}
+
+/**
+ * The scopes the tools chosen need (MCP authorization, scope selection), a .manage standing for its
+ * .read, in catalogue order: what a client without a token should ask for. An unknown choice of
+ * tools (answered 400 once the client has a token) asks for the default tools'.
+ */
+async function scopesToAsk(c: Context<AppEnv>): Promise<string> {
+  const all = (await import("./tools.ts")).toolsOf(await loadRoutes());
+  let tools: ReturnType<typeof selectedTools>;
+  try {
+    tools = selectedTools(all, selectionOf(c.req.raw));
+  } catch {
+    tools = selectedTools(all, { groups: ["default"], readOnly: false });
+  }
+  const needed = new Set(tools.map((tool) => tool.route.scope).filter((scope) => scope !== null));
+  return ALL_SCOPES.filter(
+    (scope) => needed.has(scope) && !(scope.endsWith(".read") && needed.has(scope.replace(/\.read$/, ".manage") as Scope)),
+  ).join(" ");
+}
+
+/** 401 as /v1 answers it, with the challenge naming the resource metadata and the scopes to ask for (RFC 9728 §5.1, RFC 6750 §3). */
+async function unauthorized(c: Context<AppEnv>, error: DomainError, tokenSent: boolean) {
   const response = sendError(c, error);
-  const challenge = [`Bearer realm="opsroom"`, `resource_metadata="${resourceMetadataUrl(new URL(c.req.url).origin)}"`];
+  const origin = settingsOf(c.env).publicOrigin;
+  const challenge = [`Bearer realm="opsroom"`, `resource_metadata="${resourceMetadataUrl(origin)}"`, `scope="${await scopesToAsk(c)}"`];
   if (tokenSent) challenge.push(`error="invalid_token"`);
   response.headers.set(RESPONSE_HEADERS.wwwAuthenticate.name, challenge.join(", "));
   return response;
@@ -69,11 +105,14 @@ async function messageOf(c: Context<AppEnv>, limit: number): Promise<{ message: 
 /** The handler of /mcp on `app` (which its tool calls go through). */
 export function mcpEndpoint(app: McpCaller["app"]) {
   return async (c: Context<AppEnv>): Promise<Response> => {
+    const origin = settingsOf(c.env).publicOrigin;
+    const foreign = foreignRequest(c, origin);
+    if (foreign) return foreign;
     const authorization = c.req.header("authorization");
     if (!authorization)
       return unauthorized(c, new DomainError("unauthorized", "send your API key or access token as Authorization: Bearer <token>"), false);
     try {
-      actorOfBearer(authorization, c.req.raw);
+      actorOfBearer(authorization, c.req.raw, origin);
     } catch (error) {
       if (error instanceof DomainError) return unauthorized(c, error, true);
       throw error;
@@ -94,7 +133,7 @@ export function mcpEndpoint(app: McpCaller["app"]) {
       app,
       env: c.env,
       executionCtx: c.executionCtx,
-      origin: new URL(c.req.url).origin,
+      origin,
       headers: {
         authorization,
         "x-request-id": c.get("requestId"),

@@ -20,9 +20,11 @@ export function withAudience(request: Request, audience: Audience): Request {
   return request;
 }
 
-/** The audience of a request: the API at its origin (a token bound to none taken too), unless it was marked otherwise. */
-const audienceOf = (request: Request): Audience =>
-  audiences.get(request) ?? { resource: new URL(request.url).origin, unboundAccepted: true };
+/**
+ * The audience of a request: the API at the service's public origin (a token bound to none taken
+ * too), whatever Host the request was sent to, unless it was marked otherwise.
+ */
+const audienceOf = (request: Request, origin: string): Audience => audiences.get(request) ?? { resource: origin, unboundAccepted: true };
 
 /** The request is one of the MCP server's calls (functions/mcp/dispatch.ts). */
 export const isMcpCall = (request: Request): boolean => audiences.get(request)?.mcp === true;
@@ -49,17 +51,17 @@ function remembered(credential: string, hash: string | false, malformed: string)
  * Reads `Authorization: Bearer <key or access token>`. A malformed header, key or token is refused
  * here without a database round trip; a well-formed one becomes the actor (its hash) that the
  * route's single statement checks: an API key against api_keys, an OAuth application's access
- * token (docs/apps.md) against oauth_tokens, for the request's audience (read for a token only:
- * a key has none, and its calls skip parsing the URL).
+ * token (docs/apps.md) against oauth_tokens, for the request's audience (`origin`: the service's
+ * public origin, PUBLIC_ORIGIN).
  */
-export function actorOfBearer(header: string, request: Request): KeyActor | AppActor {
+export function actorOfBearer(header: string, request: Request, origin: string): KeyActor | AppActor {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new DomainError("unauthorized", "the Authorization header must be: Bearer <key>");
   const key = match[1]!;
   if (key.startsWith(CREDENTIAL_PREFIXES.accessToken)) {
     const accessTokenHash =
       hashes.get(key) ?? remembered(key, isCredential("accessToken", key) && hashCredential(key), "the access token is malformed");
-    const { resource, unboundAccepted } = audienceOf(request);
+    const { resource, unboundAccepted } = audienceOf(request, origin);
     return { accessTokenHash, resource, unboundAccepted };
   }
   return { keyHash: hashes.get(key) ?? remembered(key, isWellFormedApiKey(key) && hashApiKey(key), "the API key is malformed") };

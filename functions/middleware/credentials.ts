@@ -22,7 +22,7 @@ function credentials(sessionOnly: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     if (header && !sessionOnly) {
-      const actor = actorOfBearer(header, c.req.raw);
+      const actor = actorOfBearer(header, c.req.raw, settingsOf(c.env).publicOrigin);
       // A call of the MCP server's carries the MCP request: the day's first records the MCP session.
       c.set("actor", isMcpCall(c.req.raw) ? { ...actor, mcp: auditRequestOf(c) } : actor);
       return next();

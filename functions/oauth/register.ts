@@ -7,8 +7,8 @@ import {
   REGISTRATIONS_PER_ADDRESS,
   scopeParameter,
 } from "../../domain/oauth.ts";
-import { parseScopeParameter } from "../../domain/oauth.ts";
-import { ALL_SCOPES } from "../../domain/scopes.ts";
+import { applicationNameProblem, parseScopeParameter } from "../../domain/oauth.ts";
+import { RECORD_READ_SCOPES } from "../../domain/scopes.ts";
 import { registerDynamicClient } from "../../services/applications.ts";
 import type { AppEnv } from "../env.ts";
 import { oauthRefusals } from "../../services/refusals.ts";
@@ -16,7 +16,9 @@ import { addressGuardOf, oauthErrorResponse } from "./requests.ts";
 
 // POST /oauth/register (RFC 7591): an application registers itself, owned by no organisation. It
 // can only be installed in an organisation whose owner allowed dynamic registration (docs/apps.md),
-// so registering grants nothing. Counted per client address, as sign-ups are.
+// so registering grants nothing. Counted per client address (CF-Connecting-IP, which Cloudflare sets;
+// locally the header is whatever the client sends), as sign-ups are. Without a scope it may ask for
+// the records' read scopes only; a name that names the service is refused.
 
 const AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
 
@@ -56,13 +58,16 @@ export async function registerClient(c: Context<AppEnv>): Promise<Response> {
       );
     }
     const metadata = parsed.data;
-    const asked = parseScopeParameter(metadata.scope ?? ALL_SCOPES.join(" "));
+    // Without a scope: the records' read scopes, never more (a client asks for writes by name).
+    const asked = parseScopeParameter(metadata.scope ?? RECORD_READ_SCOPES.join(" "));
     if (asked.invalid || asked.scopes.length === 0)
       throw new OAuthError("invalid_client_metadata", "scope names no scope, or an unknown one");
     const isPublic = metadata.token_endpoint_auth_method === "none";
     if (isPublic && metadata.grant_types.includes("client_credentials"))
       throw new OAuthError("invalid_client_metadata", "a public client cannot use client_credentials");
     const name = metadata.client_name ?? "Unnamed application";
+    const named = applicationNameProblem(name);
+    if (named) throw new OAuthError("invalid_client_metadata", `client_name ${named}`);
     const registered = await registerDynamicClient({
       ctx: { db: c.get("db") },
       input: { name, redirectUris: metadata.redirect_uris, scopes: asked.scopes, public: isPublic },

@@ -18,7 +18,8 @@ import { revoke, token } from "../../services/oauth-tokens.ts";
 
 export const oauthRoutes = new Hono<AppEnv>();
 
-const issuerOf = (c: Context<AppEnv>) => new URL(c.req.url).origin;
+/** The issuer: the configured public origin (PUBLIC_ORIGIN), whatever Host the request was sent to. */
+const issuerOf = (c: Context<AppEnv>) => settingsOf(c.env).publicOrigin;
 
 /** No credential or code is cached, and no page of this flow tells where it came from (Referer). */
 oauthRoutes.use("/oauth/*", async (c, next) => {
@@ -139,6 +140,7 @@ oauthRoutes.post("/oauth/token", (c) =>
       scope: form.get("scope") ?? undefined,
       resource: form.get("resource") ?? undefined,
       organisationId: form.get("organisation_id") ?? undefined,
+      origin: issuerOf(c),
     };
     return c.json(await token({ ctx: tokenContext(c), input }));
   }),

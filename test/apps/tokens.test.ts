@@ -45,6 +45,30 @@ describe("refresh tokens", () => {
     expect(await oauthTrace(app.id)).toEqual(before);
     expect((await refresh(app, tokens.refresh_token)).status).toBe(200);
   });
+
+  it("asking for a narrower scope gets it (RFC 6749 §6); the new refresh token keeps the whole grant", async () => {
+    const owner = await signUp();
+    const app = await registerApp(owner);
+    const tokens = await tokensFor(app, owner);
+    expect(tokens.scope).toBe("projects.read tasks.read tasks.manage");
+    const narrow = await tokenRequest({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      scope: "tasks.read",
+      ...clientForm(app),
+    });
+    expect(narrow.status).toBe(200);
+    expect(narrow.body.scope).toBe("tasks.read");
+    const self = expectSuccess(await api("/v1", { key: narrow.body.access_token })) as any;
+    expect(self.scopes.map((s: { scope: string }) => s.scope)).toEqual(["tasks.read"]);
+    expectSuccess(await api("/v1/tasks", { key: narrow.body.access_token }));
+    expectError(await api("/v1/projects", { key: narrow.body.access_token }), 403, "insufficient_scope", { scope: "projects.read" });
+    expectError(await api("/v1/tasks", { key: narrow.body.access_token, body: {} }), 403, "insufficient_scope", { scope: "tasks.manage" });
+    // The refresh token it came with still holds the grant: refreshed without a scope, the whole of it.
+    const whole = await refresh(app, narrow.body.refresh_token);
+    expect(whole.body.scope).toBe("projects.read tasks.read tasks.manage");
+    expectSuccess(await api("/v1/projects", { key: whole.body.access_token }));
+  });
 });
 
 describe("client credentials", () => {

@@ -89,6 +89,44 @@ describe("the audit chain", () => {
     expect((await auditRows(owner.orgId)).map((r) => Number(r.sequence))).toEqual([4]);
     const run = await verify(owner.orgId);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, entries: 1, firstSequence: 4, headSequence: 4 });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: true,
+      entries: 1,
+      firstSequence: 4,
+      headSequence: 4,
+      prunedThrough: { sequence: 3 },
+    });
+  }, 120_000);
+
+  it("the oldest entries deleted by hand do not verify: retention recorded no pruning", async () => {
+    const owner = await busyOrganisation(6);
+    await query("delete from audit_entries where org_id = $1 and sequence <= 5", [owner.orgId]);
+    const run = await verify(owner.orgId);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/entry 6 .*entries 1 to 5 are missing \(retention pruned none\)/);
+  }, 120_000);
+
+  it("the head records what retention pruned through (sequence and time); a prefix deleted past it does not verify", async () => {
+    const owner = await busyOrganisation(5);
+    await query("update audit_entries set occurred_at = now() - interval '400 days' where org_id = $1 and sequence <= 2", [owner.orgId]);
+    const [second] = await query<{ hash: string; at: string }>(
+      "select hash, occurred_at::text as at from audit_entries where org_id = $1 and sequence = 2",
+      [owner.orgId],
+    );
+    await pruneAuditEntries(testDatabase(), 365 * 86_400);
+    const [head] = await query<{ pruned_sequence: string; pruned_hash: string; at: string }>(
+      "select pruned_sequence, pruned_hash, pruned_occurred_at::text as at from audit_heads where org_id = $1",
+      [owner.orgId],
+    );
+    expect({ ...head, pruned_sequence: Number(head!.pruned_sequence) }).toEqual({
+      pruned_sequence: 2,
+      pruned_hash: second!.hash,
+      at: second!.at,
+    });
+    expect((await verify(owner.orgId)).code).toBe(0);
+    await query("delete from audit_entries where org_id = $1 and sequence <= 4", [owner.orgId]);
+    const run = await verify(owner.orgId);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/entry 5 .*entries 3 to 4 are missing \(retention pruned through entry 2\)/);
   }, 120_000);
 });

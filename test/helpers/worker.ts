@@ -1,3 +1,4 @@
+import { createServer, connect, type Server, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 
 // The Worker in workerd, as wrangler starts it for the harness and for stacks of a test's own
@@ -14,7 +15,11 @@ const STRYKER_ACTIVE_MUTANT = "__STRYKER_ACTIVE_MUTANT__";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface TestWorker {
-  /** The Worker's own workerd, past wrangler's dev proxy (watchRuntime, below). */
+  /**
+   * Where the tests reach the Worker: its public origin (PUBLIC_ORIGIN), an address of this
+   * process's that passes every connection to the Worker's own workerd, past wrangler's dev proxy
+   * (watchRuntime, below), byte for byte; or, with `origin`, that workerd itself.
+   */
   url: string;
   /** wrangler's dev proxy, on the port asked for: what `npm run dev` users reach. */
   proxyUrl: string;
@@ -27,10 +32,16 @@ export async function startTestWorker(
     port?: number;
     logLevel?: "warn" | "log";
     testScheduled?: boolean;
-    /** The origin the Worker sees in request.url (https://api.example.com, as on Cloudflare); default its own http address. */
+    /**
+     * The origin the Worker sees in request.url (https://api.example.com, as on Cloudflare), and its
+     * PUBLIC_ORIGIN; default its own http address (the one `url` answers).
+     */
     origin?: string;
   } = {},
 ): Promise<TestWorker> {
+  // The Worker's public origin is an address known before it starts: the forwarder's (below).
+  const forwarder = options.origin ? null : await startForwarder();
+  bindings = { PUBLIC_ORIGIN: options.origin ?? forwarder!.url, ...bindings };
   // Offline machines: no request.cf download, no metrics. Set before wrangler is imported.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
   process.env.WRANGLER_SEND_METRICS = "false";
@@ -43,7 +54,8 @@ export async function startTestWorker(
   const mutant = process.env[STRYKER_ACTIVE_MUTANT];
   if (mutant) bindings = { ...bindings, [STRYKER_ACTIVE_MUTANT]: mutant };
   const devEnv = new unstable_DevEnv();
-  const runtime = watchRuntime(devEnv);
+  // After a reload (below), the forwarder passes new connections to the Worker's new address.
+  const runtime = watchRuntime(devEnv, (url) => forwarder?.forwardTo(new URL(url)));
   const worker = await devEnv.startWorker({
     config: `${ROOT}wrangler.toml`,
     bindings: Object.fromEntries(Object.entries(bindings).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
@@ -59,11 +71,54 @@ export async function startTestWorker(
   });
   try {
     const proxyUrl = (await worker.url).origin;
-    return { url: await runtime.directUrl, proxyUrl, dispose: () => worker.dispose() };
+    const directUrl = await runtime.directUrl;
+    forwarder?.forwardTo(new URL(directUrl));
+    return {
+      url: forwarder?.url ?? directUrl,
+      proxyUrl,
+      dispose: async () => {
+        await worker.dispose();
+        await forwarder?.close();
+      },
+    };
   } catch (error) {
     await worker.dispose().catch(() => {});
+    await forwarder?.close();
     throw error;
   }
+}
+
+/**
+ * A TCP listener on 127.0.0.1 that pipes each connection to the Worker's workerd once its address
+ * is known: the Worker's public origin has to be a binding when it starts, and workerd's own port
+ * is chosen only then. Bytes pass as they are (Host included), so the Worker sees the request as
+ * the client sent it, and a connection closed on either side closes the other.
+ */
+async function startForwarder(): Promise<{ url: string; forwardTo(target: URL): void; close(): Promise<void> }> {
+  let target: URL | null = null;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    if (!target) return client.destroy();
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    }
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    forwardTo: (url) => void (target = url),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** What makes wrangler reload a running Worker, and the reload itself. */
@@ -82,11 +137,15 @@ const RELOAD_EVENTS = new Set(["configUpdate", "bundleStart", "bundleComplete", 
  * a POST, with no restart at all: the flake of the earlier runs, in bursts of 200 concurrent
  * writes. On Cloudflare there is no such proxy.
  *
- * A reload pauses the proxy; the direct address changes with it. Even with `watch: false`,
- * wrangler watches the `[assets]` directory (console/): a file added, changed or removed there
- * reloads the Worker (bundleComplete with no bundleStart); bundleStart is a rebuild of the sources.
+ * A reload pauses the proxy; the direct address changes with it (`reloaded` is told the new one).
+ * Even with `watch: false`, wrangler watches the `[assets]` directory (console/): a file added,
+ * changed or removed there reloads the Worker (bundleComplete with no bundleStart); bundleStart is a
+ * rebuild of the sources.
  */
-function watchRuntime(devEnv: { dispatch(event: { type: string; proxyData?: { userWorkerUrl?: Partial<URL> } }): void }): {
+function watchRuntime(
+  devEnv: { dispatch(event: { type: string; proxyData?: { userWorkerUrl?: Partial<URL> } }): void },
+  reloaded: (url: string) => void,
+): {
   directUrl: Promise<string>;
 } {
   const dispatch = devEnv.dispatch.bind(devEnv);
@@ -101,13 +160,14 @@ function watchRuntime(devEnv: { dispatch(event: { type: string; proxyData?: { us
   devEnv.dispatch = (event) => {
     if (started && RELOAD_EVENTS.has(event.type))
       console.warn(
-        `test Worker: wrangler ${event.type} at ${new Date().toISOString()} (the Worker's address may change; tests keep the old one)`,
+        `test Worker: wrangler ${event.type} at ${new Date().toISOString()} (the Worker's address may change; the forwarder follows it)`,
       );
-    if (event.type === "reloadComplete" && !started) {
-      started = true;
+    if (event.type === "reloadComplete") {
       const url = new URL("http://127.0.0.1");
       Object.assign(url, event.proxyData?.userWorkerUrl ?? {});
-      found(url.origin);
+      if (started) reloaded(url.origin);
+      else found(url.origin);
+      started = true;
     }
     dispatch(event);
   };

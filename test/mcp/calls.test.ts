@@ -79,6 +79,16 @@ describe.each(["legacy", "modern"] as const)("tool calls (%s era)", (era) => {
     // Another organisation's task is not found.
     const other = await (await createTenant()).insertTask();
     await expectToolRefusal(tenant, client, "getTask", { id: other.id }, "not_found");
+    // An argument that travels as a header and holds what no header can (a line break, NUL, beyond
+    // Latin-1): invalid_field naming the argument, not a JSON-RPC internal error.
+    for (const bad of ["key\r\nX-Injected: 1", "key\n", "\rkey", "key\u0000", "key\u2028"]) {
+      await expectToolRefusal(tenant, client, "createTask", { ...(await taskBody(tenant)), idempotencyKey: bad }, "invalid_field", {
+        field: "idempotencyKey",
+      });
+      await expectToolRefusal(tenant, client, "updateTask", { id: task.id, title: "X", ifMatch: bad }, "invalid_field", {
+        field: "ifMatch",
+      });
+    }
   });
 
   it("answers a call beyond the key's scopes with the route's 403 as a tool error", async () => {

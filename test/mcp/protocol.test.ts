@@ -80,17 +80,18 @@ describe("the /mcp endpoint", () => {
     }
   });
 
-  it("lets a browser's MCP client through CORS, with the protocol's headers and the tool selection", async () => {
+  it("lets a browser's MCP client on this machine through CORS, with the protocol's headers and the tool selection", async () => {
+    // The MCP Inspector's web UI; a page of any other origin but the service's is refused (origin.test.ts).
     const response = await fetch(mcpUrl(), {
       method: "OPTIONS",
       headers: {
-        origin: "https://inspector.example",
+        origin: "http://localhost:6274",
         "access-control-request-method": "POST",
         "access-control-request-headers": "authorization,content-type,mcp-protocol-version,x-mcp-tools",
       },
     });
     expect(response.status).toBe(204);
-    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost:6274");
     const allowed = (response.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/\s*,\s*/);
     expect(allowed).toEqual(
       expect.arrayContaining(["authorization", "content-type", "mcp-protocol-version", "x-mcp-tools", "x-mcp-readonly"]),

@@ -46,7 +46,7 @@ function appWith(middleware: typeof keysOrSession | typeof jsonBody, actor?: App
 describe("credentials: Authorization: Bearer", () => {
   const app = appWith(keysOrSession);
   // No AUTH_SECRET: keys only, as a Worker without people configured.
-  const env = { DATABASE_URL: "postgres://unit@127.0.0.1/none" };
+  const env = { DATABASE_URL: "postgres://unit@127.0.0.1/none", PUBLIC_ORIGIN: "https://api.example.com" };
   const call = async (authorization?: string) =>
     (await app.request("/v1/tasks", authorization === undefined ? {} : { headers: { authorization } }, env)).json() as Promise<any>;
 

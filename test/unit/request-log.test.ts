@@ -8,7 +8,8 @@ import type { Bindings } from "../../functions/env.ts";
 
 const app = createApp();
 const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
-const env = (extra: Record<string, string> = {}) => ({ DATABASE_URL: "postgres://localhost/opsroom", ...extra }) as unknown as Bindings;
+const env = (extra: Record<string, string> = {}) =>
+  ({ DATABASE_URL: "postgres://localhost/opsroom", PUBLIC_ORIGIN: "https://api.example.com", ...extra }) as unknown as Bindings;
 const KEY = "ops_live_0123456789abcdefghijklmnopqrstuv";
 
 async function logged(bindings: Bindings): Promise<string[]> {

@@ -7,7 +7,7 @@ import { settingsOf, type Bindings } from "../../functions/env.ts";
 // runs a Worker with a retention of seconds).
 
 const bindings = (extra: Record<string, string> = {}) =>
-  ({ DATABASE_URL: "postgres://localhost/opsroom", ...extra }) as unknown as Bindings;
+  ({ DATABASE_URL: "postgres://localhost/opsroom", PUBLIC_ORIGIN: "https://api.example.com", ...extra }) as unknown as Bindings;
 
 describe("EVENT_RETENTION_DAYS", () => {
   it("defaults to 30 days; takes fractions, rounded to seconds", () => {
@@ -49,6 +49,10 @@ describe("the other bindings", () => {
     expect(settings.auth).toEqual({ secret: "a".repeat(32), signup: false });
     expect(settings.audit.retentionSeconds).toBe(365 * 86_400);
     expect(settingsOf(bindings({ AUTH_SECRET: "" })).auth).toBeNull();
+    // The public origin as URL writes an origin: lower case, no default port, no trailing slash.
+    expect(settings.publicOrigin).toBe("https://api.example.com");
+    expect(settingsOf(bindings({ PUBLIC_ORIGIN: "HTTPS://Ops.Example.COM:443/" })).publicOrigin).toBe("https://ops.example.com");
+    expect(settingsOf(bindings({ PUBLIC_ORIGIN: "http://127.0.0.1:8787" })).publicOrigin).toBe("http://127.0.0.1:8787");
   });
 
   it("refuse a malformed value or a missing one, naming each at once", () => {
@@ -56,6 +60,14 @@ describe("the other bindings", () => {
       [{ DATABASE_URL: "" }, /DATABASE_URL is required/],
       [{ DATABASE_URL: "mysql://localhost/opsroom" }, /DATABASE_URL must be a postgres:\/\/ connection string/],
       [{ LOCAL_SQL_ENDPOINT: "localhost" }, /LOCAL_SQL_ENDPOINT must be host:port/],
+      [{ PUBLIC_ORIGIN: "" }, /PUBLIC_ORIGIN is required/],
+      ...[
+        "api.example.com",
+        "ftp://api.example.com",
+        "https://api.example.com/v1",
+        "https://api.example.com/?x=1",
+        "https://u:p@api.example.com",
+      ].map((value): [Record<string, string>, RegExp] => [{ PUBLIC_ORIGIN: value }, /PUBLIC_ORIGIN must be an http\(s\) origin/]),
       [{ REALTIME_URL: "ftp://rooms.example.com", REALTIME_SECRET: "s".repeat(16) }, /REALTIME_URL must be an http\(s\) URL/],
       [{ REALTIME_URL: "https://rooms.example.com" }, /REALTIME_URL and REALTIME_SECRET go together/],
       [{ REALTIME_URL: "https://rooms.example.com", REALTIME_SECRET: "short" }, /REALTIME_SECRET must be at least 16 characters/],
