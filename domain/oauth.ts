@@ -41,6 +41,7 @@ export type AuthorizationParameter = (typeof AUTHORIZATION_PARAMETERS)[number];
 /** The grant types the token endpoint serves. */
 export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
+export const isGrantType = (value: string): value is GrantType => (GRANT_TYPES as readonly string[]).includes(value);
 
 /**
  * OAuth's scope parameter (space-separated API scope names) as the scopes held, .manage bringing

@@ -15,6 +15,9 @@ import { uuidv7 } from "../domain/ids.ts";
 import {
   ACCESS_TOKEN_SECONDS,
   canonicalResource,
+  GRANT_TYPES,
+  type GrantType,
+  isGrantType,
   OAuthError,
   parseScopeParameter,
   REFRESH_TOKEN_SECONDS,
@@ -117,10 +120,9 @@ function settleClient(row: ClientRow): void {
 }
 
 export async function token({ ctx, input }: Call<TokenRequest, TokenContext>): Promise<TokenAnswer> {
-  if (input.grantType === "authorization_code") return exchangeCode(ctx, input);
-  if (input.grantType === "refresh_token") return refresh(ctx, input);
-  if (input.grantType === "client_credentials") return clientCredentials(ctx, input);
-  throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials");
+  if (!isGrantType(input.grantType))
+    throw new OAuthError("unsupported_grant_type", `grant_type must be ${GRANT_TYPES.slice(0, -1).join(", ")} or ${GRANT_TYPES.at(-1)}`);
+  return GRANTS[input.grantType](ctx, input);
 }
 
 async function exchangeCode(ctx: TokenContext, input: TokenRequest): Promise<TokenAnswer> {
@@ -206,6 +208,13 @@ async function clientCredentials(ctx: TokenContext, input: TokenRequest): Promis
   if (!outcome.issued) throw new OAuthError("invalid_scope", "scope asks for more than the installation allows");
   return answer(tokens, outcome.scopes ?? []);
 }
+
+/** Each grant type the service offers, and how it is settled: a type added to GRANT_TYPES fails to compile until handled here. */
+const GRANTS = {
+  authorization_code: exchangeCode,
+  refresh_token: refresh,
+  client_credentials: clientCredentials,
+} satisfies Record<GrantType, (ctx: TokenContext, input: TokenRequest) => Promise<TokenAnswer>>;
 
 /** RFC 7009: revokes the client's token; any other token changes nothing and is answered the same. */
 export async function revoke({ ctx, input }: Call<{ client: ClientAuthentication; token: string }, TokenContext>): Promise<void> {

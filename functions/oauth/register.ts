@@ -7,7 +7,7 @@ import {
   REGISTRATIONS_PER_ADDRESS,
   scopeParameter,
 } from "../../domain/oauth.ts";
-import { applicationNameProblem, parseScopeParameter } from "../../domain/oauth.ts";
+import { applicationNameProblem, GRANT_TYPES, parseScopeParameter } from "../../domain/oauth.ts";
 import { RECORD_READ_SCOPES } from "../../domain/scopes.ts";
 import { registerDynamicClient } from "../../services/applications.ts";
 import type { AppEnv } from "../env.ts";
@@ -26,9 +26,7 @@ const Metadata = z.object({
   redirect_uris: z.array(z.string().max(2000)).min(1).max(MAX_REDIRECT_URIS),
   client_name: z.string().trim().min(1).max(200).optional(),
   token_endpoint_auth_method: z.enum(AUTH_METHODS).default("client_secret_basic"),
-  grant_types: z
-    .array(z.enum(["authorization_code", "refresh_token", "client_credentials"]))
-    .default(["authorization_code", "refresh_token"]),
+  grant_types: z.array(z.enum(GRANT_TYPES)).default(["authorization_code", "refresh_token"]),
   response_types: z.array(z.literal("code")).default(["code"]),
   scope: z.string().max(2000).optional(),
 });
