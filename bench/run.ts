@@ -15,7 +15,7 @@
 //  10.   org-writes.ts: writes per second of one organisation (64 writers) against 16 sharing the load.
 //
 // Prints one table, and writes it as JSON and Markdown to bench/results/ (plus the query plans).
-// bench/README.md says how to read it, and gives the current figures.
+// bench/README.md says how to read it; bench/results/README.md gives the current figures.
 import { cpus, loadavg, totalmem } from "node:os";
 import { createBenchOrg } from "./lib/data.ts";
 import { createProgress } from "./lib/progress.ts";

@@ -6,7 +6,7 @@ import { PendingAcknowledgements } from "./statements/acknowledgements.ts";
  * request per statement, sent as @neondatabase/serverless's `neon()` sends it (db/neon-http.ts). Every call of the API is one SQL statement
  * (db/statements/), so a call is one request and one database round trip, key check
  * included: no connection start-up, no pool, nothing to close. (Over a WebSocket `Pool`, each
- * request paid the connection start-up first: 2 round trips; bench/README.md section 3 measures 1.)
+ * request paid the connection start-up first: 2 round trips; bench/results/README.md section 3 measures 1.)
  * Everything else talks to `Database`, so choosing another driver touches this file only.
  */
 export interface DatabaseConfig {

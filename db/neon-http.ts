@@ -7,7 +7,7 @@ import { errorFields, NeonDbError, types } from "@neondatabase/serverless";
 // NeonDbError), without what that driver does again on every statement: parsing the connection
 // string four times (two URLs each), eight promises to resolve options we never pass, and an
 // object of type overrides per answer. That was 15-20 % of a call's CPU in the Worker's profile
-// (bench/README.md "CPU per call"). test/unit/neon-http.test.ts holds the two to the same
+// (bench/results/README.md "CPU per call"). test/unit/neon-http.test.ts holds the two to the same
 // requests and answers.
 
 /** One statement as the protocol carries it. */

@@ -49,7 +49,7 @@ export class DomainError extends Error {
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
     // A refusal is answered, never logged with a stack (functions/http/errors.ts): its code and
     // message say where it came from. Capturing the stack was a quarter of the app's CPU for a
-    // 404 in workerd (145 -> 105 µs, bench/README.md "CPU per call"), so none is captured.
+    // 404 in workerd (145 -> 105 µs, bench/results/README.md "CPU per call"), so none is captured.
     const stackTraceLimit = V8Error.stackTraceLimit;
     V8Error.stackTraceLimit = 0;
     super(message);

@@ -82,7 +82,7 @@ const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 /**
  * Unpadded base64url of the text's UTF-8, three bytes to four characters. Every page with more
  * writes a cursor: through btoa, a spread of the bytes and three replaces it was 4 % of a list's
- * CPU in the Worker's profile (bench/README.md "CPU per call"), this way a quarter of that.
+ * CPU in the Worker's profile (bench/results/README.md "CPU per call"), this way a quarter of that.
  */
 function base64url(text: string): string {
   const bytes = new TextEncoder().encode(text);

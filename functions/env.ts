@@ -38,7 +38,7 @@ export interface Bindings {
   /**
    * "true" writes one structured line per request (request id, method, path, status, ms, statements).
    * Off by default: the platform's own invocation logs record every request, and the line cost more
-   * CPU than the rest of a 404 (bench/README.md "CPU per call").
+   * CPU than the rest of a 404 (bench/results/README.md "CPU per call").
    */
   LOG_REQUESTS?: string;
   /**

@@ -74,7 +74,7 @@ export const isFloor = (key: CallKey): key is FloorKey => key === "floor" || key
  * without, and no more: the call's minimal statement (bench/statements/minimal.ts, also section
  * 9's floors), the same logical work and the same answer as opsroom's statement in as few
  * characters as a hand-written statement needs; a write's floor then posts to the room
- * (bench/README.md "CPU per call").
+ * (bench/results/README.md "CPU per call").
  */
 export const IO_FLOOR: Record<ApiKey, FloorKey> = {
   unknown: "floor",

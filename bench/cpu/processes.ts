@@ -153,7 +153,7 @@ export async function startProcesses(stack: BenchStack, dir: string, against: st
 /**
  * The project's wrangler.toml without its [assets] table, written into `dir`: the Worker as a
  * deployment pays for it. Locally the asset router runs in the Worker's own workerd before every
- * request (0.4 to 0.9 ms of CPU a call here, bench/README.md "CPU per call"); on Cloudflare it
+ * request (0.4 to 0.9 ms of CPU a call here, bench/results/README.md "CPU per call"); on Cloudflare it
  * is the platform's, and requests to assets are not billed. The floor has no assets either.
  */
 function billedConfig(dir: string, root = PROJECT_ROOT): string {

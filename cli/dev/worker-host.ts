@@ -4,7 +4,7 @@
 // (`npm run dev -- --inspect`). Attached, the inspector streams every subrequest and console line
 // of the Worker to this process, which logs each message to a debug file: measured, that was
 // ~1 ms of this process's CPU and ~0.5 ms of workerd's per database statement, more than the
-// Worker's own work (bench/README.md "CPU per call"). The tests and the bench run the Worker the
+// Worker's own work (bench/results/README.md "CPU per call"). The tests and the bench run the Worker the
 // same way.
 //
 //   node --import tsx cli/dev/worker-host.ts --config <wrangler.toml> --port <n> --settings <file.json>

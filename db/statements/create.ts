@@ -62,7 +62,7 @@ export async function createRecord<R extends Resource>(
  * data, the answer and the remembered response (unless the resource remembers more: a webhook's
  * answer carries its secret) are the same JSON. Built in each place, it was a
  * fifth of a task create's statement, and Postgres parsed and planned it, derived fields and all,
- * twice over (bench/README.md "Postgres time per call").
+ * twice over (bench/results/README.md "Postgres time per call").
  */
 const CREATED_VIEW = (resource: Resource) => sql`created_view as (select ${projection(resource, "changed")} as json from changed)`;
 const CREATED_JSON = sql`(select v.json from created_view v)`;

@@ -5,7 +5,7 @@ import { SQL, StringChunk, sql as drizzleSql } from "drizzle-orm/sql/sql";
 // SQL constructor runs over every chunk: it tests each one for a Table through its prototype chain
 // (`is`), to fill `usedTables`, which only drizzle's query cache reads and these statements never
 // reach. A write's statement is a few hundred fragments, built on every call; made here, a
-// fragment costs about a sixth of drizzle's (bench/README.md, "What was measured and kept"). The
+// fragment costs about a sixth of drizzle's (bench/results/README.md, "What was measured and kept"). The
 // trees are drizzle's own classes, chunk for chunk, so drizzle's compiler and ours
 // (compile.ts) read them as before, and the tests' CHECK_STATEMENTS compares the two on every
 // statement. db/statements import `sql` from here (a lint rule says so).

@@ -64,7 +64,7 @@ export function sendError(c: Context<AppEnv>, error: Refusal) {
 
 /**
  * The app's notFound: a path no route serves. Nothing throws it, so it is answered without an
- * Error (making one was most of a 404's CPU: bench/README.md "CPU per call"), and with the path
+ * Error (making one was most of a 404's CPU: bench/results/README.md "CPU per call"), and with the path
  * Hono has already read from the URL.
  */
 export const noEndpoint = (c: Context<AppEnv>) =>

@@ -32,7 +32,7 @@ export const isMcpCall = (request: Request): boolean => audiences.get(request)?.
 /**
  * The hash of each well-formed key and access token this isolate has read, by the credential
  * itself: a key's SHA-256 through workerd's node:crypto (a stream object, two Buffers) was 5-8 %
- * of a call's CPU in the Worker's profile (bench/README.md "CPU per call"), and an isolate serves
+ * of a call's CPU in the Worker's profile (bench/results/README.md "CPU per call"), and an isolate serves
  * the same few keys call after call. Only the exact credential finds its hash; a malformed one is
  * never kept. Past HASHES_KEPT it starts again.
  */

@@ -6,7 +6,7 @@ import { WINDOW_SECONDS } from "../../domain/limits.ts";
 //
 // Asking the limiter is a Durable Object request: billed by the request and by the object's
 // duration, and on Cloudflare a round trip to wherever the key's object lives, often another
-// location (locally, in one process, it is a small part of a call's CPU: bench/README.md "CPU per
+// location (locally, in one process, it is a small part of a call's CPU: bench/results/README.md "CPU per
 // call, third pass"). So when the limiter allows a call, it also counts a lease, a share of what
 // the window has left, and hands it to the isolate, which spends it on the key's next calls
 // without asking. What is leased is counted: across every isolate together, a key never gets more

@@ -86,7 +86,7 @@ export class RateLimiter extends DurableObject<Bindings> {
 
   /**
    * Writes the window within a second, once for however many calls came meanwhile: a write per
-   * call cost more CPU than the count itself (bench/README.md "CPU per call"). Counting is exact
+   * call cost more CPU than the count itself (bench/results/README.md "CPU per call"). Counting is exact
    * in memory, where every call is decided; the storage copy is for after an eviction, which comes
    * only after seconds without a call, well after the pending write. What a crash of the runtime
    * within that second loses is at most that second's count.

@@ -11,7 +11,7 @@ import { CLOSE_CODES } from "../protocol.ts";
 // revoked, a session ends or a member's role changes.
 //
 // An event is serialised once and sent to the sockets grouped by what they may see and want
-// (audiences, kept in memory between events: bench/README.md, "Fan-out").
+// (audiences, kept in memory between events: bench/results/README.md, "Fan-out").
 
 /** What the room keeps on each socket: the filter it connected with. */
 export interface SocketState {

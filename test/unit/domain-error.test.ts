@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DomainError } from "../../domain/errors.ts";
 
 // domain/errors.ts: a refusal is answered, never logged with a stack, so none is captured (a
-// quarter of the app's CPU for a 404 in workerd, bench/README.md "CPU per call"). It stays an
+// quarter of the app's CPU for a 404 in workerd, bench/results/README.md "CPU per call"). It stays an
 // Error, and an unexpected error made after it still has its stack.
 
 describe("DomainError", () => {

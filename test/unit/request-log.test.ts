@@ -4,7 +4,7 @@ import type { Bindings } from "../../functions/env.ts";
 
 // functions/middleware/log.ts: with LOG_REQUESTS=true, one structured line per request, without the
 // key or the body; without it, no line at all (the platform logs every invocation; the line cost
-// CPU, bench/README.md "CPU per call"). The app runs in Node here: a 404 touches no database.
+// CPU, bench/results/README.md "CPU per call"). The app runs in Node here: a 404 touches no database.
 
 const app = createApp();
 const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
