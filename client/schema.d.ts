@@ -10566,7 +10566,384 @@ export interface components {
             hash: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
+        UnknownField: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnknownFieldError"];
+            };
+        };
+        /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+        UnauthorizedOrInvalidKey: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+            };
+        };
+        /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RateLimitedError"];
+            };
+        };
+        /** @description Unexpected error; nothing was changed (internal_error) */
+        InternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InternalError"];
+            };
+        };
+        /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+        Unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnavailableError"];
+            };
+        };
+        /** @description The key lacks the scope this operation needs (insufficient_scope) */
+        InsufficientScope: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InsufficientScopeError"];
+            };
+        };
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+        InvalidFieldOrUnknownField: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+            };
+        };
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field, invalid_json) */
+        MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidJsonError"];
+            };
+        };
+        /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
+        InsufficientScopeOrCrossSiteRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+            };
+        };
+        /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ConflictError"];
+            };
+        };
+        /** @description The body is larger than 64 KiB (payload_too_large) */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PayloadTooLargeError"];
+            };
+        };
+        /** @description The body is not application/json (unsupported_media_type) */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+            };
+        };
+        /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
+        IdempotencyMismatch: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IdempotencyMismatchError"];
+            };
+        };
+        /** @description No such record in the key's organisation (not_found) */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NotFoundError"];
+            };
+        };
+        /** @description If-Match does not match the record's version (precondition_failed) */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PreconditionFailedError"];
+            };
+        };
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field, invalid_json, invalid_reference) */
+        MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
+            };
+        };
+        /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, dependency_cycle, open_blockers, open_subtasks, conflict) */
+        InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["DependencyCycleError"] | components["schemas"]["OpenBlockersError"] | components["schemas"]["OpenSubtasksError"] | components["schemas"]["ConflictError"];
+            };
+        };
+        /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (dependency_cycle, conflict) */
+        DependencyCycleOrConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DependencyCycleError"] | components["schemas"]["ConflictError"];
+            };
+        };
+        /** @description The key lacks the scope this operation needs (insufficient_scope, insufficient_role, cross_site_request) */
+        InsufficientScopeOrInsufficientRoleOrCrossSiteRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
+            };
+        };
+        /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, conflict) */
+        InvalidTransitionOrConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["ConflictError"];
+            };
+        };
+        /** @description The events after that changeVersion are past retention: take a fresh snapshot (a list answer's changeVersion) and follow from there (resync_required) */
+        ResyncRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ResyncRequiredError"];
+            };
+        };
+        /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnauthorizedError"];
+            };
+        };
+        /** @description The key lacks the scope this operation needs (cross_site_request) */
+        CrossSiteRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CrossSiteRequestError"];
+            };
+        };
+        /** @description The key lacks the scope this operation needs (insufficient_role, cross_site_request) */
+        InsufficientRoleOrCrossSiteRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
+            };
+        };
+        /** @description The key lacks the scope this operation needs (insufficient_role) */
+        InsufficientRole: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InsufficientRoleError"];
+            };
+        };
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
+        UnknownFieldNotRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnknownFieldError"];
+            };
+        };
+        /** @description Unexpected error; nothing was changed (internal_error) */
+        InternalErrorNotRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InternalError"];
+            };
+        };
+    };
     parameters: {
         /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
         IfMatch: string;
@@ -10724,6 +11101,33 @@ export type CreatedApplication = components['schemas']['CreatedApplication'];
 export type Installation = components['schemas']['Installation'];
 export type ApplicationSettings = components['schemas']['ApplicationSettings'];
 export type AuditEntry = components['schemas']['AuditEntry'];
+export type ResponseUnknownField = components['responses']['UnknownField'];
+export type ResponseUnauthorizedOrInvalidKey = components['responses']['UnauthorizedOrInvalidKey'];
+export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseUnavailable = components['responses']['Unavailable'];
+export type ResponseInsufficientScope = components['responses']['InsufficientScope'];
+export type ResponseInvalidFieldOrUnknownField = components['responses']['InvalidFieldOrUnknownField'];
+export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson'];
+export type ResponseInsufficientScopeOrCrossSiteRequest = components['responses']['InsufficientScopeOrCrossSiteRequest'];
+export type ResponseConflict = components['responses']['Conflict'];
+export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
+export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ResponseIdempotencyMismatch = components['responses']['IdempotencyMismatch'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponsePreconditionFailed = components['responses']['PreconditionFailed'];
+export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference'];
+export type ResponseInvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict = components['responses']['InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict'];
+export type ResponseDependencyCycleOrConflict = components['responses']['DependencyCycleOrConflict'];
+export type ResponseInsufficientScopeOrInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientScopeOrInsufficientRoleOrCrossSiteRequest'];
+export type ResponseInvalidTransitionOrConflict = components['responses']['InvalidTransitionOrConflict'];
+export type ResponseResyncRequired = components['responses']['ResyncRequired'];
+export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseCrossSiteRequest = components['responses']['CrossSiteRequest'];
+export type ResponseInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientRoleOrCrossSiteRequest'];
+export type ResponseInsufficientRole = components['responses']['InsufficientRole'];
+export type ResponseUnknownFieldNotRateLimited = components['responses']['UnknownFieldNotRateLimited'];
+export type ResponseInternalErrorNotRateLimited = components['responses']['InternalErrorNotRateLimited'];
 export type ParameterIfMatch = components['parameters']['IfMatch'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
@@ -10794,79 +11198,11 @@ export interface operations {
                     "application/json": components["schemas"]["SelfDescription"];
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getOrganisation: {
@@ -10920,93 +11256,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listProjects: {
@@ -11158,93 +11413,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createProject: {
@@ -11331,149 +11505,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getProject: {
@@ -11606,107 +11647,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteProject: {
@@ -11784,135 +11731,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateProject: {
@@ -12000,163 +11827,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertProject: {
@@ -12304,163 +11985,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listProjectHistory: {
@@ -12567,107 +12102,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listMilestones: {
@@ -12838,107 +12279,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createMilestone: {
@@ -13027,163 +12374,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getMilestone: {
@@ -13331,107 +12532,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteMilestone: {
@@ -13508,135 +12615,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateMilestone: {
@@ -13723,163 +12710,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertMilestone: {
@@ -14023,163 +12864,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listMilestoneHistory: {
@@ -14285,107 +12980,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listTasks: {
@@ -14640,93 +13241,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createTask: {
@@ -14824,149 +13344,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getTask: {
@@ -15184,107 +13571,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTask: {
@@ -15369,135 +13662,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateTask: {
@@ -15593,163 +13766,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, dependency_cycle, open_blockers, open_subtasks, conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["DependencyCycleError"] | components["schemas"]["OpenBlockersError"] | components["schemas"]["OpenSubtasksError"] | components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertTask: {
@@ -15913,163 +13940,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, dependency_cycle, open_blockers, open_subtasks, conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["DependencyCycleError"] | components["schemas"]["OpenBlockersError"] | components["schemas"]["OpenSubtasksError"] | components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listTaskHistory: {
@@ -16183,107 +14064,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     addTaskDependency: {
@@ -16374,163 +14161,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (dependency_cycle, conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DependencyCycleError"] | components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["DependencyCycleOrConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     removeTaskDependency: {
@@ -16620,121 +14261,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listLabels: {
@@ -16857,93 +14391,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createLabel: {
@@ -17018,149 +14471,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getLabel: {
@@ -17268,107 +14588,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteLabel: {
@@ -17436,135 +14662,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateLabel: {
@@ -17642,163 +14748,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertLabel: {
@@ -17923,163 +14883,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listLabelHistory: {
@@ -18176,107 +14990,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listComments: {
@@ -18419,107 +15139,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createComment: {
@@ -18602,163 +15228,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getComment: {
@@ -18880,107 +15360,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteComment: {
@@ -19053,135 +15439,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateComment: {
@@ -19263,163 +15529,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertComment: {
@@ -19554,163 +15674,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listCommentHistory: {
@@ -19812,107 +15786,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listChecklistItems: {
@@ -20053,107 +15933,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createChecklistItem: {
@@ -20233,163 +16019,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getChecklistItem: {
@@ -20507,107 +16147,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteChecklistItem: {
@@ -20676,135 +16222,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateChecklistItem: {
@@ -20882,163 +16308,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertChecklistItem: {
@@ -21166,163 +16446,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listChecklistItemHistory: {
@@ -21420,107 +16554,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listRisks: {
@@ -21692,93 +16732,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createRisk: {
@@ -21860,149 +16819,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getRisk: {
@@ -22155,107 +16981,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteRisk: {
@@ -22328,135 +17060,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateRisk: {
@@ -22539,163 +17151,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertRisk: {
@@ -22833,163 +17299,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listRiskHistory: {
@@ -23091,107 +17411,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listIssues: {
@@ -23368,93 +17594,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createIssue: {
@@ -23536,149 +17681,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getIssue: {
@@ -23836,107 +17848,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteIssue: {
@@ -24009,135 +17927,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateIssue: {
@@ -24220,163 +18018,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertIssue: {
@@ -24513,163 +18165,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listIssueHistory: {
@@ -24771,107 +18277,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listFinancialEntries: {
@@ -25039,93 +18451,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createFinancialEntry: {
@@ -25208,149 +18539,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getFinancialEntry: {
@@ -25499,107 +18697,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteFinancialEntry: {
@@ -25671,135 +18775,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateFinancialEntry: {
@@ -25881,163 +18865,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertFinancialEntry: {
@@ -26174,163 +19012,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listFinancialEntryHistory: {
@@ -26431,107 +19123,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getProjectFinancials: {
@@ -26597,121 +19195,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listPersonnel: {
@@ -26840,93 +19331,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createPerson: {
@@ -27002,149 +19412,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getPerson: {
@@ -27256,107 +19533,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updatePerson: {
@@ -27434,163 +19617,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     upsertPerson: {
@@ -27718,163 +19755,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listPersonHistory: {
@@ -27972,107 +19863,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     runBatch: {
@@ -28167,177 +19964,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidTransitionError"] | components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidTransitionOrConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listEvents: {
@@ -28445,93 +20083,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The events after that changeVersion are past retention: take a fresh snapshot (a list answer's changeVersion) and follow from there (resync_required) */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ResyncRequiredError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            410: components["responses"]["ResyncRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createRealtimeToken: {
@@ -28604,121 +20161,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listWebhooks: {
@@ -28810,93 +20260,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createWebhook: {
@@ -28989,135 +20358,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Idempotency-Key reused with a different request (idempotency_mismatch) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IdempotencyMismatchError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getWebhook: {
@@ -29197,107 +20446,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteWebhook: {
@@ -29380,135 +20535,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateWebhook: {
@@ -29604,163 +20639,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     rotateWebhookSecret: {
@@ -29850,163 +20739,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description If-Match does not match the record's version (precondition_failed) */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PreconditionFailedError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     testWebhook: {
@@ -30068,121 +20811,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -30275,107 +20911,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     redeliverWebhookDelivery: {
@@ -30439,121 +20981,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     replayWebhook: {
@@ -30621,163 +21056,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The events after that changeVersion are past retention: take a fresh snapshot (a list answer's changeVersion) and follow from there (resync_required) */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ResyncRequiredError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            410: components["responses"]["ResyncRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getSession: {
@@ -30846,79 +21135,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     switchOrganisation: {
@@ -31002,135 +21223,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listMembers: {
@@ -31189,79 +21290,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     removeMember: {
@@ -31321,121 +21354,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     changeMemberRole: {
@@ -31510,149 +21436,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listInvitations: {
@@ -31715,93 +21508,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRole"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createInvitation: {
@@ -31881,135 +21593,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     revokeInvitation: {
@@ -32060,107 +21652,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listApiKeys: {
@@ -32227,93 +21725,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRole"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createApiKey: {
@@ -32401,121 +21818,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     revokeApiKey: {
@@ -32566,107 +21876,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     replaceApiKey: {
@@ -32740,107 +21956,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listApplications: {
@@ -32909,93 +22031,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRole"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createApplication: {
@@ -33091,121 +22132,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, invalid_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getApplication: {
@@ -33272,107 +22206,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRole"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteApplication: {
@@ -33439,107 +22279,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateApplication: {
@@ -33629,135 +22375,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     rotateClientSecret: {
@@ -33835,149 +22461,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listInstallations: {
@@ -34046,93 +22539,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRole"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     uninstallApplication: {
@@ -34183,107 +22595,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getApplicationSettings: {
@@ -34333,93 +22651,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRole"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     changeApplicationSettings: {
@@ -34481,121 +22718,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field, missing_field, invalid_field, invalid_json) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listAuditLog: {
@@ -34687,93 +22817,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     exportAuditLog: {
@@ -34834,93 +22883,12 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["AuditEntry"];
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (insufficient_scope) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InsufficientScopeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getOpenApiDocument: {
@@ -34951,28 +22919,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnknownFieldError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
+            400: components["responses"]["UnknownFieldNotRateLimited"];
+            500: components["responses"]["InternalErrorNotRateLimited"];
         };
     };
 }

@@ -191,7 +191,9 @@ const STATUS_DESCRIPTION: Record<ErrorStatus, string> = {
 /** OpenAPI responses for the given codes, grouped by status, each listing its possible codes. */
 export function errorResponses(codes: readonly ErrorCode[], headersOf: (status: ErrorStatus) => Record<string, unknown> = () => ({})) {
   const byStatus = new Map<ErrorStatus, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  // In the catalogue's order, so two operations that answer the same codes answer the same response.
+  const ordered = ERROR_CODES.filter((code) => codes.includes(code));
+  for (const code of ordered) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].map(([status, statusCodes]) => [
       status,

@@ -6,6 +6,7 @@ import { addRequestExamples } from "./request-examples.ts";
 import { headerComponents, headerParameterComponents } from "../http/headers.ts";
 import type { AnyRoute } from "../http/registry.ts";
 import { toOpenApiRoute } from "./operation.ts";
+import { shareErrorResponses } from "./shared-responses.ts";
 import { apiGuide } from "./guide.ts";
 import { OAUTH_PATHS } from "../oauth/metadata.ts";
 import { SCOPES } from "../../domain/scopes.ts";
@@ -155,6 +156,7 @@ function documentOf(routes: AnyRoute[]): OpenApiDocument {
     addIntegerFormats(generated);
     addRequestExamples(generated as Parameters<typeof addRequestExamples>[0]);
     addOperationExamples(generated as Parameters<typeof addOperationExamples>[0]);
+    shareErrorResponses(generated as Parameters<typeof shareErrorResponses>[0]);
     document = generated;
     documents.set(routes, document);
   }
