@@ -14,7 +14,7 @@ import { logRequests } from "./middleware/log.ts";
 import { MCP_RESOURCE_METADATA_PATH, mcpEndpoint, mcpResourceMetadata } from "./mcp/endpoint.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { AUTHORIZATION_SERVER_PATH, PROTECTED_RESOURCE_PATH } from "./oauth/metadata.ts";
-import { loadRouteModule } from "./routes/index.ts";
+import { loadRouteModule, loadRoutes } from "./routes/index.ts";
 import { ROUTE_MANIFEST } from "./routes/manifest.ts";
 import type { RouteMount } from "./routes/mount.ts";
 
@@ -56,7 +56,10 @@ function handlerAt(mount: RouteMount): Handler<AppEnv> {
     if (!route) throw new Error(`${mount.operationId} is not in routes/${mount.module}: run npm run routes:generate`);
     return (await import("./http/handler.ts")).handlerOf(route);
   });
-  return async (c) => (await handler())(c);
+  return async (c) => {
+    c.set("registry", loadRoutes);
+    return (await handler())(c);
+  };
 }
 
 export function createApp() {

@@ -4,6 +4,7 @@ import type { Scope } from "../domain/scopes.ts";
 import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import { EVENT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { IdempotencyRequest } from "../services/context.ts";
+import type { AnyRoute } from "./http/registry.ts";
 import type { AuthGuard } from "./rate-limit/auth-guard.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
 
@@ -177,6 +178,12 @@ export interface Variables {
   idempotency?: IdempotencyRequest;
   /** The organisation's changeVersion the call's statements last observed (the envelope's changeVersion). */
   changeVersion?: number;
+  /**
+   * The registry, every route (functions/routes/index.ts), for the routes that describe or run
+   * others (GET /v1, the OpenAPI document, a batch): given by the app that mounts them, so no route
+   * module imports the registry that imports it.
+   */
+  registry: () => Promise<AnyRoute[]>;
 }
 
 export interface AppEnv {

@@ -15,7 +15,6 @@ import type { Scope } from "../../domain/scopes.ts";
 import { defineRoute, matchRoute, type AnyRoute } from "../http/registry.ts";
 import { Uuid } from "../schemas/common.ts";
 import { validationError } from "../http/validation.ts";
-import { loadRoutes } from "./index.ts";
 
 // POST /v1/batch: the creates, changes and deletes of records, up to 100, all or nothing, in one
 // database round trip (services/batch.ts). Each operation is the single call it names, validated
@@ -218,7 +217,7 @@ export const batchRoutes: AnyRoute[] = [
     async handler(c, { body }) {
       const operations = body.operations;
       await consumeMore(c, operations.length - 1, `this batch of ${operations.length} operations`);
-      const routes = await loadRoutes();
+      const routes = await c.get("registry")();
       const refs = new Map<string, string>();
       const prepared: BatchOperation[] = [];
       /** The scope each operation needs, as far as known: a refusal checks them in order first. */

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { settingsOf } from "../env.ts";
 import { defineRoute } from "../http/registry.ts";
-import { loadRoutes } from "./index.ts";
 
 /** GET /v1/openapi.json: the document of the registry, for the service's public origin (PUBLIC_ORIGIN). */
 export const openApiRoute = defineRoute({
@@ -19,6 +18,6 @@ export const openApiRoute = defineRoute({
   // The document's builder (and @asteasolutions/zod-to-openapi) is loaded when it is first asked for.
   async handler(c) {
     const { openApiDocument } = await import("../openapi/document.ts");
-    return { body: openApiDocument(await loadRoutes(), settingsOf(c.env).publicOrigin) };
+    return { body: openApiDocument(await c.get("registry")(), settingsOf(c.env).publicOrigin) };
   },
 });

@@ -6,7 +6,6 @@ import { settingsOf, type Bindings } from "../env.ts";
 import { SCOPES } from "../../domain/scopes.ts";
 import { defineRoute, operationsOf } from "../http/registry.ts";
 import { Uuid } from "../schemas/common.ts";
-import { loadRoutes } from "./index.ts";
 
 const ORG_EXAMPLE = "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10";
 
@@ -76,7 +75,7 @@ export const selfRoutes = [
           application: caller.application,
           scopes: caller.scopes.map((scope) => ({ scope, label: SCOPES[scope] })),
           realtime: realtimeInfo(c.env, caller.orgId),
-          operations: operationsOf(await loadRoutes(), caller.keyId ? "key" : "person"),
+          operations: operationsOf(await c.get("registry")(), caller.keyId ? "key" : "person"),
         },
       };
     },
