@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -6,11 +6,12 @@ import { describe, expect, it } from "vitest";
 // The contributor's maps (CONTRIBUTING.md, test/README.md) name files, npm scripts and the
 // declarations inside files; code moves under them. This holds them to the tree: every path they
 // name exists (from the repository's root, or from the document's folder), every `npm run x` is a
-// script of package.json, and every "`NAME` of/in `file`" (or "(`NAME`, `file`)") is found in
-// that file. A path with a placeholder (<resource>) is a pattern, not checked.
+// script of package.json, every "`NAME` of/in `file`" (or "(`NAME`, `file`)") is found in that
+// file, and test/README.md's helper tables name every file of test/helpers and test/setup and only
+// what each declares. A path with a placeholder (<resource>) is a pattern, not checked.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const DOCUMENTS = ["CONTRIBUTING.md"];
+const DOCUMENTS = ["CONTRIBUTING.md", "test/README.md"];
 /** What a run writes (gitignored): named as where to look, not there before a run. */
 const OUTPUTS = ["test/artifacts/", "reports/"];
 const scripts = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: object }).scripts);
@@ -33,6 +34,17 @@ function declarationsOf(text: string): [name: string, file: string][] {
     ...text.matchAll(/\(`([A-Za-z_$][\w$]*)`, `([\w./-]+\.\w+)`\)/g),
   ];
   return pairs.map((m) => [m[1]!, m[2]!]);
+}
+
+/** The rows of a table of helpers: "| `api.ts` | `api(path, ...)`; `expectError(...)` |" -> its file(s) and the names it gives. */
+function helperRows(text: string): { files: string[]; names: string[] }[] {
+  return text.split("\n").flatMap((line) => {
+    const row = /^\| `([\w.-]+\.(?:ts|mjs))`(?:, `([\w.-]+\.(?:ts|mjs))`)? \|(.*)$/.exec(line);
+    if (!row) return [];
+    const files = [row[1], row[2]].flatMap((name) => (name ? ["test/helpers", "test/setup"].map((folder) => `${folder}/${name}`) : []));
+    const names = [...row[3]!.matchAll(/`([A-Za-z_]\w*)(?:\(|`)/g)].map((m) => m[1]!);
+    return [{ files: files.filter((file) => existsSync(join(ROOT, file))), names }];
+  });
 }
 
 const resolve = (document: string, path: string) =>
@@ -60,5 +72,24 @@ describe.each(DOCUMENTS)("%s", (document) => {
       return !found || !readFileSync(found, "utf8").includes(name);
     });
     expect(missing.map(([name, file]) => `${name} in ${file}`)).toEqual([]);
+  });
+});
+
+describe("test/README.md's helper tables", () => {
+  const rows = helperRows(readFileSync(join(ROOT, "test/README.md"), "utf8")).filter((row) => row.files.length > 0);
+
+  it("name every file of test/helpers and test/setup", () => {
+    const listed = new Set(rows.flatMap((row) => row.files));
+    const present = ["test/helpers", "test/setup"].flatMap((folder) => readdirSync(join(ROOT, folder)).map((name) => `${folder}/${name}`));
+    expect(present.filter((file) => !listed.has(file))).toEqual([]);
+  });
+
+  it("give only names their helper declares", () => {
+    const missing = rows.flatMap(({ files, names }) => {
+      const source = files.map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n");
+      return names.filter((name) => !source.includes(name)).map((name) => `${name} in ${files.join(", ")}`);
+    });
+    expect(rows.length).toBeGreaterThan(20);
+    expect(missing).toEqual([]);
   });
 });
