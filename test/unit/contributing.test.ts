@@ -59,6 +59,18 @@ describe.each(DOCUMENTS)("%s", (document) => {
     expect(paths.filter((path) => !resolve(document, path))).toEqual([]);
   });
 
+  it("links only to headings it has", () => {
+    // GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens.
+    const anchors = [...text.matchAll(/^#+ (.+)$/gm)].map((m) =>
+      m[1]!
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, "")
+        .replace(/ /g, "-"),
+    );
+    const links = [...text.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!);
+    expect(links.filter((link) => !anchors.includes(link))).toEqual([]);
+  });
+
   it("names only npm scripts package.json has", () => {
     const named = [...text.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!);
     expect(named.filter((name) => !scripts.includes(name))).toEqual([]);
