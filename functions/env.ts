@@ -70,6 +70,14 @@ export interface Settings {
   logRequests: boolean;
 }
 
+/**
+ * What a deployment must set: the settings the Worker refuses to start without, and those that go
+ * together (one set without the others is refused too). `npm run check:deploy` holds wrangler.toml's
+ * [vars] and the secrets docs/deployment.md names to them (cli/lib/deploy-settings.ts).
+ */
+export const REQUIRED_SETTINGS = ["DATABASE_URL", "PUBLIC_ORIGIN"] as const satisfies ReadonlyArray<keyof Bindings>;
+export const SETTINGS_TOGETHER = [["REALTIME_URL", "REALTIME_SECRET"]] as const satisfies ReadonlyArray<ReadonlyArray<keyof Bindings>>;
+
 const checked = new WeakMap<object, Settings>();
 
 /** A binding's check: true, or what is wrong with the value as the error names it. */
@@ -109,7 +117,8 @@ const origin: Check = (v) => {
  */
 function reader(env: Bindings) {
   const problems: string[] = [];
-  const read = (name: keyof Bindings, check: Check, required = false): string | undefined => {
+  const read = (name: keyof Bindings, check: Check): string | undefined => {
+    const required = (REQUIRED_SETTINGS as ReadonlyArray<keyof Bindings>).includes(name);
     const value = env[name];
     if (value === undefined || value === "") {
       if (required) problems.push(`${name} is required`);
@@ -133,8 +142,8 @@ export function settingsOf(env: Bindings): Settings {
   if (!settings) {
     const { read, problems } = reader(env);
     const s = {
-      DATABASE_URL: read("DATABASE_URL", (v) => /^postgres(ql)?:\/\//.test(v) || "must be a postgres:// connection string", true),
-      PUBLIC_ORIGIN: read("PUBLIC_ORIGIN", origin, true),
+      DATABASE_URL: read("DATABASE_URL", (v) => /^postgres(ql)?:\/\//.test(v) || "must be a postgres:// connection string"),
+      PUBLIC_ORIGIN: read("PUBLIC_ORIGIN", origin),
       LOCAL_SQL_ENDPOINT: read("LOCAL_SQL_ENDPOINT", (v) => /^[\w.-]+:\d{1,5}$/.test(v) || "must be host:port"),
       REALTIME_URL: read("REALTIME_URL", (v) => /^https?:$/.test(protocolOf(v)) || "must be an http(s) URL"),
       REALTIME_SECRET: read("REALTIME_SECRET", (v) => v.length >= 16 || "must be at least 16 characters"),
@@ -146,8 +155,8 @@ export function settingsOf(env: Bindings): Settings {
       EVENT_RETENTION_DAYS: read("EVENT_RETENTION_DAYS", days(3650)),
       AUDIT_RETENTION_DAYS: read("AUDIT_RETENTION_DAYS", days(36500)),
     };
-    if (Boolean(s.REALTIME_URL) !== Boolean(s.REALTIME_SECRET))
-      problems.push("REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
+    for (const names of SETTINGS_TOGETHER)
+      if (new Set(names.map((name) => Boolean(s[name]))).size > 1) problems.push(`${names.join(" and ")} go together (both, or neither)`);
     if (problems.length) throw new Error(`the Worker is misconfigured: ${problems.join("; ")}`);
     settings = {
       publicOrigin: new URL(s.PUBLIC_ORIGIN!).origin,
