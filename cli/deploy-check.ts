@@ -44,7 +44,7 @@ const STARTUP_RUNS = 5;
 const ROOM_GZIP_BUDGET = 256 * KiB;
 
 /** Settings of development and tests only (functions/env.ts), and the secrets (never a plain var). */
-const NOT_IN_PRODUCTION = ["WEBHOOKS_ALLOW_LOOPBACK", "LOCAL_SQL_ENDPOINT", "CHECK_STATEMENTS"];
+const NOT_IN_PRODUCTION = ["WEBHOOKS_ALLOW_LOOPBACK", "LOCAL_SQL_ENDPOINT", "CHECK_STATEMENTS", "MODEL_WORKERS_LIMITS"];
 const SECRETS = ["DATABASE_URL", "REALTIME_SECRET", "AUTH_SECRET"];
 const DEVELOPMENT_ADDRESS = /^http:|localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0/i;
 
