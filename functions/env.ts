@@ -46,6 +46,16 @@ export interface Bindings {
    * difference (db/statements/compile.ts). The tests' Workers set it; a deployment leaves it unset.
    */
   CHECK_STATEMENTS?: string;
+  /**
+   * Subrequests one invocation may make (functions/subrequests.ts): 1000, the Workers Paid plan's
+   * figure, unless set; 50 on the Free plan.
+   */
+  SUBREQUESTS_PER_INVOCATION?: string;
+  /**
+   * "true" enforces in the Worker the per-invocation limits workerd does not (subrequests), as
+   * Cloudflare does: development and the tests; never deployed.
+   */
+  MODEL_WORKERS_LIMITS?: string;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
@@ -68,6 +78,8 @@ export interface Settings {
   audit: { retentionSeconds: number };
   /** A structured line per request (LOG_REQUESTS=true). */
   logRequests: boolean;
+  /** Subrequests per invocation, and whether they are enforced here (MODEL_WORKERS_LIMITS: not on Cloudflare, which does it). */
+  limits: { subrequests: number; model: boolean };
 }
 
 /**
@@ -77,6 +89,9 @@ export interface Settings {
  */
 export const REQUIRED_SETTINGS = ["DATABASE_URL", "PUBLIC_ORIGIN"] as const satisfies ReadonlyArray<keyof Bindings>;
 export const SETTINGS_TOGETHER = [["REALTIME_URL", "REALTIME_SECRET"]] as const satisfies ReadonlyArray<ReadonlyArray<keyof Bindings>>;
+
+/** Subrequests per invocation on the Workers Paid plan (the default of SUBREQUESTS_PER_INVOCATION). */
+export const SUBREQUESTS_PAID = 1000;
 
 const checked = new WeakMap<object, Settings>();
 
@@ -154,6 +169,11 @@ export function settingsOf(env: Bindings): Settings {
       CHECK_STATEMENTS: read("CHECK_STATEMENTS", trueOrFalse),
       EVENT_RETENTION_DAYS: read("EVENT_RETENTION_DAYS", days(3650)),
       AUDIT_RETENTION_DAYS: read("AUDIT_RETENTION_DAYS", days(36500)),
+      SUBREQUESTS_PER_INVOCATION: read(
+        "SUBREQUESTS_PER_INVOCATION",
+        (v) => (/^\d{1,8}$/.test(v) && Number(v) >= 50) || "must be a whole number of at least 50 (the Workers Free plan's)",
+      ),
+      MODEL_WORKERS_LIMITS: read("MODEL_WORKERS_LIMITS", trueOrFalse),
     };
     for (const names of SETTINGS_TOGETHER)
       if (new Set(names.map((name) => Boolean(s[name]))).size > 1) problems.push(`${names.join(" and ")} go together (both, or neither)`);
@@ -167,6 +187,7 @@ export function settingsOf(env: Bindings): Settings {
       events: { retentionSeconds: Math.round(Number(s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
       audit: { retentionSeconds: Math.round(Number(s.AUDIT_RETENTION_DAYS ?? AUDIT_RETENTION_DAYS) * 86_400) },
       logRequests: s.LOG_REQUESTS === "true",
+      limits: { subrequests: Number(s.SUBREQUESTS_PER_INVOCATION ?? SUBREQUESTS_PAID), model: s.MODEL_WORKERS_LIMITS === "true" },
     };
     checked.set(env, settings);
   }
