@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
+import { documentedSecrets, missingSettings } from "./lib/deploy-settings.ts";
 import { PROJECT_ROOT, localBin } from "./lib/paths.ts";
 
 // npm run check:deploy (CI runs it): builds what a deployment uploads, as `wrangler deploy` and
@@ -13,7 +14,8 @@ import { PROJECT_ROOT, localBin } from "./lib/paths.ts";
 // - the Worker: the upload of `wrangler deploy --dry-run`, its size compressed as wrangler counts
 //   it (gzip of every module); its start-up CPU from `wrangler check startup` on that same upload;
 // - wrangler.toml as wrangler reads it: every Durable Object class has a migration; the top level
-//   is production (`wrangler deploy` with no --env), and none of its vars is a development setting;
+//   is production (`wrangler deploy` with no --env), none of its vars is a development setting, and
+//   every setting the Worker requires (functions/env.ts) is a var or a secret docs/deployment.md names;
 // - the room: the script `partykit deploy` uploads, its size compressed. `partykit deploy` needs a
 //   login and has no dry run, so it runs here against a stand-in for PartyKit's API on loopback
 //   that keeps the upload: the real build, with no copy of its esbuild settings to drift;
@@ -42,7 +44,7 @@ const STARTUP_RUNS = 5;
 const ROOM_GZIP_BUDGET = 256 * KiB;
 
 /** Settings of development and tests only (functions/env.ts), and the secrets (never a plain var). */
-const NOT_IN_PRODUCTION = ["WEBHOOKS_ALLOW_LOOPBACK", "LOCAL_SQL_ENDPOINT", "CHECK_STATEMENTS"];
+const NOT_IN_PRODUCTION = ["WEBHOOKS_ALLOW_LOOPBACK", "LOCAL_SQL_ENDPOINT", "CHECK_STATEMENTS", "MODEL_WORKERS_LIMITS"];
 const SECRETS = ["DATABASE_URL", "REALTIME_SECRET", "AUTH_SECRET"];
 const DEVELOPMENT_ADDRESS = /^http:|localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0/i;
 
@@ -161,9 +163,11 @@ async function checkWranglerConfig() {
     ? ["wrangler.toml has an [env.*] section: the top level is production (docs/deployment.md)"]
     : [];
   problems.push(...varProblems("wrangler.toml [vars]", config.vars));
+  const secrets = documentedSecrets(readFileSync(join(PROJECT_ROOT, "docs/deployment.md"), "utf8"));
+  problems.push(...missingSettings(config.vars, secrets));
   report(
     "production vars",
-    `wrangler.toml's top level: ${Object.keys(config.vars).join(", ") || "no vars"} (the rest: secrets and --var)`,
+    `wrangler.toml's top level: ${Object.keys(config.vars).join(", ") || "no vars"}; secrets: ${secrets.join(", ") || "none"}`,
     problems,
   );
 }

@@ -47,6 +47,16 @@ export interface Bindings {
    * difference (db/statements/compile.ts). The tests' Workers set it; a deployment leaves it unset.
    */
   CHECK_STATEMENTS?: string;
+  /**
+   * Subrequests one invocation may make (functions/subrequests.ts): 1000, the Workers Paid plan's
+   * figure, unless set; 50 on the Free plan.
+   */
+  SUBREQUESTS_PER_INVOCATION?: string;
+  /**
+   * "true" enforces in the Worker the per-invocation limits workerd does not (subrequests), as
+   * Cloudflare does: development and the tests; never deployed.
+   */
+  MODEL_WORKERS_LIMITS?: string;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
@@ -69,7 +79,20 @@ export interface Settings {
   audit: { retentionSeconds: number };
   /** A structured line per request (LOG_REQUESTS=true). */
   logRequests: boolean;
+  /** Subrequests per invocation, and whether they are enforced here (MODEL_WORKERS_LIMITS: not on Cloudflare, which does it). */
+  limits: { subrequests: number; model: boolean };
 }
+
+/**
+ * What a deployment must set: the settings the Worker refuses to start without, and those that go
+ * together (one set without the others is refused too). `npm run check:deploy` holds wrangler.toml's
+ * [vars] and the secrets docs/deployment.md names to them (cli/lib/deploy-settings.ts).
+ */
+export const REQUIRED_SETTINGS = ["DATABASE_URL", "PUBLIC_ORIGIN"] as const satisfies ReadonlyArray<keyof Bindings>;
+export const SETTINGS_TOGETHER = [["REALTIME_URL", "REALTIME_SECRET"]] as const satisfies ReadonlyArray<ReadonlyArray<keyof Bindings>>;
+
+/** Subrequests per invocation on the Workers Paid plan (the default of SUBREQUESTS_PER_INVOCATION). */
+export const SUBREQUESTS_PAID = 1000;
 
 const checked = new WeakMap<object, Settings>();
 
@@ -110,7 +133,8 @@ const origin: Check = (v) => {
  */
 function reader(env: Bindings) {
   const problems: string[] = [];
-  const read = (name: keyof Bindings, check: Check, required = false): string | undefined => {
+  const read = (name: keyof Bindings, check: Check): string | undefined => {
+    const required = (REQUIRED_SETTINGS as ReadonlyArray<keyof Bindings>).includes(name);
     const value = env[name];
     if (value === undefined || value === "") {
       if (required) problems.push(`${name} is required`);
@@ -134,8 +158,8 @@ export function settingsOf(env: Bindings): Settings {
   if (!settings) {
     const { read, problems } = reader(env);
     const s = {
-      DATABASE_URL: read("DATABASE_URL", (v) => /^postgres(ql)?:\/\//.test(v) || "must be a postgres:// connection string", true),
-      PUBLIC_ORIGIN: read("PUBLIC_ORIGIN", origin, true),
+      DATABASE_URL: read("DATABASE_URL", (v) => /^postgres(ql)?:\/\//.test(v) || "must be a postgres:// connection string"),
+      PUBLIC_ORIGIN: read("PUBLIC_ORIGIN", origin),
       LOCAL_SQL_ENDPOINT: read("LOCAL_SQL_ENDPOINT", (v) => /^[\w.-]+:\d{1,5}$/.test(v) || "must be host:port"),
       REALTIME_URL: read("REALTIME_URL", (v) => /^https?:$/.test(protocolOf(v)) || "must be an http(s) URL"),
       REALTIME_SECRET: read("REALTIME_SECRET", (v) => v.length >= 16 || "must be at least 16 characters"),
@@ -146,9 +170,14 @@ export function settingsOf(env: Bindings): Settings {
       CHECK_STATEMENTS: read("CHECK_STATEMENTS", trueOrFalse),
       EVENT_RETENTION_DAYS: read("EVENT_RETENTION_DAYS", days(3650)),
       AUDIT_RETENTION_DAYS: read("AUDIT_RETENTION_DAYS", days(36500)),
+      SUBREQUESTS_PER_INVOCATION: read(
+        "SUBREQUESTS_PER_INVOCATION",
+        (v) => (/^\d{1,8}$/.test(v) && Number(v) >= 50) || "must be a whole number of at least 50 (the Workers Free plan's)",
+      ),
+      MODEL_WORKERS_LIMITS: read("MODEL_WORKERS_LIMITS", trueOrFalse),
     };
-    if (Boolean(s.REALTIME_URL) !== Boolean(s.REALTIME_SECRET))
-      problems.push("REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
+    for (const names of SETTINGS_TOGETHER)
+      if (new Set(names.map((name) => Boolean(s[name]))).size > 1) problems.push(`${names.join(" and ")} go together (both, or neither)`);
     if (problems.length) throw new Error(`the Worker is misconfigured: ${problems.join("; ")}`);
     settings = {
       publicOrigin: new URL(s.PUBLIC_ORIGIN!).origin,
@@ -159,6 +188,7 @@ export function settingsOf(env: Bindings): Settings {
       events: { retentionSeconds: Math.round(Number(s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
       audit: { retentionSeconds: Math.round(Number(s.AUDIT_RETENTION_DAYS ?? AUDIT_RETENTION_DAYS) * 86_400) },
       logRequests: s.LOG_REQUESTS === "true",
+      limits: { subrequests: Number(s.SUBREQUESTS_PER_INVOCATION ?? SUBREQUESTS_PAID), model: s.MODEL_WORKERS_LIMITS === "true" },
     };
     checked.set(env, settings);
   }

@@ -1,5 +1,6 @@
 import { createApp } from "./app.ts";
-import type { Bindings } from "./env.ts";
+import { settingsOf, type Bindings } from "./env.ts";
+import { countSubrequests } from "./subrequests.ts";
 
 // The Worker: the Hono app serves /v1; the cron trigger runs the sweep (re-publishes events no
 // room acknowledged, repeats recent revocations to the rooms, drops events and audit entries past their retention).
@@ -16,9 +17,20 @@ export { RateLimiter } from "./rate-limit/limiter.ts";
 
 const app = createApp();
 
+/** Each invocation's subrequests counted (functions/subrequests.ts); a misconfigured Worker's first request says why. */
+function counted<T>(env: Bindings, work: () => T): T {
+  let limits;
+  try {
+    limits = settingsOf(env).limits;
+  } catch {
+    return work();
+  }
+  return countSubrequests(limits.subrequests, limits.model, work);
+}
+
 export default {
-  fetch: app.fetch,
+  fetch: (request, env, ctx) => counted(env, () => app.fetch(request, env, ctx)),
   scheduled(_controller, env, ctx) {
-    ctx.waitUntil(import("./sweep.ts").then(({ runSweep }) => runSweep(env, ctx)));
+    ctx.waitUntil(counted(env, () => import("./sweep.ts").then(({ runSweep }) => runSweep(env, ctx))));
   },
 } satisfies ExportedHandler<Bindings>;

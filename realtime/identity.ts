@@ -33,6 +33,11 @@ export interface RoomEnv {
   API_URL?: string;
   /** Jobs one webhook may have queued (realtime/webhooks/backlog.ts); unset: 10 000. */
   WEBHOOK_BACKLOG_LIMIT?: string;
+  /**
+   * "true" puts Workers' per-invocation limits in front of the room's requests (connections.ts):
+   * development and the tests, whose workerd has none of them. Never deployed.
+   */
+  MODEL_WORKERS_LIMITS?: string;
 }
 
 const EVENT_READ_SCOPES = new Set<string>(Object.values(EVENT_SCOPES));

@@ -1,5 +1,6 @@
 import type * as Party from "partykit/server";
 import { bearerToken, secretsEqual } from "../domain/crypto/secrets.ts";
+import { heldConnections, queuedLikeWorkers, type HeldConnections } from "./connections.ts";
 import { authenticate, internalUrl, type Identity, type RoomEnv } from "./identity.ts";
 import { RoomMessageSchema } from "./protocol.ts";
 import { Alarm, RETRY_MS } from "./room/alarm.ts";
@@ -41,8 +42,11 @@ export default class OrganisationRoom implements Party.Server {
   private readonly audiences: Audiences;
   private readonly order: EventOrder;
   private readonly webhooks: WebhookDispatcher;
+  /** Every request the room makes holds one (connections.ts); in development and the tests, behind Workers' queue. */
+  private readonly connections: HeldConnections;
 
   constructor(readonly room: Party.Room) {
+    this.connections = heldConnections(this.env.MODEL_WORKERS_LIMITS === "true" ? queuedLikeWorkers(fetch) : fetch);
     const api = (path: string, init?: RequestInit) => this.internalApi(path, init);
     this.alarm = new Alarm(room.storage);
     this.audiences = new Audiences(room);
@@ -53,7 +57,7 @@ export default class OrganisationRoom implements Party.Server {
       (event) => this.audiences.broadcast(event),
       (changeVersion) => room.broadcast(readyMessage(changeVersion)),
     );
-    this.webhooks = new WebhookDispatcher(room.storage, api, backlogLimitOf(this.env.WEBHOOK_BACKLOG_LIMIT));
+    this.webhooks = new WebhookDispatcher(room.storage, api, backlogLimitOf(this.env.WEBHOOK_BACKLOG_LIMIT), this.connections);
   }
 
   private get env(): RoomEnv {
@@ -177,7 +181,7 @@ export default class OrganisationRoom implements Party.Server {
   private async internalApi(path: string, init: RequestInit = {}): Promise<Response> {
     const url = internalUrl(this.env, this.orgId!, path);
     if (!url) throw new Error("API_URL is not set: the room cannot reach the API");
-    return fetch(url, {
+    return this.connections.fetch(url, {
       ...init,
       headers: { authorization: `Bearer ${this.env.REALTIME_SECRET ?? ""}`, "content-type": "application/json" },
     });

@@ -1,6 +1,6 @@
 import type { Database } from "../db/client.ts";
 import * as statements from "../db/statements/app-access.ts";
-import type { Call, ServiceContext } from "./context.ts";
+import { subrequestsLeft, type Call, type ServiceContext } from "./context.ts";
 
 // An OAuth application's access beyond one call (docs/apps.md "Realtime"): whether the grant a
 // realtime token names may still open a socket, and the sweep's part: repeating to the rooms what
@@ -42,10 +42,13 @@ const UNAUTHORISED_ORGANISATIONS_PER_SWEEP = 50;
  * records each (application.installation_ended, by opsroom). Run before the rooms are told what
  * ended lately, so they close the installations' sockets and reload their webhooks.
  */
-export async function endUnauthorisedInstallations(ctx: Pick<ServiceContext, "db">): Promise<number> {
+export async function endUnauthorisedInstallations(ctx: Pick<ServiceContext, "db" | "subrequestsLeft">, reserve = 0): Promise<number> {
   let ended = 0;
-  for (const orgId of await statements.organisationsWithUnauthorisedInstallations(ctx.db, UNAUTHORISED_ORGANISATIONS_PER_SWEEP))
+  for (const orgId of await statements.organisationsWithUnauthorisedInstallations(ctx.db, UNAUTHORISED_ORGANISATIONS_PER_SWEEP)) {
+    // One statement each; past the invocation's budget the next sweep ends the rest.
+    if (subrequestsLeft(ctx) <= reserve) break;
     ended += (await statements.endUnauthorisedInstallations(ctx.db, orgId)).length;
+  }
   return ended;
 }
 

@@ -27,7 +27,15 @@ export interface ServiceContext {
   idempotency?: IdempotencyRequest | undefined;
   /** Where the request came from: the audit entries its writes append carry it. None for the CLI. */
   request?: AuditRequest | undefined;
+  /**
+   * How many more subrequests (statements, room messages) the invocation may make: Workers cap
+   * them (functions/subrequests.ts). Loops that could make many stop short of it; unset: no cap.
+   */
+  subrequestsLeft?(): number;
 }
+
+/** The subrequests `ctx`'s invocation may still make (Infinity with no cap: the CLI). */
+export const subrequestsLeft = (ctx: Pick<ServiceContext, "subrequestsLeft">): number => ctx.subrequestsLeft?.() ?? Infinity;
 
 /** What the system's own work runs with (the sweep, the room's calls): no caller. */
 export type SystemContext = Omit<ServiceContext, "actor" | "idempotency" | "request">;

@@ -16,7 +16,7 @@ import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import type { EventFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { Scope } from "../domain/scopes.ts";
-import type { Call, ServiceContext, SystemContext } from "./context.ts";
+import { subrequestsLeft, type Call, type ServiceContext, type SystemContext } from "./context.ts";
 import { publish } from "./rooms.ts";
 import { settleCaller } from "./settle.ts";
 
@@ -84,8 +84,17 @@ const SWEEP_PAGE = 1000;
 const SWEEP_SECONDS = 30;
 /** How far back the sweep repeats revocations to the rooms: a few of its one-minute ticks. */
 const REVOCATION_REPEAT_SECONDS = 180;
+/**
+ * Subrequests (functions/subrequests.ts) the sweep keeps for its last steps, the four prunes and a
+ * margin, whatever the steps before them had to do; and, beyond those, for repeating revocations
+ * to the rooms and ending installations. Publishing stops short of both: what it leaves, the next
+ * sweep publishes (it starts from the oldest unacknowledged event). 27 of the Free plan's 50 then
+ * go to publishing; of the Paid plan's 1,000, 973.
+ */
+const PRUNE_RESERVE = 7;
+const TELL_RESERVE = PRUNE_RESERVE + 20;
 
-type SweepContext = Pick<ServiceContext, "db" | "rooms">;
+type SweepContext = Pick<ServiceContext, "db" | "rooms" | "subrequestsLeft">;
 
 /**
  * Publishes an organisation's events in order, in batches: a batch the room took stays
@@ -94,7 +103,8 @@ type SweepContext = Pick<ServiceContext, "db" | "rooms">;
 async function publishInBatches(ctx: SweepContext, orgId: string, events: OpsEvent[]): Promise<{ sent: number; error?: unknown }> {
   let sent = 0;
   try {
-    while (sent < events.length) {
+    // A batch is two subrequests (the publish, and recording what the room acknowledged).
+    while (sent < events.length && subrequestsLeft(ctx) > TELL_RESERVE + 2) {
       const batch = nextBatch(events, sent);
       await publish(ctx, orgId, batch, { recordNow: true });
       sent += batch.length;
@@ -126,6 +136,8 @@ export async function publishPending(ctx: SweepContext, orgId: string): Promise<
     const { sent, error } = await publishInBatches(ctx, orgId, events);
     total += sent;
     if (error) throw error;
+    // The invocation's subrequests are spent: the sweep publishes the rest.
+    if (sent < events.length) return total;
   }
 }
 
@@ -139,18 +151,21 @@ async function publishUnacknowledged(ctx: SweepContext, graceSeconds: number): P
   const deadline = Date.now() + SWEEP_SECONDS * 1000;
   let published = 0;
   let failed = 0;
-  for (let more = true; more && Date.now() < deadline;) {
+  for (let more = true; more && Date.now() < deadline && subrequestsLeft(ctx) > TELL_RESERVE + 3;) {
     const page = await unpublishedEvents(ctx.db, graceSeconds, SWEEP_PAGE);
+    const publishedBefore = published;
     const byOrg = new Map<string, OpsEvent[]>();
     for (const event of page.events) byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);
     for (const [orgId, orgEvents] of byOrg) {
       const { sent, error } = await publishInBatches(ctx, orgId, orgEvents);
       if (error) warn("sweep publish failed", { orgId, cause: String(error) });
-      failed += orgEvents.length - sent;
+      // Left for the next sweep (the budget is spent) is not failed.
+      if (error) failed += orgEvents.length - sent;
       published += sent;
     }
-    // A room that refused leaves its events unacknowledged: the next page would start with them again.
-    more = page.hasMore && failed === 0;
+    // A room that refused leaves its events unacknowledged: the next page would start with them
+    // again. So does a budget spent: the next sweep starts with them.
+    more = page.hasMore && failed === 0 && published === publishedBefore + page.events.length;
   }
   return { published, failed };
 }
@@ -168,6 +183,7 @@ export async function sweep(
   options: { retentionSeconds: number; auditRetentionSeconds?: number; graceSeconds?: number },
 ): Promise<{ published: number; failed: number; pruned: number; auditPruned: number }> {
   const failing = (what: string) => (error: unknown) => warn(`sweep could not ${what}`, { cause: String(error) });
+  ctx = { ...ctx, rooms: withinBudget(ctx, PRUNE_RESERVE) };
   // What this isolate was told and holds for its next write is recorded first, not sent again
   // (when that fails, the events are sent again below, which costs only the repeat).
   await recordPendingAcknowledgements(ctx.db).catch(failing("record the acknowledgements held"));
@@ -186,7 +202,7 @@ export async function sweep(
       ),
     )
     .catch(failing("read the recent revocations"));
-  await endUnauthorisedInstallations(ctx).catch(failing("end the installations whose installer's authority is gone"));
+  await endUnauthorisedInstallations(ctx, TELL_RESERVE).catch(failing("end the installations whose installer's authority is gone"));
   await repeatEndedAccess(ctx, REVOCATION_REPEAT_SECONDS, warn).catch(failing("read the applications ended lately"));
   const pruned = await pruneEvents(ctx.db, options.retentionSeconds).catch((error: unknown) => {
     failing("prune events")(error);
@@ -201,4 +217,20 @@ export async function sweep(
     },
   );
   return { published, failed, pruned, auditPruned };
+}
+
+/**
+ * The rooms, told only while the invocation has more than `reserve` subrequests left (counting
+ * the messages under way): past it a message fails at once, unsent, and the next sweep repeats it.
+ */
+function withinBudget(ctx: SweepContext, reserve: number): SweepContext["rooms"] {
+  let underWay = 0;
+  return {
+    tell(orgId, message) {
+      if (subrequestsLeft(ctx) - underWay <= reserve)
+        return Promise.reject(new Error("the sweep's subrequests are spent: the next sweep tells this room"));
+      underWay++;
+      return ctx.rooms.tell(orgId, message).finally(() => underWay--);
+    },
+  };
 }

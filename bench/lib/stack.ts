@@ -60,7 +60,8 @@ export async function startBenchStack(options: { realtime: boolean }): Promise<B
       PUBLIC_ORIGIN: `http://127.0.0.1:${workerPort}`,
       DATABASE_URL: database.url,
       LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
-      ...(options.realtime ? { REALTIME_URL: realtimeUrl, REALTIME_SECRET: secret } : {}),
+      // Over wrangler.toml's [vars], which are a deployment's: no room unless one is asked for.
+      ...(options.realtime ? { REALTIME_URL: realtimeUrl, REALTIME_SECRET: secret } : { REALTIME_URL: "" }),
       WEBHOOKS_ALLOW_LOOPBACK: "true",
       AUTH_SECRET: randomBytes(32).toString("hex"),
     };

@@ -138,7 +138,8 @@ export function startRealtime(
     ...config,
     main: fromDir(config.main),
     parties: Object.fromEntries(Object.entries(config.parties).map(([name, path]) => [name, fromDir(path)])),
-    vars: { ...config.vars, API_URL: where.apiUrl ?? WORKER_URL, REALTIME_SECRET: vars.realtimeSecret },
+    // MODEL_WORKERS_LIMITS: Workers' connection queue, which partykit dev lacks (realtime/connections.ts).
+    vars: { ...config.vars, API_URL: where.apiUrl ?? WORKER_URL, REALTIME_SECRET: vars.realtimeSecret, MODEL_WORKERS_LIMITS: "true" },
   };
   const configFile = privateFile("partykit.dev.json", JSON.stringify(devConfig, null, 2) + "\n", dir);
   return startService({

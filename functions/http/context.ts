@@ -5,6 +5,7 @@ import type { AuditRequest } from "../../domain/audit.ts";
 import type { ServiceContext } from "../../services/context.ts";
 import { roomsAt } from "../../services/room-client.ts";
 import { settingsOf, type AppEnv, type Bindings } from "../env.ts";
+import { subrequestsLeft } from "../subrequests.ts";
 
 /** The database for the Worker's settings: one HTTP request per statement, nothing held open. */
 export function databaseFor(env: Bindings): Database {
@@ -42,6 +43,7 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
     observe: (changeVersion) => c.set("changeVersion", changeVersion),
     idempotency: c.get("idempotency"),
     request: auditRequestOf(c),
+    subrequestsLeft,
   };
 }
 
@@ -68,5 +70,6 @@ export function backgroundContext(env: Bindings, executionCtx: ExecutionContext)
     db: databaseFor(env),
     rooms: roomsAt(settingsOf(env).realtime),
     defer: (work) => executionCtx.waitUntil(work().catch(() => {})),
+    subrequestsLeft,
   };
 }

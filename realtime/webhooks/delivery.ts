@@ -1,9 +1,11 @@
 import { signWebhook } from "../../domain/crypto/webhook-signature.ts";
+import { heldConnections, type HeldConnections } from "../connections.ts";
 import type { DeliveryAttempt, WebhookTarget } from "../protocol.ts";
 import type { Job } from "./queue.ts";
 
 // One delivery attempt: the event as a signed POST (Standard Webhooks: webhook-id, -timestamp,
-// -signature, under both secrets during a rotation's overlap), 10 s to answer, no redirect
+// -signature, under both secrets during a rotation's overlap), 10 s to answer once it holds a
+// connection (../connections.ts: a request queued for one is not yet timed), no redirect
 // followed (a receiver could otherwise bounce the signed request to an address the URL rules
 // refuse). 2xx is success; 410 Gone turns the webhook off; anything else is tried again after
 // 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then given up.
@@ -31,24 +33,28 @@ export function signingSecrets(target: WebhookTarget, at: number): string[] {
     : [target.secret];
 }
 
-export async function send(target: WebhookTarget, job: Job): Promise<Answer> {
+/** `connections`: the room's (the drain's requests share them); default a set of its own. */
+export async function send(target: WebhookTarget, job: Job, connections: HeldConnections = heldConnections(fetch)): Promise<Answer> {
   const body = JSON.stringify(job.event);
   const startedAt = Date.now();
   let status: number | null = null;
   let error: string | null = null;
   let excerpt: string | null = null;
   try {
-    const response = await fetch(target.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "opsroom-webhooks/1",
-        ...(await signWebhook(signingSecrets(target, startedAt), job.event.id, body)),
+    const response = await connections.fetch(
+      target.url,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "opsroom-webhooks/1",
+          ...(await signWebhook(signingSecrets(target, startedAt), job.event.id, body)),
+        },
+        body,
+        redirect: "manual",
       },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+      TIMEOUT_MS,
+    );
     status = response.status;
     excerpt = (await response.text().catch(() => "")).slice(0, EXCERPT_LENGTH) || null;
   } catch (cause) {

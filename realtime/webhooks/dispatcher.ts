@@ -1,9 +1,10 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../../domain/events.ts";
+import { CONNECTIONS_PER_INVOCATION, heldConnections, queue, type HeldConnections } from "../connections.ts";
 import type { QueuedAnswer } from "../protocol.ts";
 import { Backlog } from "./backlog.ts";
 import { droppedReport, gone, nextRetryAt, reportOf, send } from "./delivery.ts";
-import { DueJobs, firstDue, jobKey, newJob, slots, type Job } from "./queue.ts";
+import { DueJobs, firstDue, jobKey, newJob, type Job } from "./queue.ts";
 import { flushReports, hasReports, reportKey } from "./reports.ts";
 import { Targets, wants, type InternalApi } from "./targets.ts";
 
@@ -23,8 +24,11 @@ import { Targets, wants, type InternalApi } from "./targets.ts";
  */
 const DRAIN_BATCH = 1_000;
 const DRAIN_BUDGET_MS = 5_000;
-/** Requests in flight per organisation. */
-const CONCURRENCY = 16;
+/**
+ * Deliveries in flight per organisation: as many as an invocation may have connections waiting for
+ * headers (../connections.ts), which they share with the drain's calls to the API.
+ */
+const CONCURRENCY = CONNECTIONS_PER_INVOCATION;
 /** Jobs created per fan-out batch: events per batch shrink as the webhooks that want them grow. */
 const FANOUT_JOB_BUDGET = 500;
 /** How soon attempt reports the API did not take are sent again. */
@@ -34,10 +38,15 @@ export class WebhookDispatcher {
   private readonly targets: Targets;
   private readonly backlog: Backlog;
 
+  /**
+   * `connections`: the room's, which its calls to the API (`api`) hold too: the deliveries and
+   * those calls together never wait for more headers at once than the platform serves.
+   */
   constructor(
     private readonly storage: Party.Storage,
     private readonly api: InternalApi,
     backlogLimit: number,
+    private readonly connections: HeldConnections = heldConnections(fetch),
   ) {
     this.backlog = new Backlog(storage, backlogLimit);
     this.targets = new Targets(storage, api, this.backlog);
@@ -128,7 +137,7 @@ export class WebhookDispatcher {
     // its own, so a receiver that stalls for the whole timeout holds up only its own deliveries,
     // and the others' lanes go on taking jobs until the round ends. An ordered webhook has one
     // lane, and it stops at a job that is not settled (its retry is queued): the next one waits.
-    const withSlot = slots(CONCURRENCY);
+    const withSlot = queue(CONCURRENCY);
     const deadline = Date.now() + DRAIN_BUDGET_MS;
     const share = Math.max(1, Math.floor(CONCURRENCY / Math.max(1, waiting.length)));
     const lanes = waiting.flatMap((queue) => {
@@ -162,7 +171,7 @@ export class WebhookDispatcher {
       await this.backlog.write({ delete: [key] }, { [job.webhookId]: -1 });
       return true;
     }
-    const answer = await send(target, job);
+    const answer = await send(target, job, this.connections);
     // Turned off or removed while the request was out: no next attempt.
     const retryAt = this.targets.isLive(job.webhookId) ? nextRetryAt(job, answer) : null;
     const report = reportOf(job, answer, retryAt);

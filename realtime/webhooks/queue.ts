@@ -120,21 +120,3 @@ export class DueJobs {
     this.exhausted = this.page.length === 0;
   }
 }
-
-/** Runs work with at most `size` at once; the rest wait their turn, first come, first served. */
-export function slots(size: number): <T>(work: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async (work) => {
-    if (active < size) active++;
-    else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      return await work();
-    } finally {
-      // The slot passes straight to the next in line, or is freed.
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    }
-  };
-}

@@ -41,7 +41,9 @@ export async function startTestWorker(
 ): Promise<TestWorker> {
   // The Worker's public origin is an address known before it starts: the forwarder's (below).
   const forwarder = options.origin ? null : await startForwarder();
-  bindings = { PUBLIC_ORIGIN: options.origin ?? forwarder!.url, ...bindings };
+  // wrangler.toml's [vars] are a deployment's; a test Worker has the room only when it names one
+  // (an empty value is unset), and its own origin.
+  bindings = { PUBLIC_ORIGIN: options.origin ?? forwarder!.url, REALTIME_URL: "", ...bindings };
   // Offline machines: no request.cf download, no metrics. Set before wrangler is imported.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
   process.env.WRANGLER_SEND_METRICS = "false";

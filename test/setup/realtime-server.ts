@@ -19,6 +19,11 @@ const START_TIMEOUT_MS = 30_000;
  * enough for a test to fill it in seconds, and above the largest burst another test queues (1 500).
  */
 export const TEST_WEBHOOK_BACKLOG_LIMIT = 2_000;
+/**
+ * The tests' room settings beside the secret and the API's address: the small backlog cap, and
+ * Workers' per-invocation connection queue, which partykit dev's workerd lacks (realtime/connections.ts).
+ */
+const TEST_ROOM_VARS = [`WEBHOOK_BACKLOG_LIMIT=${TEST_WEBHOOK_BACKLOG_LIMIT}`, "MODEL_WORKERS_LIMITS=true"];
 /** The last lines partykit printed (the room's errors among them), kept for a failed run. Gitignored. */
 const LOG_FILE = join(PROJECT_ROOT, "test", "artifacts", "partykit.log");
 
@@ -67,8 +72,7 @@ export async function startRealtimeServer(options: { port: number; secret: strin
         `REALTIME_SECRET=${options.secret}`,
         "--var",
         `API_URL=${options.apiUrl}`,
-        "--var",
-        `WEBHOOK_BACKLOG_LIMIT=${TEST_WEBHOOK_BACKLOG_LIMIT}`,
+        ...TEST_ROOM_VARS.flatMap((setting) => ["--var", setting]),
       ],
     });
     service = started;

@@ -14,7 +14,7 @@ import type { DeliveryRecord } from "../../services/webhooks.ts";
 // delivery the test makes sure must happen, whose attempt in the delivery log implies the
 // unwanted one would already have reached the receiver. Why the log and not the receiver
 // (realtime/webhooks/queue.ts, dispatcher.ts): each webhook's jobs are queued by due time, then changeVersion, and a
-// drain hands them out in that order to up to 16 concurrent requests, so a receiver may get two
+// drain hands them out in that order to up to 6 concurrent requests, so a receiver may get two
 // deliveries in either order. But a drain takes a job only after every due job queued before it
 // (in an earlier drain or in this one), and reports its attempts to the API only once every
 // request it made has been answered (or has timed out). So once the sentinel's attempt is in the

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
+import { api, expectSuccess } from "../helpers/api.ts";
+import { query } from "../helpers/database.ts";
+import { createTenant, type Tenant } from "../helpers/fixtures.ts";
+import { withRoom } from "../helpers/realtime.ts";
+import { projectBody } from "../helpers/resources.ts";
+import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
+
+// Subrequests per invocation (issue 45 row 2; docs/deployment.md "Limits"). Workers cap the
+// fetch() calls of one invocation (50 on Free, 1,000 on Paid) and throw past it; workerd counts
+// none. This file's Worker enforces the Free plan's 50 as Cloudflare does (MODEL_WORKERS_LIMITS,
+// SUBREQUESTS_PER_INVOCATION=50, functions/subrequests.ts). After a long room outage, 30
+// organisations each have an event no room acknowledged: publishing them all (a publish and a
+// statement each) needs more than one sweep's 50. The sweep must stop publishing where the next
+// sweep carries on, and still do its last steps (the prunes); before, the 51st statement threw and
+// every step after it failed.
+
+const ORGANISATIONS = 30;
+let sqlEndpoint: SqlEndpoint;
+let worker: TestWorker;
+
+beforeAll(async () => {
+  const database = new URL(inject("databaseUrl"));
+  sqlEndpoint = await startSqlEndpoint({ target: { host: database.hostname, port: Number(database.port || 5432) } });
+  worker = await startTestWorker(
+    {
+      DATABASE_URL: inject("databaseUrl"),
+      LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
+      REALTIME_URL: inject("realtimeUrl"),
+      REALTIME_SECRET: inject("realtimeSecret"),
+      MODEL_WORKERS_LIMITS: "true",
+      SUBREQUESTS_PER_INVOCATION: "50",
+    },
+    { testScheduled: true },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.dispose();
+  await sqlEndpoint?.close();
+}, 60_000);
+
+const sweepOnce = async () => {
+  const response = await fetch(`${worker.url}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+  expect(response.status).toBe(200);
+  await response.text();
+};
+
+const acknowledged = async (tenants: Tenant[]) =>
+  (
+    await query<{ n: number }>("select count(*)::int as n from events where org_id = any($1) and published_at is not null", [
+      tenants.map((t) => t.org.id),
+    ])
+  )[0]!.n;
+
+it(
+  "an outage's backlog across many organisations: each sweep publishes what its subrequests allow, prunes, and the next goes on",
+  { timeout: 120_000 },
+  () =>
+    withRoom(async () => {
+      const tenants = await Promise.all(Array.from({ length: ORGANISATIONS }, () => createTenant()));
+      // One write each through the harness's Worker, with an Idempotency-Key (which the sweep prunes
+      // once past its 24 h window), then as a room outage would leave it: no event acknowledged.
+      for (const tenant of tenants) {
+        const headers = { "idempotency-key": `sweep-${tenant.org.id}` };
+        expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody(), headers }), 201);
+      }
+      const ids = tenants.map((t) => t.org.id);
+      await query("update events set published_at = null, occurred_at = occurred_at - interval '1 minute' where org_id = any($1)", [ids]);
+      await query("update idempotency_keys set created_at = now() - interval '25 hours' where key_id = any($1)", [
+        tenants.map((t) => t.keyId),
+      ]);
+      const keysLeft = async () =>
+        (
+          await query<{ n: number }>("select count(*)::int as n from idempotency_keys where key_id = any($1)", [
+            tenants.map((t) => t.keyId),
+          ])
+        )[0]!.n;
+
+      await sweepOnce();
+      // The sweep runs after the scheduled handler answers: its last step, the prunes, shows it ended.
+      const deadline = Date.now() + 30_000;
+      while ((await keysLeft()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await keysLeft()).toBe(0);
+      const first = await acknowledged(tenants);
+      expect(first).toBeGreaterThan(0);
+      expect(first).toBeLessThan(ORGANISATIONS);
+
+      // The next sweeps carry on from the oldest left, until every organisation's event is acknowledged.
+      for (let sweeps = 1; (await acknowledged(tenants)) < ORGANISATIONS && sweeps < 6; sweeps++) {
+        const before = await acknowledged(tenants);
+        await sweepOnce();
+        const until = Date.now() + 20_000;
+        while ((await acknowledged(tenants)) === before && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(await acknowledged(tenants)).toBe(ORGANISATIONS);
+    }),
+);
