@@ -138,5 +138,7 @@ export function createDrawer({ api, store, me, ensureTasks }) {
   return {
     /** @param {any} task */
     open: (task) => open(task.id),
+    /** The id of the task shown, while the drawer is open. */
+    openTask: () => (dialog.open ? taskId : null),
   };
 }
