@@ -22,7 +22,11 @@ function choicesOf(field, context) {
   const inProject = (/** @type {Map<string, any>} */ map) => [...map.values()].filter((r) => r.projectId === context.projectId);
   switch (field.refers) {
     case "people":
-      return pairs(state.people.values(), (p) => p.name);
+      // The API takes only active people.
+      return pairs(
+        [...state.people.values()].filter((p) => p.active !== false),
+        (p) => p.name,
+      );
     case "projects":
       return pairs(state.projects.values(), (p) => p.name);
     case "milestones":

@@ -21,19 +21,27 @@ import { OPERATIONS, SCHEMAS } from "./forms.generated.js";
 /**
  * The record kinds: their store collection, the event prefix, the name the operations use
  * (create<Name>, update<Name>, delete<Name>) and what names one record in a sentence.
- * @typedef {{ noun: string, name: string, collection: import("./store.js").Collection, event: string, titleOf: (record: any) => string }} Kind
+ * @typedef {{ key: string, noun: string, name: string, collection: import("./store.js").Collection, event: string, titleOf: (record: any) => string }} Kind
  */
 
 /** @type {Record<string, Kind>} */
 export const KINDS = {
-  project: { noun: "project", name: "Project", collection: "projects", event: "project", titleOf: (r) => r.name },
-  milestone: { noun: "milestone", name: "Milestone", collection: "milestones", event: "milestone", titleOf: (r) => r.name },
-  task: { noun: "task", name: "Task", collection: "tasks", event: "task", titleOf: (r) => r.title },
-  label: { noun: "label", name: "Label", collection: "labels", event: "label", titleOf: (r) => r.name },
-  person: { noun: "person", name: "Person", collection: "people", event: "personnel", titleOf: (r) => r.name },
-  risk: { noun: "risk", name: "Risk", collection: "risks", event: "risk", titleOf: (r) => r.title },
-  issue: { noun: "issue", name: "Issue", collection: "issues", event: "issue", titleOf: (r) => r.title },
+  project: { key: "project", noun: "project", name: "Project", collection: "projects", event: "project", titleOf: (r) => r.name },
+  milestone: {
+    key: "milestone",
+    noun: "milestone",
+    name: "Milestone",
+    collection: "milestones",
+    event: "milestone",
+    titleOf: (r) => r.name,
+  },
+  task: { key: "task", noun: "task", name: "Task", collection: "tasks", event: "task", titleOf: (r) => r.title },
+  label: { key: "label", noun: "label", name: "Label", collection: "labels", event: "label", titleOf: (r) => r.name },
+  person: { key: "person", noun: "person", name: "Person", collection: "people", event: "personnel", titleOf: (r) => r.name },
+  risk: { key: "risk", noun: "risk", name: "Risk", collection: "risks", event: "risk", titleOf: (r) => r.title },
+  issue: { key: "issue", noun: "issue", name: "Issue", collection: "issues", event: "issue", titleOf: (r) => r.title },
   financialEntry: {
+    key: "financialEntry",
     noun: "financial entry",
     name: "FinancialEntry",
     collection: "entries",
@@ -41,6 +49,7 @@ export const KINDS = {
     titleOf: (r) => `${r.kind} ${r.amount} ${r.currency} on ${r.date}`,
   },
   checklistItem: {
+    key: "checklistItem",
     noun: "checklist item",
     name: "ChecklistItem",
     collection: "checklist",

@@ -15,11 +15,13 @@ import { createMilestonesPanel } from "../components/milestones-panel.js";
 import { createProjectsPanel } from "../components/projects-panel.js";
 import { createRecordActions } from "../components/record-actions.js";
 import { createRecordForms } from "../components/record-form.js";
+import { createViews } from "../components/views.js";
 import { createApi, MAX_LISTED } from "../lib/api.js";
 import { connectLive } from "../lib/live.js";
 import { describeMoveRefusal, describeRefusal } from "../lib/refusals.js";
 import { goToSignIn, requireSession } from "../lib/session.js";
 import { createStore } from "../lib/store.js";
+import { setViewParams, viewParams } from "../lib/view-state.js";
 import { canMove, labelOf } from "../lib/workflow.js";
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -143,13 +145,25 @@ async function start() {
       : "";
   }
 
+  const views = createViews({
+    api,
+    store,
+    scopes,
+    nav: $("views"),
+    boardView: $("board-view"),
+    tableView: $("table-view"),
+    heading: $("board-heading"),
+    shownProject: () => shownProject,
+    tasksCut: () => Boolean(shownProject && truncated.has(shownProject)),
+  });
   const projectsPanel = createProjectsPanel({ list: $("project-list"), store, onSelect: (id) => void select(id) });
 
   /** @param {string} projectId */
   async function select(projectId) {
     shownProject = projectId;
     projectsPanel.select(projectId);
-    $("board-heading").textContent = `Tasks · ${store.state.projects.get(projectId)?.name ?? ""}`;
+    setViewParams({ project: projectId });
+    views.show();
     actions.render();
     showNotice("");
     board.show(projectId);
@@ -183,11 +197,12 @@ async function start() {
   });
 
   async function selectFirst() {
-    const first = [...store.state.projects.values()].find((p) => p.status === "active") ?? [...store.state.projects.values()][0];
+    const named = store.state.projects.get(viewParams().get("project") ?? "");
+    const first = named ?? [...store.state.projects.values()].find((p) => p.status === "active") ?? [...store.state.projects.values()][0];
     if (first) return select(first.id);
     board.show(null);
     actions.render();
-    $("board-heading").textContent = "Tasks";
+    views.show();
     showNotice(
       actions.may("project")
         ? "No projects yet: create the first with “New project”."
