@@ -34,7 +34,6 @@ export const VIEWS = [
  *   tasksCut: () => boolean,
  * }} options
  */
-// eslint-disable-next-line max-lines-per-function -- a component: the shown view, its table and what was listed share one closure
 export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut }) {
   const views = VIEWS.filter((view) => !view.read || scopes.has(view.read));
   /** Lists fetched, by view and project, and whether the API held more. @type {Map<string, boolean>} */
