@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { api, workerUrl } from "../helpers/api.ts";
 import { keyWith } from "../helpers/fixtures.ts";
-import { asPerson, signUp, type Person } from "../helpers/people.ts";
+import { asPerson, memberOf, signUp, type Person } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
 import { expectAccessible } from "./axe.ts";
 import { openPage, useBrowser, UI_TIMEOUT_MS } from "./browser.ts";
@@ -223,5 +223,56 @@ describe("the tables of a project", () => {
         .textContent(),
     ).toBe("Showing 1 of 3 tasks.");
     await page.close();
+  }, 120_000);
+});
+
+describe("a task's checklist, deletes and roles", () => {
+  it("adds and ticks checklist items, deletes a task; a member without projects.manage sees no project controls, and the API refuses them", async () => {
+    const owner = await signUp({ name: "Annie Easley", organisationName: "Lewis Works" });
+    const { key } = await keyWith(owner.orgId, ALL_SCOPES, { application: "Planning sync" });
+    const project = await call(key, "/v1/projects", {
+      body: { name: "Boiler house", budget: 0, startDate: "2026-01-05", endDate: "2026-12-30", status: "active" },
+    });
+    const person = await call(key, "/v1/personnel", { body: { name: "Melba Roy", email: "melba@example.test" } });
+    const task = await call(key, "/v1/tasks", {
+      body: { title: "Flush the radiators", projectId: project.id, assigneeId: person.id, dueDate: "2026-03-01" },
+    });
+    const page = await openConsole(owner);
+    await page.getByRole("button", { name: "Flush the radiators", exact: true }).click();
+    const drawer = page.getByRole("dialog", { name: "Flush the radiators" });
+    await drawer.getByLabel("Add an item").fill("Photograph the meters");
+    await drawer.getByRole("button", { name: "Add item" }).click();
+    await drawer.getByRole("checkbox", { name: "Photograph the meters" }).check();
+    await expect.poll(() => drawer.getByText(/of 1 done$/).textContent(), { timeout: UI_TIMEOUT_MS }).toBe("1 of 1 done");
+    await expectAccessible(page, "the task drawer with its checklist");
+    expect(
+      (await call(key, `/v1/tasks/${task.id}/checklist-items`)).map((i: { title: string; done: boolean }) => [i.title, i.done]),
+    ).toEqual([["Photograph the meters", true]]);
+
+    await drawer.getByRole("button", { name: "Edit task" }).click();
+    const edit = form(page, "Edit task “Flush the radiators”");
+    await edit.getByRole("button", { name: "Delete task" }).click();
+    await edit.getByRole("button", { name: "Yes, delete this task" }).click();
+    await edit.waitFor({ state: "hidden" });
+    await expect.poll(() => page.locator(".card", { hasText: "Flush the radiators" }).count()).toBe(0);
+    expect((await api(`/v1/tasks/${task.id}`, { key })).status).toBe(404);
+    await page.close();
+
+    const member = await memberOf(owner, "member");
+    const seen = await openConsole(member);
+    await seen.getByRole("heading", { name: "Tasks · Boiler house" }).waitFor();
+    await seen.getByRole("button", { name: "New task" }).waitFor();
+    for (const name of ["New project", "Edit project", "New milestone"])
+      expect(await seen.getByRole("button", { name }).count(), name).toBe(0);
+    expect(await seen.getByRole("navigation", { name: "Views" }).getByRole("button", { name: "Money" }).count()).toBe(0);
+    await seen.getByRole("navigation", { name: "Views" }).getByRole("button", { name: "People" }).click();
+    await seen.getByRole("row", { name: /Melba Roy/ }).waitFor();
+    expect(await seen.getByRole("button", { name: "New person" }).count()).toBe(0);
+    await expectAccessible(seen, "the people table, as a member");
+    const refused = await asPerson(member.cookie, "/v1/projects", {
+      body: { name: "Not mine to make", budget: 0, startDate: "2026-01-05", endDate: "2026-02-05" },
+    });
+    expect([refused.status, refused.body.error.code]).toEqual([403, "insufficient_scope"]);
+    await seen.close();
   }, 120_000);
 });

@@ -15,6 +15,7 @@ import { createMilestonesPanel } from "../components/milestones-panel.js";
 import { createProjectsPanel } from "../components/projects-panel.js";
 import { createRecordActions } from "../components/record-actions.js";
 import { createRecordForms } from "../components/record-form.js";
+import { createChecklist } from "../components/task-checklist.js";
 import { createViews } from "../components/views.js";
 import { createApi, MAX_LISTED } from "../lib/api.js";
 import { connectLive } from "../lib/live.js";
@@ -109,7 +110,9 @@ async function start() {
       showNotice(describeMoveRefusal(error, task, to, store.state));
     }
   }
-  const drawer = createDrawer({ api, store, me: session.user, ensureTasks });
+  const forms = createRecordForms({ api, store });
+  const checklist = createChecklist({ api, store, root: $("drawer-checklist"), alert: $("drawer-alert"), scopes, forms });
+  const drawer = createDrawer({ api, store, me: session.user, ensureTasks, checklist });
   const filters = createFilters({ api, store, onChange: () => renderBoard() });
   const board = createBoard({
     root: $("columns"),
@@ -125,7 +128,7 @@ async function start() {
     editable: scopes.has("projects.manage"),
   });
   const actions = createRecordActions({
-    forms: createRecordForms({ api, store }),
+    forms,
     store,
     scopes,
     shownProject: () => shownProject,
