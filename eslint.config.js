@@ -60,6 +60,7 @@ export default tseslint.config(
       "node_modules/",
       "console/vendor/",
       "client/schema.d.ts",
+      "console/js/lib/forms.generated.js",
       ".data/",
       "**/.wrangler/",
       "test/artifacts/",

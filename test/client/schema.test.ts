@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { renderConsoleForms } from "../../client/console-forms.ts";
 import { renderClientSchema, renderOpenApiJson } from "../../client/render-schema.ts";
 
 // The typed client (client/): its committed types match the route registry, and the typed client in
@@ -18,6 +19,13 @@ describe("the typed client", () => {
     expect(
       file("client/openapi.json") === renderOpenApiJson(),
       "client/openapi.json is stale: run `npm run client:generate` and commit it",
+    ).toBe(true);
+  });
+
+  it("console/js/lib/forms.generated.js is current: the console's forms are the API's request schemas", () => {
+    expect(
+      file("console/js/lib/forms.generated.js") === renderConsoleForms(file("client/openapi.json")),
+      "console/js/lib/forms.generated.js is stale: run `npm run client:generate` and commit it",
     ).toBe(true);
   });
 

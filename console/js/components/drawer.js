@@ -17,10 +17,11 @@ import { createDependencies } from "./task-dependencies.js";
  *   store: import("../lib/store.js").Store,
  *   me: { id: string },
  *   ensureTasks: (ids: string[]) => void,
+ *   checklist: { show: (taskId: string) => Promise<void>, render: () => void },
  * }} options
  */
 // eslint-disable-next-line max-lines-per-function -- a component: its state and the DOM handlers that read and change it share one closure (the open task, its fields, comments and dependencies)
-export function createDrawer({ api, store, me, ensureTasks }) {
+export function createDrawer({ api, store, me, ensureTasks, checklist }) {
   const dialog = /** @type {HTMLDialogElement} */ (byId("drawer"));
   const title = byId("drawer-title");
   const details = byId("drawer-details");
@@ -100,6 +101,7 @@ export function createDrawer({ api, store, me, ensureTasks }) {
     renderDetails(task);
     dependencies.render();
     comments.render();
+    checklist.render();
   }
 
   /** @param {string} id */
@@ -113,6 +115,7 @@ export function createDrawer({ api, store, me, ensureTasks }) {
     render();
     dependencies.show(id);
     void comments.show(id);
+    void checklist.show(id);
     title.focus();
   }
 
@@ -138,5 +141,7 @@ export function createDrawer({ api, store, me, ensureTasks }) {
   return {
     /** @param {any} task */
     open: (task) => open(task.id),
+    /** The id of the task shown, while the drawer is open. */
+    openTask: () => (dialog.open ? taskId : null),
   };
 }

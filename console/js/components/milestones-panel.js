@@ -6,9 +6,9 @@ import { progressOf } from "../lib/derived.js";
 import { el } from "../lib/dom.js";
 
 /**
- * @param {{ section: HTMLElement, list: HTMLElement, store: import("../lib/store.js").Store }} options
+ * @param {{ section: HTMLElement, list: HTMLElement, store: import("../lib/store.js").Store, editable?: boolean }} options
  */
-export function createMilestonesPanel({ section, list, store }) {
+export function createMilestonesPanel({ section, list, store, editable = false }) {
   /** @type {string | null} */ let projectId = null;
 
   /** @param {import("../lib/store.js").Record} milestone */
@@ -38,6 +38,20 @@ export function createMilestonesPanel({ section, list, store }) {
       el("p", { class: "milestone-head" }, [
         el("strong", {}, [milestone.name]),
         el("span", { class: "muted" }, [` due ${milestone.dueDate}${status}`]),
+        ...(editable
+          ? [
+              el(
+                "button",
+                {
+                  type: "button",
+                  class: "link",
+                  "data-edit": `milestone:${milestone.id}`,
+                  "aria-label": `Edit milestone ${milestone.name}`,
+                },
+                ["Edit"],
+              ),
+            ]
+          : []),
       ]),
       bar,
       el("p", { class: "milestone-summary" }, [summary]),

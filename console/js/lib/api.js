@@ -21,12 +21,12 @@ export class ApiRefusal extends Error {
 /**
  * One call; answers the success envelope, throws an ApiRefusal with the envelope's message.
  * @param {string} path
- * @param {{ method?: string, body?: unknown }} [options]
+ * @param {{ method?: string, body?: unknown, headers?: Record<string, string> }} [options]
  * @returns {Promise<any>}
  */
 export async function request(path, options = {}) {
   /** @type {Record<string, string>} */
-  const headers = { accept: "application/json" };
+  const headers = { accept: "application/json", ...options.headers };
   if (options.body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(path, {
     method: options.method ?? (options.body === undefined ? "GET" : "POST"),
@@ -42,12 +42,15 @@ export async function request(path, options = {}) {
   return envelope;
 }
 
+/** What a list fetches at most of one kind (a project's board, a table): past it, the page says so. */
+export const MAX_LISTED = 2000;
+
 /**
  * Every page of a list, following nextCursor, up to `max` records (big seeds stay responsive).
  * @param {string} path
- * @returns {Promise<import("./store.js").Record[]>}
+ * @returns {Promise<import("./store.js").Record[] & { more?: boolean }>}
  */
-async function all(path, max = 2000) {
+async function all(path, max = MAX_LISTED) {
   const records = [];
   let cursor = null;
   do {
@@ -58,7 +61,8 @@ async function all(path, max = 2000) {
     records.push(...page.data);
     cursor = page.nextCursor;
   } while (cursor && records.length < max);
-  return records;
+  // More records than fetched: the page says what it leaves out rather than cutting silently.
+  return Object.assign(records, { more: Boolean(cursor) });
 }
 
 /**
@@ -124,6 +128,15 @@ export function createApi() {
     /** @param {string} taskId @param {string} status */
     moveTask: (taskId, status) => call(`/v1/tasks/${id(taskId)}`, { method: "PATCH", body: { status } }).then(data),
     eventsAfter,
+    /** Every record of a list (up to MAX_LISTED, `more` set when there are others). @param {string} path */
+    list: (path) => all(path),
+    /** One record. @param {string} path */
+    get: (path) => call(path).then(data),
+    /**
+     * A write of a record: a create carries its Idempotency-Key, a change or a delete its If-Match.
+     * @param {string} method @param {string} path @param {unknown} body @param {Record<string, string>} headers
+     */
+    write: (method, path, body, headers) => call(path, { method, body, headers }).then(data),
   };
 }
 

@@ -11,7 +11,7 @@
  * An event as the API sends it: the kernel's type (domain/events.ts), its data a record.
  * @typedef {Omit<import("../../../domain/events.ts").OpsEvent, "data"> & { data: Record }} OpsEvent
  */
-/** @typedef {"tasks" | "projects" | "milestones" | "people" | "labels" | "comments"} Collection */
+/** @typedef {"tasks" | "projects" | "milestones" | "people" | "labels" | "comments" | "risks" | "issues" | "entries" | "checklist"} Collection */
 
 /** @type {{ [resource: string]: Collection }} */
 const COLLECTIONS = {
@@ -21,7 +21,17 @@ const COLLECTIONS = {
   personnel: "people",
   label: "labels",
   comment: "comments",
+  risk: "risks",
+  issue: "issues",
+  financialEntry: "entries",
+  checklistItem: "checklist",
 };
+
+/** Risks, issues and financial entries of the projects opened, and checklist items of the tasks opened. */
+function projectRecords() {
+  const map = () => /** @type {Map<string, Record>} */ (new Map());
+  return { risks: map(), issues: map(), entries: map(), checklist: map() };
+}
 
 export function createStore() {
   const state = {
@@ -31,6 +41,7 @@ export function createStore() {
     /** @type {Map<string, Record>} */ people: new Map(),
     /** @type {Map<string, Record>} */ labels: new Map(),
     /** Comments of the tasks whose thread was opened (and any that arrive live). @type {Map<string, Record>} */ comments: new Map(),
+    ...projectRecords(),
     /** Projects whose every task is in `tasks`: what counts made here (blocked, subtasks, progress) need. @type {Set<string>} */
     loadedProjects: new Set(),
     /** The changeVersion of the last event applied: where a catch-up starts. */

@@ -13,15 +13,17 @@ import { createEventsPanel } from "../components/events-panel.js";
 import { createFilters } from "../components/filters.js";
 import { createMilestonesPanel } from "../components/milestones-panel.js";
 import { createProjectsPanel } from "../components/projects-panel.js";
-import { createApi } from "../lib/api.js";
+import { createRecordActions } from "../components/record-actions.js";
+import { createRecordForms } from "../components/record-form.js";
+import { createChecklist } from "../components/task-checklist.js";
+import { createViews } from "../components/views.js";
+import { createApi, MAX_LISTED } from "../lib/api.js";
 import { connectLive } from "../lib/live.js";
 import { describeMoveRefusal, describeRefusal } from "../lib/refusals.js";
 import { goToSignIn, requireSession } from "../lib/session.js";
 import { createStore } from "../lib/store.js";
+import { setViewParams, viewParams } from "../lib/view-state.js";
 import { canMove, labelOf } from "../lib/workflow.js";
-
-/** What api.js lists at most of one kind (its `all`). */
-const MAX_LISTED = 2000;
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
@@ -89,6 +91,8 @@ async function start() {
 
   const events = createEventsPanel($("event-list"));
   const loaded = new Set();
+  /** Projects with more tasks than the board fetched: the board says so. */
+  const truncated = new Set();
   let connection = { state: "connecting", detail: /** @type {string | undefined} */ (undefined) };
 
   /** @param {import("../lib/store.js").Record} task @param {string} to */
@@ -106,7 +110,9 @@ async function start() {
       showNotice(describeMoveRefusal(error, task, to, store.state));
     }
   }
-  const drawer = createDrawer({ api, store, me: session.user, ensureTasks });
+  const forms = createRecordForms({ api, store });
+  const checklist = createChecklist({ api, store, root: $("drawer-checklist"), alert: $("drawer-alert"), scopes, forms });
+  const drawer = createDrawer({ api, store, me: session.user, ensureTasks, checklist });
   const filters = createFilters({ api, store, onChange: () => renderBoard() });
   const board = createBoard({
     root: $("columns"),
@@ -115,7 +121,19 @@ async function start() {
     onOpen: (task) => drawer.open(task),
     shows: (task) => filters.shows(task),
   });
-  const milestonesPanel = createMilestonesPanel({ section: $("milestones"), list: $("milestone-list"), store });
+  const milestonesPanel = createMilestonesPanel({
+    section: $("milestones"),
+    list: $("milestone-list"),
+    store,
+    editable: scopes.has("projects.manage"),
+  });
+  const actions = createRecordActions({
+    forms,
+    store,
+    scopes,
+    shownProject: () => shownProject,
+    openTask: () => drawer.openTask(),
+  });
   filters.renderLabels();
 
   /** @type {string | null} */ let shownProject = null;
@@ -123,33 +141,55 @@ async function start() {
     board.render();
     const inProject = [...store.state.tasks.values()].filter((task) => task.projectId === shownProject);
     filters.summarise(inProject.filter((task) => filters.shows(task)).length, inProject.length);
+    const cut = Boolean(shownProject && truncated.has(shownProject));
+    $("board-cut").hidden = !cut;
+    $("board-cut").textContent = cut
+      ? `This project has more than ${MAX_LISTED.toLocaleString("en")} tasks: the board shows the first ${MAX_LISTED.toLocaleString("en")} the API listed, and its column counts are of those only. Search or filter by label to find the others.`
+      : "";
   }
 
+  const views = createViews({
+    api,
+    store,
+    scopes,
+    nav: $("views"),
+    boardView: $("board-view"),
+    tableView: $("table-view"),
+    heading: $("board-heading"),
+    shownProject: () => shownProject,
+    tasksCut: () => Boolean(shownProject && truncated.has(shownProject)),
+  });
   const projectsPanel = createProjectsPanel({ list: $("project-list"), store, onSelect: (id) => void select(id) });
 
   /** @param {string} projectId */
   async function select(projectId) {
     shownProject = projectId;
     projectsPanel.select(projectId);
-    $("board-heading").textContent = `Tasks · ${store.state.projects.get(projectId)?.name ?? ""}`;
+    setViewParams({ project: projectId });
+    views.show();
+    actions.render();
+    showNotice("");
     board.show(projectId);
     milestonesPanel.show(projectId);
     filters.showProject(projectId);
     if (loaded.has(projectId)) return;
     loaded.add(projectId);
     const [tasks, milestones] = await Promise.all([
-      scopes.has("tasks.read") ? api.tasksOf(projectId) : [],
+      scopes.has("tasks.read") ? api.tasksOf(projectId) : Object.assign([], { more: false }),
       scopes.has("projects.read") ? api.milestonesOf(projectId) : [],
     ]);
     store.load("milestones", milestones);
     store.load("tasks", tasks);
     // Counted here only when every task is held (a project past the lists' cap keeps the API's counts).
-    if (scopes.has("tasks.read") && tasks.length < MAX_LISTED) store.markLoaded(projectId);
+    if (scopes.has("tasks.read") && !tasks.more) store.markLoaded(projectId);
+    if (tasks.more) truncated.add(projectId);
     ensureTasks(tasks.flatMap((task) => task.blockedBy ?? []));
   }
 
   store.subscribe((event) => {
-    if (event?.type.startsWith("project.")) projectsPanel.render();
+    if (!event || event.type.startsWith("project.")) projectsPanel.render();
+    if (shownProject && !store.state.projects.has(shownProject)) shownProject = null;
+    if (!shownProject) void selectFirst();
     if (event?.type.startsWith("label.")) filters.renderLabels();
     if (event?.type === "task.updated" && event.changes?.status) board.markArrived(event.data.id);
     if (event?.type === "task.created" || event?.type === "task.updated") ensureTasks(event.data.blockedBy ?? []);
@@ -159,9 +199,20 @@ async function start() {
     if (connection.state === "live") showConnection("live", connection.detail, store.state.changeVersion);
   });
 
-  const first = [...store.state.projects.values()].find((p) => p.status === "active") ?? [...store.state.projects.values()][0];
-  if (first) await select(first.id);
-  else showNotice("No projects yet: create one through the API (POST /v1/projects).");
+  async function selectFirst() {
+    const named = store.state.projects.get(viewParams().get("project") ?? "");
+    const first = named ?? [...store.state.projects.values()].find((p) => p.status === "active") ?? [...store.state.projects.values()][0];
+    if (first) return select(first.id);
+    board.show(null);
+    actions.render();
+    views.show();
+    showNotice(
+      actions.may("project")
+        ? "No projects yet: create the first with “New project”."
+        : "No projects yet, and your role cannot create one: ask an owner or admin.",
+    );
+  }
+  await selectFirst();
 
   const live = connectLive({
     api,

@@ -1,0 +1,200 @@
+// @ts-check
+// A table of one kind of record (tasks, milestones, risks, issues, financial entries, people,
+// labels) with chosen columns, sort and filters, all kept in the address (lib/view-state.js). Its
+// columns and filters come from the kind's request schema (lib/schema.js): every field is a column
+// one may show, every enum and reference a filter, the first date field a range, and a text search
+// over the record's words. It says how many records it shows of how many it holds, and when the
+// API listed more than it fetched. Rows follow the store, so changes from elsewhere show at once.
+
+import { el } from "../lib/dom.js";
+import { fieldsOf } from "../lib/schema.js";
+import { setViewParams, viewParams } from "../lib/view-state.js";
+import { shownValue } from "./conflict.js";
+
+/** @typedef {import("../lib/schema.js").Field} Field */
+
+/** Long text (descriptions, mitigations) is searched, not shown as a column by default. @param {Field} field */
+const isLong = (field) => (field.schema.maxLength ?? 0) > 200;
+/** @param {Field} field */
+const isDate = (field) => field.schema.format === "date";
+/** @param {Field} field */
+const isFilter = (field) => Boolean(field.schema.enum || (field.refers && field.refers !== "projects" && field.refers !== "tasks"));
+
+/**
+ * @param {{
+ *   root: HTMLElement,
+ *   store: import("../lib/store.js").Store,
+ *   kind: import("../lib/schema.js").Kind,
+ *   rows: () => any[],
+ *   caption: string,
+ *   manage: boolean,
+ *   more: () => boolean,
+ * }} options
+ */
+// eslint-disable-next-line max-lines-per-function -- a component: its fields, the address's state and the DOM handlers share one closure
+export function createRecordTable({ root, store, kind, rows, caption, manage, more }) {
+  const fields = fieldsOf("create", kind).filter((field) => field.refers !== "projects");
+  const dateField = fields.find(isDate);
+  const filters = fields.filter(isFilter);
+  const plural = kind.collection === "entries" ? "financial entries" : kind.collection === "people" ? "people" : `${kind.noun}s`;
+  const id = (/** @type {string} */ name) => `tbl-${name}`;
+
+  /** The columns shown: the address's `cols`, else every short field. */
+  function columns() {
+    const chosen = viewParams().get("cols")?.split(",") ?? fields.filter((f) => !isLong(f)).map((f) => f.name);
+    return fields.filter((field) => chosen.includes(field.name));
+  }
+
+  /** @param {any} record */
+  function matches(record) {
+    const params = viewParams();
+    for (const field of filters) {
+      const wanted = params.get(field.name);
+      if (!wanted) continue;
+      const value = record[field.name];
+      if (Array.isArray(value) ? !value.includes(wanted) : String(value ?? "") !== wanted) return false;
+    }
+    const from = params.get("from");
+    const to = params.get("to");
+    if (dateField && from && !(record[dateField.name] >= from)) return false;
+    if (dateField && to && !(record[dateField.name] <= to)) return false;
+    const q = params.get("q")?.trim().toLowerCase();
+    if (q) {
+      const words = fields
+        .filter((f) => !f.schema.enum && !f.refers)
+        .map((f) => String(record[f.name] ?? ""))
+        .join(" ")
+        .toLowerCase();
+      if (!q.split(/\s+/).every((word) => words.includes(word))) return false;
+    }
+    return true;
+  }
+
+  /** @param {any} a @param {any} b */
+  function compare(a, b) {
+    const params = viewParams();
+    const field = fields.find((f) => f.name === params.get("sort")) ?? fields[0];
+    if (!field) return 0;
+    const rank = (/** @type {any} */ record) => {
+      const value = record[field.name];
+      if (field.schema.enum) return field.schema.enum.indexOf(value);
+      if (field.refers) return shownValue(field.name, value, store).toLowerCase();
+      return value ?? "";
+    };
+    const [x, y] = [rank(a), rank(b)];
+    const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true });
+    return (params.get("dir") === "desc" ? -order : order) || a.id.localeCompare(b.id);
+  }
+
+  /** @param {Field} field */
+  function filterControl(field) {
+    const choices = field.schema.enum
+      ? field.schema.enum.filter((v) => v !== null).map((v) => [String(v), String(v).replace("_", " ")])
+      : [...store.state[field.refers === "labels" ? "labels" : field.refers === "milestones" ? "milestones" : "people"].values()]
+          .filter((r) => field.refers !== "milestones" || rows().some((row) => row.projectId === r.projectId))
+          .map((r) => [r.id, r.name ?? r.title]);
+    const wanted = viewParams().get(field.name) ?? "";
+    return el("div", { class: "tool" }, [
+      el("label", { for: id(field.name) }, [field.label]),
+      el("select", { id: id(field.name), name: field.name }, [
+        el("option", { value: "" }, ["Any"]),
+        ...choices.map(([value, text]) => el("option", { value, selected: value === wanted }, [text ?? value ?? ""])),
+      ]),
+    ]);
+  }
+
+  function renderTools() {
+    const params = viewParams();
+    const shown = new Set(columns().map((f) => f.name));
+    const input = (/** @type {string} */ name, /** @type {string} */ label, /** @type {string} */ type) =>
+      el("label", { for: id(name) }, [
+        label,
+        el("input", { id: id(name), name, type, value: params.get(name) ?? "", autocomplete: "off" }),
+      ]);
+    return el("form", { class: "table-tools", role: "search", "aria-label": `Filter ${plural}` }, [
+      input("q", "Search", "search"),
+      ...filters.map(filterControl),
+      ...(dateField ? [input("from", `${dateField.label} from`, "date"), input("to", `${dateField.label} to`, "date")] : []),
+      el("details", { class: "columns-choice" }, [
+        el("summary", {}, ["Columns"]),
+        el("fieldset", {}, [
+          el("legend", {}, ["Columns shown"]),
+          ...fields.map((field) =>
+            el("label", {}, [
+              el("input", { type: "checkbox", name: "column", value: field.name, checked: shown.has(field.name) }),
+              field.label,
+            ]),
+          ),
+        ]),
+      ]),
+      ...(manage ? [el("button", { type: "button", class: "primary", "data-create": kind.key }, [`New ${kind.noun}`])] : []),
+    ]);
+  }
+
+  /** @param {any} record @param {Field} field @param {number} index */
+  function cell(record, field, index) {
+    const text = shownValue(field.name, record[field.name], store);
+    if (index > 0) return el("td", {}, [text]);
+    const content = manage ? el("button", { type: "button", class: "link", "data-edit": `${kind.key}:${record.id}` }, [text]) : text;
+    return el("th", { scope: "row" }, [content]);
+  }
+
+  function renderRows() {
+    const all = rows();
+    const shown = all.filter(matches).sort(compare);
+    const shownColumns = columns();
+    const params = viewParams();
+    const sortedBy = params.get("sort") ?? fields[0]?.name;
+    const head = shownColumns.map((field) => {
+      const sort = field.name === sortedBy ? (params.get("dir") === "desc" ? "descending" : "ascending") : undefined;
+      return el("th", { scope: "col", "aria-sort": sort }, [
+        el("button", { type: "button", "data-sort": field.name }, [field.label, sort ? (sort === "ascending" ? " ▲" : " ▼") : ""]),
+      ]);
+    });
+    const count = `Showing ${shown.length} of ${all.length} ${plural}${more() ? `; the API holds more than the ${all.length} fetched` : ""}.`;
+    root.querySelector(".table-count")?.replaceChildren(count);
+    root.querySelector(".table-wrap")?.replaceChildren(
+      el("table", { class: "records-table" }, [
+        el("caption", {}, [caption]),
+        el("thead", {}, [el("tr", {}, head)]),
+        el(
+          "tbody",
+          {},
+          shown.map((record) =>
+            el(
+              "tr",
+              { "data-id": record.id },
+              shownColumns.map((field, i) => cell(record, field, i)),
+            ),
+          ),
+        ),
+      ]),
+    );
+  }
+
+  function render() {
+    root.replaceChildren(renderTools(), el("p", { class: "table-count", role: "status" }), el("div", { class: "table-wrap" }));
+    renderRows();
+  }
+
+  root.oninput = (event) => {
+    const target = /** @type {HTMLInputElement} */ (event.target);
+    if (target.name === "column") {
+      const chosen = [...root.querySelectorAll("input[name=column]:checked")].map((box) => /** @type {HTMLInputElement} */ (box).value);
+      setViewParams({ cols: chosen.join(",") });
+    } else if (target.name) setViewParams({ [target.name]: target.value });
+    renderRows();
+  };
+  root.onclick = (event) => {
+    const sort = /** @type {HTMLElement} */ (event.target).closest("[data-sort]")?.getAttribute("data-sort");
+    if (!sort) return;
+    const params = viewParams();
+    const current = params.get("sort") ?? fields[0]?.name;
+    setViewParams({ sort, dir: current === sort && params.get("dir") !== "desc" ? "desc" : "asc" });
+    renderRows();
+    /** @type {HTMLElement | null} */ (root.querySelector(`[data-sort="${sort}"]`))?.focus();
+  };
+  root.onsubmit = (event) => event.preventDefault();
+
+  return { render, renderRows };
+}

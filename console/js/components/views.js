@@ -1,0 +1,110 @@
+// @ts-check
+// The views of the workspace, one at a time, named in the address (?view=): the board, and tables
+// of the shown project's tasks, milestones, risks, issues and financial entries, and of the
+// organisation's people and labels (record-table.js). A view's records are listed once per project
+// when it is first shown (tasks and milestones are the board's already), then follow the store,
+// which the realtime room keeps current.
+
+import { el } from "../lib/dom.js";
+import { KINDS, canManage } from "../lib/schema.js";
+import { setViewParams, tableParamNames, viewParams } from "../lib/view-state.js";
+import { createRecordTable } from "./record-table.js";
+
+/** @typedef {{ id: string, label: string, kind?: import("../lib/schema.js").Kind, read?: string, list?: (projectId: string) => string, organisation?: boolean }} View */
+
+/** @type {View[]} */
+export const VIEWS = [
+  { id: "board", label: "Board" },
+  { id: "tasks", label: "Task table", kind: KINDS.task, read: "tasks.read" },
+  { id: "milestones", label: "Milestones", kind: KINDS.milestone, read: "projects.read" },
+  { id: "risks", label: "Risks", kind: KINDS.risk, read: "risks.read", list: (p) => `/v1/risks?projectId=${p}` },
+  { id: "issues", label: "Issues", kind: KINDS.issue, read: "issues.read", list: (p) => `/v1/issues?projectId=${p}` },
+  { id: "money", label: "Money", kind: KINDS.financialEntry, read: "financials.read", list: (p) => `/v1/financial-entries?projectId=${p}` },
+  { id: "people", label: "People", kind: KINDS.person, read: "organisation.read", list: () => "/v1/personnel", organisation: true },
+  { id: "labels", label: "Labels", kind: KINDS.label, read: "tasks.read", organisation: true },
+];
+
+/**
+ * @param {{
+ *   api: import("../lib/api.js").Api,
+ *   store: import("../lib/store.js").Store,
+ *   scopes: Set<string>,
+ *   nav: HTMLElement, boardView: HTMLElement, tableView: HTMLElement, heading: HTMLElement,
+ *   shownProject: () => string | null,
+ *   tasksCut: () => boolean,
+ * }} options
+ */
+export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut }) {
+  const views = VIEWS.filter((view) => !view.read || scopes.has(view.read));
+  /** Lists fetched, by view and project, and whether the API held more. @type {Map<string, boolean>} */
+  const listed = new Map();
+  /** @type {ReturnType<typeof createRecordTable> | null} */ let table = null;
+
+  const current = () => views.find((view) => view.id === viewParams().get("view")) ?? /** @type {View} */ (views[0]);
+
+  function renderNav() {
+    const shown = current();
+    nav.replaceChildren(
+      ...views.map((view) =>
+        el("button", { type: "button", "data-view": view.id, "aria-current": view.id === shown.id ? "page" : undefined }, [view.label]),
+      ),
+    );
+  }
+
+  /** @param {View} view @param {string | null} projectId */
+  async function load(view, projectId) {
+    const at = `${view.id}:${view.organisation ? "" : projectId}`;
+    if (!view.list || !view.kind || listed.has(at) || (!projectId && !view.organisation)) return;
+    listed.set(at, false);
+    const records = await api.list(view.list(projectId ?? ""));
+    listed.set(at, Boolean(records.more));
+    store.load(view.kind.collection, records);
+    table?.renderRows();
+  }
+
+  /** The records a table view shows. @param {View} view */
+  function rowsOf(view) {
+    const projectId = shownProject();
+    const records = [...store.state[/** @type {import("../lib/schema.js").Kind} */ (view.kind).collection].values()];
+    return view.organisation ? records : records.filter((record) => record.projectId === projectId);
+  }
+
+  function show() {
+    const view = current();
+    const projectId = shownProject();
+    const project = projectId ? store.state.projects.get(projectId) : undefined;
+    renderNav();
+    boardView.hidden = view.id !== "board";
+    tableView.hidden = view.id === "board";
+    heading.textContent = view.organisation
+      ? view.label
+      : `${view.id === "board" ? "Tasks" : view.label} · ${project?.name ?? "no project"}`;
+    table = null;
+    if (!view.kind) return tableView.replaceChildren();
+    table = createRecordTable({
+      root: tableView,
+      store,
+      kind: view.kind,
+      rows: () => rowsOf(view),
+      caption: view.organisation ? `The organisation's ${view.label.toLowerCase()}` : `${view.label} of ${project?.name ?? "no project"}`,
+      manage: canManage(scopes, view.kind) && (view.organisation || Boolean(projectId)),
+      more: () => (view.id === "tasks" ? tasksCut() : (listed.get(`${view.id}:${view.organisation ? "" : projectId}`) ?? false)),
+    });
+    table.render();
+    void load(view, projectId);
+  }
+
+  nav.addEventListener("click", (event) => {
+    const id = /** @type {HTMLElement} */ (event.target).closest("[data-view]")?.getAttribute("data-view");
+    if (!id || id === current().id) return;
+    setViewParams(
+      { view: id === "board" ? undefined : id, ...Object.fromEntries(tableParamNames().map((name) => [name, undefined])) },
+      { push: true },
+    );
+    show();
+  });
+  addEventListener("popstate", show);
+  store.subscribe(() => table?.renderRows());
+
+  return { show, current };
+}
