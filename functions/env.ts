@@ -4,6 +4,7 @@ import type { Scope } from "../domain/scopes.ts";
 import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import { EVENT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { IdempotencyRequest } from "../services/context.ts";
+import { parseMailUrl, type MailSettings } from "./mail/smtp.ts";
 import type { AuthGuard } from "./rate-limit/auth-guard.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
 
@@ -23,6 +24,12 @@ export interface Bindings {
   REALTIME_URL?: string;
   /** Shared secret the Worker publishes to the realtime room with (a secret). */
   REALTIME_SECRET?: string;
+  /**
+   * Where mail goes (docs/mail.md): smtp://user:pass@host:587 (STARTTLS) or smtps://user:pass@host:465,
+   * optionally ?from=name <address>. Unset: mail waits in the outbox, and the password reset and
+   * email verification are off. `npm run dev` points it at its mail catcher.
+   */
+  MAIL_URL?: string;
   /** "true" lets webhooks point at this machine over plain http (development and tests only). */
   WEBHOOKS_ALLOW_LOOPBACK?: string;
   /**
@@ -68,6 +75,8 @@ export interface Settings {
   audit: { retentionSeconds: number };
   /** A structured line per request (LOG_REQUESTS=true). */
   logRequests: boolean;
+  /** The SMTP server mail is sent through (MAIL_URL); null when it is unset. */
+  mail: MailSettings | null;
 }
 
 const checked = new WeakMap<object, Settings>();
@@ -132,6 +141,8 @@ export function settingsOf(env: Bindings): Settings {
   let settings = checked.get(env);
   if (!settings) {
     const { read, problems } = reader(env);
+    // The default sender's domain: the public origin's (checked below).
+    const mailHost = origin(env.PUBLIC_ORIGIN ?? "") === true ? env.PUBLIC_ORIGIN : "http://localhost";
     const s = {
       DATABASE_URL: read("DATABASE_URL", (v) => /^postgres(ql)?:\/\//.test(v) || "must be a postgres:// connection string", true),
       PUBLIC_ORIGIN: read("PUBLIC_ORIGIN", origin, true),
@@ -145,6 +156,10 @@ export function settingsOf(env: Bindings): Settings {
       CHECK_STATEMENTS: read("CHECK_STATEMENTS", trueOrFalse),
       EVENT_RETENTION_DAYS: read("EVENT_RETENTION_DAYS", days(3650)),
       AUDIT_RETENTION_DAYS: read("AUDIT_RETENTION_DAYS", days(36500)),
+      MAIL_URL: read("MAIL_URL", (v) => {
+        const parsed = parseMailUrl(v, mailHost);
+        return typeof parsed === "string" ? parsed : true;
+      }),
     };
     if (Boolean(s.REALTIME_URL) !== Boolean(s.REALTIME_SECRET))
       problems.push("REALTIME_URL and REALTIME_SECRET go together (both, or neither)");
@@ -158,6 +173,7 @@ export function settingsOf(env: Bindings): Settings {
       events: { retentionSeconds: Math.round(Number(s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
       audit: { retentionSeconds: Math.round(Number(s.AUDIT_RETENTION_DAYS ?? AUDIT_RETENTION_DAYS) * 86_400) },
       logRequests: s.LOG_REQUESTS === "true",
+      mail: s.MAIL_URL ? (parseMailUrl(s.MAIL_URL, mailHost) as MailSettings) : null,
     };
     checked.set(env, settings);
   }
