@@ -5,6 +5,7 @@ import { formatBanner, type ReadyPart } from "./dev/banner.ts";
 import type { ServiceProcess } from "./dev/child-process.ts";
 import { prepareDevDatabase, type DevDatabase } from "./dev/dev-database.ts";
 import { ensureDemoKey, type DemoOutcome } from "./dev/demo-key.ts";
+import { MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_SMTP_PORT, startMailCatcher } from "./lib/mail-catcher.ts";
 import { startWebhookSink, WEBHOOK_SINK_PORT, WEBHOOK_SINK_URL } from "./dev/webhook-sink.ts";
 import { loadDevSecret } from "./dev/dev-secret.ts";
 import { assertPortFree } from "./dev/ports.ts";
@@ -29,6 +30,30 @@ const DEMO_HOW = { seeded: "seeded just now", stored: "key from .data/demo.json"
 const elapsed = () => performance.now();
 
 type MarkReady = (part: string, detail: string, warning?: boolean) => void;
+
+/**
+ * Mail: the MAIL_URL the person set, else the mail catcher on its fixed ports (a real SMTP server
+ * and a page listing what it caught, cli/lib/mail-catcher.ts). Answers the Worker's MAIL_URL.
+ */
+async function startMail(supervisor: Supervisor, ready: MarkReady, print: (line: string) => void): Promise<string | undefined> {
+  if (process.env.MAIL_URL) {
+    ready("mail", `MAIL_URL from the environment (${new URL(process.env.MAIL_URL).host})`);
+    return process.env.MAIL_URL;
+  }
+  try {
+    const catcher = await startMailCatcher({ smtpPort: MAIL_CATCHER_SMTP_PORT, httpPort: MAIL_CATCHER_HTTP_PORT, print });
+    supervisor.onShutdown(() => catcher.close());
+    ready("mail", `${catcher.httpUrl} (the mail catcher; the Worker sends to ${catcher.smtpUrl})`);
+    return catcher.smtpUrl;
+  } catch (error) {
+    ready(
+      "mail",
+      `ports ${MAIL_CATCHER_SMTP_PORT}/${MAIL_CATCHER_HTTP_PORT} are in use (${String(error)}): mail waits in the outbox`,
+      true,
+    );
+    return undefined;
+  }
+}
 
 async function start(supervisor: Supervisor): Promise<void> {
   assertNoLeftovers();
@@ -57,6 +82,8 @@ async function start(supervisor: Supervisor): Promise<void> {
     !stopSink,
   );
 
+  const mailUrl = await startMail(supervisor, ready, (line) => process.stdout.write(`mail     │ ${line}\n`));
+
   // wrangler and partykit take seconds to boot, and so does the database: all at once.
   // The session cookies' key: derived from the kept dev secret, so sign-ins survive a restart.
   const authSecret = createHash("sha256").update(`${realtimeSecret}:auth`).digest("hex");
@@ -64,7 +91,10 @@ async function start(supervisor: Supervisor): Promise<void> {
   // given (off by default: cli/dev/worker-host.ts).
   const inspectArg = process.argv.find((a) => a === "--inspect" || a.startsWith("--inspect="));
   const place = inspectArg ? { inspect: Number(inspectArg.split("=")[1] ?? 9229) } : {};
-  const worker = startWorker({ databaseUrl: database.url, sqlEndpoint: sqlEndpoint.address, realtimeSecret, authSecret }, { place });
+  const worker = startWorker(
+    { databaseUrl: database.url, sqlEndpoint: sqlEndpoint.address, realtimeSecret, authSecret, mailUrl },
+    { place },
+  );
   const realtime = startRealtime({ realtimeSecret });
   supervisor.watch(worker);
   supervisor.watch(realtime);

@@ -1349,7 +1349,7 @@ export interface paths {
         put?: never;
         /**
          * Invite an address with a role; the answer's link is shown this once
-         * @description The link is valid for 7 days and once; the invitee signs up or signs in with that address to accept. opsroom sends no email: copy the link to them.
+         * @description The link is valid for 7 days and once; the invitee signs up or signs in with that address to accept. The link is mailed to the address (docs/mail.md) and shown here too, this once.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -10600,11 +10600,11 @@ export interface components {
              * @description What was done: <target type>.<what happened> (docs/audit-log.md lists each).
              * @enum {string}
              */
-            action: "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started";
+            action: "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed";
             /** @description What it was done to, with its name as it was then (kept after the target is gone). */
             target: {
                 /** @enum {string} */
-                type: "user" | "member" | "invitation" | "api_key" | "webhook" | "organisation" | "application" | "installation";
+                type: "user" | "member" | "invitation" | "api_key" | "webhook" | "organisation" | "application" | "installation" | "mail";
                 id: string;
                 name: string;
             };
@@ -21604,149 +21604,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthorizedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
-                };
-            };
-            /** @description No such record in the key's organisation (not_found) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description The body is larger than 64 KiB (payload_too_large) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description The body is not application/json (unsupported_media_type) */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description Unexpected error; nothing was changed (internal_error) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnavailableError"];
-                };
-            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listInvitations: {
@@ -23032,8 +22899,8 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, application.token_issued, application.token_revoked, application.installation_ended, organisation.updated, mcp.session_started. */
-                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started")[];
+                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, user.password_reset, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, application.token_issued, application.token_revoked, application.installation_ended, organisation.updated, mcp.session_started, mail.failed. */
+                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed")[];
                 /** @description Only entries by this actor: a key's, a person's or an app's id. */
                 actor?: string;
                 /** @description Only entries whose target has this id (a key, member, webhook, ...). */
@@ -23129,8 +22996,8 @@ export interface operations {
     exportAuditLog: {
         parameters: {
             query?: {
-                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, application.token_issued, application.token_revoked, application.installation_ended, organisation.updated, mcp.session_started. */
-                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started")[];
+                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, user.password_reset, member.invited, member.joined, member.role_changed, member.removed, member.left, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, application.token_issued, application.token_revoked, application.installation_ended, organisation.updated, mcp.session_started, mail.failed. */
+                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed")[];
                 /** @description Only entries by this actor: a key's, a person's or an app's id. */
                 actor?: string;
                 /** @description Only entries whose target has this id (a key, member, webhook, ...). */

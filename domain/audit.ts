@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   "user.signed_in",
   "user.sign_in_failed",
   "user.signed_out",
+  "user.password_reset",
   "member.invited",
   "member.joined",
   "member.role_changed",
@@ -40,6 +41,7 @@ export const AUDIT_ACTIONS = [
   "application.installation_ended",
   "organisation.updated",
   "mcp.session_started",
+  "mail.failed",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -56,6 +58,7 @@ export const AUDIT_TARGET_TYPES = [
   "organisation",
   "application",
   "installation",
+  "mail",
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

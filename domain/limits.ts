@@ -18,6 +18,15 @@ export const FAILED_SIGN_INS_PER_ADDRESS = 30;
  */
 export const SIGN_UPS_PER_ADDRESS = 20;
 export const SIGN_UP_WINDOW_SECONDS = 60 * 60;
+/**
+ * Password-reset mails one account may be sent, and requests one client address may make, per
+ * PASSWORD_RESET_WINDOW_SECONDS (each sends a mail to someone); then they wait for the next window.
+ */
+export const PASSWORD_RESETS_PER_ACCOUNT = 5;
+export const PASSWORD_RESETS_PER_ADDRESS = 20;
+export const PASSWORD_RESET_WINDOW_SECONDS = 60 * 60;
+/** How long a password-reset link works (once). */
+export const PASSWORD_RESET_SECONDS = 60 * 60;
 /** Requests per window a signed-in person may make in one organisation (all their sessions together), as a key's default. */
 export const PERSON_RATE_LIMIT = DEFAULT_RATE_LIMIT;
 

@@ -5,6 +5,7 @@ import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import { EVENT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { IdempotencyRequest } from "../services/context.ts";
 import type { AnyRoute } from "./http/registry.ts";
+import { parseMailUrl, type MailSettings } from "./mail/smtp.ts";
 import type { AuthGuard } from "./rate-limit/auth-guard.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
 
@@ -24,6 +25,12 @@ export interface Bindings {
   REALTIME_URL?: string;
   /** Shared secret the Worker publishes to the realtime room with (a secret). */
   REALTIME_SECRET?: string;
+  /**
+   * Where mail goes (docs/mail.md): smtp://user:pass@host:587 (STARTTLS) or smtps://user:pass@host:465,
+   * optionally ?from=name <address>. Unset: mail waits in the outbox, and the password reset and
+   * email verification are off. `npm run dev` points it at its mail catcher.
+   */
+  MAIL_URL?: string;
   /** "true" lets webhooks point at this machine over plain http (development and tests only). */
   WEBHOOKS_ALLOW_LOOPBACK?: string;
   /**
@@ -81,6 +88,8 @@ export interface Settings {
   logRequests: boolean;
   /** Subrequests per invocation, and whether they are enforced here (MODEL_WORKERS_LIMITS: not on Cloudflare, which does it). */
   limits: { subrequests: number; model: boolean };
+  /** The SMTP server mail is sent through (MAIL_URL); null when it is unset. */
+  mail: MailSettings | null;
 }
 
 /**
@@ -157,6 +166,8 @@ export function settingsOf(env: Bindings): Settings {
   let settings = checked.get(env);
   if (!settings) {
     const { read, problems } = reader(env);
+    // The default sender's domain: the public origin's (checked below).
+    const mailHost = origin(env.PUBLIC_ORIGIN ?? "") === true ? env.PUBLIC_ORIGIN : "http://localhost";
     const s = {
       DATABASE_URL: read("DATABASE_URL", (v) => /^postgres(ql)?:\/\//.test(v) || "must be a postgres:// connection string"),
       PUBLIC_ORIGIN: read("PUBLIC_ORIGIN", origin),
@@ -175,6 +186,10 @@ export function settingsOf(env: Bindings): Settings {
         (v) => (/^\d{1,8}$/.test(v) && Number(v) >= 50) || "must be a whole number of at least 50 (the Workers Free plan's)",
       ),
       MODEL_WORKERS_LIMITS: read("MODEL_WORKERS_LIMITS", trueOrFalse),
+      MAIL_URL: read("MAIL_URL", (v) => {
+        const parsed = parseMailUrl(v, mailHost);
+        return typeof parsed === "string" ? parsed : true;
+      }),
     };
     for (const names of SETTINGS_TOGETHER)
       if (new Set(names.map((name) => Boolean(s[name]))).size > 1) problems.push(`${names.join(" and ")} go together (both, or neither)`);
@@ -189,6 +204,7 @@ export function settingsOf(env: Bindings): Settings {
       audit: { retentionSeconds: Math.round(Number(s.AUDIT_RETENTION_DAYS ?? AUDIT_RETENTION_DAYS) * 86_400) },
       logRequests: s.LOG_REQUESTS === "true",
       limits: { subrequests: Number(s.SUBREQUESTS_PER_INVOCATION ?? SUBREQUESTS_PAID), model: s.MODEL_WORKERS_LIMITS === "true" },
+      mail: s.MAIL_URL ? (parseMailUrl(s.MAIL_URL, mailHost) as MailSettings) : null,
     };
     checked.set(env, settings);
   }

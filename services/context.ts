@@ -2,6 +2,7 @@ import type { Database } from "../db/client.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
 import type { Actor } from "../domain/actor.ts";
 import type { AuditRequest } from "../domain/audit.ts";
+import type { Mailer } from "./mail.ts";
 import type { Rooms } from "./room-client.ts";
 
 export type { IdempotencyRequest };
@@ -16,6 +17,8 @@ export interface ServiceContext {
   db: Database;
   actor: Actor;
   rooms: Rooms;
+  /** Sends the mail a write queued (MAIL_URL); null or absent: it waits in the outbox for one. */
+  mailer?: Mailer | null;
   /** Runs `work` after the answer; a failure is logged, not thrown at the caller. */
   defer(work: () => Promise<unknown>): void;
   /**

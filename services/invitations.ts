@@ -7,7 +7,9 @@ import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import type { Role } from "../domain/roles.ts";
 import { NO_REQUEST, type AuditRequest } from "../domain/audit.ts";
+import { linkMail } from "../domain/mail.ts";
 import type { Call } from "./context.ts";
+import { deliverMail } from "./mail.ts";
 import { settleCaller } from "./settle.ts";
 
 // Invitations (docs/people.md): owners and admins invite an address with a role; the link's
@@ -26,12 +28,13 @@ export async function listInvitations({ ctx }: Call<Record<string, never>>) {
 }
 
 /**
- * Invites an address with a role. The answer carries the one-time token of the link, shown once
- * (only its hash is kept); opsroom sends no email: sending it would go here.
+ * Invites an address with a role. The link (on the public origin) is mailed to the address by the
+ * same statement, and the answer carries it too, shown once (only the token's hash is kept).
  */
-export async function createInvitation({ ctx, input }: Call<{ email: string; role: Role }>) {
+export async function createInvitation({ ctx, input }: Call<{ email: string; role: Role; publicOrigin: string }>) {
   const token = generateApiKey().slice(4);
   const email = input.email.trim().toLowerCase();
+  const url = `${input.publicOrigin}/invite#${token}`;
   let outcome;
   try {
     outcome = await statements.createInvitation(
@@ -43,6 +46,17 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
         role: input.role,
         tokenHash: sha256Hex(token),
         expiresInDays: INVITATION_DAYS,
+        mail: linkMail({
+          kind: "invitation",
+          to: email,
+          subject: "You are invited to an organisation on opsroom",
+          lines: [
+            `You are invited to join an organisation on opsroom as ${input.role}.`,
+            `The link works once, for ${INVITATION_DAYS} days: sign up or sign in with this address (${email}) to accept.`,
+          ],
+          link: url,
+          action: "Accept the invitation",
+        }),
       },
       ctx.request ?? NO_REQUEST,
     );
@@ -55,7 +69,9 @@ export async function createInvitation({ ctx, input }: Call<{ email: string; rol
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.permitted) throw new DomainError("insufficient_role", "only an owner invites an owner", { roles: ["owner"], field: "role" });
   if (outcome.alreadyMember) throw new DomainError("conflict", `${email} is already a member`, { field: "email" });
-  return { invitation: outcome.invitation!, token };
+  const mailId = outcome.mailId;
+  if (mailId) ctx.defer(() => deliverMail({ db: ctx.db, mailer: ctx.mailer ?? null }, { ids: [mailId] }));
+  return { invitation: outcome.invitation!, token, url };
 }
 
 export async function revokeInvitation({ ctx, input }: Call<{ invitationId: string }>) {

@@ -92,7 +92,7 @@ export function startWranglerDev(options: {
 
 /** The Worker (functions/) under `wrangler dev`, on WORKER_PORT and telling the room at REALTIME_URL unless told otherwise. */
 export function startWorker(
-  vars: { databaseUrl: string; sqlEndpoint: string; realtimeSecret: string; authSecret: string },
+  vars: { databaseUrl: string; sqlEndpoint: string; realtimeSecret: string; authSecret: string; mailUrl?: string | undefined },
   where: { port?: number; realtimeUrl?: string; place?: ServicePlace; config?: string } = {},
 ): ServiceProcess {
   const port = where.port ?? WORKER_PORT;
@@ -107,6 +107,8 @@ export function startWorker(
     WEBHOOKS_ALLOW_LOOPBACK: "true",
     // Signs the session cookies of people signed in to the console.
     AUTH_SECRET: vars.authSecret,
+    // The mail catcher's SMTP server (cli/lib/mail-catcher.ts), or the MAIL_URL the person set.
+    ...(vars.mailUrl ? { MAIL_URL: vars.mailUrl } : {}),
   };
   return startWranglerDev({
     name: "worker",

@@ -3,12 +3,14 @@ import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import type { OutgoingMail } from "../../domain/mail.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
 import { CALLER_ORG, orgWriteLock } from "./caller.ts";
 import { parseEvent } from "./events.ts";
 import { linkEventColumn, linkEventCtes } from "./personnel-links.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import { queueMail } from "./mail.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
 
@@ -41,6 +43,8 @@ export async function listInvitations(db: Database, actor: Actor): Promise<Setti
 
 export interface NewInvitation {
   id: string;
+  /** The mail that carries the link, queued by the same statement (docs/mail.md); none for the seed's. */
+  mail?: OutgoingMail;
   email: string;
   role: Role;
   tokenHash: string;
@@ -56,7 +60,7 @@ export async function createInvitation(
   actor: Actor,
   invitation: NewInvitation,
   request: AuditRequest,
-): Promise<SettingsOutcome<{ permitted: boolean; alreadyMember: boolean; invitation: Invitation | null }>> {
+): Promise<SettingsOutcome<{ permitted: boolean; alreadyMember: boolean; invitation: Invitation | null; mailId: string | null }>> {
   const ctes = sql`rules as (
         select ((select role from key) = 'owner' or ${invitation.role} <> 'owner') as permitted,
                exists (select 1 from memberships m join users u on u.id = m.user_id where m.org_id = ${CALLER_ORG} and u.email = ${invitation.email}) as already_member
@@ -68,6 +72,11 @@ export async function createInvitation(
           from rules r where exists (select 1 from auth) and r.permitted and not r.already_member
         returning *
       ),
+      mailed as (${
+        invitation.mail
+          ? sql`${queueMail(invitation.mail, { orgId: sql`i.org_id`, userId: sql`null::uuid` }, sql`inserted i`)} returning id`
+          : sql`select null::uuid as id where false`
+      }),
       ${auditCtes(
         {
           action: "member.invited",
@@ -81,13 +90,14 @@ export async function createInvitation(
     permitted: boolean | null;
     already_member: boolean | null;
     invitation: Invitation | null;
+    mail_id: string | null;
   }>(
     db,
     actor,
     MANAGE_SETTINGS,
     ctes,
     sql`(select permitted from rules) as permitted, (select already_member from rules) as already_member,
-        (select ${invitationJson} from inserted i) as invitation`,
+        (select ${invitationJson} from inserted i) as invitation, (select id from mailed) as mail_id`,
   );
   return {
     caller,
@@ -96,6 +106,7 @@ export async function createInvitation(
     permitted: row.permitted === true,
     alreadyMember: row.already_member === true,
     invitation: row.invitation,
+    mailId: row.mail_id,
   };
 }
 

@@ -11,7 +11,7 @@ import { personActor } from "./users.ts";
 // however it ends). An entry goes to the organisation the session acts for (the one it chose,
 // else the person's first); a person who belongs nowhere, or an address no one has, records none.
 
-type SessionAction = "user.signed_in" | "user.signed_out" | "user.sign_in_failed";
+type SessionAction = "user.signed_in" | "user.signed_out" | "user.sign_in_failed" | "user.password_reset";
 
 /** The person `who` (a condition on users `u`) in the organisation `orgId` (else their first), as the entry's source. */
 function recordFor(action: SessionAction, who: SQL, orgId: string | null) {
@@ -35,3 +35,7 @@ export const recordSession = (
 /** A sign-in refused for the address `email`: recorded for the person who has it (never the password tried). */
 export const recordSignInFailure = (db: Database, email: string, request: AuditRequest) =>
   appendAuditEntry(db, recordFor("user.sign_in_failed", sql`u.email = ${email.trim().toLowerCase()}`, null), request);
+
+/** A password set anew through a reset link (every session of the person ended with it). */
+export const recordPasswordReset = (db: Database, userId: string, request: AuditRequest) =>
+  appendAuditEntry(db, recordFor("user.password_reset", sql`u.id = ${userId}::uuid`, null), request);

@@ -3,6 +3,8 @@ import { APIError } from "better-auth/api";
 import { authDatabaseFor } from "../../db/auth-database.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/crypto/passwords.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import { PASSWORD_RESET_SECONDS } from "../../domain/limits.ts";
+import { auditPasswordReset, queuePasswordResetMail } from "../../services/account-mail.ts";
 import { auditSession, endSession } from "../../services/sessions.ts";
 import { checkSignUp, welcomeNewUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/room-client.ts";
@@ -41,16 +43,31 @@ function createAuth(env: Bindings, origin: string) {
       password: { hash: hashPassword, verify: verifyPassword },
       // Sign-up needs an invitation when self-service sign-up is off (checked in the hook below).
       autoSignIn: true,
+      // Password resets, when mail can be sent (docs/people.md): a one-time link for an hour, to
+      // the address, on the public origin; every session of the person ends with the reset.
+      ...(settings.mail
+        ? {
+            resetPasswordTokenExpiresIn: PASSWORD_RESET_SECONDS,
+            revokeSessionsOnPasswordReset: true,
+            async sendResetPassword({ user, token }: { user: { id: string; email: string }; token: string }) {
+              await queuePasswordResetMail({ db }, { userId: user.id, email: user.email, publicOrigin: settings.publicOrigin, token });
+            },
+            async onPasswordReset({ user }: { user: { id: string } }, request?: Request) {
+              await auditPasswordReset({ db, request: auditRequestOfHeaders(request?.headers) }, { userId: user.id });
+            },
+          }
+        : {}),
     },
     session: {
       expiresIn: SESSION_DAYS * 24 * 60 * 60,
       additionalFields: { activeOrgId: { type: "string", required: false, input: false } },
     },
     rateLimit: { enabled: false },
-    // Only what opsroom offers is served: sign-up, sign-in, sign-out and the session. The rest of
-    // better-auth's endpoints (password change and checks, session lists, account linking, social
-    // sign-in, resets) are off: each would be another way in that the sign-in limits do not cover.
-    disabledPaths: DISABLED_PATHS,
+    // Only what opsroom offers is served: sign-up, sign-in, sign-out, the session and (with mail)
+    // the password reset, which routes.ts limits. The rest of better-auth's endpoints (password
+    // change and checks, session lists, account linking, social sign-in) are off: each would be
+    // another way in that the sign-in limits do not cover.
+    disabledPaths: settings.mail ? DISABLED_PATHS : [...DISABLED_PATHS, ...RESET_PATHS],
     advanced: {
       cookiePrefix: COOKIE_PREFIX,
       useSecureCookies: origin.startsWith("https://"),
@@ -131,6 +148,9 @@ function stringOf(body: unknown, name: string): string | undefined {
 
 const invitationOf = (body: unknown) => stringOf(body, "invitation");
 
+/** The password reset's two endpoints: served only when mail can be sent (MAIL_URL). */
+const RESET_PATHS = ["/request-password-reset", "/reset-password"];
+
 export const DISABLED_PATHS = [
   "/update-user",
   "/update-session",
@@ -150,8 +170,6 @@ export const DISABLED_PATHS = [
   "/get-access-token",
   "/refresh-token",
   "/sign-in/social",
-  "/request-password-reset",
-  "/reset-password",
   "/send-verification-email",
   "/verify-email",
 ];

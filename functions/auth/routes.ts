@@ -5,12 +5,16 @@ import { callerRefusals } from "../../services/refusals.ts";
 import {
   FAILED_SIGN_INS_PER_ACCOUNT,
   FAILED_SIGN_INS_PER_ADDRESS,
+  PASSWORD_RESET_WINDOW_SECONDS,
+  PASSWORD_RESETS_PER_ACCOUNT,
+  PASSWORD_RESETS_PER_ADDRESS,
   SIGN_UP_WINDOW_SECONDS,
   SIGN_UPS_PER_ADDRESS,
 } from "../../domain/limits.ts";
 import { acceptInvitation, lookUpInvitation } from "../../services/invitations.ts";
 import { auditSignInFailure } from "../../services/sessions.ts";
-import { auditRequestOf } from "../http/context.ts";
+import { deliverMail } from "../../services/mail.ts";
+import { auditRequestOf, mailerFor } from "../http/context.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../http/json-limits.ts";
 import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";
@@ -134,6 +138,47 @@ authRoutes.post("/auth/sign-up/email", async (c) => {
   if (decision.blocked) throw throttled(c, decision.retryAfter, "sign-ups from this address");
   return handle(c);
 });
+
+/**
+ * A password-reset mail: counted per client address and per account address, every request
+ * whatever its outcome (each may send a mail); past PASSWORD_RESETS_PER_ADDRESS or
+ * PASSWORD_RESETS_PER_ACCOUNT in an hour, 429 with Retry-After. The answer is the same whether
+ * or not anyone has the address; the mail is sent after it, as every request's mail is.
+ */
+authRoutes.post("/auth/request-password-reset", async (c) => {
+  const { email } = c.get("body") as { email?: unknown };
+  if (typeof email !== "string" || !email.trim()) throw new DomainError("missing_field", "email is required", { field: "email" });
+  const limits = [
+    { name: `reset:address:${clientOf(clientAddress(c))}`, limit: PASSWORD_RESETS_PER_ADDRESS },
+    { name: `reset:account:${email.trim().toLowerCase().slice(0, 320)}`, limit: PASSWORD_RESETS_PER_ACCOUNT },
+  ];
+  for (const { name, limit } of limits) {
+    const decision = await guardOf(c, name).attempt(limit, PASSWORD_RESET_WINDOW_SECONDS);
+    if (decision.blocked) throw throttled(c, decision.retryAfter, "password resets");
+  }
+  const response = await handle(c);
+  sendMailAfter(c);
+  return response;
+});
+
+/** Setting the new password with the link's token: a refused token counts as a failed sign-in of the client address. */
+authRoutes.post("/auth/reset-password", async (c) => {
+  const guard = guardOf(c, `sign-in:address:${clientOf(clientAddress(c))}`);
+  const decision = await guard.check(FAILED_SIGN_INS_PER_ADDRESS);
+  if (decision.blocked) throw throttled(c, decision.retryAfter, "failed sign-ins");
+  const response = await handle(c);
+  if (response.status === 400) await guard.fail(FAILED_SIGN_INS_PER_ADDRESS);
+  return response;
+});
+
+/** After the answer: the mail due, this request's included (better-auth's hooks have no waitUntil of their own). */
+function sendMailAfter(c: Context<AppEnv>) {
+  c.executionCtx.waitUntil(
+    deliverMail({ db: c.get("db"), mailer: mailerFor(c.env) }, { seconds: 10 }).catch((error: unknown) =>
+      console.warn(JSON.stringify({ level: "warn", message: "could not send the mail due", cause: String(error) })),
+    ),
+  );
+}
 
 // Only these of better-auth's endpoints are served; every other /auth path is a 404 answered here,
 // before better-auth (or the database) is asked. (disabledPaths in auth.ts turns the rest off too.)

@@ -3,13 +3,21 @@ import { createMiddleware } from "hono/factory";
 import { connectDatabase, type Database } from "../../db/client.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { ServiceContext } from "../../services/context.ts";
+import type { Mailer } from "../../services/mail.ts";
 import { roomsAt } from "../../services/room-client.ts";
+import { smtpMailer } from "../mail/smtp.ts";
 import { settingsOf, type AppEnv, type Bindings } from "../env.ts";
 import { subrequestsLeft } from "../subrequests.ts";
 
 /** The database for the Worker's settings: one HTTP request per statement, nothing held open. */
 export function databaseFor(env: Bindings): Database {
   return connectDatabase(settingsOf(env).database);
+}
+
+/** The mail transport for the Worker's settings (MAIL_URL); null when mail is not configured. */
+export function mailerFor(env: Bindings): Mailer | null {
+  const settings = settingsOf(env);
+  return settings.mail ? smtpMailer(settings.mail, settings.publicOrigin) : null;
 }
 
 /**
@@ -39,6 +47,7 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
     db: c.get("db"),
     actor: c.get("actor"),
     rooms: roomsAt(settingsOf(c.env).realtime),
+    mailer: mailerFor(c.env),
     defer: deferFor(c),
     observe: (changeVersion) => c.set("changeVersion", changeVersion),
     idempotency: c.get("idempotency"),
@@ -69,6 +78,7 @@ export function backgroundContext(env: Bindings, executionCtx: ExecutionContext)
   return {
     db: databaseFor(env),
     rooms: roomsAt(settingsOf(env).realtime),
+    mailer: mailerFor(env),
     defer: (work) => executionCtx.waitUntil(work().catch(() => {})),
     subrequestsLeft,
   };

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import * as invitations from "../../services/invitations.ts";
+import { settingsOf } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { emptyEnvelope, recordEnvelope, reply, wholeListEnvelope, wholeListReply } from "../http/envelope.ts";
 import { defineRoute } from "../http/registry.ts";
@@ -7,7 +8,7 @@ import { Uuid } from "../schemas/common.ts";
 import { InvitationSchema, Role } from "../schemas/settings.ts";
 
 // The settings area (docs/people.md), its invitations: owners and admins invite an address with a
-// role and hand over the one-time link themselves. A session only.
+// role; the one-time link is mailed to the address and shown to them too. A session only.
 
 const IdParams = z.object({ id: Uuid });
 
@@ -37,7 +38,7 @@ export const invitationRoutes = [
     scope: null,
     tag,
     summary: "Invite an address with a role; the answer's link is shown this once",
-    description: `The link is valid for ${invitations.INVITATION_DAYS} days and once; the invitee signs up or signs in with that address to accept. opsroom sends no email: copy the link to them.`,
+    description: `The link is valid for ${invitations.INVITATION_DAYS} days and once; the invitee signs up or signs in with that address to accept. The link is mailed to the address (docs/mail.md) and shown here too, this once.`,
     body: z.strictObject({ email: z.email().max(320), role: Role }),
     errors: ["insufficient_role", "conflict"],
     response: {
@@ -47,8 +48,10 @@ export const invitationRoutes = [
     },
     verb: invitations.createInvitation,
     async handler(c, { body }) {
-      const { invitation, token } = await invitations.createInvitation({ ctx: serviceContext(c), input: body });
-      return reply({ ...invitation, url: `${new URL(c.req.url).origin}/invite#${token}` }, "invitation created");
+      // The link is on the public origin, never the request's Host (a forged Host would mail a link elsewhere).
+      const input = { ...body, publicOrigin: settingsOf(c.env).publicOrigin };
+      const { invitation, url } = await invitations.createInvitation({ ctx: serviceContext(c), input });
+      return reply({ ...invitation, url }, "invitation created");
     },
   }),
   defineRoute({

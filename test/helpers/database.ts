@@ -66,6 +66,8 @@ const VOLATILE_COLUMNS: Record<string, string[]> = {
   api_keys: ["last_used_at"],
   events: ["published_at"],
   installations: ["last_used_at"],
+  // A queued mail is sent (or refused and retried) after the answer that queued it.
+  mail_outbox: ["status", "attempts", "next_attempt_at", "lease_until", "last_error", "sent_at"],
 };
 // Webhook delivery attempts are logged by the realtime room as it delivers earlier events (and
 // retries them with backoff), so they too land between two snapshots; a call's own event is

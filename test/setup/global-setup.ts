@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { reserveFreePort, reserveRestartablePort } from "../../cli/dev/ports.ts";
+import { startMailCatcher, type MailCatcher } from "../../cli/lib/mail-catcher.ts";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { loadRoutes } from "../../functions/routes/index.ts";
 import { startPrism, summarisePrism, type PrismProxy } from "./prism.ts";
@@ -31,6 +32,8 @@ declare module "vitest" {
     realtimeSecret: string;
     /** The control endpoint that stops and starts the realtime server (test/setup/realtime-control.ts). */
     realtimeControlUrl: string;
+    /** The mail catcher (a real SMTP server, cli/lib/mail-catcher.ts) the Worker's MAIL_URL names: its HTTP side. */
+    mailCatcherUrl: string;
     /** With OPSROOM_VIA_PRISM=1: the Prism validating proxy in front of the Worker (test/setup/prism.ts); else "". */
     prismUrl: string;
   }
@@ -53,6 +56,7 @@ export default async function setup(project: TestProject) {
   let control: RealtimeControl | undefined;
   let worker: TestWorker | undefined;
   let prism: PrismProxy | undefined;
+  let mail: MailCatcher | undefined;
   let tornDown = false;
 
   const teardown = async () => {
@@ -74,6 +78,7 @@ export default async function setup(project: TestProject) {
       () => control?.close(),
       () => realtime?.dispose(),
       () => sqlEndpoint?.close(),
+      () => mail?.close(),
       () => database?.dispose(),
     ]) {
       try {
@@ -99,6 +104,7 @@ export default async function setup(project: TestProject) {
     database = await createTestDatabase(process.env.DATABASE_URL);
     const db = database;
     sqlEndpoint = await startSqlEndpoint({ target: db.target });
+    mail = await startMailCatcher();
     const secret = randomBytes(24).toString("hex");
     // The Worker and the realtime server each need the other's URL, so both ports are chosen first.
     const workerPort = await reserveFreePort();
@@ -115,6 +121,8 @@ export default async function setup(project: TestProject) {
       WEBHOOKS_ALLOW_LOOPBACK: "true",
       // People sign in (test/people/): the session cookies are signed with it.
       AUTH_SECRET: randomBytes(32).toString("hex"),
+      // Mail goes to a real SMTP server the tests read (test/helpers/mail.ts).
+      MAIL_URL: mail.smtpUrl,
     };
     // The Worker needs only URLs, so it starts while the database is made and migrated; both are
     // awaited to the end, so a failure of one never leaves the other running. The room starts
@@ -140,6 +148,7 @@ export default async function setup(project: TestProject) {
     project.provide("realtimeUrl", realtimeUrl);
     project.provide("realtimeSecret", secret);
     project.provide("realtimeControlUrl", control.url);
+    project.provide("mailCatcherUrl", mail.httpUrl);
     if (process.env.OPSROOM_VIA_PRISM === "1") prism = await startPrism(workerUrl);
     project.provide("prismUrl", prism?.url ?? "");
     console.log(

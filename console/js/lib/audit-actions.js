@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   "user.signed_in",
   "user.sign_in_failed",
   "user.signed_out",
+  "user.password_reset",
   "member.invited",
   "member.joined",
   "member.role_changed",
@@ -37,4 +38,5 @@ export const AUDIT_ACTIONS = [
   "application.installation_ended",
   "organisation.updated",
   "mcp.session_started",
+  "mail.failed",
 ];

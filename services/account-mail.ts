@@ -1,0 +1,39 @@
+import type { Database } from "../db/client.ts";
+import { enqueueMail } from "../db/statements/mail.ts";
+import { recordPasswordReset } from "../db/statements/sign-ins.ts";
+import type { AuditRequest } from "../domain/audit.ts";
+import { PASSWORD_RESET_SECONDS } from "../domain/limits.ts";
+import { linkMail } from "../domain/mail.ts";
+
+// An account's own mail (docs/mail.md): the password reset. better-auth makes the one-time token
+// (functions/auth/auth.ts) and hands it here; the link is on the public origin, and the mail goes
+// through the outbox like every other.
+
+/** Queues the reset mail of the person `userId`; answers its outbox id. */
+export function queuePasswordResetMail(
+  ctx: { db: Database },
+  input: { userId: string; email: string; publicOrigin: string; token: string },
+) {
+  return enqueueMail(
+    ctx.db,
+    linkMail({
+      kind: "password_reset",
+      to: input.email,
+      subject: "Reset your opsroom password",
+      lines: [
+        "Someone (we hope you) asked to reset the password of your opsroom account.",
+        `The link works once, for ${PASSWORD_RESET_SECONDS / 60} minutes; setting a new password signs you out everywhere. If it was not you, ignore this mail: your password stays as it is.`,
+      ],
+      link: `${input.publicOrigin}/reset-password#${encodeURIComponent(input.token)}`,
+      action: "Choose a new password",
+    }),
+    { userId: input.userId },
+  );
+}
+
+/** A password set anew by a reset link, in the audit log (failures to record are logged; the reset stands). */
+export async function auditPasswordReset(ctx: { db: Database; request: AuditRequest }, input: { userId: string }) {
+  await recordPasswordReset(ctx.db, input.userId, ctx.request).catch((error: unknown) =>
+    console.error(JSON.stringify({ level: "error", message: "could not record a password reset", cause: String(error) })),
+  );
+}
