@@ -4,7 +4,7 @@ import { reserveRestartablePort } from "../../cli/dev/ports.ts";
 import { startMailCatcher, type MailCatcher } from "../../cli/lib/mail-catcher.ts";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { query } from "../helpers/database.ts";
-import { outboxFor } from "../helpers/mail.ts";
+import { mailTo, outboxFor } from "../helpers/mail.ts";
 import { cookieOf, newEmail } from "../helpers/people.ts";
 import { pollUntil } from "../helpers/wait.ts";
 import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
@@ -71,14 +71,19 @@ describe("a mail server that refuses connections", () => {
     catcher = await startMailCatcher({ smtpPort });
     await query(`update mail_outbox set next_attempt_at = now() where id = $1`, [queued!.id]);
     expect((await fetch(new URL(`/__scheduled?cron=${encodeURIComponent("* * * * *")}`, worker.url))).status).toBe(200);
-    const caught = async () => (await (await fetch(`${catcher!.httpUrl}/messages?to=${encodeURIComponent(email)}`)).json()) as unknown[];
+    // The database is the harness's, so its Worker's sweep (another file's) may be the one that
+    // sends it, to the harness's catcher: either way, once.
+    const caught = async () => [
+      ...((await (await fetch(`${catcher!.httpUrl}/messages?to=${encodeURIComponent(email)}`)).json()) as unknown[]),
+      ...(await mailTo(email)),
+    ];
     await pollUntil(caught, (messages) => messages.length === 1, 10_000);
     await pollUntil(
       () => outboxFor(email),
       (rows) => rows[0]?.status === "sent",
     );
     expect(await outboxFor(email)).toEqual([expect.objectContaining({ status: "sent", attempts: 2, last_error: null })]);
-    // Another sweep sends nothing more.
+    // Another sweep (this Worker's) sends nothing more.
     await fetch(new URL(`/__scheduled?cron=${encodeURIComponent("* * * * *")}`, worker.url));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await caught()).length).toBe(1);
