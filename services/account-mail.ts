@@ -31,6 +31,34 @@ export function queuePasswordResetMail(
   );
 }
 
+/**
+ * Queues the mail that confirms an address: the person's own after sign-up, or the new one they
+ * asked to change to (then the address changes when its link is followed). better-auth signs the
+ * token; `change` says which of the two it is.
+ */
+export function queueAddressConfirmationMail(
+  ctx: { db: Database },
+  input: { userId: string; email: string; publicOrigin: string; token: string; change: boolean },
+) {
+  return enqueueMail(
+    ctx.db,
+    linkMail({
+      kind: input.change ? "email_change" : "email_verification",
+      to: input.email,
+      subject: input.change ? "Confirm your new opsroom address" : "Confirm your opsroom address",
+      lines: [
+        input.change
+          ? `Someone (we hope you) asked to change the address of an opsroom account to ${input.email}. It changes once you follow this link.`
+          : `Confirm that ${input.email} is your address on opsroom.`,
+        "The link works for an hour. If it was not you, ignore this mail.",
+      ],
+      link: `${input.publicOrigin}/auth/verify-email?token=${encodeURIComponent(input.token)}&callbackURL=${encodeURIComponent("/")}`,
+      action: input.change ? "Change my address" : "Confirm my address",
+    }),
+    { userId: input.userId },
+  );
+}
+
 /** A password set anew by a reset link, in the audit log (failures to record are logged; the reset stands). */
 export async function auditPasswordReset(ctx: { db: Database; request: AuditRequest }, input: { userId: string }) {
   await recordPasswordReset(ctx.db, input.userId, ctx.request).catch((error: unknown) =>

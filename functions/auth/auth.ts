@@ -4,7 +4,7 @@ import { authDatabaseFor } from "../../db/auth-database.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/crypto/passwords.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { PASSWORD_RESET_SECONDS } from "../../domain/limits.ts";
-import { auditPasswordReset, queuePasswordResetMail } from "../../services/account-mail.ts";
+import { auditPasswordReset, queueAddressConfirmationMail, queuePasswordResetMail } from "../../services/account-mail.ts";
 import { auditSession, endSession } from "../../services/sessions.ts";
 import { checkSignUp, welcomeNewUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/room-client.ts";
@@ -58,6 +58,24 @@ function createAuth(env: Bindings, origin: string) {
           }
         : {}),
     },
+    // With mail: the address is confirmed by a link mailed at sign-up (and on request), and an
+    // address is changed only once a link mailed to the new one is followed (docs/people.md).
+    ...(settings.mail
+      ? {
+          emailVerification: {
+            sendOnSignUp: true,
+            expiresIn: PASSWORD_RESET_SECONDS,
+            async sendVerificationEmail({ user, token }: { user: { id: string; email: string }; token: string }) {
+              const change = typeof payloadOf(token).updateTo === "string";
+              await queueAddressConfirmationMail(
+                { db },
+                { userId: user.id, email: user.email, publicOrigin: settings.publicOrigin, token, change },
+              );
+            },
+          },
+          user: { changeEmail: { enabled: true } },
+        }
+      : {}),
     session: {
       expiresIn: SESSION_DAYS * 24 * 60 * 60,
       additionalFields: { activeOrgId: { type: "string", required: false, input: false } },
@@ -67,7 +85,7 @@ function createAuth(env: Bindings, origin: string) {
     // the password reset, which routes.ts limits. The rest of better-auth's endpoints (password
     // change and checks, session lists, account linking, social sign-in) are off: each would be
     // another way in that the sign-in limits do not cover.
-    disabledPaths: settings.mail ? DISABLED_PATHS : [...DISABLED_PATHS, ...RESET_PATHS],
+    disabledPaths: settings.mail ? DISABLED_PATHS : [...DISABLED_PATHS, ...MAIL_PATHS],
     advanced: {
       cookiePrefix: COOKIE_PREFIX,
       useSecureCookies: origin.startsWith("https://"),
@@ -148,13 +166,22 @@ function stringOf(body: unknown, name: string): string | undefined {
 
 const invitationOf = (body: unknown) => stringOf(body, "invitation");
 
-/** The password reset's two endpoints: served only when mail can be sent (MAIL_URL). */
-const RESET_PATHS = ["/request-password-reset", "/reset-password"];
+/** The endpoints that mail a link (reset, confirmation, address change): served only when mail can be sent (MAIL_URL). */
+const MAIL_PATHS = ["/request-password-reset", "/reset-password", "/send-verification-email", "/verify-email", "/change-email"];
+
+/** The claims of a better-auth verification token (a JWT it signed and will check again). */
+function payloadOf(token: string): Record<string, unknown> {
+  try {
+    const part = token.split(".")[1] ?? "";
+    return JSON.parse(atob(part.replace(/-/g, "+").replace(/_/g, "/"))) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
 
 export const DISABLED_PATHS = [
   "/update-user",
   "/update-session",
-  "/change-email",
   "/change-password",
   "/verify-password",
   "/set-password",
@@ -170,8 +197,6 @@ export const DISABLED_PATHS = [
   "/get-access-token",
   "/refresh-token",
   "/sign-in/social",
-  "/send-verification-email",
-  "/verify-email",
 ];
 
 export type Auth = ReturnType<typeof createAuth>;

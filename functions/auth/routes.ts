@@ -136,30 +136,40 @@ authRoutes.post("/auth/sign-in/email", async (c) => {
 authRoutes.post("/auth/sign-up/email", async (c) => {
   const decision = await guardOf(c, `sign-up:address:${clientOf(clientAddress(c))}`).attempt(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW_SECONDS);
   if (decision.blocked) throw throttled(c, decision.retryAfter, "sign-ups from this address");
-  return handle(c);
+  const response = await handle(c);
+  // The address's confirmation mail (with MAIL_URL), queued by better-auth's hook.
+  if (settingsOf(c.env).mail) sendMailAfter(c);
+  return response;
 });
 
 /**
- * A password-reset mail: counted per client address and per account address, every request
- * whatever its outcome (each may send a mail); past PASSWORD_RESETS_PER_ADDRESS or
- * PASSWORD_RESETS_PER_ACCOUNT in an hour, 429 with Retry-After. The answer is the same whether
- * or not anyone has the address; the mail is sent after it, as every request's mail is.
+ * A request that mails a link (a password reset, an address's confirmation, an address change):
+ * counted per client address and per address it mails, every request whatever its outcome (each
+ * may send a mail); past PASSWORD_RESETS_PER_ADDRESS or PASSWORD_RESETS_PER_ACCOUNT in an hour,
+ * 429 with Retry-After. better-auth answers the same whether or not anyone has the address; the
+ * mail is sent after the answer, as every request's mail is.
  */
-authRoutes.post("/auth/request-password-reset", async (c) => {
-  const { email } = c.get("body") as { email?: unknown };
-  if (typeof email !== "string" || !email.trim()) throw new DomainError("missing_field", "email is required", { field: "email" });
+async function mailingLink(c: Context<AppEnv>, field: "email" | "newEmail"): Promise<Response> {
+  const address = (c.get("body") as Record<string, unknown>)[field];
+  if (typeof address !== "string" || !address.trim()) throw new DomainError("missing_field", `${field} is required`, { field });
   const limits = [
-    { name: `reset:address:${clientOf(clientAddress(c))}`, limit: PASSWORD_RESETS_PER_ADDRESS },
-    { name: `reset:account:${email.trim().toLowerCase().slice(0, 320)}`, limit: PASSWORD_RESETS_PER_ACCOUNT },
+    { name: `mail:address:${clientOf(clientAddress(c))}`, limit: PASSWORD_RESETS_PER_ADDRESS },
+    { name: `mail:account:${address.trim().toLowerCase().slice(0, 320)}`, limit: PASSWORD_RESETS_PER_ACCOUNT },
   ];
   for (const { name, limit } of limits) {
     const decision = await guardOf(c, name).attempt(limit, PASSWORD_RESET_WINDOW_SECONDS);
-    if (decision.blocked) throw throttled(c, decision.retryAfter, "password resets");
+    if (decision.blocked) throw throttled(c, decision.retryAfter, "mailed links");
   }
   const response = await handle(c);
   sendMailAfter(c);
   return response;
-});
+}
+
+authRoutes.post("/auth/request-password-reset", (c) => mailingLink(c, "email"));
+authRoutes.post("/auth/send-verification-email", (c) => mailingLink(c, "email"));
+authRoutes.post("/auth/change-email", (c) => mailingLink(c, "newEmail"));
+/** The link of a confirmation mail: confirms the address (or changes it to the new one), then to the console. */
+authRoutes.get("/auth/verify-email", (c) => handle(c));
 
 /** Setting the new password with the link's token: a refused token counts as a failed sign-in of the client address. */
 authRoutes.post("/auth/reset-password", async (c) => {

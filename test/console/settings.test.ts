@@ -226,8 +226,10 @@ describe("Settings -> Integrations: API keys", { timeout: 90_000 }, () => {
     // The members list is shown (any member may look), without controls.
     await rowOf(members, member.email).waitFor();
     expect(await rowOf(members, owner.email).getByRole("cell").nth(1).textContent()).toBe("Owner");
-    expect(await page.getByRole("button").allTextContents()).toEqual(["Sign out"]);
-    expect(await page.getByRole("textbox").count()).toBe(0);
+    // Their own account's controls only: sign out, and a change of their own address.
+    expect(await page.getByRole("button").allTextContents()).toEqual(["Sign out", "Mail me a link"]);
+    expect(await page.getByRole("textbox").count()).toBe(1);
+    expect(await page.getByRole("textbox").getAttribute("id")).toBe("new-email");
     expect(await page.getByRole("combobox").count()).toBe(0);
     expect(await page.getByRole("checkbox").count()).toBe(0);
 

@@ -26,6 +26,16 @@ export async function nextMailTo(to: string, count = 1, timeoutMs = 10_000): Pro
   return messages[count - 1]!;
 }
 
+/** Waits for a message to `to` with `subject` (within 10 s) and answers the latest such. */
+export async function mailWithSubject(to: string, subject: string, timeoutMs = 10_000): Promise<CaughtMail> {
+  const messages = await pollUntil(
+    () => mailTo(to),
+    (m) => m.some((mail) => mail.subject === subject),
+    timeoutMs,
+  );
+  return messages.filter((mail) => mail.subject === subject).at(-1)!;
+}
+
 /** The SMTP server refuses the next `times` messages to `to` with `code` (a 4xx or 5xx). */
 export async function refuseMailTo(to: string, code: number, times: number): Promise<void> {
   const response = await fetch(`${catcher()}/refuse`, { method: "POST", body: JSON.stringify({ to, code, times }) });

@@ -5,6 +5,7 @@
 // 403 insufficient_role anyway).
 
 import { renderAccount } from "../components/account.js";
+import { mountAddress } from "../components/settings/address.js";
 import { mountApiKeys } from "../components/settings/api-keys.js";
 import { mountApplications } from "../components/settings/applications.js";
 import { mountAuditLog } from "../components/settings/audit-log.js";
@@ -21,6 +22,7 @@ async function start() {
   const session = await requireSession();
   renderAccount(byId("account"), session, { settingsLink: false });
   byId("organisation").textContent = session.organisation.name;
+  mountAddress({ session });
   const manages = MANAGING_ROLES.includes(session.role);
   // A member's page holds no managing controls at all, not merely hidden ones.
   for (const section of document.querySelectorAll(".panel")) {

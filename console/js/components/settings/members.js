@@ -132,7 +132,7 @@ async function mountInvitations(roles, alert) {
       form.reset();
       roleField.value = "member";
       showOnce(byId("invitation-secret"), {
-        title: `Invitation for ${created.email} as ${ROLE_LABELS[created.role]}: send them this link.`,
+        title: `Invitation for ${created.email} as ${ROLE_LABELS[created.role]}: it is mailed to them, and here to hand over too.`,
         label: "Invitation link (shown once)",
         value: created.url,
       });
