@@ -23006,6 +23006,8 @@ export interface operations {
                 since?: string;
                 /** @description Only entries before this instant. */
                 until?: string;
+                /** @description Where the previous export stopped: its `Link: rel="next"` header's cursor. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -23021,6 +23023,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {

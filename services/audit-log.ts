@@ -2,6 +2,7 @@ import type { Database } from "../db/client.ts";
 import * as statements from "../db/statements/audit.ts";
 import { sha256Hex } from "../domain/crypto/hash.ts";
 import type { AuditFilter } from "../db/statements/audit.ts";
+import type { AuditEntry } from "../domain/audit.ts";
 import type { Call } from "./context.ts";
 import { settleCaller } from "./settle.ts";
 
@@ -11,26 +12,41 @@ import { settleCaller } from "./settle.ts";
 export type { AuditFilter };
 
 /** A page of the caller's organisation's entries, newest first, before the entry `before` (a sequence). */
-export async function listAuditLog({ ctx, input }: Call<{ filter: AuditFilter; before: number | null; limit: number }>) {
+export async function listAuditLog({
+  ctx,
+  input,
+}: Call<{ filter: AuditFilter; before: number | null; limit: number; after?: number | null }>) {
   const page = await statements.listAuditEntries(ctx.db, ctx.actor, input);
   settleCaller(page.caller, ctx, "audit.read");
   return { entries: page.entries, hasMore: page.hasMore };
 }
 
 /**
- * Every entry `filter` selects, newest first, a page at a time (each one statement, bounded by
- * ANSWER_BYTES): what the NDJSON export streams. The first page is read before anything is sent,
- * so a refusal is still an ordinary error answer.
+ * The entries `filter` selects before `before`, newest first, a page at a time (each one statement,
+ * bounded by ANSWER_BYTES): what the NDJSON export streams. The first page is read at once, so a
+ * refusal is still an ordinary error answer, and with it where the export stops: after `pages`
+ * pages' worth of entries (a page cut short by size leaves room: half of `pages` are counted),
+ * so that it never needs more statements than its invocation may make (functions/subrequests.ts)
+ * and is never cut after its 200. `next` is the cursor the rest starts from, or null: all of it.
  */
-export async function* exportAuditLog({ ctx, input }: Call<{ filter: AuditFilter; pageSize: number }>) {
-  let before: number | null = null;
-  for (;;) {
-    const page = await listAuditLog({ ctx, input: { filter: input.filter, before, limit: input.pageSize } });
-    yield page.entries;
-    const last = page.entries.at(-1);
-    if (!page.hasMore || !last) return;
-    before = last.sequence;
+export async function exportAuditLog({
+  ctx,
+  input,
+}: Call<{ filter: AuditFilter; pageSize: number; before: number | null; pages: number }>) {
+  const boundaryAt = Math.max(1, Math.floor(input.pages / 2)) * input.pageSize;
+  const first = await statements.listAuditEntries(ctx.db, ctx.actor, { ...input, limit: input.pageSize, boundaryAt });
+  settleCaller(first.caller, ctx, "audit.read");
+  const stop = first.boundary ?? null;
+  async function* rest(page: { entries: AuditEntry[]; hasMore: boolean }) {
+    for (let read = 1; ; read++) {
+      const last = page.entries.at(-1);
+      if (!page.hasMore || !last) return;
+      if (read >= input.pages) throw new Error(`the audit export needed more than ${input.pages} pages`);
+      page = await listAuditLog({ ctx, input: { filter: input.filter, before: last.sequence, after: stop, limit: input.pageSize } });
+      yield page.entries;
+    }
   }
+  return { first: first.entries, rest: rest(first), next: stop === null ? null : stop + 1 };
 }
 
 /** What `opsroom audit verify` found. */

@@ -55,6 +55,8 @@ export interface AuditPage {
   caller: CallerOutcome;
   entries: AuditEntry[];
   hasMore: boolean;
+  /** With `boundaryAt`: the sequence of the entry that many entries on (the first not to take), or null when there is none. */
+  boundary?: number | null;
 }
 
 /**
@@ -64,12 +66,14 @@ export interface AuditPage {
 export async function listAuditEntries(
   db: Database,
   actor: Actor,
-  options: { filter: AuditFilter; before: number | null; limit: number },
+  options: { filter: AuditFilter; before: number | null; limit: number; after?: number | null; boundaryAt?: number },
 ): Promise<AuditPage> {
   const where = [sql`e.org_id = ${CALLER_ORG}`, ...filterSql(options.filter)];
   if (options.before !== null) where.push(sql`e.sequence < ${options.before}`);
+  const boundaryWhere = [...where];
+  if (options.after != null) where.push(sql`e.sequence > ${options.after}`);
   const fits = sql`x.n <= ${options.limit} and ${fitsAnswer("x")}`;
-  const row = await runOne<CallerRow & { page: { entries: AuditEntry[]; hasMore: boolean } }>(
+  const row = await runOne<CallerRow & { page: { entries: AuditEntry[]; hasMore: boolean }; boundary?: string | number | null }>(
     db,
     sql`with ${callerCtes(actor, "audit.read")}
         select ${callerColumns},
@@ -79,12 +83,19 @@ export async function listAuditEntries(
              from (select y.*, ${runningBytes(sql`y.entry`, sql`y.n`)} as bytes
                      from (select ${entryJson("e")} as entry, row_number() over (order by e.sequence desc) as n
                              from (select e.* from audit_entries e where ${sql.join(where, sql` and `)}
-                                    order by e.sequence desc limit ${options.limit + 1}) e) y) x) as page`,
+                                    order by e.sequence desc limit ${options.limit + 1}) e) y) x) as page
+          ${
+            options.boundaryAt === undefined
+              ? sql``
+              : sql`, (select e.sequence from audit_entries e where ${sql.join(boundaryWhere, sql` and `)}
+                        order by e.sequence desc offset ${options.boundaryAt} limit 1) as boundary`
+          }`,
   );
   return {
     caller: callerOf(row),
     entries: row.page.entries.map((e) => ({ ...e, sequence: Number(e.sequence) })),
     hasMore: row.page.hasMore,
+    ...(options.boundaryAt === undefined ? {} : { boundary: row.boundary == null ? null : Number(row.boundary) }),
   };
 }
 

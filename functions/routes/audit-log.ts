@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import type { AuditEntry } from "../../domain/audit.ts";
-import { DomainError } from "../../domain/errors.ts";
 import { exportAuditLog, listAuditLog, type AuditFilter } from "../../services/audit-log.ts";
 import { serviceContext } from "../http/context.ts";
 import { envelope } from "../http/envelope.ts";
 import { nextLink } from "../http/envelope.ts";
 import { defineRoute } from "../http/registry.ts";
+import { subrequestsLeft } from "../subrequests.ts";
 import { AuditEntrySchema, AuditFilterQuery } from "../schemas/audit.ts";
 
 // The audit log (docs/audit-log.md): owners and admins (their role holds audit.read) and keys
@@ -38,6 +38,9 @@ const filterOf = (query: {
 
 /** Entries a page of the export holds (each page is one statement, also bounded by ANSWER_BYTES). */
 const EXPORT_PAGE = 500;
+/** Pages one export reads at most (with the Paid plan's 1,000 subrequests), and the subrequests it leaves for the rest of its call. */
+const EXPORT_PAGES = 900;
+const EXPORT_RESERVE = 10;
 
 export const auditLogRoutes = [
   defineRoute({
@@ -86,27 +89,35 @@ export const auditLogRoutes = [
     tag,
     summary: "Every entry the filters select, newest first, as NDJSON (one entry per line): for a SIEM",
     description: `${who} The answer is \`application/x-ndjson\`, streamed a page at a time; a refusal is an ordinary JSON error.`,
-    query: z.strictObject(AuditFilterQuery),
-    response: { schema: AuditEntrySchema, description: "One AuditEntry per line.", mediaType: "application/x-ndjson" },
+    query: z.strictObject({
+      ...AuditFilterQuery,
+      cursor: Cursor.openapi({ description: 'Where the previous export stopped: its `Link: rel="next"` header\'s cursor.' }),
+    }),
+    response: { schema: AuditEntrySchema, description: "One AuditEntry per line.", mediaType: "application/x-ndjson", headers: ["Link"] },
     verb: exportAuditLog,
     async handler(c, { query }) {
-      const pages = exportAuditLog({ ctx: serviceContext(c), input: { filter: filterOf(query), pageSize: EXPORT_PAGE } });
+      // An export makes a statement a page: it takes no more pages than its invocation may make
+      // subrequests (functions/subrequests.ts), and says before it answers where the rest starts.
+      const pages = Math.max(2, Math.min(EXPORT_PAGES, subrequestsLeft() - EXPORT_RESERVE));
+      const before = query.cursor ? Number(query.cursor) : null;
       // The first page is read now: a refusal (401, 403) answers before any line is sent.
-      const first = await pages.next();
-      if (first.done) throw new DomainError("internal_error", "the export read no page");
+      const { first, rest, next } = await exportAuditLog({
+        ctx: serviceContext(c),
+        input: { filter: filterOf(query), pageSize: EXPORT_PAGE, before, pages },
+      });
       const encoder = new TextEncoder();
       const lines = (entries: AuditEntry[]) => encoder.encode(entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
-          if (first.value.length) controller.enqueue(lines(first.value));
+          if (first.length) controller.enqueue(lines(first));
         },
         async pull(controller) {
-          const next = await pages.next();
-          if (next.done) controller.close();
-          else if (next.value.length) controller.enqueue(lines(next.value));
+          const page = await rest.next();
+          if (page.done) controller.close();
+          else if (page.value.length) controller.enqueue(lines(page.value));
         },
       });
-      return { stream };
+      return { stream, headers: nextLink(c.req.url, "cursor", next === null ? null : String(next)) };
     },
   }),
 ];

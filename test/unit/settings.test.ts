@@ -78,3 +78,22 @@ describe("the other bindings", () => {
     for (const [extra, message] of refusals) expect(() => settingsOf(bindings(extra)), JSON.stringify(extra)).toThrow(message);
   });
 });
+
+describe("SUBREQUESTS_PER_INVOCATION and MODEL_WORKERS_LIMITS (issue 45 row 2)", () => {
+  it("default to the Paid plan's 1000, counted but not enforced; take the Free plan's 50 and more", () => {
+    expect(settingsOf(bindings()).limits).toEqual({ subrequests: 1000, model: false });
+    expect(settingsOf(bindings({ SUBREQUESTS_PER_INVOCATION: "50", MODEL_WORKERS_LIMITS: "true" })).limits).toEqual({
+      subrequests: 50,
+      model: true,
+    });
+  });
+
+  it("refuse fewer than 50, a fraction or anything but a number, naming the setting", () => {
+    for (const value of ["49", "0", "1.5", "many", "-100"]) {
+      expect(() => settingsOf(bindings({ SUBREQUESTS_PER_INVOCATION: value })), value).toThrow(
+        /the Worker is misconfigured: SUBREQUESTS_PER_INVOCATION/,
+      );
+    }
+    expect(() => settingsOf(bindings({ MODEL_WORKERS_LIMITS: "yes" }))).toThrow(/the Worker is misconfigured: MODEL_WORKERS_LIMITS/);
+  });
+});
