@@ -66,6 +66,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the projects a list with these filters selects, by status
+         * @description Needs the `projects.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{id}": {
         parameters: {
             query?: never;
@@ -158,6 +178,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{id}/milestones/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the milestones a list with these filters selects, by status
+         * @description Needs the `projects.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countMilestones"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/milestones/{id}": {
         parameters: {
             query?: never;
@@ -244,6 +284,26 @@ export interface paths {
          * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the tasks a list with these filters selects, by status
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countTasks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -382,6 +442,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labels/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the labels a list with these filters selects, by status
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countLabels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labels/{id}": {
         parameters: {
             query?: never;
@@ -468,6 +548,26 @@ export interface paths {
          * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/comments/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the comments a list with these filters selects, by status
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countComments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -566,6 +666,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{id}/checklist-items/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the checklist items a list with these filters selects, by status
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countChecklistItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/checklist-items/{id}": {
         parameters: {
             query?: never;
@@ -652,6 +772,26 @@ export interface paths {
          * @description Needs the `risks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the risks a list with these filters selects, by status
+         * @description Needs the `risks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countRisks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -750,6 +890,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/issues/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the issues a list with these filters selects, by status
+         * @description Needs the `issues.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countIssues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/issues/{id}": {
         parameters: {
             query?: never;
@@ -836,6 +996,26 @@ export interface paths {
          * @description amount is a decimal string with at most 2 decimals ("1234.50"); a JSON number is refused.
          */
         post: operations["createFinancialEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/financial-entries/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the financial entries a list with these filters selects, by status
+         * @description Needs the `financials.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countFinancialEntries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -948,6 +1128,26 @@ export interface paths {
          * @description Needs the `organisation.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personnel/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the people a list with these filters selects, by status
+         * @description Needs the `organisation.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countPersonnel"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -11697,6 +11897,175 @@ export interface operations {
             };
         };
     };
+    countProjects: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Comma-separated, any of: planned, active, on_hold, completed, cancelled. */
+                status?: ("planned" | "active" | "on_hold" | "completed" | "cancelled")[];
+                /** @description Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many projects the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "planned": 1,
+                     *           "active": 1,
+                     *           "on_hold": 1,
+                     *           "completed": 1,
+                     *           "cancelled": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many projects the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                planned: number;
+                                /** Format: int64 */
+                                active: number;
+                                /** Format: int64 */
+                                on_hold: number;
+                                /** Format: int64 */
+                                completed: number;
+                                /** Format: int64 */
+                                cancelled: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
     getProject: {
         parameters: {
             query?: {
@@ -13359,6 +13728,187 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    countMilestones: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Comma-separated, any of: open, done, cancelled. */
+                status?: ("open" | "done" | "cancelled")[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-020000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many milestones the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "open": 1,
+                     *           "done": 1,
+                     *           "cancelled": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many milestones the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                open: number;
+                                /** Format: int64 */
+                                done: number;
+                                /** Format: int64 */
+                                cancelled: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
@@ -15155,6 +15705,197 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    countTasks: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Only the tasks of this project. */
+                projectId?: string;
+                /** @description Only the tasks assigned to this person; `me`: to the person the signed-in member is (refused for an API key, or a member linked to no person). */
+                assigneeId?: string;
+                /** @description Only the tasks of this milestone. */
+                milestoneId?: string;
+                /** @description Only the subtasks of this task. */
+                parentId?: string;
+                /** @description Only the tasks with this label. */
+                labelId?: string;
+                /** @description Comma-separated, any of: todo, in_progress, blocked, done, cancelled. */
+                status?: ("todo" | "in_progress" | "blocked" | "done" | "cancelled")[];
+                /** @description Comma-separated, any of: low, medium, high, urgent. */
+                priority?: ("low" | "medium" | "high" | "urgent")[];
+                /** @description Tasks due strictly before this date. */
+                dueBefore?: string;
+                /** @description Tasks due strictly after this date. */
+                dueAfter?: string;
+                /** @description Tasks starting strictly before this date (those with no startDate are left out). */
+                startBefore?: string;
+                /** @description Tasks starting strictly after this date (those with no startDate are left out). */
+                startAfter?: string;
+                /** @description Tasks changed at or after this instant (ISO 8601). */
+                updatedSince?: string;
+                /** @description Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many tasks the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "todo": 1,
+                     *           "in_progress": 1,
+                     *           "blocked": 1,
+                     *           "done": 1,
+                     *           "cancelled": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many tasks the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                todo: number;
+                                /** Format: int64 */
+                                in_progress: number;
+                                /** Format: int64 */
+                                blocked: number;
+                                /** Format: int64 */
+                                done: number;
+                                /** Format: int64 */
+                                cancelled: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
@@ -17412,6 +18153,154 @@ export interface operations {
             };
         };
     };
+    countLabels: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many labels the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many labels the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
     getLabel: {
         parameters: {
             query?: {
@@ -18962,6 +19851,174 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    countComments: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many comments the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many comments the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
@@ -20641,6 +21698,176 @@ export interface operations {
             };
         };
     };
+    countChecklistItems: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description true: only the items done; false: only those still to do. */
+                done?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many checklist items the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many checklist items the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
     getChecklistItem: {
         parameters: {
             query?: {
@@ -22206,6 +23433,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    countRisks: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Only the records of this project. */
+                projectId?: string;
+                /** @description Comma-separated, any of: open, mitigated, closed. */
+                status?: ("open" | "mitigated" | "closed")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many risks the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "open": 1,
+                     *           "mitigated": 1,
+                     *           "closed": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many risks the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                open: number;
+                                /** Format: int64 */
+                                mitigated: number;
+                                /** Format: int64 */
+                                closed: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
@@ -23930,6 +25320,172 @@ export interface operations {
             };
         };
     };
+    countIssues: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Only the records of this project. */
+                projectId?: string;
+                /** @description Comma-separated, any of: open, in_progress, resolved, closed. */
+                status?: ("open" | "in_progress" | "resolved" | "closed")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many issues the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "open": 1,
+                     *           "in_progress": 1,
+                     *           "resolved": 1,
+                     *           "closed": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many issues the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                open: number;
+                                /** Format: int64 */
+                                in_progress: number;
+                                /** Format: int64 */
+                                resolved: number;
+                                /** Format: int64 */
+                                closed: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
     getIssue: {
         parameters: {
             query?: {
@@ -25554,6 +27110,158 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    countFinancialEntries: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Only the records of this project. */
+                projectId?: string;
+                /** @description Comma-separated, any of: cost, invoice, payment, adjustment. */
+                kind?: ("cost" | "invoice" | "payment" | "adjustment")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many financial entries the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many financial entries the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
@@ -27356,6 +29064,156 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyMismatchError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    countPersonnel: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description true or false. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many people the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many people the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (insufficient_scope) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
