@@ -66,6 +66,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the projects a list with these filters selects, by status
+         * @description Needs the `projects.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{id}": {
         parameters: {
             query?: never;
@@ -158,6 +178,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{id}/milestones/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the milestones a list with these filters selects, by status
+         * @description Needs the `projects.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countMilestones"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/milestones/{id}": {
         parameters: {
             query?: never;
@@ -244,6 +284,26 @@ export interface paths {
          * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the tasks a list with these filters selects, by status
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countTasks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -382,6 +442,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labels/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the labels a list with these filters selects, by status
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countLabels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labels/{id}": {
         parameters: {
             query?: never;
@@ -468,6 +548,26 @@ export interface paths {
          * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/comments/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the comments a list with these filters selects, by status
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countComments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -566,6 +666,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{id}/checklist-items/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the checklist items a list with these filters selects, by status
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countChecklistItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/checklist-items/{id}": {
         parameters: {
             query?: never;
@@ -652,6 +772,26 @@ export interface paths {
          * @description Needs the `risks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the risks a list with these filters selects, by status
+         * @description Needs the `risks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countRisks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -750,6 +890,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/issues/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the issues a list with these filters selects, by status
+         * @description Needs the `issues.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countIssues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/issues/{id}": {
         parameters: {
             query?: never;
@@ -836,6 +996,26 @@ export interface paths {
          * @description amount is a decimal string with at most 2 decimals ("1234.50"); a JSON number is refused.
          */
         post: operations["createFinancialEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/financial-entries/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the financial entries a list with these filters selects, by status
+         * @description Needs the `financials.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countFinancialEntries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -948,6 +1128,26 @@ export interface paths {
          * @description Needs the `organisation.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         post: operations["createPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personnel/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the people a list with these filters selects, by status
+         * @description Needs the `organisation.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["countPersonnel"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1376,6 +1576,54 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your saved views and those shared in the organisation
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["listViews"];
+        put?: never;
+        /**
+         * Save a view of a list (its query string), yours; shared: every member sees it
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        post: operations["createView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/views/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a view of yours
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        delete: operations["deleteView"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a view of yours (its name, query or sharing)
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        patch: operations["updateView"];
         trace?: never;
     };
     "/v1/settings/api-keys": {
@@ -3837,6 +4085,12 @@ export interface components {
             priority: "low" | "medium" | "high" | "urgent";
             /**
              * Format: date
+             * @description When work begins, or null; never after dueDate.
+             * @example 2026-12-15
+             */
+            startDate: string | null;
+            /**
+             * Format: date
              * @description A calendar date, YYYY-MM-DD.
              * @example 2026-12-15
              */
@@ -4038,6 +4292,20 @@ export interface components {
                     from: "low" | "medium" | "high" | "urgent";
                     /** @enum {string} */
                     to: "low" | "medium" | "high" | "urgent";
+                };
+                startDate?: {
+                    /**
+                     * Format: date
+                     * @description When work begins, or null; never after dueDate.
+                     * @example 2026-12-15
+                     */
+                    from: string | null;
+                    /**
+                     * Format: date
+                     * @description When work begins, or null; never after dueDate.
+                     * @example 2026-12-15
+                     */
+                    to: string | null;
                 };
                 dueDate?: {
                     /**
@@ -8683,6 +8951,12 @@ export interface components {
              */
             dueDate: string;
             /**
+             * Format: date
+             * @description When work begins, or null; never after dueDate.
+             * @example 2026-12-15
+             */
+            startDate?: string | null;
+            /**
              * @description Defaults to medium.
              * @example high
              * @enum {string}
@@ -9206,6 +9480,12 @@ export interface components {
              * @example 2026-12-15
              */
             dueDate?: string;
+            /**
+             * Format: date
+             * @description When work begins, or null; never after dueDate.
+             * @example 2026-12-15
+             */
+            startDate?: string | null;
             /** @enum {string} */
             priority?: "low" | "medium" | "high" | "urgent";
             /**
@@ -9249,6 +9529,12 @@ export interface components {
              * @example 2026-12-15
              */
             dueDate: string;
+            /**
+             * Format: date
+             * @description When work begins, or null; never after dueDate.
+             * @example 2026-12-15
+             */
+            startDate?: string | null;
             /**
              * @description Defaults to medium.
              * @example high
@@ -10446,6 +10732,69 @@ export interface components {
              */
             expiresAt: string;
         };
+        SavedView: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            name: string;
+            /**
+             * @description The list the view is of, by its path (/v1/<resource>).
+             * @enum {string}
+             */
+            resource: "tasks" | "risks" | "issues" | "financial-entries" | "projects" | "milestones" | "personnel";
+            query: string;
+            shared: boolean;
+            /** @description Who saved it. */
+            owner: {
+                /**
+                 * Format: uuid
+                 * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                 */
+                id: string;
+                name: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        CreateView: {
+            /** @example My overdue tasks */
+            name: string;
+            /**
+             * @description The list the view is of, by its path (/v1/<resource>).
+             * @enum {string}
+             */
+            resource: "tasks" | "risks" | "issues" | "financial-entries" | "projects" | "milestones" | "personnel";
+            /**
+             * @description The list's query string as the console keeps it in its URL, without the leading ?: filters, sort, columns.
+             * @example status=todo,in_progress&assigneeId=me&sort=dueDate&columns=title,status,dueDate
+             */
+            query?: string;
+            /** @description Shown to every member of the organisation (only its owner changes it). */
+            shared?: boolean;
+        };
+        UpdateView: {
+            /** @example My overdue tasks */
+            name?: string;
+            /**
+             * @description The list's query string as the console keeps it in its URL, without the leading ?: filters, sort, columns.
+             * @example status=todo,in_progress&assigneeId=me&sort=dueDate&columns=title,status,dueDate
+             */
+            query?: string;
+            /** @description Shown to every member of the organisation (only its owner changes it). */
+            shared?: boolean;
+        };
         ApiKey: {
             /**
              * Format: uuid
@@ -11163,6 +11512,9 @@ export type Member = components['schemas']['Member'];
 export type MemberLink = components['schemas']['MemberLink'];
 export type LinkMember = components['schemas']['LinkMember'];
 export type Invitation = components['schemas']['Invitation'];
+export type SavedView = components['schemas']['SavedView'];
+export type CreateView = components['schemas']['CreateView'];
+export type UpdateView = components['schemas']['UpdateView'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type Application = components['schemas']['Application'];
@@ -11581,6 +11933,94 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    countProjects: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Comma-separated, any of: planned, active, on_hold, completed, cancelled. */
+                status?: ("planned" | "active" | "on_hold" | "completed" | "cancelled")[];
+                /** @description Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many projects the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "planned": 1,
+                     *           "active": 1,
+                     *           "on_hold": 1,
+                     *           "completed": 1,
+                     *           "cancelled": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many projects the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                planned: number;
+                                /** Format: int64 */
+                                active: number;
+                                /** Format: int64 */
+                                on_hold: number;
+                                /** Format: int64 */
+                                completed: number;
+                                /** Format: int64 */
+                                cancelled: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -12456,6 +12896,93 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    countMilestones: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Comma-separated, any of: open, done, cancelled. */
+                status?: ("open" | "done" | "cancelled")[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-020000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many milestones the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "open": 1,
+                     *           "done": 1,
+                     *           "cancelled": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many milestones the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                open: number;
+                                /** Format: int64 */
+                                done: number;
+                                /** Format: int64 */
+                                cancelled: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getMilestone: {
         parameters: {
             query?: {
@@ -13085,14 +13612,18 @@ export interface operations {
                 dueBefore?: string;
                 /** @description Tasks due strictly after this date. */
                 dueAfter?: string;
+                /** @description Tasks starting strictly before this date (those with no startDate are left out). */
+                startBefore?: string;
+                /** @description Tasks starting strictly after this date (those with no startDate are left out). */
+                startAfter?: string;
                 /** @description Tasks changed at or after this instant (ISO 8601). */
                 updatedSince?: string;
                 /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: dueDate, priority, status, title, createdAt, updatedAt. Default: creation order. */
                 sort?: string;
                 /** @description Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort. */
                 q?: string;
-                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
-                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, startDate, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "startDate" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
                 /** @description Embed the related records named, comma-separated, any of: assignee, project, milestone: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
                 expand?: ("assignee" | "project" | "milestone")[];
             };
@@ -13136,6 +13667,7 @@ export interface operations {
                      *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "status": "todo",
                      *           "priority": "low",
+                     *           "startDate": "2026-12-15",
                      *           "dueDate": "2026-12-15",
                      *           "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "blockedBy": [
@@ -13276,6 +13808,12 @@ export interface operations {
                             priority?: "low" | "medium" | "high" | "urgent";
                             /**
                              * Format: date
+                             * @description When work begins, or null; never after dueDate.
+                             * @example 2026-12-15
+                             */
+                            startDate?: string | null;
+                            /**
+                             * Format: date
                              * @description A calendar date, YYYY-MM-DD.
                              * @example 2026-12-15
                              */
@@ -13382,6 +13920,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -13426,11 +13965,121 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    countTasks: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Only the tasks of this project. */
+                projectId?: string;
+                /** @description Only the tasks assigned to this person; `me`: to the person the signed-in member is (refused for an API key, or a member linked to no person). */
+                assigneeId?: string;
+                /** @description Only the tasks of this milestone. */
+                milestoneId?: string;
+                /** @description Only the subtasks of this task. */
+                parentId?: string;
+                /** @description Only the tasks with this label. */
+                labelId?: string;
+                /** @description Comma-separated, any of: todo, in_progress, blocked, done, cancelled. */
+                status?: ("todo" | "in_progress" | "blocked" | "done" | "cancelled")[];
+                /** @description Comma-separated, any of: low, medium, high, urgent. */
+                priority?: ("low" | "medium" | "high" | "urgent")[];
+                /** @description Tasks due strictly before this date. */
+                dueBefore?: string;
+                /** @description Tasks due strictly after this date. */
+                dueAfter?: string;
+                /** @description Tasks starting strictly before this date (those with no startDate are left out). */
+                startBefore?: string;
+                /** @description Tasks starting strictly after this date (those with no startDate are left out). */
+                startAfter?: string;
+                /** @description Tasks changed at or after this instant (ISO 8601). */
+                updatedSince?: string;
+                /** @description Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many tasks the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "todo": 1,
+                     *           "in_progress": 1,
+                     *           "blocked": 1,
+                     *           "done": 1,
+                     *           "cancelled": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many tasks the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                todo: number;
+                                /** Format: int64 */
+                                in_progress: number;
+                                /** Format: int64 */
+                                blocked: number;
+                                /** Format: int64 */
+                                done: number;
+                                /** Format: int64 */
+                                cancelled: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getTask: {
         parameters: {
             query?: {
-                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
-                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, startDate, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "startDate" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
                 /** @description Embed the related records named, comma-separated, any of: assignee, project, milestone: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
                 expand?: ("assignee" | "project" | "milestone")[];
             };
@@ -13478,6 +14127,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -13609,6 +14259,12 @@ export interface operations {
                             priority?: "low" | "medium" | "high" | "urgent";
                             /**
                              * Format: date
+                             * @description When work begins, or null; never after dueDate.
+                             * @example 2026-12-15
+                             */
+                            startDate?: string | null;
+                            /**
+                             * Format: date
                              * @description A calendar date, YYYY-MM-DD.
                              * @example 2026-12-15
                              */
@@ -13701,6 +14357,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -13805,6 +14462,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -13915,6 +14573,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -13979,6 +14638,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -14090,6 +14750,7 @@ export interface operations {
                      *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "status": "todo",
                      *             "priority": "low",
+                     *             "startDate": "2026-12-15",
                      *             "dueDate": "2026-12-15",
                      *             "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *             "blockedBy": [
@@ -14200,6 +14861,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -14300,6 +14962,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -14549,6 +15212,73 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    countLabels: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many labels the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many labels the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -15307,6 +16037,80 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    countComments: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many comments the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many comments the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -16098,6 +16902,82 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    countChecklistItems: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description true: only the items done; false: only those still to do. */
+                done?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many checklist items the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many checklist items the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -16897,6 +17777,88 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    countRisks: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Only the records of this project. */
+                projectId?: string;
+                /** @description Comma-separated, any of: open, mitigated, closed. */
+                status?: ("open" | "mitigated" | "closed")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many risks the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "open": 1,
+                     *           "mitigated": 1,
+                     *           "closed": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many risks the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                open: number;
+                                /** Format: int64 */
+                                mitigated: number;
+                                /** Format: int64 */
+                                closed: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -17764,6 +18726,91 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    countIssues: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Only the records of this project. */
+                projectId?: string;
+                /** @description Comma-separated, any of: open, in_progress, resolved, closed. */
+                status?: ("open" | "in_progress" | "resolved" | "closed")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many issues the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": {
+                     *           "open": 1,
+                     *           "in_progress": 1,
+                     *           "resolved": 1,
+                     *           "closed": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many issues the filters select.
+                             */
+                            total: number;
+                            /** @description Of those, how many have each status (every status, 0 included). */
+                            byStatus: {
+                                /** Format: int64 */
+                                open: number;
+                                /** Format: int64 */
+                                in_progress: number;
+                                /** Format: int64 */
+                                resolved: number;
+                                /** Format: int64 */
+                                closed: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getIssue: {
         parameters: {
             query?: {
@@ -18617,6 +19664,77 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    countFinancialEntries: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description Only the records of this project. */
+                projectId?: string;
+                /** @description Comma-separated, any of: cost, invoice, payment, adjustment. */
+                kind?: ("cost" | "invoice" | "payment" | "adjustment")[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many financial entries the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many financial entries the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -19498,6 +20616,75 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    countPersonnel: {
+        parameters: {
+            query?: {
+                /** @description Only the record with this externalId. */
+                externalId?: string;
+                /** @description true or false. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many people the filters select. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "total": 1,
+                     *         "byStatus": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description How many people the filters select.
+                             */
+                            total: number;
+                            /** @description Null: the resource has no status. */
+                            byStatus: null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -21824,6 +23011,310 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listViews: {
+        parameters: {
+            query?: {
+                /** @description The list the view is of, by its path (/v1/<resource>). */
+                resource?: "tasks" | "risks" | "issues" | "financial-entries" | "projects" | "milestones" | "personnel";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Views in creation order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "1 views",
+                     *       "changeVersion": 42,
+                     *       "count": 1,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Ada Lovelace",
+                     *           "resource": "tasks",
+                     *           "query": "string",
+                     *           "shared": true,
+                     *           "owner": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Ada Lovelace"
+                     *           },
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /** Format: int64 */
+                        count: number;
+                        data: components["schemas"]["SavedView"][];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "My overdue tasks",
+                 *       "resource": "tasks",
+                 *       "query": "status=todo,in_progress&assigneeId=me&sort=dueDate&columns=title,status,dueDate",
+                 *       "shared": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateView"];
+            };
+        };
+        responses: {
+            /** @description The view. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "view created",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "Ada Lovelace",
+                     *         "resource": "tasks",
+                     *         "query": "string",
+                     *         "shared": true,
+                     *         "owner": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Ada Lovelace"
+                     *         },
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["SavedView"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRequest"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The view's id (GET /v1/settings/views). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The view as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "view deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "Ada Lovelace",
+                     *         "resource": "tasks",
+                     *         "query": "string",
+                     *         "shared": true,
+                     *         "owner": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Ada Lovelace"
+                     *         },
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["SavedView"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The view's id (GET /v1/settings/views). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "My overdue tasks",
+                 *       "query": "status=todo,in_progress&assigneeId=me&sort=dueDate&columns=title,status,dueDate",
+                 *       "shared": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateView"];
+            };
+        };
+        responses: {
+            /** @description The view as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "view updated",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "Ada Lovelace",
+                     *         "resource": "tasks",
+                     *         "query": "string",
+                     *         "shared": true,
+                     *         "owner": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Ada Lovelace"
+                     *         },
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["SavedView"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

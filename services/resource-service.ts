@@ -2,7 +2,7 @@ import type { Database } from "../db/client.ts";
 import type { CreateOutcome } from "../db/statements/create.ts";
 import type { DeleteOutcome } from "../db/statements/delete.ts";
 import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
-import { getRecord, listRecords, type ListFiltersOf, type ListQuery } from "../db/statements/read.ts";
+import { countRecords, getRecord, listRecords, type ListFiltersOf, type ListQuery } from "../db/statements/read.ts";
 import type { RecordView } from "../db/statements/projection.ts";
 
 export type { RecordView };
@@ -81,12 +81,20 @@ export interface ResourceService<Record, Filters, New, Values> {
   resource: Resource;
   list(call: Call<ListInput<Filters>>): Promise<{ records: JsonText<Record[]>; count: number; hasMore: boolean; end: PageEnd | null }>;
   get(call: Call<{ id: string; view?: RecordView | undefined }>): Promise<Record>;
+  /** How many records the list with these filters selects, in all and by status (null: the resource has none). */
+  counts(call: Call<Omit<ListInput<Filters>, "page" | "view">>): Promise<RecordCounts>;
   create(call: Call<New>): Promise<WriteResult<Record>>;
   update(call: Call<{ id: string; patch: Values; ifMatch: number | null }>): Promise<WriteResult<Record>>;
   remove?(call: Call<{ id: string; ifMatch: number | null }>): Promise<WriteResult<Record>>;
   /** PUT by external id: creates the record, or changes the one with this external id. */
   upsert(call: Call<{ externalId: string; values: New; ifMatch: number | null }>): Promise<UpsertResult<Record>>;
   history(call: Call<HistoryInput>): Promise<{ events: OpsEvent[]; hasMore: boolean }>;
+}
+
+export interface RecordCounts {
+  total: number;
+  /** Every status of the resource, with how many of the selected records have it. */
+  byStatus: Record<string, number> | null;
 }
 
 export interface HistoryInput {
@@ -108,6 +116,22 @@ function ruleErrors<Record, Values>(rules: ResourceServiceSpec<Resource, unknown
   return Object.fromEntries(
     Object.entries(rules ?? {}).map(([name, error]) => [name, (before: Record, violation: never) => error(before, values, violation)]),
   ) as RuleErrors<Record>;
+}
+
+/** The counts verb of a resource: by status when its lists filter by one. */
+function countsOf<Filters>(resource: Resource, parentNoun: string | undefined) {
+  const status = resource.declaration.filters.status;
+  const statuses = status?.kind === "oneOf" ? status.values : null;
+  return async ({ ctx, input }: Call<Omit<ListInput<Filters>, "page" | "view">>): Promise<RecordCounts> => {
+    const filters = await resolveMe(ctx, resource, input.filters);
+    // The filters are those the resource's list takes (ListFiltersOf), which tsc cannot see through the generic.
+    const selected = { ...input, filters: filters as Readonly<Record<string, unknown>> };
+    const outcome = await countRecords(ctx.db, ctx.actor, resource, selected, statuses ? "status" : null);
+    settleCaller(outcome.caller, ctx, resource.readScope);
+    if (!outcome.parentFound) throw notFound(parentNoun ?? "parent");
+    const byStatus = statuses ? Object.fromEntries(statuses.map((value) => [value, outcome.groups[value] ?? 0])) : null;
+    return { total: outcome.total, byStatus };
+  };
 }
 
 /** The service of a resource: its writes' statements and rules; its reads, nouns and scopes from its declaration. */
@@ -134,6 +158,7 @@ export function resourceService<R extends Resource, New, Values>(
       if (!outcome.parentFound) throw notFound(parentNoun ?? "parent");
       return { records: outcome.records, count: outcome.count, hasMore: outcome.hasMore, end: outcome.end };
     },
+    counts: countsOf(resource, parentNoun),
     async get({ ctx, input }) {
       const outcome = await getRecord(ctx.db, ctx.actor, resource, input.id, { view: input.view });
       settleCaller(outcome.caller, ctx, scopes.read);

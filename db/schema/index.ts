@@ -18,3 +18,4 @@ export * from "./people.ts";
 export * from "./applications.ts";
 export * from "./audit.ts";
 export * from "./mail.ts";
+export * from "./saved-views.ts";

@@ -22,6 +22,7 @@ export function resourceNames(declaration: ResourceDeclaration) {
     nouns,
     operations: {
       list: `list${pascal(path)}`,
+      counts: `count${pascal(path)}`,
       create: `create${record}`,
       get: `get${record}`,
       update: `update${record}`,

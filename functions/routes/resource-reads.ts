@@ -3,7 +3,7 @@ import { pageRequest } from "../../domain/paging.ts";
 import type { RecordView, ResourceService } from "../../services/resource-service.ts";
 import { settingsOf } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
-import { eventsReply, listEnvelope, listReply, recordEnvelope, recordReply } from "../http/envelope.ts";
+import { eventsReply, listEnvelope, listReply, recordEnvelope, recordReply, reply } from "../http/envelope.ts";
 import { RESPONSE_HEADERS } from "../http/headers.ts";
 import { defineRoute } from "../http/registry.ts";
 import { IdParams, SearchQuery, SortQuery, viewQuery } from "../schemas/common.ts";
@@ -67,6 +67,41 @@ export function listRoute<T extends ResourceTypes>({ spec, names, collection, pa
       // The rest of the query is the declared filters, validated by the query built from the same declaration.
       const input = { page, filters: filters as T["filters"], parentId: parentOf(params), search: q, view: views.of({ fields, expand }) };
       return listReply(c.req.url, await service.list({ ctx: serviceContext(c), input }), names.nouns, page.sort);
+    },
+  });
+}
+
+/**
+ * GET <collection>/counts: how many records the list with the same filters (and search) selects,
+ * in all and by status, so a client can say how many a view leaves out.
+ */
+export function countsRoute<T extends ResourceTypes>({ spec, names, collection, parentOf, query: filtersQuery }: ResourceParts<T>) {
+  const { service } = spec;
+  const { resource } = service;
+  const status = resource.declaration.filters.status;
+  const statuses = status?.kind === "oneOf" ? status.values : null;
+  const Count = z.number().int().min(0);
+  const schema = z.object({
+    total: Count.openapi({ description: `How many ${names.nouns[1]} the filters select.` }),
+    byStatus: (statuses ? z.object(Object.fromEntries(statuses.map((value) => [value, Count]))) : z.null()).openapi({
+      description: statuses ? "Of those, how many have each status (every status, 0 included)." : "Null: the resource has no status.",
+    }),
+  });
+  return defineRoute({
+    method: "get",
+    path: `${collection.path}/counts`,
+    ...(collection.params ? { params: collection.params } : {}),
+    operationId: names.operations.counts,
+    scope: names.scopes.read,
+    tag: names.tag,
+    summary: `Count the ${names.nouns[1]} a list with these filters selects, by status`,
+    query: filtersQuery.omit({ limit: true, cursor: true }).extend(resource.search ? { q: SearchQuery.optional() } : {}),
+    response: { schema: recordEnvelope(schema), description: `How many ${names.nouns[1]} the filters select.` },
+    verb: service.counts,
+    async handler(c, { params, query }) {
+      const { q, ...filters } = query as { q?: string };
+      const input = { filters: filters as T["filters"], parentId: parentOf(params), search: q };
+      return reply(await service.counts({ ctx: serviceContext(c), input }), `${names.nouns[1]} counted`);
     },
   });
 }

@@ -6,7 +6,7 @@ import type { AnyRoute, Infer } from "../http/registry.ts";
 import { IdParams } from "../schemas/common.ts";
 import { listQuery } from "../schemas/list-query.ts";
 import { resourceNames } from "./resource-names.ts";
-import { getRoute, historyRoute, listRoute, readViews } from "./resource-reads.ts";
+import { countsRoute, getRoute, historyRoute, listRoute, readViews } from "./resource-reads.ts";
 import { createRoute, deleteRoute, updateRoute, upsertRoute } from "./resource-writes.ts";
 
 // The routes of a resource (list, create, get, change, create-or-change by external id, history
@@ -124,6 +124,8 @@ export function resourceRoutes<
   };
   return [
     listRoute(parts),
+    // Before <path>/{id}: the router tries routes in this order, and "counts" is no id.
+    countsRoute(parts),
     createRoute(parts),
     getRoute(parts),
     updateRoute(parts),
