@@ -7,14 +7,14 @@
 // API listed more than it fetched. Rows follow the store, so changes from elsewhere show at once.
 
 import { el } from "../lib/dom.js";
-import { fieldsOf } from "../lib/schema.js";
+import { fieldsOf, isLongText } from "../lib/schema.js";
 import { setViewParams, viewParams } from "../lib/view-state.js";
 import { shownValue } from "./conflict.js";
 
 /** @typedef {import("../lib/schema.js").Field} Field */
 
 /** Long text (descriptions, mitigations) is searched, not shown as a column by default. @param {Field} field */
-const isLong = (field) => (field.schema.maxLength ?? 0) > 200;
+const isLong = (field) => isLongText(field.schema);
 /** @param {Field} field */
 const isDate = (field) => field.schema.format === "date";
 /** @param {Field} field */

@@ -94,17 +94,19 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     void load(view, projectId);
   }
 
+  /** Shows view `id`, its table's state cleared but for `params`. @param {string} id @param {Record<string, string>} [params] */
+  function go(id, params = {}) {
+    const cleared = Object.fromEntries(tableParamNames().map((name) => [name, undefined]));
+    setViewParams({ ...cleared, view: id === "board" ? undefined : id, ...params }, { push: true });
+    show();
+  }
+
   nav.addEventListener("click", (event) => {
     const id = /** @type {HTMLElement} */ (event.target).closest("[data-view]")?.getAttribute("data-view");
-    if (!id || id === current().id) return;
-    setViewParams(
-      { view: id === "board" ? undefined : id, ...Object.fromEntries(tableParamNames().map((name) => [name, undefined])) },
-      { push: true },
-    );
-    show();
+    if (id && id !== current().id) go(id);
   });
   addEventListener("popstate", show);
   store.subscribe(() => table?.renderRows());
 
-  return { show, current };
+  return { show, current, go };
 }

@@ -14,6 +14,7 @@ import { createFilters } from "../components/filters.js";
 import { createMilestonesPanel } from "../components/milestones-panel.js";
 import { createProjectsPanel } from "../components/projects-panel.js";
 import { createRecordActions } from "../components/record-actions.js";
+import { createPalette } from "../components/palette.js";
 import { createRecordForms } from "../components/record-form.js";
 import { createChecklist } from "../components/task-checklist.js";
 import { createViews } from "../components/views.js";
@@ -213,6 +214,16 @@ async function start() {
     );
   }
   await selectFirst();
+
+  const palette = createPalette({
+    store,
+    may: actions.may,
+    create: actions.create,
+    openProject: (id) => void select(id).then(() => views.go("board")),
+    openTask: (task) => void select(task.projectId).then(() => (views.go("board"), drawer.open(task))),
+    openPerson: (person) => views.go("people", { q: person.email ?? person.name }),
+  });
+  $("palette-open").addEventListener("click", () => palette.open());
 
   const live = connectLive({
     api,
