@@ -1314,6 +1314,26 @@ export interface paths {
         patch: operations["changeMemberRole"];
         trace?: never;
     };
+    "/v1/settings/members/{userId}/personnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Link a member to the personnel record they are, or unlink them (owners and admins)
+         * @description A member is at most one person and a person one member: a link over another is refused (409), unlink first with personnelId null. The person's change is personnel.updated with changes.userId. A member's tasks are then GET /v1/tasks?assigneeId=me.
+         */
+        put: operations["linkMemberPersonnel"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/settings/invitations": {
         parameters: {
             query?: never;
@@ -5020,6 +5040,12 @@ export interface components {
             role: string | null;
             /** @description Only active people can be assigned new tasks. */
             active: boolean;
+            /**
+             * Format: uuid
+             * @description The member (who signs in) this person is, or null. Set by PUT /v1/settings/members/{userId}/personnel and by an accepted invitation, never by a change of the person.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            userId: string | null;
         };
         PersonUpdatedEvent: {
             /**
@@ -5161,6 +5187,20 @@ export interface components {
                     from: boolean;
                     /** @description Only active people can be assigned new tasks. */
                     to: boolean;
+                };
+                userId?: {
+                    /**
+                     * Format: uuid
+                     * @description The member (who signs in) this person is, or null. Set by PUT /v1/settings/members/{userId}/personnel and by an accepted invitation, never by a change of the person.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The member (who signs in) this person is, or null. Set by PUT /v1/settings/members/{userId}/personnel and by an accepted invitation, never by a change of the person.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
                 };
             };
         };
@@ -10345,6 +10385,33 @@ export interface components {
              * @example 2026-11-21T23:00:00.000Z
              */
             joinedAt: string;
+            /**
+             * Format: uuid
+             * @description The personnel record (who tasks are assigned to) the member is, or null: PUT /v1/settings/members/{userId}/personnel.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            personnelId: string | null;
+        };
+        MemberLink: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            userId: string;
+            /**
+             * Format: uuid
+             * @description The personnel record (who tasks are assigned to) the member is, or null: PUT /v1/settings/members/{userId}/personnel.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            personnelId: string | null;
+        };
+        LinkMember: {
+            /**
+             * Format: uuid
+             * @description The personnel record (who tasks are assigned to) the member is, or null: PUT /v1/settings/members/{userId}/personnel.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            personnelId: string | null;
         };
         Invitation: {
             /**
@@ -10716,6 +10783,8 @@ export type WebhookReplay = components['schemas']['WebhookReplay'];
 export type ReplayWebhook = components['schemas']['ReplayWebhook'];
 export type Session = components['schemas']['Session'];
 export type Member = components['schemas']['Member'];
+export type MemberLink = components['schemas']['MemberLink'];
+export type LinkMember = components['schemas']['LinkMember'];
 export type Invitation = components['schemas']['Invitation'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
@@ -14399,7 +14468,7 @@ export interface operations {
                 externalId?: string;
                 /** @description Only the tasks of this project. */
                 projectId?: string;
-                /** @description Only the tasks assigned to this person. */
+                /** @description Only the tasks assigned to this person; `me`: to the person the signed-in member is (refused for an API key, or a member linked to no person). */
                 assigneeId?: string;
                 /** @description Only the tasks of this milestone. */
                 milestoneId?: string;
@@ -14489,7 +14558,8 @@ export interface operations {
                      *             "name": "Ada Lovelace",
                      *             "email": "ada@example.com",
                      *             "role": "Site lead",
-                     *             "active": true
+                     *             "active": true,
+                     *             "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *           },
                      *           "project": {
                      *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -15044,7 +15114,8 @@ export interface operations {
                      *           "name": "Ada Lovelace",
                      *           "email": "ada@example.com",
                      *           "role": "Site lead",
-                     *           "active": true
+                     *           "active": true,
+                     *           "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *         },
                      *         "project": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
@@ -26727,8 +26798,8 @@ export interface operations {
                 active?: "true" | "false";
                 /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: name, createdAt, updatedAt. Default: creation order. */
                 sort?: string;
-                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, email, role, active, externalId, version, createdAt, updatedAt. */
-                fields?: ("id" | "orgId" | "name" | "email" | "role" | "active" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, email, role, active, userId, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "name" | "email" | "role" | "active" | "userId" | "externalId" | "version" | "createdAt" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -26766,7 +26837,8 @@ export interface operations {
                      *           "name": "Ada Lovelace",
                      *           "email": "ada@example.com",
                      *           "role": "Site lead",
-                     *           "active": true
+                     *           "active": true,
+                     *           "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
@@ -26834,6 +26906,12 @@ export interface operations {
                             role?: string | null;
                             /** @description Only active people can be assigned new tasks. */
                             active?: boolean;
+                            /**
+                             * Format: uuid
+                             * @description The member (who signs in) this person is, or null. Set by PUT /v1/settings/members/{userId}/personnel and by an accepted invitation, never by a change of the person.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            userId?: string | null;
                         })[];
                         /** @description Pass as ?cursor= for the next page; null on the last page. */
                         nextCursor: string | null;
@@ -26982,7 +27060,8 @@ export interface operations {
                      *         "name": "Ada Lovelace",
                      *         "email": "ada@example.com",
                      *         "role": "Site lead",
-                     *         "active": true
+                     *         "active": true,
+                     *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *       }
                      *     }
                      */
@@ -27150,8 +27229,8 @@ export interface operations {
     getPerson: {
         parameters: {
             query?: {
-                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, email, role, active, externalId, version, createdAt, updatedAt. */
-                fields?: ("id" | "orgId" | "name" | "email" | "role" | "active" | "externalId" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, name, email, role, active, userId, externalId, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "name" | "email" | "role" | "active" | "userId" | "externalId" | "version" | "createdAt" | "updatedAt")[];
             };
             header?: never;
             path: {
@@ -27193,7 +27272,8 @@ export interface operations {
                      *         "name": "Ada Lovelace",
                      *         "email": "ada@example.com",
                      *         "role": "Site lead",
-                     *         "active": true
+                     *         "active": true,
+                     *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *       }
                      *     }
                      */
@@ -27252,6 +27332,12 @@ export interface operations {
                             role?: string | null;
                             /** @description Only active people can be assigned new tasks. */
                             active?: boolean;
+                            /**
+                             * Format: uuid
+                             * @description The member (who signs in) this person is, or null. Set by PUT /v1/settings/members/{userId}/personnel and by an accepted invitation, never by a change of the person.
+                             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                             */
+                            userId?: string | null;
                         };
                     };
                 };
@@ -27414,7 +27500,8 @@ export interface operations {
                      *         "name": "Ada Lovelace",
                      *         "email": "ada@example.com",
                      *         "role": "Site lead",
-                     *         "active": true
+                     *         "active": true,
+                     *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *       }
                      *     }
                      */
@@ -27650,7 +27737,8 @@ export interface operations {
                      *         "name": "Ada Lovelace",
                      *         "email": "ada@example.com",
                      *         "role": "Site lead",
-                     *         "active": true
+                     *         "active": true,
+                     *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *       }
                      *     }
                      */
@@ -27698,7 +27786,8 @@ export interface operations {
                      *         "name": "Ada Lovelace",
                      *         "email": "ada@example.com",
                      *         "role": "Site lead",
-                     *         "active": true
+                     *         "active": true,
+                     *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *       }
                      *     }
                      */
@@ -27939,7 +28028,8 @@ export interface operations {
                      *             "name": "Ada Lovelace",
                      *             "email": "ada@example.com",
                      *             "role": "Site lead",
-                     *             "active": true
+                     *             "active": true,
+                     *             "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *           },
                      *           "changes": null
                      *         }
@@ -31166,7 +31256,8 @@ export interface operations {
                      *           "name": "Ada Lovelace",
                      *           "email": "ada@example.com",
                      *           "role": "owner",
-                     *           "joinedAt": "2026-11-21T23:00:00.000Z"
+                     *           "joinedAt": "2026-11-21T23:00:00.000Z",
+                     *           "personnelId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *         }
                      *       ]
                      *     }
@@ -31301,7 +31392,8 @@ export interface operations {
                      *         "name": "Ada Lovelace",
                      *         "email": "ada@example.com",
                      *         "role": "owner",
-                     *         "joinedAt": "2026-11-21T23:00:00.000Z"
+                     *         "joinedAt": "2026-11-21T23:00:00.000Z",
+                     *         "personnelId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *       }
                      *     }
                      */
@@ -31490,7 +31582,8 @@ export interface operations {
                      *         "name": "Ada Lovelace",
                      *         "email": "ada@example.com",
                      *         "role": "owner",
-                     *         "joinedAt": "2026-11-21T23:00:00.000Z"
+                     *         "joinedAt": "2026-11-21T23:00:00.000Z",
+                     *         "personnelId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
                      *       }
                      *     }
                      */
@@ -31522,6 +31615,214 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (cross_site_request, insufficient_role) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrossSiteRequestError"] | components["schemas"]["InsufficientRoleError"];
+                };
+            };
+            /** @description No such record in the key's organisation (not_found) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description The body is larger than 64 KiB (payload_too_large) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Unexpected error; nothing was changed (internal_error) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    linkMemberPersonnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's user id (GET /v1/settings/members).
+                 * @example 019a8a0e-7c5e-7b52-9a43-0a0000000000
+                 */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "personnelId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LinkMember"];
+            };
+        };
+        responses: {
+            /** @description The member and the person they are now (null: none). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "userId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "personnelId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["MemberLink"];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field, missing_field, invalid_json, invalid_reference) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidJsonError"] | components["schemas"]["InvalidReferenceError"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key (unauthorized) */

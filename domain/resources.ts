@@ -38,11 +38,13 @@ export type ScopeGroup = keyof typeof SCOPE_GROUPS;
 /**
  * How a list's ?<name>= narrows it, over one public field of the record (`field`): the field is
  * this id (`id`), one of these values (`oneOf`, ?status=todo,blocked), a date strictly before or
- * after this one, an instant at or after this one (`since`), true or false (`flag`), or an array
- * of ids holding this one (`holds`). `description` is the query parameter's, in the document.
+ * after this one, an instant at or after this one (`since`), true or false (`flag`), an array
+ * of ids holding this one (`holds`), or a person's id or `me` (`person`: the personnel record the
+ * calling member is, docs/people.md "Members and personnel"). `description` is the query
+ * parameter's, in the document.
  */
 export type ListFilter =
-  | { kind: "id" | "before" | "after" | "since" | "flag" | "holds"; field: string; description: string }
+  | { kind: "id" | "before" | "after" | "since" | "flag" | "holds" | "person"; field: string; description: string }
   | { kind: "oneOf"; field: string; values: readonly [string, ...string[]] };
 
 export const filterOn = {
@@ -53,7 +55,11 @@ export const filterOn = {
   since: (field: string, description: string) => ({ kind: "since", field, description }) as const,
   flag: (field: string, description: string) => ({ kind: "flag", field, description }) as const,
   holds: (field: string, description: string) => ({ kind: "holds", field, description }) as const,
+  person: (field: string, description: string) => ({ kind: "person", field, description }) as const,
 };
+
+/** What a `person` filter takes for "the caller's own personnel record". */
+export const ME = "me";
 
 /** The value a validated query gives a filter: the values listed, a flag, or an id, date or instant as text. */
 export type FilterValue<F> = F extends { kind: "oneOf"; values: infer V extends readonly string[] }
@@ -103,7 +109,10 @@ export const RESOURCES = {
     sortable: { dueDate: "date", priority: { rank: TASK_PRIORITIES }, status: { rank: TASK_STATUSES }, title: "text", ...CREATED },
     filters: {
       projectId: filterOn.id("projectId", "Only the tasks of this project."),
-      assigneeId: filterOn.id("assigneeId", "Only the tasks assigned to this person."),
+      assigneeId: filterOn.person(
+        "assigneeId",
+        "Only the tasks assigned to this person; `me`: to the person the signed-in member is (refused for an API key, or a member linked to no person).",
+      ),
       milestoneId: filterOn.id("milestoneId", "Only the tasks of this milestone."),
       parentId: filterOn.id("parentId", "Only the subtasks of this task."),
       labelId: filterOn.holds("labelIds", "Only the tasks with this label."),

@@ -4,6 +4,7 @@ import { SETTINGS_ROLES, type Role } from "../domain/roles.ts";
 import { NO_REQUEST } from "../domain/audit.ts";
 import { tellEnded } from "./applications.ts";
 import type { Call, ServiceContext } from "./context.ts";
+import { publishAfterCommit } from "./rooms.ts";
 import { settleCaller } from "./settle.ts";
 
 // Members (docs/people.md "Roles"): the people of an organisation and their roles. Any member
@@ -43,5 +44,7 @@ async function changeMember(ctx: ServiceContext, userId: string, role: Role | nu
   const orgId = outcome.orgId!;
   ctx.defer(() => ctx.rooms.tell(orgId, { membersChanged: [userId] }));
   await tellEnded(ctx, outcome.ended);
+  // A member removed is no longer the person they were: that person's personnel.updated.
+  publishAfterCommit(ctx, { event: outcome.unlinked });
   return outcome.member!;
 }

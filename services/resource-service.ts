@@ -20,6 +20,7 @@ import type { OpsEvent } from "../domain/events.ts";
 import { guarded } from "./constraint-errors.ts";
 import { recordHistory } from "./events.ts";
 import type { Call } from "./context.ts";
+import { resolveMe } from "./personnel-links.ts";
 import { publishAfterCommit } from "./rooms.ts";
 import {
   settleCaller,
@@ -125,8 +126,9 @@ export function resourceService<R extends Resource, New, Values>(
   return {
     resource,
     async list({ ctx, input }) {
-      const { page, filters, ...query } = input;
-      const outcome = await listRecords(ctx.db, ctx.actor, resource, { page, filters, ...query });
+      const { page, ...query } = input;
+      const filters = await resolveMe(ctx, resource, input.filters);
+      const outcome = await listRecords(ctx.db, ctx.actor, resource, { ...query, page, filters });
       settleCaller(outcome.caller, ctx, scopes.read);
       settleExpansions(outcome.caller, input.view);
       if (!outcome.parentFound) throw notFound(parentNoun ?? "parent");

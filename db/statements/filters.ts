@@ -9,6 +9,7 @@ import type { Resource } from "./resource.ts";
 function condition(filter: ListFilter, column: Column, value: unknown): SQL {
   switch (filter.kind) {
     case "id":
+    case "person": // `me` is resolved to the caller's person before the list (services/resource-service.ts)
       return sql`${column} = ${value}::uuid`;
     case "holds":
       return sql`${column} @> array[${value}::uuid]`;

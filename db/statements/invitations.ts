@@ -4,7 +4,11 @@ import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
-import { CALLER_ORG } from "./caller.ts";
+import { CALLER_ORG, orgWriteLock } from "./caller.ts";
+import { parseEvent } from "./events.ts";
+import { linkEventColumn, linkEventCtes } from "./personnel-links.ts";
+import type { OpsEvent } from "../../domain/events.ts";
+import { uuidv7 } from "../../domain/ids.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
 
@@ -132,8 +136,9 @@ export async function acceptInvitation(
   db: Database,
   input: { tokenHash: string; userId: string; sessionToken?: string | undefined },
   request: AuditRequest = NO_REQUEST,
-): Promise<{ orgId: string; role: Role } | null> {
-  const [row] = await run<{ org_id: string; role: Role }>(
+): Promise<{ orgId: string; role: Role; linked: OpsEvent | null } | null> {
+  const actor = sql`(select jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) from users u where u.id = ${input.userId}::uuid)`;
+  const [row] = await run<{ org_id: string; role: Role; link_event: OpsEvent | null }>(
     db,
     sql`with invitation as (
           update invitations i set accepted_at = now(), accepted_by = u.id
@@ -147,6 +152,26 @@ export async function acceptInvitation(
           on conflict (org_id, user_id) do nothing
           returning org_id
         ),
+        -- The member is the organisation's person with their address (linked, when no member is yet),
+        -- or a new one (personnel-links.ts), under the organisation's write lock as every record write.
+        link_lock as (select ${orgWriteLock(sql`j.org_id`)} as locked from joined j),
+        linked_person as (
+          update personnel p set user_id = u.id, version = p.version + 1, updated_at = now()
+            from joined j cross join link_lock cross join users u
+           where u.id = ${input.userId}::uuid and p.org_id = j.org_id and lower(p.email) = lower(u.email) and p.user_id is null
+          returning p.*, 'updated'::text as event_type,
+                    jsonb_build_object('userId', jsonb_build_object('from', null, 'to', u.id::text)) as event_changes
+        ),
+        new_person as (
+          insert into personnel (id, org_id, name, email, user_id)
+          select ${uuidv7()}::uuid, j.org_id, coalesce(nullif(left(btrim(u.name), 200), ''), u.email), u.email, u.id
+            from joined j cross join link_lock cross join users u
+           where u.id = ${input.userId}::uuid
+             and not exists (select 1 from personnel p where p.org_id = j.org_id and lower(p.email) = lower(u.email))
+          returning *, 'created'::text as event_type, null::jsonb as event_changes
+        ),
+        person_linked as (select * from linked_person union all select * from new_person),
+        ${linkEventCtes("person_linked", actor)},
         switched as (
           update sessions s set active_org_id = (select org_id from invitation)
            where s.token = ${input.sessionToken ?? ""} and s.user_id = ${input.userId}::uuid and exists (select 1 from invitation)
@@ -155,14 +180,15 @@ export async function acceptInvitation(
         ${auditCtes(
           {
             action: "member.joined",
-            actor: sql`(select jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) from users u where u.id = ${input.userId}::uuid)`,
+            actor,
             source: sql`select j.org_id, ${auditTarget("member", sql`u.id`, sql`u.name`)} as target,
                                jsonb_build_object('role', jsonb_build_object('from', null, 'to', i.role)) as changes
                           from joined j join invitation i on i.org_id = j.org_id join users u on u.id = i.user_id`,
           },
           request,
         )}
-        select org_id, role, (select count(*) from joined) as joined, (select count(*) from switched) as switched from invitation`,
+        select org_id, role, (select count(*) from joined) as joined, (select count(*) from switched) as switched, ${linkEventColumn}
+          from invitation`,
   );
-  return row ? { orgId: row.org_id, role: row.role } : null;
+  return row ? { orgId: row.org_id, role: row.role, linked: row.link_event && parseEvent(row.link_event) } : null;
 }

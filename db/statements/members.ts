@@ -8,7 +8,10 @@ import { installationTarget } from "./application-audit.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { iso, withCaller, type SettingsOutcome } from "./settings-caller.ts";
+import { linkedPersonnelId, linkEventColumn, unlinkRemoved } from "./personnel-links.ts";
 import { run } from "./sql.ts";
+import type { OpsEvent } from "../../domain/events.ts";
+import { parseEvent } from "./events.ts";
 
 // Members: a person's membership of an organisation, with its role (memberships). Any member
 // lists them; owners and admins change roles and remove members; anyone may leave. The
@@ -21,9 +24,12 @@ export interface Member {
   email: string;
   role: Role;
   joinedAt: string;
+  /** The personnel record the member is (personnel-links.ts), or null. */
+  personnelId: string | null;
 }
 
-const memberJson = sql`json_build_object('userId', u.id, 'name', u.name, 'email', u.email, 'role', m.role, 'joinedAt', ${iso("m.created_at")})`;
+const memberJson = sql`json_build_object('userId', u.id, 'name', u.name, 'email', u.email, 'role', m.role, 'joinedAt', ${iso("m.created_at")},
+  'personnelId', ${linkedPersonnelId("m")})`;
 
 export async function listMembers(db: Database, actor: Actor): Promise<SettingsOutcome<{ members: Member[] }>> {
   const { caller, role, userId, row } = await withCaller<{ members: Member[] | null }>(
@@ -48,6 +54,8 @@ export interface MemberChange {
   orgId: string | null;
   /** The installations that rested on the member and ended with the change (docs/apps.md "Whose authority"). */
   ended: EndedInstallation[];
+  /** personnel.updated of the person a removed member was, unlinked with the removal. */
+  unlinked: OpsEvent | null;
 }
 
 /**
@@ -126,6 +134,7 @@ export async function changeMember(
             and ${role === null ? sql`true` : sql`not (x.scopes <@ ${sql.param(ROLE_SCOPES[role])}::text[])`}`,
         INSTALLER_GONE,
       )},
+      ${unlinkRemoved(leaving, targetUserId)},
       ${memberChangedAudit(role, request)}`;
   const {
     caller,
@@ -139,6 +148,7 @@ export async function changeMember(
     member: Member | null;
     org_id: string | null;
     ended: EndedInstallation[];
+    link_event: OpsEvent | null;
   }>(
     db,
     actor,
@@ -146,7 +156,8 @@ export async function changeMember(
     ctes,
     sql`exists (select 1 from target) as found, (select permitted from rules) as permitted, (select keeps_owner from rules) as keeps_owner,
         (select ${memberJson} from changed m join users u on u.id = m.user_id) as member,
-        (select count(*) from sessions_ended) as sessions_ended, ${CALLER_ORG} as org_id, ${endedColumn}`,
+        (select count(*) from sessions_ended) as sessions_ended, ${CALLER_ORG} as org_id, ${endedColumn}, ${linkEventColumn}`,
+    { writes: true },
   );
   return {
     caller,
@@ -158,6 +169,7 @@ export async function changeMember(
     member: row.member,
     orgId: row.org_id,
     ended: row.ended,
+    unlinked: row.link_event && parseEvent(row.link_event),
   };
 }
 

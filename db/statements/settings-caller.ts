@@ -24,11 +24,22 @@ export const personJson = (userId: string) =>
 /** A settings statement's outcome: its caller, the caller's role and user id, and what it found. */
 export type SettingsOutcome<T> = { caller: CallerOutcome; role: Role | null; userId: string | null } & T;
 
-/** Runs `ctes` after the caller's and answers the caller's outcome with `columns` (one row). */
-export async function withCaller<Extra>(db: Database, actor: Actor, need: Need, ctes: SQL | null, columns: SQL) {
+/**
+ * Runs `ctes` after the caller's and answers the caller's outcome with `columns` (one row).
+ * `writes`: the statement changes the organisation's records too (bumps its changeVersion), so it
+ * takes the organisation's write lock first, as every record write does (caller.ts callerCtes).
+ */
+export async function withCaller<Extra>(
+  db: Database,
+  actor: Actor,
+  need: Need,
+  ctes: SQL | null,
+  columns: SQL,
+  options: { writes?: boolean } = {},
+) {
   const row = await runOne<CallerRow & { caller_role: Role | null; caller_user: string | null } & Extra>(
     db,
-    sql`with ${callerCtes(actor, need)}${ctes ? sql`, ${ctes}` : sql``}
+    sql`with ${callerCtes(actor, need, options)}${ctes ? sql`, ${ctes}` : sql``}
         select ${callerColumns}, (select role from key) as caller_role, (select user_id from key) as caller_user, ${columns}`,
   );
   return { caller: callerOf(row), role: row.caller_role, userId: row.caller_user, row };

@@ -95,6 +95,7 @@ export const ROUTE_MANIFEST: RouteMount[] = [
   {"module":"session","method":"post","path":"/v1/settings/session/organisation","operationId":"switchOrganisation","scope":null,"auth":"session","bodyLimit":65536,"replaysIdempotencyKey":false},
   {"module":"members","method":"get","path":"/v1/settings/members","operationId":"listMembers","scope":null,"auth":"session","bodyLimit":null,"replaysIdempotencyKey":false},
   {"module":"members","method":"patch","path":"/v1/settings/members/{userId}","operationId":"changeMemberRole","scope":null,"auth":"session","bodyLimit":65536,"replaysIdempotencyKey":false},
+  {"module":"members","method":"put","path":"/v1/settings/members/{userId}/personnel","operationId":"linkMemberPersonnel","scope":null,"auth":"session","bodyLimit":65536,"replaysIdempotencyKey":false},
   {"module":"members","method":"delete","path":"/v1/settings/members/{userId}","operationId":"removeMember","scope":null,"auth":"session","bodyLimit":null,"replaysIdempotencyKey":false},
   {"module":"invitations","method":"get","path":"/v1/settings/invitations","operationId":"listInvitations","scope":null,"auth":"session","bodyLimit":null,"replaysIdempotencyKey":false},
   {"module":"invitations","method":"post","path":"/v1/settings/invitations","operationId":"createInvitation","scope":null,"auth":"session","bodyLimit":65536,"replaysIdempotencyKey":false},

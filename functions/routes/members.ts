@@ -4,7 +4,8 @@ import { serviceContext } from "../http/context.ts";
 import { recordEnvelope, reply, wholeListEnvelope, wholeListReply } from "../http/envelope.ts";
 import { defineRoute } from "../http/registry.ts";
 import { Uuid } from "../schemas/common.ts";
-import { MemberSchema, Role } from "../schemas/settings.ts";
+import { LinkMemberSchema, MemberLinkSchema, MemberSchema, Role } from "../schemas/settings.ts";
+import * as links from "../../services/personnel-links.ts";
 
 // The settings area (docs/people.md), its members: any member may see who is in the organisation,
 // and leave it; owners and admins change roles and remove members. A session only.
@@ -46,6 +47,28 @@ export const memberRoutes = [
         await members.changeMemberRole({ ctx: serviceContext(c), input: { userId: params.userId, role: body.role } }),
         "role changed",
       );
+    },
+  }),
+  defineRoute({
+    method: "put",
+    path: "/v1/settings/members/{userId}/personnel",
+    operationId: "linkMemberPersonnel",
+    auth: "session",
+    scope: null,
+    tag,
+    summary: "Link a member to the personnel record they are, or unlink them (owners and admins)",
+    description:
+      "A member is at most one person and a person one member: a link over another is refused (409), unlink first with personnelId null. " +
+      "The person's change is personnel.updated with changes.userId. A member's tasks are then GET /v1/tasks?assigneeId=me.",
+    params: UserIdParams,
+    body: LinkMemberSchema,
+    errors: ["insufficient_role", "invalid_reference", "conflict"],
+    response: { schema: recordEnvelope(MemberLinkSchema), description: "The member and the person they are now (null: none)." },
+    verb: links.linkMember,
+    async handler(c, { params, body }) {
+      const input = { userId: params.userId, personnelId: body.personnelId };
+      const { personnelId } = await links.linkMember({ ctx: serviceContext(c), input });
+      return reply({ userId: params.userId, personnelId }, personnelId ? "member linked" : "member unlinked");
     },
   }),
   defineRoute({

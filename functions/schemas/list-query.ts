@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { ListFilter, ResourceDeclaration } from "../../domain/resources.ts";
+import { ME, type ListFilter, type ResourceDeclaration } from "../../domain/resources.ts";
 import { BooleanQuery, DateString, InstantQuery, Uuid, commaList, externalIdFields, pageQuery } from "./common.ts";
 
 // A list's query from its resource's declaration (domain/resources.ts): paging, ?externalId=, and
@@ -11,6 +11,11 @@ function filterSchema(filter: ListFilter): z.ZodType {
     case "id":
     case "holds":
       return Uuid.optional().openapi({ description: filter.description });
+    case "person":
+      return z
+        .union([Uuid, z.literal(ME)])
+        .optional()
+        .openapi({ description: filter.description, type: "string", maxLength: 36 });
     case "oneOf":
       return commaList(filter.values).optional();
     case "before":

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { Name, noNul, publicRecord, externalIdFields, recordFields } from "./common.ts";
+import { Name, noNul, publicRecord, externalIdFields, recordFields, Uuid } from "./common.ts";
 import type { PersonRecord } from "../../services/personnel.ts";
 
 const Email = z.email().max(320).refine(noNul).openapi({ example: "ada@example.com" });
@@ -14,6 +14,10 @@ export const PersonSchema = publicRecord<PersonRecord>()(
       email: z.string().openapi({ example: "ada@example.com" }),
       role: z.string().nullable().openapi({ example: "Site lead" }),
       active: z.boolean().openapi({ description: "Only active people can be assigned new tasks." }),
+      userId: Uuid.nullable().openapi({
+        description:
+          "The member (who signs in) this person is, or null. Set by PUT /v1/settings/members/{userId}/personnel and by an accepted invitation, never by a change of the person.",
+      }),
     })
     .openapi("Person"),
 );

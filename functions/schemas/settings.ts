@@ -24,9 +24,17 @@ export const SessionSchema = z
   })
   .openapi("Session");
 
+const LinkedPersonnelId = Uuid.nullable().openapi({
+  description: "The personnel record (who tasks are assigned to) the member is, or null: PUT /v1/settings/members/{userId}/personnel.",
+});
+
 export const MemberSchema = z
-  .object({ userId: Uuid, name: z.string(), email: z.string(), role: Role, joinedAt: Timestamp })
+  .object({ userId: Uuid, name: z.string(), email: z.string(), role: Role, joinedAt: Timestamp, personnelId: LinkedPersonnelId })
   .openapi("Member");
+
+/** PUT /v1/settings/members/{userId}/personnel: the person the member is, or null to unlink. */
+export const MemberLinkSchema = z.object({ userId: Uuid, personnelId: LinkedPersonnelId }).openapi("MemberLink");
+export const LinkMemberSchema = z.strictObject({ personnelId: LinkedPersonnelId }).openapi("LinkMember");
 
 export const InvitationSchema = z
   .object({ id: Uuid, email: z.string(), role: Role, invitedBy: Person.nullable(), createdAt: Timestamp, expiresAt: Timestamp })

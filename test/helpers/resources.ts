@@ -159,7 +159,7 @@ export const SHAPES = {
     subtaskCount: "int",
     subtasksDone: "int",
   },
-  personnel: { ...RECORD, name: "string", email: "string", role: "string?", active: "boolean" },
+  personnel: { ...RECORD, name: "string", email: "string", role: "string?", active: "boolean", userId: "uuid?" },
   organisation: { id: "uuid", name: "string", changeVersion: "int", createdAt: "timestamp", updatedAt: "timestamp" },
 } satisfies Record<string, Record<string, Kind>>;
 

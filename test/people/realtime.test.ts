@@ -28,7 +28,9 @@ describe("a session's realtime token", () => {
     expect(minted.scopes).toContain("tasks.read");
     const room = await connectToRoom(owner.orgId, { token: minted.token });
     const task = expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(fixturesOf(owner.orgId)) }), 201).data;
-    const [event] = await room.waitForEvents(1);
+    // The member's person, made as they joined, came first.
+    const [joined, event] = await room.waitForEvents(2);
+    expect(joined).toMatchObject({ type: "personnel.created", data: { userId: member.userId } });
     expect(event).toMatchObject({ type: "task.created", data: { id: task.id }, actor: { type: "user", id: owner.userId } });
   });
 

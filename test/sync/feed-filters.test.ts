@@ -28,6 +28,7 @@ const log = new Map<string, { type: string; changeVersion: number }>();
 const ALL: string[] = [];
 
 let owner: Person;
+let member: Person;
 let orgId: string;
 let keyA: { key: string; id: string; application: string };
 let keyB: { key: string; id: string; application: string };
@@ -74,6 +75,11 @@ beforeAll(async () => {
   as.A = withKey(keyA.key);
   as.B = withKey(keyB.key);
   as.P = withSession(owner);
+  // A member, joined by invitation: their person (personnel.created, acted by them) is the first event.
+  member = await memberOf(owner, "member");
+  const [joined] = expectSuccess(await as.P("/v1/events")).data as Array<{ type: string; changeVersion: number }>;
+  log.set("Y+", { type: joined!.type, changeVersion: joined!.changeVersion });
+  ALL.push("Y+");
   const fixtures = fixturesOf(orgId);
   const assignee = (await insertPerson(orgId)).id;
 
@@ -135,11 +141,12 @@ beforeAll(async () => {
 const BY_A = ["P1+", "M1+", "T1~a", "I1+", "P1~", "M1~"];
 const BY_B = ["P2+", "T2+", "R1+", "X+", "T2-"];
 const BY_P = ["T1+", "P2~", "F1+", "T1~b"];
+const BY_MEMBER = ["Y+"];
 const without = (labels: string[]) => ALL.filter((label) => !labels.includes(label));
 
 describe("no filter", () => {
   it("every event of the organisation, in changeVersion order, whoever wrote it; the envelope's changeVersion is the counter", async () => {
-    expect([...BY_A, ...BY_B, ...BY_P].sort()).toEqual([...ALL].sort());
+    expect([...BY_A, ...BY_B, ...BY_P, ...BY_MEMBER].sort()).toEqual([...ALL].sort());
     for (const caller of [as.A, as.B, as.P]) {
       const response = await expectFeed(caller, "", ALL);
       expect(response.body.changeVersion).toBe(log.get("M1~")!.changeVersion);
@@ -162,7 +169,7 @@ describe("types", () => {
     ["task.*,project.updated", ["T1+", "T2+", "T1~a", "P2~", "P1~", "T2-", "T1~b"]],
     ["task.deleted,milestone.*", ["M1+", "T2-", "M1~"]],
     ["financialEntry.*,risk.created", ["R1+", "F1+"]],
-    ["personnel.*", ["X+"]],
+    ["personnel.*", ["Y+", "X+"]],
     ["issue.updated", []],
     [" task.created , risk.* ", ["T1+", "T2+", "R1+"]],
     ["task.*,task.created,task.*", ["T1+", "T2+", "T1~a", "T2-", "T1~b"]],
@@ -236,9 +243,8 @@ describe("excludeOwn", () => {
   });
 
   it("another person of the organisation (a member) is not the owner: their excludeOwn leaves out nothing the owner wrote", async () => {
-    const member = await memberOf(owner, "member");
-    // A member reads everything but financial entries.
-    await expectFeed(withSession(member), "excludeOwn=true", without(["F1+"]));
+    // A member reads everything but financial entries; their own is their person, made as they joined.
+    await expectFeed(withSession(member), "excludeOwn=true", without(["F1+", ...BY_MEMBER]));
   });
 });
 
@@ -298,10 +304,10 @@ describe("a filter never widens what the read scopes allow", () => {
   });
 
   it("a member's session, without financials.read, never sees the financial entry", async () => {
-    const member = withSession(await memberOf(owner, "member"));
-    await expectFeed(member, "types=financialEntry.*", []);
-    await expectFeed(member, `recordId=${ids.F1}`, []);
-    await expectFeed(member, `projectId=${ids.P1}`, ["P1+", "T1+", "M1+", "T1~a", "R1+", "P1~", "T1~b", "M1~"]);
+    const session = withSession(member);
+    await expectFeed(session, "types=financialEntry.*", []);
+    await expectFeed(session, `recordId=${ids.F1}`, []);
+    await expectFeed(session, `projectId=${ids.P1}`, ["P1+", "T1+", "M1+", "T1~a", "R1+", "P1~", "T1~b", "M1~"]);
   });
 });
 
