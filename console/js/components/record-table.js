@@ -29,11 +29,12 @@ const isFilter = (field) => Boolean(field.schema.enum || (field.refers && field.
  *   caption: string,
  *   manage: boolean,
  *   more: () => boolean,
+ *   withProject?: boolean,
  * }} options
  */
 // eslint-disable-next-line max-lines-per-function -- a component: its fields, the address's state and the DOM handlers share one closure
-export function createRecordTable({ root, store, kind, rows, caption, manage, more }) {
-  const fields = fieldsOf("create", kind).filter((field) => field.refers !== "projects");
+export function createRecordTable({ root, store, kind, rows, caption, manage, more, withProject = false }) {
+  const fields = fieldsOf("create", kind).filter((field) => withProject || field.refers !== "projects");
   const dateField = fields.find(isDate);
   const filters = fields.filter(isFilter);
   const plural = kind.collection === "entries" ? "financial entries" : kind.collection === "people" ? "people" : `${kind.noun}s`;

@@ -159,6 +159,7 @@ async function start() {
     heading: $("board-heading"),
     shownProject: () => shownProject,
     tasksCut: () => Boolean(shownProject && truncated.has(shownProject)),
+    me: session.user,
   });
   const projectsPanel = createProjectsPanel({ list: $("project-list"), store, onSelect: (id) => void select(id) });
 
