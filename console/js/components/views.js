@@ -48,6 +48,7 @@ export const VIEWS = [
  *   me: { id: string },
  * }} options
  */
+// eslint-disable-next-line max-lines-per-function -- a component: the shown view, its table, what was listed and whose work is mine share one closure
 export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut, me }) {
   const views = VIEWS.filter((view) => !view.read || scopes.has(view.read));
   /** Lists fetched, by view and project, and whether the API held more. @type {Map<string, boolean>} */
