@@ -29,6 +29,7 @@ export const VIEWS = [
     mine: true,
   },
   { id: "tasks", label: "Task table", kind: KINDS.task, read: "tasks.read" },
+  { id: "timeline", label: "Timeline", read: "tasks.read" },
   { id: "milestones", label: "Milestones", kind: KINDS.milestone, read: "projects.read" },
   { id: "risks", label: "Risks", kind: KINDS.risk, read: "risks.read", list: (p) => `/v1/risks?projectId=${p}` },
   { id: "issues", label: "Issues", kind: KINDS.issue, read: "issues.read", list: (p) => `/v1/issues?projectId=${p}` },
@@ -46,10 +47,11 @@ export const VIEWS = [
  *   shownProject: () => string | null,
  *   tasksCut: () => boolean,
  *   me: { id: string },
+ *   timeline: ReturnType<typeof import("./timeline.js").createTimeline>,
  * }} options
  */
 // eslint-disable-next-line max-lines-per-function -- a component: the shown view, its table, what was listed and whose work is mine share one closure
-export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut, me }) {
+export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut, me, timeline }) {
   const views = VIEWS.filter((view) => !view.read || scopes.has(view.read));
   /** Lists fetched, by view and project, and whether the API held more. @type {Map<string, boolean>} */
   const listed = new Map();
@@ -110,6 +112,8 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
       ? view.label
       : `${view.id === "board" ? "Tasks" : view.label} · ${project?.name ?? "no project"}`;
     table = null;
+    timeline.hide();
+    if (view.id === "timeline") return timeline.show(tableView, projectId);
     if (!view.kind) return tableView.replaceChildren();
     table = createRecordTable({
       root: tableView,

@@ -17,6 +17,7 @@ import { createRecordActions } from "../components/record-actions.js";
 import { createPalette } from "../components/palette.js";
 import { createRecordForms } from "../components/record-form.js";
 import { createChecklist } from "../components/task-checklist.js";
+import { createTimeline } from "../components/timeline.js";
 import { createViews } from "../components/views.js";
 import { createApi, MAX_LISTED } from "../lib/api.js";
 import { connectLive } from "../lib/live.js";
@@ -160,6 +161,7 @@ async function start() {
     shownProject: () => shownProject,
     tasksCut: () => Boolean(shownProject && truncated.has(shownProject)),
     me: session.user,
+    timeline: createTimeline({ api, store, manage: scopes.has("tasks.manage") }),
   });
   const projectsPanel = createProjectsPanel({ list: $("project-list"), store, onSelect: (id) => void select(id) });
 
