@@ -3837,6 +3837,12 @@ export interface components {
             priority: "low" | "medium" | "high" | "urgent";
             /**
              * Format: date
+             * @description When work begins, or null; never after dueDate.
+             * @example 2026-12-15
+             */
+            startDate: string | null;
+            /**
+             * Format: date
              * @description A calendar date, YYYY-MM-DD.
              * @example 2026-12-15
              */
@@ -4038,6 +4044,20 @@ export interface components {
                     from: "low" | "medium" | "high" | "urgent";
                     /** @enum {string} */
                     to: "low" | "medium" | "high" | "urgent";
+                };
+                startDate?: {
+                    /**
+                     * Format: date
+                     * @description When work begins, or null; never after dueDate.
+                     * @example 2026-12-15
+                     */
+                    from: string | null;
+                    /**
+                     * Format: date
+                     * @description When work begins, or null; never after dueDate.
+                     * @example 2026-12-15
+                     */
+                    to: string | null;
                 };
                 dueDate?: {
                     /**
@@ -8683,6 +8703,12 @@ export interface components {
              */
             dueDate: string;
             /**
+             * Format: date
+             * @description When work begins, or null; never after dueDate.
+             * @example 2026-12-15
+             */
+            startDate?: string | null;
+            /**
              * @description Defaults to medium.
              * @example high
              * @enum {string}
@@ -9206,6 +9232,12 @@ export interface components {
              * @example 2026-12-15
              */
             dueDate?: string;
+            /**
+             * Format: date
+             * @description When work begins, or null; never after dueDate.
+             * @example 2026-12-15
+             */
+            startDate?: string | null;
             /** @enum {string} */
             priority?: "low" | "medium" | "high" | "urgent";
             /**
@@ -9249,6 +9281,12 @@ export interface components {
              * @example 2026-12-15
              */
             dueDate: string;
+            /**
+             * Format: date
+             * @description When work begins, or null; never after dueDate.
+             * @example 2026-12-15
+             */
+            startDate?: string | null;
             /**
              * @description Defaults to medium.
              * @example high
@@ -14484,14 +14522,18 @@ export interface operations {
                 dueBefore?: string;
                 /** @description Tasks due strictly after this date. */
                 dueAfter?: string;
+                /** @description Tasks starting strictly before this date (those with no startDate are left out). */
+                startBefore?: string;
+                /** @description Tasks starting strictly after this date (those with no startDate are left out). */
+                startAfter?: string;
                 /** @description Tasks changed at or after this instant (ISO 8601). */
                 updatedSince?: string;
                 /** @description Comma-separated fields, each ascending or, with a leading -, descending; ties are broken by id, so paging is exact under any sort. Fields: dueDate, priority, status, title, createdAt, updatedAt. Default: creation order. */
                 sort?: string;
                 /** @description Full-text search, as a search box takes it: words (English stemming: "removals" finds "removal"), "quoted phrases", `or`, and `-word` to leave out. Combines with every filter and sort. */
                 q?: string;
-                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
-                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, startDate, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "startDate" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
                 /** @description Embed the related records named, comma-separated, any of: assignee, project, milestone: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
                 expand?: ("assignee" | "project" | "milestone")[];
             };
@@ -14535,6 +14577,7 @@ export interface operations {
                      *           "description": "Agreed with the client at the site meeting on Tuesday.",
                      *           "status": "todo",
                      *           "priority": "low",
+                     *           "startDate": "2026-12-15",
                      *           "dueDate": "2026-12-15",
                      *           "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "blockedBy": [
@@ -14673,6 +14716,12 @@ export interface operations {
                             status?: "todo" | "in_progress" | "blocked" | "done" | "cancelled";
                             /** @enum {string} */
                             priority?: "low" | "medium" | "high" | "urgent";
+                            /**
+                             * Format: date
+                             * @description When work begins, or null; never after dueDate.
+                             * @example 2026-12-15
+                             */
+                            startDate?: string | null;
                             /**
                              * Format: date
                              * @description A calendar date, YYYY-MM-DD.
@@ -14862,6 +14911,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -15042,8 +15092,8 @@ export interface operations {
     getTask: {
         parameters: {
             query?: {
-                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
-                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
+                /** @description Answer only these fields of each record (id is always answered), comma-separated, any of: id, orgId, projectId, assigneeId, milestoneId, parentId, title, description, status, priority, startDate, dueDate, blockedBy, labelIds, externalId, blocking, subtaskCount, subtasksDone, version, createdAt, updatedAt. */
+                fields?: ("id" | "orgId" | "projectId" | "assigneeId" | "milestoneId" | "parentId" | "title" | "description" | "status" | "priority" | "startDate" | "dueDate" | "blockedBy" | "labelIds" | "externalId" | "blocking" | "subtaskCount" | "subtasksDone" | "version" | "createdAt" | "updatedAt")[];
                 /** @description Embed the related records named, comma-separated, any of: assignee, project, milestone: each is the record's own fields (derived ones such as progress are answered when it is read itself), or null. Each needs its own read scope. */
                 expand?: ("assignee" | "project" | "milestone")[];
             };
@@ -15091,6 +15141,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -15220,6 +15271,12 @@ export interface operations {
                             status?: "todo" | "in_progress" | "blocked" | "done" | "cancelled";
                             /** @enum {string} */
                             priority?: "low" | "medium" | "high" | "urgent";
+                            /**
+                             * Format: date
+                             * @description When work begins, or null; never after dueDate.
+                             * @example 2026-12-15
+                             */
+                            startDate?: string | null;
                             /**
                              * Format: date
                              * @description A calendar date, YYYY-MM-DD.
@@ -15408,6 +15465,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -15632,6 +15690,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -15888,6 +15947,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -15952,6 +16012,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -16209,6 +16270,7 @@ export interface operations {
                      *             "description": "Agreed with the client at the site meeting on Tuesday.",
                      *             "status": "todo",
                      *             "priority": "low",
+                     *             "startDate": "2026-12-15",
                      *             "dueDate": "2026-12-15",
                      *             "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *             "blockedBy": [
@@ -16413,6 +16475,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [
@@ -16659,6 +16722,7 @@ export interface operations {
                      *         "description": "Agreed with the client at the site meeting on Tuesday.",
                      *         "status": "todo",
                      *         "priority": "low",
+                     *         "startDate": "2026-12-15",
                      *         "dueDate": "2026-12-15",
                      *         "parentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *         "blockedBy": [

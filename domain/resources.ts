@@ -106,7 +106,13 @@ export const RESOURCES = {
     nouns: ["task", "tasks"],
     path: "tasks",
     scopes: "tasks",
-    sortable: { dueDate: "date", priority: { rank: TASK_PRIORITIES }, status: { rank: TASK_STATUSES }, title: "text", ...CREATED },
+    sortable: {
+      dueDate: "date",
+      priority: { rank: TASK_PRIORITIES },
+      status: { rank: TASK_STATUSES },
+      title: "text",
+      ...CREATED,
+    },
     filters: {
       projectId: filterOn.id("projectId", "Only the tasks of this project."),
       assigneeId: filterOn.person(
@@ -120,6 +126,8 @@ export const RESOURCES = {
       priority: filterOn.oneOf("priority", TASK_PRIORITIES),
       dueBefore: filterOn.before("dueDate", "Tasks due strictly before this date."),
       dueAfter: filterOn.after("dueDate", "Tasks due strictly after this date."),
+      startBefore: filterOn.before("startDate", "Tasks starting strictly before this date (those with no startDate are left out)."),
+      startAfter: filterOn.after("startDate", "Tasks starting strictly after this date (those with no startDate are left out)."),
       updatedSince: filterOn.since("updatedAt", "Tasks changed at or after this instant (ISO 8601)."),
     },
   },

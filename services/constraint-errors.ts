@@ -27,6 +27,7 @@ const CONSTRAINTS: Record<string, () => DomainError> = {
     ),
   ),
   projects_dates_ordered: raceRefusals.datesOrdered,
+  tasks_dates_ordered: raceRefusals.taskDatesOrdered,
   projects_budget_non_negative: raceRefusals.budgetNonNegative,
 };
 

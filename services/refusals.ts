@@ -148,5 +148,6 @@ export const raceRefusals = {
   /** A delete's foreign key failed: a dependant appeared after the statement counted them. */
   dependantAppeared: () => new DomainError("conflict", "the record still has dependants; remove them first"),
   datesOrdered: () => new DomainError("invalid_field", "endDate must not be before startDate", { field: "endDate" }),
+  taskDatesOrdered: () => new DomainError("invalid_field", "startDate must not be after dueDate", { field: "startDate" }),
   budgetNonNegative: () => new DomainError("invalid_field", "budget must be 0 or more", { field: "budget" }),
 };

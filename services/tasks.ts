@@ -62,6 +62,12 @@ export const tasks = resourceService({
         },
       );
     },
+    [RULES.dates_ordered]: (before, patch) =>
+      new DomainError(
+        "invalid_field",
+        `startDate must not be after dueDate (the task is due ${patch.dueDate ?? before.dueDate}${before.startDate ? `, starting ${before.startDate}` : ""})`,
+        { field: patch.startDate !== undefined ? "startDate" : "dueDate" },
+      ),
     [RULES.parent_acyclic]: (before, patch, path) =>
       new DomainError(
         "dependency_cycle",

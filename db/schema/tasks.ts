@@ -21,6 +21,8 @@ export const tasks = pgTable(
     description: text(),
     status: text({ enum: TASK_STATUSES }).notNull().default("todo"),
     priority: text({ enum: TASK_PRIORITIES }).notNull().default("medium"),
+    // When work on the task begins, if planned (the timeline's bar starts there); never after dueDate.
+    startDate: date({ mode: "string" }),
     dueDate: date({ mode: "string" }).notNull(),
     // Tasks of the organisation that must be done (or cancelled) before this one can be: the
     // dependency graph, kept acyclic by the statements that change it. An array, not a table:
@@ -84,12 +86,16 @@ export const tasks = pgTable(
     index("tasks_org_milestone_idx")
       .on(t.orgId, t.milestoneId, t.status)
       .where(sql`${t.milestoneId} is not null`),
+    // ?startBefore= and ?startAfter= (the timeline's window). Not a ?sort= key: startDate may be
+    // null, and a keyset page cannot step past nulls with a row comparison.
+    index("tasks_org_start_idx").on(t.orgId, t.startDate, t.id),
     // A project's progress roll-up, read from the index alone.
     index("tasks_org_project_status_idx").on(t.orgId, t.projectId, t.status),
     // `updatedSince` (an integrator's "what changed since my last sync") and ?sort=updatedAt:
     // without it the list reads every task of the organisation to find the few changed ones.
     index("tasks_org_updated_idx").on(t.orgId, t.updatedAt, t.id),
     check("tasks_title_length", sql`char_length(${t.title}) between 1 and 200`),
+    check("tasks_dates_ordered", sql`${t.startDate} is null or ${t.startDate} <= ${t.dueDate}`),
     checkOneOf("tasks_status_valid", t.status, TASK_STATUSES),
     checkOneOf("tasks_priority_valid", t.priority, TASK_PRIORITIES),
   ],

@@ -36,7 +36,7 @@ export const RULES = {
   dependency_exists: "dependency_exists",
   /** The caller wrote the comment, or is an owner or admin (comments.ts). */
   author: "author",
-  /** A project's endDate is not before its startDate (projects.ts). */
+  /** A project's endDate is not before its startDate (projects.ts); a task's startDate is not after its dueDate (tasks.ts). */
   dates_ordered: "dates_ordered",
   /** Only an adjustment may be negative (financial-entries.ts). */
   sign_fits_kind: "sign_fits_kind",

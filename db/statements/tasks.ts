@@ -137,8 +137,20 @@ function updateChecks(patch: TaskValues) {
     ...blockersClosed(patch.status),
     ...subtasksClosed(patch.status),
     ...(patch.parentId ? parentRules(patch.parentId) : []),
+    ...datesOrdered(patch),
   ];
   return { references, rules, fresh: readsOtherTasks(patch) };
+}
+
+/**
+ * `dates_ordered` fails when the change would put startDate after dueDate: either may be sent
+ * alone, and startDate null clears it.
+ */
+function datesOrdered(patch: TaskValues) {
+  if (patch.startDate === undefined && patch.dueDate === undefined) return [];
+  const start = patch.startDate === undefined ? sql`${l.startDate}` : sql`${patch.startDate}::date`;
+  const due = patch.dueDate === undefined ? sql`${l.dueDate}` : sql`${patch.dueDate}::date`;
+  return [{ name: RULES.dates_ordered, holds: sql`${start} is null or ${start} <= ${due}` }];
 }
 
 export function updateTask(db: Database, actor: Actor, id: string, patch: TaskValues, ifMatch: number | null) {

@@ -28,6 +28,7 @@ export const TaskSchema = publicRecord<TaskRecord>()(
       description: z.string().nullable(),
       status: z.enum(TASK_STATUSES),
       priority: z.enum(TASK_PRIORITIES),
+      startDate: DateString.nullable().openapi({ description: "When work begins, or null; never after dueDate." }),
       dueDate: DateString,
       parentId: Uuid.nullable().openapi({ description: "The task this one is a subtask of (same project), or null." }),
       blockedBy: z.array(Uuid).openapi({
@@ -46,13 +47,19 @@ export const TaskSchema = publicRecord<TaskRecord>()(
 // The inputs take the record's own fields where they are the same (its ids, date and enums); the
 // free text is validated (Name, Description). A change is a create's fields but projectId (a task
 // stays with its project), each optional.
-const { projectId, assigneeId, milestoneId, dueDate, status, priority } = TaskSchema.shape;
+const { projectId, assigneeId, milestoneId, startDate, dueDate, status, priority } = TaskSchema.shape;
+
+/** A task starts on or before its due date (each may be sent alone on a change: the statement checks the pair then). */
+const datesOrdered = (t: { startDate?: string | null | undefined; dueDate?: string | undefined }) =>
+  !t.startDate || !t.dueDate || t.startDate <= t.dueDate;
+const DATES_RULE = { message: "startDate must not be after dueDate", path: ["startDate"] };
 
 const taskFields = {
   title: Name.openapi({ example: "Book the removal van" }),
   projectId,
   assigneeId: assigneeId.openapi({ description: "An active person of the organisation." }),
   dueDate,
+  startDate: startDate.optional(),
   priority: priority.optional(),
   status: status.optional(),
   description: Description.optional(),
@@ -61,17 +68,19 @@ const taskFields = {
   labelIds: LabelIds.optional(),
 };
 
+const newTask = {
+  ...taskFields,
+  priority: priority.optional().openapi({ description: "Defaults to medium.", example: "high" }),
+  status: status.optional().openapi({ description: "Defaults to todo." }),
+};
+
 export const CreateTaskSchema = z
-  .strictObject({
-    ...externalIdFields.create,
-    ...taskFields,
-    priority: priority.optional().openapi({ description: "Defaults to medium.", example: "high" }),
-    status: status.optional().openapi({ description: "Defaults to todo." }),
-  })
+  .strictObject({ ...externalIdFields.create, ...newTask })
+  .refine(datesOrdered, DATES_RULE)
   .openapi("CreateTask");
 
 /** PUT by external id: a create's body; the path gives the externalId. */
-export const UpsertTaskSchema = CreateTaskSchema.omit({ externalId: true }).openapi("UpsertTask");
+export const UpsertTaskSchema = z.strictObject(newTask).refine(datesOrdered, DATES_RULE).openapi("UpsertTask");
 
 export const UpdateTaskSchema = z
   .strictObject({
@@ -81,6 +90,7 @@ export const UpdateTaskSchema = z
   })
   .omit({ projectId: true })
   .partial()
+  .refine(datesOrdered, DATES_RULE)
   .openapi("UpdateTask");
 
 /** POST /v1/tasks/{id}/dependencies. */

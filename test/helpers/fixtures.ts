@@ -121,6 +121,7 @@ export interface TaskRow {
   description: string | null;
   status: string;
   priority: string;
+  startDate: string | null;
   dueDate: string;
 }
 

@@ -111,7 +111,19 @@ export function refusedCall(
 
 // Hand-written response shapes. Each kind names what a field's value must look like.
 type Kind =
-  "uuid" | "uuid?" | "uuid[]" | "string" | "string?" | "date" | "timestamp" | "int" | "number" | "boolean" | "progress" | readonly string[];
+  | "uuid"
+  | "uuid?"
+  | "uuid[]"
+  | "string"
+  | "string?"
+  | "date"
+  | "date?"
+  | "timestamp"
+  | "int"
+  | "number"
+  | "boolean"
+  | "progress"
+  | readonly string[];
 
 const RECORD: Record<string, Kind> = {
   id: "uuid",
@@ -151,6 +163,7 @@ export const SHAPES = {
     description: "string?",
     status: ["todo", "in_progress", "blocked", "done", "cancelled"],
     priority: ["low", "medium", "high", "urgent"],
+    startDate: "date?",
     dueDate: "date",
     parentId: "uuid?",
     blockedBy: "uuid[]",
@@ -174,6 +187,7 @@ function matches(value: unknown, kind: Kind): boolean {
     case "string?":
       return typeof value === "string";
     case "date":
+    case "date?":
       return typeof value === "string" && DATE.test(value);
     case "timestamp":
       return typeof value === "string" && ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value));
