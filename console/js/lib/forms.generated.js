@@ -659,6 +659,15 @@ export const SCHEMAS = {
         "format": "date",
         "description": "A calendar date, YYYY-MM-DD."
       },
+      "startDate": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "maxLength": 10,
+        "format": "date",
+        "description": "When work begins, or null; never after dueDate."
+      },
       "priority": {
         "type": "string",
         "enum": [
@@ -1167,6 +1176,15 @@ export const SCHEMAS = {
         "maxLength": 10,
         "format": "date",
         "description": "A calendar date, YYYY-MM-DD."
+      },
+      "startDate": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "maxLength": 10,
+        "format": "date",
+        "description": "When work begins, or null; never after dueDate."
       },
       "priority": {
         "type": "string",
