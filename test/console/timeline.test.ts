@@ -53,4 +53,28 @@ describe("the timeline", () => {
     await page.getByRole("button", { name: /^Repoint the wall: due 2026-04-01/ }).waitFor();
     await page.close();
   }, 90_000);
+
+  it("the overview is drawn from the project's records: a changed entry changes the spend, a risk sits in its cell", async () => {
+    const owner = await signUp({ name: "Vivian Adams", organisationName: "Reid Locks" });
+    const { key } = await keyWith(owner.orgId, ALL_SCOPES, { application: "Planning sync" });
+    const project = await call(key, "/v1/projects", {
+      body: { name: "Lock gates", budget: 1000, startDate: "2026-01-05", endDate: "2026-12-30", status: "active" },
+    });
+    await call(key, "/v1/risks", { body: { projectId: project.id, title: "Timber late", probability: "high", impact: "medium" } });
+    await call(key, "/v1/issues", { body: { projectId: project.id, title: "Hinge cracked", severity: "critical" } });
+    const entry = await call(key, "/v1/financial-entries", {
+      body: { projectId: project.id, kind: "cost", amount: "250.00", currency: "EUR", date: "2026-02-10" },
+    });
+    const page = await openLiveConsole(browser(), owner, `/?project=${project.id}&view=overview`);
+    const spend = page.getByRole("table", { name: /^Spend by month against the budget of 1,000/ });
+    await expect.poll(() => spend.getByRole("row", { name: /2026-02/ }).textContent(), { timeout: UI_TIMEOUT_MS }).toContain("250.00");
+    const matrix = page.getByRole("table", { name: /^Risk matrix/ });
+    expect(await matrix.getByRole("row", { name: /^high probability/ }).allInnerTexts()).toEqual(["high probability\t—\tTimber late\t—"]);
+    const issues = page.getByRole("table", { name: "Open issues by severity (1)" });
+    expect(await issues.getByRole("row", { name: /^critical/ }).textContent()).toContain("1");
+    await expectAccessible(page, "the overview");
+    await call(key, `/v1/financial-entries/${entry.id}`, { method: "PATCH", body: { amount: "400.00" } });
+    await expect.poll(() => spend.getByRole("row", { name: /2026-02/ }).textContent(), { timeout: UI_TIMEOUT_MS }).toContain("400.00");
+    await page.close();
+  }, 90_000);
 });

@@ -9,6 +9,7 @@ import { el } from "../lib/dom.js";
 import { describeRefusal } from "../lib/refusals.js";
 import { KINDS, canManage } from "../lib/schema.js";
 import { setViewParams, tableParamNames, viewParams } from "../lib/view-state.js";
+import { renderOverview } from "./overview.js";
 import { createRecordTable } from "./record-table.js";
 
 /** @typedef {{ id: string, label: string, kind?: import("../lib/schema.js").Kind, read?: string, list?: (projectId: string) => string, organisation?: boolean, mine?: boolean }} View */
@@ -30,6 +31,7 @@ export const VIEWS = [
   },
   { id: "tasks", label: "Task table", kind: KINDS.task, read: "tasks.read" },
   { id: "timeline", label: "Timeline", read: "tasks.read" },
+  { id: "overview", label: "Overview", read: "projects.read" },
   { id: "milestones", label: "Milestones", kind: KINDS.milestone, read: "projects.read" },
   { id: "risks", label: "Risks", kind: KINDS.risk, read: "risks.read", list: (p) => `/v1/risks?projectId=${p}` },
   { id: "issues", label: "Issues", kind: KINDS.issue, read: "issues.read", list: (p) => `/v1/issues?projectId=${p}` },
@@ -114,6 +116,11 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     table = null;
     timeline.hide();
     if (view.id === "timeline") return timeline.show(tableView, projectId);
+    if (view.id === "overview") {
+      // The pictures are drawn from the project's risks, issues and entries: listed once, then live.
+      views.filter((v) => ["risks", "issues", "money"].includes(v.id)).forEach((v) => void load(v, projectId));
+      return drawOverview();
+    }
     if (!view.kind) return tableView.replaceChildren();
     table = createRecordTable({
       root: tableView,
@@ -145,7 +152,11 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     if (id && id !== current().id) go(id);
   });
   addEventListener("popstate", show);
-  store.subscribe(() => table?.renderRows());
+  function drawOverview() {
+    const projectId = shownProject();
+    if (current().id === "overview") tableView.replaceChildren(projectId ? renderOverview(store, projectId) : "");
+  }
+  store.subscribe(() => (table ? table.renderRows() : drawOverview()));
 
   return { show, current, go };
 }
