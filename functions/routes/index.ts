@@ -30,6 +30,7 @@ export const ROUTE_MODULES = {
   session: async () => (await import("./session.ts")).sessionRoutes,
   members: async () => (await import("./members.ts")).memberRoutes,
   invitations: async () => (await import("./invitations.ts")).invitationRoutes,
+  savedViews: async () => (await import("./saved-views.ts")).savedViewRoutes,
   apiKeys: async () => (await import("./api-keys.ts")).apiKeyRoutes,
   applications: async () => (await import("./applications.ts")).applicationRoutes,
   auditLog: async () => (await import("./audit-log.ts")).auditLogRoutes,
