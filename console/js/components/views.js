@@ -133,6 +133,7 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
           ? `The organisation's ${view.label.toLowerCase()}`
           : `${view.label} of ${project?.name ?? "no project"}`,
       withProject: view.mine,
+      saved: savedViews(view),
       manage: canManage(scopes, view.kind) && (view.organisation || Boolean(projectId)),
       more: () => (view.id === "tasks" ? tasksCut() : (listed.get(`${view.id}:${view.organisation ? "" : projectId}`) ?? false)),
     });
@@ -152,6 +153,26 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     if (id && id !== current().id) go(id);
   });
   addEventListener("popstate", show);
+  /** Saved views of a table's list (GET and POST /v1/settings/views), by the list's path. @param {View} view */
+  function savedViews(view) {
+    /** @type {Record<string, string>} */
+    const resources = {
+      tasks: "tasks",
+      risks: "risks",
+      issues: "issues",
+      entries: "financial-entries",
+      milestones: "milestones",
+      people: "personnel",
+    };
+    const resource = resources[view.kind?.collection ?? ""];
+    if (!resource) return undefined;
+    return {
+      list: () => api.list(`/v1/settings/views?resource=${resource}`),
+      /** @param {string} name @param {string} query */
+      save: (name, query) => api.write("POST", "/v1/settings/views", { name, resource, query }, {}),
+    };
+  }
+
   function drawOverview() {
     const projectId = shownProject();
     if (current().id === "overview") tableView.replaceChildren(projectId ? renderOverview(store, projectId) : "");
