@@ -1,12 +1,13 @@
-import type { Page, Request } from "playwright-core";
+import type { Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
-import { api, workerUrl } from "../helpers/api.ts";
+import { api } from "../helpers/api.ts";
 import { keyWith } from "../helpers/fixtures.ts";
 import { asPerson, memberOf, signUp, type Person } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
 import { expectAccessible } from "./axe.ts";
-import { openPage, useBrowser, UI_TIMEOUT_MS } from "./browser.ts";
+import { useBrowser, UI_TIMEOUT_MS } from "./browser.ts";
+import { call, form, openLiveConsole } from "./records-helpers.ts";
 
 // Records made and changed in the console (issue 46): the forms are the API's request schemas, a
 // refusal is shown at the field the API names and makes nothing, a create carries an
@@ -15,23 +16,7 @@ import { openPage, useBrowser, UI_TIMEOUT_MS } from "./browser.ts";
 
 useRoom();
 const browser = useBrowser();
-
-/** The console, signed in as `person`, once it is live. */
-async function openConsole(person: Person): Promise<Page> {
-  const page = await openPage(browser(), { as: person });
-  await page.goto(`${workerUrl()}/`);
-  await expect.poll(() => page.locator("#connection-text").textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^Live/);
-  return page;
-}
-
-/** A call with a key of the organisation, which must succeed; answers its data. */
-async function call(key: string, path: string, options: { method?: "GET" | "POST" | "PATCH"; body?: unknown } = {}) {
-  const response = await api(path, { key, method: options.method ?? (options.body === undefined ? "GET" : "POST"), body: options.body });
-  expect(response.status, response.text).toBeLessThan(300);
-  return response.body.data;
-}
-
-const form = (page: Page, name: string | RegExp) => page.getByRole("dialog", { name });
+const openConsole = (person: Person) => openLiveConsole(browser(), person);
 
 describe("records made in the console", () => {
   it("a person who just signed up creates a project through the page; a refusal shows at the field and creates nothing", async () => {

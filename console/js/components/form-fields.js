@@ -7,6 +7,7 @@
 // an empty optional one.
 
 import { el } from "../lib/dom.js";
+import { isLongText } from "../lib/schema.js";
 
 /** @typedef {import("../lib/schema.js").Field} Field */
 /** @typedef {{ store: import("../lib/store.js").Store, projectId: string | null, recordId: string | null }} FieldContext */
@@ -90,7 +91,7 @@ function control(field, value, context, common) {
       step: schema.multipleOf !== undefined ? String(schema.multipleOf) : type === "integer" ? "1" : "any",
     });
   }
-  if ((schema.maxLength ?? 0) > 200) {
+  if (isLongText(schema)) {
     const area = el("textarea", { ...common, rows: "4", maxlength: limits.maxlength });
     /** @type {HTMLTextAreaElement} */ (area).value = limits.value;
     return area;

@@ -7,14 +7,15 @@
 // API listed more than it fetched. Rows follow the store, so changes from elsewhere show at once.
 
 import { el } from "../lib/dom.js";
-import { fieldsOf } from "../lib/schema.js";
+import { describeRefusal } from "../lib/refusals.js";
+import { fieldsOf, isLongText } from "../lib/schema.js";
 import { setViewParams, viewParams } from "../lib/view-state.js";
 import { shownValue } from "./conflict.js";
 
 /** @typedef {import("../lib/schema.js").Field} Field */
 
 /** Long text (descriptions, mitigations) is searched, not shown as a column by default. @param {Field} field */
-const isLong = (field) => (field.schema.maxLength ?? 0) > 200;
+const isLong = (field) => isLongText(field.schema);
 /** @param {Field} field */
 const isDate = (field) => field.schema.format === "date";
 /** @param {Field} field */
@@ -29,11 +30,13 @@ const isFilter = (field) => Boolean(field.schema.enum || (field.refers && field.
  *   caption: string,
  *   manage: boolean,
  *   more: () => boolean,
+ *   withProject?: boolean,
+ *   saved?: { list: () => Promise<any[]>, save: (name: string, query: string) => Promise<unknown> },
  * }} options
  */
 // eslint-disable-next-line max-lines-per-function -- a component: its fields, the address's state and the DOM handlers share one closure
-export function createRecordTable({ root, store, kind, rows, caption, manage, more }) {
-  const fields = fieldsOf("create", kind).filter((field) => field.refers !== "projects");
+export function createRecordTable({ root, store, kind, rows, caption, manage, more, withProject = false, saved }) {
+  const fields = fieldsOf("create", kind).filter((field) => withProject || field.refers !== "projects");
   const dateField = fields.find(isDate);
   const filters = fields.filter(isFilter);
   const plural = kind.collection === "entries" ? "financial entries" : kind.collection === "people" ? "people" : `${kind.noun}s`;
@@ -172,13 +175,51 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
     );
   }
 
+  /** The person's saved views of this list (and those shared): choose one, or save the one shown. */
+  function savedTools() {
+    if (!saved) return [];
+    const select = el("select", { id: id("saved"), name: "saved-view" }, [el("option", { value: "" }, ["Choose…"])]);
+    void saved.list().then(
+      (views) => select.append(...views.map((v) => el("option", { value: v.query }, [v.name]))),
+      () => {},
+    );
+    return [
+      el("div", { class: "tool" }, [el("label", { for: id("saved") }, ["Saved views"]), select]),
+      el("div", { class: "tool" }, [
+        el("label", { for: id("view-name") }, ["Name this view"]),
+        el("input", { id: id("view-name"), name: "view-name", maxlength: "100", autocomplete: "off" }),
+      ]),
+      el("button", { type: "button", "data-save-view": "" }, ["Save view"]),
+    ];
+  }
+
   function render() {
-    root.replaceChildren(renderTools(), el("p", { class: "table-count", role: "status" }), el("div", { class: "table-wrap" }));
+    root.replaceChildren(
+      renderTools(),
+      el("div", { class: "table-tools" }, savedTools()),
+      el("p", { class: "table-count", role: "status" }),
+      el("div", { class: "table-wrap" }),
+    );
     renderRows();
   }
 
+  /** The table's part of the address: what a saved view keeps. */
+  const tableQuery = () => {
+    const params = viewParams();
+    params.delete("view");
+    params.delete("project");
+    return params.toString();
+  };
+
   root.oninput = (event) => {
     const target = /** @type {HTMLInputElement} */ (event.target);
+    if (target.name === "view-name") return;
+    if (target.name === "saved-view") {
+      const chosen = Object.fromEntries(new URLSearchParams(target.value));
+      const cleared = Object.fromEntries([...new URLSearchParams(tableQuery()).keys()].map((k) => [k, undefined]));
+      setViewParams({ ...cleared, ...chosen });
+      return render();
+    }
     if (target.name === "column") {
       const chosen = [...root.querySelectorAll("input[name=column]:checked")].map((box) => /** @type {HTMLInputElement} */ (box).value);
       setViewParams({ cols: chosen.join(",") });
@@ -186,6 +227,17 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
     renderRows();
   };
   root.onclick = (event) => {
+    const button = /** @type {HTMLElement} */ (event.target).closest("[data-save-view]");
+    const name = /** @type {HTMLInputElement | null} */ (root.querySelector(`#${id("view-name")}`));
+    if (button && saved && name?.value.trim()) {
+      void saved.save(name.value.trim(), tableQuery()).then(
+        () => render(),
+        (error) => {
+          root.querySelector(".table-count")?.replaceChildren(`The view was not saved: ${describeRefusal(error)}`);
+        },
+      );
+      return;
+    }
     const sort = /** @type {HTMLElement} */ (event.target).closest("[data-sort]")?.getAttribute("data-sort");
     if (!sort) return;
     const params = viewParams();

@@ -6,16 +6,32 @@
 // which the realtime room keeps current.
 
 import { el } from "../lib/dom.js";
+import { describeRefusal } from "../lib/refusals.js";
 import { KINDS, canManage } from "../lib/schema.js";
 import { setViewParams, tableParamNames, viewParams } from "../lib/view-state.js";
+import { renderOverview } from "./overview.js";
 import { createRecordTable } from "./record-table.js";
 
-/** @typedef {{ id: string, label: string, kind?: import("../lib/schema.js").Kind, read?: string, list?: (projectId: string) => string, organisation?: boolean }} View */
+/** @typedef {{ id: string, label: string, kind?: import("../lib/schema.js").Kind, read?: string, list?: (projectId: string) => string, organisation?: boolean, mine?: boolean }} View */
+
+const NOT_LINKED =
+  "you are not linked to a person of the organisation, so no task is assigned to you. An owner or admin links members to people (PUT /v1/settings/members/{userId}/personnel).";
 
 /** @type {View[]} */
 export const VIEWS = [
   { id: "board", label: "Board" },
+  {
+    id: "mine",
+    label: "My work",
+    kind: KINDS.task,
+    read: "tasks.read",
+    list: () => "/v1/tasks?assigneeId=me",
+    organisation: true,
+    mine: true,
+  },
   { id: "tasks", label: "Task table", kind: KINDS.task, read: "tasks.read" },
+  { id: "timeline", label: "Timeline", read: "tasks.read" },
+  { id: "overview", label: "Overview", read: "projects.read" },
   { id: "milestones", label: "Milestones", kind: KINDS.milestone, read: "projects.read" },
   { id: "risks", label: "Risks", kind: KINDS.risk, read: "risks.read", list: (p) => `/v1/risks?projectId=${p}` },
   { id: "issues", label: "Issues", kind: KINDS.issue, read: "issues.read", list: (p) => `/v1/issues?projectId=${p}` },
@@ -32,13 +48,18 @@ export const VIEWS = [
  *   nav: HTMLElement, boardView: HTMLElement, tableView: HTMLElement, heading: HTMLElement,
  *   shownProject: () => string | null,
  *   tasksCut: () => boolean,
+ *   me: { id: string },
+ *   timeline: ReturnType<typeof import("./timeline.js").createTimeline>,
  * }} options
  */
-export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut }) {
+// eslint-disable-next-line max-lines-per-function -- a component: the shown view, its table, what was listed and whose work is mine share one closure
+export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut, me, timeline }) {
   const views = VIEWS.filter((view) => !view.read || scopes.has(view.read));
   /** Lists fetched, by view and project, and whether the API held more. @type {Map<string, boolean>} */
   const listed = new Map();
   /** @type {ReturnType<typeof createRecordTable> | null} */ let table = null;
+  /** The people the signed-in member is (their tasks are My work). @type {Set<string>} */
+  const mine = new Set();
 
   const current = () => views.find((view) => view.id === viewParams().get("view")) ?? /** @type {View} */ (views[0]);
 
@@ -56,8 +77,17 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     const at = `${view.id}:${view.organisation ? "" : projectId}`;
     if (!view.list || !view.kind || listed.has(at) || (!projectId && !view.organisation)) return;
     listed.set(at, false);
-    const records = await api.list(view.list(projectId ?? ""));
+    let records;
+    try {
+      records = await api.list(view.list(projectId ?? ""));
+    } catch (error) {
+      listed.delete(at);
+      if (current() !== view) return;
+      const words = view.mine && /** @type {any} */ (error)?.status === 400 ? NOT_LINKED : describeRefusal(error);
+      return void tableView.prepend(el("p", { class: "notice", role: "alert" }, [`${view.label} could not be listed: ${words}`]));
+    }
     listed.set(at, Boolean(records.more));
+    if (view.mine) records.forEach((task) => mine.add(task.assigneeId));
     store.load(view.kind.collection, records);
     table?.renderRows();
   }
@@ -66,6 +96,10 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
   function rowsOf(view) {
     const projectId = shownProject();
     const records = [...store.state[/** @type {import("../lib/schema.js").Kind} */ (view.kind).collection].values()];
+    if (view.mine) {
+      for (const person of store.state.people.values()) if (person.userId === me.id) mine.add(person.id);
+      return records.filter((task) => mine.has(task.assigneeId));
+    }
     return view.organisation ? records : records.filter((record) => record.projectId === projectId);
   }
 
@@ -80,13 +114,26 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
       ? view.label
       : `${view.id === "board" ? "Tasks" : view.label} · ${project?.name ?? "no project"}`;
     table = null;
+    timeline.hide();
+    if (view.id === "timeline") return timeline.show(tableView, projectId);
+    if (view.id === "overview") {
+      // The pictures are drawn from the project's risks, issues and entries: listed once, then live.
+      views.filter((v) => ["risks", "issues", "money"].includes(v.id)).forEach((v) => void load(v, projectId));
+      return drawOverview();
+    }
     if (!view.kind) return tableView.replaceChildren();
     table = createRecordTable({
       root: tableView,
       store,
       kind: view.kind,
       rows: () => rowsOf(view),
-      caption: view.organisation ? `The organisation's ${view.label.toLowerCase()}` : `${view.label} of ${project?.name ?? "no project"}`,
+      caption: view.mine
+        ? "Tasks assigned to you, in every project"
+        : view.organisation
+          ? `The organisation's ${view.label.toLowerCase()}`
+          : `${view.label} of ${project?.name ?? "no project"}`,
+      withProject: view.mine,
+      saved: savedViews(view),
       manage: canManage(scopes, view.kind) && (view.organisation || Boolean(projectId)),
       more: () => (view.id === "tasks" ? tasksCut() : (listed.get(`${view.id}:${view.organisation ? "" : projectId}`) ?? false)),
     });
@@ -94,17 +141,43 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     void load(view, projectId);
   }
 
+  /** Shows view `id`, its table's state cleared but for `params`. @param {string} id @param {Record<string, string>} [params] */
+  function go(id, params = {}) {
+    const cleared = Object.fromEntries(tableParamNames().map((name) => [name, undefined]));
+    setViewParams({ ...cleared, view: id === "board" ? undefined : id, ...params }, { push: true });
+    show();
+  }
+
   nav.addEventListener("click", (event) => {
     const id = /** @type {HTMLElement} */ (event.target).closest("[data-view]")?.getAttribute("data-view");
-    if (!id || id === current().id) return;
-    setViewParams(
-      { view: id === "board" ? undefined : id, ...Object.fromEntries(tableParamNames().map((name) => [name, undefined])) },
-      { push: true },
-    );
-    show();
+    if (id && id !== current().id) go(id);
   });
   addEventListener("popstate", show);
-  store.subscribe(() => table?.renderRows());
+  /** Saved views of a table's list (GET and POST /v1/settings/views), by the list's path. @param {View} view */
+  function savedViews(view) {
+    /** @type {Record<string, string>} */
+    const resources = {
+      tasks: "tasks",
+      risks: "risks",
+      issues: "issues",
+      entries: "financial-entries",
+      milestones: "milestones",
+      people: "personnel",
+    };
+    const resource = resources[view.kind?.collection ?? ""];
+    if (!resource) return undefined;
+    return {
+      list: () => api.list(`/v1/settings/views?resource=${resource}`),
+      /** @param {string} name @param {string} query */
+      save: (name, query) => api.write("POST", "/v1/settings/views", { name, resource, query }, {}),
+    };
+  }
 
-  return { show, current };
+  function drawOverview() {
+    const projectId = shownProject();
+    if (current().id === "overview") tableView.replaceChildren(projectId ? renderOverview(store, projectId) : "");
+  }
+  store.subscribe(() => (table ? table.renderRows() : drawOverview()));
+
+  return { show, current, go };
 }

@@ -82,6 +82,9 @@ export function labelOfField(name) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** Prose (descriptions, mitigations): written in a textarea, searched rather than shown as a column. @param {PropertySchema} schema */
+export const isLongText = (schema) => (schema.maxLength ?? 0) > 1000 && !schema.format;
+
 /** @param {PropertySchema} schema */
 const isNullable = (schema) => (Array.isArray(schema.type) && schema.type.includes("null")) || (schema.enum ?? []).includes(null);
 

@@ -14,8 +14,10 @@ import { createFilters } from "../components/filters.js";
 import { createMilestonesPanel } from "../components/milestones-panel.js";
 import { createProjectsPanel } from "../components/projects-panel.js";
 import { createRecordActions } from "../components/record-actions.js";
+import { createPalette } from "../components/palette.js";
 import { createRecordForms } from "../components/record-form.js";
 import { createChecklist } from "../components/task-checklist.js";
+import { createTimeline } from "../components/timeline.js";
 import { createViews } from "../components/views.js";
 import { createApi, MAX_LISTED } from "../lib/api.js";
 import { connectLive } from "../lib/live.js";
@@ -158,6 +160,8 @@ async function start() {
     heading: $("board-heading"),
     shownProject: () => shownProject,
     tasksCut: () => Boolean(shownProject && truncated.has(shownProject)),
+    me: session.user,
+    timeline: createTimeline({ api, store, manage: scopes.has("tasks.manage") }),
   });
   const projectsPanel = createProjectsPanel({ list: $("project-list"), store, onSelect: (id) => void select(id) });
 
@@ -213,6 +217,16 @@ async function start() {
     );
   }
   await selectFirst();
+
+  const palette = createPalette({
+    store,
+    may: actions.may,
+    create: actions.create,
+    openProject: (id) => void select(id).then(() => views.go("board")),
+    openTask: (task) => void select(task.projectId).then(() => (views.go("board"), drawer.open(task))),
+    openPerson: (person) => views.go("people", { q: person.email ?? person.name }),
+  });
+  $("palette-open").addEventListener("click", () => palette.open());
 
   const live = connectLive({
     api,
