@@ -46,6 +46,13 @@ export interface Bindings {
    * difference (db/statements/compile.ts). The tests' Workers set it; a deployment leaves it unset.
    */
   CHECK_STATEMENTS?: string;
+  /**
+   * Signs attachments' download links (a secret, at least 32 characters; docs/attachments.md).
+   * Unset: AUTH_SECRET signs them; neither set: files answer 503.
+   */
+  FILES_SECRET?: string;
+  /** The R2 bucket attachments are kept in (wrangler.toml [[r2_buckets]]), each organisation under its own prefix. */
+  FILES?: R2Bucket;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
@@ -68,6 +75,8 @@ export interface Settings {
   audit: { retentionSeconds: number };
   /** A structured line per request (LOG_REQUESTS=true). */
   logRequests: boolean;
+  /** What signs attachments' download links (FILES_SECRET, else AUTH_SECRET); null: files are unavailable. */
+  files: { signingSecret: string } | null;
 }
 
 const checked = new WeakMap<object, Settings>();
@@ -140,6 +149,7 @@ export function settingsOf(env: Bindings): Settings {
       REALTIME_SECRET: read("REALTIME_SECRET", (v) => v.length >= 16 || "must be at least 16 characters"),
       WEBHOOKS_ALLOW_LOOPBACK: read("WEBHOOKS_ALLOW_LOOPBACK", trueOrFalse),
       AUTH_SECRET: read("AUTH_SECRET", (v) => v.length >= 32 || "must be at least 32 characters"),
+      FILES_SECRET: read("FILES_SECRET", (v) => v.length >= 32 || "must be at least 32 characters"),
       SIGNUP: read("SIGNUP", trueOrFalse),
       LOG_REQUESTS: read("LOG_REQUESTS", trueOrFalse),
       CHECK_STATEMENTS: read("CHECK_STATEMENTS", trueOrFalse),
@@ -158,6 +168,7 @@ export function settingsOf(env: Bindings): Settings {
       events: { retentionSeconds: Math.round(Number(s.EVENT_RETENTION_DAYS ?? EVENT_RETENTION_DAYS) * 86_400) },
       audit: { retentionSeconds: Math.round(Number(s.AUDIT_RETENTION_DAYS ?? AUDIT_RETENTION_DAYS) * 86_400) },
       logRequests: s.LOG_REQUESTS === "true",
+      files: s.FILES_SECRET || s.AUTH_SECRET ? { signingSecret: (s.FILES_SECRET ?? s.AUTH_SECRET)! } : null,
     };
     checked.set(env, settings);
   }

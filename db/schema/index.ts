@@ -17,3 +17,4 @@ export * from "./webhook-deliveries.ts";
 export * from "./people.ts";
 export * from "./applications.ts";
 export * from "./audit.ts";
+export * from "./attachments.ts";

@@ -31,6 +31,8 @@ declare module "vitest" {
     realtimeSecret: string;
     /** The control endpoint that stops and starts the realtime server (test/setup/realtime-control.ts). */
     realtimeControlUrl: string;
+    /** The FILES_SECRET attachments' download links are signed with (tests sign an expired one). */
+    filesSecret: string;
     /** With OPSROOM_VIA_PRISM=1: the Prism validating proxy in front of the Worker (test/setup/prism.ts); else "". */
     prismUrl: string;
   }
@@ -115,6 +117,8 @@ export default async function setup(project: TestProject) {
       WEBHOOKS_ALLOW_LOOPBACK: "true",
       // People sign in (test/people/): the session cookies are signed with it.
       AUTH_SECRET: randomBytes(32).toString("hex"),
+      // Attachments' download links (test/attachments/).
+      FILES_SECRET: randomBytes(32).toString("hex"),
     };
     // The Worker needs only URLs, so it starts while the database is made and migrated; both are
     // awaited to the end, so a failure of one never leaves the other running. The room starts
@@ -138,6 +142,7 @@ export default async function setup(project: TestProject) {
     project.provide("databaseUrl", db.url);
     project.provide("databaseKind", db.kind);
     project.provide("realtimeUrl", realtimeUrl);
+    project.provide("filesSecret", bindings.FILES_SECRET);
     project.provide("realtimeSecret", secret);
     project.provide("realtimeControlUrl", control.url);
     if (process.env.OPSROOM_VIA_PRISM === "1") prism = await startPrism(workerUrl);
