@@ -3320,6 +3320,150 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "attachment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attachment.created, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["AttachmentCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attachment.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attachment.updated, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["AttachmentUpdatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attachment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attachment.deleted, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["AttachmentDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -6437,6 +6581,386 @@ export interface components {
             data: components["schemas"]["FinancialEntry"] & unknown;
             changes: null;
         };
+        AttachmentCreatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.created";
+            data: components["schemas"]["Attachment"];
+            changes: null;
+        };
+        /** @description The Attachment after the change. */
+        Attachment: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The owning organisation.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description +1 on every change; also sent as the ETag.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * Format: uuid
+             * @description The task it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            taskId: string | null;
+            /**
+             * Format: uuid
+             * @description The comment it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            commentId: string | null;
+            /**
+             * Format: uuid
+             * @description The risk it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            riskId: string | null;
+            /**
+             * Format: uuid
+             * @description The issue it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            issueId: string | null;
+            /**
+             * Format: uuid
+             * @description The financial entry it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            financialEntryId: string | null;
+            /** @example asbestos-survey.pdf */
+            name: string;
+            /**
+             * Format: int64
+             * @description In bytes.
+             * @example 482113
+             */
+            size: number;
+            /**
+             * @description The SHA-256 of the bytes, in lower-case hex.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256: string;
+            /**
+             * @description What opsroom found the file to be, from its first bytes (never the client's word).
+             * @example application/pdf
+             */
+            contentType: string;
+            uploader: components["schemas"]["Actor"] & unknown;
+        };
+        AttachmentUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.updated";
+            data: components["schemas"]["Attachment"];
+            /** @description Each field that moved, with its value before and after. */
+            changes: {
+                id?: {
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                orgId?: {
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                version?: {
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    to: number;
+                };
+                createdAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                updatedAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                taskId?: {
+                    /**
+                     * Format: uuid
+                     * @description The task it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The task it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                commentId?: {
+                    /**
+                     * Format: uuid
+                     * @description The comment it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The comment it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                riskId?: {
+                    /**
+                     * Format: uuid
+                     * @description The risk it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The risk it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                issueId?: {
+                    /**
+                     * Format: uuid
+                     * @description The issue it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The issue it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                financialEntryId?: {
+                    /**
+                     * Format: uuid
+                     * @description The financial entry it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The financial entry it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                name?: {
+                    /** @example asbestos-survey.pdf */
+                    from: string;
+                    /** @example asbestos-survey.pdf */
+                    to: string;
+                };
+                size?: {
+                    /**
+                     * Format: int64
+                     * @description In bytes.
+                     * @example 482113
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description In bytes.
+                     * @example 482113
+                     */
+                    to: number;
+                };
+                sha256?: {
+                    /**
+                     * @description The SHA-256 of the bytes, in lower-case hex.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                     */
+                    from: string;
+                    /**
+                     * @description The SHA-256 of the bytes, in lower-case hex.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                     */
+                    to: string;
+                };
+                contentType?: {
+                    /**
+                     * @description What opsroom found the file to be, from its first bytes (never the client's word).
+                     * @example application/pdf
+                     */
+                    from: string;
+                    /**
+                     * @description What opsroom found the file to be, from its first bytes (never the client's word).
+                     * @example application/pdf
+                     */
+                    to: string;
+                };
+                uploader?: {
+                    from: components["schemas"]["Actor"] & unknown;
+                    to: components["schemas"]["Actor"] & unknown;
+                };
+            };
+        };
+        AttachmentDeletedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.deleted";
+            data: components["schemas"]["Attachment"] & unknown;
+            changes: null;
+        };
         SelfDescription: {
             /** @enum {boolean} */
             success: true;
@@ -6491,6 +7015,19 @@ export interface components {
                 namespace: "/v1";
                 how: string;
                 url: string;
+            };
+            /**
+             * @description What the organisation keeps in attached files, and may keep, in bytes (docs/attachments.md).
+             * @example {
+             *       "usedBytes": 482113,
+             *       "quotaBytes": 10737418240
+             *     }
+             */
+            attachments: {
+                /** Format: int64 */
+                usedBytes: number;
+                /** Format: int64 */
+                quotaBytes: number;
             };
             /**
              * @description Every operation of the API and the scope it needs (null: any valid key).
@@ -10020,86 +10557,6 @@ export interface components {
             description?: string | null;
             reference?: string | null;
         };
-        Attachment: {
-            /**
-             * Format: uuid
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            id: string;
-            /**
-             * Format: uuid
-             * @description The owning organisation.
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            orgId: string;
-            /**
-             * Format: int64
-             * @description +1 on every change; also sent as the ETag.
-             * @example 1
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @description ISO 8601, UTC.
-             * @example 2026-11-21T23:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601, UTC.
-             * @example 2026-11-21T23:00:00.000Z
-             */
-            updatedAt: string;
-            /**
-             * Format: uuid
-             * @description The task it is attached to, if that is its record.
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            taskId: string | null;
-            /**
-             * Format: uuid
-             * @description The comment it is attached to, if that is its record.
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            commentId: string | null;
-            /**
-             * Format: uuid
-             * @description The risk it is attached to, if that is its record.
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            riskId: string | null;
-            /**
-             * Format: uuid
-             * @description The issue it is attached to, if that is its record.
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            issueId: string | null;
-            /**
-             * Format: uuid
-             * @description The financial entry it is attached to, if that is its record.
-             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
-             */
-            financialEntryId: string | null;
-            /** @example asbestos-survey.pdf */
-            name: string;
-            /**
-             * Format: int64
-             * @description In bytes.
-             * @example 482113
-             */
-            size: number;
-            /**
-             * @description The SHA-256 of the bytes, in lower-case hex.
-             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
-             */
-            sha256: string;
-            /**
-             * @description What opsroom found the file to be, from its first bytes (never the client's word).
-             * @example application/pdf
-             */
-            contentType: string;
-            uploader: components["schemas"]["Actor"] & unknown;
-        };
         AttachmentWithLink: components["schemas"]["Attachment"] & {
             /** @description The file's bytes: a signed link, valid until downloadExpiresAt (15 minutes). */
             downloadUrl: string;
@@ -10265,7 +10722,7 @@ export interface components {
              */
             ifMatch?: string | number;
         };
-        Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["LabelCreatedEvent"] | components["schemas"]["LabelUpdatedEvent"] | components["schemas"]["LabelDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ChecklistItemCreatedEvent"] | components["schemas"]["ChecklistItemUpdatedEvent"] | components["schemas"]["ChecklistItemDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"];
+        Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["LabelCreatedEvent"] | components["schemas"]["LabelUpdatedEvent"] | components["schemas"]["LabelDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ChecklistItemCreatedEvent"] | components["schemas"]["ChecklistItemUpdatedEvent"] | components["schemas"]["ChecklistItemDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentUpdatedEvent"] | components["schemas"]["AttachmentDeletedEvent"];
         /**
          * @example {
          *       "success": false,
@@ -10994,6 +11451,10 @@ export type FinancialEntryCreatedEvent = components['schemas']['FinancialEntryCr
 export type FinancialEntry = components['schemas']['FinancialEntry'];
 export type FinancialEntryUpdatedEvent = components['schemas']['FinancialEntryUpdatedEvent'];
 export type FinancialEntryDeletedEvent = components['schemas']['FinancialEntryDeletedEvent'];
+export type AttachmentCreatedEvent = components['schemas']['AttachmentCreatedEvent'];
+export type Attachment = components['schemas']['Attachment'];
+export type AttachmentUpdatedEvent = components['schemas']['AttachmentUpdatedEvent'];
+export type AttachmentDeletedEvent = components['schemas']['AttachmentDeletedEvent'];
 export type SelfDescription = components['schemas']['SelfDescription'];
 export type UnknownFieldError = components['schemas']['UnknownFieldError'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
@@ -11049,7 +11510,6 @@ export type UpsertIssue = components['schemas']['UpsertIssue'];
 export type CreateFinancialEntry = components['schemas']['CreateFinancialEntry'];
 export type UpdateFinancialEntry = components['schemas']['UpdateFinancialEntry'];
 export type UpsertFinancialEntry = components['schemas']['UpsertFinancialEntry'];
-export type Attachment = components['schemas']['Attachment'];
 export type AttachmentWithLink = components['schemas']['AttachmentWithLink'];
 export type ProjectFinancials = components['schemas']['ProjectFinancials'];
 export type CreatePerson = components['schemas']['CreatePerson'];
@@ -11138,6 +11598,10 @@ export interface operations {
                      *         "namespace": "/v1",
                      *         "how": "new PartySocket({ host: \"127.0.0.1:1999\", party: \"v1\", room: \"019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10\", query: { apiKey: \"<API_KEY>\" } })",
                      *         "url": "ws://127.0.0.1:1999/parties/v1/019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *       },
+                     *       "attachments": {
+                     *         "usedBytes": 482113,
+                     *         "quotaBytes": 10737418240
                      *       },
                      *       "operations": [
                      *         {

@@ -131,6 +131,13 @@ export async function downloadAttachment({
   return { ...file, inline: input.inline && INLINE_TYPES.has(file.contentType), body: object.body };
 }
 
+/** GET /v1: what the organisation keeps in files, and its quota, in bytes. */
+export async function attachmentUsage({ ctx }: Call<Record<string, never>>) {
+  const { caller, ...usage } = await statements.usageOf(ctx.db, ctx.actor);
+  settleCaller(caller, ctx, null);
+  return usage;
+}
+
 /**
  * Deletes from R2 the objects of attachments deleted (the oldest first, at most `limit`), and
  * forgets those R2 let go; the rest stay for the next try (the sweep's). Answers how many went.

@@ -136,7 +136,13 @@ export async function downloadOf(db: Database, id: string) {
 }
 
 /** The organisation's files in bytes, and its quota (GET /v1). */
-export const attachmentUsage = sql`json_build_object('usedBytes', ${usedBytes}, 'quotaBytes', ${quotaBytes})`;
+export async function usageOf(db: Database, actor: Actor) {
+  const row = await runOne<CallerRow & { used: string | number; quota: string | number | null }>(
+    db,
+    sql`with ${callerCtes(actor, null)} select ${callerColumns}, ${usedBytes} as used, ${quotaBytes} as quota`,
+  );
+  return { caller: callerOf(row), usedBytes: Number(row.used), quotaBytes: Number(row.quota ?? 0) };
+}
 
 /** Object keys left to delete from R2 (the oldest first), each counted as one more attempt. */
 export async function pendingRemovals(db: Database, limit: number, keys?: string[]): Promise<string[]> {

@@ -31,6 +31,10 @@ const SelfDescriptionSchema = envelope(
       ],
     }),
     realtime: RealtimeInfoSchema,
+    attachments: z.object({ usedBytes: z.number().int(), quotaBytes: z.number().int() }).openapi({
+      description: "What the organisation keeps in attached files, and may keep, in bytes (docs/attachments.md).",
+      example: { usedBytes: 482113, quotaBytes: 10737418240 },
+    }),
     operations: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string().nullable(), summary: z.string() })).openapi({
       description: "Every operation of the API and the scope it needs (null: any valid key).",
       example: [{ method: "GET", path: "/v1/tasks", scope: "tasks.read", summary: "List tasks, filtered and paged" }],
@@ -66,7 +70,10 @@ export const selfRoutes = [
     response: { schema: SelfDescriptionSchema, description: "The self-description record." },
     verb: describeCaller,
     async handler(c) {
-      const caller = await describeCaller({ ctx: serviceContext(c), input: {} });
+      const ctx = serviceContext(c);
+      const caller = await describeCaller({ ctx, input: {} });
+      const { attachmentUsage } = await import("../../services/attachments.ts");
+      const attachments = await attachmentUsage({ ctx, input: {} });
       return {
         body: {
           success: true as const,
@@ -76,6 +83,7 @@ export const selfRoutes = [
           application: caller.application,
           scopes: caller.scopes.map((scope) => ({ scope, label: SCOPES[scope] })),
           realtime: realtimeInfo(c.env, caller.orgId),
+          attachments,
           operations: operationsOf(await loadRoutes(), caller.keyId ? "key" : "person"),
         },
       };
