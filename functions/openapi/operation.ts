@@ -47,7 +47,9 @@ export function toOpenApiRoute(route: AnyRoute) {
             body: {
               required: true,
               description: route.fileBody.description,
-              content: { "application/octet-stream": { schema: { type: "string" as const, format: "binary" } } },
+              content: {
+                "application/octet-stream": { schema: { type: "string" as const, format: "binary", maxLength: route.fileBody.limit } },
+              },
             },
           }
         : {}),

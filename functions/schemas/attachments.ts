@@ -94,6 +94,7 @@ export const DownloadQuery = z.strictObject({
     .number()
     .int()
     .min(0)
+    .max(2 ** 40)
     .openapi({ description: "When the link stops working, in seconds since the epoch.", type: "integer" }),
   inline: BooleanQuery.optional().openapi({ type: "string", enum: ["true", "false"] }),
   signature: z
