@@ -19,4 +19,3 @@ export * from "./applications.ts";
 export * from "./audit.ts";
 export * from "./mail.ts";
 export * from "./saved-views.ts";
-export * from "./attachments.ts";
