@@ -100,7 +100,9 @@ async function workOrganisation(): Promise<WorkOrganisation> {
 
 /** The board, signed in as `person`, once it is live and shows the project's cards. */
 async function openConsole(person: Person): Promise<Page> {
-  const page = await openPage(browser, { as: person });
+  // Tall enough for the whole board: a drag that starts while the page scrolls (a card below the
+  // fold) picks up whichever card is under the pointer after the scroll.
+  const page = await openPage(browser, { as: person, viewport: { width: 1440, height: 1300 } });
   await page.goto(`${origin}/`);
   await expect.poll(() => page.locator("#connection-text").textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^Live/);
   await card(page, "Agree the reception layout").waitFor();
