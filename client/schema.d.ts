@@ -22745,7 +22745,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "personnelId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                 *       "personnelId": "019a8a0e-7c5e-7b52-9a43-010000000001"
                  *     }
                  */
                 "application/json": components["schemas"]["LinkMember"];
@@ -23173,7 +23173,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The view's id (GET /v1/settings/views). */
+                /**
+                 * @description The view's id (GET /v1/settings/views).
+                 * @example 019a8a0e-7c5e-7b52-9a43-130000000001
+                 */
                 id: string;
             };
             cookie?: never;
@@ -23242,7 +23245,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The view's id (GET /v1/settings/views). */
+                /**
+                 * @description The view's id (GET /v1/settings/views).
+                 * @example 019a8a0e-7c5e-7b52-9a43-130000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -23251,9 +23257,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "My overdue tasks",
-                 *       "query": "status=todo,in_progress&assigneeId=me&sort=dueDate&columns=title,status,dueDate",
-                 *       "shared": true
+                 *       "name": "Open work, soonest first",
+                 *       "shared": false
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateView"];

@@ -12,7 +12,9 @@ import { createApiKey } from "../../services/api-keys.ts";
 import { findOrganisation } from "../../services/organisation.ts";
 import type { Rooms } from "../../services/room-client.ts";
 import { DEMO_KEY_APPLICATION } from "../../services/seed/demo-company.ts";
+import { DEMO_IDS } from "../../services/seed/demo-ids.ts";
 import { seedDemo } from "../../services/seed/seed.ts";
+import { seedDemoViews } from "../../services/seed/demo-views.ts";
 import { DATA_DIR, DEMO_FILE } from "../lib/paths.ts";
 
 /**
@@ -49,7 +51,10 @@ export async function ensureDemoKey(db: Database, rooms: Rooms, databaseLabel: s
     // The database is empty, so the demo can take the fixed ids the OpenAPI examples name.
     const seeded = await seedDemo({ db, rooms }, { exampleIds: true, webhookReceiver });
     const demo = { orgId: seeded.organisation.id, orgName: seeded.organisation.name, keyId: seeded.key.id, key: seeded.key.key };
-    return remember(databaseLabel, { ...demo, owner: await demoOwner(db, demo.orgId) }, "seeded");
+    // Its owner takes the fixed id the examples of the settings area's views name, and those views.
+    const owner = await demoOwner(db, demo.orgId, DEMO_IDS.owner);
+    await seedDemoViews(db);
+    return remember(databaseLabel, { ...demo, owner }, "seeded");
   }
   const stored = readDemoFile()[databaseLabel];
   if (!stored) return { demo: null, how: "unavailable" };
@@ -63,9 +68,9 @@ export async function ensureDemoKey(db: Database, rooms: Rooms, databaseLabel: s
 }
 
 /** A new owner of the demo organisation, with a generated password (an address of its own each time). */
-async function demoOwner(db: Database, orgId: string): Promise<DemoOwner> {
+async function demoOwner(db: Database, orgId: string, userId?: string): Promise<DemoOwner> {
   const email = `owner-${randomBytes(3).toString("hex")}@demo.opsroom.dev`;
-  const created = await createUser({ ctx: { db }, input: { orgId, email, name: "Demo Owner", role: "owner" } });
+  const created = await createUser({ ctx: { db }, input: { orgId, email, name: "Demo Owner", role: "owner", userId } });
   return { email: created.email, password: created.password };
 }
 

@@ -3,6 +3,7 @@ import type { Actor } from "../../domain/actor.ts";
 import type { SavedViewResource } from "../../domain/saved-views.ts";
 import type { Database } from "../client.ts";
 import { CALLER_ORG } from "./caller.ts";
+import { run } from "./sql.ts";
 import { iso, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
 
 // Saved views (docs/people.md "Saved views"): a person's named view of a list, kept as its query
@@ -103,4 +104,22 @@ export async function changeView(db: Database, actor: Actor, id: string, values:
     sql`exists (select 1 from target) as found, coalesce((select owned from target), false) as owned, (select ${viewJson} from v) as view`,
   );
   return { caller, role, userId, found: row.found, owned: row.owned, view: row.view };
+}
+
+/**
+ * Views saved as `userId`'s, with the ids given: the demo owner's (services/seed/demo-views.ts),
+ * whose fixed ids the OpenAPI document's examples name. Not a call of the API: no session to check.
+ */
+export async function insertViews(
+  db: Database,
+  orgId: string,
+  userId: string,
+  views: ReadonlyArray<{ id: string; name: string; resource: SavedViewResource; query: string; shared: boolean }>,
+): Promise<void> {
+  for (const view of views)
+    await run(
+      db,
+      sql`insert into saved_views (id, org_id, user_id, name, resource, query, shared)
+          values (${view.id}::uuid, ${orgId}::uuid, ${userId}::uuid, ${view.name}, ${view.resource}, ${view.query}, ${view.shared})`,
+    );
 }

@@ -31,6 +31,8 @@ const EXAMPLE_RECORDS: Record<string, { id: string; deletable?: string }> = {
   "/v1/settings/invitations": { id: ids.invitation, deletable: ids.invitation },
   "/v1/settings/applications": { id: ids.applications[0]!, deletable: ids.applications[1]! },
   "/v1/settings/installations": { id: ids.installation, deletable: ids.installation },
+  // The demo owner's views (services/seed/demo-views.ts): the settings area's examples run as them.
+  "/v1/settings/views": { id: ids.views[0]!, deletable: ids.views[1]! },
 };
 
 /** Path parameters that the resource's record does not give. */
@@ -164,6 +166,10 @@ const REQUEST_BODIES: Record<string, unknown> = {
   updateApplication: { name: "Site diary (new)", redirectUris: ["https://diary.example.com/oauth/callback", "http://127.0.0.1/callback"] },
   rotateClientSecret: { overlapSeconds: 3600 },
   changeApplicationSettings: { allowDynamicClientRegistration: true },
+  // Tom signs in (the members example) and is on the demo's personnel: the link makes him that person.
+  linkMemberPersonnel: { personnelId: tom },
+  // Its own name: the create example above saves "My overdue tasks" of the same list.
+  updateView: { name: "Open work, soonest first", shared: false },
 };
 
 /** The example path parameters of an operation on `path` (OpenAPI style), or undefined when it takes none. */

@@ -41,4 +41,7 @@ export const DEMO_IDS = {
   checklistItems: each(15, DEMO_CHECKLIST_ITEMS),
   applications: [fixed(16, 0), fixed(16, 1)],
   installation: fixed(17, 0),
+  /** The owner `npm run dev` makes on its first start (and the examples' test), and two views of theirs. */
+  owner: fixed(18, 0),
+  views: [fixed(19, 0), fixed(19, 1)],
 };

@@ -7,6 +7,7 @@ import { loadRoutes } from "../../functions/routes/index.ts";
 import { createUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/room-client.ts";
 import { seedDemo } from "../../services/seed/seed.ts";
+import { seedDemoViews } from "../../services/seed/demo-views.ts";
 import { DEMO_IDS } from "../../services/seed/demo-ids.ts";
 import { api, type Method } from "../helpers/api.ts";
 import { testDatabase } from "../helpers/database.ts";
@@ -93,8 +94,9 @@ describe("each request example, sent as it is to the demo organisation, succeeds
     key = seeded.key.key;
     const owner = await createUser({
       ctx: { db },
-      input: { orgId: seeded.organisation.id, email: newEmail("owner"), name: "Demo Owner", role: "owner" },
+      input: { orgId: seeded.organisation.id, email: newEmail("owner"), name: "Demo Owner", role: "owner", userId: DEMO_IDS.owner },
     });
+    await seedDemoViews(db);
     const signedIn = await signIn(owner.email, owner.password);
     expect(signedIn.status).toBe(200);
     cookie = cookieOf(signedIn);

@@ -1,0 +1,21 @@
+import { insertViews } from "../../db/statements/saved-views.ts";
+import type { Database } from "../../db/client.ts";
+import { DEMO_IDS } from "./demo-ids.ts";
+
+// The demo owner's saved views (docs/people.md "Saved views"), with the fixed ids the OpenAPI
+// document's examples of a view's change and delete name (functions/openapi/request-examples.ts).
+// Made once the owner exists: by `npm run dev` on its first start, and by the examples' test.
+
+const DEMO_VIEWS = [
+  { name: "Open work by due date", resource: "tasks", query: "status=todo,in_progress&sort=dueDate", shared: true },
+  { name: "High risks", resource: "risks", query: "status=open", shared: false },
+] as const;
+
+/** Saves the demo views as the owner `DEMO_IDS.owner` of the demo organisation. */
+export const seedDemoViews = (db: Database) =>
+  insertViews(
+    db,
+    DEMO_IDS.organisation,
+    DEMO_IDS.owner,
+    DEMO_VIEWS.map((view, i) => ({ ...view, id: DEMO_IDS.views[i]! })),
+  );
