@@ -67,7 +67,7 @@ it(
         expectSuccess(await api("/v1/projects", { key: tenant.key, body: projectBody(), headers }), 201);
       }
       const ids = tenants.map((t) => t.org.id);
-      await query("update events set published_at = null, occurred_at = occurred_at - interval '1 minute' where org_id = any($1)", [ids]);
+      await query("update events set published_at = null, occurred_at = occurred_at - interval '29 days' where org_id = any($1)", [ids]);
       await query("update idempotency_keys set created_at = now() - interval '25 hours' where key_id = any($1)", [
         tenants.map((t) => t.keyId),
       ]);
