@@ -1090,6 +1090,266 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a task's attachments, oldest first
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["listTaskAttachments"];
+        put?: never;
+        /**
+         * Attach a file to a task (the body is the file; name, size and sha256 in the query)
+         * @description The body is the file's bytes, streamed into storage, up to 104857600 bytes (100 MiB). The query states its name, its size and its SHA-256: a body of another size or hash is refused (400 invalid_field) and nothing is kept. Its content type is what opsroom finds from its first bytes, whatever Content-Type says. Past the organisation's quota (GET /v1 `attachments`) it is 413 payload_too_large. An Idempotency-Key replays the first answer.
+         */
+        post: operations["uploadTaskAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one of a task's attachments, with a download link valid 15 minutes
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getTaskAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of a task's attachments (its file goes from storage after the answer)
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["deleteTaskAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a comment's attachments, oldest first
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["listCommentAttachments"];
+        put?: never;
+        /**
+         * Attach a file to a comment (the body is the file; name, size and sha256 in the query)
+         * @description The body is the file's bytes, streamed into storage, up to 104857600 bytes (100 MiB). The query states its name, its size and its SHA-256: a body of another size or hash is refused (400 invalid_field) and nothing is kept. Its content type is what opsroom finds from its first bytes, whatever Content-Type says. Past the organisation's quota (GET /v1 `attachments`) it is 413 payload_too_large. An Idempotency-Key replays the first answer.
+         */
+        post: operations["uploadCommentAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one of a comment's attachments, with a download link valid 15 minutes
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getCommentAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of a comment's attachments (its file goes from storage after the answer)
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["deleteCommentAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a risk's attachments, oldest first
+         * @description Needs the `risks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["listRiskAttachments"];
+        put?: never;
+        /**
+         * Attach a file to a risk (the body is the file; name, size and sha256 in the query)
+         * @description The body is the file's bytes, streamed into storage, up to 104857600 bytes (100 MiB). The query states its name, its size and its SHA-256: a body of another size or hash is refused (400 invalid_field) and nothing is kept. Its content type is what opsroom finds from its first bytes, whatever Content-Type says. Past the organisation's quota (GET /v1 `attachments`) it is 413 payload_too_large. An Idempotency-Key replays the first answer.
+         */
+        post: operations["uploadRiskAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one of a risk's attachments, with a download link valid 15 minutes
+         * @description Needs the `risks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getRiskAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of a risk's attachments (its file goes from storage after the answer)
+         * @description Needs the `risks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["deleteRiskAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/issues/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a issue's attachments, oldest first
+         * @description Needs the `issues.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["listIssueAttachments"];
+        put?: never;
+        /**
+         * Attach a file to a issue (the body is the file; name, size and sha256 in the query)
+         * @description The body is the file's bytes, streamed into storage, up to 104857600 bytes (100 MiB). The query states its name, its size and its SHA-256: a body of another size or hash is refused (400 invalid_field) and nothing is kept. Its content type is what opsroom finds from its first bytes, whatever Content-Type says. Past the organisation's quota (GET /v1 `attachments`) it is 413 payload_too_large. An Idempotency-Key replays the first answer.
+         */
+        post: operations["uploadIssueAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/issues/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one of a issue's attachments, with a download link valid 15 minutes
+         * @description Needs the `issues.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getIssueAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of a issue's attachments (its file goes from storage after the answer)
+         * @description Needs the `issues.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["deleteIssueAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/financial-entries/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a financial entry's attachments, oldest first
+         * @description Needs the `financials.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["listFinancialEntryAttachments"];
+        put?: never;
+        /**
+         * Attach a file to a financial entry (the body is the file; name, size and sha256 in the query)
+         * @description The body is the file's bytes, streamed into storage, up to 104857600 bytes (100 MiB). The query states its name, its size and its SHA-256: a body of another size or hash is refused (400 invalid_field) and nothing is kept. Its content type is what opsroom finds from its first bytes, whatever Content-Type says. Past the organisation's quota (GET /v1 `attachments`) it is 413 payload_too_large. An Idempotency-Key replays the first answer.
+         */
+        post: operations["uploadFinancialEntryAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/financial-entries/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one of a financial entry's attachments, with a download link valid 15 minutes
+         * @description Needs the `financials.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getFinancialEntryAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of a financial entry's attachments (its file goes from storage after the answer)
+         * @description Needs the `financials.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["deleteFinancialEntryAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/attachments/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's bytes, by the signed link an attachment's read gave
+         * @description No key: the link's signature is its authority, for 15 minutes. Served as a download (Content-Disposition: attachment) unless an image or PDF was asked for inline, with X-Content-Type-Options: nosniff and a sandboxing Content-Security-Policy, so no uploaded file runs in this origin. A link expired or altered is 404.
+         */
+        get: operations["downloadAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{id}/financials": {
         parameters: {
             query?: never;
@@ -3310,6 +3570,150 @@ export interface webhooks {
             requestBody?: {
                 content: {
                     "application/json": components["schemas"]["FinancialEntryDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attachment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attachment.created, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["AttachmentCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attachment.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attachment.updated, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["AttachmentUpdatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attachment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attachment.deleted, as a webhook delivers it
+         * @description Signed per Standard Webhooks. Answer any 2xx within 10 s to acknowledge; anything else (or no answer) is retried with backoff, and the attempt logged.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id: the same on every retry of it, to drop duplicates. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed; refuse one too far from now. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` under the webhook's secret (two while a rotation overlaps). Standard Webhooks. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["AttachmentDeletedEvent"];
                 };
             };
             responses: {
@@ -6485,6 +6889,386 @@ export interface components {
             data: components["schemas"]["FinancialEntry"] & unknown;
             changes: null;
         };
+        AttachmentCreatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.created";
+            data: components["schemas"]["Attachment"];
+            changes: null;
+        };
+        /** @description The Attachment after the change. */
+        Attachment: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The owning organisation.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description +1 on every change; also sent as the ETag.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * Format: uuid
+             * @description The task it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            taskId: string | null;
+            /**
+             * Format: uuid
+             * @description The comment it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            commentId: string | null;
+            /**
+             * Format: uuid
+             * @description The risk it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            riskId: string | null;
+            /**
+             * Format: uuid
+             * @description The issue it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            issueId: string | null;
+            /**
+             * Format: uuid
+             * @description The financial entry it is attached to, if that is its record.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            financialEntryId: string | null;
+            /** @example asbestos-survey.pdf */
+            name: string;
+            /**
+             * Format: int64
+             * @description In bytes.
+             * @example 482113
+             */
+            size: number;
+            /**
+             * @description The SHA-256 of the bytes, in lower-case hex.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256: string;
+            /**
+             * @description What opsroom found the file to be, from its first bytes (never the client's word).
+             * @example application/pdf
+             */
+            contentType: string;
+            uploader: components["schemas"]["Actor"] & unknown;
+        };
+        AttachmentUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.updated";
+            data: components["schemas"]["Attachment"];
+            /** @description Each field that moved, with its value before and after. */
+            changes: {
+                id?: {
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                orgId?: {
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string;
+                    /**
+                     * Format: uuid
+                     * @description The owning organisation.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string;
+                };
+                version?: {
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description +1 on every change; also sent as the ETag.
+                     * @example 1
+                     */
+                    to: number;
+                };
+                createdAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                updatedAt?: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     * @example 2026-11-21T23:00:00.000Z
+                     */
+                    to: string;
+                };
+                taskId?: {
+                    /**
+                     * Format: uuid
+                     * @description The task it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The task it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                commentId?: {
+                    /**
+                     * Format: uuid
+                     * @description The comment it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The comment it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                riskId?: {
+                    /**
+                     * Format: uuid
+                     * @description The risk it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The risk it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                issueId?: {
+                    /**
+                     * Format: uuid
+                     * @description The issue it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The issue it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                financialEntryId?: {
+                    /**
+                     * Format: uuid
+                     * @description The financial entry it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    from: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The financial entry it is attached to, if that is its record.
+                     * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                     */
+                    to: string | null;
+                };
+                name?: {
+                    /** @example asbestos-survey.pdf */
+                    from: string;
+                    /** @example asbestos-survey.pdf */
+                    to: string;
+                };
+                size?: {
+                    /**
+                     * Format: int64
+                     * @description In bytes.
+                     * @example 482113
+                     */
+                    from: number;
+                    /**
+                     * Format: int64
+                     * @description In bytes.
+                     * @example 482113
+                     */
+                    to: number;
+                };
+                sha256?: {
+                    /**
+                     * @description The SHA-256 of the bytes, in lower-case hex.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                     */
+                    from: string;
+                    /**
+                     * @description The SHA-256 of the bytes, in lower-case hex.
+                     * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                     */
+                    to: string;
+                };
+                contentType?: {
+                    /**
+                     * @description What opsroom found the file to be, from its first bytes (never the client's word).
+                     * @example application/pdf
+                     */
+                    from: string;
+                    /**
+                     * @description What opsroom found the file to be, from its first bytes (never the client's word).
+                     * @example application/pdf
+                     */
+                    to: string;
+                };
+                uploader?: {
+                    from: components["schemas"]["Actor"] & unknown;
+                    to: components["schemas"]["Actor"] & unknown;
+                };
+            };
+        };
+        AttachmentDeletedEvent: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            orgId: string;
+            /**
+             * Format: int64
+             * @description The organisation's changeVersion this change produced.
+             */
+            changeVersion: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            occurredAt: string;
+            actor: components["schemas"]["Actor"];
+            /**
+             * Format: uuid
+             * @description The POST /v1/batch that committed this change (every event of one batch carries it); null for a single call.
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            batchId: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.deleted";
+            data: components["schemas"]["Attachment"] & unknown;
+            changes: null;
+        };
         SelfDescription: {
             /** @enum {boolean} */
             success: true;
@@ -6539,6 +7323,19 @@ export interface components {
                 namespace: "/v1";
                 how: string;
                 url: string;
+            };
+            /**
+             * @description What the organisation keeps in attached files, and may keep, in bytes (docs/attachments.md).
+             * @example {
+             *       "usedBytes": 482113,
+             *       "quotaBytes": 10737418240
+             *     }
+             */
+            attachments: {
+                /** Format: int64 */
+                usedBytes: number;
+                /** Format: int64 */
+                quotaBytes: number;
             };
             /**
              * @description Every operation of the API and the scope it needs (null: any valid key).
@@ -10086,6 +10883,16 @@ export interface components {
             description?: string | null;
             reference?: string | null;
         };
+        AttachmentWithLink: components["schemas"]["Attachment"] & {
+            /** @description The file's bytes: a signed link, valid until downloadExpiresAt (15 minutes). */
+            downloadUrl: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            downloadExpiresAt: string;
+        };
         ProjectFinancials: {
             /**
              * Format: uuid
@@ -10241,7 +11048,7 @@ export interface components {
              */
             ifMatch?: string | number;
         };
-        Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["LabelCreatedEvent"] | components["schemas"]["LabelUpdatedEvent"] | components["schemas"]["LabelDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ChecklistItemCreatedEvent"] | components["schemas"]["ChecklistItemUpdatedEvent"] | components["schemas"]["ChecklistItemDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"];
+        Event: components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["LabelCreatedEvent"] | components["schemas"]["LabelUpdatedEvent"] | components["schemas"]["LabelDeletedEvent"] | components["schemas"]["CommentCreatedEvent"] | components["schemas"]["CommentUpdatedEvent"] | components["schemas"]["CommentDeletedEvent"] | components["schemas"]["ChecklistItemCreatedEvent"] | components["schemas"]["ChecklistItemUpdatedEvent"] | components["schemas"]["ChecklistItemDeletedEvent"] | components["schemas"]["PersonCreatedEvent"] | components["schemas"]["PersonUpdatedEvent"] | components["schemas"]["PersonDeletedEvent"] | components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["FinancialEntryCreatedEvent"] | components["schemas"]["FinancialEntryUpdatedEvent"] | components["schemas"]["FinancialEntryDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentUpdatedEvent"] | components["schemas"]["AttachmentDeletedEvent"];
         /**
          * @example {
          *       "success": false,
@@ -11252,6 +12059,51 @@ export interface components {
                 "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
+        InvalidFieldOrUnknownFieldNotRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+            };
+        };
+        /** @description No such record in the key's organisation (not_found) */
+        NotFoundNotRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NotFoundError"];
+            };
+        };
+        /** @description Unexpected error; nothing was changed (internal_error) */
+        InternalErrorNotRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InternalError"];
+            };
+        };
+        /** @description The database is unreachable; nothing is half-written (a write cut off in flight may have been made whole: retry a create with its Idempotency-Key) (unavailable) */
+        UnavailableNotRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UnavailableError"];
+            };
+        };
         /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (invalid_transition, conflict) */
         InvalidTransitionOrConflict: {
             headers: {
@@ -11348,17 +12200,6 @@ export interface components {
                 "application/json": components["schemas"]["UnknownFieldError"];
             };
         };
-        /** @description Unexpected error; nothing was changed (internal_error) */
-        InternalErrorNotRateLimited: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["InternalError"];
-            };
-        };
     };
     parameters: {
         /** @description The record's version as its ETag gave it ("3", W/"3", 3 or *): the write happens only if the record still has it (412 otherwise). */
@@ -11388,6 +12229,10 @@ export interface components {
         "Access-Control-Allow-Origin": string;
         /** @description true when this is the stored first answer to a repeated Idempotency-Key. */
         "Idempotent-Replayed": string;
+        /** @description A file's download: attachment with its name, or inline (an image or PDF asked for inline). */
+        "Content-Disposition": string;
+        /** @description A file's download: sandboxed, no script, no requests of its own, so an uploaded HTML or SVG never runs. */
+        "Content-Security-Policy": string;
     };
     pathItems: never;
 }
@@ -11433,6 +12278,10 @@ export type FinancialEntryCreatedEvent = components['schemas']['FinancialEntryCr
 export type FinancialEntry = components['schemas']['FinancialEntry'];
 export type FinancialEntryUpdatedEvent = components['schemas']['FinancialEntryUpdatedEvent'];
 export type FinancialEntryDeletedEvent = components['schemas']['FinancialEntryDeletedEvent'];
+export type AttachmentCreatedEvent = components['schemas']['AttachmentCreatedEvent'];
+export type Attachment = components['schemas']['Attachment'];
+export type AttachmentUpdatedEvent = components['schemas']['AttachmentUpdatedEvent'];
+export type AttachmentDeletedEvent = components['schemas']['AttachmentDeletedEvent'];
 export type SelfDescription = components['schemas']['SelfDescription'];
 export type UnknownFieldError = components['schemas']['UnknownFieldError'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
@@ -11488,6 +12337,7 @@ export type UpsertIssue = components['schemas']['UpsertIssue'];
 export type CreateFinancialEntry = components['schemas']['CreateFinancialEntry'];
 export type UpdateFinancialEntry = components['schemas']['UpdateFinancialEntry'];
 export type UpsertFinancialEntry = components['schemas']['UpsertFinancialEntry'];
+export type AttachmentWithLink = components['schemas']['AttachmentWithLink'];
 export type ProjectFinancials = components['schemas']['ProjectFinancials'];
 export type CreatePerson = components['schemas']['CreatePerson'];
 export type UpdatePerson = components['schemas']['UpdatePerson'];
@@ -11541,6 +12391,10 @@ export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInval
 export type ResponseInvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict = components['responses']['InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict'];
 export type ResponseDependencyCycleOrConflict = components['responses']['DependencyCycleOrConflict'];
 export type ResponseInsufficientScopeOrInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientScopeOrInsufficientRoleOrCrossSiteRequest'];
+export type ResponseInvalidFieldOrUnknownFieldNotRateLimited = components['responses']['InvalidFieldOrUnknownFieldNotRateLimited'];
+export type ResponseNotFoundNotRateLimited = components['responses']['NotFoundNotRateLimited'];
+export type ResponseInternalErrorNotRateLimited = components['responses']['InternalErrorNotRateLimited'];
+export type ResponseUnavailableNotRateLimited = components['responses']['UnavailableNotRateLimited'];
 export type ResponseInvalidTransitionOrConflict = components['responses']['InvalidTransitionOrConflict'];
 export type ResponseResyncRequired = components['responses']['ResyncRequired'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
@@ -11548,7 +12402,6 @@ export type ResponseCrossSiteRequest = components['responses']['CrossSiteRequest
 export type ResponseInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientRoleOrCrossSiteRequest'];
 export type ResponseInsufficientRole = components['responses']['InsufficientRole'];
 export type ResponseUnknownFieldNotRateLimited = components['responses']['UnknownFieldNotRateLimited'];
-export type ResponseInternalErrorNotRateLimited = components['responses']['InternalErrorNotRateLimited'];
 export type ParameterIfMatch = components['parameters']['IfMatch'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
@@ -11561,6 +12414,8 @@ export type HeaderETag = components['headers']['ETag'];
 export type HeaderLink = components['headers']['Link'];
 export type HeaderAccessControlAllowOrigin = components['headers']['Access-Control-Allow-Origin'];
 export type HeaderIdempotentReplayed = components['headers']['Idempotent-Replayed'];
+export type HeaderContentDisposition = components['headers']['Content-Disposition'];
+export type HeaderContentSecurityPolicy = components['headers']['Content-Security-Policy'];
 export type $defs = Record<string, never>;
 export interface operations {
     describeKey: {
@@ -11605,6 +12460,10 @@ export interface operations {
                      *         "namespace": "/v1",
                      *         "how": "new PartySocket({ host: \"127.0.0.1:1999\", party: \"v1\", room: \"019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10\", query: { apiKey: \"<API_KEY>\" } })",
                      *         "url": "ws://127.0.0.1:1999/parties/v1/019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10"
+                     *       },
+                     *       "attachments": {
+                     *         "usedBytes": 482113,
+                     *         "quotaBytes": 10737418240
                      *       },
                      *       "operations": [
                      *         {
@@ -20319,6 +21178,1883 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    listTaskAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the task's attachments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 task attachments",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "asbestos-survey.pdf",
+                     *           "size": 482113,
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "contentType": "application/pdf",
+                     *           "uploader": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Attachment"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadTaskAttachment: {
+        parameters: {
+            query: {
+                /** @description The file's name. */
+                name: string;
+                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
+                size?: number;
+                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                sha256: string;
+            };
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes, exactly `size` of them. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTaskAttachment: {
+        parameters: {
+            query?: {
+                /** @description true: the link opens an image or PDF in the browser; any other file still downloads. */
+                inline?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment and its download link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "task attachment",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         },
+                     *         "downloadUrl": "string",
+                     *         "downloadExpiresAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentWithLink"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTaskAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000013
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "task attachment deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCommentAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the comment's attachments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 comment attachments",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "asbestos-survey.pdf",
+                     *           "size": 482113,
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "contentType": "application/pdf",
+                     *           "uploader": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Attachment"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadCommentAttachment: {
+        parameters: {
+            query: {
+                /** @description The file's name. */
+                name: string;
+                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
+                size?: number;
+                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                sha256: string;
+            };
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes, exactly `size` of them. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCommentAttachment: {
+        parameters: {
+            query?: {
+                /** @description true: the link opens an image or PDF in the browser; any other file still downloads. */
+                inline?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment and its download link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "comment attachment",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         },
+                     *         "downloadUrl": "string",
+                     *         "downloadExpiresAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentWithLink"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteCommentAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000001
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "comment attachment deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRiskAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the risk's attachments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 risk attachments",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "asbestos-survey.pdf",
+                     *           "size": 482113,
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "contentType": "application/pdf",
+                     *           "uploader": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Attachment"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadRiskAttachment: {
+        parameters: {
+            query: {
+                /** @description The file's name. */
+                name: string;
+                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
+                size?: number;
+                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                sha256: string;
+            };
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes, exactly `size` of them. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRiskAttachment: {
+        parameters: {
+            query?: {
+                /** @description true: the link opens an image or PDF in the browser; any other file still downloads. */
+                inline?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment and its download link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "risk attachment",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         },
+                     *         "downloadUrl": "string",
+                     *         "downloadExpiresAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentWithLink"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteRiskAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000001
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "risk attachment deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listIssueAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the issue's attachments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 issue attachments",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "asbestos-survey.pdf",
+                     *           "size": 482113,
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "contentType": "application/pdf",
+                     *           "uploader": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Attachment"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadIssueAttachment: {
+        parameters: {
+            query: {
+                /** @description The file's name. */
+                name: string;
+                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
+                size?: number;
+                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                sha256: string;
+            };
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes, exactly `size` of them. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getIssueAttachment: {
+        parameters: {
+            query?: {
+                /** @description true: the link opens an image or PDF in the browser; any other file still downloads. */
+                inline?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment and its download link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "issue attachment",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         },
+                     *         "downloadUrl": "string",
+                     *         "downloadExpiresAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentWithLink"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteIssueAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000001
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "issue attachment deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listFinancialEntryAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the financial entry's attachments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "3 financial entry attachments",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "version": 1,
+                     *           "createdAt": "2026-11-21T23:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *           "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "asbestos-survey.pdf",
+                     *           "size": 482113,
+                     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *           "contentType": "application/pdf",
+                     *           "uploader": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["Attachment"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadFinancialEntryAttachment: {
+        parameters: {
+            query: {
+                /** @description The file's name. */
+                name: string;
+                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
+                size?: number;
+                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                sha256: string;
+            };
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes, exactly `size` of them. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getFinancialEntryAttachment: {
+        parameters: {
+            query?: {
+                /** @description true: the link opens an image or PDF in the browser; any other file still downloads. */
+                inline?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment and its download link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "financial entry attachment",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         },
+                     *         "downloadUrl": "string",
+                     *         "downloadExpiresAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentWithLink"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteFinancialEntryAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000001
+                 */
+                id: string;
+                /** @description The attachment's id. */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "financial entry attachment deleted",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    downloadAttachment: {
+        parameters: {
+            query: {
+                /** @description When the link stops working, in seconds since the epoch. */
+                expires?: number;
+                inline?: "true" | "false";
+                /** @description The link's signature. */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /** @description The attachment's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownFieldNotRateLimited"];
+            404: components["responses"]["NotFoundNotRateLimited"];
+            500: components["responses"]["InternalErrorNotRateLimited"];
+            503: components["responses"]["UnavailableNotRateLimited"];
         };
     };
     getProjectFinancials: {

@@ -1,3 +1,4 @@
+import { attachmentScopes, parentOfAttachment } from "./attachments.ts";
 import { RESOURCES, scopesOf, type ResourceType } from "./resources.ts";
 import type { Scope } from "./scopes.ts";
 
@@ -48,12 +49,23 @@ export const EVENT_SCOPES = Object.fromEntries(Object.values(RESOURCES).map((res
   [K in ResourceType]: `${(typeof RESOURCES)[K]["scopes"]}.read`;
 };
 
-/** The resources events are about. */
-export type EventResource = keyof typeof EVENT_SCOPES;
-export const EVENT_RESOURCES = Object.keys(EVENT_SCOPES);
+/**
+ * The resources events are about: the records', and attachments, whose events each carry the read
+ * scope of the record the file is on (a task's files: tasks.read).
+ */
+export type EventResource = keyof typeof EVENT_SCOPES | "attachment";
+export const EVENT_RESOURCES: string[] = [...Object.keys(EVENT_SCOPES), "attachment"];
 
-export function scopeOfEvent(type: string): Scope | undefined {
-  return (EVENT_SCOPES as Record<string, Scope>)[type.split(".")[0] ?? ""];
+/** The read scope a key needs to see the event: its resource's, or for a file, its record's. */
+export function scopeOfEvent(event: Pick<OpsEvent, "type" | "data"> | string): Scope | undefined {
+  const type = typeof event === "string" ? event : event.type;
+  const resource = type.split(".")[0] ?? "";
+  if (resource === "attachment") {
+    // A file's event is seen with the scope of its record, which its data names.
+    const parent = typeof event === "string" ? undefined : parentOfAttachment(event.data);
+    return parent ? attachmentScopes(parent).read : undefined;
+  }
+  return (EVENT_SCOPES as Record<string, Scope>)[resource];
 }
 
 /** The read scopes that see events: a socket's or a webhook's, narrowed to these. */

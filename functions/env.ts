@@ -64,6 +64,13 @@ export interface Bindings {
    * Cloudflare does: development and the tests; never deployed.
    */
   MODEL_WORKERS_LIMITS?: string;
+  /**
+   * Signs attachments' download links (a secret, at least 32 characters; docs/attachments.md).
+   * Unset: AUTH_SECRET signs them; neither set: files answer 503.
+   */
+  FILES_SECRET?: string;
+  /** The R2 bucket attachments are kept in (wrangler.toml [[r2_buckets]]), each organisation under its own prefix. */
+  FILES?: R2Bucket;
   /** One RateLimiter Durable Object per API key. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
@@ -90,6 +97,8 @@ export interface Settings {
   limits: { subrequests: number; model: boolean };
   /** The SMTP server mail is sent through (MAIL_URL); null when it is unset. */
   mail: MailSettings | null;
+  /** What signs attachments' download links (FILES_SECRET, else AUTH_SECRET); null: files are unavailable. */
+  files: { signingSecret: string } | null;
 }
 
 /**
@@ -176,6 +185,7 @@ export function settingsOf(env: Bindings): Settings {
       REALTIME_SECRET: read("REALTIME_SECRET", (v) => v.length >= 16 || "must be at least 16 characters"),
       WEBHOOKS_ALLOW_LOOPBACK: read("WEBHOOKS_ALLOW_LOOPBACK", trueOrFalse),
       AUTH_SECRET: read("AUTH_SECRET", (v) => v.length >= 32 || "must be at least 32 characters"),
+      FILES_SECRET: read("FILES_SECRET", (v) => v.length >= 32 || "must be at least 32 characters"),
       SIGNUP: read("SIGNUP", trueOrFalse),
       LOG_REQUESTS: read("LOG_REQUESTS", trueOrFalse),
       CHECK_STATEMENTS: read("CHECK_STATEMENTS", trueOrFalse),
@@ -205,6 +215,7 @@ export function settingsOf(env: Bindings): Settings {
       logRequests: s.LOG_REQUESTS === "true",
       limits: { subrequests: Number(s.SUBREQUESTS_PER_INVOCATION ?? SUBREQUESTS_PAID), model: s.MODEL_WORKERS_LIMITS === "true" },
       mail: s.MAIL_URL ? (parseMailUrl(s.MAIL_URL, mailHost) as MailSettings) : null,
+      files: s.FILES_SECRET || s.AUTH_SECRET ? { signingSecret: (s.FILES_SECRET ?? s.AUTH_SECRET)! } : null,
     };
     checked.set(env, settings);
   }

@@ -1,6 +1,7 @@
 import {
   createOrganisation as createOrganisationStatement,
   describeCaller as describeCallerStatement,
+  describeSelf as describeSelfStatement,
   findOrganisation as findOrganisationStatement,
   getOrganisation as getOrganisationStatement,
 } from "../db/statements/organisations.ts";
@@ -20,6 +21,13 @@ export async function describeCaller({ ctx, input }: Call<{ scope?: Scope | null
   const { caller, self } = await describeCallerStatement(ctx.db, ctx.actor, scope);
   settleCaller(caller, ctx, scope);
   return self!;
+}
+
+/** GET /v1: who is calling, with their organisation's file usage and quota (one statement). */
+export async function describeSelf({ ctx }: Call<Record<string, never>>) {
+  const { caller, self, files } = await describeSelfStatement(ctx.db, ctx.actor);
+  settleCaller(caller, ctx, null);
+  return { ...self!, attachments: files };
 }
 
 export async function getOrganisation({ ctx }: Call<Record<string, never>>) {

@@ -105,6 +105,11 @@ const TAKEN = {
         maxChecklistItems: MAX_CHECKLIST_ITEMS_PER_TASK,
       },
     ),
+  // Not a taken value but what the organisation may keep: its files' quota (docs/attachments.md).
+  size: () =>
+    new DomainError("payload_too_large", "the organisation's files would exceed its quota: delete some first", {
+      field: "size",
+    }),
 } satisfies { [field in CheckedField]?: (noun: string) => DomainError };
 
 type TakenField = keyof typeof TAKEN;

@@ -19,3 +19,4 @@ export * from "./applications.ts";
 export * from "./audit.ts";
 export * from "./mail.ts";
 export * from "./saved-views.ts";
+export * from "./attachments.ts";

@@ -1,4 +1,5 @@
-import { boolean, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, pgTable, text } from "drizzle-orm/pg-core";
+import { DEFAULT_ATTACHMENT_QUOTA_BYTES } from "../../domain/attachments.ts";
 import { check } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { counter, id, timestamps } from "./columns.ts";
@@ -12,6 +13,8 @@ export const organisations = pgTable(
     changeVersion: counter(),
     // An owner's choice: applications registered dynamically (RFC 7591) may be installed here.
     allowDynamicClientRegistration: boolean().notNull().default(false),
+    // What the organisation may keep in attached files, in bytes (docs/attachments.md).
+    attachmentQuotaBytes: bigint({ mode: "number" }).notNull().default(DEFAULT_ATTACHMENT_QUOTA_BYTES),
     ...timestamps,
   },
   (t) => [

@@ -4,6 +4,7 @@ import { uuidv7 } from "../../domain/ids.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { usageColumn, usageOf, type FileUsage } from "./attachments.ts";
 import { run, runOne } from "./sql.ts";
 
 export interface Organisation {
@@ -50,22 +51,32 @@ export interface Caller {
  * Who is calling, in one statement: GET /v1, a socket's key, and the check a request refused
  * before the database was asked makes (401 and 403 come first).
  */
+const selfColumn = sql`(select json_build_object('orgId', k.org_id, 'keyId', k.id, 'sessionId', k.session_id,
+                                         'grantId', case when k.installation_id is not null then k.credential_id end,
+                                         'installationId', k.installation_id, 'application', k.application, 'scopes', k.scopes,
+                                         'changeVersion', o.change_version::text)
+                  from key k join organisations o on o.id = k.org_id)`;
+
+type SelfRow = CallerRow & { self: (Omit<Caller, "changeVersion"> & { changeVersion: string }) | null };
+
+const selfOf = (row: SelfRow) => row.self && { ...row.self, changeVersion: Number(row.self.changeVersion) };
+
 export async function describeCaller(
   db: Database,
   actor: Actor,
   scope: Scope | null = null,
 ): Promise<{ caller: CallerOutcome; self: Caller | null }> {
-  const row = await runOne<CallerRow & { self: (Omit<Caller, "changeVersion"> & { changeVersion: string }) | null }>(
+  const row = await runOne<SelfRow>(db, sql`with ${callerCtes(actor, scope)} select ${callerColumns}, ${selfColumn} as self`);
+  return { caller: callerOf(row), self: selfOf(row) };
+}
+
+/** GET /v1: who is calling, and their organisation's file usage and quota, in one statement. */
+export async function describeSelf(db: Database, actor: Actor): Promise<{ caller: CallerOutcome; self: Caller | null; files: FileUsage }> {
+  const row = await runOne<SelfRow & { files: { usedBytes: string | null; quotaBytes: string | null } }>(
     db,
-    sql`with ${callerCtes(actor, scope)}
-        select ${callerColumns},
-               (select json_build_object('orgId', k.org_id, 'keyId', k.id, 'sessionId', k.session_id,
-                                         'grantId', case when k.installation_id is not null then k.credential_id end,
-                                         'installationId', k.installation_id, 'application', k.application, 'scopes', k.scopes,
-                                         'changeVersion', o.change_version::text)
-                  from key k join organisations o on o.id = k.org_id) as self`,
+    sql`with ${callerCtes(actor, null)} select ${callerColumns}, ${selfColumn} as self, ${usageColumn} as files`,
   );
-  return { caller: callerOf(row), self: row.self && { ...row.self, changeVersion: Number(row.self.changeVersion) } };
+  return { caller: callerOf(row), self: selfOf(row), files: usageOf(row.files) };
 }
 
 export interface OrganisationRecord {

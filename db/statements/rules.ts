@@ -44,6 +44,8 @@ export const RULES = {
   scopes_held: "scopes_held",
   /** A webhook an application registered turns back on only while that application is installed (webhooks.ts). */
   installation_live: "installation_live",
+  /** An attachment is deleted under the record it is attached to (attachments.ts). */
+  on_parent: "on_parent",
   /** A delete's cascades fit in what the request has left of CASCADE_RECORDS (delete.ts). */
   cascade_records: "cascade_records",
 } as const;
@@ -96,4 +98,5 @@ export type CheckedField =
   | "parentDepth"
   | "parentSubtasks"
   | "taskComments"
-  | "taskChecklistItems";
+  | "taskChecklistItems"
+  | "size";

@@ -60,7 +60,10 @@ export function handlerOf(route: AnyRoute) {
     try {
       const answer = await route.handler(c, input);
       for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
-      if ("stream" in answer) return c.body(answer.stream, 200, { "content-type": route.response.mediaType ?? "application/x-ndjson" });
+      if ("stream" in answer)
+        return c.body(answer.stream, 200, {
+          "content-type": answer.headers?.["content-type"] ?? route.response.mediaType ?? "application/x-ndjson",
+        });
       const body = serialised(stamped(answer.body as Record<string, unknown>, c.get("changeVersion")));
       return c.body(body, answer.status ?? route.response.status ?? 200, { "content-type": "application/json" });
     } catch (error) {

@@ -76,6 +76,16 @@ export const RESPONSE_HEADERS = {
     description: "true when this is the stored first answer to a repeated Idempotency-Key.",
     schema: { type: "string", example: "true" },
   },
+  contentDisposition: {
+    name: "Content-Disposition",
+    description: "A file's download: attachment with its name, or inline (an image or PDF asked for inline).",
+    schema: { type: "string", example: "attachment; filename*=UTF-8''asbestos-survey.pdf" },
+  },
+  contentSecurityPolicy: {
+    name: "Content-Security-Policy",
+    description: "A file's download: sandboxed, no script, no requests of its own, so an uploaded HTML or SVG never runs.",
+    schema: { type: "string", example: "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'" },
+  },
 } as const satisfies Record<string, HeaderSpec>;
 
 /** Headers of requests. */

@@ -93,11 +93,19 @@ export interface RouteDefinition<
     created?: string;
     /** The headers a success carries beyond those of every answer (functions/http/headers.ts). */
     headers?: ResponseHeader[];
-    /** Not a JSON envelope: a stream of `schema` values, one per line (the audit log's export). */
-    mediaType?: "application/x-ndjson";
+    /**
+     * Not a JSON envelope: a stream of `schema` values, one per line (the audit log's export), or
+     * a file's bytes (an attachment's download; its own Content-Type goes in the reply's headers).
+     */
+    mediaType?: "application/x-ndjson" | "application/octet-stream";
   };
   /** Largest body accepted, in bytes; default 64 KiB. */
   bodyLimit?: number;
+  /**
+   * The body is a file's bytes (application/octet-stream, an attachment's upload), at most `limit`:
+   * no JSON is read, and the handler streams c.req.raw.body itself.
+   */
+  fileBody?: { limit: number; description: string };
   /** Set on creates, changes and deletes of records: how POST /v1/batch runs it. */
   batch?: Batchable<P, B>;
   /** Errors particular to this endpoint; the common ones are derived from its shape. */
@@ -137,6 +145,7 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   codes.add("unknown_field");
   if (route.method === "post" && route.scope !== "public") codes.add("invalid_field");
   if (route.params) codes.add("not_found");
+  if (route.fileBody) for (const code of ["invalid_field", "payload_too_large"] as const) codes.add(code);
   if (route.body) {
     for (const code of [
       "missing_field",

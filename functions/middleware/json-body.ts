@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env.ts";
 import { refuse } from "./refuse.ts";
@@ -37,6 +38,21 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, limit:
 }
 
 /**
+ * A POST's Idempotency-Key, kept for the call with the fingerprint of its request (its path and
+ * `request`: the exact body, or what an upload states of its file); the refusal of a malformed one.
+ * Replays are kept per API key; a person's writes (the console) do not use them.
+ */
+export function takeIdempotencyKey(c: Context<AppEnv>, request: string): DomainError | null {
+  const idempotencyKey = c.req.header("idempotency-key");
+  const personal = c.get("actor") !== undefined && "sessionToken" in c.get("actor");
+  if (idempotencyKey === undefined || personal) return null;
+  if (!IDEMPOTENCY_KEY.test(idempotencyKey))
+    return new DomainError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" });
+  c.set("idempotency", { key: idempotencyKey, requestHash: sha256Hex(`POST ${new URL(c.req.url).pathname}\n${request}`) });
+  return null;
+}
+
+/**
  * The body checks that come before the schema: JSON content type (415), at most 64 KiB (413),
  * well-formed JSON (400 invalid_json), a JSON object within the depth and size limits holding only
  * well-formed text (400 invalid_field, functions/http/json-limits.ts). The parsed body is handed to the
@@ -67,18 +83,8 @@ export const jsonBodyUpTo = (limit: number) =>
     const problem = jsonBodyProblem(body);
     if (problem) return refuse(c, problem);
     c.set("body", body);
-    const idempotencyKey = c.req.header("idempotency-key");
-    // Idempotency-Key replays are kept per API key; a person's writes (the console) do not use them.
-    const personal = c.get("actor") !== undefined && "sessionToken" in c.get("actor");
-    if (c.req.method === "POST" && idempotencyKey !== undefined && !personal) {
-      if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        return refuse(
-          c,
-          new DomainError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" }),
-        );
-      }
-      c.set("idempotency", { key: idempotencyKey, requestHash: sha256Hex(`POST ${new URL(c.req.url).pathname}\n${text}`) });
-    }
+    const keyProblem = c.req.method === "POST" ? takeIdempotencyKey(c, text) : null;
+    if (keyProblem) return refuse(c, keyProblem);
     // Hono caches bodies as promises and derives json() from the cached text.
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
     await next();

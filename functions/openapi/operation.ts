@@ -42,6 +42,17 @@ export function toOpenApiRoute(route: AnyRoute) {
       ...(route.params ? { params: route.params } : {}),
       ...(route.query ? { query: route.query } : {}),
       ...(route.body ? { body: { required: true, content: { "application/json": { schema: route.body } } } } : {}),
+      ...(route.fileBody
+        ? {
+            body: {
+              required: true,
+              description: route.fileBody.description,
+              content: {
+                "application/octet-stream": { schema: { type: "string" as const, format: "binary", maxLength: route.fileBody.limit } },
+              },
+            },
+          }
+        : {}),
     },
     responses: {
       [route.response.status ?? 200]: success(route.response.status ?? 200, route.response.description),

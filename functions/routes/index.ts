@@ -21,6 +21,7 @@ export const ROUTE_MODULES = {
   risks: async () => (await import("./risks.ts")).riskRoutes,
   issues: async () => (await import("./issues.ts")).issueRoutes,
   financialEntries: async () => (await import("./financial-entries.ts")).financialEntryRoutes,
+  attachments: async () => (await import("./attachments.ts")).attachmentRoutes,
   projectFinancials: async () => (await import("./project-financials.ts")).projectFinancialsRoutes,
   personnel: async () => (await import("./personnel.ts")).personnelRoutes,
   batch: async () => (await import("./batch.ts")).batchRoutes,

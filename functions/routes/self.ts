@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { describeCaller } from "../../services/organisation.ts";
+import { describeSelf } from "../../services/organisation.ts";
 import { serviceContext } from "../http/context.ts";
 import { envelope } from "../http/envelope.ts";
 import { settingsOf, type Bindings } from "../env.ts";
@@ -30,6 +30,10 @@ const SelfDescriptionSchema = envelope(
       ],
     }),
     realtime: RealtimeInfoSchema,
+    attachments: z.object({ usedBytes: z.number().int(), quotaBytes: z.number().int() }).openapi({
+      description: "What the organisation keeps in attached files, and may keep, in bytes (docs/attachments.md).",
+      example: { usedBytes: 482113, quotaBytes: 10737418240 },
+    }),
     operations: z.array(z.object({ method: z.string(), path: z.string(), scope: z.string().nullable(), summary: z.string() })).openapi({
       description: "Every operation of the API and the scope it needs (null: any valid key).",
       example: [{ method: "GET", path: "/v1/tasks", scope: "tasks.read", summary: "List tasks, filtered and paged" }],
@@ -63,9 +67,10 @@ export const selfRoutes = [
     tag: "Organisation",
     summary: "Describe this API key: its organisation, application, scopes, changeVersion, realtime and every operation",
     response: { schema: SelfDescriptionSchema, description: "The self-description record." },
-    verb: describeCaller,
+    verb: describeSelf,
     async handler(c) {
-      const caller = await describeCaller({ ctx: serviceContext(c), input: {} });
+      const ctx = serviceContext(c);
+      const caller = await describeSelf({ ctx, input: {} });
       return {
         body: {
           success: true as const,
@@ -75,6 +80,7 @@ export const selfRoutes = [
           application: caller.application,
           scopes: caller.scopes.map((scope) => ({ scope, label: SCOPES[scope] })),
           realtime: realtimeInfo(c.env, caller.orgId),
+          attachments: caller.attachments,
           operations: operationsOf(await c.get("registry")(), caller.keyId ? "key" : "person"),
         },
       };

@@ -11,6 +11,7 @@ import { TaskSchema } from "./tasks.ts";
 import { LabelSchema } from "./labels.ts";
 import { CommentSchema } from "./comments.ts";
 import { ChecklistItemSchema } from "./checklist-items.ts";
+import { AttachmentSchema } from "./attachments.ts";
 
 // Events as a union discriminated by `type`: each of the 30 types (<resource>.created, .updated,
 // .deleted) with its record as `data` and, on updates, `changes` keyed by the record's own fields,
@@ -29,6 +30,7 @@ const RECORDS = {
   risk: { schema: RiskSchema, name: "Risk" },
   issue: { schema: IssueSchema, name: "Issue" },
   financialEntry: { schema: FinancialEntrySchema, name: "FinancialEntry" },
+  attachment: { schema: AttachmentSchema, name: "Attachment" },
 } as const satisfies Record<EventResource, { schema: z.ZodType; name: string }>;
 
 /** `changes` of an update: each field that moved, with its value before and after. */

@@ -79,7 +79,7 @@ export class Audiences {
 
   /** Sends the event, serialised once, to every open socket that holds its read scope and whose filter selects it. */
   broadcast(event: OpsEvent): void {
-    const scope = scopeOfEvent(event.type);
+    const scope = scopeOfEvent(event);
     if (!scope) return;
     let message: string | undefined;
     for (const audience of this.of(scope)) {

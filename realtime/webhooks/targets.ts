@@ -28,7 +28,7 @@ export type InternalApi = (path: string, init?: RequestInit) => Promise<Response
  * allow.
  */
 export function wants(target: WebhookTarget, event: OpsEvent): boolean {
-  const scope = scopeOfEvent(event.type);
+  const scope = scopeOfEvent(event);
   if (!target.enabled || event.changeVersion <= target.receivesAfter || !scope || !target.scopes.includes(scope)) return false;
   return matchesFilter(webhookFilter(target), event);
 }

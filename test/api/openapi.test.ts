@@ -97,7 +97,8 @@ describe("GET /v1/openapi.json", () => {
       const entry = documented.get(`${operation.method} ${operation.path}`);
       expect(entry.operationId, operation.path).toMatch(/^[a-z][A-Za-z]+$/);
       expect(entry.summary).toBe(operation.summary);
-      const isPublic = operation.path === "/v1/openapi.json";
+      // The document, and a file's download, whose signed link is its authority (docs/attachments.md).
+      const isPublic = operation.path === "/v1/openapi.json" || operation.path === "/v1/attachments/:id/content";
       // The settings area takes a signed-in session only; every other keyed operation a key or a session.
       const sessionOnly = operation.path.startsWith("/v1/settings/");
       const expected = isPublic

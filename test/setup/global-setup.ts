@@ -34,6 +34,8 @@ declare module "vitest" {
     realtimeControlUrl: string;
     /** The mail catcher (a real SMTP server, cli/lib/mail-catcher.ts) the Worker's MAIL_URL names: its HTTP side. */
     mailCatcherUrl: string;
+    /** The FILES_SECRET attachments' download links are signed with (tests sign an expired one). */
+    filesSecret: string;
     /** With OPSROOM_VIA_PRISM=1: the Prism validating proxy in front of the Worker (test/setup/prism.ts); else "". */
     prismUrl: string;
   }
@@ -123,6 +125,8 @@ export default async function setup(project: TestProject) {
       AUTH_SECRET: randomBytes(32).toString("hex"),
       // Mail goes to a real SMTP server the tests read (test/helpers/mail.ts).
       MAIL_URL: mail.smtpUrl,
+      // Attachments' download links (test/attachments/).
+      FILES_SECRET: randomBytes(32).toString("hex"),
     };
     // The Worker needs only URLs, so it starts while the database is made and migrated; both are
     // awaited to the end, so a failure of one never leaves the other running. The room starts
@@ -146,6 +150,7 @@ export default async function setup(project: TestProject) {
     project.provide("databaseUrl", db.url);
     project.provide("databaseKind", db.kind);
     project.provide("realtimeUrl", realtimeUrl);
+    project.provide("filesSecret", bindings.FILES_SECRET);
     project.provide("realtimeSecret", secret);
     project.provide("realtimeControlUrl", control.url);
     project.provide("mailCatcherUrl", mail.httpUrl);

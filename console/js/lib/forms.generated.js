@@ -77,15 +77,33 @@ export const OPERATIONS = {
     "scope": "tasks.manage",
     "body": null
   },
+  "deleteCommentAttachment": {
+    "method": "DELETE",
+    "path": "/v1/comments/{id}/attachments/{attachmentId}",
+    "scope": "tasks.manage",
+    "body": null
+  },
   "deleteFinancialEntry": {
     "method": "DELETE",
     "path": "/v1/financial-entries/{id}",
     "scope": "financials.manage",
     "body": null
   },
+  "deleteFinancialEntryAttachment": {
+    "method": "DELETE",
+    "path": "/v1/financial-entries/{id}/attachments/{attachmentId}",
+    "scope": "financials.manage",
+    "body": null
+  },
   "deleteIssue": {
     "method": "DELETE",
     "path": "/v1/issues/{id}",
+    "scope": "issues.manage",
+    "body": null
+  },
+  "deleteIssueAttachment": {
+    "method": "DELETE",
+    "path": "/v1/issues/{id}/attachments/{attachmentId}",
     "scope": "issues.manage",
     "body": null
   },
@@ -113,9 +131,21 @@ export const OPERATIONS = {
     "scope": "risks.manage",
     "body": null
   },
+  "deleteRiskAttachment": {
+    "method": "DELETE",
+    "path": "/v1/risks/{id}/attachments/{attachmentId}",
+    "scope": "risks.manage",
+    "body": null
+  },
   "deleteTask": {
     "method": "DELETE",
     "path": "/v1/tasks/{id}",
+    "scope": "tasks.manage",
+    "body": null
+  },
+  "deleteTaskAttachment": {
+    "method": "DELETE",
+    "path": "/v1/tasks/{id}/attachments/{attachmentId}",
     "scope": "tasks.manage",
     "body": null
   },

@@ -1,0 +1,169 @@
+import { toSnakeCase } from "drizzle-orm/casing";
+import { sql } from "./sql-tag.ts";
+import type { Actor } from "../../domain/actor.ts";
+import { ATTACHMENT_PARENTS, attachmentScopes, type AttachmentParent } from "../../domain/attachments.ts";
+import { RESOURCES } from "../../domain/resources.ts";
+import type { Database } from "../client.ts";
+import { attachments, comments, financialEntries, issues, risks, tasks } from "../schema/index.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./caller.ts";
+import { createRecord } from "./create.ts";
+import { deleteRecord } from "./delete.ts";
+import { systemActor } from "./events.ts";
+import type { IdempotencyRequest } from "./idempotency.ts";
+import { FULL_VIEW, viewProjection } from "./projection.ts";
+import { defineResource, type RecordOf } from "./resource.ts";
+import { RULES } from "./rules.ts";
+import { run, runOne } from "./sql.ts";
+import type { Reference, Rule } from "./write-ctes.ts";
+
+// Files on records (docs/attachments.md): one resource per kind of record they are attached to,
+// over one table, each with its parent's scopes, so a task's files are read with tasks.read and
+// added with tasks.manage, and their events are seen by whoever sees the task's. The bytes are in
+// R2 (services/attachments.ts); a row deleted leaves its object key in attachment_removals.
+
+const TABLES = { task: tasks, comment: comments, risk: risks, issue: issues, financialEntry: financialEntries } as const;
+const CREATED = { createdAt: "timestamp", updatedAt: "timestamp" } as const;
+
+const resourceOf = <P extends AttachmentParent>(parent: P) =>
+  defineResource(
+    {
+      type: "attachment",
+      nouns: ["attachment", "attachments"],
+      path: "attachments",
+      scopes: RESOURCES[parent].scopes,
+      parent,
+      sortable: CREATED,
+      filters: {},
+    } as const,
+    attachments,
+    { parent: TABLES[parent], hidden: ["objectKey"] },
+  );
+
+/** The attachments of each kind of record. */
+export const attachmentResources = Object.fromEntries(ATTACHMENT_PARENTS.map((p) => [p, resourceOf(p)])) as {
+  [P in AttachmentParent]: ReturnType<typeof resourceOf<P>>;
+};
+export type AttachmentRecord = RecordOf<(typeof attachmentResources)["task"]>;
+
+/** What an upload writes: the file's facts, the object it was stored as. */
+export interface NewAttachment {
+  parentId: string;
+  name: string;
+  size: number;
+  sha256: string;
+  contentType: string;
+  objectKey: string;
+}
+
+const column = (parent: AttachmentParent) => sql.identifier(toSnakeCase(`${parent}Id`));
+const usedBytes = sql`(select coalesce(sum(a.size), 0) from ${attachments} a where a.org_id = ${CALLER_ORG})`;
+const quotaBytes = sql`(select o.attachment_quota_bytes from organisations o where o.id = ${CALLER_ORG})`;
+
+/** `size`: the organisation's files and this one fit in its quota (the org is locked first: concurrent uploads see each other). */
+const fitsQuota = (size: number): Reference => ({ field: "size", exists: sql`${usedBytes} + ${size}::bigint <= ${quotaBytes}` });
+
+export interface UploadCheck {
+  caller: ReturnType<typeof callerOf>;
+  parentFound: boolean;
+  orgId: string | null;
+  usedBytes: number;
+  quotaBytes: number;
+}
+
+/** Before any byte is stored: may the caller attach to this record, and does the file fit the quota? */
+export async function checkUpload(db: Database, actor: Actor, parent: AttachmentParent, parentId: string): Promise<UploadCheck> {
+  const row = await runOne<
+    CallerRow & { parent_found: boolean; org_id: string | null; used: string | number; quota: string | number | null }
+  >(
+    db,
+    sql`with ${callerCtes(actor, attachmentScopes(parent).manage)}
+        select ${callerColumns},
+               exists (select 1 from ${TABLES[parent]} p where p.org_id = ${CALLER_ORG} and p.id = ${parentId}::uuid) as parent_found,
+               (select org_id from auth) as org_id, ${usedBytes} as used, ${quotaBytes} as quota`,
+  );
+  return {
+    caller: callerOf(row),
+    parentFound: row.parent_found,
+    orgId: row.org_id,
+    usedBytes: Number(row.used),
+    quotaBytes: Number(row.quota ?? 0),
+  };
+}
+
+export function createAttachment(
+  db: Database,
+  actor: Actor,
+  parent: AttachmentParent,
+  values: NewAttachment,
+  idempotency?: IdempotencyRequest,
+) {
+  const { parentId, ...file } = values;
+  return createRecord(db, actor, attachmentResources[parent] as (typeof attachmentResources)["task"], {
+    values: { ...file, [`${parent}Id`]: parentId, uploader: sql`coalesce((select actor from key), ${systemActor})` } as never,
+    references: [fitsQuota(values.size)],
+    idempotency,
+    fresh: true,
+  });
+}
+
+/** The attachment of this record, read with the record's read scope. */
+export async function getAttachment(db: Database, actor: Actor, parent: AttachmentParent, parentId: string, id: string) {
+  const resource = attachmentResources[parent];
+  const row = await runOne<CallerRow & { record: AttachmentRecord | null }>(
+    db,
+    sql`with ${callerCtes(actor, resource.readScope)}
+        select ${callerColumns},
+               (select ${viewProjection(resource, "r", FULL_VIEW)} from ${attachments} r
+                 where r.org_id = ${CALLER_ORG} and r.id = ${id}::uuid and r.${column(parent)} = ${parentId}::uuid) as record`,
+  );
+  return { caller: callerOf(row), record: row.record };
+}
+
+export function deleteAttachment(db: Database, actor: Actor, parent: AttachmentParent, parentId: string, id: string) {
+  const onParent: Rule = { name: RULES.on_parent, holds: sql`coalesce(l.${column(parent)} = ${parentId}::uuid, false)` };
+  return deleteRecord(db, actor, attachmentResources[parent], { id, ifMatch: null, blockers: [], rules: [onParent] });
+}
+
+/** What a signed download needs, found by the attachment's id alone (the signature is the authority). */
+export async function downloadOf(db: Database, id: string) {
+  const [row] = await run<{ org_id: string; object_key: string; name: string; size: number; content_type: string }>(
+    db,
+    sql`select org_id, object_key, name, size, content_type from ${attachments} where id = ${id}::uuid`,
+  );
+  return row
+    ? { orgId: row.org_id, objectKey: row.object_key, name: row.name, size: Number(row.size), contentType: row.content_type }
+    : null;
+}
+
+/** The organisation's files in bytes, and its quota (GET /v1). */
+/** The caller's organisation's file usage and quota, as a column of a statement with the caller's CTEs (GET /v1's). */
+export const usageColumn = sql`json_build_object('usedBytes', ${usedBytes}::text, 'quotaBytes', ${quotaBytes}::text)`;
+
+export interface FileUsage {
+  usedBytes: number;
+  quotaBytes: number;
+}
+
+/** The column's JSON (bigints as text) as numbers. */
+export const usageOf = (usage: { usedBytes: string | null; quotaBytes: string | null }): FileUsage => ({
+  usedBytes: Number(usage.usedBytes ?? 0),
+  quotaBytes: Number(usage.quotaBytes ?? 0),
+});
+
+/** Object keys left to delete from R2 (the oldest first), each counted as one more attempt. */
+export async function pendingRemovals(db: Database, limit: number, keys?: string[]): Promise<string[]> {
+  const rows = await run<{ object_key: string }>(
+    db,
+    sql`update attachment_removals set attempts = attempts + 1
+         where object_key in (select object_key from attachment_removals
+                               ${keys ? sql`where object_key = any(${sql.param(keys)}::text[])` : sql``}
+                               order by created_at limit ${limit})
+        returning object_key`,
+  );
+  return rows.map((r) => r.object_key);
+}
+
+/** The objects are gone from R2: nothing left to do for them. */
+export async function forgetRemovals(db: Database, keys: string[]): Promise<void> {
+  if (keys.length) await run(db, sql`delete from attachment_removals where object_key = any(${sql.param(keys)}::text[])`);
+}

@@ -1,0 +1,111 @@
+import { z } from "@hono/zod-openapi";
+import { ATTACHMENT_NAME_MAX_LENGTH, MAX_ATTACHMENT_BYTES } from "../../domain/attachments.ts";
+import type { AttachmentRecord } from "../../services/attachments.ts";
+import { BooleanQuery, noNul, pageQuery, publicRecord, recordFields, Timestamp, Uuid } from "./common.ts";
+import { eventFields } from "./events.ts";
+
+// An attachment: a file on a task, comment, risk, issue or financial entry (docs/attachments.md).
+
+const parentId = (noun: string) => Uuid.nullable().openapi({ description: `The ${noun} it is attached to, if that is its record.` });
+
+export const AttachmentSchema = publicRecord<AttachmentRecord>()(
+  z
+    .object({
+      ...recordFields,
+      taskId: parentId("task"),
+      commentId: parentId("comment"),
+      riskId: parentId("risk"),
+      issueId: parentId("issue"),
+      financialEntryId: parentId("financial entry"),
+      name: z.string().openapi({ example: "asbestos-survey.pdf" }),
+      size: z.number().int().openapi({ description: "In bytes.", example: 482113 }),
+      sha256: z.string().openapi({
+        description: "The SHA-256 of the bytes, in lower-case hex.",
+        example: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+      }),
+      contentType: z.string().openapi({
+        description: "What opsroom found the file to be, from its first bytes (never the client's word).",
+        example: "application/pdf",
+      }),
+      uploader: eventFields.actor.openapi({
+        description: "Who uploaded it: the API key, the person or the application that made the call.",
+      }),
+    })
+    .openapi("Attachment"),
+);
+
+export const AttachmentWithLinkSchema = AttachmentSchema.extend({
+  downloadUrl: z.string().openapi({ description: "The file's bytes: a signed link, valid until downloadExpiresAt (15 minutes)." }),
+  downloadExpiresAt: Timestamp,
+}).openapi("AttachmentWithLink");
+
+const Sha256 = z
+  .string()
+  .length(64)
+  .regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hex digits")
+  .openapi({ description: "The SHA-256 of the body, in lower-case hex: a body with another is refused." });
+
+/** POST /v1/<records>/{id}/attachments: the body is the file's bytes; these say what it is. */
+export const UploadQuery = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(ATTACHMENT_NAME_MAX_LENGTH)
+    .refine(noNul, "must not contain NUL characters")
+    .refine((n) => !/[\\/\r\n]/.test(n), "must not contain slashes or line breaks")
+    .openapi({ description: "The file's name.", example: "asbestos-survey.pdf" }),
+  size: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ATTACHMENT_BYTES)
+    .openapi({
+      description: `The body's length in bytes, at most ${MAX_ATTACHMENT_BYTES} (100 MiB): a body of another length is refused.`,
+      type: "integer",
+      minimum: 0,
+      maximum: MAX_ATTACHMENT_BYTES,
+    }),
+  sha256: Sha256,
+});
+
+export const AttachmentListQuery = z.strictObject({ ...pageQuery });
+
+export const AttachmentGetQuery = z.strictObject({
+  inline: BooleanQuery.optional().openapi({
+    description: "true: the link opens an image or PDF in the browser; any other file still downloads.",
+    type: "string",
+    enum: ["true", "false"],
+  }),
+});
+
+export const AttachmentParams = (noun: string) =>
+  z.object({
+    id: Uuid.openapi({ param: { name: "id", in: "path" }, description: `The ${noun}'s id.` }),
+    attachmentId: Uuid.openapi({ param: { name: "attachmentId", in: "path" }, description: "The attachment's id." }),
+  });
+
+export const RecordParams = (noun: string) =>
+  z.object({ id: Uuid.openapi({ param: { name: "id", in: "path" }, description: `The ${noun}'s id.` }) });
+
+export const DownloadParams = z.object({
+  id: Uuid.openapi({ param: { name: "id", in: "path" }, description: "The attachment's id." }),
+});
+
+export const DownloadQuery = z.strictObject({
+  expires: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 40)
+    .openapi({ description: "When the link stops working, in seconds since the epoch.", type: "integer", minimum: 0, maximum: 2 ** 40 }),
+  inline: BooleanQuery.optional().openapi({ type: "string", enum: ["true", "false"] }),
+  signature: z
+    .string()
+    .length(64)
+    .regex(/^[0-9a-f]{64}$/)
+    .openapi({ description: "The link's signature." }),
+});
+
+/** The file's bytes. */
+export const FileSchema = z.string().openapi({ format: "binary", description: "The file's bytes." });
