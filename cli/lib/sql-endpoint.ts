@@ -45,7 +45,9 @@ export interface SqlEndpoint {
  * and one serde_json refuses (a lone surrogate escape) 400 with no code (sql-endpoint/payload.ts);
  * an answer past 10 MiB is 507, checked before each row over the whole answer; a client that goes
  * away has its statement cancelled and its batch rolled back (sql-endpoint/queries.ts); errors are
- * answered with Neon's bodies and statuses (sql-endpoint/neon-answers.ts).
+ * answered with Neon's bodies and statuses (sql-endpoint/neon-answers.ts); a connection is reset
+ * (rolled back, settings, advisory locks and temporary tables dropped) before another request
+ * gets it (putBack).
  *
  * It always dials its own target and ignores the host the driver names, so it cannot be used to
  * reach anything else. `delayMs` holds every request and its answer back by that long, to measure
@@ -155,6 +157,38 @@ function batchModes(header: (name: string) => string | undefined, isolation: str
   return { begin, modes };
 }
 
+/**
+ * What Neon's pool runs on a connection as it is put back, so nothing of one request's session
+ * reaches the next (libs/proxy/tokio-postgres2/src/client.rs `reset_session_background`, called by
+ * proxy/src/serverless/conn_pool_lib.rs EndpointConnPool::put since neon#12681): DISCARD ALL but
+ * DISCARD PLANS, after a ROLLBACK of whatever transaction a request left open.
+ */
+const SESSION_RESET = `ROLLBACK;
+CLOSE ALL;
+SET SESSION AUTHORIZATION DEFAULT;
+RESET ALL;
+DEALLOCATE ALL;
+UNLISTEN *;
+SELECT pg_advisory_unlock_all();
+DISCARD TEMP;
+DISCARD SEQUENCES;`;
+
+/**
+ * A connection back to its pool: a broken one is dropped; any other is reset first, in the
+ * background as Neon's is (the answer does not wait for it), and dropped if the reset fails
+ * (EndpointConnPool::put "could not be reset").
+ */
+function putBack({ client, broken }: Connection): void {
+  if (broken) return client.release(true);
+  // A connection lost during the reset fails it; the event needs a listener meanwhile (see `lost`).
+  const ignore = () => {};
+  client.on("error", ignore);
+  client.query(SESSION_RESET).then(
+    () => (client.off("error", ignore), client.release()),
+    (error: Error) => (client.off("error", ignore), client.release(error)),
+  );
+}
+
 /** Neon's SQL-over-HTTP protocol, the part the driver uses: one query, or a batch in one transaction. */
 function sqlEndpoint(target: { host: string; port: number }, poolSize: number, delay: () => number) {
   const pools = connectionPools(target, poolSize);
@@ -210,7 +244,7 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
       return statementFailed(error as Error & PostgresFields);
     } finally {
       client.off("error", lost);
-      client.release(connection.broken);
+      putBack(connection);
     }
   };
 
