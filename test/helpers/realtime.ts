@@ -195,11 +195,16 @@ export function fakeEvent(orgId: string, changeVersion: number): RoomEvent {
  * connection each time: a refusal answers before reading the body, and workerd then resets the
  * connection, which a pooled client would reuse for the next call.
  */
-export function postToRoom(orgId: string, body: unknown, secret = inject("realtimeSecret")): Promise<{ status: number; body: any }> {
+export function postToRoom(
+  orgId: string,
+  body: unknown,
+  secret = inject("realtimeSecret"),
+  realtimeUrl = inject("realtimeUrl"),
+): Promise<{ status: number; body: any }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = httpRequest(
-      `${inject("realtimeUrl")}/parties/v1/${orgId}`,
+      `${realtimeUrl}/parties/v1/${orgId}`,
       {
         method: "POST",
         agent: false,
