@@ -1370,6 +1370,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's tasks by status, milestones, risk matrix, open issues by severity and spend by month, counted
+         * @description Each section needs the read scope of its records (tasks.read, risks.read, issues.read, financials.read) and is null without it; amounts of different currencies are never added. Overdue: open and due before `today`, the database's date.
+         */
+        get: operations["getProjectSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every project's schedule, budget and risk health at a glance, a page at a time
+         * @description Projects in creation order. Each section needs the read scope of its records (tasks.read, risks.read, issues.read, financials.read) and is null without it; amounts of different currencies are never added. Overdue: open and due before `today`, the database's date.
+         */
+        get: operations["getOrganisationOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/personnel": {
         parameters: {
             query?: never;
@@ -10935,6 +10975,403 @@ export interface components {
              */
             remaining: string;
         };
+        ProjectSummary: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            projectId: string;
+            /** @example Office fit-out */
+            name: string;
+            /** @enum {string} */
+            status: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD.
+             * @example 2026-12-15
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD.
+             * @example 2026-12-15
+             */
+            endDate: string;
+            /**
+             * Format: date
+             * @description The database's date the overdue counts are taken against.
+             * @example 2026-12-15
+             */
+            today: string;
+            milestones: {
+                /**
+                 * Format: int64
+                 * @example 4
+                 */
+                total: number;
+                /**
+                 * Format: int64
+                 * @description Open, due before today.
+                 * @example 1
+                 */
+                overdue: number;
+                byStatus: {
+                    /**
+                     * Format: int64
+                     * @example 3
+                     */
+                    open: number;
+                    /**
+                     * Format: int64
+                     * @example 1
+                     */
+                    done: number;
+                    /**
+                     * Format: int64
+                     * @example 0
+                     */
+                    cancelled: number;
+                };
+            };
+            /** @description The project's tasks; null without tasks.read. */
+            tasks: {
+                /**
+                 * Format: int64
+                 * @example 42
+                 */
+                total: number;
+                /**
+                 * Format: int64
+                 * @description Not done nor cancelled.
+                 * @example 30
+                 */
+                open: number;
+                /**
+                 * Format: int64
+                 * @description Open, due before today.
+                 * @example 3
+                 */
+                overdue: number;
+                byStatus: {
+                    /**
+                     * Format: int64
+                     * @example 18
+                     */
+                    todo: number;
+                    /**
+                     * Format: int64
+                     * @example 9
+                     */
+                    in_progress: number;
+                    /**
+                     * Format: int64
+                     * @example 3
+                     */
+                    blocked: number;
+                    /**
+                     * Format: int64
+                     * @example 10
+                     */
+                    done: number;
+                    /**
+                     * Format: int64
+                     * @example 2
+                     */
+                    cancelled: number;
+                };
+            } | null;
+            /** @description The project's open issues; null without issues.read. */
+            issues: {
+                /**
+                 * Format: int64
+                 * @description Open or in progress.
+                 * @example 4
+                 */
+                open: number;
+                bySeverity: {
+                    /**
+                     * Format: int64
+                     * @example 1
+                     */
+                    low: number;
+                    /**
+                     * Format: int64
+                     * @example 2
+                     */
+                    medium: number;
+                    /**
+                     * Format: int64
+                     * @example 1
+                     */
+                    high: number;
+                    /**
+                     * Format: int64
+                     * @example 0
+                     */
+                    critical: number;
+                    /**
+                     * Format: int64
+                     * @description Not triaged yet.
+                     * @example 0
+                     */
+                    none: number;
+                };
+            } | null;
+            /** @description The project's risks; null without risks.read. */
+            risks: {
+                /**
+                 * Format: int64
+                 * @description Risks not closed.
+                 * @example 5
+                 */
+                open: number;
+                /**
+                 * Format: int64
+                 * @description Not closed, without a probability or an impact.
+                 * @example 1
+                 */
+                notAssessed: number;
+                /**
+                 * Format: int64
+                 * @description Not closed, high probability and high impact.
+                 * @example 1
+                 */
+                severe: number;
+                /** @description Risks not closed by probability and impact; only cells holding one. */
+                matrix: {
+                    /** @enum {string} */
+                    probability: "low" | "medium" | "high";
+                    /** @enum {string} */
+                    impact: "low" | "medium" | "high";
+                    /**
+                     * Format: int64
+                     * @example 2
+                     */
+                    count: number;
+                    /**
+                     * @description The first five risks' titles, alphabetically.
+                     * @example [
+                     *       "Cabinet lead time",
+                     *       "Lift out of service"
+                     *     ]
+                     */
+                    titles: string[];
+                }[];
+            } | null;
+            /** @description Budget against spend; null without financials.read. */
+            money: {
+                /**
+                 * @description The project's budget.
+                 * @example 25000.00
+                 */
+                budget: string;
+                /** @description Spend per currency, alphabetically (amounts of different currencies are never added). */
+                currencies: {
+                    /** @example GBP */
+                    currency: string;
+                    /**
+                     * @description Costs and adjustments in this currency.
+                     * @example 9000.00
+                     */
+                    spent: string;
+                    /** @description Spend by month, oldest first. */
+                    months: {
+                        /**
+                         * @description YYYY-MM.
+                         * @example 2026-11
+                         */
+                        month: string;
+                        /**
+                         * @description Exact decimal, always 2 decimals.
+                         * @example 4200.00
+                         */
+                        spent: string;
+                    }[];
+                }[];
+            } | null;
+        };
+        ProjectHealth: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            projectId: string;
+            /** @example Office fit-out */
+            name: string;
+            /** @enum {string} */
+            status: "planned" | "active" | "on_hold" | "completed" | "cancelled";
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD.
+             * @example 2026-12-15
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description A calendar date, YYYY-MM-DD.
+             * @example 2026-12-15
+             */
+            endDate: string;
+            /**
+             * Format: date
+             * @description The database's date the overdue counts are taken against.
+             * @example 2026-12-15
+             */
+            today: string;
+            milestones: {
+                /**
+                 * Format: int64
+                 * @example 4
+                 */
+                total: number;
+                /**
+                 * Format: int64
+                 * @description Open, due before today.
+                 * @example 1
+                 */
+                overdue: number;
+                byStatus: {
+                    /**
+                     * Format: int64
+                     * @example 3
+                     */
+                    open: number;
+                    /**
+                     * Format: int64
+                     * @example 1
+                     */
+                    done: number;
+                    /**
+                     * Format: int64
+                     * @example 0
+                     */
+                    cancelled: number;
+                };
+            };
+            /** @description The project's tasks; null without tasks.read. */
+            tasks: {
+                /**
+                 * Format: int64
+                 * @example 42
+                 */
+                total: number;
+                /**
+                 * Format: int64
+                 * @description Not done nor cancelled.
+                 * @example 30
+                 */
+                open: number;
+                /**
+                 * Format: int64
+                 * @description Open, due before today.
+                 * @example 3
+                 */
+                overdue: number;
+                byStatus: {
+                    /**
+                     * Format: int64
+                     * @example 18
+                     */
+                    todo: number;
+                    /**
+                     * Format: int64
+                     * @example 9
+                     */
+                    in_progress: number;
+                    /**
+                     * Format: int64
+                     * @example 3
+                     */
+                    blocked: number;
+                    /**
+                     * Format: int64
+                     * @example 10
+                     */
+                    done: number;
+                    /**
+                     * Format: int64
+                     * @example 2
+                     */
+                    cancelled: number;
+                };
+            } | null;
+            /** @description The project's open issues; null without issues.read. */
+            issues: {
+                /**
+                 * Format: int64
+                 * @description Open or in progress.
+                 * @example 4
+                 */
+                open: number;
+                bySeverity: {
+                    /**
+                     * Format: int64
+                     * @example 1
+                     */
+                    low: number;
+                    /**
+                     * Format: int64
+                     * @example 2
+                     */
+                    medium: number;
+                    /**
+                     * Format: int64
+                     * @example 1
+                     */
+                    high: number;
+                    /**
+                     * Format: int64
+                     * @example 0
+                     */
+                    critical: number;
+                    /**
+                     * Format: int64
+                     * @description Not triaged yet.
+                     * @example 0
+                     */
+                    none: number;
+                };
+            } | null;
+            /** @description The project's risks; null without risks.read. */
+            risks: {
+                /**
+                 * Format: int64
+                 * @description Risks not closed.
+                 * @example 5
+                 */
+                open: number;
+                /**
+                 * Format: int64
+                 * @description Not closed, without a probability or an impact.
+                 * @example 1
+                 */
+                notAssessed: number;
+                /**
+                 * Format: int64
+                 * @description Not closed, high probability and high impact.
+                 * @example 1
+                 */
+                severe: number;
+            } | null;
+            /** @description Budget against spend; null without financials.read. */
+            money: {
+                /**
+                 * @description The project's budget.
+                 * @example 25000.00
+                 */
+                budget: string;
+                /** @description Spend per currency, alphabetically (amounts of different currencies are never added). */
+                currencies: {
+                    /** @example GBP */
+                    currency: string;
+                    /**
+                     * @description Costs and adjustments in this currency.
+                     * @example 9000.00
+                     */
+                    spent: string;
+                }[];
+            } | null;
+        };
         CreatePerson: {
             /**
              * @description The record's id in another system, unique per organisation and resource (1 to 200 characters).
@@ -12339,6 +12776,8 @@ export type UpdateFinancialEntry = components['schemas']['UpdateFinancialEntry']
 export type UpsertFinancialEntry = components['schemas']['UpsertFinancialEntry'];
 export type AttachmentWithLink = components['schemas']['AttachmentWithLink'];
 export type ProjectFinancials = components['schemas']['ProjectFinancials'];
+export type ProjectSummary = components['schemas']['ProjectSummary'];
+export type ProjectHealth = components['schemas']['ProjectHealth'];
 export type CreatePerson = components['schemas']['CreatePerson'];
 export type UpdatePerson = components['schemas']['UpdatePerson'];
 export type UpsertPerson = components['schemas']['UpsertPerson'];
@@ -23125,6 +23564,259 @@ export interface operations {
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getProjectSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The record's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-020000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's summary. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "project summary",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "Office fit-out",
+                     *         "status": "planned",
+                     *         "startDate": "2026-12-15",
+                     *         "endDate": "2026-12-15",
+                     *         "today": "2026-12-15",
+                     *         "milestones": {
+                     *           "total": 4,
+                     *           "overdue": 1,
+                     *           "byStatus": {
+                     *             "open": 3,
+                     *             "done": 1,
+                     *             "cancelled": 0
+                     *           }
+                     *         },
+                     *         "tasks": {
+                     *           "total": 42,
+                     *           "open": 30,
+                     *           "overdue": 3,
+                     *           "byStatus": {
+                     *             "todo": 18,
+                     *             "in_progress": 9,
+                     *             "blocked": 3,
+                     *             "done": 10,
+                     *             "cancelled": 2
+                     *           }
+                     *         },
+                     *         "issues": {
+                     *           "open": 4,
+                     *           "bySeverity": {
+                     *             "low": 1,
+                     *             "medium": 2,
+                     *             "high": 1,
+                     *             "critical": 0,
+                     *             "none": 0
+                     *           }
+                     *         },
+                     *         "risks": {
+                     *           "open": 5,
+                     *           "notAssessed": 1,
+                     *           "severe": 1,
+                     *           "matrix": [
+                     *             {
+                     *               "probability": "low",
+                     *               "impact": "low",
+                     *               "count": 2,
+                     *               "titles": [
+                     *                 "Cabinet lead time",
+                     *                 "Lift out of service"
+                     *               ]
+                     *             }
+                     *           ]
+                     *         },
+                     *         "money": {
+                     *           "budget": "25000.00",
+                     *           "currencies": [
+                     *             {
+                     *               "currency": "GBP",
+                     *               "spent": "9000.00",
+                     *               "months": [
+                     *                 {
+                     *                   "month": "2026-11",
+                     *                   "spent": "4200.00"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["ProjectSummary"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganisationOverview: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of projects' health. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "organisation overview",
+                     *       "changeVersion": 42,
+                     *       "count": 3,
+                     *       "data": [
+                     *         {
+                     *           "projectId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Office fit-out",
+                     *           "status": "planned",
+                     *           "startDate": "2026-12-15",
+                     *           "endDate": "2026-12-15",
+                     *           "today": "2026-12-15",
+                     *           "milestones": {
+                     *             "total": 4,
+                     *             "overdue": 1,
+                     *             "byStatus": {
+                     *               "open": 3,
+                     *               "done": 1,
+                     *               "cancelled": 0
+                     *             }
+                     *           },
+                     *           "tasks": {
+                     *             "total": 42,
+                     *             "open": 30,
+                     *             "overdue": 3,
+                     *             "byStatus": {
+                     *               "todo": 18,
+                     *               "in_progress": 9,
+                     *               "blocked": 3,
+                     *               "done": 10,
+                     *               "cancelled": 2
+                     *             }
+                     *           },
+                     *           "issues": {
+                     *             "open": 4,
+                     *             "bySeverity": {
+                     *               "low": 1,
+                     *               "medium": 2,
+                     *               "high": 1,
+                     *               "critical": 0,
+                     *               "none": 0
+                     *             }
+                     *           },
+                     *           "risks": {
+                     *             "open": 5,
+                     *             "notAssessed": 1,
+                     *             "severe": 1
+                     *           },
+                     *           "money": {
+                     *             "budget": "25000.00",
+                     *             "currencies": [
+                     *               {
+                     *                 "currency": "GBP",
+                     *                 "spent": "9000.00"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        /** @example 3 tasks */
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /**
+                         * Format: int64
+                         * @description Items on this page.
+                         * @example 3
+                         */
+                        count: number;
+                        data: components["schemas"]["ProjectHealth"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
