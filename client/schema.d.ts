@@ -12059,15 +12059,29 @@ export interface components {
                 "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
-        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-        InvalidFieldOrUnknownFieldNotRateLimited: {
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field) */
+        MissingFieldOrInvalidFieldOrUnknownField: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+            };
+        };
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field) */
+        MissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                "application/json": components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
             };
         };
         /** @description No such record in the key's organisation (not_found) */
@@ -12391,7 +12405,8 @@ export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInval
 export type ResponseInvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict = components['responses']['InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict'];
 export type ResponseDependencyCycleOrConflict = components['responses']['DependencyCycleOrConflict'];
 export type ResponseInsufficientScopeOrInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientScopeOrInsufficientRoleOrCrossSiteRequest'];
-export type ResponseInvalidFieldOrUnknownFieldNotRateLimited = components['responses']['InvalidFieldOrUnknownFieldNotRateLimited'];
+export type ResponseMissingFieldOrInvalidFieldOrUnknownField = components['responses']['MissingFieldOrInvalidFieldOrUnknownField'];
+export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited'];
 export type ResponseNotFoundNotRateLimited = components['responses']['NotFoundNotRateLimited'];
 export type ResponseInternalErrorNotRateLimited = components['responses']['InternalErrorNotRateLimited'];
 export type ResponseUnavailableNotRateLimited = components['responses']['UnavailableNotRateLimited'];
@@ -21282,11 +21297,20 @@ export interface operations {
     uploadTaskAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -21305,6 +21329,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -21367,7 +21396,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -21391,7 +21420,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000000
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -21473,10 +21505,13 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-040000000013
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000001
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -21650,11 +21685,20 @@ export interface operations {
     uploadCommentAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -21673,6 +21717,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -21735,7 +21784,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -21759,7 +21808,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000002
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -21841,10 +21893,13 @@ export interface operations {
             path: {
                 /**
                  * @description The comment's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000003
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22018,11 +22073,20 @@ export interface operations {
     uploadRiskAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -22041,6 +22105,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -22103,7 +22172,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -22127,7 +22196,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000004
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22209,10 +22281,13 @@ export interface operations {
             path: {
                 /**
                  * @description The risk's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-050000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000005
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22386,11 +22461,20 @@ export interface operations {
     uploadIssueAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -22409,6 +22493,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -22471,7 +22560,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -22495,7 +22584,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-060000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000006
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22577,10 +22669,13 @@ export interface operations {
             path: {
                 /**
                  * @description The issue's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-060000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000007
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22754,11 +22849,20 @@ export interface operations {
     uploadFinancialEntryAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -22777,6 +22881,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -22839,7 +22948,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -22863,7 +22972,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-070000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000008
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22945,10 +23057,13 @@ export interface operations {
             path: {
                 /**
                  * @description The financial entry's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-070000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000009
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -23024,14 +23139,17 @@ export interface operations {
         parameters: {
             query: {
                 /** @description When the link stops working, in seconds since the epoch. */
-                expires?: number;
+                expires: number;
                 inline?: "true" | "false";
                 /** @description The link's signature. */
                 signature: string;
             };
             header?: never;
             path: {
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -23048,10 +23166,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example Site notes
+                     *     Filed against the task.
+                     */
                     "application/octet-stream": string;
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownFieldNotRateLimited"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited"];
             404: components["responses"]["NotFoundNotRateLimited"];
             500: components["responses"]["InternalErrorNotRateLimited"];
             503: components["responses"]["UnavailableNotRateLimited"];
