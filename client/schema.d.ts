@@ -12496,15 +12496,29 @@ export interface components {
                 "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
-        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
-        InvalidFieldOrUnknownFieldNotRateLimited: {
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field) */
+        MissingFieldOrInvalidFieldOrUnknownField: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+            };
+        };
+        /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field) */
+        MissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
+                "application/json": components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"];
             };
         };
         /** @description No such record in the key's organisation (not_found) */
@@ -12830,7 +12844,8 @@ export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInval
 export type ResponseInvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict = components['responses']['InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict'];
 export type ResponseDependencyCycleOrConflict = components['responses']['DependencyCycleOrConflict'];
 export type ResponseInsufficientScopeOrInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientScopeOrInsufficientRoleOrCrossSiteRequest'];
-export type ResponseInvalidFieldOrUnknownFieldNotRateLimited = components['responses']['InvalidFieldOrUnknownFieldNotRateLimited'];
+export type ResponseMissingFieldOrInvalidFieldOrUnknownField = components['responses']['MissingFieldOrInvalidFieldOrUnknownField'];
+export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited'];
 export type ResponseNotFoundNotRateLimited = components['responses']['NotFoundNotRateLimited'];
 export type ResponseInternalErrorNotRateLimited = components['responses']['InternalErrorNotRateLimited'];
 export type ResponseUnavailableNotRateLimited = components['responses']['UnavailableNotRateLimited'];
@@ -21721,11 +21736,20 @@ export interface operations {
     uploadTaskAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -21744,6 +21768,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -21806,7 +21835,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -21830,7 +21859,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000000
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -21912,10 +21944,13 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-040000000013
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000001
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22089,11 +22124,20 @@ export interface operations {
     uploadCommentAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -22112,6 +22156,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -22174,7 +22223,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -22198,7 +22247,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000002
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22280,10 +22332,13 @@ export interface operations {
             path: {
                 /**
                  * @description The comment's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000003
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22457,11 +22512,20 @@ export interface operations {
     uploadRiskAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -22480,6 +22544,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -22542,7 +22611,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -22566,7 +22635,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000004
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22648,10 +22720,13 @@ export interface operations {
             path: {
                 /**
                  * @description The risk's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-050000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000005
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -22825,11 +22900,20 @@ export interface operations {
     uploadIssueAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -22848,6 +22932,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -22910,7 +22999,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -22934,7 +23023,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-060000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000006
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -23016,10 +23108,13 @@ export interface operations {
             path: {
                 /**
                  * @description The issue's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-060000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000007
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -23193,11 +23288,20 @@ export interface operations {
     uploadFinancialEntryAttachment: {
         parameters: {
             query: {
-                /** @description The file's name. */
+                /**
+                 * @description The file's name.
+                 * @example handover-checklist.txt
+                 */
                 name: string;
-                /** @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused. */
-                size?: number;
-                /** @description The SHA-256 of the body, in lower-case hex: a body with another is refused. */
+                /**
+                 * @description The body's length in bytes, at most 104857600 (100 MiB): a body of another length is refused.
+                 * @example 90
+                 */
+                size: number;
+                /**
+                 * @description The SHA-256 of the body, in lower-case hex: a body with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
                 sha256: string;
             };
             header?: {
@@ -23216,6 +23320,11 @@ export interface operations {
         /** @description The file's bytes, exactly `size` of them. */
         requestBody: {
             content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
                 "application/octet-stream": string;
             };
         };
@@ -23278,7 +23387,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownField"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
@@ -23302,7 +23411,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-070000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000008
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -23384,10 +23496,13 @@ export interface operations {
             path: {
                 /**
                  * @description The financial entry's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-070000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
                  */
                 id: string;
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000009
+                 */
                 attachmentId: string;
             };
             cookie?: never;
@@ -23463,14 +23578,17 @@ export interface operations {
         parameters: {
             query: {
                 /** @description When the link stops working, in seconds since the epoch. */
-                expires?: number;
+                expires: number;
                 inline?: "true" | "false";
                 /** @description The link's signature. */
                 signature: string;
             };
             header?: never;
             path: {
-                /** @description The attachment's id. */
+                /**
+                 * @description The attachment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -23487,10 +23605,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example Site notes
+                     *     Filed against the task.
+                     */
                     "application/octet-stream": string;
                 };
             };
-            400: components["responses"]["InvalidFieldOrUnknownFieldNotRateLimited"];
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited"];
             404: components["responses"]["NotFoundNotRateLimited"];
             500: components["responses"]["InternalErrorNotRateLimited"];
             503: components["responses"]["UnavailableNotRateLimited"];

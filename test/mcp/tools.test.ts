@@ -14,7 +14,8 @@ const routes = await loadRoutes();
 
 /**
  * The operations a key or an access token can call: not the settings area (a signed-in person's
- * only), not the public document, not the audit log's NDJSON export (a tool answers JSON).
+ * only), not the public document, not the audit log's NDJSON export (a tool answers JSON), not a
+ * file's download by its signed link.
  */
 const callable = routes.filter((route) => isToolRoute(route));
 const names = (list: AnyRoute[]) => list.map((route) => route.operationId).sort();
@@ -30,9 +31,11 @@ describe("tools/list", () => {
     const tenant = await createTenant({ scopes: ALL_SCOPES });
     const tools = await listed(tenant.key, { query: { tools: "all" } });
     expect(tools.map((t) => t.name).sort()).toEqual(names(callable));
-    // What is left out: the settings area (which answers keys 401), the public OpenAPI document and the NDJSON export.
+    // What is left out: the settings area (which answers keys 401), the public OpenAPI document, the
+    // NDJSON export, and a file's bytes by its signed link (no key: the link is its authority).
     const leftOut = routes.filter((r) => !callable.includes(r));
     expect(leftOut.filter((r) => !r.path.startsWith("/v1/settings/")).map((r) => r.operationId)).toEqual([
+      "downloadAttachment",
       "exportAuditLog",
       "getOpenApiDocument",
     ]);
