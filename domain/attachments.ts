@@ -17,6 +17,10 @@ export const MAX_ATTACHMENT_BYTES = 100 * MiB;
 export const DEFAULT_ATTACHMENT_QUOTA_BYTES = 10 * GiB;
 /** A signed download link works this long after it was made. */
 export const DOWNLOAD_URL_SECONDS = 15 * 60;
+/** The largest file an MCP tool reads as content, or fetches from a URL to attach (docs/mcp.md "Files"). */
+export const MCP_FILE_BYTES = 20 * MiB;
+/** How long the Worker waits for a URL an agent gave to answer, whole, redirects included. */
+export const REMOTE_FILE_MS = 10_000;
 /** The longest file name kept. */
 export const ATTACHMENT_NAME_MAX_LENGTH = 255;
 

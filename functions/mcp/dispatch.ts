@@ -1,5 +1,7 @@
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { DomainError } from "../../domain/errors.ts";
 import type { Bindings } from "../env.ts";
+import { statusOf } from "../http/errors.ts";
 import { withAudience } from "../middleware/bearer.ts";
 import type { AnyRoute } from "../http/registry.ts";
 import type { McpTool } from "./tools.ts";
@@ -25,6 +27,8 @@ export interface RouteCall {
   path: Record<string, string>;
   query: Record<string, unknown>;
   body?: unknown;
+  /** The bytes of a route whose body is a file (fileBody), sent as they are. */
+  file?: Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
 }
 
@@ -56,11 +60,18 @@ const queryString = (query: Record<string, unknown>) => {
 export async function callRoute(caller: McpCaller, route: AnyRoute, call: RouteCall): Promise<RouteAnswer> {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(call.path[name] ?? ""));
   const headers: Record<string, string> = { ...caller.headers, ...call.headers };
-  if (route.body) headers["content-type"] = "application/json";
+  let payload: BodyInit | undefined;
+  if (route.body) {
+    headers["content-type"] = "application/json";
+    payload = JSON.stringify(call.body ?? {});
+  } else if (route.fileBody && call.file) {
+    headers["content-type"] = "application/octet-stream";
+    payload = call.file;
+  }
   const request = new Request(`${caller.origin}${path}${queryString(call.query)}`, {
     method: route.method.toUpperCase(),
     headers,
-    ...(route.body ? { body: JSON.stringify(call.body ?? {}) } : {}),
+    ...(payload === undefined ? {} : { body: payload }),
   });
   // An OAuth access token must be for the MCP server (RFC 8707; docs/apps.md "Audience").
   withAudience(request, { resource: `${caller.origin}/mcp`, unboundAccepted: false, mcp: true });
@@ -76,7 +87,7 @@ export async function callRoute(caller: McpCaller, route: AnyRoute, call: RouteC
  * (CR, LF, NUL, a character beyond Latin-1) is refused naming the argument, as any bad argument is;
  * the route checks the rest as it checks the header.
  */
-function headerValue(name: string, value: unknown): string {
+export function headerValue(name: string, value: unknown): string {
   const text = String(value);
   // What the Fetch standard refuses in a header value (a leading or trailing one it would strip silently).
   if (/[\0\r\n]|[^\0-\xff]/.test(text))
@@ -85,6 +96,12 @@ function headerValue(name: string, value: unknown): string {
     });
   return text;
 }
+
+/** A refusal found before the route ran, answered as the route would answer it. */
+export const refusalAnswer = (error: DomainError): RouteAnswer => ({
+  status: statusOf(error),
+  body: { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details } },
+});
 
 /**
  * A tool's arguments as its route's call. A missing path parameter is refused here (there is no
@@ -111,3 +128,10 @@ export function routeCallOf(tool: McpTool, args: Record<string, unknown> = {}): 
   else if (placement.body === "nested" && call.body === undefined) call.body = {};
   return call;
 }
+
+/** A route's answer as a tool's result: the envelope as text and as structured content; a refusal is a tool error. */
+export const toolResult = (answer: RouteAnswer, more: CallToolResult["content"] = []): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(answer.body) }, ...more],
+  structuredContent: answer.body,
+  isError: answer.status >= 400,
+});

@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult } from "@modelcontextprotocol/server";
 import { DomainError } from "../../domain/errors.ts";
 import type { AnyRoute } from "../http/registry.ts";
-import { callRoute, McpUnauthorized, routeCallOf, type McpCaller, type RouteAnswer } from "./dispatch.ts";
+import { callRoute, McpUnauthorized, refusalAnswer, routeCallOf, toolResult, type McpCaller, type RouteAnswer } from "./dispatch.ts";
 import type { McpTool } from "./tools.ts";
 
 // What one MCP request can do, for one caller and one selection of tools: list the tools its
@@ -66,10 +66,15 @@ export class McpSession {
     });
   }
 
+  /** The caller's scopes, the implied .read ones among them (GET /v1). */
+  private async heldScopes(): Promise<Set<string>> {
+    const self = await this.describe();
+    return new Set((self.scopes as Array<{ scope: string }>).map((s) => s.scope));
+  }
+
   /** The selected tools the caller's scopes allow. */
   async listTools(): Promise<McpTool[]> {
-    const self = await this.describe();
-    const scopes = new Set((self.scopes as Array<{ scope: string }>).map((s) => s.scope));
+    const scopes = await this.heldScopes();
     return this.tools.filter((tool) => tool.route.scope === null || scopes.has(tool.route.scope));
   }
 
@@ -77,21 +82,13 @@ export class McpSession {
   async callTool(name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
     const tool = this.tools.find((t) => t.name === name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    let answer: RouteAnswer;
     try {
-      answer = await callRoute(this.caller, tool.route, routeCallOf(tool, args));
+      if (tool.run) return await tool.run({ caller: this.caller, heldScopes: () => this.heldScopes() }, args ?? {});
+      return toolResult(await callRoute(this.caller, tool.route, routeCallOf(tool, args)));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      answer = {
-        status: 400,
-        body: { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details } },
-      };
+      return toolResult(refusalAnswer(error));
     }
-    return {
-      content: [{ type: "text", text: JSON.stringify(answer.body) }],
-      structuredContent: answer.body,
-      isError: answer.status >= 400,
-    };
   }
 
   async readResource(uri: string) {

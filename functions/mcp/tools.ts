@@ -1,7 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import type { Tool } from "@modelcontextprotocol/server";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { checksIfMatch, REQUEST_HEADERS, replaysIdempotencyKey } from "../http/headers.ts";
 import type { AnyRoute } from "../http/registry.ts";
+import type { McpCaller } from "./dispatch.ts";
+import { fileToolsOf } from "./file-tools.ts";
+import { jsonSchemaOf } from "./json-schema.ts";
 
 // The MCP server's tools, derived from the route registry and from nothing else: one tool per
 // operation a key or an access token can call (the settings area answers only a signed-in person,
@@ -11,19 +14,24 @@ import type { AnyRoute } from "../http/registry.ts";
 // parameters, query and body, and its annotations follow from the HTTP method. A new route is a
 // new tool with no other change (test/mcp/registry.test.ts holds the two lists equal).
 
-/** A JSON Schema object, as tools/list sends it. */
-type JsonSchema = Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
-
 export interface McpTool {
   name: string;
   /** The tool as tools/list sends it. */
   definition: Tool;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   /** The tool group the client may choose it by (?tools=): the route's tag, in kebab case. */
   group: string;
   route: AnyRoute;
   /** Where each argument goes: the path, the query, the body, or a header. */
   placement: ArgumentPlacement;
+  /** A file tool's own work (file-tools.ts), which calls its route itself; other tools are their route's call. */
+  run?: (context: ToolContext, args: Record<string, unknown>) => Promise<CallToolResult>;
+}
+
+/** What a file tool's run is given: the caller, and its scopes (GET /v1). */
+export interface ToolContext {
+  caller: McpCaller;
+  heldScopes(): Promise<Set<string>>;
 }
 
 export interface ArgumentPlacement {
@@ -37,17 +45,15 @@ export interface ArgumentPlacement {
 
 /**
  * Whether an agent can call the route with a key or an access token, and read its answer as JSON
- * (the audit log's NDJSON export is not a tool: listAuditLog pages the same entries).
+ * (the audit log's NDJSON export is not a tool: listAuditLog pages the same entries), and send
+ * its body as JSON (an upload's body is the file's bytes: the tools attach<Record>FromUrl take its
+ * place, file-tools.ts).
  */
-export const isToolRoute = (route: AnyRoute) => route.scope !== "public" && route.auth !== "session" && !route.response.mediaType;
+export const isToolRoute = (route: AnyRoute) =>
+  route.scope !== "public" && route.auth !== "session" && !route.response.mediaType && !route.fileBody;
 
 /** "Financial entries" -> "financial-entries". */
 export const groupOf = (route: AnyRoute) => route.tag.toLowerCase().replace(/\s+/g, "-");
-
-const jsonSchemaOf = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
-  return json;
-};
 
 /** The annotations of a method: GET reads; PUT and DELETE are idempotent (as HTTP says); PATCH, PUT and DELETE change what exists. */
 function annotationsOf(route: AnyRoute): Omit<McpTool["annotations"], "title"> {
@@ -118,7 +124,7 @@ function inputOf(route: AnyRoute): { inputSchema: Tool["inputSchema"]; placement
 
 const toolLists = new WeakMap<AnyRoute[], McpTool[]>();
 
-/** Every tool of a registry, built once per isolate (the JSON Schemas cost CPU to make). */
+/** Every tool of a registry, and the file tools made from its file routes; built once per isolate (the JSON Schemas cost CPU to make). */
 export function toolsOf(routes: AnyRoute[]): McpTool[] {
   let tools = toolLists.get(routes);
   if (!tools) {
@@ -141,6 +147,7 @@ export function toolsOf(routes: AnyRoute[]): McpTool[] {
         placement,
       };
     });
+    tools.push(...fileToolsOf(routes));
     toolLists.set(routes, tools);
   }
   return tools;

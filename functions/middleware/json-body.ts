@@ -12,9 +12,15 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
-/** Reads at most `limit` bytes; null when the body is longer. */
+/** Reads at most `limit` bytes, as text; null when the body is longer. */
 export async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string | null> {
-  if (!body) return "";
+  const bytes = await readBytesCapped(body, limit);
+  return bytes && new TextDecoder().decode(bytes);
+}
+
+/** Reads at most `limit` bytes; null when the body is longer (cancelled there: the rest is never read). */
+export async function readBytesCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
+  if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -34,7 +40,7 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, limit:
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
 /**

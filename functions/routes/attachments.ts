@@ -47,19 +47,31 @@ function fileStore(c: Context<AppEnv>): FileStore {
 
 const capital = (type: string) => type[0]!.toUpperCase() + type.slice(1);
 
+/** The operationIds of a record kind's file routes (the MCP server's file tools find their routes by them). */
+export function attachmentOperationIds(parent: AttachmentParent) {
+  const Name = capital(parent);
+  return {
+    list: `list${Name}Attachments`,
+    upload: `upload${Name}Attachment`,
+    get: `get${Name}Attachment`,
+    delete: `delete${Name}Attachment`,
+  };
+}
+
 /** What each route of a record kind's files says of it. */
 function partsOf(parent: AttachmentParent) {
   const { nouns, path, scopes } = RESOURCES[parent];
   const collection = `/v1/${path}/{id}/attachments` as const;
-  return { parent, one: nouns[0], Name: capital(parent), scopes, collection, item: `${collection}/{attachmentId}` as const };
+  const operationIds = attachmentOperationIds(parent);
+  return { parent, one: nouns[0], operationIds, scopes, collection, item: `${collection}/{attachmentId}` as const };
 }
 type Parts = ReturnType<typeof partsOf>;
 
-function listRoute({ parent, one, Name, scopes, collection }: Parts) {
+function listRoute({ parent, one, operationIds, scopes, collection }: Parts) {
   return defineRoute({
     method: "get",
     path: collection,
-    operationId: `list${Name}Attachments`,
+    operationId: operationIds.list,
     scope: `${scopes}.read`,
     tag: TAG,
     summary: `List a ${one}'s attachments, oldest first`,
@@ -75,11 +87,11 @@ function listRoute({ parent, one, Name, scopes, collection }: Parts) {
   });
 }
 
-function uploadRoute({ parent, one, Name, scopes, collection }: Parts) {
+function uploadRoute({ parent, one, operationIds, scopes, collection }: Parts) {
   return defineRoute({
     method: "post",
     path: collection,
-    operationId: `upload${Name}Attachment`,
+    operationId: operationIds.upload,
     scope: `${scopes}.manage`,
     tag: TAG,
     summary: `Attach a file to a ${one} (the body is the file; name, size and sha256 in the query)`,
@@ -115,11 +127,11 @@ function uploadRoute({ parent, one, Name, scopes, collection }: Parts) {
   });
 }
 
-function getRoute({ parent, one, Name, scopes, item }: Parts) {
+function getRoute({ parent, one, operationIds, scopes, item }: Parts) {
   return defineRoute({
     method: "get",
     path: item,
-    operationId: `get${Name}Attachment`,
+    operationId: operationIds.get,
     scope: `${scopes}.read`,
     tag: TAG,
     summary: `Fetch one of a ${one}'s attachments, with a download link valid 15 minutes`,
@@ -146,11 +158,11 @@ function getRoute({ parent, one, Name, scopes, item }: Parts) {
   });
 }
 
-function deleteRoute({ parent, one, Name, scopes, item }: Parts) {
+function deleteRoute({ parent, one, operationIds, scopes, item }: Parts) {
   return defineRoute({
     method: "delete",
     path: item,
-    operationId: `delete${Name}Attachment`,
+    operationId: operationIds.delete,
     scope: `${scopes}.manage`,
     tag: TAG,
     summary: `Remove one of a ${one}'s attachments (its file goes from storage after the answer)`,

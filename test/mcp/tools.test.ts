@@ -14,11 +14,26 @@ const routes = await loadRoutes();
 
 /**
  * The operations a key or an access token can call: not the settings area (a signed-in person's
- * only), not the public document, not the audit log's NDJSON export (a tool answers JSON), not a
- * file's download by its signed link.
+ * only), not the public document, not the audit log's NDJSON export (a tool answers JSON).
  */
 const callable = routes.filter((route) => isToolRoute(route));
 const names = (list: AnyRoute[]) => list.map((route) => route.operationId).sort();
+
+/**
+ * The file tools (functions/mcp/file-tools.ts), each made from a file route and holding its scope:
+ * a read of the bytes as content (from the get), an attach from a URL (from the upload, whose body
+ * is bytes, so it is no tool of its own).
+ */
+const FILE_TOOLS: Record<string, string> = Object.fromEntries(
+  ["Task", "Comment", "Risk", "Issue", "FinancialEntry"].flatMap((kind) => [
+    [`read${kind}Attachment`, `get${kind}Attachment`],
+    [`attach${kind}FromUrl`, `upload${kind}Attachment`],
+  ]),
+);
+const routeOf = (operationId: string) => routes.find((route) => route.operationId === operationId)!;
+/** The names of the tools `list`'s routes make, with the file tools whose routes `keep` holds. */
+const toolNames = (list: AnyRoute[], keep: (route: AnyRoute) => boolean = () => true) =>
+  [...names(list), ...Object.keys(FILE_TOOLS).filter((name) => keep(routeOf(FILE_TOOLS[name]!)))].sort();
 const fields = (schema: unknown) => Object.keys(((schema as { shape?: object } | undefined)?.shape ?? {}) as object);
 
 async function listed(token: string, options: Parameters<typeof connectMcp>[1] = {}) {
@@ -30,16 +45,31 @@ describe("tools/list", () => {
   it("holds every operation of the registry in the full set, each derived from its route, and nothing else", async () => {
     const tenant = await createTenant({ scopes: ALL_SCOPES });
     const tools = await listed(tenant.key, { query: { tools: "all" } });
-    expect(tools.map((t) => t.name).sort()).toEqual(names(callable));
-    // What is left out: the settings area (which answers keys 401), the public OpenAPI document, the
-    // NDJSON export, and a file's bytes by its signed link (no key: the link is its authority).
+    expect(tools.map((t) => t.name).sort()).toEqual(toolNames(callable));
+    // What is left out: the settings area (which answers keys 401), the public OpenAPI document and the NDJSON export;
+    // the uploads (their file tools take their place) and the keyless download.
     const leftOut = routes.filter((r) => !callable.includes(r));
-    expect(leftOut.filter((r) => !r.path.startsWith("/v1/settings/")).map((r) => r.operationId)).toEqual([
-      "downloadAttachment",
-      "exportAuditLog",
-      "getOpenApiDocument",
-    ]);
+    expect(
+      leftOut
+        .filter((r) => !r.path.startsWith("/v1/settings/"))
+        .map((r) => r.operationId)
+        .sort(),
+    ).toEqual(
+      [
+        "exportAuditLog",
+        "getOpenApiDocument",
+        "downloadAttachment",
+        ...Object.values(FILE_TOOLS).filter((id) => id.startsWith("upload")),
+      ].sort(),
+    );
     for (const tool of tools) {
+      if (FILE_TOOLS[tool.name]) {
+        const route = routeOf(FILE_TOOLS[tool.name]!);
+        expect(tool.description).toContain(`${route.method.toUpperCase()} ${route.path} (scope ${route.scope})`);
+        expect(tool.inputSchema.required).toEqual(expect.arrayContaining(fields(route.params)));
+        expect(tool.annotations?.readOnlyHint).toBe(route.method === "get");
+        continue;
+      }
       const route = callable.find((r) => r.operationId === tool.name)!;
       expect(tool.title).toBe(route.summary);
       expect(tool.description).toContain(`${route.method.toUpperCase()} ${route.path}`);
@@ -64,13 +94,17 @@ describe("tools/list", () => {
       const key = await tenant.keyWith(scopes);
       const tools = await listed(key.key, { query: { tools: "all" } });
       const held = new Set<string>(key.scopes);
-      expect(tools.map((t) => t.name).sort()).toEqual(names(callable.filter((r) => r.scope === null || held.has(r.scope))));
+      const allowed = (r: AnyRoute) => r.scope === null || held.has(r.scope);
+      expect(tools.map((t) => t.name).sort()).toEqual(toolNames(callable.filter(allowed), allowed));
     }
   });
 
   it("lists reads only in read-only mode, by the URL or by the header, and refuses a call of a write", async () => {
     const tenant = await createTenant({ scopes: ALL_SCOPES });
-    const reads = names(callable.filter((r) => r.method === "get"));
+    const reads = toolNames(
+      callable.filter((r) => r.method === "get"),
+      (r) => r.method === "get",
+    );
     expect((await listed(tenant.key, { query: { tools: "all", readonly: "1" } })).map((t) => t.name).sort()).toEqual(reads);
     const byHeader = await listed(tenant.key, { headers: { "x-mcp-tools": "all", "x-mcp-readonly": "true" } });
     expect(byHeader.map((t) => t.name).sort()).toEqual(reads);
