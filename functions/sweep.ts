@@ -75,8 +75,10 @@ async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<{ busy: b
         return null;
       })
     : null;
-  troubles += result.troubles;
-  log({ message: "sweep", ...result, troubles, filesRemoved, mailSent: mail.sent, mailRefused: mail.refused });
-  const busy = result.published > 0 || result.failed > 0 || troubles > 0 || filesRemoved > 0 || mail.sent > 0 || mail.refused > 0;
+  log({ message: "sweep", ...result, troubles: troubles + result.troubles, filesRemoved, mailSent: mail.sent, mailRefused: mail.refused });
+  // Without a room configured no event can be published until a deploy sets one (and requests
+  // follow): the outbox's failures then keep no sweeps going, or they would never let Neon suspend.
+  const outboxBusy = settingsOf(env).realtime !== null && (result.published > 0 || result.failed > 0 || result.troubles > 0);
+  const busy = outboxBusy || troubles > 0 || filesRemoved > 0 || mail.sent > 0 || mail.refused > 0;
   return { busy, wakeAt };
 }
