@@ -1,4 +1,5 @@
 /* eslint-disable max-lines -- sockets, publishes and the server's control are used together by every realtime test. */
+import { PRUNE_CRON, SWEEP_CRON } from "../../functions/sweep-plan.ts";
 import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import PartySocket from "partysocket";
@@ -231,12 +232,12 @@ export function postToRoom(
 }
 
 /**
- * Runs the Worker's cron handler (the outbox sweep) once, as Cloudflare's scheduler would (the
+ * Runs the Worker's cron handler (the outbox sweep, or with PRUNE_CRON the prunes) once, as Cloudflare's scheduler would (the
  * harness starts the Worker with testScheduled; see global-setup.ts). The sweep itself runs in
  * waitUntil, after this returns: poll for its effect.
  */
-export async function runSweep(): Promise<void> {
-  const response = await fetch(`${workerUrl()}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+export async function runSweep(cron: typeof SWEEP_CRON | typeof PRUNE_CRON = SWEEP_CRON): Promise<void> {
+  const response = await fetch(`${workerUrl()}/__scheduled?cron=${encodeURIComponent(cron)}`);
   const text = await response.text();
   if (!response.ok) throw new Error(`the scheduled handler answered ${response.status}: ${text.slice(0, 300)}`);
 }

@@ -1,4 +1,5 @@
 /* eslint-disable max-lines -- the same replay cases run for every create operation. */
+import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Scope } from "../../domain/scopes.ts";
 import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
@@ -343,8 +344,8 @@ describe("what a key is", () => {
       "update idempotency_keys set created_at = now() - interval '23 hours 59 minutes' where key_id = $1 and idempotency_key = $2",
       [tenant.keyId, recent],
     );
-    // The sweep runs after the scheduled handler answers (waitUntil): its last step is the prune.
-    await runSweep();
+    // The prunes run after the scheduled handler answers (waitUntil).
+    await runSweep(PRUNE_CRON);
     const stored = async () =>
       (await query<{ idempotency_key: string }>("select idempotency_key from idempotency_keys where key_id = $1", [tenant.keyId])).map(
         (row) => row.idempotency_key,
