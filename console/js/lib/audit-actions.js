@@ -39,4 +39,5 @@ export const AUDIT_ACTIONS = [
   "organisation.updated",
   "mcp.session_started",
   "mail.failed",
+  "attachment.deleted",
 ];
