@@ -5,6 +5,7 @@ import { formatBanner, type ReadyPart } from "./dev/banner.ts";
 import type { ServiceProcess } from "./dev/child-process.ts";
 import { prepareDevDatabase, type DevDatabase } from "./dev/dev-database.ts";
 import { ensureDemoKey, type DemoOutcome } from "./dev/demo-key.ts";
+import { uploadDemoFiles } from "./dev/demo-files.ts";
 import { MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_SMTP_PORT, startMailCatcher } from "./lib/mail-catcher.ts";
 import { startWebhookSink, WEBHOOK_SINK_PORT, WEBHOOK_SINK_URL } from "./dev/webhook-sink.ts";
 import { loadDevSecret } from "./dev/dev-secret.ts";
@@ -110,6 +111,13 @@ async function start(supervisor: Supervisor): Promise<void> {
     waitForService(realtime, `${REALTIME_URL}/health`).then(() => ready("realtime", `${REALTIME_URL} (party v1)`)),
   ]);
 
+  if (demo.demo && demo.how === "seeded") {
+    const files = await uploadDemoFiles(database.url, WORKER_URL, demo.demo.key).then(
+      (count) => ({ detail: `${count} files on the demo's records`, warning: false }),
+      (error: Error) => ({ detail: error.message, warning: true }),
+    );
+    ready("files", files.detail, files.warning);
+  }
   if (demo.demo) {
     // The whole path of a client's call: Worker → SQL endpoint → Postgres.
     const probe = await probeWithKey(`${WORKER_URL}/v1`, demo.demo.key);

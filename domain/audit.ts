@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = [
   "organisation.updated",
   "mcp.session_started",
   "mail.failed",
+  "attachment.deleted",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -59,6 +60,7 @@ export const AUDIT_TARGET_TYPES = [
   "application",
   "installation",
   "mail",
+  "attachment",
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

@@ -2,6 +2,7 @@ import * as statements from "../db/statements/attachments.ts";
 import { listRecords } from "../db/statements/read.ts";
 import { attachmentScopes, DOWNLOAD_URL_SECONDS, INLINE_TYPES, objectKeyOf, type AttachmentParent } from "../domain/attachments.ts";
 import { downloadHolds, signDownload } from "../domain/crypto/download-url.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import type { PageRequest } from "../domain/paging.ts";
@@ -103,7 +104,10 @@ export async function getAttachment({ ctx, input }: Call<OnRecord & { id: string
 
 export async function deleteAttachment({ ctx, input }: Call<OnRecord & { id: string; store: FileStore }>) {
   const resource = statements.attachmentResources[input.parent];
-  const outcome = await guarded(statements.deleteAttachment(ctx.db, ctx.actor, input.parent, input.parentId, input.id), { deleting: true });
+  const outcome = await guarded(
+    statements.deleteAttachment(ctx.db, ctx.actor, input.parent, input.parentId, input.id, ctx.request ?? NO_REQUEST),
+    { deleting: true },
+  );
   const result = settleDelete(outcome, {
     ctx,
     scope: resource.manageScope,
@@ -131,7 +135,6 @@ export async function downloadAttachment({
   return { ...file, inline: input.inline && INLINE_TYPES.has(file.contentType), body: object.body };
 }
 
-/** GET /v1: what the organisation keeps in files, and its quota, in bytes. */
 /**
  * Deletes from R2 the objects of attachments deleted (the oldest first, at most `limit`), and
  * forgets those R2 let go; the rest stay for the next try (the sweep's). Answers how many went.

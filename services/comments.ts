@@ -2,6 +2,7 @@ import * as statements from "../db/statements/comments.ts";
 import { RULES } from "../db/statements/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { SETTINGS_ROLES } from "../domain/roles.ts";
+import { tooManyFiles } from "./refusals.ts";
 import { resourceService } from "./resource-service.ts";
 
 export type { CommentRecord, CommentValues, NewComment } from "../db/statements/comments.ts";
@@ -21,5 +22,5 @@ export const comments = resourceService({
     upsert: statements.upsertComment,
   },
   rules: { [RULES.author]: notTheAuthor },
-  removeRules: { [RULES.author]: notTheAuthor },
+  removeRules: { [RULES.author]: notTheAuthor, ...tooManyFiles("comment") },
 });

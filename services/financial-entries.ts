@@ -3,6 +3,7 @@ import { getProjectFinancials } from "../db/statements/project-financials.ts";
 import { RULES } from "../db/statements/rules.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { Call } from "./context.ts";
+import { tooManyFiles } from "./refusals.ts";
 import { resourceService } from "./resource-service.ts";
 import { settleCaller } from "./settle.ts";
 
@@ -23,6 +24,7 @@ export const financialEntries = resourceService({
         field: "amount",
       }),
   },
+  removeRules: tooManyFiles("financial entry"),
 });
 
 /**

@@ -1,4 +1,5 @@
 import * as statements from "../db/statements/issues.ts";
+import { tooManyFiles } from "./refusals.ts";
 import { resourceService } from "./resource-service.ts";
 
 export type { IssueRecord, IssueValues, NewIssue } from "../db/statements/issues.ts";
@@ -11,4 +12,5 @@ export const issues = resourceService({
     remove: statements.deleteIssue,
     upsert: statements.upsertIssue,
   },
+  removeRules: tooManyFiles("issue"),
 });

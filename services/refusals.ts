@@ -1,6 +1,6 @@
-import type { CheckedField } from "../db/statements/rules.ts";
+import { RULES, type CheckedField } from "../db/statements/rules.ts";
 import { DomainError } from "../domain/errors.ts";
-import { MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
+import { CASCADE_RECORDS, MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH } from "../domain/records.ts";
 import { OAuthError, resourcesOf } from "../domain/oauth.ts";
 import type { Scope } from "../domain/scopes.ts";
@@ -156,3 +156,16 @@ export const raceRefusals = {
   taskDatesOrdered: () => new DomainError("invalid_field", "startDate must not be after dueDate", { field: "startDate" }),
   budgetNonNegative: () => new DomainError("invalid_field", "budget must be 0 or more", { field: "budget" }),
 };
+
+/**
+ * A record's delete takes its files with it, each with its event (db/statements/attachment-cascades.ts),
+ * at most what a request may change with its deletes: a record with more is refused whole.
+ */
+export const tooManyFiles = (noun: string) => ({
+  [RULES.cascade_records]: () =>
+    new DomainError(
+      "conflict",
+      `the ${noun} has more files than a request may delete with it (${CASCADE_RECORDS}, a batch's deletes together): delete some of its files first`,
+      { maxRecords: CASCADE_RECORDS },
+    ),
+});

@@ -1,4 +1,5 @@
 import * as statements from "../db/statements/risks.ts";
+import { tooManyFiles } from "./refusals.ts";
 import { resourceService } from "./resource-service.ts";
 
 export type { NewRisk, RiskRecord, RiskValues } from "../db/statements/risks.ts";
@@ -11,4 +12,5 @@ export const risks = resourceService({
     remove: statements.deleteRisk,
     upsert: statements.upsertRisk,
   },
+  removeRules: tooManyFiles("risk"),
 });

@@ -92,7 +92,7 @@ export const tasks = resourceService({
     [RULES.cascade_records]: () =>
       new DomainError(
         "conflict",
-        `deleting the task takes more records with it (its comments and checklist items, and the tasks it blocks) than the request has left of its ${CASCADE_RECORDS} (a batch's deletes share them): send the delete alone, or delete some of its comments or checklist items first`,
+        `deleting the task takes more records with it (its comments, checklist items and files, and the tasks it blocks) than the request has left of its ${CASCADE_RECORDS} (a batch's deletes share them): send the delete alone, or delete some of its comments, checklist items or files first`,
         { maxRecords: CASCADE_RECORDS },
       ),
   },

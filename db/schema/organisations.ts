@@ -15,10 +15,15 @@ export const organisations = pgTable(
     allowDynamicClientRegistration: boolean().notNull().default(false),
     // What the organisation may keep in attached files, in bytes (docs/attachments.md).
     attachmentQuotaBytes: bigint({ mode: "number" }).notNull().default(DEFAULT_ATTACHMENT_QUOTA_BYTES),
+    // What it keeps now: the sum of its attachments' sizes, kept by a trigger on attachments in the
+    // statement that inserts or deletes a row (cascades included), so neither a quota check nor
+    // GET /v1 sums the files (custom migration attachment-usage).
+    attachmentBytesUsed: bigint({ mode: "number" }).notNull().default(0),
     ...timestamps,
   },
   (t) => [
     check("organisations_name_length", sql`char_length(${t.name}) between 1 and 200`),
     check("organisations_change_version_non_negative", sql`${t.changeVersion} >= 0`),
+    check("organisations_attachment_bytes_used_non_negative", sql`${t.attachmentBytesUsed} >= 0`),
   ],
 );

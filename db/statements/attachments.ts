@@ -1,10 +1,12 @@
 import { toSnakeCase } from "drizzle-orm/casing";
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
+import type { AuditRequest } from "../../domain/audit.ts";
 import { ATTACHMENT_PARENTS, attachmentScopes, type AttachmentParent } from "../../domain/attachments.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { attachments, comments, financialEntries, issues, risks, tasks } from "../schema/index.ts";
+import { auditCtes, auditTarget } from "./audit-append.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./caller.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
@@ -56,7 +58,8 @@ export interface NewAttachment {
 }
 
 const column = (parent: AttachmentParent) => sql.identifier(toSnakeCase(`${parent}Id`));
-const usedBytes = sql`(select coalesce(sum(a.size), 0) from ${attachments} a where a.org_id = ${CALLER_ORG})`;
+// The running total a trigger keeps (organisations.attachment_bytes_used), never a sum of the files.
+const usedBytes = sql`(select o.attachment_bytes_used from organisations o where o.id = ${CALLER_ORG})`;
 const quotaBytes = sql`(select o.attachment_quota_bytes from organisations o where o.id = ${CALLER_ORG})`;
 
 /** `size`: the organisation's files and this one fit in its quota (the org is locked first: concurrent uploads see each other). */
@@ -119,9 +122,37 @@ export async function getAttachment(db: Database, actor: Actor, parent: Attachme
   return { caller: callerOf(row), record: row.record };
 }
 
-export function deleteAttachment(db: Database, actor: Actor, parent: AttachmentParent, parentId: string, id: string) {
+/** attachment.deleted in the audit log: the file, by its id and name, and what it was on. */
+const deletedAudit = (parent: AttachmentParent, request: AuditRequest) =>
+  auditCtes(
+    {
+      action: "attachment.deleted",
+      source: sql`select c.org_id, ${auditTarget("attachment", sql`c.id`, sql`c.name`)} as target,
+                         jsonb_build_object(${`${parent}Id`}::text, jsonb_build_object('from', c.${column(parent)}, 'to', null),
+                                            'size', jsonb_build_object('from', c.size, 'to', null),
+                                            'sha256', jsonb_build_object('from', c.sha256, 'to', null)) as changes
+                    from changed c`,
+    },
+    request,
+  );
+
+/** A file's own delete: its event, and its audit entry, in the one statement. */
+export function deleteAttachment(
+  db: Database,
+  actor: Actor,
+  parent: AttachmentParent,
+  parentId: string,
+  id: string,
+  request: AuditRequest,
+) {
   const onParent: Rule = { name: RULES.on_parent, holds: sql`coalesce(l.${column(parent)} = ${parentId}::uuid, false)` };
-  return deleteRecord(db, actor, attachmentResources[parent], { id, ifMatch: null, blockers: [], rules: [onParent] });
+  return deleteRecord(db, actor, attachmentResources[parent], {
+    id,
+    ifMatch: null,
+    blockers: [],
+    rules: [onParent],
+    audit: deletedAudit(parent, request),
+  });
 }
 
 /** What a signed download needs, found by the attachment's id alone (the signature is the authority). */
@@ -135,7 +166,6 @@ export async function downloadOf(db: Database, id: string) {
     : null;
 }
 
-/** The organisation's files in bytes, and its quota (GET /v1). */
 /** The caller's organisation's file usage and quota, as a column of a statement with the caller's CTEs (GET /v1's). */
 export const usageColumn = sql`json_build_object('usedBytes', ${usedBytes}::text, 'quotaBytes', ${quotaBytes}::text)`;
 

@@ -7,6 +7,7 @@ import { comments, tasks } from "../schema/index.ts";
 import { systemActor } from "./events.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
+import { filesOf } from "./attachment-cascades.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
 import { projectOfTask, taskHasRoom, taskOfOrganisation } from "./references.ts";
@@ -71,5 +72,5 @@ export function upsertComment(db: Database, actor: Actor, externalId: string, va
 }
 
 export function deleteComment(db: Database, actor: Actor, id: string, ifMatch: number | null) {
-  return deleteRecord(db, actor, commentResource, { id, ifMatch, blockers: [], rules: [byAuthorOrAdmin] });
+  return deleteRecord(db, actor, commentResource, { id, ifMatch, blockers: [], rules: [byAuthorOrAdmin], cascades: [filesOf("comment")] });
 }

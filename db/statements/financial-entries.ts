@@ -5,6 +5,7 @@ import type { Database } from "../client.ts";
 import { financialEntries } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
+import { filesOf } from "./attachment-cascades.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { PROJECT_EXPANSION } from "./projects.ts";
 import { projectOfOrganisation } from "./references.ts";
@@ -54,5 +55,5 @@ export function upsertFinancialEntry(db: Database, actor: Actor, externalId: str
 }
 
 export function deleteFinancialEntry(db: Database, actor: Actor, id: string, ifMatch: number | null) {
-  return deleteRecord(db, actor, financialEntryResource, { id, ifMatch, blockers: [] });
+  return deleteRecord(db, actor, financialEntryResource, { id, ifMatch, blockers: [], cascades: [filesOf("financialEntry")] });
 }

@@ -6,6 +6,7 @@ import type { Database } from "../client.ts";
 import { issues } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
+import { filesOf } from "./attachment-cascades.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { PROJECT_EXPANSION } from "./projects.ts";
 import { activePerson, anyPerson, projectOfOrganisation } from "./references.ts";
@@ -70,5 +71,5 @@ export function upsertIssue(db: Database, actor: Actor, externalId: string, valu
 }
 
 export function deleteIssue(db: Database, actor: Actor, id: string, ifMatch: number | null) {
-  return deleteRecord(db, actor, issueResource, { id, ifMatch, blockers: [] });
+  return deleteRecord(db, actor, issueResource, { id, ifMatch, blockers: [], cascades: [filesOf("issue")] });
 }

@@ -4,6 +4,7 @@ import type { Database } from "../client.ts";
 import { risks } from "../schema/index.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
+import { filesOf } from "./attachment-cascades.ts";
 import type { IdempotencyRequest } from "./idempotency.ts";
 import { PROJECT_EXPANSION } from "./projects.ts";
 import { activePerson, projectOfOrganisation } from "./references.ts";
@@ -45,5 +46,5 @@ export function upsertRisk(db: Database, actor: Actor, externalId: string, value
 }
 
 export function deleteRisk(db: Database, actor: Actor, id: string, ifMatch: number | null) {
-  return deleteRecord(db, actor, riskResource, { id, ifMatch, blockers: [] });
+  return deleteRecord(db, actor, riskResource, { id, ifMatch, blockers: [], cascades: [filesOf("risk")] });
 }

@@ -34,6 +34,7 @@ import {
 import { updateRecord } from "./update.ts";
 import { upsertRecord } from "./upsert.ts";
 import type { Cascade } from "./outbox.ts";
+import { filesOf, filesOfTaskComments } from "./attachment-cascades.ts";
 import type { Reference } from "./write-ctes.ts";
 
 /** The related records a task read may embed (?expand=). */
@@ -248,6 +249,9 @@ function deletedWithTask(name: string, resource: Resource): Cascade {
  */
 const taskDeleteCascades: Cascade[] = [
   takenOffTasks("unblocked", "blockedBy"),
+  // Its files and its comments' files first: their events come before the comments' own.
+  filesOf("task"),
+  filesOfTaskComments,
   deletedWithTask("uncommented", commentResource),
   deletedWithTask("unchecklisted", checklistItemResource),
 ];

@@ -1,0 +1,2 @@
+ALTER TABLE "organisations" ADD COLUMN "attachment_bytes_used" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "organisations" ADD CONSTRAINT "organisations_attachment_bytes_used_non_negative" CHECK ("organisations"."attachment_bytes_used" >= 0);
