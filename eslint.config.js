@@ -61,6 +61,7 @@ export default tseslint.config(
       "console/vendor/",
       "client/schema.d.ts",
       "console/js/lib/forms.generated.js",
+      "console/js/lib/domain.generated.js",
       ".data/",
       "**/.wrangler/",
       "test/artifacts/",

@@ -5,7 +5,7 @@ import { CLOSE_CODES } from "../realtime/protocol.ts";
 const routes = await loadRoutes();
 
 // The realtime room's messages as an AsyncAPI 3.0 document (client/asyncapi.json, written by
-// `npm run client:generate`). Its schemas are the OpenAPI document's own components (`Event` and
+// `npm run generate`). Its schemas are the OpenAPI document's own components (`Event` and
 // the 21 event types it unions), copied by reference under the same paths, so a socket's event and
 // GET /v1/events' are one definition. test/realtime/asyncapi.test.ts checks live messages against it.
 

@@ -1,19 +1,22 @@
 import { writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { renderAsyncApiJson } from "./asyncapi.ts";
-import { renderConsoleForms } from "./console-forms.ts";
-import { renderClientSchema, renderOpenApiJson } from "./render-schema.ts";
+import { committed, fromRoot, GENERATED } from "./generated.ts";
 
-// `npm run client:generate`: writes client/openapi.json, client/asyncapi.json and
-// client/schema.d.ts from the route registry, and the console's form schemas from the document.
-const openApiJson = renderOpenApiJson();
-for (const [name, text] of [
-  ["openapi.json", openApiJson],
-  ["asyncapi.json", renderAsyncApiJson()],
-  ["schema.d.ts", await renderClientSchema()],
-  ["../console/js/lib/forms.generated.js", renderConsoleForms(openApiJson)],
-] as const) {
-  const target = fileURLToPath(new URL(`./${name}`, import.meta.url));
-  writeFileSync(target, text);
-  process.stdout.write(`wrote ${target} (${text.split("\n").length} lines)\n`);
+// `npm run generate`: writes every generated file (client/generated.ts lists them and how each is
+// rendered). `npm run generate -- --check` writes nothing and fails naming each file that is stale.
+const check = process.argv.includes("--check");
+const stale: string[] = [];
+for (const { file, render } of GENERATED) {
+  const current = committed(file);
+  const text = await render(current);
+  if (text === current) continue;
+  if (check) stale.push(file);
+  else {
+    writeFileSync(fromRoot(file), text);
+    process.stdout.write(`wrote ${file} (${text.split("\n").length} lines)\n`);
+  }
 }
+if (stale.length) {
+  process.stderr.write(`stale, run \`npm run generate\` and commit: ${stale.join(", ")}\n`);
+  process.exit(1);
+}
+if (check) process.stdout.write(`all ${GENERATED.length} generated files are current\n`);

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./env.ts";
+import { ENTRY_POINTS, honoPath, type EntryPart, type EntryPoint } from "./entry-points.ts";
 import { requestState } from "./http/context.ts";
 import { answerError, noEndpoint } from "./http/errors.ts";
 import { builtOnce } from "./http/built-once.ts";
@@ -11,9 +12,8 @@ import { keysOrSession, sessionOnly } from "./middleware/credentials.ts";
 import { crossOrigin } from "./middleware/cross-origin.ts";
 import { jsonBodyUpTo, refuseIdempotencyKey } from "./middleware/json-body.ts";
 import { logRequests } from "./middleware/log.ts";
-import { MCP_RESOURCE_METADATA_PATH, mcpEndpoint, mcpResourceMetadata } from "./mcp/endpoint.ts";
+import { mcpEndpoint } from "./mcp/endpoint.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
-import { AUTHORIZATION_SERVER_PATH, PROTECTED_RESOURCE_PATH } from "./oauth/metadata.ts";
 import { loadRouteModule, loadRoutes } from "./routes/index.ts";
 import { ROUTE_MANIFEST } from "./routes/manifest.ts";
 import type { RouteMount } from "./routes/mount.ts";
@@ -21,7 +21,7 @@ import type { RouteMount } from "./routes/mount.ts";
 // The Worker's app, composed: the middleware every request passes, in order (request id, log
 // line, security headers, CORS, the request's state), then each route of the registry
 // (functions/routes/index.ts) with its own middleware (scope, credentials and rate limit, body),
-// then the room's endpoints, sign-in, the API reference page, and the answers to no route and to
+// then every other entry point (functions/entry-points.ts), and the answers to no route and to
 // an error. What a route is: http/registry.ts; how one runs: http/handler.ts; every route by its
 // path: docs/routes.md.
 
@@ -53,7 +53,7 @@ function middlewareOf(route: RouteMount): MiddlewareHandler<AppEnv>[] {
 function handlerAt(mount: RouteMount): Handler<AppEnv> {
   const handler = builtOnce(async () => {
     const route = (await loadRouteModule(mount.module)).find((r) => r.operationId === mount.operationId);
-    if (!route) throw new Error(`${mount.operationId} is not in routes/${mount.module}: run npm run routes:generate`);
+    if (!route) throw new Error(`${mount.operationId} is not in routes/${mount.module}: run npm run generate`);
     return (await import("./http/handler.ts")).handlerOf(route);
   });
   return async (c) => {
@@ -68,29 +68,22 @@ export function createApp() {
   app.use("*", requestId(), logRequests, secureHeaders(), crossOrigin, requestState);
 
   for (const route of ROUTE_MANIFEST) {
-    app.on(route.method.toUpperCase(), [route.path.replace(/\{(\w+)\}/g, ":$1")], ...middlewareOf(route), handlerAt(route));
+    app.on(route.method.toUpperCase(), [honoPath(route.path)], ...middlewareOf(route), handlerAt(route));
   }
 
-  // The MCP server (functions/mcp/): its tool calls run the routes above through this app.
-  app.on(["GET", "POST", "DELETE"], "/mcp", mcpEndpoint(app));
-  app.get(MCP_RESOURCE_METADATA_PATH, mcpResourceMetadata);
-  // The parts only some requests need, each loaded by the first request to one of its paths: the
-  // room's endpoints, sign-in and sign-up (better-auth), the OAuth authorization server.
-  app.all(
-    "/internal/*",
-    lazyPart("/internal", async () => (await import("./internal.ts")).internal),
-  );
-  app.all(
-    "/auth/*",
-    lazyPart("/", async () => (await import("./auth/routes.ts")).authRoutes),
-  );
-  const oauth = lazyPart("/", async () => (await import("./oauth/routes.ts")).oauthRoutes);
-  app.all("/oauth/*", oauth);
-  app.get(AUTHORIZATION_SERVER_PATH, oauth);
-  app.get(PROTECTED_RESOURCE_PATH, oauth);
-  // The API reference page (HTML, no key); the console at / is a static asset (wrangler.toml [assets]).
-  // Scalar is loaded when the page is first asked for.
-  app.get("/docs", async (c) => (await import("./openapi/docs-page.ts")).apiReference(c));
+  // Every other entry point (functions/entry-points.ts), on the part that answers it. The MCP
+  // server's tool calls run the routes above through this app. The other parts are loaded by the
+  // first request to one of their paths: the OAuth authorization server, sign-in and sign-up
+  // (better-auth), the room's endpoints, the API reference page (Scalar). The console at / is a
+  // static asset (wrangler.toml [assets]).
+  const parts: Record<EntryPart, Handler<AppEnv>> = {
+    mcp: mcpEndpoint(app),
+    oauth: lazyPart("/", async () => (await import("./oauth/routes.ts")).oauthRoutes),
+    auth: lazyPart("/", async () => (await import("./auth/routes.ts")).authRoutes),
+    internal: lazyPart("/", async () => (await import("./internal.ts")).internal),
+    docs: async (c) => (await import("./openapi/docs-page.ts")).apiReference(c),
+  };
+  for (const entry of Object.values(ENTRY_POINTS) as EntryPoint[]) app.on([...entry.methods], honoPath(entry.path), parts[entry.part]);
 
   app.notFound(noEndpoint);
   app.onError(answerError);

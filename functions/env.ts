@@ -8,6 +8,7 @@ import type { AnyRoute } from "./http/registry.ts";
 import { parseMailUrl, type MailSettings } from "./mail/smtp.ts";
 import type { AuthGuard } from "./rate-limit/auth-guard.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
+import type { SweepWatch } from "./sweep-watch.ts";
 
 /** Worker bindings (wrangler.toml and secrets); read through `settingsOf`, which checks them. */
 export interface Bindings {
@@ -75,6 +76,8 @@ export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** One AuthGuard Durable Object per client address: counts the refused keys it presents. */
   AUTH_GUARD: DurableObjectNamespace<AuthGuard>;
+  /** The one SweepWatch Durable Object: whether the cron's sweeps have anything to do, known without the database. */
+  SWEEP_WATCH: DurableObjectNamespace<SweepWatch>;
 }
 
 /** The Worker's configuration, checked: what the code reads instead of the raw bindings. */

@@ -1,9 +1,12 @@
 import { createApp } from "./app.ts";
 import { settingsOf, type Bindings } from "./env.ts";
 import { countSubrequests } from "./subrequests.ts";
+import { noteRequest } from "./sweep-watch.ts";
 
-// The Worker: the Hono app serves /v1; the cron trigger runs the sweep (re-publishes events no
-// room acknowledged, repeats recent revocations to the rooms, drops events and audit entries past their retention).
+// The Worker: the Hono app serves /v1; the cron triggers run the sweep (re-publishes events no
+// room acknowledged, repeats recent revocations to the rooms) each minute and the prunes (events
+// and audit entries past their retention) every 6 hours, each only when there is something to do
+// (functions/sweep-watch.ts).
 //
 // Start-up builds only what every request passes through: Hono, the common middleware, and each
 // route mounted by its method, path, scope and body (routes/manifest.ts). What a request needs
@@ -14,6 +17,7 @@ import { countSubrequests } from "./subrequests.ts";
 // Scalar with their pages, the sweep with the cron (docs/deployment.md "Start-up").
 export { AuthGuard } from "./rate-limit/auth-guard.ts";
 export { RateLimiter } from "./rate-limit/limiter.ts";
+export { SweepWatch } from "./sweep-watch.ts";
 
 const app = createApp();
 
@@ -29,8 +33,12 @@ function counted<T>(env: Bindings, work: () => T): T {
 }
 
 export default {
-  fetch: (request, env, ctx) => counted(env, () => app.fetch(request, env, ctx)),
-  scheduled(_controller, env, ctx) {
-    ctx.waitUntil(counted(env, () => import("./sweep.ts").then(({ runSweep }) => runSweep(env, ctx))));
+  fetch(request, env, ctx) {
+    // A request keeps the cron's sweeps going a few minutes; without any they send Neon nothing (functions/sweep-watch.ts).
+    noteRequest(env, ctx);
+    return counted(env, () => app.fetch(request, env, ctx));
+  },
+  scheduled(controller, env, ctx) {
+    ctx.waitUntil(counted(env, () => import("./sweep.ts").then(({ runScheduled }) => runScheduled(controller.cron, env, ctx))));
   },
 } satisfies ExportedHandler<Bindings>;

@@ -20,6 +20,7 @@ import { missedEvents, roomStart } from "../services/events.ts";
 import { describeCaller } from "../services/organisation.ts";
 import { disableWebhook, recordAttempts, webhookTargets } from "../services/webhooks.ts";
 import { serviceContext } from "./http/context.ts";
+import { pathOf } from "./entry-points.ts";
 import { settingsOf, type AppEnv } from "./env.ts";
 import { addressBlocked, consumeRateLimit, forgetRevokedKey } from "./middleware/rate-limit.ts";
 
@@ -43,7 +44,7 @@ internal.use(
 );
 
 internal.use(
-  "/rooms/:orgId/*",
+  "/internal/rooms/:orgId/*",
   createMiddleware<AppEnv>(async (c, next) => {
     if (!UUID_PATTERN.test(c.req.param("orgId") ?? "")) throw new DomainError("invalid_field", "orgId must be a UUID", { field: "orgId" });
     await next();
@@ -76,27 +77,27 @@ const EventsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(500),
 });
 
-internal.get("/rooms/:orgId/start", async (c) =>
+internal.get(pathOf("roomStart"), async (c) =>
   c.json({ watermark: await roomStart({ ctx: systemContext(c), input: { orgId: orgIdOf(c) } }) }),
 );
 
-internal.get("/rooms/:orgId/events", async (c) => {
+internal.get(pathOf("roomEvents"), async (c) => {
   const query = EventsQuery.safeParse(c.req.query());
   if (!query.success) throw new DomainError("invalid_field", "after and limit must be whole numbers (limit 1 to 1000)", { field: "after" });
   return c.json({ events: await missedEvents({ ctx: systemContext(c), input: { orgId: orgIdOf(c), ...query.data } }) });
 });
 
-internal.get("/rooms/:orgId/webhooks", async (c) =>
+internal.get(pathOf("roomWebhooks"), async (c) =>
   c.json({ webhooks: await webhookTargets({ ctx: systemContext(c), input: { orgId: orgIdOf(c) } }) }),
 );
 
-internal.post("/rooms/:orgId/deliveries", async (c) => {
+internal.post(pathOf("roomDeliveries"), async (c) => {
   const { attempts } = await bodyOf(c, DeliveryReportSchema);
   await recordAttempts({ ctx: systemContext(c), input: { orgId: orgIdOf(c), attempts } });
   return c.json({ recorded: attempts.length });
 });
 
-internal.post("/rooms/:orgId/webhooks/:webhookId/disable", async (c) => {
+internal.post(pathOf("roomDisableWebhook"), async (c) => {
   const webhookId = c.req.param("webhookId");
   if (!UUID_PATTERN.test(webhookId)) throw new DomainError("invalid_field", "webhookId must be a UUID", { field: "webhookId" });
   const { reason } = await bodyOf(c, DisableWebhookSchema);
@@ -111,7 +112,7 @@ internal.post("/rooms/:orgId/webhooks/:webhookId/disable", async (c) => {
  * it counts against that key's rate limit too), a session still signed in, or an application's
  * grant still live.
  */
-internal.post("/rooms/:orgId/sockets", async (c) => c.json(await identify(c, await bodyOf(c, SocketCredentialSchema))));
+internal.post(pathOf("roomSockets"), async (c) => c.json(await identify(c, await bodyOf(c, SocketCredentialSchema))));
 
 /** Counts a socket against its key's rate limit: 429 for an address blocked or a key over its limit. */
 async function admit(c: Context<AppEnv>, keyHash: string, clientAddress: string): Promise<void> {

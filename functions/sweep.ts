@@ -1,26 +1,84 @@
 import { removeObjects } from "../services/attachments.ts";
-import { sweep } from "../services/events.ts";
-import { deliverMail } from "../services/mail.ts";
+import { pruneRetained, sweep } from "../services/events.ts";
+import { deliverMail, mailDueAt } from "../services/mail.ts";
 import { backgroundContext } from "./http/context.ts";
 import { settingsOf, type Bindings } from "./env.ts";
+import { PRUNE_CRON, type SweepPlan } from "./sweep-plan.ts";
+import { locallyActiveUntil, sweepWatchOf } from "./sweep-watch.ts";
+
+const log = (facts: Record<string, unknown>) => console.log(JSON.stringify(facts));
+const warn = (message: string, cause: unknown) => console.warn(JSON.stringify({ level: "warn", message, cause: String(cause) }));
+
+/** What the watch says to do; if it cannot say, everything (an idle database woken beats an event left unpublished). */
+async function planned(env: Bindings): Promise<{ plan: SweepPlan; watch: ReturnType<typeof sweepWatchOf> | null }> {
+  const watch = sweepWatchOf(env);
+  try {
+    return { plan: await watch.plan(locallyActiveUntil()), watch };
+  } catch (error) {
+    warn("the sweep watch did not answer: sweeping anyway", error);
+    return { plan: { sweep: true, prune: true }, watch: null };
+  }
+}
 
 /**
- * The cron trigger's sweep (functions/index.ts), loaded when a sweep first runs: the outbox's, and
- * the files of deleted attachments still in R2 (docs/attachments.md), retried each run until gone.
+ * The cron trigger's run (functions/index.ts), loaded when one first runs: the minute sweep, or on
+ * PRUNE_CRON the prunes; each only when the watch says there is something to do
+ * (functions/sweep-watch.ts), so an idle service sends Neon no statement.
  */
-export async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<void> {
+export async function runScheduled(cron: string, env: Bindings, ctx: ExecutionContext): Promise<void> {
+  const { plan, watch } = await planned(env);
+  if (cron === PRUNE_CRON) {
+    if (!plan.prune) return log({ message: "prune", idle: true });
+    const settings = settingsOf(env);
+    const result = await pruneRetained(backgroundContext(env, ctx), {
+      retentionSeconds: settings.events.retentionSeconds,
+      auditRetentionSeconds: settings.audit.retentionSeconds,
+    });
+    // A prune that failed is tried again at the next prune time.
+    if (result.troubles === 0) await watch?.pruned().catch((error: unknown) => warn("could not tell the sweep watch of the prunes", error));
+    return log({ message: "prune", ...result });
+  }
+  if (!plan.sweep) return log({ message: "sweep", idle: true });
+  const outcome = await runSweep(env, ctx);
+  await watch?.swept(outcome).catch((error: unknown) => warn("could not tell the sweep watch of the sweep", error));
+}
+
+/**
+ * The minute sweep: the outbox's, the files of deleted attachments still in R2 (docs/attachments.md),
+ * retried each run until gone, and the mail due. Answers whether the next sweeps must go on
+ * (anything done or failed) and when mail is next due.
+ */
+async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<{ busy: boolean; wakeAt: number | null }> {
   const background = backgroundContext(env, ctx);
+  let troubles = 0;
   const [result, filesRemoved] = await Promise.all([
-    sweep(background, {
-      retentionSeconds: settingsOf(env).events.retentionSeconds,
-      auditRetentionSeconds: settingsOf(env).audit.retentionSeconds,
-    }),
-    env.FILES ? removeObjects(background, env.FILES, 1000) : 0,
+    sweep(background, {}),
+    env.FILES
+      ? removeObjects(background, env.FILES, 1000).catch((error: unknown) => {
+          troubles++;
+          warn("sweep could not remove the files of deleted attachments", error);
+          return 0;
+        })
+      : 0,
   ]);
   // The mail due: queued by requests whose own sending failed, or waiting out a refusal's backoff.
   const mail = await deliverMail({ db: background.db, mailer: background.mailer ?? null }).catch((error: unknown) => {
-    console.warn(JSON.stringify({ level: "warn", message: "sweep could not send the mail due", cause: String(error) }));
+    troubles++;
+    warn("sweep could not send the mail due", error);
     return { sent: 0, refused: 0 };
   });
-  console.log(JSON.stringify({ message: "sweep", ...result, filesRemoved, mailSent: mail.sent, mailRefused: mail.refused }));
+  // Without a mailer nothing can be sent: no wake-up for it (setting MAIL_URL is a deploy, and requests follow).
+  const wakeAt = background.mailer
+    ? await mailDueAt(background).catch((error: unknown) => {
+        troubles++;
+        warn("sweep could not read when mail is next due", error);
+        return null;
+      })
+    : null;
+  log({ message: "sweep", ...result, troubles: troubles + result.troubles, filesRemoved, mailSent: mail.sent, mailRefused: mail.refused });
+  // Without a room configured no event can be published until a deploy sets one (and requests
+  // follow): the outbox's failures then keep no sweeps going, or they would never let Neon suspend.
+  const outboxBusy = settingsOf(env).realtime !== null && (result.published > 0 || result.failed > 0 || result.troubles > 0);
+  const busy = outboxBusy || troubles > 0 || filesRemoved > 0 || mail.sent > 0 || mail.refused > 0;
+  return { busy, wakeAt };
 }

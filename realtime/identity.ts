@@ -34,7 +34,13 @@ export interface RoomEnv {
   /** Jobs one webhook may have queued (realtime/webhooks/backlog.ts); unset: 10 000. */
   WEBHOOK_BACKLOG_LIMIT?: string;
   /**
-   * "true" puts Workers' per-invocation limits in front of the room's requests (connections.ts):
+   * Subrequests one invocation may make (realtime/subrequests.ts): unset, 1000 (Workers Paid); 50
+   * on Workers Free. The alarm's drain stays under it.
+   */
+  SUBREQUESTS_PER_INVOCATION?: string;
+  /**
+   * "true" puts Workers' per-invocation limits in front of the room's requests (connections.ts,
+   * subrequests.ts):
    * development and the tests, whose workerd has none of them. Never deployed.
    */
   MODEL_WORKERS_LIMITS?: string;

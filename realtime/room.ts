@@ -7,6 +7,7 @@ import { Alarm, RETRY_MS } from "./room/alarm.ts";
 import { Audiences, stateOf, tagsOf, type SocketState } from "./room/audiences.ts";
 import { fanOut, hasFanOut } from "./room/fan-out.ts";
 import { EventOrder } from "./room/ordering.ts";
+import { countedFetch, Invocation, subrequestLimitOf } from "./subrequests.ts";
 import { backlogLimitOf } from "./webhooks/backlog.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
@@ -44,9 +45,13 @@ export default class OrganisationRoom implements Party.Server {
   private readonly webhooks: WebhookDispatcher;
   /** Every request the room makes holds one (connections.ts); in development and the tests, behind Workers' queue. */
   private readonly connections: HeldConnections;
+  /** The subrequests of the alarm run in progress (subrequests.ts); null between runs. */
+  private invocation: Invocation | null = null;
 
   constructor(readonly room: Party.Room) {
-    this.connections = heldConnections(this.env.MODEL_WORKERS_LIMITS === "true" ? queuedLikeWorkers(fetch) : fetch);
+    const model = this.env.MODEL_WORKERS_LIMITS === "true";
+    // Counted when fetch() is called, as Cloudflare counts, in front of the platform's queue.
+    this.connections = heldConnections(countedFetch(model ? queuedLikeWorkers(fetch) : fetch, () => this.invocation));
     const api = (path: string, init?: RequestInit) => this.internalApi(path, init);
     this.alarm = new Alarm(room.storage);
     this.audiences = new Audiences(room);
@@ -157,13 +162,23 @@ export default class OrganisationRoom implements Party.Server {
   }
 
   async onAlarm(): Promise<void> {
+    const invocation = new Invocation(subrequestLimitOf(this.env.SUBREQUESTS_PER_INVOCATION), this.env.MODEL_WORKERS_LIMITS === "true");
+    this.invocation = invocation;
+    try {
+      await this.runAlarm(invocation);
+    } finally {
+      this.invocation = null;
+    }
+  }
+
+  private async runAlarm(invocation: Invocation): Promise<void> {
     this.alarm.fired();
     // In line with publishes, so the watermark never moves under one.
     await this.order.retry();
     // Beside publishes, not in line with them (room/fan-out.ts).
     const fannedOut = await fanOut(this.room.storage, this.webhooks);
     // A drain that fails (the webhooks cannot be loaded) is tried again in a while.
-    const nextJob = await this.webhooks.drain().catch(() => Date.now() + RETRY_MS);
+    const nextJob = await this.webhooks.drain(() => invocation.left()).catch(() => Date.now() + RETRY_MS);
     // Events delivered while the webhooks were being called are fanned out right away (the alarm a
     // publish set meanwhile must not be pushed back); a gap, or webhooks that could not be loaded,
     // are tried again in a while.

@@ -85,8 +85,9 @@ const SWEEP_SECONDS = 30;
 /** How far back the sweep repeats revocations to the rooms: a few of its one-minute ticks. */
 const REVOCATION_REPEAT_SECONDS = 180;
 /**
- * Subrequests (functions/subrequests.ts) the sweep keeps for its last steps, the four prunes and a
- * margin, whatever the steps before them had to do; and, beyond those, for repeating revocations
+ * Subrequests (functions/subrequests.ts) the sweep keeps as a margin (it once held the four prunes,
+ * which now run on a schedule of their own: pruneRetained), whatever the steps before it had to do;
+ * and, beyond it, for repeating revocations
  * to the rooms and ending installations. Publishing stops short of both: what it leaves, the next
  * sweep publishes (it starts from the oldest unacknowledged event). 27 of the Free plan's 50 then
  * go to publishing; of the Paid plan's 1,000, 973.
@@ -174,15 +175,20 @@ async function publishUnacknowledged(ctx: SweepContext, graceSeconds: number): P
  * The scheduled sweep: re-publishes what no room acknowledged, per organisation in changeVersion
  * order and in batches (a batch the room took stays acknowledged if a later one fails); repeats
  * recent revocations to the rooms, keys' and applications' (one that was not told closes their
- * sockets now), after ending the installations whose installer's authority is gone by another path; and drops events and Idempotency-Keys past their retention, and applications'
- * tokens and grants that can no longer be used. Each part runs whatever became of the others:
- * after a realtime outage, when publishing has the most to do and may fail, pruning still happens.
+ * sockets now), after ending the installations whose installer's authority is gone by another path.
+ * Each part runs whatever became of the others. `troubles` counts the parts that failed: with
+ * `failed` and `published`, whether the next sweeps must go on (functions/sweep-watch.ts). The
+ * prunes are pruneRetained, on a schedule of their own.
  */
 export async function sweep(
   ctx: SweepContext,
-  options: { retentionSeconds: number; auditRetentionSeconds?: number; graceSeconds?: number },
-): Promise<{ published: number; failed: number; pruned: number; auditPruned: number }> {
-  const failing = (what: string) => (error: unknown) => warn(`sweep could not ${what}`, { cause: String(error) });
+  options: { graceSeconds?: number },
+): Promise<{ published: number; failed: number; troubles: number }> {
+  let troubles = 0;
+  const failing = (what: string) => (error: unknown) => {
+    troubles++;
+    warn(`sweep could not ${what}`, { cause: String(error) });
+  };
   ctx = { ...ctx, rooms: withinBudget(ctx, PRUNE_RESERVE) };
   // What this isolate was told and holds for its next write is recorded first, not sent again
   // (when that fails, the events are sent again below, which costs only the repeat).
@@ -195,28 +201,40 @@ export async function sweep(
     .then((revoked) =>
       Promise.all(
         [...revoked].map(([orgId, keyIds]) =>
-          ctx.rooms
-            .tell(orgId, { keysRevoked: keyIds })
-            .catch((error: unknown) => warn("could not tell a room of revoked keys", { orgId, cause: String(error) })),
+          ctx.rooms.tell(orgId, { keysRevoked: keyIds }).catch((error: unknown) => {
+            troubles++;
+            warn("could not tell a room of revoked keys", { orgId, cause: String(error) });
+          }),
         ),
       ),
     )
     .catch(failing("read the recent revocations"));
   await endUnauthorisedInstallations(ctx, TELL_RESERVE).catch(failing("end the installations whose installer's authority is gone"));
   await repeatEndedAccess(ctx, REVOCATION_REPEAT_SECONDS, warn).catch(failing("read the applications ended lately"));
-  const pruned = await pruneEvents(ctx.db, options.retentionSeconds).catch((error: unknown) => {
-    failing("prune events")(error);
+  return { published, failed, troubles };
+}
+
+/**
+ * Drops events and Idempotency-Keys past their retention, applications' tokens and grants that
+ * can no longer be used, and audit entries past theirs. Each runs whatever became of the others.
+ */
+export async function pruneRetained(
+  ctx: Pick<SweepContext, "db">,
+  options: { retentionSeconds: number; auditRetentionSeconds?: number },
+): Promise<{ pruned: number; auditPruned: number; troubles: number }> {
+  let troubles = 0;
+  const failing = (what: string) => (error: unknown) => {
+    troubles++;
+    warn(`could not ${what}`, { cause: String(error) });
     return 0;
-  });
+  };
+  const pruned = await pruneEvents(ctx.db, options.retentionSeconds).catch(failing("prune events"));
   await pruneIdempotencyKeys(ctx.db).catch(failing("prune Idempotency-Keys"));
   await pruneAppTokens(ctx).catch(failing("prune applications' tokens"));
   const auditPruned = await pruneAuditEntries(ctx.db, options.auditRetentionSeconds ?? AUDIT_RETENTION_DAYS * 86_400).catch(
-    (error: unknown) => {
-      failing("prune the audit log")(error);
-      return 0;
-    },
+    failing("prune the audit log"),
   );
-  return { published, failed, pruned, auditPruned };
+  return { pruned, auditPruned, troubles };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Database } from "../db/client.ts";
-import { claimDueMail, markMailRefused, markMailSent, type ClaimedMail } from "../db/statements/mail.ts";
+import { claimDueMail, markMailRefused, markMailSent, nextMailDue, type ClaimedMail } from "../db/statements/mail.ts";
 import { MAX_MAIL_ATTEMPTS, mailRetryDelaySeconds } from "../domain/mail.ts";
 
 // Sending the mail outbox (docs/mail.md): the Worker sends what a request queued right after its
@@ -74,3 +74,6 @@ export async function deliverMail(ctx: MailContext, options: { ids?: string[]; s
   }
   return outcome;
 }
+
+/** When the next queued message falls due (ms since the epoch), or null: the sweep's wake-up time for mail. */
+export const mailDueAt = (ctx: Pick<MailContext, "db">) => nextMailDue(ctx.db);

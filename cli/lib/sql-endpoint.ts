@@ -10,10 +10,12 @@ import {
   type NeonFault,
   type PostgresFields,
 } from "./sql-endpoint/neon-answers.ts";
+import { modelledCompute, NEON_COLD_START, type ColdStart, type Compute } from "./sql-endpoint/compute.ts";
 import { parsePayload, readBody, type QueryData } from "./sql-endpoint/payload.ts";
 import { runBatch, runSingle, type Connection } from "./sql-endpoint/queries.ts";
 
 export type { NeonFault } from "./sql-endpoint/neon-answers.ts";
+export type { ColdStart } from "./sql-endpoint/compute.ts";
 
 export interface SqlEndpoint {
   /** host:port to hand to the Worker as LOCAL_SQL_ENDPOINT. */
@@ -21,6 +23,10 @@ export interface SqlEndpoint {
   port: number;
   /** Changes the added delay (each way) for requests from now on. */
   setDelay(ms: number): void;
+  /** Changes the compute's cold start (sql-endpoint/compute.ts) from now on; false: never suspended. */
+  setColdStart(coldStart: ColdStart | false): void;
+  /** How many times the compute woke from suspension. */
+  wakes(): number;
   /**
    * The fault mode, for tests: the next request any of whose statements matches `sql` is answered
    * with Neon's answer for `fault` (sql-endpoint/neon-answers.ts NEON_FAULTS) instead of being run;
@@ -45,11 +51,14 @@ export interface SqlEndpoint {
  * and one serde_json refuses (a lone surrogate escape) 400 with no code (sql-endpoint/payload.ts);
  * an answer past 10 MiB is 507, checked before each row over the whole answer; a client that goes
  * away has its statement cancelled and its batch rolled back (sql-endpoint/queries.ts); errors are
- * answered with Neon's bodies and statuses (sql-endpoint/neon-answers.ts).
+ * answered with Neon's bodies and statuses (sql-endpoint/neon-answers.ts); a connection is reset
+ * (rolled back, settings, advisory locks and temporary tables dropped) before another request
+ * gets it (putBack).
  *
  * It always dials its own target and ignores the host the driver names, so it cannot be used to
  * reach anything else. `delayMs` holds every request and its answer back by that long, to measure
- * database round trips.
+ * database round trips; `coldStart` suspends its compute after idleness as Neon does, and the
+ * first request after waits for its wake.
  */
 export async function startSqlEndpoint(options: {
   target: { host: string; port: number };
@@ -57,10 +66,13 @@ export async function startSqlEndpoint(options: {
   delayMs?: number;
   /** Connections per database it keeps (default 10). */
   poolSize?: number;
+  /** The compute's suspension after idleness and its wake (default Neon's: NEON_COLD_START); false: never suspended. */
+  coldStart?: ColdStart | false;
 }): Promise<SqlEndpoint> {
   const host = "127.0.0.1";
   let delay = options.delayMs ?? 0;
-  const sql = sqlEndpoint(options.target, options.poolSize ?? 10, () => delay);
+  const compute = modelledCompute(options.coldStart ?? NEON_COLD_START);
+  const sql = sqlEndpoint(options.target, options.poolSize ?? 10, () => delay, compute);
   const http = createServer((request, response) => {
     if (request.method === "POST" && request.url?.split("?")[0] === "/sql") return void sql.handle(request, response);
     response.writeHead(404, { "content-type": "text/plain" }).end("this is a Neon-compatible SQL endpoint: POST /sql\n");
@@ -82,6 +94,8 @@ export async function startSqlEndpoint(options: {
     setDelay(ms) {
       delay = ms;
     },
+    setColdStart: compute.configure,
+    wakes: compute.wakes,
     failNext: sql.failNext,
     close: () =>
       new Promise<void>((resolve) => {
@@ -155,8 +169,40 @@ function batchModes(header: (name: string) => string | undefined, isolation: str
   return { begin, modes };
 }
 
+/**
+ * What Neon's pool runs on a connection as it is put back, so nothing of one request's session
+ * reaches the next (libs/proxy/tokio-postgres2/src/client.rs `reset_session_background`, called by
+ * proxy/src/serverless/conn_pool_lib.rs EndpointConnPool::put since neon#12681): DISCARD ALL but
+ * DISCARD PLANS, after a ROLLBACK of whatever transaction a request left open.
+ */
+const SESSION_RESET = `ROLLBACK;
+CLOSE ALL;
+SET SESSION AUTHORIZATION DEFAULT;
+RESET ALL;
+DEALLOCATE ALL;
+UNLISTEN *;
+SELECT pg_advisory_unlock_all();
+DISCARD TEMP;
+DISCARD SEQUENCES;`;
+
+/**
+ * A connection back to its pool: a broken one is dropped; any other is reset first, in the
+ * background as Neon's is (the answer does not wait for it), and dropped if the reset fails
+ * (EndpointConnPool::put "could not be reset").
+ */
+function putBack({ client, broken }: Connection): void {
+  if (broken) return client.release(true);
+  // A connection lost during the reset fails it; the event needs a listener meanwhile (see `lost`).
+  const ignore = () => {};
+  client.on("error", ignore);
+  client.query(SESSION_RESET).then(
+    () => (client.off("error", ignore), client.release()),
+    (error: Error) => (client.off("error", ignore), client.release(error)),
+  );
+}
+
 /** Neon's SQL-over-HTTP protocol, the part the driver uses: one query, or a batch in one transaction. */
-function sqlEndpoint(target: { host: string; port: number }, poolSize: number, delay: () => number) {
+function sqlEndpoint(target: { host: string; port: number }, poolSize: number, delay: () => number, compute: Compute) {
   const pools = connectionPools(target, poolSize);
   const faults: Fault[] = [];
   const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
@@ -185,10 +231,13 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
     const fault = takeFault("single" in payload ? [payload.single] : payload.batch);
     if (fault) return NEON_FAULTS[fault](credentials.user, credentials.database);
 
+    // A suspended compute wakes before the connection is made (sql-endpoint/compute.ts).
+    await compute.ready();
     let client: pg.PoolClient;
     try {
       client = await pools.poolFor(credentials).connect();
     } catch (error) {
+      compute.release();
       return connectFailed(error as Error & PostgresFields);
     }
     const connection: Connection = { client, broken: false };
@@ -210,7 +259,8 @@ function sqlEndpoint(target: { host: string; port: number }, poolSize: number, d
       return statementFailed(error as Error & PostgresFields);
     } finally {
       client.off("error", lost);
-      client.release(connection.broken);
+      putBack(connection);
+      compute.release();
     }
   };
 

@@ -3,7 +3,8 @@ import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Database, Statement } from "../client.ts";
-import { orgWriteLock, sessionMembership } from "./caller.ts";
+import { orgWriteLock } from "./caller.ts";
+import { sessionCredential } from "./idempotency.ts";
 import { compiledFor } from "./sql.ts";
 import { BATCH_ID, BATCH_ID_SETTING } from "./outbox.ts";
 
@@ -19,7 +20,7 @@ const appToken = (hash: string, column: SQL) =>
   sql`(select ${column} from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
         where t.token_hash = ${hash} and t.kind = 'access' and t.revoked_at is null and g.revoked_at is null and i.uninstalled_at is null)`;
 
-/** Whose Idempotency-Keys a batch's are (a key's id, an application grant's: db/statements/caller.ts credential_id), and its organisation. */
+/** Whose Idempotency-Keys a batch's are (a key's id, an application grant's, a person's: db/statements/caller.ts credential_id), and its organisation. */
 function credentialOf(actor: Actor): { id: SQL; orgId: SQL } | null {
   if ("keyHash" in actor) {
     const key = (column: SQL) => sql`(select ${column} from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null)`;
@@ -27,6 +28,7 @@ function credentialOf(actor: Actor): { id: SQL; orgId: SQL } | null {
   }
   if ("accessTokenHash" in actor)
     return { id: appToken(actor.accessTokenHash, sql`g.id`), orgId: appToken(actor.accessTokenHash, sql`i.org_id`) };
+  if ("sessionToken" in actor) return sessionCredential(actor.sessionToken);
   return null;
 }
 
@@ -38,12 +40,7 @@ export interface BatchIdempotency {
   requestHash: string;
 }
 
-const orgOf = (actor: Actor) =>
-  "sessionToken" in actor
-    ? sql`(select m.org_id from sessions s join memberships m on ${sessionMembership} where s.token = ${actor.sessionToken} and s.expires_at > now())`
-    : "orgId" in actor
-      ? sql`${actor.orgId}::uuid`
-      : credentialOf(actor)!.orgId;
+const orgOf = (actor: Actor) => ("orgId" in actor ? sql`${actor.orgId}::uuid` : credentialOf(actor)!.orgId);
 
 /**
  * The statements that open a batch's transaction. First the batch's id, for every event it commits,

@@ -11,7 +11,8 @@ import { mcpSessionCtes } from "./mcp-sessions.ts";
 //   key    the caller, if it is valid: its key's id (null for a person), org_id, application (the
 //          key's name, the person's or the OAuth application's), scopes, user_id, role and session_id
 //          (a person's), actor (as events carry it), credential_id (the key's or the application's
-//          grant's id: whose Idempotency-Keys these are) and installation_id (an application's)
+//          grant's id, or a person's in the organisation they act for: whose Idempotency-Keys these
+//          are; personCredential) and installation_id (an application's)
 //   auth   the caller's organisation (org_id), only if the caller holds what the call needs
 //   touch  keeps api_keys.last_used_at (installations.last_used_at) fresh, at most once a minute
 //
@@ -40,6 +41,14 @@ export function callerCtes(actor: Actor, need: Need, options: { writes?: boolean
   return sql`${keyCte(actor)}, ${authCte(need, options.writes ?? false)}${mcp}`;
 }
 
+/**
+ * Whose Idempotency-Keys a person's writes (the console's) are: the person in the organisation they
+ * act for, as one uuid (idempotency_keys.key_id holds a key's or a grant's id otherwise), so a
+ * double click or a retry from any of their sessions replays, and the same person acting for
+ * another organisation has keys of their own there.
+ */
+export const personCredential = (userId: SQL, orgId: SQL) => sql`md5('person ' || ${userId}::text || ' ' || ${orgId}::text)::uuid`;
+
 /** `key`: the caller as a row (id, org_id, application, scopes, user_id, role, actor), or no row. */
 function keyCte(actor: Actor): SQL {
   if ("keyHash" in actor) {
@@ -65,7 +74,8 @@ function keyCte(actor: Actor): SQL {
     return sql`key as (
           select null::uuid as id, m.org_id, u.name as application, ${roleScopes} as scopes,
                  u.id as user_id, m.role, s.id as session_id,
-                 jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor, null::uuid as credential_id, null::uuid as installation_id
+                 jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor,
+                 ${personCredential(sql`u.id`, sql`m.org_id`)} as credential_id, null::uuid as installation_id
             from sessions s
             join users u on u.id = s.user_id
             join memberships m on ${sessionMembership}

@@ -3,6 +3,7 @@ import { sql } from "./sql-tag.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Database } from "../client.ts";
+import { personCredential, sessionMembership } from "./caller.ts";
 import { run } from "./sql.ts";
 
 /** A POST's Idempotency-Key and the fingerprint of the request it came with. */
@@ -45,14 +46,16 @@ export function isIdempotencyRace(error: unknown): boolean {
   return code === "23505" && constraint === "idempotency_keys_pkey";
 }
 
-/** An expired entry still holding the Idempotency-Key is removed before the request is retried (a key's or an application's). */
+/** An expired entry still holding the Idempotency-Key is removed before the request is retried (a key's, an application's or a person's). */
 export async function forgetExpired(db: Database, actor: Actor, request: IdempotencyRequest): Promise<void> {
   const credential =
     "keyHash" in actor
       ? sql`(select k.id from api_keys k where k.key_hash = ${actor.keyHash})`
       : "accessTokenHash" in actor
         ? sql`(select t.grant_id from oauth_tokens t where t.token_hash = ${actor.accessTokenHash})`
-        : null;
+        : "sessionToken" in actor
+          ? sessionCredential(actor.sessionToken).id
+          : null;
   if (!credential) return;
   await run(
     db,
@@ -64,4 +67,11 @@ export async function forgetExpired(db: Database, actor: Actor, request: Idempot
 /** Drops stored responses older than the replay window (run by the sweep). */
 export async function pruneIdempotencyKeys(db: Database): Promise<void> {
   await run(db, sql`delete from idempotency_keys where created_at <= now() - ${REPLAY_WINDOW}`);
+}
+
+/** A signed-in person's credential (caller.ts personCredential) and organisation, from their session. */
+export function sessionCredential(sessionToken: string): { id: SQL; orgId: SQL } {
+  const of = (column: SQL) =>
+    sql`(select ${column} from sessions s join memberships m on ${sessionMembership} where s.token = ${sessionToken} and s.expires_at > now())`;
+  return { id: of(personCredential(sql`m.user_id`, sql`m.org_id`)), orgId: of(sql`m.org_id`) };
 }

@@ -63,6 +63,20 @@ export async function claimDueMail(db: Database, limit: number, only: string[] |
   );
 }
 
+/**
+ * When the next message falls due (its backoff over, or its sender's lease run out), in ms since
+ * the epoch; null when none waits. The sweep keeps this for the sweeps of an idle service
+ * (functions/sweep-watch.ts), so none has to ask the database whether anything is due.
+ */
+export async function nextMailDue(db: Database): Promise<number | null> {
+  const [row] = await run<{ due: string | null }>(
+    db,
+    sql`select (extract(epoch from min(case when status = 'queued' then next_attempt_at else lease_until end)) * 1000)::bigint as due
+          from mail_outbox where status in ('queued', 'sending')`,
+  );
+  return row?.due == null ? null : Number(row.due);
+}
+
 /** The message went: sent, never claimed again. */
 export async function markMailSent(db: Database, id: string): Promise<void> {
   await run(db, sql`update mail_outbox set status = 'sent', sent_at = now(), lease_until = null, last_error = null where id = ${id}::uuid`);

@@ -15,6 +15,7 @@ import { acceptInvitation, lookUpInvitation } from "../../services/invitations.t
 import { auditSignInFailure } from "../../services/sessions.ts";
 import { deliverMail } from "../../services/mail.ts";
 import { auditRequestOf, mailerFor } from "../http/context.ts";
+import { pathOf } from "../entry-points.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../http/json-limits.ts";
 import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";
@@ -71,13 +72,13 @@ async function authBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
 }
 
 /** Whom an invitation link is for, so the page can offer sign-up or sign-in with that address. */
-authRoutes.get("/auth/invitations/:token", async (c) => {
+authRoutes.get(pathOf("invitation"), async (c) => {
   const invitation = await lookUpInvitation({ ctx: { db: c.get("db") }, input: { token: c.req.param("token") } });
   return c.json({ success: true, version: "v1", message: "invitation", data: invitation });
 });
 
 /** A signed-in person accepts an invitation to their own address; their session switches to it. */
-authRoutes.post("/auth/invitations/accept", async (c) => {
+authRoutes.post(pathOf("acceptInvitation"), async (c) => {
   const auth = await authOf(c);
   if (!isSameOriginWrite(c)) throw callerRefusals.crossSite();
   const session = await auth.api.getSession({ headers: c.req.raw.headers });
@@ -105,7 +106,7 @@ authRoutes.post("/auth/invitations/accept", async (c) => {
  * from one client, further attempts wait for the next minute (429, Retry-After) without a
  * password being checked.
  */
-authRoutes.post("/auth/sign-in/email", async (c) => {
+authRoutes.post(pathOf("signIn"), async (c) => {
   // The body was checked to be JSON (above), so the address better-auth signs in is the one counted.
   const { email } = c.get("body") as { email?: unknown };
   if (typeof email !== "string" || !email.trim()) throw new DomainError("missing_field", "email is required", { field: "email" });
@@ -133,7 +134,7 @@ authRoutes.post("/auth/sign-in/email", async (c) => {
  * in an hour, further ones wait for the next hour (429, Retry-After) before a password is hashed
  * or anything is created. Every sign-up counts, whatever its outcome: each costs a hash.
  */
-authRoutes.post("/auth/sign-up/email", async (c) => {
+authRoutes.post(pathOf("signUp"), async (c) => {
   const decision = await guardOf(c, `sign-up:address:${clientOf(clientAddress(c))}`).attempt(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW_SECONDS);
   if (decision.blocked) throw throttled(c, decision.retryAfter, "sign-ups from this address");
   const response = await handle(c);
@@ -165,14 +166,14 @@ async function mailingLink(c: Context<AppEnv>, field: "email" | "newEmail"): Pro
   return response;
 }
 
-authRoutes.post("/auth/request-password-reset", (c) => mailingLink(c, "email"));
-authRoutes.post("/auth/send-verification-email", (c) => mailingLink(c, "email"));
-authRoutes.post("/auth/change-email", (c) => mailingLink(c, "newEmail"));
+authRoutes.post(pathOf("requestPasswordReset"), (c) => mailingLink(c, "email"));
+authRoutes.post(pathOf("sendVerificationEmail"), (c) => mailingLink(c, "email"));
+authRoutes.post(pathOf("changeEmail"), (c) => mailingLink(c, "newEmail"));
 /** The link of a confirmation mail: confirms the address (or changes it to the new one), then to the console. */
-authRoutes.get("/auth/verify-email", (c) => handle(c));
+authRoutes.get(pathOf("verifyEmail"), (c) => handle(c));
 
 /** Setting the new password with the link's token: a refused token counts as a failed sign-in of the client address. */
-authRoutes.post("/auth/reset-password", async (c) => {
+authRoutes.post(pathOf("resetPassword"), async (c) => {
   const guard = guardOf(c, `sign-in:address:${clientOf(clientAddress(c))}`);
   const decision = await guard.check(FAILED_SIGN_INS_PER_ADDRESS);
   if (decision.blocked) throw throttled(c, decision.retryAfter, "failed sign-ins");
@@ -192,8 +193,8 @@ function sendMailAfter(c: Context<AppEnv>) {
 
 // Only these of better-auth's endpoints are served; every other /auth path is a 404 answered here,
 // before better-auth (or the database) is asked. (disabledPaths in auth.ts turns the rest off too.)
-authRoutes.post("/auth/sign-out", (c) => handle(c));
-authRoutes.get("/auth/get-session", (c) => handle(c));
+authRoutes.post(pathOf("signOut"), (c) => handle(c));
+authRoutes.get(pathOf("getSession"), (c) => handle(c));
 
 /** better-auth answers the request, which carries this request's id (X-Request-Id) for the audit entries its hooks write. */
 async function handle(c: Context<AppEnv>): Promise<Response> {

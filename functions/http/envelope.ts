@@ -82,7 +82,7 @@ export interface TextPage<Data> {
  * where the page ended in its `sort` (as the list statement reported it, or, in creation order,
  * the last record's createdAt and id).
  */
-export function listReply<Data extends { id: string }>(
+export function listReply<Data>(
   requestUrl: string,
   page: { records: Data[]; hasMore: boolean; end?: PageEnd | null } | TextPage<Data>,
   noun: readonly [singular: string, plural: string],
@@ -90,8 +90,8 @@ export function listReply<Data extends { id: string }>(
 ) {
   // A page of JSON text says how many it holds; an array is counted, and its last record may say where it ended.
   const count = "count" in page ? page.count : page.records.length;
-  const last = "count" in page ? undefined : (page.records.at(-1) as (Data & { createdAt?: string }) | undefined);
-  const end = page.end ?? (last?.createdAt ? { values: [last.createdAt], id: last.id } : null);
+  const last = "count" in page ? undefined : (page.records.at(-1) as { createdAt?: string; id?: string } | undefined);
+  const end = page.end ?? (last?.createdAt && last.id ? { values: [last.createdAt], id: last.id } : null);
   const nextCursor = page.hasMore && end ? encodeCursor(sort, end) : null;
   const headers = nextLink(requestUrl, "cursor", nextCursor);
   return {

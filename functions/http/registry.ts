@@ -131,6 +131,12 @@ export function defineRoute<
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of typed routes
 export type AnyRoute = RouteDefinition<any, any, any, any>;
 
+/** The route's query has a parameter that must be given. */
+function requiresQuery(route: AnyRoute): boolean {
+  const shape: Record<string, z.ZodType> = (route.query as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {};
+  return Object.values(shape).some((parameter) => !parameter.safeParse(undefined).success);
+}
+
 /** The error codes an endpoint can answer with, derived from what it declares. */
 export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   const codes = new Set<ErrorCode>(["internal_error"]);
@@ -141,6 +147,8 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   if (route.scope !== "public" && route.method !== "get") codes.add("cross_site_request");
   if (route.auth === "session") codes.delete("invalid_key");
   if (route.params || route.query) codes.add("invalid_field");
+  // A query parameter the route requires (an upload's name, size and sha256) may be left out.
+  if (requiresQuery(route)) codes.add("missing_field");
   // Every operation refuses query parameters it does not take (one with none refuses any).
   codes.add("unknown_field");
   if (route.method === "post" && route.scope !== "public") codes.add("invalid_field");

@@ -8,7 +8,7 @@ import type { AnyRoute } from "../http/registry.ts";
 import { actorOfBearer } from "../middleware/bearer.ts";
 import { mcpAllowsOrigin } from "../middleware/cross-origin.ts";
 import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
-import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "../oauth/metadata.ts";
+import { MCP_RESOURCE_METADATA_PATH } from "../oauth/metadata.ts";
 import { McpUnauthorized, type McpCaller } from "./dispatch.ts";
 import { selectedTools, selectionOf } from "./selection.ts";
 import { loadRoutes } from "../routes/index.ts";
@@ -24,13 +24,8 @@ import { loadRoutes } from "../routes/index.ts";
 // as the protocol has had none since 2025-06-18), and the tool selection. A GET (a standalone event
 // stream) or DELETE (ending a session) answers 405, as the protocol says a server without them does.
 
-/** Where the RFC 9728 document of this resource is, and the document (functions/oauth/metadata.ts builds it). */
-export const MCP_RESOURCE_METADATA_PATH = `${PROTECTED_RESOURCE_PATH}/mcp`;
+/** Where the RFC 9728 document of this resource is (the OAuth part serves it: functions/oauth/routes.ts). */
 const resourceMetadataUrl = (origin: string) => `${origin}${MCP_RESOURCE_METADATA_PATH}`;
-export const mcpResourceMetadata = (c: Context<AppEnv>) => {
-  const origin = settingsOf(c.env).publicOrigin;
-  return c.json(protectedResourceMetadata(origin, `${origin}/mcp`));
-};
 
 /** The JSON-RPC error answer for a request the SDK never sees. */
 const jsonRpcError = (status: number, code: number, message: string, data?: unknown, headers: Record<string, string> = {}) =>

@@ -46,12 +46,13 @@ export async function readBytesCapped(body: ReadableStream<Uint8Array> | null, l
 /**
  * A POST's Idempotency-Key, kept for the call with the fingerprint of its request (its path and
  * `request`: the exact body, or what an upload states of its file); the refusal of a malformed one.
- * Replays are kept per API key; a person's writes (the console) do not use them.
+ * Replays are kept per API key, per application grant, and per person in the organisation they act
+ * for (a console's double click or retry, from any of their sessions: db/statements/caller.ts
+ * personCredential).
  */
 export function takeIdempotencyKey(c: Context<AppEnv>, request: string): DomainError | null {
   const idempotencyKey = c.req.header("idempotency-key");
-  const personal = c.get("actor") !== undefined && "sessionToken" in c.get("actor");
-  if (idempotencyKey === undefined || personal) return null;
+  if (idempotencyKey === undefined) return null;
   if (!IDEMPOTENCY_KEY.test(idempotencyKey))
     return new DomainError("invalid_field", "Idempotency-Key must be 1 to 255 visible characters", { field: "Idempotency-Key" });
   c.set("idempotency", { key: idempotencyKey, requestHash: sha256Hex(`POST ${new URL(c.req.url).pathname}\n${request}`) });
@@ -98,12 +99,11 @@ export const jsonBodyUpTo = (limit: number) =>
 
 /**
  * For a POST that does not replay (it creates nothing to answer again: a realtime token, a test
- * delivery): an Idempotency-Key from a key is refused rather than silently ignored, so a client
- * never believes a retry of it is safe. A person's writes never use the header (above).
+ * delivery): an Idempotency-Key is refused rather than silently ignored, so a client never
+ * believes a retry of it is safe.
  */
 export const refuseIdempotencyKey = createMiddleware<AppEnv>(async (c, next) => {
-  const personal = c.get("actor") !== undefined && "sessionToken" in c.get("actor");
-  if (c.req.header("idempotency-key") !== undefined && !personal) {
+  if (c.req.header("idempotency-key") !== undefined) {
     return refuse(
       c,
       new DomainError(

@@ -5,6 +5,7 @@ import { PERSON_RATE_LIMIT } from "../../domain/limits.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { databaseFor, serviceContext } from "../http/context.ts";
 import type { AppEnv, Bindings } from "../env.ts";
+import { withOneRetry } from "../rate-limit/durable-retry.ts";
 import { IsolateBudgets, type RateLimitDecision } from "../rate-limit/lease.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { RESPONSE_HEADERS } from "../http/headers.ts";
@@ -39,15 +40,14 @@ const budgets = new IsolateBudgets(KEYS_KEPT);
 
 /**
  * Counts `cost` requests of the key: from this isolate's budget when it holds enough, otherwise
- * by the key's RateLimiter. It fails only when the database is out of reach.
+ * by the key's RateLimiter (a retryable error of the object tried once more on a new stub,
+ * rate-limit/durable-retry.ts). It fails only when the database or the object is out of reach.
  */
 export function consumeRateLimit(env: Bindings, keyHash: string, address: string, cost = 1): Promise<RateLimitDecision> {
   return budgets.consume(keyHash, cost, (need) =>
-    limiterOf(env, keyHash)
-      .consume(keyHash, address, need)
-      .catch((error: unknown) => {
-        throw new DatabaseUnavailableError(error);
-      }),
+    withOneRetry(() => limiterOf(env, keyHash).consume(keyHash, address, need)).catch((error: unknown) => {
+      throw new DatabaseUnavailableError(error);
+    }),
   );
 }
 
@@ -131,11 +131,9 @@ export const forgetSessionHolder = (sessionToken: string) => holders.delete(sess
 /** Counts `cost` requests of a person in an organisation (or an installation) against `limit`, as a key's are counted. */
 function consumePersonRateLimit(env: Bindings, limiter: string, cost = 1, limit = PERSON_RATE_LIMIT): Promise<RateLimitDecision> {
   return budgets.consume(limiter, cost, (need) =>
-    limiterOf(env, limiter)
-      .consumeAt(limit, need)
-      .catch((error: unknown) => {
-        throw new DatabaseUnavailableError(error);
-      }),
+    withOneRetry(() => limiterOf(env, limiter).consumeAt(limit, need)).catch((error: unknown) => {
+      throw new DatabaseUnavailableError(error);
+    }),
   );
 }
 

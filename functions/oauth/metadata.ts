@@ -1,20 +1,22 @@
 import { GRANT_TYPES } from "../../domain/oauth.ts";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
+import { ENTRY_POINTS } from "../entry-points.ts";
 
 // Discovery (docs/apps.md): the authorization server's metadata (RFC 8414) and the protected
 // resources' (RFC 9728). The issuer is the service's origin; the API at the origin and the MCP
 // server at <origin>/mcp are protected resources of it. The MCP server's route serves
 // protectedResourceMetadata(origin, `${origin}/mcp`) at /.well-known/oauth-protected-resource/mcp.
 
-export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
-export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
+export const AUTHORIZATION_SERVER_PATH = ENTRY_POINTS.authorizationServerMetadata.path;
+export const PROTECTED_RESOURCE_PATH = ENTRY_POINTS.protectedResourceMetadata.path;
+export const MCP_RESOURCE_METADATA_PATH = ENTRY_POINTS.mcpResourceMetadata.path;
 
 /** The authorization server's endpoints, under the issuer (the OpenAPI document's oauth2 scheme names them too). */
 export const OAUTH_PATHS = {
-  authorize: "/oauth/authorize",
-  token: "/oauth/token",
-  revoke: "/oauth/revoke",
-  register: "/oauth/register",
+  authorize: ENTRY_POINTS.authorize.path,
+  token: ENTRY_POINTS.token.path,
+  revoke: ENTRY_POINTS.revoke.path,
+  register: ENTRY_POINTS.register.path,
 } as const;
 
 /** RFC 8414 §2. */

@@ -8,7 +8,8 @@ import { settingsOf, type AppEnv } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { registerClient } from "./register.ts";
 import { clientOf, formOf, withClientGuard } from "./requests.ts";
-import { authorizationServerMetadata, AUTHORIZATION_SERVER_PATH, PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./metadata.ts";
+import { pathOf } from "../entry-points.ts";
+import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata.ts";
 import { revoke, token } from "../../services/oauth-tokens.ts";
 
 // The OAuth 2.1 authorization server (docs/apps.md): discovery, the authorization endpoint (which
@@ -29,8 +30,9 @@ oauthRoutes.use("/oauth/*", async (c, next) => {
   c.res.headers.set("Referrer-Policy", "no-referrer");
 });
 
-oauthRoutes.get(AUTHORIZATION_SERVER_PATH, (c) => c.json(authorizationServerMetadata(issuerOf(c))));
-oauthRoutes.get(PROTECTED_RESOURCE_PATH, (c) => c.json(protectedResourceMetadata(issuerOf(c))));
+oauthRoutes.get(pathOf("authorizationServerMetadata"), (c) => c.json(authorizationServerMetadata(issuerOf(c))));
+oauthRoutes.get(pathOf("protectedResourceMetadata"), (c) => c.json(protectedResourceMetadata(issuerOf(c))));
+oauthRoutes.get(pathOf("mcpResourceMetadata"), (c) => c.json(protectedResourceMetadata(issuerOf(c), `${issuerOf(c)}${pathOf("mcp")}`)));
 
 /** The authorization request's parameters; one sent twice is refused (RFC 6749 §3.1), shown to the person. */
 function authorizationQueryOf(source: (name: string) => string[]): AuthorizationQuery {
@@ -56,7 +58,7 @@ function refusalPage(c: Context<AppEnv>, refused: AuthorizationRefused) {
   );
 }
 
-oauthRoutes.get("/oauth/authorize", async (c) => {
+oauthRoutes.get(pathOf("authorize"), async (c) => {
   try {
     const query = authorizationQueryOf((name) => c.req.queries(name) ?? []);
     await checkAuthorization({ ctx: { db: c.get("db") }, input: { query, issuer: issuerOf(c) } });
@@ -84,12 +86,12 @@ const sessionOf = async (c: Context<AppEnv>) => {
   return auth ? sessionTokenOf(c, auth.secret) : null;
 };
 
-oauthRoutes.get("/oauth/consent", async (c) => {
+oauthRoutes.get(pathOf("consentView"), async (c) => {
   const request = await consentRequest(c, (name) => c.req.queries(name) ?? []);
   return c.json(await consentView({ ctx: { db: c.get("db") }, input: { request, sessionToken: await sessionOf(c) } }));
 });
 
-oauthRoutes.post("/oauth/consent", async (c) => {
+oauthRoutes.post(pathOf("consentDecision"), async (c) => {
   // CSRF: the decision is taken by the console's own page, never by a form elsewhere.
   if (!isSameOriginWrite(c)) throw callerRefusals.crossSite();
   const body = await jsonObjectOf(c);
@@ -127,7 +129,7 @@ function tokenContext(c: Context<AppEnv>) {
   return { db, rooms, defer, request: request! };
 }
 
-oauthRoutes.post("/oauth/token", (c) =>
+oauthRoutes.post(pathOf("token"), (c) =>
   withClientGuard(c, async () => {
     const form = await formOf(c);
     const input = {
@@ -146,7 +148,7 @@ oauthRoutes.post("/oauth/token", (c) =>
   }),
 );
 
-oauthRoutes.post("/oauth/revoke", (c) =>
+oauthRoutes.post(pathOf("revoke"), (c) =>
   withClientGuard(c, async () => {
     const form = await formOf(c);
     const presented = form.get("token");
@@ -156,4 +158,4 @@ oauthRoutes.post("/oauth/revoke", (c) =>
   }),
 );
 
-oauthRoutes.post("/oauth/register", registerClient);
+oauthRoutes.post(pathOf("register"), registerClient);

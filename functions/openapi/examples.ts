@@ -131,7 +131,7 @@ function messageFor(operationId: string, example: { count?: unknown }): string |
   return match[1] === "get" ? noun : `${noun} ${match[1]}d`;
 }
 
-/** Sets `example` on each operation's JSON request body and 2xx responses (JSON, or NDJSON lines) that lack one. */
+/** Sets `example` on each operation's JSON request body and 2xx responses (JSON, NDJSON lines or bytes) that lack one. */
 export function addOperationExamples(document: {
   paths?: Record<string, Record<string, unknown>>;
   components?: { schemas?: Components };
@@ -144,8 +144,9 @@ export function addOperationExamples(document: {
     for (const operation of Object.values(item) as Operation[]) {
       fill(operation.requestBody?.content?.["application/json"]);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        // A success answer is a JSON envelope, or (the audit log's export) NDJSON lines of a schema.
-        const media = response.content?.["application/json"] ?? response.content?.["application/x-ndjson"];
+        // A success answer is a JSON envelope, (the audit log's export) NDJSON lines of a schema, or a file's bytes.
+        const content = response.content;
+        const media = content?.["application/json"] ?? content?.["application/x-ndjson"] ?? content?.["application/octet-stream"];
         if (!status.startsWith("2") || !media) continue;
         fill(media);
         // The schemas' one example message ("3 tasks") is shared by every resource: reworded per operation.

@@ -1,3 +1,4 @@
+import { ATTACHMENT_PARENTS } from "../../domain/attachments.ts";
 import { DEMO_IDS } from "../../services/seed/demo-ids.ts";
 import type { Operation } from "./examples.ts";
 
@@ -42,6 +43,26 @@ const PATH_PARAMETERS: Record<string, Record<string, string>> = {
   replaceApiKey: { id: ids.apiKeys[1]! },
   // The kitchen plumbing waits for the partition layout in the demo.
   removeTaskDependency: { id: ids.tasks[5]!, blockerId: ids.tasks[6]! },
+  // The demo's files (services/seed/demo-files.ts), on the record each kind's examples read: one
+  // read, one deleted. A download link is signed for 15 minutes, so its example's expiry and
+  // signature are of a link long gone: a read of the file (getTaskAttachment) gives a live one.
+  ...Object.fromEntries(
+    ATTACHMENT_PARENTS.flatMap((parent) => {
+      const Name = parent[0]!.toUpperCase() + parent.slice(1);
+      const [kept, deletable] = ids.attachments[parent];
+      return [
+        [`get${Name}Attachment`, { attachmentId: kept! }],
+        [`delete${Name}Attachment`, { attachmentId: deletable! }],
+      ];
+    }),
+  ),
+  downloadAttachment: { id: ids.attachments.task[0]! },
+};
+
+/** An upload's example: the file's bytes, and the name, size and SHA-256 its query states of them. */
+const UPLOAD_EXAMPLE = {
+  body: "Handover checklist\n1. Test certificates to the client.\n2. Keys to the facilities manager.\n",
+  query: { name: "handover-checklist.txt", size: "90", sha256: "d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2" },
 };
 
 /** The external id PUT examples use (a create's example uses another, so both run). */
@@ -178,9 +199,11 @@ export function examplePathParameters(operationId: string, method: string, path:
   const collection = /^(\/v1(?:\/settings)?\/[\w-]+)\/\{/.exec(path)?.[1];
   const record = collection ? EXAMPLE_RECORDS[collection] : undefined;
   if (path.includes("{externalId}")) values.externalId = UPSERT_EXTERNAL_ID;
+  // A file's delete removes the file, not its record.
+  const deletes = method === "delete" && !path.includes("{attachmentId}");
   for (const name of ["id", "userId"]) {
     if (path.includes(`{${name}}`) && values[name] === undefined && record)
-      values[name] = method === "delete" && record.deletable ? record.deletable : record.id;
+      values[name] = deletes && record.deletable ? record.deletable : record.id;
   }
   return values;
 }
@@ -193,10 +216,14 @@ export function addRequestExamples(document: { paths?: Record<string, Record<str
       Operation & { parameters?: { name?: string; in?: string; example?: unknown }[] },
     ][]) {
       const parameters = examplePathParameters(operation.operationId ?? "", method, path);
+      const upload = operation.requestBody?.content?.["application/octet-stream"];
+      const query: Record<string, string> = upload ? UPLOAD_EXAMPLE.query : {};
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === "path" && parameter.name && parameters[parameter.name] !== undefined)
           parameter.example = parameters[parameter.name];
+        if (parameter.in === "query" && parameter.name && query[parameter.name] !== undefined) parameter.example = query[parameter.name];
       }
+      if (upload) upload.example = UPLOAD_EXAMPLE.body;
       const body = operation.operationId ? REQUEST_BODIES[operation.operationId] : undefined;
       const media = operation.requestBody?.content?.["application/json"];
       if (media && body !== undefined) media.example = body;

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { clientOf } from "../../domain/client-address.ts";
 import type { Bindings } from "../env.ts";
 import type { GuardDecision } from "./auth-guard.ts";
+import { withOneRetry } from "./durable-retry.ts";
 import { countRequests, windowAt, type RateLimitLease } from "./lease.ts";
 
 const LIMIT_REFRESH_MS = 5 * 60_000;
@@ -64,7 +65,7 @@ export class RateLimiter extends DurableObject<Bindings> {
       };
     }
     if (limit === null) {
-      await this.guardOf(clientAddress).fail();
+      await withOneRetry(() => this.guardOf(clientAddress).fail());
       return { known: false, blocked: false, allowed: false, limit: 0, remaining: 0, leased: 0, ...windowAt(now) };
     }
     const decision = countRequests(this.window, limit, cost, now);
@@ -114,7 +115,7 @@ export class RateLimiter extends DurableObject<Bindings> {
     // A key known to be valid refreshes its limit whatever its address does; any other is looked
     // up only if the address is not blocked.
     if (typeof this.limit !== "number") {
-      const guard = await this.guardOf(clientAddress).check();
+      const guard = await withOneRetry(() => this.guardOf(clientAddress).check());
       if (guard.blocked) return guard;
     }
     // The database's modules are loaded when a key is first looked up, not at the isolate's start.

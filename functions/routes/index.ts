@@ -23,6 +23,7 @@ export const ROUTE_MODULES = {
   financialEntries: async () => (await import("./financial-entries.ts")).financialEntryRoutes,
   attachments: async () => (await import("./attachments.ts")).attachmentRoutes,
   projectFinancials: async () => (await import("./project-financials.ts")).projectFinancialsRoutes,
+  projectSummaries: async () => (await import("./project-summaries.ts")).projectSummaryRoutes,
   personnel: async () => (await import("./personnel.ts")).personnelRoutes,
   batch: async () => (await import("./batch.ts")).batchRoutes,
   realtime: async () => (await import("./realtime.ts")).realtimeRoutes,

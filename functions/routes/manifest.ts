@@ -102,6 +102,8 @@ export const ROUTE_MANIFEST: RouteMount[] = [
   {"module":"attachments","method":"delete","path":"/v1/financial-entries/{id}/attachments/{attachmentId}","operationId":"deleteFinancialEntryAttachment","scope":"financials.manage","bodyLimit":null,"replaysIdempotencyKey":false},
   {"module":"attachments","method":"get","path":"/v1/attachments/{id}/content","operationId":"downloadAttachment","scope":"public","bodyLimit":null,"replaysIdempotencyKey":false},
   {"module":"projectFinancials","method":"get","path":"/v1/projects/{id}/financials","operationId":"getProjectFinancials","scope":"financials.read","bodyLimit":null,"replaysIdempotencyKey":false},
+  {"module":"projectSummaries","method":"get","path":"/v1/projects/{id}/summary","operationId":"getProjectSummary","scope":"projects.read","bodyLimit":null,"replaysIdempotencyKey":false},
+  {"module":"projectSummaries","method":"get","path":"/v1/overview","operationId":"getOrganisationOverview","scope":"projects.read","bodyLimit":null,"replaysIdempotencyKey":false},
   {"module":"personnel","method":"get","path":"/v1/personnel","operationId":"listPersonnel","scope":"organisation.read","bodyLimit":null,"replaysIdempotencyKey":false},
   {"module":"personnel","method":"get","path":"/v1/personnel/counts","operationId":"countPersonnel","scope":"organisation.read","bodyLimit":null,"replaysIdempotencyKey":false},
   {"module":"personnel","method":"post","path":"/v1/personnel","operationId":"createPerson","scope":"organisation.manage","bodyLimit":65536,"replaysIdempotencyKey":true},

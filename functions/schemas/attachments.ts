@@ -62,6 +62,8 @@ export const UploadQuery = z.strictObject({
     .max(MAX_ATTACHMENT_BYTES)
     .openapi({
       description: `The body's length in bytes, at most ${MAX_ATTACHMENT_BYTES} (100 MiB): a body of another length is refused.`,
+      // A coerced number reads as optional to the document; a missing size is 400 missing_field.
+      param: { required: true },
       type: "integer",
       minimum: 0,
       maximum: MAX_ATTACHMENT_BYTES,
@@ -98,7 +100,13 @@ export const DownloadQuery = z.strictObject({
     .int()
     .min(0)
     .max(2 ** 40)
-    .openapi({ description: "When the link stops working, in seconds since the epoch.", type: "integer", minimum: 0, maximum: 2 ** 40 }),
+    .openapi({
+      description: "When the link stops working, in seconds since the epoch.",
+      param: { required: true },
+      type: "integer",
+      minimum: 0,
+      maximum: 2 ** 40,
+    }),
   inline: BooleanQuery.optional().openapi({ type: "string", enum: ["true", "false"] }),
   signature: z
     .string()
@@ -108,4 +116,6 @@ export const DownloadQuery = z.strictObject({
 });
 
 /** The file's bytes. */
-export const FileSchema = z.string().openapi({ format: "binary", description: "The file's bytes." });
+export const FileSchema = z
+  .string()
+  .openapi({ format: "binary", description: "The file's bytes.", example: "Site notes\nFiled against the task.\n" });

@@ -5,7 +5,7 @@ import type { QueuedAnswer } from "../protocol.ts";
 import { Backlog } from "./backlog.ts";
 import { droppedReport, gone, nextRetryAt, reportOf, send } from "./delivery.ts";
 import { DueJobs, firstDue, jobKey, newJob, type Job } from "./queue.ts";
-import { flushReports, hasReports, reportKey } from "./reports.ts";
+import { flushReports, hasReports, REPORT_BATCH, reportKey } from "./reports.ts";
 import { Targets, wants, type InternalApi } from "./targets.ts";
 
 // Webhook delivery from the organisation's room. Every event the room delivers becomes one job per
@@ -33,6 +33,17 @@ const CONCURRENCY = CONNECTIONS_PER_INVOCATION;
 const FANOUT_JOB_BUDGET = 500;
 /** How soon attempt reports the API did not take are sent again. */
 const REPORT_RETRY_MS = 5_000;
+
+/**
+ * Deliveries a drain may send with `left` subrequests: each is one, and the drain keeps what it may
+ * need after them: a call to turn a webhook off for each webhook, and for each of the requests in
+ * flight when it answers 410 (webhooks/targets.ts), the reports' flushes (a call per REPORT_BATCH
+ * attempts), the webhooks' reload, and one to spare.
+ */
+export function deliveriesWithin(left: number, webhooks: number): number {
+  if (!Number.isFinite(left)) return Infinity;
+  return Math.max(0, left - (webhooks + CONCURRENCY + Math.ceil(left / REPORT_BATCH) + 2));
+}
 
 export class WebhookDispatcher {
   private readonly targets: Targets;
@@ -121,13 +132,15 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Delivers the jobs that fall due, for up to DRAIN_BUDGET_MS; answers when the next one falls
-   * due, or null.
+   * Delivers the jobs that fall due, for up to DRAIN_BUDGET_MS and within the subrequests the
+   * invocation has left (`subrequestsLeft`, ../subrequests.ts); answers when the next one falls
+   * due (now, when jobs due were left for want of time or subrequests), or null.
    */
-  async drain(): Promise<number | null> {
+  async drain(subrequestsLeft: () => number = () => Infinity): Promise<number | null> {
     await this.backlog.ready();
     await flushReports(this.storage, this.api);
     const live = (await this.targets.all()).filter((t) => t.enabled);
+    let sends = deliveriesWithin(subrequestsLeft(), live.length);
     // Each webhook's due jobs, read a page at a time with its own share of the batch.
     const pageSize = Math.max(CONCURRENCY, Math.floor(DRAIN_BATCH / Math.max(1, live.length)));
     const queues = live.map((t) => new DueJobs(this.storage, t.id, pageSize, t.ordered));
@@ -142,8 +155,9 @@ export class WebhookDispatcher {
     const share = Math.max(1, Math.floor(CONCURRENCY / Math.max(1, waiting.length)));
     const lanes = waiting.flatMap((queue) => {
       const lane = async () => {
-        for (let entry = await queue.take(); entry && Date.now() < deadline; entry = await queue.take()) {
+        for (let entry = await queue.take(); entry && Date.now() < deadline && sends > 0; entry = await queue.take()) {
           const [key, job] = entry;
+          sends--;
           const settled = await withSlot(() => (Date.now() < deadline ? this.attempt(key, job) : Promise.resolve(false)));
           if (queue.ordered && !settled) return;
         }

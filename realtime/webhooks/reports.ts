@@ -8,7 +8,7 @@ import type { InternalApi } from "./targets.ts";
 
 const REPORT_PREFIX = "report:";
 /** Reports sent to the API per request. */
-const REPORT_BATCH = 500;
+export const REPORT_BATCH = 500;
 
 export const reportKey = (report: DeliveryAttempt) => `${REPORT_PREFIX}${report.id}`;
 

@@ -44,4 +44,12 @@ export const DEMO_IDS = {
   /** The owner `npm run dev` makes on its first start (and the examples' test), and two views of theirs. */
   owner: fixed(18, 0),
   views: [fixed(19, 0), fixed(19, 1)],
+  /** Two files on one record of each kind that holds them (services/seed/demo-files.ts): one the examples read, one they delete. */
+  attachments: {
+    task: [fixed(20, 0), fixed(20, 1)],
+    comment: [fixed(20, 2), fixed(20, 3)],
+    risk: [fixed(20, 4), fixed(20, 5)],
+    issue: [fixed(20, 6), fixed(20, 7)],
+    financialEntry: [fixed(20, 8), fixed(20, 9)],
+  },
 };

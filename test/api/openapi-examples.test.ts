@@ -8,8 +8,10 @@ import { createUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/room-client.ts";
 import { seedDemo } from "../../services/seed/seed.ts";
 import { seedDemoViews } from "../../services/seed/demo-views.ts";
+import { seedDemoFiles } from "../../services/seed/demo-files.ts";
 import { DEMO_IDS } from "../../services/seed/demo-ids.ts";
-import { api, type Method } from "../helpers/api.ts";
+import { api, expectSuccess, type Method } from "../helpers/api.ts";
+import { upload } from "../helpers/attachments.ts";
 import { testDatabase } from "../helpers/database.ts";
 import { asPerson, cookieOf, newEmail, signIn } from "../helpers/people.ts";
 import { pollUntil } from "../helpers/wait.ts";
@@ -75,7 +77,8 @@ describe("the OpenAPI document's examples and guide", () => {
 });
 
 // The demo organisation the first `npm run dev` seeds, with the fixed ids the examples name: each
-// request example, sent as it is (path parameters, body, nothing else), succeeds. This file is the
+// request example, sent as it is (path parameters, body, an upload's query, nothing else), succeeds;
+// a download follows the link its file's read answered (a link lives 15 minutes). This file is the
 // only one that seeds it, once per test database (its ids are unique in a database).
 describe("each request example, sent as it is to the demo organisation, succeeds", () => {
   let key: string;
@@ -97,6 +100,7 @@ describe("each request example, sent as it is to the demo organisation, succeeds
       input: { orgId: seeded.organisation.id, email: newEmail("owner"), name: "Demo Owner", role: "owner", userId: DEMO_IDS.owner },
     });
     await seedDemoViews(db);
+    await seedDemoFiles(db, async (file) => expectSuccess(await upload(key, file.path, file.bytes, { name: file.name }), 201).data.id);
     const signedIn = await signIn(owner.email, owner.password);
     expect(signedIn.status).toBe(200);
     cookie = cookieOf(signedIn);
@@ -105,21 +109,35 @@ describe("each request example, sent as it is to the demo organisation, succeeds
   it("sends every operation's example in the document's order: every one answers 2xx", async () => {
     const sent: string[] = [];
     const failures: string[] = [];
+    let downloadUrl: string | undefined;
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const [method, operation] of Object.entries(item)) {
-        const url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+        let url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
           const parameter = (operation.parameters ?? []).find((p: { name?: string; in?: string }) => p.in === "path" && p.name === name);
           expect(parameter?.example, `${operation.operationId}: no example for {${name}}`).toBeDefined();
           return encodeURIComponent(parameter.example);
         });
         const body = operation.requestBody?.content?.["application/json"]?.example;
+        // An upload's body is the file's bytes, its query what it states of them.
+        const file: string | undefined = operation.requestBody?.content?.["application/octet-stream"]?.example;
+        const query = new URLSearchParams(
+          (operation.parameters ?? []).filter((p: any) => p.in === "query" && p.required).map((p: any) => [p.name, String(p.example)]),
+        );
         const schemes = (operation.security ?? []).flatMap((requirement: object) => Object.keys(requirement));
-        const options = { method: method.toUpperCase() as Method, ...(body === undefined ? {} : { body }) };
+        const options = {
+          method: method.toUpperCase() as Method,
+          ...(body === undefined ? {} : { body }),
+          ...(file === undefined ? {} : { rawBody: file, headers: { "content-type": "application/octet-stream" } }),
+        };
+        // A download link lives 15 minutes: the one the example's read of that file answered.
+        if (operation.operationId === "downloadAttachment") url = downloadUrl!;
+        else if (query.size) url = `${url}?${query}`;
         const response = schemes.includes("bearerAuth")
           ? await api(url, { ...options, key })
           : schemes.includes("sessionCookie")
             ? await asPerson(cookie, url, options)
             : await api(url, options);
+        if (operation.operationId === "getTaskAttachment") downloadUrl = response.body?.data?.downloadUrl;
         sent.push(`${method.toUpperCase()} ${url}`);
         if (response.status >= 300)
           failures.push(

@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderRoutesTable, ROUTES_TABLE, verbNames } from "../../functions/openapi/routes-table.ts";
+import { ROUTES_TABLE, verbNames } from "../../functions/openapi/routes-table.ts";
 import { ROOT } from "../../functions/openapi/verb-statements.ts";
 import { loadRoutes } from "../../functions/routes/index.ts";
-import { renderRouteManifest, ROUTE_MANIFEST_FILE } from "../../functions/routes/render-manifest.ts";
 
 const routes = await loadRoutes();
 
@@ -13,21 +12,6 @@ const routes = await loadRoutes();
 // declares for it must be the one its handler runs.
 
 describe("docs/routes.md", () => {
-  it("is current (run `npm run routes:generate` after changing a route, a verb or the statements a verb runs)", async () => {
-    const committed = readFileSync(join(ROOT, ROUTES_TABLE), "utf8");
-    expect(committed === (await renderRoutesTable(routes)), `${ROUTES_TABLE} is stale: run \`npm run routes:generate\` and commit it`).toBe(
-      true,
-    );
-  });
-
-  it("and functions/routes/manifest.ts, by which the app mounts every route, are current", async () => {
-    const committed = readFileSync(join(ROOT, ROUTE_MANIFEST_FILE), "utf8");
-    expect(
-      committed === (await renderRouteManifest()),
-      `${ROUTE_MANIFEST_FILE} is stale: run \`npm run routes:generate\` and commit it`,
-    ).toBe(true);
-  });
-
   it("is gathered once per process: loadRoutes() answers the same array (what is built from it, MCP's tools, is kept by it)", async () => {
     expect(await loadRoutes()).toBe(routes);
   });

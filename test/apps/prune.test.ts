@@ -1,3 +1,4 @@
+import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { describe, expect, it } from "vitest";
 import { query } from "../helpers/database.ts";
 import { memberOf, signUp } from "../helpers/people.ts";
@@ -47,7 +48,7 @@ describe("the sweep prunes applications' tokens and grants", () => {
       [neverExchanged],
     );
 
-    await runSweep();
+    await runSweep(PRUNE_CRON);
     await pollUntil(
       () => grantRow(ccGrant),
       (rows) => rows.length === 0,

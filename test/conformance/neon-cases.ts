@@ -238,11 +238,21 @@ export const CASES: Case[] = [
     expect: { status: 507, error: proxyError("response is too large (max is 10485760 bytes)") },
   },
   { name: "...nothing", from: "", request: { body: q("select count(*) from $table") }, expect: select([["4"]]) },
+  // Neon's proxy before neon#11992 (July 2025) added each row's size and then checked, so one row
+  // past the limit was 507; since, query_to_json checks the answer written so far before it writes
+  // each row (`json_rows.as_buffer().len() > max_response_size_bytes`), so a single row past it is
+  // answered and the row after it is refused.
   {
     name: "the limit is checked before each row: one row past it is answered",
-    from: "sql_over_http.rs query_to_json",
+    from: "sql_over_http.rs query_to_json (since neon#11992)",
     request: { body: q("select length(repeat('x', 11 * 1024 * 1024)) as n, repeat('x', 11 * 1024 * 1024) as big") },
     expect: { status: 200, result: { command: "SELECT", rowCount: 1 } },
+  },
+  {
+    name: "...and a row after a row past it: 507",
+    from: "sql_over_http.rs query_to_json (since neon#11992)",
+    request: { body: q("select repeat('x', 11 * 1024 * 1024) as big from generate_series(1, 2)") },
+    expect: { status: 507, error: proxyError("response is too large (max is 10485760 bytes)") },
   },
   {
     name: "a request body past 10 MiB: 413",
@@ -328,6 +338,57 @@ export const CASES: Case[] = [
     from: "",
     needs: "cancel",
     request: { body: q("select count(*) from $table where id = 101") },
+    expect: select([["0"]]),
+  },
+  // A pooled connection is reset as it is put back (conn_pool_lib.rs EndpointConnPool::put,
+  // tokio-postgres2 client.rs reset_session_background, since neon#12681): a transaction left open
+  // is rolled back, settings are reset, advisory locks released.
+  {
+    name: "a BEGIN on its own is answered...",
+    from: "test_proxy.py test_http_pool_begin",
+    request: { body: q("BEGIN;") },
+    expect: { status: 200, result: { command: "BEGIN", rowCount: null } },
+  },
+  {
+    name: "...a statement that fails after it...",
+    from: "test_proxy.py test_http_pool_begin",
+    request: { body: q("garbage-lol(&(&(&(&") },
+    expect: { status: 400, error: { code: "42601", severity: "ERROR" } },
+  },
+  {
+    name: "...and the next request is in no transaction",
+    from: "test_proxy.py test_http_pool_begin",
+    request: { body: q("SELECT 1;") },
+    expect: select([["1"]]),
+  },
+  {
+    name: "Postgres's interval style by default...",
+    from: "test_proxy.py test_sql_over_http_pool_settings",
+    request: { body: { queries: [q("select '0 seconds'::interval as interval")] } },
+    expect: { status: 200, results: [{ rows: [["00:00:00"]] }] },
+  },
+  {
+    name: "...a batch that sets it sees it...",
+    from: "test_proxy.py test_sql_over_http_pool_settings",
+    request: { body: { queries: [q("SET IntervalStyle = 'iso_8601'"), q("select '0 seconds'::interval as interval")] } },
+    expect: { status: 200, results: [{ command: "SET" }, { rows: [["PT0S"]] }] },
+  },
+  {
+    name: "...and the next request does not",
+    from: "test_proxy.py test_sql_over_http_pool_settings",
+    request: { body: { queries: [q("select '0 seconds'::interval as interval")] } },
+    expect: { status: 200, results: [{ rows: [["00:00:00"]] }] },
+  },
+  {
+    name: "a session's advisory lock...",
+    from: "client.rs reset_session_background (SELECT pg_advisory_unlock_all())",
+    request: { body: q("select pg_advisory_lock(4545) is not null as locked") },
+    expect: select([["t"]]),
+  },
+  {
+    name: "...is released once its request is answered",
+    from: "client.rs reset_session_background (SELECT pg_advisory_unlock_all())",
+    request: { body: q("select count(*) from pg_locks where locktype = 'advisory' and objid = 4545") },
     expect: select([["0"]]),
   },
   {

@@ -71,8 +71,10 @@ const VOLATILE_COLUMNS: Record<string, string[]> = {
 };
 // Webhook delivery attempts are logged by the realtime room as it delivers earlier events (and
 // retries them with backoff), so they too land between two snapshots; a call's own event is
-// already counted under events.
-const UNTRACKED_TABLES = new Set<string>(["webhook_deliveries"]);
+// already counted under events. A deleted file's object key waits in attachment_removals until R2
+// lets it go, after the answer of the delete that left it (or at the sweep): the deleted row itself
+// is counted under attachments.
+const UNTRACKED_TABLES = new Set<string>(["webhook_deliveries", "attachment_removals"]);
 
 export interface Snapshot {
   /** The organisation's change counter. */

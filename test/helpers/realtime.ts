@@ -1,4 +1,5 @@
 /* eslint-disable max-lines -- sockets, publishes and the server's control are used together by every realtime test. */
+import { PRUNE_CRON, SWEEP_CRON } from "../../functions/sweep-plan.ts";
 import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import PartySocket from "partysocket";
@@ -195,11 +196,16 @@ export function fakeEvent(orgId: string, changeVersion: number): RoomEvent {
  * connection each time: a refusal answers before reading the body, and workerd then resets the
  * connection, which a pooled client would reuse for the next call.
  */
-export function postToRoom(orgId: string, body: unknown, secret = inject("realtimeSecret")): Promise<{ status: number; body: any }> {
+export function postToRoom(
+  orgId: string,
+  body: unknown,
+  secret = inject("realtimeSecret"),
+  realtimeUrl = inject("realtimeUrl"),
+): Promise<{ status: number; body: any }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = httpRequest(
-      `${inject("realtimeUrl")}/parties/v1/${orgId}`,
+      `${realtimeUrl}/parties/v1/${orgId}`,
       {
         method: "POST",
         agent: false,
@@ -226,12 +232,12 @@ export function postToRoom(orgId: string, body: unknown, secret = inject("realti
 }
 
 /**
- * Runs the Worker's cron handler (the outbox sweep) once, as Cloudflare's scheduler would (the
+ * Runs the Worker's cron handler (the outbox sweep, or with PRUNE_CRON the prunes) once, as Cloudflare's scheduler would (the
  * harness starts the Worker with testScheduled; see global-setup.ts). The sweep itself runs in
  * waitUntil, after this returns: poll for its effect.
  */
-export async function runSweep(): Promise<void> {
-  const response = await fetch(`${workerUrl()}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+export async function runSweep(cron: typeof SWEEP_CRON | typeof PRUNE_CRON = SWEEP_CRON): Promise<void> {
+  const response = await fetch(`${workerUrl()}/__scheduled?cron=${encodeURIComponent(cron)}`);
   const text = await response.text();
   if (!response.ok) throw new Error(`the scheduled handler answered ${response.status}: ${text.slice(0, 300)}`);
 }

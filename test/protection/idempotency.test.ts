@@ -1,13 +1,15 @@
 /* eslint-disable max-lines -- the same replay cases run for every create operation. */
+import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Scope } from "../../domain/scopes.ts";
 import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
+import { upload } from "../helpers/attachments.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
-import { financialEntryBody, issueBody, riskBody } from "../helpers/project-records.ts";
+import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
 import { runSweep } from "../helpers/realtime.ts";
 import { expectOneWrite, milestoneBody, personBody, projectBody, taskBody, unique } from "../helpers/resources.ts";
-import { checklistItemBody, commentBody, labelBody } from "../helpers/work.ts";
+import { checklistItemBody, commentBody, insertComment, labelBody } from "../helpers/work.ts";
 
 // Idempotency-Key on POST (docs/api.md): the first response is stored with the
 // record in the same statement; a replay within 24 h answers it again, byte for byte, with
@@ -24,7 +26,27 @@ interface Create {
   event: string | null;
   /** A field unique in the organisation (a person's email, a label's name), with its table and column. */
   unique?: { field: string; table: string; column: string };
+  /** How the body goes, if not as JSON: an upload sends a file's bytes and states them in its query. */
+  send?: (apiKey: string, path: string, body: Record<string, unknown>, headers: Record<string, string>) => Promise<ApiResponse>;
 }
+
+/** An upload of the file `body.text` names (files: test/attachments/). */
+const uploadText: Create["send"] = (apiKey, path, body, headers) =>
+  upload(apiKey, path, new TextEncoder().encode(String(body.text)), { name: "notes.txt", headers });
+
+/** The upload of a file to a record of each kind that holds them, the record made by `parent`. */
+const attachmentCreates = (parents: Record<string, (t: Tenant) => Promise<string>>): Record<string, Create> =>
+  Object.fromEntries(
+    Object.entries(parents).map(([collection, parent]) => [
+      `POST /v1/${collection}/:id/attachments`,
+      {
+        path: async (t: Tenant) => `/v1/${collection}/${await parent(t)}/attachments`,
+        body: async (_: Tenant, n: number) => ({ text: `File ${n} ${unique()}` }),
+        event: "attachment.created",
+        send: uploadText,
+      },
+    ]),
+  );
 
 // Every POST that creates a record, keyed by the operation as GET /v1 lists it. The test below
 // checks this table against GET /v1, so a new POST endpoint must be placed here or in NOT_CREATES.
@@ -74,6 +96,13 @@ const CREATES: Record<string, Create> = {
     body: async (_, n) => ({ url: `http://127.0.0.1:9/opsroom/${n}/${unique()}`, events: ["task.*"] }),
     event: null,
   },
+  ...attachmentCreates({
+    tasks: async (t) => (await t.insertTask()).id,
+    comments: async (t) => insertComment(t, (await t.insertTask()).id),
+    risks: (t) => insertRisk(t),
+    issues: (t) => insertIssue(t),
+    "financial-entries": (t) => insertFinancialEntry(t),
+  }),
 };
 
 /** POSTs that create no record, so replay nothing: Idempotency-Key is refused there (test/api/unused-inputs.test.ts). */
@@ -91,6 +120,14 @@ const NOT_CREATES = new Set([
 
 const post = (tenantKey: string, path: string, body: unknown, idempotencyKey?: string) =>
   api(path, { key: tenantKey, body, ...(idempotencyKey === undefined ? {} : { headers: { "idempotency-key": idempotencyKey } }) });
+
+/** The create's own way of sending its body, else post's. */
+const sender =
+  (create: Create) =>
+  (tenantKey: string, path: string, body: Record<string, unknown>, idempotencyKey?: string): Promise<ApiResponse> =>
+    create.send
+      ? create.send(tenantKey, path, body, idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
+      : post(tenantKey, path, body, idempotencyKey);
 
 const idempotencyRows = (keyId: string) =>
   query<{ idempotency_key: string }>("select idempotency_key from idempotency_keys where key_id = $1", [keyId]);
@@ -120,6 +157,7 @@ describe("every POST that creates", () => {
 
   for (const [operation, create] of Object.entries(CREATES)) {
     describe(operation, () => {
+      const post = sender(create);
       let tenant: Tenant;
       beforeAll(async () => {
         tenant = await createTenant();
@@ -306,8 +344,8 @@ describe("what a key is", () => {
       "update idempotency_keys set created_at = now() - interval '23 hours 59 minutes' where key_id = $1 and idempotency_key = $2",
       [tenant.keyId, recent],
     );
-    // The sweep runs after the scheduled handler answers (waitUntil): its last step is the prune.
-    await runSweep();
+    // The prunes run after the scheduled handler answers (waitUntil).
+    await runSweep(PRUNE_CRON);
     const stored = async () =>
       (await query<{ idempotency_key: string }>("select idempotency_key from idempotency_keys where key_id = $1", [tenant.keyId])).map(
         (row) => row.idempotency_key,

@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "../../domain/ids.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
+import { sha256, upload } from "../helpers/attachments.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
@@ -37,7 +38,12 @@ type Kind =
   | "financialEntry"
   | "person"
   | "webhook"
-  | "delivery";
+  | "delivery"
+  | `${AttachedKind}Attachment`;
+
+/** The kinds of record files are attached to (a file's path names its record, and the file: :attachmentId). */
+const ATTACHED = ["task", "comment", "risk", "issue", "financialEntry"] as const;
+type AttachedKind = (typeof ATTACHED)[number];
 
 /** What the id in a path names, by the path's first segment (and :deliveryId, :blockerId). */
 const PATH_KINDS: Record<string, Kind> = {
@@ -52,6 +58,8 @@ const PATH_KINDS: Record<string, Kind> = {
   "financial-entries": "financialEntry",
   personnel: "person",
   webhooks: "webhook",
+  // GET /v1/attachments/{id}/content: a task's file stands for them all.
+  attachments: "taskAttachment",
 };
 
 /** What a body or query field naming a record names. */
@@ -112,12 +120,36 @@ const BODIES: Record<string, (tenant: Tenant, ids: Records) => Promise<Record<st
   "PATCH /v1/webhooks/:id": () => ({ description: "Taken over" }),
   "POST /v1/webhooks/:id/replay": () => ({ after: 0 }),
   "POST /v1/webhooks/:id/rotate-secret": () => ({}),
+  // An upload's body is the file's bytes: these, as JSON, with the query stating them (QUERIES).
+  ...Object.fromEntries(ATTACHED.map((kind) => [`POST /v1/${collectionOf(kind)}/:id/attachments`, () => ({ file: "isolation" })])),
 };
 
-type Records = Record<Kind, string>;
+/** The query a call needs besides its path: an upload's statement of its bytes, a download's signed link (B's own). */
+const QUERIES: Record<string, (body: unknown, ids: Records) => Promise<string> | string> = {
+  ...Object.fromEntries(
+    ATTACHED.map((kind) => [
+      `POST /v1/${collectionOf(kind)}/:id/attachments`,
+      (body: unknown) => {
+        const bytes = new TextEncoder().encode(JSON.stringify(body));
+        return `?${new URLSearchParams({ name: "isolation.json", size: String(bytes.byteLength), sha256: sha256(bytes) })}`;
+      },
+    ]),
+  ),
+  "GET /v1/attachments/:id/content": (_, r) => r.downloadQuery,
+};
 
-/** One record of every kind in the tenant's organisation, linked as the API would link them. */
-async function arrange(tenant: Tenant): Promise<Records> {
+function collectionOf(kind: AttachedKind): string {
+  return Object.entries(PATH_KINDS).find(([, k]) => k === kind)![0];
+}
+
+/** Each kind's record, and (downloadQuery) the signed query of a link to the organisation's task's file. */
+type Records = Record<Kind | "downloadQuery", string>;
+
+/**
+ * One record of every kind in the tenant's organisation, linked as the API would link them; with
+ * `files`, a file on each record that holds them (uploads: made only for the calls that name one).
+ */
+async function arrange(tenant: Tenant, files = false): Promise<Records> {
   const project = await tenant.insertProject();
   const person = await tenant.insertPerson();
   const milestone = await tenant.insertMilestone(project.id);
@@ -132,7 +164,7 @@ async function arrange(tenant: Tenant): Promise<Records> {
      values ($1, $2, $3, $4, 'webhook.test', 1, 'failed') returning id`,
     [uuidv7(), tenant.org.id, webhook.id, uuidv7()],
   );
-  return {
+  const records = {
     project: project.id,
     person: person.id,
     milestone: milestone.id,
@@ -147,6 +179,21 @@ async function arrange(tenant: Tenant): Promise<Records> {
     webhook: webhook.id,
     delivery: delivery!.id,
   };
+  return { ...records, ...(await arrangeFiles(tenant, records, files)) };
+}
+
+/** A small file on each kind of record, uploaded (its bytes are in R2), and a live link to the task's; else ids of none. */
+async function arrangeFiles(tenant: Tenant, records: Record<AttachedKind, string>, withBytes = true) {
+  const files = {} as Record<`${AttachedKind}Attachment`, string>;
+  for (const kind of ATTACHED) {
+    const path = `/v1/${collectionOf(kind)}/${records[kind]}/attachments`;
+    files[`${kind}Attachment`] = withBytes
+      ? expectSuccess(await upload(tenant.key, path, new TextEncoder().encode(kind)), 201).data.id
+      : uuidv7();
+  }
+  if (!withBytes) return { ...files, downloadQuery: "" };
+  const read = await api(`/v1/tasks/${records.task}/attachments/${files.taskAttachment}`, { key: tenant.key });
+  return { ...files, downloadQuery: new URL(expectSuccess(read).data.downloadUrl).search };
 }
 
 /** A path that names a record by its external id: another organisation's external id names nothing of it. */
@@ -157,7 +204,14 @@ function paramKinds(op: Operation): Array<[param: string, kind: Kind]> {
   return (op.path.match(/:\w+/g) ?? [])
     .filter((param) => param !== ":externalId")
     .map((param) => {
-      const kind = param === ":deliveryId" ? "delivery" : param === ":blockerId" ? "blocker" : PATH_KINDS[segment];
+      const kind =
+        param === ":deliveryId"
+          ? "delivery"
+          : param === ":blockerId"
+            ? "blocker"
+            : param === ":attachmentId"
+              ? (`${PATH_KINDS[segment]}Attachment` as Kind)
+              : PATH_KINDS[segment];
       if (!kind) throw new Error(`${op.method} ${op.path}: say in PATH_KINDS what ${param} names`);
       return [param, kind];
     });
@@ -165,6 +219,10 @@ function paramKinds(op: Operation): Array<[param: string, kind: Kind]> {
 
 const fill = (op: Operation, values: Record<string, string>) =>
   op.path.replace(/:\w+/g, (param) => values[param] ?? `isolation-${uuidv7()}`);
+
+/** The query the operation needs (QUERIES), given its body and the caller's records; "" for most. */
+const queryFor = async (op: Operation, body: unknown, records: Records) =>
+  (await QUERIES[`${op.method} ${op.path}`]?.(body, records)) ?? "";
 
 // Read when the file is collected, so each operation is a test of its own, named after it.
 const [a, b] = [await createTenant(), await createTenant()];
@@ -175,7 +233,7 @@ const openapi: { paths: Record<string, Record<string, any>>; components: { schem
 let ofA: Records;
 
 beforeAll(async () => {
-  ofA = await arrange(a);
+  ofA = await arrange(a, true);
   // A has events of its own, through the API.
   expectSuccess(await api("/v1/projects", { key: a.key, body: projectBody() }), 201);
 }, 60_000);
@@ -187,6 +245,8 @@ function resolve(schema: any): any {
 
 const operationDoc = (op: Operation) => openapi.paths[op.path.replace(/:(\w+)/g, "{$1}")]![op.method.toLowerCase()];
 const takesBody = (op: Operation) => Boolean(operationDoc(op).requestBody);
+/** Its body is JSON (an upload's is a file's bytes, which name no record). */
+const takesJson = (op: Operation) => Boolean(operationDoc(op).requestBody?.content["application/json"]);
 
 /** Fields of a body or query schema that name a record (format uuid). */
 function referenceFields(properties: Record<string, any>): string[] {
@@ -215,8 +275,9 @@ describe("organisation B's key with organisation A's ids in the path", () => {
 
   for (const op of operations.filter((o) => o.path.includes(":") && !byExternalId(o))) {
     it(`${op.method} ${op.path}: 404 for each foreign id, nothing changes in either organisation`, async () => {
-      const ofB = await arrange(b);
+      const ofB = await arrange(b, op.path.includes("attachments"));
       const body = await bodyFor(op, b, ofB);
+      const query = await queryFor(op, body, ofB);
       const params = paramKinds(op);
       // Each id foreign in turn (the others B's own), then all of them foreign.
       const variants = [
@@ -225,14 +286,14 @@ describe("organisation B's key with organisation A's ids in the path", () => {
       ];
       for (const values of variants) {
         const before = [await snapshot(a.org.id), await snapshot(b.org.id)];
-        const response = await api(fill(op, values), { key: b.key, method: op.method, body });
+        const response = await api(fill(op, values) + query, { key: b.key, method: op.method, body });
         expectError(response, 404, "not_found");
         expect(response.text, "the answer names nothing of A").not.toContain(a.org.id);
         expectNoTrace(before[0]!, await snapshot(a.org.id));
         expectNoTrace(before[1]!, await snapshot(b.org.id));
       }
       // B's own ids are not refused as not found: the 404 above was about the organisation alone.
-      const own = await api(fill(op, Object.fromEntries(params.map(([p, kind]) => [p, ofB[kind]]))), {
+      const own = await api(fill(op, Object.fromEntries(params.map(([p, kind]) => [p, ofB[kind]]))) + query, {
         key: b.key,
         method: op.method,
         body,
@@ -331,7 +392,7 @@ describe("organisation B's reads without a path id", () => {
 describe("organisation B's writes naming A's records in the body", () => {
   it("are refused with 400 invalid_reference naming the field; nothing changes", async () => {
     let tried = 0;
-    for (const op of operations.filter((o) => ["POST", "PUT", "PATCH"].includes(o.method) && takesBody(o))) {
+    for (const op of operations.filter((o) => ["POST", "PUT", "PATCH"].includes(o.method) && takesJson(o))) {
       const schema = resolve(operationDoc(op).requestBody.content["application/json"].schema);
       for (const field of referenceFields(schema.properties ?? {})) {
         const kind = FIELD_KINDS[field];

@@ -687,8 +687,11 @@ async function holds(req: Request, also?: (req: Request, response: { status: num
 const anyOperation = () => fc.constantFrom(...operations);
 const withParams = () => fc.constantFrom(...operations.filter((op) => op.path.includes(":")));
 const withBody = () => fc.constantFrom(...operations.filter((op) => op.method === "POST" || op.method === "PATCH"));
-/** Every operation that reads a JSON body (its OpenAPI entry declares one); the others ignore what is sent. */
-const withJsonBodyOps = () => operations.filter((op) => operationDoc(op)?.requestBody !== undefined);
+/**
+ * Every operation that reads a JSON body (its OpenAPI entry declares one); the others ignore what is
+ * sent, and an upload's body is a file's bytes, held to its stated size and SHA-256, never parsed.
+ */
+const withJsonBodyOps = () => operations.filter((op) => operationDoc(op)?.requestBody?.content?.["application/json"] !== undefined);
 const reads = () => fc.constantFrom(...operations.filter((op) => op.method === "GET"));
 /** Every GET operation whose query declares a cursor. */
 const listOperations = () => operations.filter((op) => op.method === "GET" && "cursor" in queryFields(op));

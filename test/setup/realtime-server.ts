@@ -25,7 +25,7 @@ export const TEST_WEBHOOK_BACKLOG_LIMIT = 2_000;
  */
 const TEST_ROOM_VARS = [`WEBHOOK_BACKLOG_LIMIT=${TEST_WEBHOOK_BACKLOG_LIMIT}`, "MODEL_WORKERS_LIMITS=true"];
 /** The last lines partykit printed (the room's errors among them), kept for a failed run. Gitignored. */
-const LOG_FILE = join(PROJECT_ROOT, "test", "artifacts", "partykit.log");
+const MAIN_LOG_FILE = join(PROJECT_ROOT, "test", "artifacts", "partykit.log");
 
 export interface RealtimeServer {
   /** http://127.0.0.1:<port>; the same across restarts. */
@@ -41,11 +41,24 @@ export interface RealtimeServer {
   killNow(): void;
 }
 
-export async function startRealtimeServer(options: { port: number; secret: string; apiUrl: string }): Promise<RealtimeServer> {
+interface RealtimeServerOptions {
+  port: number;
+  secret: string;
+  apiUrl: string;
+  vars?: string[];
+  logFile?: string;
+}
+
+/**
+ * `vars`: room settings beside the tests' (a test file that needs a room of its own with other
+ * settings starts one, test/webhooks/drain-subrequests.test.ts); `logFile`: where its last lines go.
+ */
+export async function startRealtimeServer(options: RealtimeServerOptions): Promise<RealtimeServer> {
   const url = `http://127.0.0.1:${options.port}`;
+  const logFile = options.logFile ?? MAIN_LOG_FILE;
   const stateDir = await mkdtemp(join(tmpdir(), "opsroom-test-realtime-"));
   mkdirSync(join(PROJECT_ROOT, "test", "artifacts"), { recursive: true });
-  writeFileSync(LOG_FILE, `partykit dev on ${url}, state in ${stateDir}\n`);
+  writeFileSync(logFile, `partykit dev on ${url}, state in ${stateDir}\n`);
   let service: ServiceProcess | undefined;
   // Start and stop calls are queued, so a stop never races a start.
   let queue: Promise<unknown> = Promise.resolve();
@@ -72,7 +85,7 @@ export async function startRealtimeServer(options: { port: number; secret: strin
         `REALTIME_SECRET=${options.secret}`,
         "--var",
         `API_URL=${options.apiUrl}`,
-        ...TEST_ROOM_VARS.flatMap((setting) => ["--var", setting]),
+        ...[...TEST_ROOM_VARS, ...(options.vars ?? [])].flatMap((setting) => ["--var", setting]),
       ],
     });
     service = started;
@@ -90,7 +103,7 @@ export async function startRealtimeServer(options: { port: number; secret: strin
     service = undefined;
     if (!current) return;
     await current.stop();
-    appendFileSync(LOG_FILE, `--- stopped at ${new Date().toISOString()}; its last lines:\n${current.keptOutput()}\n`);
+    appendFileSync(logFile, `--- stopped at ${new Date().toISOString()}; its last lines:\n${current.keptOutput()}\n`);
     await portClosed(options.port);
   };
 

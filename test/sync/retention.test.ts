@@ -1,3 +1,4 @@
+import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { api, expectError, expectSuccess, type ApiResponse, type Method } from "../helpers/api.ts";
@@ -185,7 +186,7 @@ describe("on the harness's Worker (30 days), events backdated past retention", (
       // The sweep runs after /__scheduled answers (waitUntil): run it until the rows are gone.
       const left = await pollUntil(
         async () => {
-          await runSweep();
+          await runSweep(PRUNE_CRON);
           const rows = await query<{ change_version: string }>(
             "select change_version from events where org_id = $1 order by change_version",
             [t.org.id],

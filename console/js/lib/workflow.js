@@ -1,8 +1,10 @@
 // @ts-check
-// The task workflow, as the API enforces it (functions/schemas/tasks.ts TASK_TRANSITIONS; a test
-// keeps the two equal). The console offers only these moves; the API still has the last word (409).
+// The task workflow, as the API enforces it (domain/records.ts, generated into domain.generated.js).
+// The console offers only these moves; the API still has the last word (409).
 
-export const TASK_STATUSES = ["todo", "in_progress", "blocked", "done", "cancelled"];
+import { TASK_STATUSES, TASK_TRANSITIONS } from "./domain.generated.js";
+
+export { TASK_STATUSES, TASK_TRANSITIONS };
 
 /** @type {Record<string, string>} */
 export const STATUS_LABELS = {
@@ -11,15 +13,6 @@ export const STATUS_LABELS = {
   blocked: "Blocked",
   done: "Done",
   cancelled: "Cancelled",
-};
-
-/** @type {Record<string, string[]>} */
-export const TASK_TRANSITIONS = {
-  todo: ["in_progress", "cancelled"],
-  in_progress: ["todo", "blocked", "done", "cancelled"],
-  blocked: ["in_progress", "cancelled"],
-  done: ["in_progress"],
-  cancelled: ["todo"],
 };
 
 /** @param {string} from @param {string} to */

@@ -4,7 +4,7 @@
 // Owners and admins only (their role holds audit.read).
 
 import { request } from "../../lib/api.js";
-import { AUDIT_ACTIONS } from "../../lib/audit-actions.js";
+import { AUDIT_ACTIONS } from "../../lib/domain.generated.js";
 import { byId, el, inputById, showError, submitting } from "../../lib/dom.js";
 
 /** @typedef {import("../../../../domain/audit.ts").AuditEntry} AuditEntry */
