@@ -6,11 +6,9 @@
 // three grants. Medians; the machine is shared, so only figures of the same run compare.
 // Alone: npx tsx bench/apps.ts   (embedded Postgres, or DATABASE_URL)
 import { createHash, randomBytes } from "node:crypto";
-import { cpuTimes } from "./cpu/cpu-clock.ts";
-import { ownsPort } from "./cpu/processes.ts";
-import { readAllProcesses, processTree } from "./cpu/procs.ts";
 import { median } from "./lib/load.ts";
 import { startBenchStack, type BenchStack } from "./lib/stack.ts";
+import { idleRate, workerCpuMs } from "./lib/worker-cpu.ts";
 import { DELAY_MS } from "./round-trips.ts";
 
 const SAMPLES = 15;
@@ -113,15 +111,6 @@ async function setUp(stack: BenchStack) {
   return { calls, code, exchange: (fields: Record<string, string>) => send(stack, "/oauth/token", form(fields)) };
 }
 
-/** The Worker's own workerd (not wrangler's proxy, which owns the port): its CPU time now, in ms. */
-function workerCpuMs(stack: BenchStack): () => Promise<number> {
-  const port = Number(new URL(stack.workerUrl).port);
-  const workerds = processTree(process.pid, readAllProcesses()).filter((p) => p.name === "workerd");
-  const worker = workerds.find((p) => !ownsPort(p.pid, port));
-  if (!worker) throw new Error("the Worker's workerd was not found");
-  return async () => (await cpuTimes([worker.pid])).get(worker.pid) ?? 0;
-}
-
 /** ms of the Worker's CPU a call: a batch's CPU time, less the idle rate over its duration. */
 async function cpuPerCall(cpuMs: () => Promise<number>, idlePerMs: number, run: () => Promise<void>, calls: number) {
   const t0 = performance.now();
@@ -137,9 +126,7 @@ async function main() {
     const { calls, code, exchange } = await setUp(stack);
     const cpuMs = workerCpuMs(stack);
     for (const call of Object.values(calls)) for (let i = 0; i < 30; i++) await call();
-    const idleStart = [await cpuMs(), performance.now()] as const;
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const idlePerMs = ((await cpuMs()) - idleStart[0]) / (performance.now() - idleStart[1]);
+    const idlePerMs = await idleRate(cpuMs);
     const rows: { call: string; roundTrips: number; cpu: number }[] = [];
     const timed = async (run: Call) => {
       const t0 = performance.now();

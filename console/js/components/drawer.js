@@ -7,6 +7,7 @@
 import { subtaskCounts, subtasksOf } from "../lib/derived.js";
 import { byId, el } from "../lib/dom.js";
 import { labelOf } from "../lib/workflow.js";
+import { createFilesPanel } from "./files-panel.js";
 import { labelChips } from "./labels.js";
 import { createComments } from "./task-comments.js";
 import { createDependencies } from "./task-dependencies.js";
@@ -42,9 +43,12 @@ export function createDrawer({ api, store, me, ensureTasks, checklist }) {
     form: /** @type {HTMLFormElement} */ (byId("comment-form")),
     alert,
   });
+  const files = createFilesPanel({ root: byId("drawer-files"), label: "Files of this task" });
   /** @type {string | null} */ let taskId = null;
   /** The card the drawer was opened from, by task id: cards are drawn anew as the board changes. */
   /** @type {string | null} */ let openedFrom = null;
+  /** The task whose files the panel shows while open: a link to it within the drawer keeps an upload under way. */
+  /** @type {string | null} */ let shownFiles = null;
 
   /** @param {string} term @param {(Node | string)[]} description */
   const row = (term, description) => [el("dt", {}, [term]), el("dd", {}, description)];
@@ -115,6 +119,8 @@ export function createDrawer({ api, store, me, ensureTasks, checklist }) {
     render();
     dependencies.show(id);
     void comments.show(id);
+    if (id !== shownFiles) void files.show(`/v1/tasks/${encodeURIComponent(id)}`);
+    shownFiles = id;
     void checklist.show(id);
     title.focus();
   }
@@ -122,6 +128,7 @@ export function createDrawer({ api, store, me, ensureTasks, checklist }) {
   byId("drawer-close").addEventListener("click", () => dialog.close());
   dialog.addEventListener("close", () => {
     taskId = null;
+    shownFiles = null;
     const card = openedFrom ? document.querySelector(`.card[data-id="${CSS.escape(openedFrom)}"] .card-open`) : null;
     /** @type {HTMLElement | null} */ (card)?.focus();
   });

@@ -10,7 +10,11 @@ import { describeRefusal } from "../lib/refusals.js";
 import { el } from "../lib/dom.js";
 import { fieldsOf, operationOf } from "../lib/schema.js";
 import { showConflict } from "./conflict.js";
+import { createFilesPanel } from "./files-panel.js";
 import { controlId, fieldRow, readField } from "./form-fields.js";
+
+/** The kinds whose records hold files (docs/attachments.md); a task's are in its drawer. */
+const WITH_FILES = new Set(["risk", "issue", "financialEntry"]);
 
 /** @typedef {import("../lib/schema.js").Kind} Kind */
 /** @typedef {{ kind: Kind, record?: any, parentId?: string, projectId?: string | null, defaults?: Record<string, unknown> }} FormRequest */
@@ -65,6 +69,15 @@ export function createRecordForms({ api, store }) {
         ]),
       ]),
     );
+    if (record && WITH_FILES.has(kind.key)) showFiles(kind, record);
+  }
+
+  /** The record's files, below its form (outside it: their buttons submit nothing). @param {Kind} kind @param {any} record */
+  function showFiles(kind, record) {
+    const root = el("section", { class: "files-section", "aria-label": `Files of this ${kind.noun}` });
+    dialog.append(el("h3", {}, ["Files"]), root);
+    const path = /** @type {NonNullable<ReturnType<typeof operationOf>>} */ (operationOf("update", kind)).path;
+    void createFilesPanel({ root, label: `Files of this ${kind.noun}` }).show(path.replace("{id}", encodeURIComponent(record.id)));
   }
 
   /** The fields to send: on a create every one filled in, on a change those that differ from the record. */
