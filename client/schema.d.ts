@@ -7445,9 +7445,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -7559,9 +7564,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -7673,9 +7683,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -7788,9 +7803,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -7902,9 +7922,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8016,9 +8041,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8154,9 +8184,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8276,9 +8311,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8398,9 +8438,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8512,9 +8557,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8626,9 +8676,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8747,9 +8802,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8861,9 +8921,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8975,9 +9040,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9089,9 +9159,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9235,9 +9310,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9350,9 +9430,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9616,9 +9701,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9868,9 +9958,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9988,9 +10083,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -10106,9 +10206,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -10225,9 +10330,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -10514,9 +10624,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -11132,9 +11247,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
