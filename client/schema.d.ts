@@ -7485,9 +7485,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -7599,9 +7604,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -7713,9 +7723,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -7828,9 +7843,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -7942,9 +7962,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8056,9 +8081,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8194,9 +8224,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8316,9 +8351,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8438,9 +8478,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8552,9 +8597,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8666,9 +8716,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8787,9 +8842,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -8901,9 +8961,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9015,9 +9080,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9129,9 +9199,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9275,9 +9350,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9390,9 +9470,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9656,9 +9741,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -9908,9 +9998,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -10028,9 +10123,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -10146,9 +10246,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -10265,9 +10370,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -10554,9 +10664,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.
@@ -11569,9 +11684,14 @@ export interface components {
                 currencies?: string[];
                 /**
                  * Format: int64
-                 * @description rate_limited: seconds to wait (also the Retry-After header).
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
                  */
                 retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
                 /**
                  * Format: int64
                  * @description resync_required: the oldest changeVersion still kept.

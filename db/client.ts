@@ -91,6 +91,26 @@ export class DatabaseRefusedError extends Error {
   }
 }
 
+/**
+ * Neon refuses every connection until someone acts: the compute time quota is used up (the Free
+ * plan's monthly allowance, or a limit set on the project) or the endpoint is disabled. Still a
+ * 503 (nothing was written), but one a client should not retry at once: `reason` says which.
+ */
+export class DatabaseSuspendedError extends DatabaseUnavailableError {
+  constructor(
+    cause: unknown,
+    readonly reason: "database_quota_exceeded" | "database_disabled",
+  ) {
+    super(cause);
+    this.name = "DatabaseSuspendedError";
+  }
+}
+
+// The control plane's refusals to wake the compute (proxy/src/control_plane/errors.rs, messages.rs
+// get_user_facing_message): its own message, or the proxy's fallback for its status.
+const QUOTA_EXCEEDED = /exceeded the compute time quota|Check your quotas/;
+const ENDPOINT_DISABLED = /endpoint is disabled|endpoint has been disabled/;
+
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 // SQLSTATE classes that mean "the server is not there for you", not "your statement is wrong";
 // 08P01 is also Neon's answer when it cancelled the statement (proxy/src/serverless/sql_over_http.rs).
@@ -138,6 +158,8 @@ function neonAnswerOf(error: unknown): { status: number | null; code: string; me
  */
 export function classifyDatabaseError(error: unknown): Error {
   const { status, code, message } = neonAnswerOf(error);
+  if (status !== null && !code && QUOTA_EXCEEDED.test(message)) return new DatabaseSuspendedError(error, "database_quota_exceeded");
+  if (status !== null && !code && ENDPOINT_DISABLED.test(message)) return new DatabaseSuspendedError(error, "database_disabled");
   if (CONFIGURATION_STATES.test(code)) return new DatabaseRefusedError(error);
   if (status === 400 && SQLSTATE.test(code) && !UNAVAILABLE_STATES.test(code)) return error as Error;
   if (status !== null && !code && (REFUSING_STATUSES.has(status) || (status === 400 && REFUSALS.test(message))))

@@ -54,7 +54,15 @@ const errorDetails = {
     .array(z.string())
     .optional()
     .openapi({ description: "conflict on a project's finances: the currencies to choose from with ?currency=." }),
-  retryAfter: z.number().int().optional().openapi({ description: "rate_limited: seconds to wait (also the Retry-After header)." }),
+  retryAfter: z
+    .number()
+    .int()
+    .optional()
+    .openapi({ description: "rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header)." }),
+  reason: z.enum(["database_quota_exceeded", "database_disabled"]).optional().openapi({
+    description:
+      "unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.",
+  }),
   oldestChangeVersion: z.number().int().optional().openapi({ description: "resync_required: the oldest changeVersion still kept." }),
   queuedUpTo: z.number().int().optional().openapi({
     description:

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { DatabaseRefusedError, DatabaseUnavailableError } from "../../db/client.ts";
+import { DatabaseRefusedError, DatabaseSuspendedError, DatabaseUnavailableError } from "../../db/client.ts";
 import { DomainError, type ErrorCode } from "../../domain/errors.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { RESPONSE_HEADERS } from "./headers.ts";
@@ -54,8 +54,9 @@ export function sendError(c: Context<AppEnv>, error: Refusal) {
       RESPONSE_HEADERS.wwwAuthenticate.name,
       `Bearer realm="opsroom", resource_metadata="${settingsOf(c.env).publicOrigin}${PROTECTED_RESOURCE_PATH}"`,
     );
-  // Unavailable is momentary (the database out of reach): a client may retry after a second.
-  if (status === 503) c.header(RESPONSE_HEADERS.retryAfter.name, "1");
+  // Unavailable is momentary (the database out of reach): a client may retry after a second,
+  // unless the refusal says how long (databaseSuspended).
+  if (status === 503) c.header(RESPONSE_HEADERS.retryAfter.name, String(error.details.retryAfter ?? 1));
   return c.json(
     { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details, requestId: c.get("requestId") } },
     status,
@@ -79,6 +80,10 @@ export function answerError(error: Error, c: Context<AppEnv>) {
   const log = (message: string, detail: Record<string, unknown>) =>
     console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), message, ...detail }));
   if (error instanceof DomainError) return sendError(c, error);
+  if (error instanceof DatabaseSuspendedError) {
+    log("database suspended", { reason: error.reason, cause: String(error.cause) });
+    return sendError(c, databaseSuspended(error.reason));
+  }
   if (error instanceof DatabaseUnavailableError) {
     log("database unavailable", { cause: String(error.cause) });
     // Nothing is ever half-written, but a statement whose connection dropped after it was sent
@@ -100,4 +105,22 @@ export function answerError(error: Error, c: Context<AppEnv>) {
     return sendError(c, new DomainError("invalid_json", "the body is not valid JSON"));
   log(String(error), { stack: error.stack });
   return sendError(c, new DomainError("internal_error", "unexpected error; nothing was changed"));
+}
+
+/**
+ * Neon refusing every connection until someone acts (db/client.ts DatabaseSuspendedError): the
+ * compute time quota (it comes back when the month's quota resets or the plan is raised: an hour
+ * between retries) or the endpoint disabled (an operator enables it: a retry in a minute costs
+ * nothing). docs/deployment.md "Neon".
+ */
+function databaseSuspended(reason: DatabaseSuspendedError["reason"]): DomainError {
+  return reason === "database_quota_exceeded"
+    ? new DomainError("unavailable", "the database's compute time quota is used up; nothing was changed, retry later", {
+        reason,
+        retryAfter: 3600,
+      })
+    : new DomainError("unavailable", "the database is disabled; nothing was changed, retry once its operator enables it", {
+        reason,
+        retryAfter: 60,
+      });
 }

@@ -49,8 +49,9 @@ it("the first request after idleness waits for the wake; the next ones do not", 
   const first = await timed();
   const second = await timed();
   expect(first.status).toBe(200);
+  expect(second.status).toBe(200);
   expect(first.ms).toBeGreaterThanOrEqual(WAKE_MS);
-  expect(second.ms).toBeLessThan(WAKE_MS);
+  // One wake, the first request's: a lower bound of time holds on any machine, counts do too.
   expect(endpoint.wakes()).toBe(wakesBefore + 1);
 });
 
@@ -67,12 +68,13 @@ it("a request refused before it needs the compute wakes nothing", async () => {
   const wakesBefore = endpoint.wakes();
   const refused = await timed('{"query":"select $1","params":["\\ud800"]}');
   expect(refused.status).toBe(400);
-  expect(refused.ms).toBeLessThan(WAKE_MS);
   expect(endpoint.wakes()).toBe(wakesBefore);
 });
 
 it("setColdStart(false): never suspended", async () => {
   endpoint.setColdStart(false);
   await sleep(IDLE_MS + 100);
-  expect((await timed()).ms).toBeLessThan(WAKE_MS);
+  const wakesBefore = endpoint.wakes();
+  expect((await timed()).status).toBe(200);
+  expect(endpoint.wakes()).toBe(wakesBefore);
 });

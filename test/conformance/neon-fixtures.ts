@@ -42,7 +42,8 @@ export interface NeonAnswer {
 }
 
 /** What the API answers to each (docs/api.md "What the database's failures answer"). */
-export type ApiAnswer = { status: 500; code: "internal_error" } | { status: 503; code: "unavailable" };
+export type ApiAnswer =
+  { status: 500; code: "internal_error" } | { status: 503; code: "unavailable"; reason?: "database_quota_exceeded" | "database_disabled" };
 const REFUSED: ApiAnswer = { status: 500, code: "internal_error" };
 const UNAVAILABLE: ApiAnswer = { status: 503, code: "unavailable" };
 
@@ -82,6 +83,19 @@ export function neonErrors(user: string, database: string) {
     },
     // compute/mod.rs COULD_NOT_CONNECT: nothing answered (a Compute error, 500).
     unreachable: { status: 500, body: proxyError("Couldn't connect to compute node: Connection refused (os error 111)"), api: UNAVAILABLE },
+    // control_plane/errors.rs WakeComputeError::ControlPlane: the compute time quota used up
+    // (ErrorKind::Quota, 500; the control plane's message)...
+    "quota-exceeded": {
+      status: 500,
+      body: proxyError("Your account or project has exceeded the compute time quota. Upgrade your plan to increase limits."),
+      api: { status: 503, code: "unavailable", reason: "database_quota_exceeded" },
+    },
+    // ...and the endpoint disabled (Reason::EndpointDisabled, ErrorKind::User, 400; messages.rs's message for a 406).
+    "endpoint-disabled": {
+      status: 400,
+      body: proxyError("Control plane request failed: endpoint is disabled"),
+      api: { status: 503, code: "unavailable", reason: "database_disabled" },
+    },
     // SqlOverHttpError::Postgres with no Postgres error in it: the connection failed under the statement.
     "connection-lost": { status: 400, body: proxyError("connection closed"), api: UNAVAILABLE },
   } satisfies Record<string, NeonAnswer & { api: ApiAnswer }>;

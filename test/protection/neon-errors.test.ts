@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NeonFault } from "../../cli/lib/sql-endpoint.ts";
-import { neonErrors } from "../conformance/neon-fixtures.ts";
+import { neonErrors, type ApiAnswer } from "../conformance/neon-fixtures.ts";
 import { expectErrorAnswer, expectUnavailable, stackCalls, type StackResponse } from "../helpers/failure-calls.ts";
 import { useFailureStack } from "../helpers/failure-stack.ts";
 import { projectBody, unique } from "../helpers/resources.ts";
@@ -45,8 +45,10 @@ describe("Neon's error answers, through the Worker", () => {
     "password-refused",
     "role-refused",
     "database-missing",
+    "quota-exceeded",
+    "endpoint-disabled",
   ] as const satisfies NeonFault[]) {
-    const { api, body: neon } = faults[fault];
+    const { api, body: neon } = faults[fault] as (typeof faults)[typeof fault] & { api: ApiAnswer };
     it(`${fault}: a create and a batch answer ${api.status} ${api.code}, nothing written${api.status === 500 ? ", the cause logged and not answered" : ""}`, async () => {
       const t = await tenant();
       const before = await state(t.orgId);
@@ -58,6 +60,10 @@ describe("Neon's error answers, through the Worker", () => {
         const response = await call(path, { key: t.key, body, headers: { "idempotency-key": `neon-${fault}-${unique()}` } });
         await answered;
         expectErrorAnswer(response, api.status, api.code);
+        // Refused until someone acts (issue 45 row 5): which, and a Retry-After longer than a blip's 1 s.
+        expect(response.body.error.reason).toBe(api.status === 503 ? api.reason : undefined);
+        if (api.status === 503 && api.reason) expect(Number(response.headers.get("retry-after"))).toBe(response.body.error.retryAfter);
+        if (api.status === 503 && api.reason) expect(response.body.error.retryAfter).toBeGreaterThanOrEqual(60);
         expect(await state(t.orgId)).toEqual(before);
         if (api.status === 500) {
           const logged = await loggedError(response);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDatabase, DatabaseRefusedError, DatabaseUnavailableError, type Database } from "../../db/client.ts";
+import { connectDatabase, DatabaseRefusedError, DatabaseSuspendedError, DatabaseUnavailableError, type Database } from "../../db/client.ts";
 import { neonErrors, proxyError, type NeonAnswer } from "../conformance/neon-fixtures.ts";
 
 // db/client.ts classifyDatabaseError: what each of Neon's answers becomes, sent to the real driver
@@ -40,6 +40,12 @@ describe("Neon's error answers", () => {
       expect((single as Error).cause).toMatchObject({ name: "NeonDbError" });
       const batch = await db.transaction([{ text: "select 1", params: [] }]).catch((error: unknown) => error);
       expect(batch).toBeInstanceOf(expected);
+      // The quota used up, the endpoint disabled: unavailable until someone acts, and which (issue 45 row 5).
+      const reason = neon.api.status === 503 && "reason" in neon.api ? neon.api.reason : undefined;
+      for (const error of [single, batch]) {
+        if (reason) expect(error).toMatchObject({ name: "DatabaseSuspendedError", reason });
+        else expect(error).not.toBeInstanceOf(DatabaseSuspendedError);
+      }
     });
   }
 });

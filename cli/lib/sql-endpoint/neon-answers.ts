@@ -115,6 +115,16 @@ export const NEON_FAULTS = {
     }),
   "database-missing": (_user: string, database: string) =>
     connectFailed({ message: `database "${database}" does not exist`, code: "3D000", severity: "FATAL", routine: "InitPostgres" }),
+  // The control plane refused to wake the compute (proxy/src/control_plane/errors.rs
+  // WakeComputeError::ControlPlane, its message the control plane's user-facing one): the compute
+  // time quota used up is ErrorKind::Quota, so 500 (sql_over_http.rs get_http_status_code), with
+  // the message Neon sends (its source's fallback, messages.rs for a 423: "endpoint is temporarily
+  // unavailable. Check your quotas and/or contact our support.")...
+  "quota-exceeded": () =>
+    errorAnswer(500, "Your account or project has exceeded the compute time quota. Upgrade your plan to increase limits."),
+  // ...and a disabled endpoint (Reason::EndpointDisabled) is the user's, 400, with messages.rs's
+  // message for the control plane's 406.
+  "endpoint-disabled": () => errorAnswer(400, "Control plane request failed: endpoint is disabled"),
 } satisfies Record<string, (user: string, database: string) => Answer>;
 
 export type NeonFault = keyof typeof NEON_FAULTS;
