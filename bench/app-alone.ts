@@ -10,12 +10,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
-import { startSqlEndpoint } from "../cli/lib/sql-endpoint.ts";
-import { connectNodeDatabase } from "../db/node-client.ts";
 import { createApp } from "../functions/app.ts";
 import type { Bindings } from "../functions/env.ts";
-import { createTestDatabase } from "../test/setup/test-database.ts";
-import { replayOrg } from "./lib/data.ts";
+import { replayOrg, withBenchDatabase } from "./lib/data.ts";
 import { median } from "./lib/load.ts";
 import { isChosen, recordingFetch, replayCalls, replayEnv, runCall, type App, type ReplayCall } from "./lib/replay.ts";
 
@@ -73,15 +70,11 @@ async function measure(app: App, env: Bindings, call: ReplayCall): Promise<Row> 
 }
 
 async function main() {
-  const database = await createTestDatabase(process.env.DATABASE_URL);
-  await database.ready;
-  const sqlEndpoint = await startSqlEndpoint({ target: database.target });
-  const db = connectNodeDatabase(database.url, { max: 2 });
-  try {
+  await withBenchDatabase(async ({ url, sqlEndpoint, db }) => {
     const org = await replayOrg(db, "app alone");
     const env = replayEnv({
-      DATABASE_URL: database.url,
-      LOCAL_SQL_ENDPOINT: sqlEndpoint.address,
+      DATABASE_URL: url,
+      LOCAL_SQL_ENDPOINT: sqlEndpoint,
       REALTIME_SECRET: "bench-secret-bench-secret",
     });
     const app = createApp();
@@ -99,12 +92,7 @@ async function main() {
       console.log(
         `| ${r.call} | ${r.status} | ${r.statements} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${r.target ? `≤ ${r.target}` : ""} |`,
       );
-  } finally {
-    globalThis.fetch = realFetch;
-    await db.close();
-    await sqlEndpoint.close();
-    await database.dispose();
-  }
+  }).finally(() => (globalThis.fetch = realFetch));
 }
 
 /** A V8 CPU profile of this process from now until `stop(file)`, sampled every 100 µs. */

@@ -78,3 +78,9 @@ export const MAX_CHECKLIST_ITEMS_PER_TASK = 100;
  * request's deletes hold it under 0.1 s.
  */
 export const CASCADE_RECORDS = MAX_BLOCKING + MAX_COMMENTS_PER_TASK + MAX_CHECKLIST_ITEMS_PER_TASK;
+
+/**
+ * Bytes of records or events one statement answers at most, beyond the first (db/statements/answer-size.ts):
+ * a list page, an export's page, the sweep's read.
+ */
+export const ANSWER_BYTES = 4 * 1024 * 1024;

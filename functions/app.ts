@@ -1,3 +1,4 @@
+import { answerBudget, answersLarge } from "./middleware/answer-budget.ts";
 import { Hono, type Handler, type MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { requestId } from "hono/request-id";
@@ -43,6 +44,7 @@ function middlewareOf(route: RouteMount): MiddlewareHandler<AppEnv>[] {
     ...credentials,
     ...(replays ? [] : [refuseIdempotencyKey]),
     ...(route.bodyLimit === null ? [] : [jsonBodyUpTo(route.bodyLimit)]),
+    ...(answersLarge(route.operationId) ? [answerBudget] : []),
   ];
 }
 

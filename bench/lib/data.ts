@@ -5,6 +5,9 @@ import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { ReplayOrg } from "./replay.ts";
+import { startSqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
+import { connectNodeDatabase } from "../../db/node-client.ts";
+import { createTestDatabase } from "../../test/setup/test-database.ts";
 
 // Bench data, written straight into the database (like the tests' insert* fixtures: no events,
 // no changeVersion), so 100 k tasks load in seconds. What the API then measures is unaffected.
@@ -91,4 +94,25 @@ export async function someTasks(db: Database, org: BenchOrg, count: number): Pro
     [org.orgId, org.projects[0], count],
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * A fresh database (on DATABASE_URL's server, or an in-memory PGlite), the local SQL endpoint in
+ * front of it (as Neon's proxy is in front of Neon), and a Node client: what a bench runs against,
+ * closed and dropped after `work`.
+ */
+export async function withBenchDatabase<T>(
+  work: (stack: { url: string; sqlEndpoint: string; db: ReturnType<typeof connectNodeDatabase> }) => Promise<T>,
+): Promise<T> {
+  const database = await createTestDatabase(process.env.DATABASE_URL);
+  await database.ready;
+  const sqlEndpoint = await startSqlEndpoint({ target: database.target });
+  const db = connectNodeDatabase(database.url, { max: 2 });
+  try {
+    return await work({ url: database.url, sqlEndpoint: sqlEndpoint.address, db });
+  } finally {
+    await db.close();
+    await sqlEndpoint.close();
+    await database.dispose();
+  }
 }

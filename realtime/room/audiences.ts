@@ -4,20 +4,29 @@ import { scopeOfEvent, type OpsEvent } from "../../domain/events.ts";
 import type { Identity } from "../identity.ts";
 import { CLOSE_CODES } from "../protocol.ts";
 
-// Who in the room receives what. Sockets are tagged with the read scopes they hold, so a broadcast
-// reaches exactly the sockets allowed to see the event, and each keeps the filter it connected with
-// (types, projectId, recordId, excludeOwn), which narrows what it receives further. Each socket is
-// tagged with its key, session and person too, so the sockets to close are found when a key is
-// revoked, a session ends or a member's role changes.
+// Who in the room receives what. Each socket keeps the read scopes it holds and the filter it
+// connected with (types, projectId, recordId, excludeOwn) in its state, which survives the room
+// hibernating; a broadcast reaches exactly the sockets allowed to see the event whose filter
+// selects it. Each socket is tagged with its key, session, person, installation and grant, so the
+// sockets to close are found when one of them ends.
+//
+// The scopes are not tags (issue 45 row 9): Cloudflare allows a hibernating socket 10 tags, and
+// PartyKit takes one for the connection id. With a tag per read scope (6) an application's socket
+// acting for a person (user, installation, grant) used all ten, and a seventh read scope would have
+// refused every such socket. Tags now hold the owners only: at most 6 of the 10 (the id and five
+// owner kinds, of which a socket has at most four), whatever the number of scopes.
 //
 // An event is serialised once and sent to the sockets grouped by what they may see and want
 // (audiences, kept in memory between events: bench/results/README.md, "Fan-out").
 
-/** What the room keeps on each socket: the filter it connected with. */
+/** What the room keeps on each socket: the event read scopes it holds and the filter it connected with. */
 export interface SocketState {
+  scopes: string[];
   filter: EventFilter;
 }
-/** Sockets tagged with one read scope that connected with the same filter: one check of the filter per event serves them all. */
+/** Cloudflare's tags per hibernating socket, PartyKit's connection id among them. */
+export const TAGS_PER_SOCKET = 10;
+/** Sockets holding one read scope that connected with the same filter: one check of the filter per event serves them all. */
 interface Audience {
   filter: EventFilter;
   sockets: Party.Connection<SocketState>[];
@@ -43,8 +52,7 @@ type Closing = keyof typeof CLOSINGS;
 
 /** The tags of a socket opened by `identity` (null: none was passed on). */
 export function tagsOf(identity: Identity | null): string[] {
-  // The read scopes select the events a socket receives.
-  if (!identity) return ["none"];
+  if (!identity) return [];
   // The key, session, person, installation and grant tags find the sockets to close when a key is
   // revoked, a session ends, a member leaves, an application is uninstalled or its grant revoked.
   const owners = [
@@ -54,12 +62,12 @@ export function tagsOf(identity: Identity | null): string[] {
     identity.installationId && installationTag(identity.installationId),
     identity.grantId && grantTag(identity.grantId),
   ];
-  return [...identity.scopes, ...owners.filter((tag): tag is string => Boolean(tag))];
+  return owners.filter((tag): tag is string => Boolean(tag));
 }
 
 /** What a socket opened by `identity` keeps: on the connection, so it survives the room hibernating. */
 export function stateOf(identity: Identity | null): SocketState {
-  return { filter: identity?.filter ?? NO_FILTER };
+  return { scopes: identity?.scopes ?? [], filter: identity?.filter ?? NO_FILTER };
 }
 
 export class Audiences {
@@ -103,12 +111,14 @@ export class Audiences {
     return closed;
   }
 
-  /** The sockets tagged with `scope`, grouped by the filter they connected with. */
+  /** The sockets holding `scope`, grouped by the filter they connected with. */
   private of(scope: string): Audience[] {
     let audiences = this.byScope.get(scope);
     if (audiences) return audiences;
     const byFilter = new Map<string, Audience>();
-    for (const socket of this.room.getConnections<SocketState>(scope)) {
+    for (const socket of this.room.getConnections<SocketState>()) {
+      // A socket whose state says nothing (none was passed on) holds no scope.
+      if (!socket.state?.scopes?.includes(scope)) continue;
       const filter = socket.state?.filter ?? NO_FILTER;
       const key = JSON.stringify(filter);
       const audience = byFilter.get(key);

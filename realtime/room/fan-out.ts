@@ -1,6 +1,7 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../../domain/events.ts";
 import { hasAny, orderedKey } from "../storage.ts";
+import { eventOf, type StoredEvent } from "../stored-event.ts";
 import type { WebhookDispatcher } from "../webhooks/dispatcher.ts";
 
 // The hand-over of delivered events to the webhooks. The ordering writes each event it delivers
@@ -28,11 +29,11 @@ export async function fanOut(storage: Party.Storage, webhooks: WebhookDispatcher
     for (;;) {
       const limit = await webhooks.fanoutBatchSize().catch(() => null);
       if (limit === null) return false;
-      const page = await storage.list<OpsEvent>({ prefix: FANOUT_PREFIX, limit });
+      const page = await storage.list<StoredEvent>({ prefix: FANOUT_PREFIX, limit });
       if (page.size === 0) return true;
       // The jobs and the removal of their events in one batch, written without holding back the
       // sockets of events published meanwhile...
-      if (!(await webhooks.queueFor(page))) return false;
+      if (!(await webhooks.queueFor(new Map([...page].map(([key, value]) => [key, eventOf(value)]))))) return false;
     }
   } finally {
     // ...and durable before the drain sends any of them.

@@ -1,6 +1,7 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../../domain/events.ts";
 import { orderedKey, writeAtomically } from "../storage.ts";
+import { eventOf, storedForm, type StoredEvent } from "../stored-event.ts";
 import type { InternalApi } from "../webhooks/targets.ts";
 import { RETRY_MS, type Alarm } from "./alarm.ts";
 import { fanOutKey } from "./fan-out.ts";
@@ -41,8 +42,8 @@ export class EventOrder {
   /** Reads the watermark and the events held behind a gap (as the room starts). */
   async load(): Promise<void> {
     this.watermark = (await this.storage.get<number>(WATERMARK_KEY)) ?? null;
-    const held = await this.storage.list<OpsEvent>({ prefix: PENDING_PREFIX });
-    this.pending = new Map([...held.values()].map((event) => [event.changeVersion, event]));
+    const held = await this.storage.list<StoredEvent>({ prefix: PENDING_PREFIX });
+    this.pending = new Map([...held.values()].map((value) => [value.changeVersion, eventOf(value)]));
   }
 
   /** Whether events are held behind a gap. */
@@ -113,9 +114,9 @@ export class EventOrder {
     // in one atomic batch, issued in delivery order: a room that restarts skips no event, and
     // repeats (to sockets, which drop a changeVersion they have seen) only what it had not kept.
     const put: Record<string, unknown> = { [WATERMARK_KEY]: this.watermark };
-    for (const event of delivered) put[fanOutKey(event)] = event;
+    for (const event of delivered) put[fanOutKey(event)] = storedForm(event);
     for (const [changeVersion, event] of this.pending)
-      if (!heldBefore.has(changeVersion)) put[orderedKey(PENDING_PREFIX, changeVersion)] = event;
+      if (!heldBefore.has(changeVersion)) put[orderedKey(PENDING_PREFIX, changeVersion)] = storedForm(event);
     const released = [...heldBefore]
       .filter((changeVersion) => !this.pending.has(changeVersion))
       .map((cv) => orderedKey(PENDING_PREFIX, cv));

@@ -1,6 +1,7 @@
 import { signWebhook } from "../../domain/crypto/webhook-signature.ts";
 import { heldConnections, type HeldConnections } from "../connections.ts";
 import type { DeliveryAttempt, WebhookTarget } from "../protocol.ts";
+import { eventOf } from "../stored-event.ts";
 import type { Job } from "./queue.ts";
 
 // One delivery attempt: the event as a signed POST (Standard Webhooks: webhook-id, -timestamp,
@@ -35,7 +36,7 @@ export function signingSecrets(target: WebhookTarget, at: number): string[] {
 
 /** `connections`: the room's (the drain's requests share them); default a set of its own. */
 export async function send(target: WebhookTarget, job: Job, connections: HeldConnections = heldConnections(fetch)): Promise<Answer> {
-  const body = JSON.stringify(job.event);
+  const body = JSON.stringify(eventOf(job.event));
   const startedAt = Date.now();
   let status: number | null = null;
   let error: string | null = null;

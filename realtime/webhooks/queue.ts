@@ -1,6 +1,7 @@
 import type * as Party from "partykit/server";
 import type { OpsEvent } from "../../domain/events.ts";
 import { orderedKey, writeAtomically } from "../storage.ts";
+import { storedForm, type StoredEvent } from "../stored-event.ts";
 import type { Backlog } from "./backlog.ts";
 
 // The room's queue of webhook jobs, in room storage (a restart loses nothing). Jobs are kept per
@@ -12,7 +13,8 @@ import type { Backlog } from "./backlog.ts";
 export interface Job {
   id: string;
   webhookId: string;
-  event: OpsEvent;
+  /** In the room's stored form (../stored-event.ts): eventOf gives the event to send. */
+  event: StoredEvent;
   attempt: number;
   dueAt: number;
 }
@@ -25,7 +27,7 @@ const dueAfter = (webhookId: string, at: number) => `${orderedKey(jobPrefix(webh
 
 /** A first attempt of `event` for one webhook, due now, as a storage entry. */
 export function newJob(webhookId: string, event: OpsEvent): [string, Job] {
-  const job = { id: crypto.randomUUID(), webhookId, event, attempt: 1, dueAt: Date.now() };
+  const job = { id: crypto.randomUUID(), webhookId, event: storedForm(event), attempt: 1, dueAt: Date.now() };
   return [jobKey(job), job];
 }
 

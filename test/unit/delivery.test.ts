@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { generateWebhookSecret } from "../../domain/crypto/webhook-signature.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { WebhookTargetSchema, type WebhookTarget } from "../../realtime/protocol.ts";
+import { storedForm } from "../../realtime/stored-event.ts";
 import type { Job } from "../../realtime/webhooks/queue.ts";
 import { backlogLimitOf, DEFAULT_BACKLOG_LIMIT } from "../../realtime/webhooks/backlog.ts";
 import {
@@ -71,7 +72,8 @@ const EVENT: OpsEvent = {
 const job = (overrides: Partial<Job> = {}): Job => ({
   id: "job-1",
   webhookId: "0190a5b2-0000-7000-8000-0000000000aa",
-  event: EVENT,
+  // As the room stores it: the body sent is the event itself (realtime/stored-event.ts).
+  event: storedForm(EVENT),
   attempt: 1,
   dueAt: 0,
   ...overrides,
@@ -289,7 +291,7 @@ describe("reportOf", () => {
   });
 
   it("a test delivery (changeVersion 0) is logged without one", () => {
-    expect(reportOf(job({ event: { ...EVENT, changeVersion: 0 } }), answer({}), null).changeVersion).toBeNull();
+    expect(reportOf(job({ event: storedForm({ ...EVENT, changeVersion: 0 }) }), answer({}), null).changeVersion).toBeNull();
   });
 });
 

@@ -301,7 +301,7 @@ describe("the filter of the connection query", () => {
     expect(asked.map((a) => a.body)).toEqual([{ grantId: GRANT, clientAddress: "2001:db8::7" }]);
     // The token's scopes, within what the grant holds now.
     expect(identity).toEqual({ ...answer, scopes: ["tasks.read"], filter: { ...NO_FILTER, excludeOwn: { appId: APP } } });
-    expect(tagsOf(identity)).toEqual(["tasks.read", `user:${USER}`, `installation:${INSTALLATION}`, `grant:${GRANT}`]);
+    expect(tagsOf(identity)).toEqual([`user:${USER}`, `installation:${INSTALLATION}`, `grant:${GRANT}`]);
   });
 
   it("a malformed parameter is 400 invalid_field naming it, after the credential was accepted", async () => {
