@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   "member.role_changed",
   "member.removed",
   "member.left",
+  "member.linked",
+  "member.unlinked",
   "api_key.created",
   "api_key.replaced",
   "api_key.revoked",

@@ -8,8 +8,9 @@ import { uuidv7 } from "../domain/ids.ts";
 import type { Role } from "../domain/roles.ts";
 import { NO_REQUEST, type AuditRequest } from "../domain/audit.ts";
 import { linkMail } from "../domain/mail.ts";
-import type { Call } from "./context.ts";
+import type { Call, ServiceContext } from "./context.ts";
 import { deliverMail } from "./mail.ts";
+import { publishAfterCommit } from "./rooms.ts";
 import { settleCaller } from "./settle.ts";
 
 // Invitations (docs/people.md): owners and admins invite an address with a role; the link's
@@ -87,16 +88,21 @@ export async function lookUpInvitation({ ctx, input }: Call<{ token: string }, {
   return found;
 }
 
-/** A signed-in person accepts an invitation to their address; the session switches to it. */
-export async function acceptInvitation({
-  ctx,
-  input,
-}: Call<{ token: string; userId: string; sessionToken: string }, { db: Database; request: AuditRequest }>) {
+/** What accepting an invitation runs with: no caller yet (the person is not a member), the rooms to tell. */
+export type AcceptContext = Pick<ServiceContext, "db" | "rooms" | "defer"> & { request: AuditRequest };
+
+/**
+ * A signed-in person accepts an invitation to their address; the session switches to it. The
+ * person it linked or made (personnel.updated or .created) goes to the room after the answer, as
+ * every record write's event does.
+ */
+export async function acceptInvitation({ ctx, input }: Call<{ token: string; userId: string; sessionToken: string }, AcceptContext>) {
   const accepted = await statements.acceptInvitation(
     ctx.db,
     { tokenHash: sha256Hex(input.token), userId: input.userId, sessionToken: input.sessionToken },
     ctx.request,
   );
   if (!accepted) throw notFound("open invitation for your address");
+  publishAfterCommit(ctx, { event: accepted.linked });
   return accepted;
 }

@@ -1,5 +1,6 @@
 import * as statements from "../db/statements/personnel-links.ts";
 import { MANAGE_SETTINGS } from "../db/statements/settings-caller.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { Resource } from "../db/statements/resource.ts";
 import { ME } from "../domain/resources.ts";
@@ -13,7 +14,7 @@ import { settleCaller } from "./settle.ts";
 
 /** Links the member to the person (personnelId), or unlinks them (null); answers the person's id. */
 export async function linkMember({ ctx, input }: Call<{ userId: string; personnelId: string | null }>) {
-  const outcome = await statements.linkMember(ctx.db, ctx.actor, input.userId, input.personnelId);
+  const outcome = await statements.linkMember(ctx.db, ctx.actor, input.userId, input.personnelId, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
   if (!outcome.memberFound) throw notFound("member");
   // Unlinking a member linked to no one changes nothing.

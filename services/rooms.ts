@@ -31,7 +31,10 @@ export const eventsOf = (result: { event: OpsEvent | null; cascaded?: OpsEvent[]
 ];
 
 /** After a write commits: its events go to the room after the answer. A failure is left to the sweep. */
-export function publishAfterCommit(ctx: ServiceContext, result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined }): void {
+export function publishAfterCommit(
+  ctx: Pick<ServiceContext, "db" | "rooms" | "defer">,
+  result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined },
+): void {
   const events = eventsOf(result);
   if (events.length > 0) ctx.defer(() => publish(ctx, events[0]!.orgId, events));
 }

@@ -5,9 +5,10 @@ import { sha256Hex } from "../domain/crypto/hash.ts";
 import { generatePassword, hashPassword } from "../domain/crypto/passwords.ts";
 import { DomainError } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
-import type { AuditRequest } from "../domain/audit.ts";
 import type { Role } from "../domain/roles.ts";
 import type { Call } from "./context.ts";
+import type { AcceptContext } from "./invitations.ts";
+import { publishAfterCommit } from "./rooms.ts";
 import { callerRefusals } from "./refusals.ts";
 
 // Users: how a person who signs in comes to be. Sign-up goes through better-auth, whose hooks
@@ -34,11 +35,13 @@ export async function checkSignUp(
  * (recorded as user.signed_up, its log's first entry).
  */
 export async function welcomeNewUser(
-  ctx: { db: Database; request: AuditRequest },
+  ctx: AcceptContext,
   input: { userId: string; email: string; name: string; invitation?: string | undefined; organisationName?: string | undefined },
 ): Promise<void> {
   if (input.invitation) {
-    await acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.invitation), userId: input.userId }, ctx.request);
+    const accepted = await acceptInvitation(ctx.db, { tokenHash: sha256Hex(input.invitation), userId: input.userId }, ctx.request);
+    // The person the invitation made or linked goes to the room, as every record write's event does.
+    if (accepted) publishAfterCommit(ctx, { event: accepted.linked });
     return;
   }
   const name = (input.organisationName ?? `${input.name}'s organisation`).slice(0, 200);

@@ -1,6 +1,8 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
+import type { AuditRequest } from "../../domain/audit.ts";
+import { auditCtes, auditTarget } from "./audit.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { Database } from "../client.ts";
@@ -37,12 +39,34 @@ export interface LinkOutcome {
 }
 
 /**
+ * The audit entry of a link (member.linked) or an unlink (member.unlinked) that changed the person
+ * (`changed`): the member as its target, `personnelId` from and to. A no-op records nothing.
+ */
+const linkAudit = (userId: string, personnelId: string | null, request: AuditRequest) =>
+  auditCtes(
+    {
+      action: personnelId === null ? "member.unlinked" : "member.linked",
+      source: sql`select c.org_id, ${auditTarget("member", sql`u.id`, sql`u.name`)} as target,
+                         jsonb_build_object('personnelId', jsonb_build_object('from', ${personnelId === null ? sql`c.id::text` : sql`null::text`},
+                                                                             'to', ${personnelId}::text)) as changes
+                    from changed c join users u on u.id = ${userId}::uuid`,
+    },
+    request,
+  );
+
+/**
  * Links the member `userId` to the person `personnelId`, or (personnelId null) unlinks them from
  * theirs, in one statement with the person's version bump and event. Owners and admins only. A
  * member is one person at most and a person one member: linking over another link is refused
  * (unlink first), so one statement changes one person.
  */
-export async function linkMember(db: Database, actor: Actor, userId: string, personnelId: string | null): Promise<LinkOutcome> {
+export async function linkMember(
+  db: Database,
+  actor: Actor,
+  userId: string,
+  personnelId: string | null,
+  request: AuditRequest,
+): Promise<LinkOutcome> {
   const resource = personnelResource;
   const changes = changesOf(resource, { userId: personnelId === null ? null : userId });
   const which = personnelId === null ? sql`r.user_id = ${userId}::uuid` : sql`r.id = ${personnelId}::uuid`;
@@ -67,12 +91,13 @@ export async function linkMember(db: Database, actor: Actor, userId: string, per
       cascaded: OpsEvent[] | null;
     }
   >(db, {
-    ctes: sql`${callerCtes(actor, MANAGE_SETTINGS, { writes: true })},
+    ctes: sql`${callerCtes(actor, MANAGE_SETTINGS, { writes: true, audited: true })},
         member as (select m.user_id from memberships m where m.org_id = ${CALLER_ORG} and m.user_id = ${userId}::uuid),
         locked as (select * from personnel r where r.org_id = ${CALLER_ORG} and ${which} for update),
         ${changeOfLocked(resource, { changes, ifMatch: null, rules, references: [] }, "changed")},
         ${recordViews(resource, sql`locked l`)},
-        ${bumpAndEvent(resource, "updated", fieldChanges(resource, changes), [], AFTER_VIEW)}`,
+        ${bumpAndEvent(resource, "updated", fieldChanges(resource, changes), [], AFTER_VIEW)},
+        ${linkAudit(userId, personnelId, request)}`,
     columns: sql`${callerColumns}, exists (select 1 from member) as member_found,
                ${BEFORE_VIEW} as before,
                (select row_to_json(checks) from checks) as checks,

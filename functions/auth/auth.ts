@@ -130,8 +130,12 @@ function databaseHooksFor(db: ReturnType<typeof databaseFor>, settings: ReturnTy
           if (refusal) throw new APIError("FORBIDDEN", { message: refusal, code: "SIGN_UP_CLOSED" });
         },
         async after(user, context) {
+          // better-auth's hooks have no waitUntil: what the welcome defers (the new member's person
+          // to the room) runs before the sign-up answers; a failure is logged and left to the sweep.
+          const deferred: Promise<unknown>[] = [];
+          const defer = (work: () => Promise<unknown>) => void deferred.push(work().catch(warnUnpublished));
           await welcomeNewUser(
-            { db, request: auditRequestOfHeaders(context?.headers) },
+            { db, rooms: roomsAt(settings.realtime), defer, request: auditRequestOfHeaders(context?.headers) },
             {
               userId: user.id,
               email: user.email,
@@ -140,11 +144,15 @@ function databaseHooksFor(db: ReturnType<typeof databaseFor>, settings: ReturnTy
               organisationName: stringOf(context?.body, "organisationName"),
             },
           );
+          await Promise.all(deferred);
         },
       },
     },
   };
 }
+
+const warnUnpublished = (error: unknown) =>
+  console.warn(JSON.stringify({ level: "warn", message: "could not tell the room of a new member's person", cause: String(error) }));
 
 const activeOrgOf = (session: Record<string, unknown>) => (typeof session.activeOrgId === "string" ? session.activeOrgId : null);
 

@@ -14,7 +14,8 @@ import {
 import { acceptInvitation, lookUpInvitation } from "../../services/invitations.ts";
 import { auditSignInFailure } from "../../services/sessions.ts";
 import { deliverMail } from "../../services/mail.ts";
-import { auditRequestOf, mailerFor } from "../http/context.ts";
+import { auditRequestOf, deferFor, mailerFor } from "../http/context.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { pathOf } from "../entry-points.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../http/json-limits.ts";
@@ -87,7 +88,7 @@ authRoutes.post(pathOf("acceptInvitation"), async (c) => {
   const body = c.get("body") as { token?: unknown };
   if (typeof body.token !== "string" || !body.token) throw new DomainError("missing_field", "token is required", { field: "token" });
   const accepted = await acceptInvitation({
-    ctx: { db: c.get("db"), request: auditRequestOf(c) },
+    ctx: { db: c.get("db"), request: auditRequestOf(c), rooms: roomsAt(settingsOf(c.env).realtime), defer: deferFor(c) },
     input: { token: body.token, userId: session.user.id, sessionToken },
   });
   // The session acts for the organisation it joined: its calls are counted there now.

@@ -30,7 +30,7 @@ export const requestState = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /** Work after the answer: handed to waitUntil; a failure is logged with the request id. */
-function deferFor(c: Context<AppEnv>) {
+export function deferFor(c: Context<AppEnv>) {
   return (work: () => Promise<unknown>) =>
     c.executionCtx.waitUntil(
       work().catch((error: unknown) =>

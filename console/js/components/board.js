@@ -10,16 +10,22 @@ import { canMove, labelOf, TASK_STATUSES } from "../lib/workflow.js";
 import { taskCard } from "./card.js";
 
 /**
+ * `counts()`: how many tasks of the project each status holds in the API (GET /v1/tasks/counts),
+ * when the board holds fewer than all of them (null: it holds them all); a column then says how many
+ * of them it shows and offers `onMore(status)` to load the next page of that column.
  * @param {{
  *   root: HTMLElement,
  *   store: import("../lib/store.js").Store,
  *   onMove: (task: any, to: string) => void,
  *   onOpen: (task: any) => void,
  *   shows?: (task: any) => boolean,
+ *   filtered?: () => boolean,
+ *   counts?: () => Record<string, number> | null,
+ *   onMore?: (status: string) => void,
  * }} options
  */
 // eslint-disable-next-line max-lines-per-function -- a component: its state and the DOM handlers that read and change it share one closure (columns, cards and drag and drop)
-export function createBoard({ root, store, onMove, onOpen, shows = () => true }) {
+export function createBoard({ root, store, onMove, onOpen, shows = () => true, filtered = () => false, counts = () => null, onMore }) {
   /** @type {string | null} */ let projectId = null;
   /** @type {Set<string>} */ const busy = new Set();
   /** @type {Set<string>} */ const refused = new Set();
@@ -42,16 +48,26 @@ export function createBoard({ root, store, onMove, onOpen, shows = () => true })
     const tasks = [...store.state.tasks.values()]
       .filter((task) => task.projectId === projectId && shows(task))
       .sort((a, b) => a.dueDate.localeCompare(b.dueDate) || a.id.localeCompare(b.id));
+    const inApi = counts();
     root.replaceChildren(
       ...TASK_STATUSES.map((status) => {
         const inColumn = tasks.filter((task) => task.status === status);
         const headingId = `column-${status}`;
+        // With a filter the API's counts are of other tasks: the column counts what it shows.
+        const total = inApi && !filtered() ? (inApi[status] ?? 0) : inColumn.length;
+        const left = Math.max(0, total - inColumn.length);
+        const count = left > 0 ? `${inColumn.length} of ${total}` : String(inColumn.length);
         return el("section", { class: "column", "data-status": status, "aria-labelledby": headingId }, [
           el("h3", { id: headingId }, [
             labelOf(status),
-            el("span", { class: "muted", "aria-label": `${inColumn.length} tasks` }, [String(inColumn.length)]),
+            el("span", { class: "muted", "aria-label": left > 0 ? `${inColumn.length} of ${total} tasks shown` : `${total} tasks` }, [
+              count,
+            ]),
           ]),
           el("ul", {}, inColumn.map(card)),
+          ...(left > 0 && onMore
+            ? [el("button", { type: "button", class: "column-more", "data-more": status }, [`Show more (${left} not shown)`])]
+            : []),
         ]);
       }),
     );
@@ -65,6 +81,8 @@ export function createBoard({ root, store, onMove, onOpen, shows = () => true })
 
   root.addEventListener("click", (event) => {
     const target = /** @type {HTMLElement} */ (event.target);
+    const more = target.closest("[data-more]")?.getAttribute("data-more");
+    if (more) return onMore?.(more);
     const id = target.closest(".card")?.getAttribute("data-id");
     const task = id && store.state.tasks.get(id);
     if (!task) return;

@@ -63,6 +63,8 @@ export function createFilters({ api, store, onChange }) {
   select.addEventListener("change", () => void ask());
 
   return {
+    /** Whether a search or a label narrows the board. */
+    active,
     /** Whether the board shows the task: every task without a filter, else the API's matches. @param {any} task */
     shows(task) {
       if (!active()) return true;

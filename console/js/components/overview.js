@@ -1,8 +1,9 @@
 // @ts-check
-// A project's overview, drawn from its records in the store (live, like every view): its tasks by
-// status, spend by month against the budget (costs and adjustments), the risk matrix (probability
-// by impact, each cell naming its risks) and the open issues by severity. Each picture is a table
-// (readable by a screen reader as it is), its bars drawn with CSS widths.
+// The pictures of how projects stand, drawn from the API's counts (GET /v1/projects/{id}/summary,
+// GET /v1/overview), which the database takes over every record, so a chart never stops at the
+// page of records the store holds. Each chart is an SVG (role="img", its figures in its label)
+// beside a table that says the same in text, for a screen reader and for anyone who wants the
+// numbers. views.js fetches the summary again when the store changes, so the pictures stay live.
 
 import { el } from "../lib/dom.js";
 import { operationOf, KINDS } from "../lib/schema.js";
@@ -13,11 +14,37 @@ const enumOf = (kind, field) =>
     (operationOf("create", /** @type {any} */ (KINDS[kind]))?.schema?.properties[field]?.enum ?? []).filter((v) => v !== null)
   );
 
-/** A bar of `value` out of `max`. @param {number} value @param {number} max */
-function bar(value, max) {
-  const fill = el("span", { class: "ov-fill" });
-  fill.style.width = `${max > 0 ? Math.round((Math.abs(value) / max) * 100) : 0}%`;
-  return el("span", { class: "ov-bar", "aria-hidden": "true" }, [fill]);
+const SVG = "http://www.w3.org/2000/svg";
+/** @param {string} tag @param {Record<string, string | number>} attributes @param {(Node | string)[]} [children] */
+function svg(tag, attributes, children = []) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  node.append(...children);
+  return node;
+}
+
+/**
+ * Horizontal bars, one per [label, value], scaled to `max`; its label says every figure.
+ * @param {string} name @param {[string, number][]} bars @param {number} [max]
+ */
+function barChart(name, bars, max = Math.max(1, ...bars.map(([, v]) => Math.abs(v)))) {
+  const row = 22;
+  const width = 320;
+  const labelWidth = 110;
+  const label = `${name}: ${bars.map(([l, v]) => `${l} ${v}`).join(", ")}`;
+  return svg("svg", { class: "ov-chart", role: "img", "aria-label": label, viewBox: `0 0 ${width} ${bars.length * row}` }, [
+    ...bars.flatMap(([text, value], i) => [
+      svg("text", { x: 0, y: i * row + 15, class: "ov-label" }, [text]),
+      svg("rect", {
+        x: labelWidth,
+        y: i * row + 4,
+        height: row - 8,
+        width: Math.round((Math.abs(value) / max) * (width - labelWidth - 50)),
+        class: value < 0 ? "ov-negative" : "ov-positive",
+      }),
+      svg("text", { x: width - 45, y: i * row + 15, class: "ov-value" }, [String(value)]),
+    ]),
+  ]);
 }
 
 /** @param {string} caption @param {string[]} heads @param {(Node | string)[][]} rows */
@@ -39,65 +66,132 @@ function table(caption, heads, rows) {
   ]);
 }
 
-/** @param {import("../lib/store.js").Store} store @param {string} projectId */
-export function renderOverview(store, projectId) {
-  const { state } = store;
-  const project = state.projects.get(projectId);
-  const of = (/** @type {Map<string, any>} */ map) => [...map.values()].filter((r) => r.projectId === projectId);
-  const tasks = of(state.tasks);
-  const statuses = enumOf("task", "status");
-  const byStatus = statuses.map((s) => [s.replace("_", " "), tasks.filter((t) => t.status === s).length]);
+/** A chart and its table, as one figure. @param {Node} chart @param {HTMLElement} data */
+const figure = (chart, data) => el("figure", { class: "ov-figure" }, [chart, data]);
 
-  const spend = new Map();
-  for (const entry of of(state.entries)) {
-    if (entry.kind !== "cost" && entry.kind !== "adjustment") continue;
-    const month = entry.date.slice(0, 7);
-    spend.set(month, (spend.get(month) ?? 0) + Number(entry.amount));
-  }
-  const budget = Number(project?.budget ?? 0);
-  let total = 0;
-  const months = [...spend.keys()].sort().map((month) => {
-    total += spend.get(month);
-    return [month, spend.get(month), total];
+const words = (/** @type {string} */ value) => value.replace("_", " ");
+
+/** @param {any} tasks */
+function taskFigure(tasks) {
+  const byStatus = /** @type {[string, number][]} */ (Object.entries(tasks.byStatus).map(([s, n]) => [words(s), Number(n)]));
+  return figure(
+    barChart("Tasks by status", byStatus),
+    table(
+      `Tasks by status (${tasks.total}, ${tasks.overdue} overdue)`,
+      ["Status", "Tasks"],
+      byStatus.map(([s, n]) => [s, String(n)]),
+    ),
+  );
+}
+
+/** Spend by month, added up, against the budget: one figure per currency. @param {any} money */
+function moneyFigures(money) {
+  const budget = Number(money.budget);
+  const caption = `Spend by month against the budget of ${budget.toLocaleString("en")}`;
+  if (money.currencies.length === 0)
+    return [table(caption, ["Month", "Spent", "Spent so far", "Of the budget"], [["No costs yet", "—", "—", "—"]])];
+  return money.currencies.map((/** @type {any} */ currency) => {
+    let total = 0;
+    const months = currency.months.map((/** @type {{ month: string, spent: string }} */ m) => {
+      total += Number(m.spent);
+      return [m.month, m.spent, total.toFixed(2), budget > 0 ? `${Math.round((total / budget) * 100)}%` : "—"];
+    });
+    const bars = /** @type {[string, number][]} */ ([
+      ["budget", budget],
+      ...months.map((/** @type {string[]} */ m) => [m[0], Number(m[2])]),
+    ]);
+    return figure(
+      barChart(`Spent so far in ${currency.currency}, by month, against the budget`, bars, Math.max(budget, total, 1)),
+      table(`${caption} (${currency.currency})`, ["Month", "Spent", "Spent so far", "Of the budget"], months),
+    );
   });
-  const most = Math.max(budget, total, 1);
+}
 
+/** @param {any} risks */
+function riskMatrix(risks) {
   const levels = enumOf("risk", "probability");
-  const risks = of(state.risks).filter((r) => r.status !== "closed");
-  const cell = (/** @type {string} */ p, /** @type {string} */ i) =>
-    risks
-      .filter((r) => r.probability === p && r.impact === i)
-      .map((r) => r.title)
-      .join("; ") || "—";
-  const unassessed = risks.filter((r) => !r.probability || !r.impact);
+  /** @param {string} p @param {string} i */
+  const cell = (p, i) => {
+    const found = risks.matrix.find((/** @type {any} */ c) => c.probability === p && c.impact === i);
+    if (!found) return "—";
+    const more = found.count - found.titles.length;
+    return found.titles.join("; ") + (more > 0 ? ` and ${more} more` : "");
+  };
+  return table(
+    `Risk matrix: probability by impact (${risks.open} not closed${risks.notAssessed ? `, ${risks.notAssessed} not assessed` : ""})`,
+    ["Probability \\ impact", ...levels.map((i) => `${i} impact`)],
+    [...levels].reverse().map((p) => [`${p} probability`, ...levels.map((i) => cell(p, i))]),
+  );
+}
 
-  const severities = enumOf("issue", "severity");
-  const open = of(state.issues).filter((i) => i.status === "open" || i.status === "in_progress");
-  const bySeverity = [...severities, null].map((s) => [s ?? "not triaged", open.filter((i) => (i.severity ?? null) === s).length]);
-  const mostIssues = Math.max(1, ...bySeverity.map(([, n]) => Number(n)));
+/** @param {any} issues */
+function issueFigure(issues) {
+  const bySeverity = /** @type {[string, number][]} */ (
+    [...enumOf("issue", "severity"), "none"].map((s) => [s === "none" ? "not triaged" : s, Number(issues.bySeverity[s] ?? 0)])
+  );
+  return figure(
+    barChart("Open issues by severity", bySeverity),
+    table(
+      `Open issues by severity (${issues.open})`,
+      ["Severity", "Issues"],
+      bySeverity.map(([s, n]) => [s, String(n)]),
+    ),
+  );
+}
 
+/** A project's overview from its summary; a section the session may not read is left out. @param {any} summary */
+export function renderOverview(summary) {
+  const milestones = summary.milestones;
   return el("div", { class: "overview" }, [
+    ...(summary.tasks ? [taskFigure(summary.tasks)] : []),
     table(
-      `Tasks by status (${tasks.length})`,
-      ["Status", "Tasks", "Share"],
-      byStatus.map(([s, n]) => [String(s), String(n), bar(Number(n), Math.max(tasks.length, 1))]),
+      `Milestones (${milestones.total}, ${milestones.overdue} overdue)`,
+      ["Status", "Milestones"],
+      Object.entries(milestones.byStatus).map(([s, n]) => [words(s), String(n)]),
     ),
-    table(
-      `Spend by month against the budget of ${budget.toLocaleString("en")}`,
-      ["Month", "Spent", "Spent so far", "Of the budget"],
-      months.length
-        ? months.map(([m, s, t]) => [String(m), Number(s).toFixed(2), Number(t).toFixed(2), bar(Number(t), most)])
-        : [["No costs yet", "—", "—", ""]],
-    ),
-    table(
-      `Risk matrix: probability by impact (${risks.length} not closed${unassessed.length ? `, ${unassessed.length} not assessed` : ""})`,
-      ["Probability \\ impact", ...levels.map((i) => `${i} impact`)],
-      [...levels].reverse().map((p) => [`${p} probability`, ...levels.map((i) => cell(p, i))]),
-    ),
-    table(
-      `Open issues by severity (${open.length})`,
-      ["Severity", "Issues", "Share"],
-      bySeverity.map(([s, n]) => [String(s), String(n), bar(Number(n), mostIssues)]),
+    ...(summary.money ? moneyFigures(summary.money) : []),
+    ...(summary.risks ? [riskMatrix(summary.risks)] : []),
+    ...(summary.issues ? [issueFigure(summary.issues)] : []),
+  ]);
+}
+
+/** @param {any} p */
+const schedule = (p) =>
+  p.tasks ? `${p.tasks.byStatus.done} of ${p.tasks.total} done, ${p.tasks.overdue} overdue` : `${p.milestones.overdue} milestones overdue`;
+/** @param {any} p */
+const spend = (p) =>
+  p.money
+    ? `${p.money.currencies.map((/** @type {any} */ c) => `${c.spent} ${c.currency}`).join(", ") || "nothing"} of ${p.money.budget}`
+    : "—";
+/** @param {any} p */
+const riskHealth = (p) => (p.risks ? `${p.risks.open} open, ${p.risks.severe} severe` : "—");
+
+/**
+ * Every project's health at a glance, and what is left out when there are more than were fetched.
+ * @param {any[] & { more?: boolean }} projects
+ */
+export function renderPortfolio(projects) {
+  const done = /** @type {[string, number][]} */ (
+    projects.map((p) => [p.name, p.tasks && p.tasks.total > 0 ? Math.round((p.tasks.byStatus.done / p.tasks.total) * 100) : 0])
+  );
+  return el("div", { class: "overview" }, [
+    ...(projects.more ? [el("p", { class: "notice", role: "status" }, [`Showing the first ${projects.length} projects only.`])] : []),
+    figure(
+      barChart("Share of tasks done, per project (%)", done, 100),
+      table(
+        `Every project at a glance (${projects.length})`,
+        ["Project", "Status", "Dates", "Tasks done", "Schedule", "Spent of the budget", "Risks", "Open issues"],
+        projects.map((p, i) => [
+          p.name,
+          words(p.status),
+          `${p.startDate} to ${p.endDate}`,
+          `${done[i]?.[1] ?? 0}%`,
+          schedule(p),
+          spend(p),
+          riskHealth(p),
+          p.issues ? String(p.issues.open) : "—",
+        ]),
+      ),
     ),
   ]);
 }

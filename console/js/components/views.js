@@ -9,7 +9,7 @@ import { el } from "../lib/dom.js";
 import { describeRefusal } from "../lib/refusals.js";
 import { KINDS, canManage } from "../lib/schema.js";
 import { setViewParams, tableParamNames, viewParams } from "../lib/view-state.js";
-import { renderOverview } from "./overview.js";
+import { renderOverview, renderPortfolio } from "./overview.js";
 import { createRecordTable } from "./record-table.js";
 
 /** @typedef {{ id: string, label: string, kind?: import("../lib/schema.js").Kind, read?: string, list?: (projectId: string) => string, organisation?: boolean, mine?: boolean }} View */
@@ -32,6 +32,7 @@ export const VIEWS = [
   { id: "tasks", label: "Task table", kind: KINDS.task, read: "tasks.read" },
   { id: "timeline", label: "Timeline", read: "tasks.read" },
   { id: "overview", label: "Overview", read: "projects.read" },
+  { id: "portfolio", label: "All projects", read: "projects.read", organisation: true },
   { id: "milestones", label: "Milestones", kind: KINDS.milestone, read: "projects.read" },
   { id: "risks", label: "Risks", kind: KINDS.risk, read: "risks.read", list: (p) => `/v1/risks?projectId=${p}` },
   { id: "issues", label: "Issues", kind: KINDS.issue, read: "issues.read", list: (p) => `/v1/issues?projectId=${p}` },
@@ -116,11 +117,7 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     table = null;
     timeline.hide();
     if (view.id === "timeline") return timeline.show(tableView, projectId);
-    if (view.id === "overview") {
-      // The pictures are drawn from the project's risks, issues and entries: listed once, then live.
-      views.filter((v) => ["risks", "issues", "money"].includes(v.id)).forEach((v) => void load(v, projectId));
-      return drawOverview();
-    }
+    if (view.id === "overview" || view.id === "portfolio") return drawOverview();
     if (!view.kind) return tableView.replaceChildren();
     table = createRecordTable({
       root: tableView,
@@ -173,11 +170,36 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     };
   }
 
-  function drawOverview() {
+  /** The overview's counts as last drawn: fetched again (at most one call in flight) when the store changes. */
+  let drawing = false;
+  let again = false;
+  async function drawOverview() {
+    const view = current().id;
     const projectId = shownProject();
-    if (current().id === "overview") tableView.replaceChildren(projectId ? renderOverview(store, projectId) : "");
+    if (view !== "overview" && view !== "portfolio") return;
+    if (drawing) return void (again = true);
+    drawing = true;
+    try {
+      const picture =
+        view === "portfolio"
+          ? renderPortfolio(await api.list("/v1/overview"))
+          : projectId
+            ? renderOverview(await api.get(`/v1/projects/${encodeURIComponent(projectId)}/summary`))
+            : "";
+      if (current().id === view) tableView.replaceChildren(picture);
+    } catch (error) {
+      tableView.replaceChildren(
+        el("p", { class: "notice", role: "alert" }, [`The overview could not be drawn: ${describeRefusal(error)}`]),
+      );
+    } finally {
+      drawing = false;
+    }
+    if (again) {
+      again = false;
+      void drawOverview();
+    }
   }
-  store.subscribe(() => (table ? table.renderRows() : drawOverview()));
+  store.subscribe(() => (table ? table.renderRows() : void drawOverview()));
 
   return { show, current, go };
 }

@@ -132,6 +132,8 @@ export function createApi() {
     list: (path) => all(path),
     /** One record. @param {string} path */
     get: (path) => call(path).then(data),
+    /** One page of a list, as the API answers it (data and nextCursor). @param {string} path */
+    page: (path) => call(path),
     /**
      * A write of a record: a create carries its Idempotency-Key, a change or a delete its If-Match.
      * @param {string} method @param {string} path @param {unknown} body @param {Record<string, string>} headers

@@ -13,6 +13,8 @@ export const AUDIT_ACTIONS = [
   "member.role_changed",
   "member.removed",
   "member.left",
+  "member.linked",
+  "member.unlinked",
   "api_key.created",
   "api_key.replaced",
   "api_key.revoked",
@@ -37,7 +39,8 @@ export const AUDIT_ACTIONS = [
   "application.installation_ended",
   "organisation.updated",
   "mcp.session_started",
-  "mail.failed"
+  "mail.failed",
+  "attachment.deleted"
 ];
 
 /** domain/oauth.ts AUTHORIZATION_PARAMETERS. @type {readonly import("../../../domain/oauth.ts").AuthorizationParameter[]} */

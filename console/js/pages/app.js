@@ -122,6 +122,9 @@ async function start() {
     onMove,
     onOpen: (task) => drawer.open(task),
     shows: (task) => filters.shows(task),
+    filtered: () => filters.active(),
+    counts: () => (shownProject && truncated.has(shownProject) ? (counted.get(shownProject) ?? null) : null),
+    onMore: (status) => void showMore(status),
   });
   const milestonesPanel = createMilestonesPanel({
     section: $("milestones"),
@@ -144,10 +147,48 @@ async function start() {
     const inProject = [...store.state.tasks.values()].filter((task) => task.projectId === shownProject);
     filters.summarise(inProject.filter((task) => filters.shows(task)).length, inProject.length);
     const cut = Boolean(shownProject && truncated.has(shownProject));
+    const total = shownProject ? counted.get(shownProject)?.total : undefined;
     $("board-cut").hidden = !cut;
-    $("board-cut").textContent = cut
-      ? `This project has more than ${MAX_LISTED.toLocaleString("en")} tasks: the board shows the first ${MAX_LISTED.toLocaleString("en")} the API listed, and its column counts are of those only. Search or filter by label to find the others.`
-      : "";
+    $("board-cut").textContent = !cut
+      ? ""
+      : total === undefined
+        ? `This project has more than ${MAX_LISTED.toLocaleString("en")} tasks: counting them…`
+        : `This project has ${total.toLocaleString("en")} tasks and the board holds ${inProject.length.toLocaleString("en")} of them: each column says how many it shows of how many it has, and “Show more” loads the next ones.`;
+  }
+
+  /** A project's tasks by status as the API counts them (GET /v1/tasks/counts), for a board that holds fewer than all. */
+  const counted = new Map();
+  /** @param {string} projectId */
+  async function count(projectId) {
+    const counts = await api.get(`/v1/tasks/counts?projectId=${encodeURIComponent(projectId)}`);
+    counted.set(projectId, { total: counts.total, ...counts.byStatus });
+    const held = [...store.state.tasks.values()].filter((task) => task.projectId === projectId).length;
+    // Every task held at last: the board counts them itself from here on, live.
+    if (held >= counts.total) {
+      truncated.delete(projectId);
+      store.markLoaded(projectId);
+    }
+    renderBoard();
+  }
+  let recount = /** @type {ReturnType<typeof setTimeout> | undefined} */ (undefined);
+  /** Where each column's own list got to (GET /v1/tasks?status=), by project and status. @type {Map<string, string | null>} */
+  const columnCursors = new Map();
+  /** The next tasks of a column of the shown project: a page of 200 it does not hold yet. @param {string} status */
+  async function showMore(status) {
+    const projectId = shownProject;
+    if (!projectId) return;
+    const at = `${projectId}:${status}`;
+    let added = 0;
+    do {
+      const params = new URLSearchParams({ projectId, status, limit: "200" });
+      const cursor = columnCursors.get(at);
+      if (cursor) params.set("cursor", cursor);
+      const page = await api.page(`/v1/tasks?${params}`);
+      added += page.data.filter((/** @type {any} */ task) => !store.state.tasks.has(task.id)).length;
+      store.load("tasks", page.data);
+      columnCursors.set(at, page.nextCursor);
+    } while (added < 200 && columnCursors.get(at));
+    await count(projectId);
   }
 
   const views = createViews({
@@ -186,7 +227,10 @@ async function start() {
     store.load("tasks", tasks);
     // Counted here only when every task is held (a project past the lists' cap keeps the API's counts).
     if (scopes.has("tasks.read") && !tasks.more) store.markLoaded(projectId);
-    if (tasks.more) truncated.add(projectId);
+    if (tasks.more) {
+      truncated.add(projectId);
+      await count(projectId);
+    }
     ensureTasks(tasks.flatMap((task) => task.blockedBy ?? []));
   }
 
@@ -198,6 +242,11 @@ async function start() {
     if (event?.type === "task.updated" && event.changes?.status) board.markArrived(event.data.id);
     if (event?.type === "task.created" || event?.type === "task.updated") ensureTasks(event.data.blockedBy ?? []);
     filters.follow(event);
+    // A board holding part of its project counts again (once things settle) when its tasks change.
+    if (event?.type.startsWith("task.") && truncated.has(event.data.projectId)) {
+      clearTimeout(recount);
+      recount = setTimeout(() => void count(event.data.projectId), 300);
+    }
     renderBoard();
     milestonesPanel.render();
     if (connection.state === "live") showConnection("live", connection.detail, store.state.changeVersion);
