@@ -5,7 +5,7 @@ import { keyWith } from "../helpers/fixtures.ts";
 import { signUp } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
 import { expectAccessible } from "./axe.ts";
-import { useBrowser } from "./browser.ts";
+import { UI_TIMEOUT_MS, useBrowser } from "./browser.ts";
 import { call, form, openLiveConsole } from "./records-helpers.ts";
 
 // A record's files in the console (components/files-panel.js): in the task drawer and in a risk's
@@ -88,7 +88,9 @@ describe("a record's files in the console", { timeout: 150_000 }, () => {
     await drawer.getByRole("button", { name: "Preview snag.png" }).click();
     const image = drawer.getByRole("img", { name: "snag.png" });
     await image.waitFor();
-    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+    await expect
+      .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: UI_TIMEOUT_MS })
+      .toBe(1);
     await expectAccessible(page, "the task drawer with its files and an image's preview");
     await drawer.getByRole("button", { name: "Preview roof plan.pdf" }).click();
     const frame = drawer.locator("iframe[title='Preview of roof plan.pdf']");
@@ -106,7 +108,7 @@ describe("a record's files in the console", { timeout: 150_000 }, () => {
     await drawer.getByRole("button", { name: "Keep it" }).click();
     await drawer.getByRole("button", { name: "Delete snag.png" }).click();
     await drawer.getByRole("button", { name: "Yes, delete snag.png" }).click();
-    await expect.poll(() => files.getByText("snag.png").count()).toBe(0);
+    await files.getByText("snag.png").waitFor({ state: "detached" });
     expect((await call(key, `/v1/tasks/${task.id}/attachments`)).map((f: { name: string }) => f.name).sort()).toEqual([
       "notes.txt",
       "roof plan.pdf",
