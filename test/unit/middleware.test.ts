@@ -137,13 +137,17 @@ describe("json-body: Idempotency-Key", () => {
     }
   });
 
-  it("a person's POST (the session cookie) keeps no Idempotency-Key: replays are per API key", async () => {
+  it("a person's POST (the session cookie) keeps its Idempotency-Key too: the console's creates replay, per person (issue 46)", async () => {
     const personal = appWith(jsonBody, { sessionToken: "session-token" });
     const response = await personal.request("/v1/tasks", {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": "k" },
       body: '{"title":"x"}',
     });
-    expect(await response.json()).toEqual({ actor: { sessionToken: "session-token" }, idempotency: null, body: { title: "x" } });
+    expect(await response.json()).toEqual({
+      actor: { sessionToken: "session-token" },
+      idempotency: { key: "k", requestHash: sha256('POST /v1/tasks\n{"title":"x"}') },
+      body: { title: "x" },
+    });
   });
 });
