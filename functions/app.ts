@@ -88,6 +88,9 @@ export function createApp() {
   app.all("/oauth/*", oauth);
   app.get(AUTHORIZATION_SERVER_PATH, oauth);
   app.get(PROTECTED_RESOURCE_PATH, oauth);
+  // Notification mails' unsubscribe links (functions/mail/unsubscribe.ts), loaded when first followed.
+  app.get("/unsubscribe", async (c) => (await import("./mail/unsubscribe.ts")).unsubscribePage(c));
+  app.post("/unsubscribe", async (c) => (await import("./mail/unsubscribe.ts")).unsubscribeNow(c));
   // The API reference page (HTML, no key); the console at / is a static asset (wrangler.toml [assets]).
   // Scalar is loaded when the page is first asked for.
   app.get("/docs", async (c) => (await import("./openapi/docs-page.ts")).apiReference(c));

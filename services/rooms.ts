@@ -1,6 +1,7 @@
 import { markPublished } from "../db/statements/events.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { ServiceContext } from "./context.ts";
+import { notifyAfterCommit } from "./notifications.ts";
 
 // Publishing to the organisations' realtime rooms (reached through services/room-client.ts). A
 // write commits its event first; publishing
@@ -30,8 +31,13 @@ export const eventsOf = (result: { event: OpsEvent | null; cascaded?: OpsEvent[]
   ...(result.event ? [result.event] : []),
 ];
 
-/** After a write commits: its events go to the room after the answer. A failure is left to the sweep. */
+/**
+ * After a write commits: its events go to the room after the answer, and their notifications are
+ * derived (services/notifications.ts). A failure of either is left to the sweep.
+ */
 export function publishAfterCommit(ctx: ServiceContext, result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined }): void {
   const events = eventsOf(result);
-  if (events.length > 0) ctx.defer(() => publish(ctx, events[0]!.orgId, events));
+  if (events.length === 0) return;
+  ctx.defer(() => publish(ctx, events[0]!.orgId, events));
+  notifyAfterCommit(ctx, events);
 }

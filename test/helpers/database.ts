@@ -64,7 +64,8 @@ export async function withScratchDatabase<T>(use: (url: string) => Promise<T>): 
  */
 const VOLATILE_COLUMNS: Record<string, string[]> = {
   api_keys: ["last_used_at"],
-  events: ["published_at"],
+  // ...and its notifications' derivation (docs/notifications.md), after the answer too.
+  events: ["published_at", "notified_at"],
   installations: ["last_used_at"],
   // A queued mail is sent (or refused and retried) after the answer that queued it.
   mail_outbox: ["status", "attempts", "next_attempt_at", "lease_until", "last_error", "sent_at"],
@@ -72,7 +73,8 @@ const VOLATILE_COLUMNS: Record<string, string[]> = {
 // Webhook delivery attempts are logged by the realtime room as it delivers earlier events (and
 // retries them with backoff), so they too land between two snapshots; a call's own event is
 // already counted under events.
-const UNTRACKED_TABLES = new Set<string>(["webhook_deliveries"]);
+// Notifications and the follows they record are derived from a write's events after its answer.
+const UNTRACKED_TABLES = new Set<string>(["webhook_deliveries", "notifications", "subscriptions"]);
 
 export interface Snapshot {
   /** The organisation's change counter. */
