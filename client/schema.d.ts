@@ -26495,7 +26495,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The notification's id (GET /v1/notifications). */
+                /**
+                 * @description The notification's id (GET /v1/notifications).
+                 * @example 019a8a0e-7c5e-7b52-9a43-140000000000
+                 */
                 id: string;
             };
             cookie?: never;
@@ -26868,7 +26871,7 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-040000000013
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
             };
@@ -26998,7 +27001,7 @@ export interface operations {
             path: {
                 /**
                  * @description The project's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-020000000003
+                 * @example 019a8a0e-7c5e-7b52-9a43-020000000000
                  */
                 id: string;
             };
@@ -27128,7 +27131,7 @@ export interface operations {
             path: {
                 /**
                  * @description The risk's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-050000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
             };

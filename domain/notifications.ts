@@ -10,6 +10,9 @@
 export const NOTIFICATION_KINDS = ["assigned", "mentioned", "commented", "changed"] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
+/** The events that may notify: of the followable records, and new comments (on a task). */
+export const NOTIFYING_EVENT = /^(task|project|risk)\.|^comment\.created$/;
+
 /** How a kind reaches a person by mail: each at once, gathered in one mail each morning, or never. */
 export const EMAIL_MODES = ["immediate", "digest", "none"] as const;
 export type EmailMode = (typeof EMAIL_MODES)[number];

@@ -9,8 +9,7 @@ import { uuidv7 } from "../domain/ids.ts";
 import { translateConstraintError } from "./constraint-errors.ts";
 import { idempotencyMismatch } from "./refusals.ts";
 import type { Call, IdempotencyRequest, ServiceContext } from "./context.ts";
-import { notifyAfterCommit } from "./notifications.ts";
-import { eventsOf, publish } from "./rooms.ts";
+import { eventsOf, notifyAfterCommit, publish } from "./rooms.ts";
 import type { WriteResult } from "./settle.ts";
 
 // POST /v1/batch: up to 100 creates, changes and deletes, all or nothing, in one round trip.

@@ -3,7 +3,6 @@ import {
   deriveNotifications,
   dueDigests,
   markPushed,
-  NOTIFYING_TYPES,
   pendingMail,
   queueNotificationMails,
   unpushed,
@@ -11,7 +10,6 @@ import {
   type EventsToDerive,
 } from "../db/statements/notifications.ts";
 import { DIGEST_HOUR } from "../domain/notifications.ts";
-import type { OpsEvent } from "../domain/events.ts";
 import type { ServiceContext } from "./context.ts";
 import { deliverMail } from "./mail.ts";
 import { digestMail, notificationMail } from "./notification-mail.ts";
@@ -23,13 +21,6 @@ import { digestMail, notificationMail } from "./notification-mail.ts";
 // events not yet derived, the mails not yet queued, the pushes no room took, and the digests due.
 
 type NotifyContext = Pick<ServiceContext, "db" | "rooms" | "mailer" | "notificationLinks">;
-
-/** After a write commits: its events' notifications, after the answer (a failure is left to the sweep). */
-export function notifyAfterCommit(ctx: ServiceContext, events: OpsEvent[]): void {
-  // An event that notifies no one is marked by the sweep, many at a time: no statement here.
-  const ids = events.filter((e) => NOTIFYING_TYPES.test(e.type)).map((e) => e.id);
-  if (ids.length) ctx.defer(() => notify(ctx, { ids }));
-}
 
 /** Derives the notifications of `which` events and delivers them; answers how many were made. */
 export async function notify(ctx: NotifyContext, which: EventsToDerive): Promise<number> {

@@ -1,7 +1,7 @@
 import { markPublished } from "../db/statements/events.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { ServiceContext } from "./context.ts";
-import { notifyAfterCommit } from "./notifications.ts";
+import { NOTIFYING_EVENT } from "../domain/notifications.ts";
 
 // Publishing to the organisations' realtime rooms (reached through services/room-client.ts). A
 // write commits its event first; publishing
@@ -40,4 +40,14 @@ export function publishAfterCommit(ctx: ServiceContext, result: { event: OpsEven
   if (events.length === 0) return;
   ctx.defer(() => publish(ctx, events[0]!.orgId, events));
   notifyAfterCommit(ctx, events);
+}
+
+/**
+ * After a write commits: its events' notifications, after the answer (services/notifications.ts,
+ * loaded then: most requests never need it). An event that may notify no one is marked by the
+ * sweep, many at a time: no statement here. A failure is left to the sweep.
+ */
+export function notifyAfterCommit(ctx: ServiceContext, events: OpsEvent[]): void {
+  const ids = events.filter((e) => NOTIFYING_EVENT.test(e.type)).map((e) => e.id);
+  if (ids.length) ctx.defer(async () => (await import("./notifications.ts")).notify(ctx, { ids }));
 }

@@ -5,6 +5,7 @@ import { DEFAULT_PREFERENCES, type Followable, type NotificationKind, type Notif
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { CALLER_ORG } from "./caller.ts";
+import { run } from "./sql.ts";
 import { withCaller, type SettingsOutcome } from "./settings-caller.ts";
 
 // A person's inbox, follows and preferences (docs/notifications.md): each call one statement that
@@ -167,4 +168,21 @@ export async function notificationSettings(
                               and not exists (select 1 from written) limit 1) s on true) as settings`,
   );
   return { caller, role, userId, settings: row.settings };
+}
+
+/**
+ * A notification written as it is, not derived: the demo owner's (services/seed/demo-views.ts),
+ * whose fixed id the OpenAPI document's example names. Nothing if it is there already.
+ */
+export async function insertNotification(
+  db: Database,
+  n: { id: string; orgId: string; userId: string; taskId: string; title: string; actor: { type: "system"; id: null; name: string } },
+): Promise<void> {
+  await run(
+    db,
+    sql`insert into notifications (id, org_id, user_id, event_id, kind, event_type, change_version, actor, record_type, record_id, title, excerpt, shown, mail_state)
+        values (${n.id}::uuid, ${n.orgId}::uuid, ${n.userId}::uuid, ${n.id}::uuid, 'mentioned', 'comment.created', 0, ${JSON.stringify(n.actor)}::jsonb,
+                'task', ${n.taskId}::uuid, coalesce((select t.title from tasks t where t.id = ${n.taskId}::uuid), ${n.title}), 'Could you check the drawings, @Owner?', true, 'none')
+        on conflict do nothing`,
+  );
 }

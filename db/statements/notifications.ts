@@ -15,9 +15,6 @@ import { notificationJson, type Notification } from "./notification-inbox.ts";
 // inserting its notifications are one statement, and (event, person) is unique: nothing is lost
 // and nothing is made twice, whichever of the two runs it, or both at once.
 
-/** The events that may notify: of the followable records, and new comments (on a task). */
-export const NOTIFYING_TYPES = /^(task|project|risk)\.|^comment\.created$/;
-
 /** A notification as the derivation answers it: with whom it is for and how their mail goes. */
 export interface DerivedNotification {
   notification: Notification;

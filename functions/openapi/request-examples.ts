@@ -33,6 +33,7 @@ const EXAMPLE_RECORDS: Record<string, { id: string; deletable?: string }> = {
   "/v1/settings/installations": { id: ids.installation, deletable: ids.installation },
   // The demo owner's views (services/seed/demo-views.ts): the settings area's examples run as them.
   "/v1/settings/views": { id: ids.views[0]!, deletable: ids.views[1]! },
+  "/v1/notifications": { id: ids.notification },
 };
 
 /** Path parameters that the resource's record does not give. */
@@ -42,6 +43,10 @@ const PATH_PARAMETERS: Record<string, Record<string, string>> = {
   replaceApiKey: { id: ids.apiKeys[1]! },
   // The kitchen plumbing waits for the partition layout in the demo.
   removeTaskDependency: { id: ids.tasks[5]!, blockerId: ids.tasks[6]! },
+  // Unfollowing names a record that stays (the deletes remove the deletable ones).
+  unfollowTask: { id: ids.tasks[3]! },
+  unfollowProject: { id: project! },
+  unfollowRisk: { id: ids.risks[0]! },
 };
 
 /** The external id PUT examples use (a create's example uses another, so both run). */

@@ -44,4 +44,6 @@ export const DEMO_IDS = {
   /** The owner `npm run dev` makes on its first start (and the examples' test), and two views of theirs. */
   owner: fixed(18, 0),
   views: [fixed(19, 0), fixed(19, 1)],
+  /** A notification of the owner's (services/seed/demo-views.ts): the example of marking one read names it. */
+  notification: fixed(20, 0),
 };
