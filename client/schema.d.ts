@@ -1926,6 +1926,162 @@ export interface paths {
         patch: operations["updateView"];
         trace?: never;
     };
+    "/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your notifications in this organisation: unread first, then newest
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark one of your notifications read
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        post: operations["markNotificationRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark all your notifications in this organisation read
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        post: operations["markAllNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your notification preferences (per kind: mail at once, in the daily digest or none; in the inbox) and time zone
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["getNotificationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change your notification preferences or time zone
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        patch: operations["updateNotificationSettings"];
+        trace?: never;
+    };
+    "/v1/tasks/{id}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Follow a task: be notified of its changes and comments
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        put: operations["followTask"];
+        post?: never;
+        /**
+         * Unfollow a task: no more notifications of it but assignments and mentions
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        delete: operations["unfollowTask"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{id}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Follow a project: be notified of its changes and comments
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        put: operations["followProject"];
+        post?: never;
+        /**
+         * Unfollow a project: no more notifications of it but assignments and mentions
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        delete: operations["unfollowProject"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Follow a risk: be notified of its changes and comments
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        put: operations["followRisk"];
+        post?: never;
+        /**
+         * Unfollow a risk: no more notifications of it but assignments and mentions
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        delete: operations["unfollowRisk"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/settings/api-keys": {
         parameters: {
             query?: never;
@@ -12159,6 +12315,175 @@ export interface components {
             /** @description Shown to every member of the organisation (only its owner changes it). */
             shared?: boolean;
         };
+        Notification: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * @description assigned: a task given to you; mentioned: @[you](user:id) in a comment; commented: a comment on what you follow; changed: any other change to it.
+             * @enum {string}
+             */
+            kind: "assigned" | "mentioned" | "commented" | "changed";
+            event: {
+                /**
+                 * Format: uuid
+                 * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                 */
+                id: string;
+                /** @example task.updated */
+                type: string;
+                /** Format: int64 */
+                changeVersion: number;
+            };
+            actor: components["schemas"]["Actor"];
+            record: {
+                /**
+                 * @description task, project or risk.
+                 * @example task
+                 */
+                type: string;
+                /**
+                 * Format: uuid
+                 * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+                 */
+                id: string;
+                /** @example Pour the east footing */
+                title: string;
+            };
+            /** @description A comment's first 280 characters, mentions shown as @Name. */
+            excerpt: string | null;
+            /**
+             * @description The fields a change changed.
+             * @example [
+             *       "status"
+             *     ]
+             */
+            fields: string[];
+            read: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            readAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+        };
+        NotificationSettings: {
+            preferences: {
+                assigned: {
+                    /**
+                     * @description immediate: a mail each; digest: in one mail each local morning; none.
+                     * @enum {string}
+                     */
+                    email: "immediate" | "digest" | "none";
+                    /** @description In the inbox (GET /v1/notifications) and live on your realtime connection. */
+                    inApp: boolean;
+                };
+                mentioned: {
+                    /**
+                     * @description immediate: a mail each; digest: in one mail each local morning; none.
+                     * @enum {string}
+                     */
+                    email: "immediate" | "digest" | "none";
+                    /** @description In the inbox (GET /v1/notifications) and live on your realtime connection. */
+                    inApp: boolean;
+                };
+                commented: {
+                    /**
+                     * @description immediate: a mail each; digest: in one mail each local morning; none.
+                     * @enum {string}
+                     */
+                    email: "immediate" | "digest" | "none";
+                    /** @description In the inbox (GET /v1/notifications) and live on your realtime connection. */
+                    inApp: boolean;
+                };
+                changed: {
+                    /**
+                     * @description immediate: a mail each; digest: in one mail each local morning; none.
+                     * @enum {string}
+                     */
+                    email: "immediate" | "digest" | "none";
+                    /** @description In the inbox (GET /v1/notifications) and live on your realtime connection. */
+                    inApp: boolean;
+                };
+            };
+            timeZone: string;
+        };
+        /**
+         * @example {
+         *       "preferences": {
+         *         "changed": {
+         *           "email": "none",
+         *           "inApp": true
+         *         }
+         *       },
+         *       "timeZone": "Europe/Berlin"
+         *     }
+         */
+        UpdateNotificationSettings: {
+            preferences?: {
+                assigned?: {
+                    /**
+                     * @description immediate: a mail each; digest: in one mail each local morning; none.
+                     * @enum {string}
+                     */
+                    email: "immediate" | "digest" | "none";
+                    /** @description In the inbox (GET /v1/notifications) and live on your realtime connection. */
+                    inApp: boolean;
+                };
+                mentioned?: {
+                    /**
+                     * @description immediate: a mail each; digest: in one mail each local morning; none.
+                     * @enum {string}
+                     */
+                    email: "immediate" | "digest" | "none";
+                    /** @description In the inbox (GET /v1/notifications) and live on your realtime connection. */
+                    inApp: boolean;
+                };
+                commented?: {
+                    /**
+                     * @description immediate: a mail each; digest: in one mail each local morning; none.
+                     * @enum {string}
+                     */
+                    email: "immediate" | "digest" | "none";
+                    /** @description In the inbox (GET /v1/notifications) and live on your realtime connection. */
+                    inApp: boolean;
+                };
+                changed?: {
+                    /**
+                     * @description immediate: a mail each; digest: in one mail each local morning; none.
+                     * @enum {string}
+                     */
+                    email: "immediate" | "digest" | "none";
+                    /** @description In the inbox (GET /v1/notifications) and live on your realtime connection. */
+                    inApp: boolean;
+                };
+            };
+            /**
+             * @description Your time zone (IANA): the digest goes after 08:00 there.
+             * @example Europe/Berlin
+             */
+            timeZone?: string;
+        };
+        Following: {
+            /** @enum {string} */
+            recordType: "task" | "project" | "risk";
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            recordId: string;
+            following: boolean;
+            /** @description Why you follow it: assignee, creator, commenter, mentioned or manual. */
+            reason: string | null;
+        };
         ApiKey: {
             /**
              * Format: uuid
@@ -12938,6 +13263,10 @@ export type Invitation = components['schemas']['Invitation'];
 export type SavedView = components['schemas']['SavedView'];
 export type CreateView = components['schemas']['CreateView'];
 export type UpdateView = components['schemas']['UpdateView'];
+export type Notification = components['schemas']['Notification'];
+export type NotificationSettings = components['schemas']['NotificationSettings'];
+export type UpdateNotificationSettings = components['schemas']['UpdateNotificationSettings'];
+export type Following = components['schemas']['Following'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type Application = components['schemas']['Application'];
@@ -26990,6 +27319,805 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description true: only unread notifications. */
+                unread?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications, and how many are unread. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "1 notifications",
+                     *       "changeVersion": 42,
+                     *       "count": 1,
+                     *       "data": [
+                     *         {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "kind": "assigned",
+                     *           "event": {
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "type": "task.updated",
+                     *             "changeVersion": 1
+                     *           },
+                     *           "actor": {
+                     *             "type": "key",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "name": "Warehouse sync"
+                     *           },
+                     *           "record": {
+                     *             "type": "task",
+                     *             "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *             "title": "Pour the east footing"
+                     *           },
+                     *           "excerpt": "string",
+                     *           "fields": [
+                     *             "status"
+                     *           ],
+                     *           "read": true,
+                     *           "readAt": "2026-11-21T23:00:00.000Z",
+                     *           "createdAt": "2026-11-21T23:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjoxLCJpZCI6IjAxOWE4YTBlIn0",
+                     *       "unread": 2
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        /** Format: int64 */
+                        count: number;
+                        data: components["schemas"]["Notification"][];
+                        /** @description Pass as ?cursor= for the next page; null on the last page. */
+                        nextCursor: string | null;
+                        /**
+                         * Format: int64
+                         * @description Your unread notifications in this organisation (the console's badge).
+                         * @example 2
+                         */
+                        unread: number;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    markNotificationRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The notification's id (GET /v1/notifications).
+                 * @example 019a8a0e-7c5e-7b52-9a43-150000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, read. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "kind": "assigned",
+                     *         "event": {
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "type": "task.updated",
+                     *           "changeVersion": 1
+                     *         },
+                     *         "actor": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         },
+                     *         "record": {
+                     *           "type": "task",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "title": "Pour the east footing"
+                     *         },
+                     *         "excerpt": "string",
+                     *         "fields": [
+                     *           "status"
+                     *         ],
+                     *         "read": true,
+                     *         "readAt": "2026-11-21T23:00:00.000Z",
+                     *         "createdAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Notification"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    markAllNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many were marked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "marked": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description Notifications marked read.
+                             * @example 3
+                             */
+                            marked: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your preferences. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "notification settings",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "preferences": {
+                     *           "assigned": {
+                     *             "email": "immediate",
+                     *             "inApp": true
+                     *           },
+                     *           "mentioned": {
+                     *             "email": "immediate",
+                     *             "inApp": true
+                     *           },
+                     *           "commented": {
+                     *             "email": "immediate",
+                     *             "inApp": true
+                     *           },
+                     *           "changed": {
+                     *             "email": "immediate",
+                     *             "inApp": true
+                     *           }
+                     *         },
+                     *         "timeZone": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["UnknownField"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "preferences": {
+                 *         "changed": {
+                 *           "email": "none",
+                 *           "inApp": true
+                 *         }
+                 *       },
+                 *       "timeZone": "Europe/Berlin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateNotificationSettings"];
+            };
+        };
+        responses: {
+            /** @description Your preferences as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "notification settings updated",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "preferences": {
+                     *           "assigned": {
+                     *             "email": "immediate",
+                     *             "inApp": true
+                     *           },
+                     *           "mentioned": {
+                     *             "email": "immediate",
+                     *             "inApp": true
+                     *           },
+                     *           "commented": {
+                     *             "email": "immediate",
+                     *             "inApp": true
+                     *           },
+                     *           "changed": {
+                     *             "email": "immediate",
+                     *             "inApp": true
+                     *           }
+                     *         },
+                     *         "timeZone": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["NotificationSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSiteRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    followTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unfollowTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    followProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-020000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unfollowProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-020000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    followRisk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unfollowRisk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

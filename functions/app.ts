@@ -83,6 +83,7 @@ export function createApp() {
     oauth: lazyPart("/", async () => (await import("./oauth/routes.ts")).oauthRoutes),
     auth: lazyPart("/", async () => (await import("./auth/routes.ts")).authRoutes),
     internal: lazyPart("/", async () => (await import("./internal.ts")).internal),
+    mail: lazyPart("/", async () => (await import("./mail/unsubscribe.ts")).unsubscribeRoutes),
     docs: async (c) => (await import("./openapi/docs-page.ts")).apiReference(c),
   };
   for (const entry of Object.values(ENTRY_POINTS) as EntryPoint[]) app.on([...entry.methods], honoPath(entry.path), parts[entry.part]);

@@ -6,7 +6,7 @@
 // Paths are written as the OpenAPI document writes them ({param}); honoPath() is the router's form.
 
 /** Which part of the Worker answers: each but mcp and docs is loaded when a request first reaches it. */
-export type EntryPart = "mcp" | "oauth" | "auth" | "internal" | "docs";
+export type EntryPart = "mcp" | "oauth" | "auth" | "internal" | "mail" | "docs";
 
 export type EntryMethod = "GET" | "POST" | "DELETE";
 
@@ -208,6 +208,20 @@ export const ENTRY_POINTS = {
     part: "internal",
     caller: "the realtime room (REALTIME_SECRET)",
     purpose: "who a socket's credential belongs to, and what it may see",
+  },
+  unsubscribePage: {
+    methods: ["GET"],
+    path: "/unsubscribe",
+    part: "mail",
+    caller: "a person following a notification mail's unsubscribe link (its signed token)",
+    purpose: "a page asking to confirm turning that kind of mail off; changes nothing (docs/notifications.md)",
+  },
+  unsubscribe: {
+    methods: ["POST"],
+    path: "/unsubscribe",
+    part: "mail",
+    caller: "the confirm page, or a mail client's RFC 8058 one-click POST (the signed token)",
+    purpose: "turns that kind of notification mail off",
   },
   docs: {
     methods: ["GET"],

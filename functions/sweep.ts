@@ -1,6 +1,7 @@
 import { removeObjects } from "../services/attachments.ts";
 import { pruneRetained, sweep } from "../services/events.ts";
 import { deliverMail, mailDueAt } from "../services/mail.ts";
+import { digestDueAt, notificationSweep } from "../services/notifications.ts";
 import { backgroundContext } from "./http/context.ts";
 import { settingsOf, type Bindings } from "./env.ts";
 import { PRUNE_CRON, type SweepPlan } from "./sweep-plan.ts";
@@ -61,6 +62,11 @@ async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<{ busy: b
         })
       : 0,
   ]);
+  // Notifications no request finished (docs/notifications.md), and the digests due: before the mail, which sends theirs.
+  const notified = await notificationSweep(background).catch((error: unknown) => {
+    warn("sweep could not notify", error);
+    return null;
+  });
   // The mail due: queued by requests whose own sending failed, or waiting out a refusal's backoff.
   const mail = await deliverMail({ db: background.db, mailer: background.mailer ?? null }).catch((error: unknown) => {
     troubles++;
@@ -68,17 +74,30 @@ async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<{ busy: b
     return { sent: 0, refused: 0 };
   });
   // Without a mailer nothing can be sent: no wake-up for it (setting MAIL_URL is a deploy, and requests follow).
-  const wakeAt = background.mailer
-    ? await mailDueAt(background).catch((error: unknown) => {
-        troubles++;
-        warn("sweep could not read when mail is next due", error);
-        return null;
-      })
-    : null;
-  log({ message: "sweep", ...result, troubles: troubles + result.troubles, filesRemoved, mailSent: mail.sent, mailRefused: mail.refused });
+  const dueAt = (what: string, read: () => Promise<number | null>) =>
+    background.mailer
+      ? read().catch((error: unknown) => {
+          troubles++;
+          warn(`sweep could not read when ${what} is next due`, error);
+          return null;
+        })
+      : null;
+  // The next mail's time, or the next morning's digests: an idle service is woken for either.
+  const wakes = [await dueAt("mail", () => mailDueAt(background)), await dueAt("a digest", () => digestDueAt(background))];
+  const wakeAt = wakes.reduce<number | null>((first, at) => (at === null ? first : first === null ? at : Math.min(first, at)), null);
+  log({
+    message: "sweep",
+    ...result,
+    troubles: troubles + result.troubles,
+    filesRemoved,
+    notified,
+    mailSent: mail.sent,
+    mailRefused: mail.refused,
+  });
   // Without a room configured no event can be published until a deploy sets one (and requests
   // follow): the outbox's failures then keep no sweeps going, or they would never let Neon suspend.
   const outboxBusy = settingsOf(env).realtime !== null && (result.published > 0 || result.failed > 0 || result.troubles > 0);
-  const busy = outboxBusy || troubles > 0 || filesRemoved > 0 || mail.sent > 0 || mail.refused > 0;
+  const notifying = notified === null || Object.values(notified).some((count) => count > 0);
+  const busy = outboxBusy || notifying || troubles > 0 || filesRemoved > 0 || mail.sent > 0 || mail.refused > 0;
   return { busy, wakeAt };
 }

@@ -59,6 +59,17 @@ export const RoomMessageSchema = z.union([
   z.strictObject({ membersChanged: z.array(Uuid).min(1).max(1_000) }),
   /** These installations of OAuth applications ended (uninstalled, or the application deleted): the room closes their sockets (4401). */
   z.strictObject({ installationsEnded: z.array(Uuid).min(1).max(1_000) }),
+  /**
+   * Notifications for people of the organisation (docs/notifications.md): each goes to the sockets
+   * of its person, as { type: "notification", notification }. Sent again by the sweep until a
+   * room answers, so a socket may see one twice: its id tells them apart.
+   */
+  z.strictObject({
+    notifications: z
+      .array(z.strictObject({ userId: Uuid, notification: z.object({ id: Uuid }).catchall(z.unknown()) }))
+      .min(1)
+      .max(1_000),
+  }),
   /** These grants of OAuth applications were revoked (a refresh token revoked or reused): the room closes their sockets (4401). */
   z.strictObject({ grantsRevoked: z.array(Uuid).min(1).max(1_000) }),
 ]);

@@ -133,7 +133,7 @@ export default class OrganisationRoom implements Party.Server {
       return Response.json(
         {
           error:
-            "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded }, { membersChanged }, { installationsEnded } or { grantsRevoked }",
+            "body must be { events }, { webhooksChanged }, { deliver }, { replay }, { keysRevoked }, { sessionsEnded }, { membersChanged }, { installationsEnded }, { grantsRevoked } or { notifications }",
         },
         { status: 400 },
       );
@@ -145,6 +145,7 @@ export default class OrganisationRoom implements Party.Server {
     if ("installationsEnded" in message)
       return Response.json({ closed: this.audiences.close("installationsEnded", message.installationsEnded) });
     if ("grantsRevoked" in message) return Response.json({ closed: this.audiences.close("grantsRevoked", message.grantsRevoked) });
+    if ("notifications" in message) return Response.json({ sent: this.audiences.notify(message.notifications) });
     if ("webhooksChanged" in message) {
       await this.webhooks.reload();
       return Response.json({ reloaded: true });

@@ -9,7 +9,7 @@ import { uuidv7 } from "../domain/ids.ts";
 import { translateConstraintError } from "./constraint-errors.ts";
 import { idempotencyMismatch } from "./refusals.ts";
 import type { Call, IdempotencyRequest, ServiceContext } from "./context.ts";
-import { eventsOf, publish } from "./rooms.ts";
+import { eventsOf, notifyAfterCommit, publish } from "./rooms.ts";
 import type { WriteResult } from "./settle.ts";
 
 // POST /v1/batch: up to 100 creates, changes and deletes, all or nothing, in one round trip.
@@ -194,6 +194,7 @@ export async function runBatch({
   if (observed.length) ctx.observe?.(Math.max(...observed));
   const orgId = events[0]?.orgId;
   if (orgId) ctx.defer(() => publish(ctx, orgId, events));
+  notifyAfterCommit(ctx, events);
   return { results: written, batchId: events.length ? batchId : null, replayed: false };
 }
 

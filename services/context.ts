@@ -19,6 +19,11 @@ export interface ServiceContext {
   rooms: Rooms;
   /** Sends the mail a write queued (MAIL_URL); null or absent: it waits in the outbox for one. */
   mailer?: Mailer | null;
+  /**
+   * What notification mails link to: the public origin, and the secret their unsubscribe tokens are
+   * signed with (AUTH_SECRET). Absent: notifications are made, but no mail is queued for them.
+   */
+  notificationLinks?: { origin: string; secret: string } | null;
   /** Runs `work` after the answer; a failure is logged, not thrown at the caller. */
   defer(work: () => Promise<unknown>): void;
   /**

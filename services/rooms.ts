@@ -1,6 +1,7 @@
 import { markPublished } from "../db/statements/events.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { ServiceContext } from "./context.ts";
+import { NOTIFYING_EVENT } from "../domain/notifications.ts";
 
 // Publishing to the organisations' realtime rooms (reached through services/room-client.ts). A
 // write commits its event first; publishing
@@ -30,11 +31,26 @@ export const eventsOf = (result: { event: OpsEvent | null; cascaded?: OpsEvent[]
   ...(result.event ? [result.event] : []),
 ];
 
-/** After a write commits: its events go to the room after the answer. A failure is left to the sweep. */
-export function publishAfterCommit(
-  ctx: Pick<ServiceContext, "db" | "rooms" | "defer">,
-  result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined },
-): void {
+/** What the after-commit effects need: a mailer and the notification links only where the caller has them. */
+type AfterCommitContext = Pick<ServiceContext, "db" | "rooms" | "defer"> & Partial<Pick<ServiceContext, "mailer" | "notificationLinks">>;
+
+/**
+ * After a write commits: its events go to the room after the answer, and their notifications are
+ * derived (services/notifications.ts). A failure of either is left to the sweep.
+ */
+export function publishAfterCommit(ctx: AfterCommitContext, result: { event: OpsEvent | null; cascaded?: OpsEvent[] | undefined }): void {
   const events = eventsOf(result);
-  if (events.length > 0) ctx.defer(() => publish(ctx, events[0]!.orgId, events));
+  if (events.length === 0) return;
+  ctx.defer(() => publish(ctx, events[0]!.orgId, events));
+  notifyAfterCommit(ctx, events);
+}
+
+/**
+ * After a write commits: its events' notifications, after the answer (services/notifications.ts,
+ * loaded then: most requests never need it). An event that may notify no one is marked by the
+ * sweep, many at a time: no statement here. A failure is left to the sweep.
+ */
+export function notifyAfterCommit(ctx: AfterCommitContext, events: OpsEvent[]): void {
+  const ids = events.filter((e) => NOTIFYING_EVENT.test(e.type)).map((e) => e.id);
+  if (ids.length) ctx.defer(async () => (await import("./notifications.ts")).notify(ctx, { ids }));
 }

@@ -27,6 +27,8 @@ export const events = pgTable(
     occurredAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     // Set when the realtime room acknowledged the event; null rows are re-published by the sweep.
     publishedAt: timestamp({ withTimezone: true, precision: 3 }),
+    // Set when its notifications were derived (docs/notifications.md); null ones the sweep derives.
+    notifiedAt: timestamp({ withTimezone: true, precision: 3 }),
   },
   (t) => [
     // changeVersion totally orders an organisation's events; also serves GET /v1/events?after=N.
@@ -35,6 +37,10 @@ export const events = pgTable(
     index("events_unpublished_idx")
       .on(t.occurredAt)
       .where(sql`${t.publishedAt} is null`),
+    // The sweep's notifications step reads only what is still to derive.
+    index("events_unnotified_idx")
+      .on(t.occurredAt)
+      .where(sql`${t.notifiedAt} is null`),
     // GET /v1/<resource>/{id}/history and the feed's recordId filter: one record's events in order.
     index("events_record_idx").on(t.orgId, sql`(${t.data}->>'id')`, t.changeVersion),
     // The feed's projectId filter: a project's own events and those of the records under it.

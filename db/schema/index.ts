@@ -20,3 +20,4 @@ export * from "./audit.ts";
 export * from "./mail.ts";
 export * from "./saved-views.ts";
 export * from "./attachments.ts";
+export * from "./notifications.ts";

@@ -27,7 +27,7 @@ export interface Cascade {
 }
 
 /** A UUIDv7 made by Postgres (for the events of cascades, whose number the statement alone knows). */
-const SQL_UUIDV7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing
+export const SQL_UUIDV7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing
   substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
 /**

@@ -20,6 +20,12 @@ export function mailerFor(env: Bindings): Mailer | null {
   return settings.mail ? smtpMailer(settings.mail, settings.publicOrigin) : null;
 }
 
+/** What notification mails link to (docs/notifications.md); null without AUTH_SECRET (no people, no notifications). */
+export function notificationLinksFor(env: Bindings): ServiceContext["notificationLinks"] {
+  const settings = settingsOf(env);
+  return settings.auth ? { origin: settings.publicOrigin, secret: settings.auth.secret } : null;
+}
+
 /**
  * What each request carries: one database handle, which counts the request's statements (the log
  * line, and handler.ts's refusal order) and holds no connection (each statement is one HTTP request).
@@ -48,6 +54,7 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
     actor: c.get("actor"),
     rooms: roomsAt(settingsOf(c.env).realtime),
     mailer: mailerFor(c.env),
+    notificationLinks: notificationLinksFor(c.env),
     defer: deferFor(c),
     observe: (changeVersion) => c.set("changeVersion", changeVersion),
     idempotency: c.get("idempotency"),
@@ -79,6 +86,7 @@ export function backgroundContext(env: Bindings, executionCtx: ExecutionContext)
     db: databaseFor(env),
     rooms: roomsAt(settingsOf(env).realtime),
     mailer: mailerFor(env),
+    notificationLinks: notificationLinksFor(env),
     defer: (work) => executionCtx.waitUntil(work().catch(() => {})),
     subrequestsLeft,
   };

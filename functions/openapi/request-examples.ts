@@ -34,6 +34,7 @@ const EXAMPLE_RECORDS: Record<string, { id: string; deletable?: string }> = {
   "/v1/settings/installations": { id: ids.installation, deletable: ids.installation },
   // The demo owner's views (services/seed/demo-views.ts): the settings area's examples run as them.
   "/v1/settings/views": { id: ids.views[0]!, deletable: ids.views[1]! },
+  "/v1/notifications": { id: ids.notification },
 };
 
 /** Path parameters that the resource's record does not give. */
@@ -57,6 +58,10 @@ const PATH_PARAMETERS: Record<string, Record<string, string>> = {
     }),
   ),
   downloadAttachment: { id: ids.attachments.task[0]! },
+  // Unfollowing names a record that stays (the deletes remove the deletable ones).
+  unfollowTask: { id: ids.tasks[3]! },
+  unfollowProject: { id: project! },
+  unfollowRisk: { id: ids.risks[0]! },
 };
 
 /** An upload's example: the file's bytes, and the name, size and SHA-256 its query states of them. */

@@ -166,6 +166,7 @@ const PART_FILES: Record<EntryPart, string> = {
   oauth: "functions/oauth/routes.ts",
   auth: "functions/auth/routes.ts",
   internal: "functions/internal.ts",
+  mail: "functions/mail/unsubscribe.ts",
   docs: "functions/openapi/docs-page.ts",
 };
 

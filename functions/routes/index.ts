@@ -33,6 +33,7 @@ export const ROUTE_MODULES = {
   members: async () => (await import("./members.ts")).memberRoutes,
   invitations: async () => (await import("./invitations.ts")).invitationRoutes,
   savedViews: async () => (await import("./saved-views.ts")).savedViewRoutes,
+  notifications: async () => (await import("./notifications.ts")).notificationRoutes,
   apiKeys: async () => (await import("./api-keys.ts")).apiKeyRoutes,
   applications: async () => (await import("./applications.ts")).applicationRoutes,
   auditLog: async () => (await import("./audit-log.ts")).auditLogRoutes,

@@ -97,6 +97,20 @@ export class Audiences {
     }
   }
 
+  /** Sends each notification to the open sockets of its person; answers how many sockets were sent one. */
+  notify(items: ReadonlyArray<{ userId: string; notification: Record<string, unknown> }>): number {
+    let sent = 0;
+    for (const { userId, notification } of items) {
+      const message = JSON.stringify({ type: "notification", notification });
+      for (const socket of this.room.getConnections(userTag(userId))) {
+        if (socket.readyState !== OPEN) continue;
+        socket.send(message);
+        sent++;
+      }
+    }
+    return sent;
+  }
+
   /** Closes every socket of the keys, sessions or people the Worker's message names; answers how many. */
   close(kind: Closing, ids: string[]): number {
     this.forget();

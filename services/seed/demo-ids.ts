@@ -52,4 +52,6 @@ export const DEMO_IDS = {
     issue: [fixed(20, 6), fixed(20, 7)],
     financialEntry: [fixed(20, 8), fixed(20, 9)],
   },
+  /** A notification of the owner's (services/seed/demo-views.ts): the example of marking one read names it. */
+  notification: fixed(21, 0),
 };

@@ -1,4 +1,6 @@
+import { insertNotification } from "../../db/statements/notification-inbox.ts";
 import { insertViews } from "../../db/statements/saved-views.ts";
+import { SYSTEM_ACTOR } from "../../domain/events.ts";
 import type { Database } from "../../db/client.ts";
 import { DEMO_IDS } from "./demo-ids.ts";
 
@@ -11,11 +13,20 @@ const DEMO_VIEWS = [
   { name: "High risks", resource: "risks", query: "status=open", shared: false },
 ] as const;
 
-/** Saves the demo views as the owner `DEMO_IDS.owner` of the demo organisation. */
-export const seedDemoViews = (db: Database) =>
-  insertViews(
+/** Saves the demo views as the owner `DEMO_IDS.owner` of the demo organisation, and a notification of theirs (docs/notifications.md). */
+export async function seedDemoViews(db: Database): Promise<void> {
+  await insertViews(
     db,
     DEMO_IDS.organisation,
     DEMO_IDS.owner,
     DEMO_VIEWS.map((view, i) => ({ ...view, id: DEMO_IDS.views[i]! })),
   );
+  await insertNotification(db, {
+    id: DEMO_IDS.notification,
+    orgId: DEMO_IDS.organisation,
+    userId: DEMO_IDS.owner,
+    taskId: DEMO_IDS.tasks[3]!,
+    title: "The demo task",
+    actor: { type: "system", id: null, name: SYSTEM_ACTOR.name },
+  });
+}

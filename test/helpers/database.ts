@@ -64,7 +64,8 @@ export async function withScratchDatabase<T>(use: (url: string) => Promise<T>): 
  */
 const VOLATILE_COLUMNS: Record<string, string[]> = {
   api_keys: ["last_used_at"],
-  events: ["published_at"],
+  // ...and its notifications' derivation (docs/notifications.md), after the answer too.
+  events: ["published_at", "notified_at"],
   installations: ["last_used_at"],
   // A queued mail is sent (or refused and retried) after the answer that queued it.
   mail_outbox: ["status", "attempts", "next_attempt_at", "lease_until", "last_error", "sent_at"],
@@ -73,8 +74,9 @@ const VOLATILE_COLUMNS: Record<string, string[]> = {
 // retries them with backoff), so they too land between two snapshots; a call's own event is
 // already counted under events. A deleted file's object key waits in attachment_removals until R2
 // lets it go, after the answer of the delete that left it (or at the sweep): the deleted row itself
-// is counted under attachments.
-const UNTRACKED_TABLES = new Set<string>(["webhook_deliveries", "attachment_removals"]);
+// is counted under attachments. Notifications and the follows they record are derived from a
+// write's events after its answer.
+const UNTRACKED_TABLES = new Set<string>(["webhook_deliveries", "attachment_removals", "notifications", "subscriptions"]);
 
 export interface Snapshot {
   /** The organisation's change counter. */

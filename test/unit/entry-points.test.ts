@@ -5,6 +5,7 @@ import { ENTRY_POINTS, honoPath, type EntryPart, type EntryPoint } from "../../f
 import { authRoutes } from "../../functions/auth/routes.ts";
 import { internal } from "../../functions/internal.ts";
 import { oauthRoutes } from "../../functions/oauth/routes.ts";
+import { unsubscribeRoutes } from "../../functions/mail/unsubscribe.ts";
 
 // The map of the Worker's entry points besides /v1 (functions/entry-points.ts, and from it
 // docs/routes.md's "Protocol endpoints") is the truth: each part's router serves exactly its rows,
@@ -26,6 +27,7 @@ describe("the map of entry points", () => {
     ["oauth", oauthRoutes],
     ["auth", authRoutes],
     ["internal", internal],
+    ["mail", unsubscribeRoutes],
   ] as const)("the %s part serves exactly its rows", (part, router) => {
     expect(servedBy(router)).toEqual(rowsOf(part));
   });
