@@ -62,7 +62,7 @@ const PATH_PARAMETERS: Record<string, Record<string, string>> = {
 /** An upload's example: the file's bytes, and the name, size and SHA-256 its query states of them. */
 const UPLOAD_EXAMPLE = {
   body: "Handover checklist\n1. Test certificates to the client.\n2. Keys to the facilities manager.\n",
-  query: { name: "handover-checklist.txt", size: "90", sha256: "d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2" },
+  query: { name: "handover-checklist.txt", size: 90, sha256: "d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2" },
 };
 
 /** The external id PUT examples use (a create's example uses another, so both run). */
@@ -217,7 +217,7 @@ export function addRequestExamples(document: { paths?: Record<string, Record<str
     ][]) {
       const parameters = examplePathParameters(operation.operationId ?? "", method, path);
       const upload = operation.requestBody?.content?.["application/octet-stream"];
-      const query: Record<string, string> = upload ? UPLOAD_EXAMPLE.query : {};
+      const query: Record<string, string | number> = upload ? UPLOAD_EXAMPLE.query : {};
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === "path" && parameter.name && parameters[parameter.name] !== undefined)
           parameter.example = parameters[parameter.name];
