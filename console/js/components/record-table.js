@@ -7,10 +7,10 @@
 // API listed more than it fetched. Rows follow the store, so changes from elsewhere show at once.
 
 import { el } from "../lib/dom.js";
-import { describeRefusal } from "../lib/refusals.js";
 import { fieldsOf, isLongText } from "../lib/schema.js";
 import { setViewParams, viewParams } from "../lib/view-state.js";
 import { shownValue } from "./conflict.js";
+import { savedViewTools } from "./saved-views.js";
 
 /** @typedef {import("../lib/schema.js").Field} Field */
 
@@ -31,7 +31,7 @@ const isFilter = (field) => Boolean(field.schema.enum || (field.refers && field.
  *   manage: boolean,
  *   more: () => boolean,
  *   withProject?: boolean,
- *   saved?: { list: () => Promise<any[]>, save: (name: string, query: string) => Promise<unknown> },
+ *   saved?: import("./saved-views.js").SavedViews,
  * }} options
  */
 // eslint-disable-next-line max-lines-per-function -- a component: its fields, the address's state and the DOM handlers share one closure
@@ -175,28 +175,31 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
     );
   }
 
-  /** The person's saved views of this list (and those shared): choose one, or save the one shown. */
+  /** The saved view chosen last (kept across a render). */
+  let chosenView = "";
+  /** The person's saved views of this list (saved-views.js). */
   function savedTools() {
-    if (!saved) return [];
-    const select = el("select", { id: id("saved"), name: "saved-view" }, [el("option", { value: "" }, ["Choose…"])]);
-    void saved.list().then(
-      (views) => select.append(...views.map((v) => el("option", { value: v.query }, [v.name]))),
-      () => {},
-    );
-    return [
-      el("div", { class: "tool" }, [el("label", { for: id("saved") }, ["Saved views"]), select]),
-      el("div", { class: "tool" }, [
-        el("label", { for: id("view-name") }, ["Name this view"]),
-        el("input", { id: id("view-name"), name: "view-name", maxlength: "100", autocomplete: "off" }),
-      ]),
-      el("button", { type: "button", "data-save-view": "" }, ["Save view"]),
-    ];
+    if (!saved) return el("div", { class: "table-tools" });
+    return savedViewTools({
+      saved,
+      idOf: id,
+      chosen: chosenView,
+      query: () => tableQuery(),
+      apply(view) {
+        chosenView = view.id;
+        const chosen = Object.fromEntries(new URLSearchParams(view.query));
+        const cleared = Object.fromEntries([...new URLSearchParams(tableQuery()).keys()].map((k) => [k, undefined]));
+        setViewParams({ ...cleared, ...chosen });
+        render();
+      },
+      say: (text) => root.querySelector(".table-count")?.replaceChildren(text),
+    });
   }
 
   function render() {
     root.replaceChildren(
       renderTools(),
-      el("div", { class: "table-tools" }, savedTools()),
+      savedTools(),
       el("p", { class: "table-count", role: "status" }),
       el("div", { class: "table-wrap" }),
     );
@@ -213,13 +216,8 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
 
   root.oninput = (event) => {
     const target = /** @type {HTMLInputElement} */ (event.target);
-    if (target.name === "view-name") return;
-    if (target.name === "saved-view") {
-      const chosen = Object.fromEntries(new URLSearchParams(target.value));
-      const cleared = Object.fromEntries([...new URLSearchParams(tableQuery()).keys()].map((k) => [k, undefined]));
-      setViewParams({ ...cleared, ...chosen });
-      return render();
-    }
+    // The saved views' own controls (saved-views.js) are not the table's.
+    if (target.name === "view-name" || target.name === "saved-view") return;
     if (target.name === "column") {
       const chosen = [...root.querySelectorAll("input[name=column]:checked")].map((box) => /** @type {HTMLInputElement} */ (box).value);
       setViewParams({ cols: chosen.join(",") });
@@ -227,17 +225,6 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
     renderRows();
   };
   root.onclick = (event) => {
-    const button = /** @type {HTMLElement} */ (event.target).closest("[data-save-view]");
-    const name = /** @type {HTMLInputElement | null} */ (root.querySelector(`#${id("view-name")}`));
-    if (button && saved && name?.value.trim()) {
-      void saved.save(name.value.trim(), tableQuery()).then(
-        () => render(),
-        (error) => {
-          root.querySelector(".table-count")?.replaceChildren(`The view was not saved: ${describeRefusal(error)}`);
-        },
-      );
-      return;
-    }
     const sort = /** @type {HTMLElement} */ (event.target).closest("[data-sort]")?.getAttribute("data-sort");
     if (!sort) return;
     const params = viewParams();

@@ -164,9 +164,15 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
     const resource = resources[view.kind?.collection ?? ""];
     if (!resource) return undefined;
     return {
-      list: () => api.list(`/v1/settings/views?resource=${resource}`),
+      // A whole list (it takes no ?limit=): GET answers every view at once.
+      list: () => api.get(`/v1/settings/views?resource=${resource}`),
       /** @param {string} name @param {string} query */
       save: (name, query) => api.write("POST", "/v1/settings/views", { name, resource, query }, {}),
+      /** @param {string} id @param {{ name?: string, shared?: boolean }} values */
+      change: (id, values) => api.write("PATCH", `/v1/settings/views/${encodeURIComponent(id)}`, values, {}),
+      /** @param {string} id */
+      remove: (id) => api.write("DELETE", `/v1/settings/views/${encodeURIComponent(id)}`, undefined, {}),
+      me: me.id,
     };
   }
 
