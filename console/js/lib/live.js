@@ -12,10 +12,11 @@ const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 10000];
  *   api: import("./api.js").Api,
  *   lastApplied: () => number,
  *   apply: (event: import("./store.js").OpsEvent, via: "live" | "catch-up") => boolean,
+ *   onNotification: (notification: any) => void,
  *   onState: (state: "connecting" | "catching-up" | "live" | "reconnecting" | "failed", detail?: string) => void,
  * }} options
  */
-export function connectLive({ api, lastApplied, apply, onState }) {
+export function connectLive({ api, lastApplied, apply, onNotification, onState }) {
   let attempt = 0;
   let stopped = false;
   /** @type {WebSocket | null} */
@@ -40,6 +41,8 @@ export function connectLive({ api, lastApplied, apply, onState }) {
     let held = /** @type {any[] | null} */ ([]);
     ws.addEventListener("message", async ({ data }) => {
       const message = JSON.parse(String(data));
+      // A notification is the person's own, not an event of the organisation: no changeVersion, no catch-up.
+      if (message.type === "notification") return onNotification(message.notification);
       if (message.type !== "ready") {
         if (held) held.push(message);
         else apply(message, "live");

@@ -11,6 +11,7 @@ import { createBoard } from "../components/board.js";
 import { createDrawer } from "../components/drawer.js";
 import { createEventsPanel } from "../components/events-panel.js";
 import { createFilters } from "../components/filters.js";
+import { createInbox } from "../components/inbox.js";
 import { createMilestonesPanel } from "../components/milestones-panel.js";
 import { createProjectsPanel } from "../components/projects-panel.js";
 import { createRecordActions } from "../components/record-actions.js";
@@ -267,14 +268,12 @@ async function start() {
   }
   await selectFirst();
 
-  const palette = createPalette({
-    store,
-    may: actions.may,
-    create: actions.create,
-    openProject: (id) => void select(id).then(() => views.go("board")),
-    openTask: (task) => void select(task.projectId).then(() => (views.go("board"), drawer.open(task))),
-    openPerson: (person) => views.go("people", { q: person.email ?? person.name }),
-  });
+  const openProject = (/** @type {string} */ id, view = "board") => void select(id).then(() => views.go(view));
+  const openTask = (/** @type {any} */ task) => void select(task.projectId).then(() => (views.go("board"), drawer.open(task)));
+  const openPerson = (/** @type {any} */ person) => views.go("people", { q: person.email ?? person.name });
+  const palette = createPalette({ store, may: actions.may, create: actions.create, openProject, openTask, openPerson });
+  const inbox = createInbox({ api, openTask, openProject });
+  inbox.openFromAddress();
   $("palette-open").addEventListener("click", () => palette.open());
 
   const live = connectLive({
@@ -285,6 +284,7 @@ async function start() {
       if (applied) events.add(event, via);
       return applied;
     },
+    onNotification: (notification) => inbox.arrived(notification),
     onState(state, detail) {
       connection = { state, detail };
       showConnection(state, detail, store.state.changeVersion);

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { inbox, taskBy, team } from "../notifications/helpers.ts";
+import { useRoom } from "../helpers/realtime.ts";
+import { expectAccessible } from "./axe.ts";
+import { UI_TIMEOUT_MS, useBrowser } from "./browser.ts";
+import { openLiveConsole } from "./records-helpers.ts";
+
+// The console's inbox (components/inbox.js, docs/console.md): the top bar's unread count follows
+// the person's realtime socket without a reload, the inbox lists the notification with a link to
+// its record, and marking read (one, or all) brings the count down, in the page and in the API.
+
+useRoom();
+const browser = useBrowser();
+
+describe("the console's inbox", () => {
+  it("counts a task assigned by someone else live, lists it, opens it, and marks it read", async () => {
+    const { owner, member, memberPersonnelId } = await team();
+    const page = await openLiveConsole(browser(), member);
+    const badge = page.locator("#inbox-count");
+    const count = () => badge.textContent();
+    await expect.poll(count, { timeout: UI_TIMEOUT_MS }).toBe("0");
+    // Set once in this document: still there after the push means no reload brought the count.
+    await page.evaluate("window.sameDocument = true");
+
+    const task = await taskBy(owner, memberPersonnelId);
+    await expect.poll(count, { timeout: UI_TIMEOUT_MS }).toBe("1");
+    expect(await page.evaluate("window.sameDocument")).toBe(true);
+    expect(await page.getByRole("button", { name: "Inbox, 1 unread" }).count()).toBe(1);
+
+    await page.getByRole("button", { name: "Inbox, 1 unread" }).click();
+    const dialog = page.getByRole("dialog", { name: "Inbox" });
+    const link = dialog.getByRole("link", { name: `Olive Owner assigned you “${task.title}”` });
+    await link.waitFor();
+    expect(await link.getAttribute("href")).toBe(`/?task=${task.id}`);
+    await expectAccessible(page, "the inbox, open with an unread notification");
+
+    await dialog.getByRole("button", { name: "Mark read" }).click();
+    await expect.poll(count, { timeout: UI_TIMEOUT_MS }).toBe("0");
+    expect(await dialog.getByRole("button", { name: "Mark read" }).count()).toBe(0);
+    const listed = await inbox(member);
+    expect(listed.unread).toBe(0);
+    expect(listed.data).toEqual([expect.objectContaining({ record: expect.objectContaining({ id: task.id }), read: true })]);
+
+    // A second one, marked with "Mark all read"; then the first one's link opens its task's drawer.
+    const second = await taskBy(owner, memberPersonnelId);
+    await expect.poll(count, { timeout: UI_TIMEOUT_MS }).toBe("1");
+    await dialog.getByRole("link", { name: `Olive Owner assigned you “${second.title}”` }).waitFor();
+    await dialog.getByRole("button", { name: "Mark all read" }).click();
+    await expect.poll(count, { timeout: UI_TIMEOUT_MS }).toBe("0");
+    expect((await inbox(member)).unread).toBe(0);
+    await link.click();
+    await page.getByRole("dialog", { name: task.title }).waitFor();
+    await page.close();
+  }, 120_000);
+});
