@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { expectSuccess, workerUrl } from "../helpers/api.ts";
+import { asPerson } from "../helpers/people.ts";
 import { inbox, taskBy, team } from "../notifications/helpers.ts";
 import { useRoom } from "../helpers/realtime.ts";
 import { expectAccessible } from "./axe.ts";
-import { UI_TIMEOUT_MS, useBrowser } from "./browser.ts";
+import { openPage, UI_TIMEOUT_MS, useBrowser } from "./browser.ts";
 import { openLiveConsole } from "./records-helpers.ts";
 
 // The console's inbox (components/inbox.js, docs/console.md): the top bar's unread count follows
@@ -50,6 +52,40 @@ describe("the console's inbox", () => {
     expect((await inbox(member)).unread).toBe(0);
     await link.click();
     await page.getByRole("dialog", { name: task.title }).waitFor();
+    await page.close();
+  }, 120_000);
+
+  it("keeps the person's notification preferences on the settings page, and says why the API refuses a time zone", async () => {
+    const { member } = await team();
+    const page = await openPage(browser(), { as: member });
+    await page.goto(`${workerUrl()}/settings.html`);
+    const section = page.getByRole("region", { name: "Notifications" });
+    const mail = (kind: string) => section.getByLabel(`${kind}: mail`);
+    await expect.poll(() => mail("A task assigned to you").inputValue(), { timeout: UI_TIMEOUT_MS }).toBe("immediate");
+    expect(await mail("Any other change to what you follow").inputValue()).toBe("digest");
+    await expectAccessible(page, "the settings page with the notification preferences");
+
+    await mail("Any other change to what you follow").selectOption({ label: "None" });
+    await section.getByLabel("A comment on what you follow: in the inbox").uncheck();
+    await section.getByLabel("Time zone (for the morning mail)").fill("Mars/Olympus");
+    await section.getByRole("button", { name: "Save notification preferences" }).click();
+    await expect.poll(() => section.getByRole("alert").textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/time zone/i);
+    const unchanged = expectSuccess(await asPerson(member.cookie, "/v1/settings/notifications")).data as any;
+    expect(unchanged.preferences.changed.email).toBe("digest");
+
+    await section.getByLabel("Time zone (for the morning mail)").fill("Europe/Berlin");
+    await section.getByRole("button", { name: "Save notification preferences" }).click();
+    await section.getByRole("status").filter({ hasText: "Notification preferences saved." }).waitFor();
+    const saved = expectSuccess(await asPerson(member.cookie, "/v1/settings/notifications")).data as any;
+    expect(saved).toEqual({
+      preferences: {
+        assigned: { email: "immediate", inApp: true },
+        mentioned: { email: "immediate", inApp: true },
+        commented: { email: "digest", inApp: false },
+        changed: { email: "none", inApp: true },
+      },
+      timeZone: "Europe/Berlin",
+    });
     await page.close();
   }, 120_000);
 });

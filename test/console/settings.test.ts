@@ -226,12 +226,18 @@ describe("Settings -> Integrations: API keys", { timeout: 90_000 }, () => {
     // The members list is shown (any member may look), without controls.
     await rowOf(members, member.email).waitFor();
     expect(await rowOf(members, owner.email).getByRole("cell").nth(1).textContent()).toBe("Owner");
-    // Their own account's controls only: sign out, and a change of their own address.
-    expect(await page.getByRole("button").allTextContents()).toEqual(["Sign out", "Mail me a link"]);
-    expect(await page.getByRole("textbox").count()).toBe(1);
-    expect(await page.getByRole("textbox").getAttribute("id")).toBe("new-email");
-    expect(await page.getByRole("combobox").count()).toBe(0);
-    expect(await page.getByRole("checkbox").count()).toBe(0);
+    // Their own account's controls only: sign out, a change of their own address, and their
+    // notification preferences (a mail choice and an inbox box per kind, and their time zone).
+    expect(await page.getByRole("button").allTextContents()).toEqual(["Sign out", "Mail me a link", "Save notification preferences"]);
+    expect(await page.getByRole("textbox").evaluateAll((boxes) => boxes.map((box) => box.id))).toEqual([
+      "new-email",
+      "notification-time-zone",
+    ]);
+    const own = page.getByRole("region", { name: "Notifications" });
+    expect(await own.getByRole("combobox").count()).toBe(4);
+    expect(await page.getByRole("combobox").count()).toBe(4);
+    expect(await own.getByRole("checkbox").count()).toBe(4);
+    expect(await page.getByRole("checkbox").count()).toBe(4);
 
     // And the API itself refuses the member, from this very page.
     const answers = await page.evaluate(async () => {

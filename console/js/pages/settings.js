@@ -1,6 +1,6 @@
 // @ts-check
 // settings.html: Settings -> Integrations (API keys, webhooks, applications, installed applications),
-// Members and the Audit log, as the person signed in. Owners and admins manage; a member sees the members list
+// Members and the Audit log, and one's own address and notification preferences, as the person signed in. Owners and admins manage; a member sees the members list
 // and, in place of the controls, that the section needs an owner or admin (the API would answer
 // 403 insufficient_role anyway).
 
@@ -11,6 +11,7 @@ import { mountApplications } from "../components/settings/applications.js";
 import { mountAuditLog } from "../components/settings/audit-log.js";
 import { mountInstallations } from "../components/settings/installations.js";
 import { mountMembers } from "../components/settings/members.js";
+import { mountNotificationPreferences } from "../components/settings/notification-preferences.js";
 import { mountWebhooks } from "../components/settings/webhooks.js";
 import { request } from "../lib/api.js";
 import { byId, showError } from "../lib/dom.js";
@@ -23,6 +24,7 @@ async function start() {
   renderAccount(byId("account"), session, { settingsLink: false });
   byId("organisation").textContent = session.organisation.name;
   mountAddress({ session });
+  await mountNotificationPreferences();
   const manages = MANAGING_ROLES.includes(session.role);
   // A member's page holds no managing controls at all, not merely hidden ones.
   for (const section of document.querySelectorAll(".panel")) {
