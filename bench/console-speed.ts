@@ -21,6 +21,8 @@ import { startBenchStack, type BenchStack } from "./lib/stack.ts";
 // Run: npm run bench:console [-- --runs=7 --events=20]   (embedded PGlite, or DATABASE_URL's server)
 
 const TASKS = 2000;
+/** The same pages with a project of 20 tasks, in the same runs: what the 2,000 cost beyond a page's floor. */
+const SMALL = 20;
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const RUNS = arg("runs", 7);
 const EVENTS = arg("events", 20);
@@ -69,23 +71,25 @@ async function setUp(stack: BenchStack) {
   const scopes = ["tasks.manage", "projects.manage", "organisation.manage"];
   const key = (await send(stack, "/v1/settings/api-keys", { body: { name: "bench", scopes, rateLimit: 100_000 }, cookie })).data
     .key as string;
-  const project = (
-    await send(stack, "/v1/projects", { key, body: { name: "Wind tunnel", budget: 0, startDate: "2026-01-01", endDate: "2026-12-31" } })
-  ).data;
+  const newProject = async (name: string) =>
+    (await send(stack, "/v1/projects", { key, body: { name, budget: 0, startDate: "2026-01-01", endDate: "2026-12-31" } })).data
+      .id as string;
+  const projects: Record<number, string> = { [TASKS]: await newProject("Wind tunnel"), [SMALL]: await newProject("Bench shop") };
   const person = (await send(stack, "/v1/personnel", { key, body: { name: "Katherine Johnson", email: "kj@example.com" } })).data;
   // Straight into the database (as the tests' fixtures and bench/lib/data.ts load): 2,000 at once.
   // Statuses spread as a working project's are; the events written later go through the API.
-  await stack.db.query(
-    `insert into tasks (id, org_id, project_id, assignee_id, title, status, priority, due_date, created_at)
+  for (const [size, projectId] of Object.entries(projects))
+    await stack.db.query(
+      `insert into tasks (id, org_id, project_id, assignee_id, title, status, priority, due_date, created_at)
      select gen_random_uuid(), $1, $2, $3, 'Task ' || i,
             (array['todo','todo','in_progress','blocked','done','cancelled'])[1 + i % 6],
             (array['low','medium','high'])[1 + i % 3], date '2026-06-01' + (i % 90), clock_timestamp()
        from generate_series(1, $4::int) i`,
-    [orgId, project.id, person.id, TASKS],
-  );
-  const counts = (await send(stack, `/v1/tasks/counts?projectId=${project.id}`, { key })).data;
+      [orgId, projectId, person.id, Number(size)],
+    );
+  const counts = (await send(stack, `/v1/tasks/counts?projectId=${projects[TASKS]}`, { key })).data;
   if (counts.total !== TASKS) throw new Error(`the project holds ${counts.total} tasks, not ${TASKS}`);
-  return { cookie, key, projectId: project.id as string };
+  return { cookie, key, projects };
 }
 
 /**
@@ -151,7 +155,7 @@ function instrument({ view, tasks }: { view: "board" | "tasks"; tasks: number })
   }).observe(document, { subtree: true, childList: true, characterData: true });
 }
 
-async function openPage(browser: Browser, stack: BenchStack, cookie: string, view: "board" | "tasks") {
+async function openPage(browser: Browser, stack: BenchStack, cookie: string, view: "board" | "tasks", tasks: number) {
   const context = await browser.newContext({
     viewport: { width: 1440, height: 900 },
     extraHTTPHeaders: { "cf-connecting-ip": CLIENT_ADDRESS },
@@ -164,7 +168,7 @@ async function openPage(browser: Browser, stack: BenchStack, cookie: string, vie
   );
   // As source: tsx (esbuild's keepNames) wraps named functions in a helper, __name, the page lacks.
   await context.addInitScript({
-    content: `var __name = (f) => f; (${instrument.toString()})(${JSON.stringify({ view, tasks: TASKS })});`,
+    content: `var __name = (f) => f; (${instrument.toString()})(${JSON.stringify({ view, tasks })});`,
   });
   const page = await context.newPage();
   page.setDefaultTimeout(60_000);
@@ -214,35 +218,37 @@ async function main() {
   const stack = await startBenchStack({ realtime: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM });
   try {
-    const { cookie, key, projectId } = await setUp(stack);
-    console.log(`console speed: ${stack.databaseLabel}, one project of ${TASKS} tasks, ${RUNS} runs a view, ${EVENTS} events`);
+    const { cookie, key, projects } = await setUp(stack);
+    console.log(
+      `console speed: ${stack.databaseLabel}, a project of ${TASKS} tasks beside one of ${SMALL}, ${RUNS} runs a view, ${EVENTS} events`,
+    );
     for (const view of ["board", "tasks"] as const) {
-      const url = `${stack.workerUrl}/?project=${projectId}${view === "tasks" ? "&view=tasks" : ""}`;
       const name = view === "board" ? "board" : "task table";
-      let appliedLine = "";
-      const interactive: number[] = [];
-      const live: number[] = [];
-      // One run first to warm the Worker and the database (not counted), then RUNS fresh contexts.
+      const interactive: Record<number, number[]> = { [TASKS]: [], [SMALL]: [] };
+      const live: Record<number, number[]> = { [TASKS]: [], [SMALL]: [] };
+      const applied: Record<number, { dom: number[]; frame: number[] }> = {};
+      // One run first to warm the Worker and the database (not counted), then RUNS fresh contexts of
+      // each size, the order alternating; the last of each takes the events.
       for (let run = 0; run <= RUNS; run++) {
-        const { context, page } = await openPage(browser, stack, cookie, view);
-        const times = await navigate(page, url);
-        if (run > 0) {
-          interactive.push(times.interactiveAt);
-          live.push(times.liveAt);
+        for (const size of run % 2 ? [TASKS, SMALL] : [SMALL, TASKS]) {
+          const { context, page } = await openPage(browser, stack, cookie, view, size);
+          const times = await navigate(page, `${stack.workerUrl}/?project=${projects[size]}${view === "tasks" ? "&view=tasks" : ""}`);
+          if (run > 0) {
+            interactive[size]!.push(times.interactiveAt);
+            live[size]!.push(times.liveAt);
+          }
+          if (run === RUNS) applied[size] = await applyEvents(page, stack, key, projects[size]!);
+          await context.close();
         }
-        if (run === RUNS) {
-          const applied = await applyEvents(page, stack, key, projectId);
-          const dom = median(applied.dom);
-          const frame = median(applied.frame);
-          appliedLine = `${name}: an event applied, arrival to the DOM ${ms(dom)} (${ratio(dom, BAR_APPLIED_MS)}), to the next frame ${ms(frame)} (${ratio(frame, BAR_APPLIED_MS)}); max ${ms(Math.max(...applied.frame))}, n=${applied.frame.length}`;
-        }
-        await context.close();
       }
-      const i = median(interactive);
+      const at = (size: number) => median(interactive[size]!);
       console.log(
-        `${name}: navigation to interactive ${ms(i)} (${ratio(i, BAR_INTERACTIVE_MS)}); runs ${interactive.map((n) => n.toFixed(0)).join(", ")} ms; to "Live" ${ms(median(live))}`,
+        `${name}, ${TASKS} tasks: navigation to interactive ${ms(at(TASKS))}, ${ratio(at(TASKS), BAR_INTERACTIVE_MS)}, ${(at(TASKS) / at(SMALL)).toFixed(2)}× the ${SMALL}-task page's ${ms(at(SMALL))}; runs ${interactive[TASKS]!.map((n) => n.toFixed(0)).join(", ")} ms; to "Live" ${ms(median(live[TASKS]!))} (${SMALL} tasks: ${ms(median(live[SMALL]!))})`,
       );
-      console.log(appliedLine);
+      const [dom, frame, smallFrame] = [median(applied[TASKS]!.dom), median(applied[TASKS]!.frame), median(applied[SMALL]!.frame)];
+      console.log(
+        `${name}, ${TASKS} tasks: an event applied, arrival to the DOM ${ms(dom)}, ${ratio(dom, BAR_APPLIED_MS)}; to the next frame ${ms(frame)}, ${ratio(frame, BAR_APPLIED_MS)}, ${(frame / smallFrame).toFixed(1)}× the ${SMALL}-task page's ${smallFrame.toFixed(1)} ms (${ratio(smallFrame, BAR_APPLIED_MS)}); max ${ms(Math.max(...applied[TASKS]!.frame))}, n=${applied[TASKS]!.frame.length}`,
+      );
     }
   } finally {
     await browser.close();
