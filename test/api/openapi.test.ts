@@ -7,12 +7,21 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, workerUrl } from "../helpers/api.ts";
 import { asPerson, signUp } from "../helpers/people.ts";
 import { createTenant } from "../helpers/fixtures.ts";
+import { honoPath } from "../../functions/entry-points.ts";
+import { loadRoutes } from "../../functions/routes/index.ts";
 
 // GET /v1/openapi.json (docs/api.md): public, OpenAPI 3.1, generated from the same
 // registry as GET /v1's `operations`, so both list exactly the same operations; and it passes
 // Redocly's lint with the repository's redocly.yaml.
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The operations that take a signed-in session only (the settings area, a person's notifications): keys are answered 401. */
+const SESSION_ONLY = new Set(
+  (await loadRoutes()).filter((route) => route.auth === "session").map((route) => `${route.method.toUpperCase()} ${honoPath(route.path)}`),
+);
+const sessionOnly = (operation: { method: string; path: string }) =>
+  SESSION_ONLY.has(`${operation.method.toUpperCase()} ${operation.path}`);
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 interface Operation {
@@ -76,11 +85,12 @@ describe("GET /v1/openapi.json", () => {
     expect(clientCredentials.scopes).toEqual(labels);
   });
 
-  it("a key's GET /v1 lists every operation but the settings area's, which answer keys 401", () => {
-    const settings = (ops: Operation[]) => ops.filter((o) => o.path.startsWith("/v1/settings/"));
-    expect(settings(keyOperations)).toEqual([]);
-    expect(settings(operations).length).toBeGreaterThan(0);
-    expect(keyOperations).toEqual(operations.filter((o) => !o.path.startsWith("/v1/settings/")));
+  it("a key's GET /v1 lists every operation but a session's (the settings area, notifications), which answer keys 401", () => {
+    const sessions = (ops: Operation[]) => ops.filter(sessionOnly);
+    expect(sessions(keyOperations)).toEqual([]);
+    expect(sessions(operations).length).toBeGreaterThan(0);
+    expect(operations.filter((o) => o.path.startsWith("/v1/settings/")).every(sessionOnly)).toBe(true);
+    expect(keyOperations).toEqual(operations.filter((o) => !sessionOnly(o)));
   });
 
   it("covers exactly the operations GET /v1 lists, no more, no less", () => {
@@ -99,11 +109,10 @@ describe("GET /v1/openapi.json", () => {
       expect(entry.summary).toBe(operation.summary);
       // The document, and a file's download, whose signed link is its authority (docs/attachments.md).
       const isPublic = operation.path === "/v1/openapi.json" || operation.path === "/v1/attachments/:id/content";
-      // The settings area takes a signed-in session only; every other keyed operation a key or a session.
-      const sessionOnly = operation.path.startsWith("/v1/settings/");
+      // The settings area and notifications take a signed-in session only; every other keyed operation a key or a session.
       const expected = isPublic
         ? []
-        : sessionOnly
+        : sessionOnly(operation)
           ? [{ sessionCookie: [] }]
           : [
               { bearerAuth: operation.scope ? [operation.scope] : [] },

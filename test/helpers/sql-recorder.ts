@@ -33,6 +33,13 @@ export const close = (server: Server) =>
     server.close(() => resolve());
   });
 
+/**
+ * The notification step a write's events take after its answer (services/notifications.ts: one
+ * statement marks them notified and derives who is told). It is not the write's: the counts of a
+ * call's own round trips leave it out, and test/notifications/round-trips.test.ts counts it.
+ */
+export const isNotificationStep = (request: SqlRequest) => request.statements.some((statement) => /\bnotified_at\b/.test(statement));
+
 export interface SqlRecorder {
   /** The proxy's port, for LOCAL_SQL_ENDPOINT. */
   port: number;

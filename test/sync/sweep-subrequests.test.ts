@@ -101,7 +101,10 @@ it(
       while ((await keysLeft()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await keysLeft()).toBe(0);
       expect(first).toBeGreaterThan(0);
-      expect(first).toBeLessThan(ORGANISATIONS);
+      // No upper bound on `first`: in a full run the harness's Worker sweeps too (other files run
+      // it), over the same events table, and may publish some of these organisations' events
+      // beside this Worker's sweep (CI saw 30 of 30). What this Worker's budget guarantees is shown
+      // above (its sweep ended: the prunes ran) and below (the rest are published by later sweeps).
 
       // The next sweeps carry on from the oldest left, until every organisation's event is acknowledged;
       // each is let finish first (one started mid-way would publish the same oldest events again).
