@@ -150,7 +150,9 @@ export function createInbox({ api, openTask, openProject }) {
     },
     /** A link from a notification mail (/?task=<id>, ?project=, ?risk=): opened once, then taken out of the address. */
     openFromAddress() {
-      const type = RECORD_TYPES.find((t) => viewParams().has(t));
+      // ?project= is the console's own address of a project (with its view and filters): it opens
+      // the project as it always did, and is left alone here; a task or risk link opens that record.
+      const type = RECORD_TYPES.find((t) => t !== "project" && viewParams().has(t));
       if (!type) return;
       const id = viewParams().get(type) ?? "";
       setViewParams({ [type]: undefined });

@@ -100,13 +100,17 @@ export function savedViewTools({ saved, idOf, chosen, query, apply, say }) {
   /** Runs a change of the chosen view, then lists them again. @param {string} action */
   async function act(action) {
     const view = current();
+    let done;
     try {
-      say(await perform(saved, action, view, name.value.trim(), query()));
+      done = await perform(saved, action, view, name.value.trim(), query());
       name.value = "";
     } catch (error) {
       return say(`The view was not changed: ${describeRefusal(error)}`);
     }
+    // Listed again before saying so: a next action taken on the word acts on the view as it now is
+    // (a share right after a rename names the new name).
     await load(action === "delete" ? "" : (view?.id ?? ""));
+    say(done);
   }
 
   const root = el("div", { class: "table-tools" }, [
