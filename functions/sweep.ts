@@ -82,9 +82,10 @@ async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<{ busy: b
           return null;
         })
       : null;
-  // The next mail's time, or the next morning's digests: an idle service is woken for either.
-  const wakes = [await dueAt("mail", () => mailDueAt(background)), await dueAt("a digest", () => digestDueAt(background))];
-  const wakeAt = wakes.reduce<number | null>((first, at) => (at === null ? first : first === null ? at : Math.min(first, at)), null);
+  // The next mail's time, or the next morning's digests: an idle service is woken for either. The two reads are independent.
+  const wakes = await Promise.all([dueAt("mail", () => mailDueAt(background)), dueAt("a digest", () => digestDueAt(background))]);
+  const times = wakes.filter((at): at is number => at !== null);
+  const wakeAt = times.length ? Math.min(...times) : null;
   log({
     message: "sweep",
     ...result,
