@@ -56,6 +56,19 @@ export const outboxFor = (to: string) =>
     [to.toLowerCase()],
   );
 
+/**
+ * Waits until every message of `kinds` queued for `to` has reached the SMTP server and is recorded
+ * sent. A refusal registered before then could be taken by one of them: the mail of a sign-up or an
+ * invitation goes after its answer, and under load it can reach the catcher after the test's next calls.
+ */
+export async function mailDelivered(to: string, kinds: readonly string[]): Promise<void> {
+  await pollUntil(
+    () => outboxFor(to),
+    (rows) => kinds.every((kind) => rows.some((row) => row.kind === kind)) && rows.every((row) => row.status === "sent"),
+    15_000,
+  );
+}
+
 /** Makes the outbox's messages to `to` due now (their backoff over), and runs the sweep. */
 export async function sweepMailTo(to: string): Promise<void> {
   await query(`update mail_outbox set next_attempt_at = now() where to_address = $1 and status = 'queued'`, [to.toLowerCase()]);
