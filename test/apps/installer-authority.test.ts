@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { api, expectError, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { auditRows } from "../helpers/audit.ts";
 import { query } from "../helpers/database.ts";
-import { asPerson, fixturesOf, memberOf, signUp } from "../helpers/people.ts";
+import { asPerson, fixturesOf, memberOf, signUp, type Person } from "../helpers/people.ts";
 import { runSweep, useRoom } from "../helpers/realtime.ts";
 import { pollUntil } from "../helpers/wait.ts";
 import { taskBody } from "../helpers/resources.ts";
@@ -94,56 +94,113 @@ describe("an installation rests on its installer", () => {
       changes: { installerRole: { from: "member", to: null } },
     });
     expect(Number(ended!.sequence)).toBe(Number(removed!.sequence) + 1);
-  });
+  }, 60_000);
 
-  it("the installer leaving ends it too", async () => {
-    const owner = await signUp();
-    const member = await memberOf(owner, "member");
-    const app = await registerApp(owner);
-    const tokens = await tokensFor(app, member, { orgId: owner.orgId });
-    expectSuccess(await api("/v1/tasks", { key: tokens.access_token }));
-    expectSuccess(await asPerson(member.cookie, `/v1/settings/members/${member.userId}`, { method: "DELETE" }));
-    expect((await installationOf(app, owner.orgId)).uninstalled_at).not.toBeNull();
-    expect((await clientCredentials(app, owner.orgId)).body).toMatchObject({ error: "invalid_grant" });
-    expect((await auditRows(owner.orgId)).map((r) => r.action).slice(-2)).toEqual(["member.left", "application.installation_ended"]);
-  });
+  // Each way the installer's authority ends, on every transport at once: the application's own
+  // tokens (client credentials) on REST and /mcp, the person's grant, client credentials asked
+  // again, a socket of each grant, and the webhook the application registered. The installer is an
+  // admin, so the installation may hold webhooks.manage (a member's role does not) and a demotion
+  // to member ends it. (opsroom has no deactivated account: a person's authority in an
+  // organisation is their membership and role, so removal, leaving and demotion are the ways it
+  // ends through the API; a membership or account deleted by another hand is the last test's.)
+  const WAYS = {
+    removed: {
+      by: "owner",
+      act: (owner: Person, admin: Person) => asPerson(owner.cookie, `/v1/settings/members/${admin.userId}`, { method: "DELETE" }),
+      action: "member.removed",
+      to: null,
+    },
+    leaves: {
+      by: "admin",
+      act: (_owner: Person, admin: Person) => asPerson(admin.cookie, `/v1/settings/members/${admin.userId}`, { method: "DELETE" }),
+      action: "member.left",
+      to: null,
+    },
+    demoted: {
+      by: "owner",
+      act: (owner: Person, admin: Person) =>
+        asPerson(owner.cookie, `/v1/settings/members/${admin.userId}`, { method: "PATCH", body: { role: "member" } }),
+      action: "member.role_changed",
+      to: "member",
+    },
+  } as const;
 
-  it("an admin demoted to member ends what they installed beyond a member's role, and its webhook receives nothing more", async () => {
-    const owner = await signUp();
-    const admin = await memberOf(owner, "admin");
-    const scope = "tasks.manage projects.read webhooks.manage";
-    const app = await registerApp(owner, { scopes: ["tasks.manage", "projects.read", "webhooks.manage"] });
-    const tokens = await tokensFor(app, admin, { orgId: owner.orgId, overrides: { scope } });
-    const [appReceiver, sentinel] = [await startReceiver("app"), await startReceiver("person")];
-    const hook = await registerWebhook(tokens.access_token, appReceiver, { events: ["task.*"] });
-    const personHook = expectSuccess(
-      await asPerson(owner.cookie, "/v1/webhooks", { body: { url: sentinel.url, events: ["task.*"] } }),
-      201,
-    ).data;
-    sentinel.useSecret(personHook.secret);
-    const org = fixturesOf(owner.orgId);
-    const first = expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(org) }), 201).data;
-    await appReceiver.waitFor((d) => d.some((x) => x.event.data.id === first.id), 20_000);
+  it.each(Object.keys(WAYS) as (keyof typeof WAYS)[])(
+    "the installer %s: within 10 s REST, /mcp, client credentials, both grants' sockets and the application's webhooks are refused or off",
+    async (way) => {
+      const { act, action, to, by } = WAYS[way];
+      const owner = await signUp();
+      const admin = await memberOf(owner, "admin");
+      const scope = "tasks.manage projects.read webhooks.manage";
+      const app = await registerApp(await signUp(), { scopes: scope.split(" ") });
+      const person = await tokensFor(app, admin, { orgId: owner.orgId, overrides: { scope } });
+      const own = (await clientCredentials(app, owner.orgId)).body.access_token as string;
+      const mcp = (await clientCredentials(app, owner.orgId, `${workerUrl()}/mcp`)).body.access_token as string;
+      const org = fixturesOf(owner.orgId);
+      const task = expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(org) }), 201).data;
+      expectSuccess(await api(`/v1/tasks/${task.id}`, { key: own, method: "PATCH", body: { status: "in_progress" } }));
+      expect((await mcpUpdateTask(mcp, task.id)).status).toBe(200);
+      expectSuccess(await api("/v1/tasks", { key: person.access_token }));
+      // The webhooks the application registered, as itself and for the admin, and a person's beside them to show events still go out.
+      const receivers = [await startReceiver("app"), await startReceiver("app for the admin")];
+      const hooks = [
+        await registerWebhook(own, receivers[0]!, { events: ["task.*"] }),
+        await registerWebhook(person.access_token, receivers[1]!, { events: ["task.*"] }),
+      ];
+      const sentinel = await startReceiver("person");
+      const personHook = expectSuccess(
+        await asPerson(owner.cookie, "/v1/webhooks", { body: { url: sentinel.url, events: ["task.*"] } }),
+        201,
+      ).data;
+      sentinel.useSecret(personHook.secret);
+      const first = expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(org) }), 201).data;
+      for (const receiver of receivers) await receiver.waitFor((d) => d.some((x) => x.event.data.id === first.id), 20_000);
+      const sockets = [];
+      for (const key of [own, person.access_token]) {
+        const minted = expectSuccess(await api("/v1/realtime/tokens", { key, body: {} }), 201).data;
+        const socket = socketWith(owner.orgId, { token: minted.token });
+        await socket.ready;
+        sockets.push(socket);
+      }
 
-    expectSuccess(await asPerson(owner.cookie, `/v1/settings/members/${admin.userId}`, { method: "PATCH", body: { role: "member" } }));
-    expect(expectSuccess(await asPerson(owner.cookie, `/v1/webhooks/${hook.id}`)).data).toMatchObject({
-      enabled: false,
-      disabledReason: expect.stringMatching(/installed the application/),
-    });
-    expectError(await api("/v1/tasks", { key: tokens.access_token }), 401, "invalid_key");
-    const refreshed = await tokenRequest({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, ...clientForm(app) });
-    expect(refreshed.body).toMatchObject({ error: "invalid_grant" });
-    // The next change reaches the person's webhook (logged once its drain was answered); the
-    // application's was not attempted, and its receiver got nothing after the demotion.
-    const count = appReceiver.deliveries.length;
-    const later = expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(org) }), 201).data;
-    const [event] = await query<{ id: string }>("select id from events where data->>'id' = $1", [later.id]);
-    await waitForLogged(owner.orgId, personHook.id, (attempts) => attempts.some((a) => a.eventId === event!.id));
-    expect((await loggedAttempts(owner.orgId, hook.id)).filter((a) => a.eventId === event!.id)).toEqual([]);
-    expect(appReceiver.deliveries.length).toBe(count);
-    const ended = (await auditRows(owner.orgId)).at(-1)!;
-    expect(ended).toMatchObject({ action: "application.installation_ended", changes: { installerRole: { from: "admin", to: "member" } } });
-  });
+      const endedAt = performance.now();
+      expectSuccess(await act(owner, admin));
+      expectError(await api(`/v1/tasks/${task.id}`, { key: own, method: "PATCH", body: { status: "todo" } }), 401, "invalid_key");
+      expectError(await api("/v1/tasks", { key: person.access_token }), 401, "invalid_key");
+      expect((await mcpUpdateTask(mcp, task.id)).status).toBe(401);
+      expect((await clientCredentials(app, owner.orgId)).body).toMatchObject({ error: "invalid_grant" });
+      const refreshed = await tokenRequest({ grant_type: "refresh_token", refresh_token: person.refresh_token, ...clientForm(app) });
+      expect(refreshed.body).toMatchObject({ error: "invalid_grant" });
+      for (const hook of hooks)
+        expect(expectSuccess(await asPerson(owner.cookie, `/v1/webhooks/${hook.id}`)).data).toMatchObject({
+          enabled: false,
+          disabledReason: expect.stringMatching(/installed the application/),
+        });
+      for (const socket of sockets) expect((await socket.closed).code).toBe(4401);
+      const ms = performance.now() - endedAt;
+      expect(ms).toBeLessThan(WITHIN_MS);
+      console.log(`[installer authority] installer ${way} -> every transport refused or closed: ${ms.toFixed(0)} ms`);
+
+      // The next change reaches the person's webhook; the application's are not attempted.
+      const counts = receivers.map((receiver) => receiver.deliveries.length);
+      const later = expectSuccess(await asPerson(owner.cookie, "/v1/tasks", { body: await taskBody(org) }), 201).data;
+      const [event] = await query<{ id: string }>("select id from events where data->>'id' = $1", [later.id]);
+      await waitForLogged(owner.orgId, personHook.id, (attempts) => attempts.some((a) => a.eventId === event!.id));
+      for (const hook of hooks) expect((await loggedAttempts(owner.orgId, hook.id)).filter((a) => a.eventId === event!.id)).toEqual([]);
+      expect(receivers.map((receiver) => receiver.deliveries.length)).toEqual(counts);
+
+      // Recorded: the member change, then the installation it ended, by whoever made the change.
+      const rows = await auditRows(owner.orgId);
+      const ended = rows.find((row) => row.action === "application.installation_ended")!;
+      expect(rows[rows.indexOf(ended) - 1]!.action).toBe(action);
+      expect(ended).toMatchObject({
+        actor: { type: "user", id: (by === "owner" ? owner : admin).userId },
+        target: { type: "installation", name: app.name },
+        changes: { installerRole: { from: "admin", to } },
+      });
+    },
+    60_000,
+  );
 
   it("a role that still holds every scope it holds ends nothing; an admin's consent widening a member's installation makes it rest on the admin", async () => {
     const owner = await signUp();
@@ -164,32 +221,43 @@ describe("an installation rests on its installer", () => {
     expect((await clientCredentials(other, owner.orgId)).status).toBe(200);
   });
 
-  it("by another path (a membership deleted in the database): its tokens are refused at once, and the sweep ends it", async () => {
-    const owner = await signUp();
-    const member = await memberOf(owner, "member");
-    const app = await registerApp(owner);
-    const tokens = await tokensFor(app, owner);
-    const installation = await installationOf(app, owner.orgId);
-    // An installation resting on the member (as one made before the rule might), whose membership then goes behind the API's back.
-    await query("update installations set installed_by_user_id = $1 where id = $2", [member.userId, installation.id]);
-    expectSuccess(await api("/v1/tasks", { key: tokens.access_token }));
-    await query("delete from memberships where user_id = $1 and org_id = $2", [member.userId, owner.orgId]);
-    expectError(await api("/v1/tasks", { key: tokens.access_token }), 401, "invalid_key");
-    expect((await clientCredentials(app, owner.orgId)).body).toMatchObject({ error: "invalid_grant" });
+  // The other paths: the membership deleted, or the person's account (set null as installer), by
+  // another hand than the API's, which has no account deletion or deactivation.
+  const OTHER_PATHS = {
+    "a membership deleted in the database": ["delete from memberships where user_id = $1 and org_id = $2", 2],
+    "the installer's account deleted in the database": ["delete from users where id = $1", 1],
+  } as const;
 
-    // The sweep runs after the scheduled handler answers (waitUntil): its work is waited for.
-    await runSweep();
-    await pollUntil(
-      () => installationOf(app, owner.orgId),
-      (row) => row.uninstalled_at !== null,
-      30_000,
-    );
-    expect((await auditRows(owner.orgId)).at(-1)).toMatchObject({
-      action: "application.installation_ended",
-      actor: { type: "system", name: "opsroom" },
-      target: { type: "installation", id: installation.id },
-    });
-  });
+  it.each(Object.keys(OTHER_PATHS) as (keyof typeof OTHER_PATHS)[])(
+    "by another path (%s): its tokens are refused at once, and the sweep ends it",
+    async (path) => {
+      const [statement, params] = OTHER_PATHS[path];
+      const owner = await signUp();
+      const member = await memberOf(owner, "member");
+      const app = await registerApp(owner);
+      const tokens = await tokensFor(app, owner);
+      const installation = await installationOf(app, owner.orgId);
+      // An installation resting on the member (as one made before the rule might), whose membership then goes behind the API's back.
+      await query("update installations set installed_by_user_id = $1 where id = $2", [member.userId, installation.id]);
+      expectSuccess(await api("/v1/tasks", { key: tokens.access_token }));
+      await query(statement, [member.userId, owner.orgId].slice(0, params));
+      expectError(await api("/v1/tasks", { key: tokens.access_token }), 401, "invalid_key");
+      expect((await clientCredentials(app, owner.orgId)).body).toMatchObject({ error: "invalid_grant" });
+
+      // The sweep runs after the scheduled handler answers (waitUntil): its work is waited for.
+      await runSweep();
+      await pollUntil(
+        () => installationOf(app, owner.orgId),
+        (row) => row.uninstalled_at !== null,
+        30_000,
+      );
+      expect((await auditRows(owner.orgId)).at(-1)).toMatchObject({
+        action: "application.installation_ended",
+        actor: { type: "system", name: "opsroom" },
+        target: { type: "installation", id: installation.id },
+      });
+    },
+  );
 
   it("installed afresh over one whose installer's authority went: the grants of before stay refused", async () => {
     const owner = await signUp();

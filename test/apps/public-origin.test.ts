@@ -11,12 +11,20 @@ import { clientForm, oauthTrace, registerApp, tokenRequest, tokensFor } from "./
 // resource (RFC 8707) is compared as a URL, so `<origin>/` is the origin, and client credentials
 // refuse one that is not the service's (invalid_target), as the authorization endpoint does.
 
-/** A request with the Host header given (fetch sets its own): status, headers and body. */
-function withHost(path: string, host: string, headers: Record<string, string> = {}) {
+/** A request with the Host header given (fetch sets its own), a form POST when `form` is: status, headers and body. */
+function withHost(path: string, host: string, headers: Record<string, string> = {}, form?: Record<string, string>) {
   const target = new URL(path, workerUrl());
+  const body = form ? new URLSearchParams(form).toString() : undefined;
+  const sentHeaders = { ...headers, host, ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) };
   return new Promise<{ status: number; headers: Record<string, unknown>; body: any }>((resolve, reject) => {
     const sent = request(
-      { host: target.hostname, port: target.port, path: target.pathname + target.search, headers: { ...headers, host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: body ? "POST" : "GET",
+        headers: sentHeaders,
+      },
       (response) => {
         let text = "";
         response.on("data", (chunk) => (text += chunk));
@@ -26,7 +34,7 @@ function withHost(path: string, host: string, headers: Record<string, string> = 
       },
     );
     sent.on("error", reject);
-    sent.end();
+    sent.end(body);
   });
 }
 
@@ -66,6 +74,24 @@ describe("the public origin", () => {
       "cf-connecting-ip": testClientAddress(),
     });
     expect(other.status, JSON.stringify(other.body)).toBe(200);
+  });
+
+  it("is the audience of a token issued at another name: asked under a foreign Host and X-Forwarded-Host, it works at the origin", async () => {
+    const owner = await signUp();
+    const app = await registerApp(owner);
+    await tokensFor(app, owner);
+    const foreignHost = `localhost:${new URL(workerUrl()).port}`;
+    // No resource: the token is for the origin, not for the Host or X-Forwarded-Host it was asked under.
+    const issued = await withHost("/oauth/token", foreignHost, FOREIGN, { grant_type: "client_credentials", ...clientForm(app) });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    expectSuccess(await api("/v1", { key: issued.body.access_token }));
+    // A resource naming the foreign name is no resource of the service's.
+    const foreign = await withHost("/oauth/token", foreignHost, FOREIGN, {
+      grant_type: "client_credentials",
+      resource: `http://${foreignHost}`,
+      ...clientForm(app),
+    });
+    expect(foreign).toMatchObject({ status: 400, body: { error: "invalid_target" } });
   });
 
   it("a resource is compared as a URL: `<origin>/` is the origin, at the authorization endpoint and the token endpoint", async () => {
