@@ -3,9 +3,10 @@
 // buttons for exactly the workflow moves allowed from its status (keyboard and screen readers),
 // can be dragged onto a column that is an allowed move (mouse), and opens the task's drawer when
 // clicked (or its title pressed). `shows(task)` narrows the cards (the search and label filter).
-// Rendering is from the store only.
+// Rendering is from the store only, keyed by task: a change rebuilds only the cards it changed.
 
-import { el } from "../lib/dom.js";
+import { blockersOf } from "../lib/derived.js";
+import { el, placeInOrder } from "../lib/dom.js";
 import { canMove, labelOf, TASK_STATUSES } from "../lib/workflow.js";
 import { taskCard } from "./card.js";
 
@@ -32,48 +33,115 @@ export function createBoard({ root, store, onMove, onOpen, shows = () => true, f
   /** @type {Set<string>} */ const arrived = new Set();
   /** @type {any} */ let dragged = null;
 
-  /** @param {any} task */
-  function card(task) {
-    const node = taskCard(task, store.state);
-    if (busy.has(task.id)) node.setAttribute("aria-busy", "true");
-    if (refused.has(task.id)) node.classList.add("refused");
+  /**
+   * The cards built, by task id, each with the key of what it shows: a render builds a card only
+   * when its key changed (the task's version, its assignee's, parent's and labels' names, its open
+   * blockers, its subtasks), so a live change replaces the one card it changed.
+   * @type {Map<string, { node: HTMLElement, key: string }>}
+   */
+  const cards = new Map();
+  /** The columns, built once: each one's heading count, list and "Show more". @type {Map<string, { section: HTMLElement, count: HTMLElement, list: HTMLElement, more: HTMLElement }>} */
+  const columns = new Map();
+  /** Whether a render was skipped while the board was hidden (another view shown): done when it is shown. */
+  let stale = true;
+
+  /** @param {any} task @param {{ done: number, count: number } | undefined} subtasks */
+  function cardOf(task, subtasks) {
+    const { state } = store;
+    const labels = (task.labelIds ?? []).map((/** @type {string} */ id) => `${id}@${state.labels.get(id)?.version ?? "?"}`).join(",");
+    const open = blockersOf(task, state)
+      .open.map((blocker) => `${blocker.id}@${blocker.version}`)
+      .join(",");
+    const parent = task.parentId ? state.tasks.get(task.parentId) : undefined;
+    const assignee = state.people.get(task.assigneeId);
+    const key = [task.version, assignee?.version, parent?.version, labels, open, subtasks ? `${subtasks.done}/${subtasks.count}` : ""].join(
+      "|",
+    );
+    const built = cards.get(task.id);
+    if (built && built.key === key) return built.node;
+    const node = taskCard(task, state, subtasks);
     if (arrived.has(task.id)) node.classList.add("arrived");
+    cards.set(task.id, { node, key });
     return node;
   }
 
+  /** @param {string} status */
+  function columnOf(status) {
+    const known = columns.get(status);
+    if (known) return known;
+    const headingId = `column-${status}`;
+    const count = el("span", { class: "muted" });
+    const list = el("ul");
+    const more = el("button", { type: "button", class: "column-more", "data-more": status, hidden: true });
+    const section = el("section", { class: "column", "data-status": status, "aria-labelledby": headingId }, [
+      el("h3", { id: headingId }, [labelOf(status), count]),
+      list,
+      more,
+    ]);
+    const column = { section, count, list, more };
+    columns.set(status, column);
+    return column;
+  }
+
+  /** @param {string} text @param {HTMLElement} node @param {string} [label] */
+  function setText(node, text, label) {
+    if (node.textContent !== text) node.textContent = text;
+    if (label !== undefined && node.getAttribute("aria-label") !== label) node.setAttribute("aria-label", label);
+  }
+
   function render() {
+    // A hidden board (another view shown) does no work: it renders when shown again.
+    if (root.closest("[hidden]")) return void (stale = true);
+    stale = false;
     const focused = /** @type {HTMLElement | null} */ (document.activeElement?.closest?.(".card") ?? null);
     const focusedId = root.contains(focused) ? focused?.dataset.id : undefined;
     const onTitle = document.activeElement?.classList.contains("card-open") ?? false;
-    const tasks = [...store.state.tasks.values()]
-      .filter((task) => task.projectId === projectId && shows(task))
-      .sort((a, b) => a.dueDate.localeCompare(b.dueDate) || a.id.localeCompare(b.id));
+    const inProject = [...store.state.tasks.values()].filter((task) => task.projectId === projectId);
+    const tasks = inProject.filter((task) => shows(task)).sort((a, b) => a.dueDate.localeCompare(b.dueDate) || a.id.localeCompare(b.id));
+    // Each task's subtasks counted in one pass (not a pass over every task for each card).
+    const loaded = projectId !== null && store.state.loadedProjects.has(projectId);
+    /** @type {Map<string, { done: number, count: number }>} */
+    const subtasks = new Map();
+    if (loaded)
+      for (const task of inProject) {
+        if (!task.parentId) continue;
+        const counted = subtasks.get(task.parentId) ?? { done: 0, count: 0 };
+        counted.count += 1;
+        if (task.status === "done") counted.done += 1;
+        subtasks.set(task.parentId, counted);
+      }
+    const subtasksOf = (/** @type {any} */ task) =>
+      loaded ? (subtasks.get(task.id) ?? { done: 0, count: 0 }) : { done: task.subtasksDone ?? 0, count: task.subtaskCount ?? 0 };
     const inApi = counts();
-    root.replaceChildren(
-      ...TASK_STATUSES.map((status) => {
-        const inColumn = tasks.filter((task) => task.status === status);
-        const headingId = `column-${status}`;
-        // With a filter the API's counts are of other tasks: the column counts what it shows.
-        const total = inApi && !filtered() ? (inApi[status] ?? 0) : inColumn.length;
-        const left = Math.max(0, total - inColumn.length);
-        const count = left > 0 ? `${inColumn.length} of ${total}` : String(inColumn.length);
-        return el("section", { class: "column", "data-status": status, "aria-labelledby": headingId }, [
-          el("h3", { id: headingId }, [
-            labelOf(status),
-            el("span", { class: "muted", "aria-label": left > 0 ? `${inColumn.length} of ${total} tasks shown` : `${total} tasks` }, [
-              count,
-            ]),
-          ]),
-          el("ul", {}, inColumn.map(card)),
-          ...(left > 0 && onMore
-            ? [el("button", { type: "button", class: "column-more", "data-more": status }, [`Show more (${left} not shown)`])]
-            : []),
-        ]);
-      }),
-    );
+    /** @type {Map<string, HTMLElement[]>} */
+    const byStatus = new Map(TASK_STATUSES.map((status) => [status, []]));
+    for (const task of tasks) byStatus.get(task.status)?.push(cardOf(task, subtasksOf(task)));
+    const sections = TASK_STATUSES.map((status) => {
+      const column = columnOf(status);
+      const inColumn = /** @type {HTMLElement[]} */ (byStatus.get(status));
+      // With a filter the API's counts are of other tasks: the column counts what it shows.
+      const total = inApi && !filtered() ? (inApi[status] ?? 0) : inColumn.length;
+      const left = Math.max(0, total - inColumn.length);
+      const count = left > 0 ? `${inColumn.length} of ${total}` : String(inColumn.length);
+      setText(column.count, count, left > 0 ? `${inColumn.length} of ${total} tasks shown` : `${total} tasks`);
+      column.more.hidden = !(left > 0 && onMore);
+      setText(column.more, left > 0 && onMore ? `Show more (${left} not shown)` : "");
+      for (const node of inColumn) {
+        const id = node.dataset.id ?? "";
+        if (busy.has(id)) node.setAttribute("aria-busy", "true");
+        else node.removeAttribute("aria-busy");
+        node.classList.toggle("refused", refused.has(id));
+      }
+      placeInOrder(column.list, inColumn);
+      return column.section;
+    });
+    if (root.childElementCount !== sections.length) root.replaceChildren(...sections);
+    // Cards of tasks gone from the project (deleted, moved away) are let go.
+    const held = new Set(inProject.map((task) => task.id));
+    for (const id of cards.keys()) if (!held.has(id)) cards.delete(id);
     arrived.clear();
     // A card that moved (here or in another console) keeps the keyboard focus it had.
-    if (focusedId)
+    if (focusedId && !root.contains(document.activeElement))
       /** @type {HTMLElement | null} */ (
         root.querySelector(`.card[data-id="${CSS.escape(focusedId)}"]${onTitle ? " .card-open" : ""}`)
       )?.focus();
@@ -120,8 +188,13 @@ export function createBoard({ root, store, onMove, onOpen, shows = () => true, f
     render,
     /** @param {string | null} id */
     show(id) {
+      if (id !== projectId) cards.clear();
       projectId = id;
       render();
+    },
+    /** Renders when a change came while the board was hidden. */
+    shown() {
+      if (stale) render();
     },
     /** @param {string} id @param {boolean} on */
     setBusy(id, on) {

@@ -14,8 +14,9 @@ export const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 /**
  * The card's badges: blocked (with the open blockers named in its tooltip) and subtasks.
  * @param {import("../lib/store.js").Record} task @param {import("../lib/store.js").Store["state"]} state
+ * @param {{ done: number, count: number }} subtasks
  */
-function badges(task, state) {
+function badges(task, state, subtasks) {
   const parts = [];
   const { open } = blockersOf(task, state);
   if (open.length > 0) {
@@ -25,7 +26,6 @@ function badges(task, state) {
       ]),
     );
   }
-  const subtasks = subtaskCounts(task, state);
   if (subtasks.count > 0) {
     const all = subtasks.done === subtasks.count;
     parts.push(el("span", { class: `badge badge-subtasks${all ? " complete" : ""}` }, [`${subtasks.done}/${subtasks.count} subtasks`]));
@@ -34,17 +34,19 @@ function badges(task, state) {
 }
 
 /**
+ * `subtasks`: its subtasks done and in all, when the caller counted them for many cards at once.
  * @param {import("../lib/store.js").Record} task
  * @param {import("../lib/store.js").Store["state"]} state
+ * @param {{ done: number, count: number }} [subtasks]
  */
-export function taskCard(task, state) {
+export function taskCard(task, state, subtasks = subtaskCounts(task, state)) {
   const assignee = state.people.get(task.assigneeId)?.name ?? "unassigned";
   const moves = (TASK_TRANSITIONS[task.status] ?? []).map((to) =>
     el("button", { type: "button", "data-to": to, "aria-label": `Move “${task.title}” to ${labelOf(to)}` }, [`→ ${labelOf(to)}`]),
   );
   const parent = task.parentId ? state.tasks.get(task.parentId) : undefined;
   const chips = labelChips(task.labelIds, state.labels);
-  const badgeRow = badges(task, state);
+  const badgeRow = badges(task, state, subtasks);
   return el("li", { class: "card", "data-id": task.id, "data-status": task.status, draggable: "true", tabindex: "-1" }, [
     el("h4", {}, [el("button", { type: "button", class: "card-open", "aria-haspopup": "dialog" }, [task.title])]),
     ...(parent ? [el("p", { class: "parent" }, [`Subtask of “${parent.title}”`])] : []),

@@ -6,7 +6,7 @@
 // over the record's words. It says how many records it shows of how many it holds, and when the
 // API listed more than it fetched. Rows follow the store, so changes from elsewhere show at once.
 
-import { el } from "../lib/dom.js";
+import { el, placeInOrder } from "../lib/dom.js";
 import { fieldsOf, isLongText } from "../lib/schema.js";
 import { setViewParams, viewParams } from "../lib/view-state.js";
 import { shownValue } from "./conflict.js";
@@ -48,45 +48,57 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
     return fields.filter((field) => chosen.includes(field.name));
   }
 
-  /** @param {any} record */
-  function matches(record) {
-    const params = viewParams();
-    for (const field of filters) {
-      const wanted = params.get(field.name);
-      if (!wanted) continue;
-      const value = record[field.name];
-      if (Array.isArray(value) ? !value.includes(wanted) : String(value ?? "") !== wanted) return false;
-    }
+  /**
+   * What the address asks of the rows (read once a render, not once a record).
+   * @param {URLSearchParams} params
+   */
+  function matcher(params) {
+    const wanted = filters.map((field) => /** @type {const} */ ([field.name, params.get(field.name)])).filter(([, value]) => value);
     const from = params.get("from");
     const to = params.get("to");
-    if (dateField && from && !(record[dateField.name] >= from)) return false;
-    if (dateField && to && !(record[dateField.name] <= to)) return false;
     const q = params.get("q")?.trim().toLowerCase();
-    if (q) {
-      const words = fields
-        .filter((f) => !f.schema.enum && !f.refers)
-        .map((f) => String(record[f.name] ?? ""))
-        .join(" ")
-        .toLowerCase();
-      if (!q.split(/\s+/).every((word) => words.includes(word))) return false;
-    }
-    return true;
+    const words = fields.filter((f) => !f.schema.enum && !f.refers);
+    /** @param {any} record */
+    return (record) => {
+      for (const [name, value] of wanted) {
+        const held = record[name];
+        if (Array.isArray(held) ? !held.includes(value) : String(held ?? "") !== value) return false;
+      }
+      if (dateField && from && !(record[dateField.name] >= from)) return false;
+      if (dateField && to && !(record[dateField.name] <= to)) return false;
+      if (q) {
+        const text = words
+          .map((f) => String(record[f.name] ?? ""))
+          .join(" ")
+          .toLowerCase();
+        if (!q.split(/\s+/).every((word) => text.includes(word))) return false;
+      }
+      return true;
+    };
   }
 
-  /** @param {any} a @param {any} b */
-  function compare(a, b) {
-    const params = viewParams();
+  /**
+   * The records in the address's order: each one's rank taken once, then compared.
+   * @param {any[]} records @param {URLSearchParams} params
+   */
+  function sorted(records, params) {
     const field = fields.find((f) => f.name === params.get("sort")) ?? fields[0];
-    if (!field) return 0;
+    if (!field) return records;
     const rank = (/** @type {any} */ record) => {
       const value = record[field.name];
       if (field.schema.enum) return field.schema.enum.indexOf(value);
       if (field.refers) return shownValue(field.name, value, store).toLowerCase();
       return value ?? "";
     };
-    const [x, y] = [rank(a), rank(b)];
-    const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true });
-    return (params.get("dir") === "desc" ? -order : order) || a.id.localeCompare(b.id);
+    const desc = params.get("dir") === "desc";
+    const ranked = records.map((record) => ({ record, rank: rank(record) }));
+    const collator = new Intl.Collator(undefined, { numeric: true });
+    ranked.sort((a, b) => {
+      const [x, y] = [a.rank, b.rank];
+      const order = typeof x === "number" && typeof y === "number" ? x - y : collator.compare(String(x), String(y));
+      return (desc ? -order : order) || a.record.id.localeCompare(b.record.id);
+    });
+    return ranked.map(({ record }) => record);
   }
 
   /** @param {Field} field */
@@ -134,45 +146,80 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
     ]);
   }
 
-  /** @param {any} record @param {Field} field @param {number} index */
-  function cell(record, field, index) {
-    const text = shownValue(field.name, record[field.name], store);
+  /** @param {any} record @param {string} text @param {number} index */
+  function cell(record, text, index) {
     if (index > 0) return el("td", {}, [text]);
     const content = manage ? el("button", { type: "button", class: "link", "data-edit": `${kind.key}:${record.id}` }, [text]) : text;
     return el("th", { scope: "row" }, [content]);
   }
 
+  /**
+   * The rows built, by record id, each with the text it shows: a render builds a row only when its
+   * text changed, so a live change replaces the one row it changed.
+   * @type {Map<string, { node: HTMLElement, key: string }>}
+   */
+  const built = new Map();
+  /** The table itself, built once a render() (its head again when the columns or the sort change). */
+  let body = /** @type {HTMLElement | null} */ (null);
+  let head = /** @type {HTMLElement | null} */ (null);
+  let headKey = "";
+
+  /** @param {any} record @param {Field[]} shownColumns */
+  function rowOf(record, shownColumns) {
+    const texts = shownColumns.map((field) => shownValue(field.name, record[field.name], store));
+    const key = texts.join("\u0000");
+    const known = built.get(record.id);
+    if (known && known.key === key) return known.node;
+    const node = el(
+      "tr",
+      { "data-id": record.id },
+      texts.map((text, i) => cell(record, text, i)),
+    );
+    built.set(record.id, { node, key });
+    return node;
+  }
+
   function renderRows() {
     const all = rows();
-    const shown = all.filter(matches).sort(compare);
-    const shownColumns = columns();
     const params = viewParams();
+    const shown = sorted(all.filter(matcher(params)), params);
+    const shownColumns = columns();
     const sortedBy = params.get("sort") ?? fields[0]?.name;
-    const head = shownColumns.map((field) => {
-      const sort = field.name === sortedBy ? (params.get("dir") === "desc" ? "descending" : "ascending") : undefined;
-      return el("th", { scope: "col", "aria-sort": sort }, [
-        el("button", { type: "button", "data-sort": field.name }, [field.label, sort ? (sort === "ascending" ? " ▲" : " ▼") : ""]),
-      ]);
-    });
+    const dir = params.get("dir") === "desc" ? "descending" : "ascending";
     const count = `Showing ${shown.length} of ${all.length} ${plural}${more() ? `; the API holds more than the ${all.length} fetched` : ""}.`;
-    root.querySelector(".table-count")?.replaceChildren(count);
-    root.querySelector(".table-wrap")?.replaceChildren(
-      el("table", { class: "records-table" }, [
-        el("caption", {}, [caption]),
-        el("thead", {}, [el("tr", {}, head)]),
+    const counter = root.querySelector(".table-count");
+    if (counter && counter.textContent !== count) counter.textContent = count;
+    const wrap = root.querySelector(".table-wrap");
+    if (!wrap) return;
+    if (!body || !head || !wrap.contains(body)) {
+      head = el("thead");
+      body = el("tbody");
+      headKey = "";
+      built.clear();
+      wrap.replaceChildren(el("table", { class: "records-table" }, [el("caption", {}, [caption]), head, body]));
+    }
+    const columnsKey = `${shownColumns.map((f) => f.name).join(",")}|${sortedBy}|${dir}`;
+    if (columnsKey !== headKey) {
+      // Other columns: every row is built again.
+      if (columnsKey.split("|")[0] !== headKey.split("|")[0]) built.clear();
+      headKey = columnsKey;
+      head.replaceChildren(
         el(
-          "tbody",
+          "tr",
           {},
-          shown.map((record) =>
-            el(
-              "tr",
-              { "data-id": record.id },
-              shownColumns.map((field, i) => cell(record, field, i)),
-            ),
-          ),
+          shownColumns.map((field) => {
+            const sort = field.name === sortedBy ? dir : undefined;
+            return el("th", { scope: "col", "aria-sort": sort }, [
+              el("button", { type: "button", "data-sort": field.name }, [field.label, sort ? (sort === "ascending" ? " ▲" : " ▼") : ""]),
+            ]);
+          }),
         ),
-      ]),
-    );
+      );
+    }
+    const nodes = shown.map((record) => rowOf(record, shownColumns));
+    placeInOrder(body, nodes);
+    const held = new Set(all.map((record) => record.id));
+    for (const id of built.keys()) if (!held.has(id)) built.delete(id);
   }
 
   /** The saved view chosen last (kept across a render). */

@@ -51,10 +51,11 @@ export const VIEWS = [
  *   tasksCut: () => boolean,
  *   me: { id: string },
  *   timeline: ReturnType<typeof import("./timeline.js").createTimeline>,
+ *   onBoard?: () => void,
  * }} options
  */
 // eslint-disable-next-line max-lines-per-function -- a component: the shown view, its table, what was listed and whose work is mine share one closure
-export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut, me, timeline }) {
+export function createViews({ api, store, scopes, nav, boardView, tableView, heading, shownProject, tasksCut, me, timeline, onBoard }) {
   const views = VIEWS.filter((view) => !view.read || scopes.has(view.read));
   /** Lists fetched, by view and project, and whether the API held more. @type {Map<string, boolean>} */
   const listed = new Map();
@@ -116,6 +117,8 @@ export function createViews({ api, store, scopes, nav, boardView, tableView, hea
       : `${view.id === "board" ? "Tasks" : view.label} · ${project?.name ?? "no project"}`;
     table = null;
     timeline.hide();
+    // The board did no work while hidden: it catches up now.
+    if (view.id === "board") onBoard?.();
     if (view.id === "timeline") return timeline.show(tableView, projectId);
     if (view.id === "overview" || view.id === "portfolio") return drawOverview();
     if (!view.kind) return tableView.replaceChildren();

@@ -19,6 +19,29 @@ export function el(tag, attributes = {}, children = []) {
   return node;
 }
 
+/**
+ * Makes `nodes` the children of `parent`, in order, moving only those out of place and removing the
+ * rest: a keyed list (cards, rows) changes only where it changed. An empty parent is filled at once.
+ * @param {HTMLElement} parent @param {HTMLElement[]} nodes
+ */
+export function placeInOrder(parent, nodes) {
+  if (parent.firstElementChild === null) {
+    const fragment = document.createDocumentFragment();
+    fragment.append(...nodes);
+    return void parent.append(fragment);
+  }
+  let at = /** @type {Element | null} */ (parent.firstElementChild);
+  for (const node of nodes) {
+    if (node !== at) parent.insertBefore(node, at);
+    else at = at.nextElementSibling;
+  }
+  while (at) {
+    const next = at.nextElementSibling;
+    at.remove();
+    at = next;
+  }
+}
+
 /** @param {string} id */
 export const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 

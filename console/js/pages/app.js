@@ -1,13 +1,12 @@
 // @ts-check
 // The console: as the person signed in (else off to the sign-in page), show the projects and the
-// task board of one with its milestones' progress, move tasks, open a task's drawer (details,
-// dependencies, comments), search and filter by label, and follow every change live. The board
-// changes only through the store, which is fed by lists at start, by this console's own write
-// answers, and by realtime events (never by refetching). The realtime room is joined with a token
-// minted with the session.
+// task board of one, its views and drawers, and follow every change live. The store is fed by lists
+// at start, this console's own write answers, and realtime events (never by refetching). The
+// realtime room is joined with a token minted with the session.
 
 import { renderAccount } from "../components/account.js";
 import { createBoard } from "../components/board.js";
+import { showConnection } from "../components/connection.js";
 import { createDrawer } from "../components/drawer.js";
 import { createEventsPanel } from "../components/events-panel.js";
 import { createFilters } from "../components/filters.js";
@@ -30,25 +29,6 @@ import { canMove, labelOf } from "../lib/workflow.js";
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
-/** @param {string} state @param {string} [detail] @param {number} [changeVersion] */
-function showConnection(state, detail, changeVersion) {
-  /** @type {Record<string, string>} */
-  const words = {
-    connecting: "Connecting…",
-    "catching-up": "Catching up…",
-    live: "Live",
-    reconnecting: "Disconnected, reconnecting",
-    failed: "Refused",
-  };
-  $("connection").dataset.state = state;
-  const parts = [
-    words[state] ?? state,
-    detail,
-    state === "live" && changeVersion !== undefined ? `changeVersion ${changeVersion}` : undefined,
-  ];
-  $("connection-text").textContent = parts.filter(Boolean).join(" · ");
-}
-
 /** @param {string} message */
 function showNotice(message) {
   $("notice").hidden = !message;
@@ -57,10 +37,10 @@ function showNotice(message) {
 
 // eslint-disable-next-line max-lines-per-function -- the board page's start-up in order: the session, the data, the components wired to each other, then the room
 async function start() {
+  const api = createApi();
   const session = await requireSession();
   renderAccount($("account"), session);
   $("organisation").textContent = session.organisation.name;
-  const api = createApi();
   const self = await api.self();
   const scopes = new Set(self.scopes.map((/** @type {{ scope: string }} */ s) => s.scope));
   $("workspace").hidden = false;
@@ -69,6 +49,10 @@ async function start() {
   // Everything after this changeVersion arrives as events; lists fetched later may already hold
   // some of it, which the store's version check makes harmless.
   store.state.changeVersion = self.changeVersion;
+  // The tasks of the project in the address are asked for beside the lists, not after them (and
+  // after /v1's changeVersion was read: they hold every change up to it).
+  const named = viewParams().get("project");
+  const early = named && scopes.has("tasks.read") ? { id: named, tasks: api.tasksOf(named).catch(() => null) } : null;
   const [projects, people, labels] = await Promise.all([
     scopes.has("projects.read") ? api.projects() : [],
     scopes.has("organisation.read") ? api.personnel() : [],
@@ -144,7 +128,10 @@ async function start() {
 
   /** @type {string | null} */ let shownProject = null;
   function renderBoard() {
+    // A hidden board does no work: views.js renders it again when it is shown.
+    if ($("board-view").hidden) return;
     board.render();
+    milestonesPanel.render();
     const inProject = [...store.state.tasks.values()].filter((task) => task.projectId === shownProject);
     filters.summarise(inProject.filter((task) => filters.shows(task)).length, inProject.length);
     const cut = Boolean(shownProject && truncated.has(shownProject));
@@ -204,6 +191,7 @@ async function start() {
     tasksCut: () => Boolean(shownProject && truncated.has(shownProject)),
     me: session.user,
     timeline: createTimeline({ api, store, manage: scopes.has("tasks.manage") }),
+    onBoard: () => renderBoard(),
   });
   const projectsPanel = createProjectsPanel({ list: $("project-list"), store, onSelect: (id) => void select(id) });
 
@@ -221,7 +209,11 @@ async function start() {
     if (loaded.has(projectId)) return;
     loaded.add(projectId);
     const [tasks, milestones] = await Promise.all([
-      scopes.has("tasks.read") ? api.tasksOf(projectId) : Object.assign([], { more: false }),
+      !scopes.has("tasks.read")
+        ? Object.assign([], { more: false })
+        : early?.id === projectId
+          ? early.tasks.then((tasks) => tasks ?? api.tasksOf(projectId))
+          : api.tasksOf(projectId),
       scopes.has("projects.read") ? api.milestonesOf(projectId) : [],
     ]);
     store.load("milestones", milestones);
@@ -249,7 +241,6 @@ async function start() {
       recount = setTimeout(() => void count(event.data.projectId), 300);
     }
     renderBoard();
-    milestonesPanel.render();
     if (connection.state === "live") showConnection("live", connection.detail, store.state.changeVersion);
   });
 
