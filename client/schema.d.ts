@@ -1138,6 +1138,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{id}/attachment-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a multipart upload of a file to a task (up to 5 GiB, sent in parts)
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         */
+        post: operations["startTaskAttachmentUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/attachment-uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a multipart upload to a task, with the parts that arrived (to resume it)
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getTaskAttachmentUpload"];
+        put?: never;
+        post?: never;
+        /**
+         * Abort a multipart upload to a task (its parts are let go)
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["abortTaskAttachmentUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/attachment-uploads/{uploadId}/parts/{partNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send one part of a multipart upload to a task (the body is the part's bytes)
+         * @description The body is the part's bytes, streamed into storage: exactly the upload's partSize (the last part: what is left), with the SHA-256 the query states. Another length or hash is refused (400 invalid_field) and the part is not kept; sending a part again replaces it.
+         */
+        put: operations["uploadTaskAttachmentPart"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/attachment-uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a multipart upload to a task: the file becomes an attachment
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         */
+        post: operations["completeTaskAttachmentUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/comments/{id}/attachments": {
         parameters: {
             query?: never;
@@ -1181,6 +1265,90 @@ export interface paths {
          * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         delete: operations["deleteCommentAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/attachment-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a multipart upload of a file to a comment (up to 5 GiB, sent in parts)
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         */
+        post: operations["startCommentAttachmentUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/attachment-uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a multipart upload to a comment, with the parts that arrived (to resume it)
+         * @description Needs the `tasks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getCommentAttachmentUpload"];
+        put?: never;
+        post?: never;
+        /**
+         * Abort a multipart upload to a comment (its parts are let go)
+         * @description Needs the `tasks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["abortCommentAttachmentUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/attachment-uploads/{uploadId}/parts/{partNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send one part of a multipart upload to a comment (the body is the part's bytes)
+         * @description The body is the part's bytes, streamed into storage: exactly the upload's partSize (the last part: what is left), with the SHA-256 the query states. Another length or hash is refused (400 invalid_field) and the part is not kept; sending a part again replaces it.
+         */
+        put: operations["uploadCommentAttachmentPart"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/attachment-uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a multipart upload to a comment: the file becomes an attachment
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         */
+        post: operations["completeCommentAttachmentUpload"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1234,6 +1402,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/risks/{id}/attachment-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a multipart upload of a file to a risk (up to 5 GiB, sent in parts)
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         */
+        post: operations["startRiskAttachmentUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/attachment-uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a multipart upload to a risk, with the parts that arrived (to resume it)
+         * @description Needs the `risks.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getRiskAttachmentUpload"];
+        put?: never;
+        post?: never;
+        /**
+         * Abort a multipart upload to a risk (its parts are let go)
+         * @description Needs the `risks.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["abortRiskAttachmentUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/attachment-uploads/{uploadId}/parts/{partNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send one part of a multipart upload to a risk (the body is the part's bytes)
+         * @description The body is the part's bytes, streamed into storage: exactly the upload's partSize (the last part: what is left), with the SHA-256 the query states. Another length or hash is refused (400 invalid_field) and the part is not kept; sending a part again replaces it.
+         */
+        put: operations["uploadRiskAttachmentPart"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/attachment-uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a multipart upload to a risk: the file becomes an attachment
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         */
+        post: operations["completeRiskAttachmentUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/issues/{id}/attachments": {
         parameters: {
             query?: never;
@@ -1282,6 +1534,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/issues/{id}/attachment-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a multipart upload of a file to a issue (up to 5 GiB, sent in parts)
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         */
+        post: operations["startIssueAttachmentUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/issues/{id}/attachment-uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a multipart upload to a issue, with the parts that arrived (to resume it)
+         * @description Needs the `issues.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getIssueAttachmentUpload"];
+        put?: never;
+        post?: never;
+        /**
+         * Abort a multipart upload to a issue (its parts are let go)
+         * @description Needs the `issues.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["abortIssueAttachmentUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/issues/{id}/attachment-uploads/{uploadId}/parts/{partNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send one part of a multipart upload to a issue (the body is the part's bytes)
+         * @description The body is the part's bytes, streamed into storage: exactly the upload's partSize (the last part: what is left), with the SHA-256 the query states. Another length or hash is refused (400 invalid_field) and the part is not kept; sending a part again replaces it.
+         */
+        put: operations["uploadIssueAttachmentPart"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/issues/{id}/attachment-uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a multipart upload to a issue: the file becomes an attachment
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         */
+        post: operations["completeIssueAttachmentUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/financial-entries/{id}/attachments": {
         parameters: {
             query?: never;
@@ -1325,6 +1661,90 @@ export interface paths {
          * @description Needs the `financials.manage` scope (a key's, an application's access token's, or a session whose role holds it).
          */
         delete: operations["deleteFinancialEntryAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/financial-entries/{id}/attachment-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a multipart upload of a file to a financial entry (up to 5 GiB, sent in parts)
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         */
+        post: operations["startFinancialEntryAttachmentUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/financial-entries/{id}/attachment-uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a multipart upload to a financial entry, with the parts that arrived (to resume it)
+         * @description Needs the `financials.read` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        get: operations["getFinancialEntryAttachmentUpload"];
+        put?: never;
+        post?: never;
+        /**
+         * Abort a multipart upload to a financial entry (its parts are let go)
+         * @description Needs the `financials.manage` scope (a key's, an application's access token's, or a session whose role holds it).
+         */
+        delete: operations["abortFinancialEntryAttachmentUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/financial-entries/{id}/attachment-uploads/{uploadId}/parts/{partNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send one part of a multipart upload to a financial entry (the body is the part's bytes)
+         * @description The body is the part's bytes, streamed into storage: exactly the upload's partSize (the last part: what is left), with the SHA-256 the query states. Another length or hash is refused (400 invalid_field) and the part is not kept; sending a part again replaces it.
+         */
+        put: operations["uploadFinancialEntryAttachmentPart"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/financial-entries/{id}/attachment-uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a multipart upload to a financial entry: the file becomes an attachment
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         */
+        post: operations["completeFinancialEntryAttachmentUpload"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -11204,6 +11624,86 @@ export interface components {
              */
             downloadExpiresAt: string;
         };
+        AttachmentUpload: {
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            taskId?: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            commentId?: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            riskId?: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            issueId?: string;
+            /**
+             * Format: uuid
+             * @example 019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10
+             */
+            financialEntryId?: string;
+            /** @example site-survey.mp4 */
+            name: string;
+            /**
+             * Format: int64
+             * @example 157286400
+             */
+            size: number;
+            /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            sha256: string;
+            /**
+             * Format: int64
+             * @example 16777216
+             */
+            partSize: number;
+            /**
+             * Format: int64
+             * @description How many parts the file takes.
+             * @example 10
+             */
+            partCount: number;
+            /** @description The parts that arrived whole, in order: send the others. */
+            parts: components["schemas"]["AttachmentUploadPart"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When a part last arrived: an upload untouched 24 hours is aborted.
+             * @example 2026-11-21T23:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        AttachmentUploadPart: {
+            /**
+             * Format: int64
+             * @example 1
+             */
+            partNumber: number;
+            /**
+             * Format: int64
+             * @example 16777216
+             */
+            size: number;
+            /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+            sha256: string;
+        };
         ProjectFinancials: {
             /**
              * Format: uuid
@@ -13234,6 +13734,8 @@ export type CreateFinancialEntry = components['schemas']['CreateFinancialEntry']
 export type UpdateFinancialEntry = components['schemas']['UpdateFinancialEntry'];
 export type UpsertFinancialEntry = components['schemas']['UpsertFinancialEntry'];
 export type AttachmentWithLink = components['schemas']['AttachmentWithLink'];
+export type AttachmentUpload = components['schemas']['AttachmentUpload'];
+export type AttachmentUploadPart = components['schemas']['AttachmentUploadPart'];
 export type ProjectFinancials = components['schemas']['ProjectFinancials'];
 export type ProjectSummary = components['schemas']['ProjectSummary'];
 export type ProjectHealth = components['schemas']['ProjectHealth'];
@@ -22471,6 +22973,456 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    startTaskAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "asbestos-survey.pdf",
+                 *       "size": 157286400,
+                 *       "sha256": "string",
+                 *       "partSize": 16777216
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The file's name.
+                     * @example asbestos-survey.pdf
+                     */
+                    name: string;
+                    /**
+                     * Format: int64
+                     * @description The whole file's length in bytes, at most 5368709120 (5 GiB).
+                     * @example 157286400
+                     */
+                    size: number;
+                    /** @description The whole file's SHA-256, in lower-case hex: checked when the upload completes. */
+                    sha256: string;
+                    /**
+                     * Format: int32
+                     * @description The length of every part but the last (which has what is left), from 5242880 (5 MiB) to 104857600 (100 MiB); at most 10000 parts.
+                     * @example 16777216
+                     */
+                    partSize: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The upload, with no part yet. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTaskAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload and its parts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "task attachment upload",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    abortTaskAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000013
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadTaskAttachmentPart: {
+        parameters: {
+            query: {
+                /**
+                 * @description This part's SHA-256, in lower-case hex: a part with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
+                sha256: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+                /** @description The part's place, from 1. */
+                partNumber: number;
+            };
+            cookie?: never;
+        };
+        /** @description The part's bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The part, kept. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "partNumber": 1,
+                     *         "size": 16777216,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUploadPart"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    completeTaskAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listCommentAttachments: {
         parameters: {
             query?: {
@@ -22854,6 +23806,456 @@ export interface operations {
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    startCommentAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "asbestos-survey.pdf",
+                 *       "size": 157286400,
+                 *       "sha256": "string",
+                 *       "partSize": 16777216
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The file's name.
+                     * @example asbestos-survey.pdf
+                     */
+                    name: string;
+                    /**
+                     * Format: int64
+                     * @description The whole file's length in bytes, at most 5368709120 (5 GiB).
+                     * @example 157286400
+                     */
+                    size: number;
+                    /** @description The whole file's SHA-256, in lower-case hex: checked when the upload completes. */
+                    sha256: string;
+                    /**
+                     * Format: int32
+                     * @description The length of every part but the last (which has what is left), from 5242880 (5 MiB) to 104857600 (100 MiB); at most 10000 parts.
+                     * @example 16777216
+                     */
+                    partSize: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The upload, with no part yet. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCommentAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload and its parts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "comment attachment upload",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    abortCommentAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000001
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadCommentAttachmentPart: {
+        parameters: {
+            query: {
+                /**
+                 * @description This part's SHA-256, in lower-case hex: a part with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
+                sha256: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+                /** @description The part's place, from 1. */
+                partNumber: number;
+            };
+            cookie?: never;
+        };
+        /** @description The part's bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The part, kept. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "partNumber": 1,
+                     *         "size": 16777216,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUploadPart"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    completeCommentAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The comment's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -23247,6 +24649,456 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    startRiskAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "asbestos-survey.pdf",
+                 *       "size": 157286400,
+                 *       "sha256": "string",
+                 *       "partSize": 16777216
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The file's name.
+                     * @example asbestos-survey.pdf
+                     */
+                    name: string;
+                    /**
+                     * Format: int64
+                     * @description The whole file's length in bytes, at most 5368709120 (5 GiB).
+                     * @example 157286400
+                     */
+                    size: number;
+                    /** @description The whole file's SHA-256, in lower-case hex: checked when the upload completes. */
+                    sha256: string;
+                    /**
+                     * Format: int32
+                     * @description The length of every part but the last (which has what is left), from 5242880 (5 MiB) to 104857600 (100 MiB); at most 10000 parts.
+                     * @example 16777216
+                     */
+                    partSize: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The upload, with no part yet. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRiskAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload and its parts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "risk attachment upload",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    abortRiskAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000001
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadRiskAttachmentPart: {
+        parameters: {
+            query: {
+                /**
+                 * @description This part's SHA-256, in lower-case hex: a part with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
+                sha256: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+                /** @description The part's place, from 1. */
+                partNumber: number;
+            };
+            cookie?: never;
+        };
+        /** @description The part's bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The part, kept. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "partNumber": 1,
+                     *         "size": 16777216,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUploadPart"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    completeRiskAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listIssueAttachments: {
         parameters: {
             query?: {
@@ -23635,6 +25487,456 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    startIssueAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "asbestos-survey.pdf",
+                 *       "size": 157286400,
+                 *       "sha256": "string",
+                 *       "partSize": 16777216
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The file's name.
+                     * @example asbestos-survey.pdf
+                     */
+                    name: string;
+                    /**
+                     * Format: int64
+                     * @description The whole file's length in bytes, at most 5368709120 (5 GiB).
+                     * @example 157286400
+                     */
+                    size: number;
+                    /** @description The whole file's SHA-256, in lower-case hex: checked when the upload completes. */
+                    sha256: string;
+                    /**
+                     * Format: int32
+                     * @description The length of every part but the last (which has what is left), from 5242880 (5 MiB) to 104857600 (100 MiB); at most 10000 parts.
+                     * @example 16777216
+                     */
+                    partSize: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The upload, with no part yet. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getIssueAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload and its parts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "issue attachment upload",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    abortIssueAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000001
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadIssueAttachmentPart: {
+        parameters: {
+            query: {
+                /**
+                 * @description This part's SHA-256, in lower-case hex: a part with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
+                sha256: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+                /** @description The part's place, from 1. */
+                partNumber: number;
+            };
+            cookie?: never;
+        };
+        /** @description The part's bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The part, kept. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "partNumber": 1,
+                     *         "size": 16777216,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUploadPart"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    completeIssueAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The issue's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listFinancialEntryAttachments: {
         parameters: {
             query?: {
@@ -24018,6 +26320,456 @@ export interface operations {
             401: components["responses"]["UnauthorizedOrInvalidKey"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    startFinancialEntryAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "asbestos-survey.pdf",
+                 *       "size": 157286400,
+                 *       "sha256": "string",
+                 *       "partSize": 16777216
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The file's name.
+                     * @example asbestos-survey.pdf
+                     */
+                    name: string;
+                    /**
+                     * Format: int64
+                     * @description The whole file's length in bytes, at most 5368709120 (5 GiB).
+                     * @example 157286400
+                     */
+                    size: number;
+                    /** @description The whole file's SHA-256, in lower-case hex: checked when the upload completes. */
+                    sha256: string;
+                    /**
+                     * Format: int32
+                     * @description The length of every part but the last (which has what is left), from 5242880 (5 MiB) to 104857600 (100 MiB); at most 10000 parts.
+                     * @example 16777216
+                     */
+                    partSize: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The upload, with no part yet. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getFinancialEntryAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload and its parts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "financial entry attachment upload",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    abortFinancialEntryAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000001
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "site-survey.mp4",
+                     *         "size": 157286400,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "partSize": 16777216,
+                     *         "partCount": 10,
+                     *         "parts": [
+                     *           {
+                     *             "partNumber": 1,
+                     *             "size": 16777216,
+                     *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUpload"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadFinancialEntryAttachmentPart: {
+        parameters: {
+            query: {
+                /**
+                 * @description This part's SHA-256, in lower-case hex: a part with another is refused.
+                 * @example d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2
+                 */
+                sha256: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+                /** @description The part's place, from 1. */
+                partNumber: number;
+            };
+            cookie?: never;
+        };
+        /** @description The part's bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example Handover checklist
+                 *     1. Test certificates to the client.
+                 *     2. Keys to the facilities manager.
+                 */
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The part, kept. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "partNumber": 1,
+                     *         "size": 16777216,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["AttachmentUploadPart"];
+                    };
+                };
+            };
+            400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    completeFinancialEntryAttachmentUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The financial entry's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
+                 */
+                id: string;
+                /** @description The upload's id. */
+                uploadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "done",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "orgId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "version": 1,
+                     *         "createdAt": "2026-11-21T23:00:00.000Z",
+                     *         "updatedAt": "2026-11-21T23:00:00.000Z",
+                     *         "taskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "commentId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "riskId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "issueId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "financialEntryId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "name": "asbestos-survey.pdf",
+                     *         "size": 482113,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "contentType": "application/pdf",
+                     *         "uploader": {
+                     *           "type": "key",
+                     *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *           "name": "Warehouse sync"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Attachment"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

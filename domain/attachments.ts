@@ -82,3 +82,26 @@ export function detectContentType(head: Uint8Array): string {
 
 /** How many first bytes detectContentType reads. */
 export const SNIFF_BYTES = 4096;
+
+// Multipart uploads (docs/attachments.md "Large files"): a file sent in parts, each its own
+// request, for files past what one request takes, up to R2's own limits.
+
+/** The largest file a multipart upload takes. */
+export const MAX_MULTIPART_BYTES = 5 * GiB;
+/** R2's smallest part, but for the last. */
+export const MIN_PART_BYTES = 5 * MiB;
+/** The largest part: one request's body, as a single upload's. */
+export const MAX_PART_BYTES = MAX_ATTACHMENT_BYTES;
+/** R2's most parts in one upload. */
+export const MAX_PARTS = 10_000;
+/** An upload nobody touched this long is aborted by the sweep. */
+export const UPLOAD_ABANDONED_SECONDS = 24 * 60 * 60;
+
+/** How many parts a file of `size` takes in parts of `partSize`. */
+export const partCountOf = (size: number, partSize: number) => Math.max(1, Math.ceil(size / partSize));
+
+/** The length part `partNumber` (from 1) must have: partSize, but for the last, which has what is left. */
+export function partLengthOf(size: number, partSize: number, partNumber: number): number {
+  const count = partCountOf(size, partSize);
+  return partNumber < count ? partSize : size - (count - 1) * partSize;
+}

@@ -1,3 +1,4 @@
+import { abortAbandonedUploads } from "../services/attachment-uploads.ts";
 import { removeObjects } from "../services/attachments.ts";
 import { pruneRetained, sweep } from "../services/events.ts";
 import { deliverMail, mailDueAt } from "../services/mail.ts";
@@ -6,6 +7,10 @@ import { backgroundContext } from "./http/context.ts";
 import { settingsOf, type Bindings } from "./env.ts";
 import { PRUNE_CRON, type SweepPlan } from "./sweep-plan.ts";
 import { locallyActiveUntil, sweepWatchOf } from "./sweep-watch.ts";
+import { subrequestsLeft } from "./subrequests.ts";
+
+/** The most abandoned uploads one sweep aborts (each an R2 call); the next sweep takes the rest. */
+const ABANDONED_PER_SWEEP = 20;
 
 const log = (facts: Record<string, unknown>) => console.log(JSON.stringify(facts));
 const warn = (message: string, cause: unknown) => console.warn(JSON.stringify({ level: "warn", message, cause: String(cause) }));
@@ -73,6 +78,15 @@ async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<{ busy: b
     warn("sweep could not send the mail due", error);
     return { sent: 0, refused: 0 };
   });
+  // Multipart uploads untouched 24 hours (docs/attachments.md "Large files"): one statement, then an
+  // abort in R2 each, within what the invocation's subrequests leave (a few kept for the reads below).
+  const uploadsAborted = env.FILES
+    ? await abortAbandonedUploads(background, env.FILES, Math.min(ABANDONED_PER_SWEEP, subrequestsLeft() - 4)).catch((error: unknown) => {
+        troubles++;
+        warn("sweep could not abort abandoned uploads", error);
+        return 0;
+      })
+    : 0;
   // Without a mailer nothing can be sent: no wake-up for it (setting MAIL_URL is a deploy, and requests follow).
   const dueAt = (what: string, read: () => Promise<number | null>) =>
     background.mailer
@@ -91,6 +105,7 @@ async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<{ busy: b
     ...result,
     troubles: troubles + result.troubles,
     filesRemoved,
+    uploadsAborted,
     notified,
     mailSent: mail.sent,
     mailRefused: mail.refused,
@@ -99,6 +114,6 @@ async function runSweep(env: Bindings, ctx: ExecutionContext): Promise<{ busy: b
   // follow): the outbox's failures then keep no sweeps going, or they would never let Neon suspend.
   const outboxBusy = settingsOf(env).realtime !== null && (result.published > 0 || result.failed > 0 || result.troubles > 0);
   const notifying = notified === null || Object.values(notified).some((count) => count > 0);
-  const busy = outboxBusy || notifying || troubles > 0 || filesRemoved > 0 || mail.sent > 0 || mail.refused > 0;
+  const busy = outboxBusy || notifying || troubles > 0 || filesRemoved > 0 || uploadsAborted > 0 || mail.sent > 0 || mail.refused > 0;
   return { busy, wakeAt };
 }

@@ -55,7 +55,7 @@ export async function uploadAttachment({ ctx, input }: Call<UploadInput>) {
   const check = await statements.checkUpload(ctx.db, ctx.actor, parent, parentId);
   settleCaller(check.caller, ctx, scope);
   if (!check.parentFound) throw notFound(parentNoun(parent));
-  if (check.usedBytes + input.size > check.quotaBytes) throw checkRefusal("size", "attachment");
+  if (check.usedBytes + check.reservedBytes + input.size > check.quotaBytes) throw checkRefusal("size", "attachment");
   const objectKey = objectKeyOf(check.orgId!, uuidv7());
   const { contentType } = await storeFile(store.bucket, objectKey, input.body, input);
   let kept = false;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { EventActor } from "../../domain/events.ts";
 import { ATTACHMENT_NAME_MAX_LENGTH } from "../../domain/attachments.ts";
 import { id, orgId, timestamps, version } from "./columns.ts";
@@ -61,3 +61,57 @@ export const attachmentRemovals = pgTable("attachment_removals", {
   attempts: bigint({ mode: "number" }).notNull().default(0),
   createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
 });
+
+/**
+ * A multipart upload under way (docs/attachments.md "Large files"): the file's stated size and
+ * SHA-256, the part size every part but the last has, and R2's multipart upload it is sent into.
+ * Not a record: no events, no changeVersion; the attachment is recorded when it completes. One
+ * parent column is set, cascading as an attachment's; the sweep aborts those untouched 24 hours.
+ */
+export const attachmentUploads = pgTable(
+  "attachment_uploads",
+  {
+    id: id(),
+    orgId: orgId().references(() => organisations.id, { onDelete: "cascade" }),
+    taskId: uuid().references(() => tasks.id, cascade),
+    commentId: uuid().references(() => comments.id, cascade),
+    riskId: uuid().references(() => risks.id, cascade),
+    issueId: uuid().references(() => issues.id, cascade),
+    financialEntryId: uuid().references(() => financialEntries.id, cascade),
+    name: text().notNull(),
+    size: bigint({ mode: "number" }).notNull(),
+    sha256: text().notNull(),
+    partSize: bigint({ mode: "number" }).notNull(),
+    objectKey: text().notNull(),
+    r2UploadId: text().notNull(),
+    uploader: jsonb().$type<EventActor>().notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    check(
+      "attachment_uploads_one_parent",
+      sql`num_nonnulls(${t.taskId}, ${t.commentId}, ${t.riskId}, ${t.issueId}, ${t.financialEntryId}) = 1`,
+    ),
+    check("attachment_uploads_sha256", sql`${t.sha256} ~ '^[0-9a-f]{64}$'`),
+    check("attachment_uploads_size", sql`${t.size} > 0 and ${t.partSize} > 0`),
+    index("attachment_uploads_org_idx").on(t.orgId),
+    index("attachment_uploads_updated_idx").on(t.updatedAt),
+  ],
+);
+
+/** The parts of an upload that arrived whole, with the SHA-256 stated for each and checked, and R2's etag. */
+export const attachmentUploadParts = pgTable(
+  "attachment_upload_parts",
+  {
+    uploadId: uuid()
+      .notNull()
+      .references(() => attachmentUploads.id, { onDelete: "cascade" }),
+    orgId: orgId(),
+    partNumber: integer().notNull(),
+    size: bigint({ mode: "number" }).notNull(),
+    sha256: text().notNull(),
+    etag: text().notNull(),
+    createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.uploadId, t.partNumber] })],
+);

@@ -23,7 +23,7 @@ import type { Reference, Rule } from "./write-ctes.ts";
 // added with tasks.manage, and their events are seen by whoever sees the task's. The bytes are in
 // R2 (services/attachments.ts); a row deleted leaves its object key in attachment_removals.
 
-const TABLES = { task: tasks, comment: comments, risk: risks, issue: issues, financialEntry: financialEntries } as const;
+export const TABLES = { task: tasks, comment: comments, risk: risks, issue: issues, financialEntry: financialEntries } as const;
 const CREATED = { createdAt: "timestamp", updatedAt: "timestamp" } as const;
 
 const resourceOf = <P extends AttachmentParent>(parent: P) =>
@@ -57,10 +57,10 @@ export interface NewAttachment {
   objectKey: string;
 }
 
-const column = (parent: AttachmentParent) => sql.identifier(toSnakeCase(`${parent}Id`));
+export const column = (parent: AttachmentParent) => sql.identifier(toSnakeCase(`${parent}Id`));
 // The running total a trigger keeps (organisations.attachment_bytes_used), never a sum of the files.
-const usedBytes = sql`(select o.attachment_bytes_used from organisations o where o.id = ${CALLER_ORG})`;
-const quotaBytes = sql`(select o.attachment_quota_bytes from organisations o where o.id = ${CALLER_ORG})`;
+export const usedBytes = sql`(select o.attachment_bytes_used from organisations o where o.id = ${CALLER_ORG})`;
+export const quotaBytes = sql`(select o.attachment_quota_bytes from organisations o where o.id = ${CALLER_ORG})`;
 
 /** `size`: the organisation's files and this one fit in its quota (the org is locked first: concurrent uploads see each other). */
 const fitsQuota = (size: number): Reference => ({ field: "size", exists: sql`${usedBytes} + ${size}::bigint <= ${quotaBytes}` });
@@ -71,18 +71,29 @@ export interface UploadCheck {
   orgId: string | null;
   usedBytes: number;
   quotaBytes: number;
+  /** The stated sizes of the organisation's multipart uploads under way: held against the quota until they end. */
+  reservedBytes: number;
 }
+
+/** The sizes of the organisation's multipart uploads under way. */
+export const reservedBytes = sql`(select coalesce(sum(u.size), 0) from attachment_uploads u where u.org_id = ${CALLER_ORG})`;
 
 /** Before any byte is stored: may the caller attach to this record, and does the file fit the quota? */
 export async function checkUpload(db: Database, actor: Actor, parent: AttachmentParent, parentId: string): Promise<UploadCheck> {
   const row = await runOne<
-    CallerRow & { parent_found: boolean; org_id: string | null; used: string | number; quota: string | number | null }
+    CallerRow & {
+      parent_found: boolean;
+      org_id: string | null;
+      used: string | number;
+      quota: string | number | null;
+      reserved: string | number;
+    }
   >(
     db,
     sql`with ${callerCtes(actor, attachmentScopes(parent).manage)}
         select ${callerColumns},
                exists (select 1 from ${TABLES[parent]} p where p.org_id = ${CALLER_ORG} and p.id = ${parentId}::uuid) as parent_found,
-               (select org_id from auth) as org_id, ${usedBytes} as used, ${quotaBytes} as quota`,
+               (select org_id from auth) as org_id, ${usedBytes} as used, ${quotaBytes} as quota, ${reservedBytes} as reserved`,
   );
   return {
     caller: callerOf(row),
@@ -90,6 +101,7 @@ export async function checkUpload(db: Database, actor: Actor, parent: Attachment
     orgId: row.org_id,
     usedBytes: Number(row.used),
     quotaBytes: Number(row.quota ?? 0),
+    reservedBytes: Number(row.reserved ?? 0),
   };
 }
 

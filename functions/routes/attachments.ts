@@ -30,13 +30,14 @@ import {
   RecordParams,
   UploadQuery,
 } from "../schemas/attachments.ts";
+import { uploadRoutesOf } from "./attachment-uploads.ts";
 import { contentDispositionOf, DOWNLOAD_CSP } from "./attachment-headers.ts";
 
 // Files on records (docs/attachments.md): under each kind of record that holds them, a list, an
 // upload, one attachment (with a signed download link) and its delete, with the record's scopes;
 // and the download itself, whose signed link is its authority.
 
-const TAG = "Attachments";
+export const TAG = "Attachments";
 
 /** Where files are kept, or 503 when the Worker has no bucket or nothing to sign links with. */
 function fileStore(c: Context<AppEnv>): FileStore {
@@ -55,6 +56,11 @@ export function attachmentOperationIds(parent: AttachmentParent) {
     upload: `upload${Name}Attachment`,
     get: `get${Name}Attachment`,
     delete: `delete${Name}Attachment`,
+    startUpload: `start${Name}AttachmentUpload`,
+    getUpload: `get${Name}AttachmentUpload`,
+    uploadPart: `upload${Name}AttachmentPart`,
+    completeUpload: `complete${Name}AttachmentUpload`,
+    abortUpload: `abort${Name}AttachmentUpload`,
   };
 }
 
@@ -63,7 +69,17 @@ function partsOf(parent: AttachmentParent) {
   const { nouns, path, scopes } = RESOURCES[parent];
   const collection = `/v1/${path}/{id}/attachments` as const;
   const operationIds = attachmentOperationIds(parent);
-  return { parent, one: nouns[0], operationIds, scopes, collection, item: `${collection}/{attachmentId}` as const };
+  const uploads = `/v1/${path}/{id}/attachment-uploads` as const;
+  return {
+    parent,
+    one: nouns[0],
+    operationIds,
+    scopes,
+    collection,
+    item: `${collection}/{attachmentId}` as const,
+    uploads,
+    upload: `${uploads}/{uploadId}` as const,
+  };
 }
 type Parts = ReturnType<typeof partsOf>;
 
@@ -180,7 +196,7 @@ function deleteRoute({ parent, one, operationIds, scopes, item }: Parts) {
 
 function routesOf(parent: AttachmentParent): AnyRoute[] {
   const parts = partsOf(parent);
-  return [listRoute(parts), uploadRoute(parts), getRoute(parts), deleteRoute(parts)];
+  return [listRoute(parts), uploadRoute(parts), getRoute(parts), deleteRoute(parts), ...uploadRoutesOf(parts, fileStore)];
 }
 
 const download = defineRoute({

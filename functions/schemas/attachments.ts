@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { ATTACHMENT_NAME_MAX_LENGTH, MAX_ATTACHMENT_BYTES } from "../../domain/attachments.ts";
+import {
+  ATTACHMENT_NAME_MAX_LENGTH,
+  MAX_ATTACHMENT_BYTES,
+  MAX_MULTIPART_BYTES,
+  MAX_PART_BYTES,
+  MAX_PARTS,
+  MIN_PART_BYTES,
+} from "../../domain/attachments.ts";
 import type { AttachmentRecord } from "../../services/attachments.ts";
 import { BooleanQuery, noNul, pageQuery, publicRecord, recordFields, Timestamp, Uuid } from "./common.ts";
 import { eventFields } from "./events.ts";
@@ -45,16 +52,18 @@ const Sha256 = z
   .regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hex digits")
   .openapi({ description: "The SHA-256 of the body, in lower-case hex: a body with another is refused." });
 
+const FileName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(ATTACHMENT_NAME_MAX_LENGTH)
+  .refine(noNul, "must not contain NUL characters")
+  .refine((n) => !/[\\/\r\n]/.test(n), "must not contain slashes or line breaks")
+  .openapi({ description: "The file's name.", example: "asbestos-survey.pdf" });
+
 /** POST /v1/<records>/{id}/attachments: the body is the file's bytes; these say what it is. */
 export const UploadQuery = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(ATTACHMENT_NAME_MAX_LENGTH)
-    .refine(noNul, "must not contain NUL characters")
-    .refine((n) => !/[\\/\r\n]/.test(n), "must not contain slashes or line breaks")
-    .openapi({ description: "The file's name.", example: "asbestos-survey.pdf" }),
+  name: FileName,
   size: z.coerce
     .number()
     .int()
@@ -119,3 +128,79 @@ export const DownloadQuery = z.strictObject({
 export const FileSchema = z
   .string()
   .openapi({ format: "binary", description: "The file's bytes.", example: "Site notes\nFiled against the task.\n" });
+
+// Multipart uploads (docs/attachments.md "Large files").
+
+const partSizeOf = (what: string, max: number, min = 1) =>
+  z.coerce
+    .number()
+    .int()
+    .min(min)
+    .max(max)
+    .openapi({ description: what, param: { required: true }, type: "integer", minimum: min, maximum: max });
+
+/** POST /v1/<records>/{id}/attachment-uploads: the file to come, in parts. */
+export const StartUploadBody = z.strictObject({
+  name: FileName,
+  size: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_MULTIPART_BYTES)
+    .openapi({
+      description: `The whole file's length in bytes, at most ${MAX_MULTIPART_BYTES} (5 GiB).`,
+      example: 157286400,
+    }),
+  sha256: Sha256.openapi({ description: "The whole file's SHA-256, in lower-case hex: checked when the upload completes." }),
+  partSize: z
+    .number()
+    .int()
+    .min(MIN_PART_BYTES)
+    .max(MAX_PART_BYTES)
+    .openapi({
+      description: `The length of every part but the last (which has what is left), from ${MIN_PART_BYTES} (5 MiB) to ${MAX_PART_BYTES} (100 MiB); at most ${MAX_PARTS} parts.`,
+      example: 16777216,
+    }),
+});
+
+const UploadedPartSchema = z
+  .object({
+    partNumber: z.number().int().openapi({ example: 1 }),
+    size: z.number().int().openapi({ example: 16777216 }),
+    sha256: z.string().openapi({ example: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" }),
+  })
+  .openapi("AttachmentUploadPart");
+
+export const UploadSchema = z
+  .object({
+    id: Uuid,
+    taskId: Uuid.optional(),
+    commentId: Uuid.optional(),
+    riskId: Uuid.optional(),
+    issueId: Uuid.optional(),
+    financialEntryId: Uuid.optional(),
+    name: z.string().openapi({ example: "site-survey.mp4" }),
+    size: z.number().int().openapi({ example: 157286400 }),
+    sha256: z.string().openapi({ example: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" }),
+    partSize: z.number().int().openapi({ example: 16777216 }),
+    partCount: z.number().int().openapi({ description: "How many parts the file takes.", example: 10 }),
+    parts: z.array(UploadedPartSchema).openapi({ description: "The parts that arrived whole, in order: send the others." }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp.openapi({ description: "When a part last arrived: an upload untouched 24 hours is aborted." }),
+  })
+  .openapi("AttachmentUpload");
+
+export const UploadParams = (noun: string) =>
+  z.object({
+    id: Uuid.openapi({ param: { name: "id", in: "path" }, description: `The ${noun}'s id.` }),
+    uploadId: Uuid.openapi({ param: { name: "uploadId", in: "path" }, description: "The upload's id." }),
+  });
+
+export const PartParams = (noun: string) =>
+  UploadParams(noun).extend({
+    partNumber: partSizeOf("The part's place, from 1.", MAX_PARTS).openapi({ param: { name: "partNumber", in: "path" } }),
+  });
+
+export const PartQuery = z.strictObject({
+  sha256: Sha256.openapi({ description: "This part's SHA-256, in lower-case hex: a part with another is refused." }),
+});
