@@ -28,7 +28,9 @@ import {
   settleDelete,
   settleUpdate,
   settleUpsert,
+  type RemoveRuleErrors,
   type RuleErrors,
+  type RulesOf,
   type UpsertResult,
   type WriteResult,
 } from "./settle.ts";
@@ -41,22 +43,40 @@ import type { UpsertOutcome } from "../db/statements/upsert.ts";
 // declaration (domain/resources.ts).
 
 /** The statements of a resource's writes; its list and get are read.ts's, over its declaration. */
-export interface WriteStatements<Record, New, Values> {
+/**
+ * The statements of a resource's writes; its list and get are read.ts's, over its declaration.
+ * `Changes` are the rules its update and upsert check, `Removes` those its delete checks.
+ */
+export interface WriteStatements<Record, New, Values, Changes extends RuleName = never, Removes extends RuleName = never> {
   create(db: Database, actor: Actor, values: New, idempotency?: IdempotencyRequest): Promise<CreateOutcome<Record>>;
-  update(db: Database, actor: Actor, id: string, patch: Values, ifMatch: number | null): Promise<UpdateOutcome<Record>>;
-  remove?(db: Database, actor: Actor, id: string, ifMatch: number | null): Promise<DeleteOutcome<Record>>;
-  upsert(db: Database, actor: Actor, externalId: string, values: New, ifMatch: number | null): Promise<UpsertOutcome<Record>>;
+  update(db: Database, actor: Actor, id: string, patch: Values, ifMatch: number | null): Promise<UpdateOutcome<Record, Changes>>;
+  remove?(db: Database, actor: Actor, id: string, ifMatch: number | null): Promise<DeleteOutcome<Record, Removes>>;
+  upsert(db: Database, actor: Actor, externalId: string, values: New, ifMatch: number | null): Promise<UpsertOutcome<Record, Changes>>;
 }
 
-export interface ResourceServiceSpec<R extends Resource, New, Values, Record = RecordOf<R>> {
+/** What a failed rule of the update statement means, given the record as it was, the patch and what the statement reported. */
+export type ChangeRuleErrors<Record, Values, Changes extends RuleName> = {
+  [Name in Changes]: (before: Record, patch: Values, violation: RuleViolations[Name]) => DomainError;
+};
+
+/**
+ * A resource's service: its statements and, for every rule they can report, what its failure
+ * means (`rules` for the update's and upsert's, `removeRules` for the delete's, who may delete a
+ * comment). A rule a statement gains fails to compile here until it has its error.
+ */
+export type ResourceServiceSpec<
+  R extends Resource,
+  New,
+  Values,
+  Changes extends RuleName = never,
+  Removes extends RuleName = never,
+  Record = RecordOf<R>,
+> = {
   /** The resource as db/statements defines it: its declaration (nouns, scopes, parent, filters) and table. */
   resource: R;
-  statements: WriteStatements<Record, New, Values>;
-  /** What a failed rule of the update statement means, given the record as it was, the patch and what the statement reported. */
-  rules?: { [Name in RuleName]?: (before: Record, patch: Values, violation: RuleViolations[Name]) => DomainError };
-  /** What a failed rule of the delete statement means (who may delete a comment). */
-  removeRules?: { [Name in RuleName]?: () => DomainError };
-}
+  statements: WriteStatements<Record, New, Values, Changes, Removes>;
+} & RulesOf<ChangeRuleErrors<Record, Values, Changes>, Changes> &
+  ([Removes] extends [never] ? { removeRules?: undefined } : { removeRules: RemoveRuleErrors<Removes> });
 
 /** Each record embedded (?expand=) needs its own read scope: 403 naming the first one missing. */
 function settleExpansions(caller: CallerOutcome, view: RecordView | undefined): void {
@@ -112,10 +132,14 @@ function parentNounOf(resource: Resource): string | undefined {
 }
 
 /** What each failed rule of a change means, given the values the change was asked for. */
-function ruleErrors<Record, Values>(rules: ResourceServiceSpec<Resource, unknown, Values, Record>["rules"], values: Values) {
+function ruleErrors<Record, Values, Changes extends RuleName>(
+  rules: ChangeRuleErrors<Record, Values, Changes> | undefined,
+  values: Values,
+): RuleErrors<Record, Changes> {
+  const errors = Object.entries<(before: Record, patch: Values, violation: never) => DomainError>(rules ?? {});
   return Object.fromEntries(
-    Object.entries(rules ?? {}).map(([name, error]) => [name, (before: Record, violation: never) => error(before, values, violation)]),
-  ) as RuleErrors<Record>;
+    errors.map(([name, error]) => [name, (before: Record, violation: never) => error(before, values, violation)]),
+  ) as RuleErrors<Record, Changes>;
 }
 
 /** The counts verb of a resource: by status when its lists filter by one. */
@@ -135,18 +159,22 @@ function countsOf<Filters>(resource: Resource, parentNoun: string | undefined) {
 }
 
 /** The service of a resource: its writes' statements and rules; its reads, nouns and scopes from its declaration. */
-export function resourceService<R extends Resource, New, Values>(
-  spec: ResourceServiceSpec<R, New, Values>,
+export function resourceService<R extends Resource, New, Values, Changes extends RuleName = never, Removes extends RuleName = never>(
+  spec: ResourceServiceSpec<R, New, Values, Changes, Removes>,
 ): ResourceService<RecordOf<R>, ListFiltersOf<R>, New, Values> {
   // A resource's record has its version (RecordOf), which tsc cannot see through the generic R.
   type Record = RecordOf<R> & { version: number };
   const { resource } = spec;
-  const statements = spec.statements as unknown as WriteStatements<Record, New, Values>;
+  const statements = spec.statements as unknown as WriteStatements<Record, New, Values, Changes, Removes>;
   const noun = resource.declaration.nouns[0];
   const parentNoun = parentNounOf(resource);
   const scopes = { read: resource.readScope, manage: resource.manageScope };
   const remove = statements.remove;
-  const rulesFor = (values: Values) => ruleErrors<Record, Values>(spec.rules, values);
+  // Every rule the statements can report has its error (ResourceServiceSpec); tsc cannot see through
+  // the generic that `rules` is there exactly when they can report one, so each settle takes them as such.
+  const rulesFor = (values: Values) =>
+    ({ rules: ruleErrors<Record, Values, Changes>(spec.rules, values) }) as RulesOf<RuleErrors<Record, Changes>, Changes>;
+  const removeRules = { rules: spec.removeRules } as RulesOf<RemoveRuleErrors<Removes>, Removes>;
   return {
     resource,
     async list({ ctx, input }) {
@@ -180,13 +208,13 @@ export function resourceService<R extends Resource, New, Values>(
     },
     async update({ ctx, input }) {
       const outcome = await guarded(statements.update(ctx.db, ctx.actor, input.id, input.patch, input.ifMatch));
-      const result = settleUpdate(outcome, { ctx, scope: scopes.manage, noun, rules: rulesFor(input.patch) });
+      const result = settleUpdate(outcome, { ctx, scope: scopes.manage, noun, ...rulesFor(input.patch) });
       publishAfterCommit(ctx, result);
       return result;
     },
     async upsert({ ctx, input }) {
       // The body of a PUT is a create's; the rules read the fields a change would.
-      const context = { ctx, scope: scopes.manage, noun, ifMatch: input.ifMatch, rules: rulesFor(input.values as unknown as Values) };
+      const context = { ctx, scope: scopes.manage, noun, ifMatch: input.ifMatch, ...rulesFor(input.values as unknown as Values) };
       const run = () => guarded(statements.upsert(ctx.db, ctx.actor, input.externalId, input.values, input.ifMatch));
       // A concurrent PUT created the record between this statement's look and its insert: once
       // more, and it is found and changed. A batch cannot run a statement twice: it refuses.
@@ -200,12 +228,7 @@ export function resourceService<R extends Resource, New, Values>(
       ? {
           async remove({ ctx, input }: Call<{ id: string; ifMatch: number | null }>) {
             const outcome = await guarded(remove(ctx.db, ctx.actor, input.id, input.ifMatch), { deleting: true });
-            const result = settleDelete(outcome, {
-              ctx,
-              scope: scopes.manage,
-              noun,
-              ...(spec.removeRules ? { rules: spec.removeRules } : {}),
-            });
+            const result = settleDelete(outcome, { ctx, scope: scopes.manage, noun, ...removeRules });
             publishAfterCommit(ctx, result);
             return result;
           },

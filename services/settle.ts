@@ -97,9 +97,9 @@ export interface UpsertResult<Record> extends WriteResult<Record> {
  * Null when the statement lost a race with a concurrent create of the same external id (it
  * neither found the record nor could insert it): the caller runs it again.
  */
-export function settleUpsert<Record extends { version: number }>(
-  outcome: UpsertOutcome<Record>,
-  context: { ctx: Settling; scope: Scope; noun: string; ifMatch: number | null; rules?: RuleErrors<Record> },
+export function settleUpsert<Record extends { version: number }, Rules extends RuleName = never>(
+  outcome: UpsertOutcome<Record, Rules>,
+  context: { ctx: Settling; scope: Scope; noun: string; ifMatch: number | null } & RulesOf<RuleErrors<Record, Rules>, Rules>,
 ): UpsertResult<Record> | null {
   settleCaller(outcome.caller, context.ctx, context.scope);
   const before = outcome.before;
@@ -113,20 +113,31 @@ export function settleUpsert<Record extends { version: number }>(
   return { ...settleUpdate({ ...outcome, updated: outcome.written }, context), created: false };
 }
 
-/** What each rule's failure means, given the record as it was and what the statement reported as the violation. */
-export type RuleErrors<Record> = { [Name in RuleName]?: (before: Record, violation: RuleViolations[Name]) => DomainError };
-
 /**
- * The error of the failed rule `rule`. (Its name is known to the compiler only as some rule's, so
- * its error is called with that rule's violation as the statement reported it.)
+ * What each rule a statement checks means when it fails, given the record as it was and what the
+ * statement reported as the violation: one for every rule in `Rules`, so a rule a statement gains
+ * is a compile error in each service settling it until it says what the failure means.
  */
-const ruleError = <Record>(rules: RuleErrors<Record> | undefined, rule: RuleName) =>
-  rules?.[rule] as ((before: Record, violation: unknown) => DomainError) | undefined;
+export type RuleErrors<Record, Rules extends RuleName> = {
+  [Name in Rules]: (before: Record, violation: RuleViolations[Name]) => DomainError;
+};
+
+/** `{ rules }` when the statement checks rules (each must have its error); none when it checks none. */
+export type RulesOf<Errors, Rules extends RuleName> = [Rules] extends [never] ? { rules?: undefined } : { rules: Errors };
+
+/** The error of the failed rule `rule`, with the violation the statement reported for it. */
+function ruleError<Rules extends RuleName>(
+  rules: { [Name in Rules]: (...args: never[]) => DomainError } | undefined,
+  rule: Rules,
+): (...args: unknown[]) => DomainError {
+  // Every rule a statement can report has its error (RulesOf): `rules` is there whenever a rule failed.
+  return rules![rule] as (...args: unknown[]) => DomainError;
+}
 
 /** `rules` maps a failed rule to its error, given the record as it was. */
-export function settleUpdate<Record extends { version: number }>(
-  outcome: UpdateOutcome<Record>,
-  context: { ctx: Settling; scope: Scope; noun: string; rules?: RuleErrors<Record> },
+export function settleUpdate<Record extends { version: number }, Rules extends RuleName = never>(
+  outcome: UpdateOutcome<Record, Rules>,
+  context: { ctx: Settling; scope: Scope; noun: string } & RulesOf<RuleErrors<Record, Rules>, Rules>,
 ): WriteResult<Record> {
   settleCaller(outcome.caller, context.ctx, context.scope);
   const before = outcome.before;
@@ -134,22 +145,25 @@ export function settleUpdate<Record extends { version: number }>(
   assertReferences(outcome.failedReferences, context.noun);
   if (!outcome.versionMatches) throw versionMismatch({ currentVersion: before.version });
   const rule = outcome.failedRules[0];
-  if (rule) throw ruleError(context.rules, rule)!(before, outcome.violations[rule] ?? null);
+  if (rule) throw ruleError<Rules>(context.rules, rule)(before, outcome.violations[rule] ?? null);
   if (outcome.updated) return produced(context.ctx, outcome.updated);
   // Nothing to change: a no-op answers the record as it is, with no event.
   if (!outcome.changesSomething) return { record: before, event: null };
   throw concurrentChange(context.noun);
 }
 
-export function settleDelete<Record>(
-  outcome: DeleteOutcome<Record>,
-  context: { ctx: Settling; scope: Scope; noun: string; rules?: { [name in RuleName]?: () => DomainError } },
+/** What each rule a delete checks means when it fails: one for every rule in `Rules`. */
+export type RemoveRuleErrors<Rules extends RuleName> = { [Name in Rules]: () => DomainError };
+
+export function settleDelete<Record, Rules extends RuleName = never>(
+  outcome: DeleteOutcome<Record, Rules>,
+  context: { ctx: Settling; scope: Scope; noun: string } & RulesOf<RemoveRuleErrors<Rules>, Rules>,
 ): WriteResult<Record> {
   settleCaller(outcome.caller, context.ctx, context.scope);
   if (!outcome.found) throw notFound(context.noun);
   if (!outcome.versionMatches) throw versionMismatch();
   const rule = outcome.failedRules[0];
-  if (rule) throw context.rules![rule]!();
+  if (rule) throw ruleError<Rules>(context.rules, rule)();
   const blockers = Object.entries(outcome.blockers).filter(([, count]) => count > 0);
   if (blockers.length > 0) throw dependantsLeft(context.noun, blockers);
   if (!outcome.deleted) throw concurrentChange(context.noun);

@@ -105,7 +105,7 @@ export async function createWebhook({
 /** A change to a webhook, settled (authorisation before its version and state) and told to the room. */
 async function settleChange(
   ctx: ServiceContext,
-  outcome: UpdateOutcome<WebhookRecord>,
+  outcome: UpdateOutcome<WebhookRecord, typeof RULES.scopes_held | typeof RULES.installation_live>,
   doing: string,
 ): Promise<WriteResult<WebhookRecord>> {
   settleCaller(outcome.caller, ctx, scopes.manage);

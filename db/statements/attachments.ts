@@ -157,7 +157,10 @@ export function deleteAttachment(
   id: string,
   request: AuditRequest,
 ) {
-  const onParent: Rule = { name: RULES.on_parent, holds: sql`coalesce(l.${column(parent)} = ${parentId}::uuid, false)` };
+  const onParent: Rule<typeof RULES.on_parent> = {
+    name: RULES.on_parent,
+    holds: sql`coalesce(l.${column(parent)} = ${parentId}::uuid, false)`,
+  };
   return deleteRecord(db, actor, attachmentResources[parent], {
     id,
     ifMatch: null,

@@ -47,7 +47,7 @@ export function createComment(db: Database, actor: Actor, values: NewComment, id
  * `author`: the caller wrote the locked comment `l` (the same key, or the same person), or is an
  * owner or admin (a session's role; opsroom itself counts as owner).
  */
-const byAuthorOrAdmin: Rule = {
+const byAuthorOrAdmin: Rule<typeof RULES.author> = {
   name: RULES.author,
   holds: sql`coalesce(${l.author}->>'type' = (select actor->>'type' from key) and ${l.author}->>'id' = (select actor->>'id' from key), false)
     or coalesce((select role from key) in ('owner', 'admin'), false)`,

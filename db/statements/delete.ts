@@ -13,31 +13,35 @@ import { RULES, type RuleName } from "./rules.ts";
 import { bumpAndEvent, committedEvent, committedOf, type Cascade, type Committed } from "./outbox.ts";
 import { failed, lockedCte, ruleColumns, type Rule } from "./write-ctes.ts";
 
-export interface DeleteOptions {
+export interface DeleteOptions<Rules extends RuleName = never, Cascades extends Cascade[] | undefined = undefined> {
   id: string;
   ifMatch: number | null;
   /** Dependants that forbid the delete, each a count over the resource's `locked` row. */
   blockers: { name: string; count: SQL }[];
   /** Rules over the locked row (who may delete a comment); each must hold. */
-  rules?: Rule[];
+  rules?: Rule<Rules>[];
   /**
    * What goes with the record, each with its events (the comments of a task; the task gone from
    * others' blockedBy), at most what the request has left of CASCADE_RECORDS (RULES.cascade_records).
    */
-  cascades?: Cascade[];
+  cascades?: Cascades;
   /** The cascades or checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
   fresh?: boolean;
   /** CTEs appended to the statement after the change (auditCtes: the audit entry recording it, over `changed`). */
   audit?: SQL | undefined;
 }
 
-export interface DeleteOutcome<Json> {
+/**
+ * A delete's outcome; `Rules` are the rules it checks, the only ones it can report as failed
+ * (its own, and cascade_records when it has cascades).
+ */
+export interface DeleteOutcome<Json, Rules extends RuleName = never> {
   caller: CallerOutcome;
   found: boolean;
   versionMatches: boolean;
   /** How many of each dependant still point at the record. */
   blockers: Record<string, number>;
-  failedRules: RuleName[];
+  failedRules: Rules[];
   /** The record as it was and its event, when the delete happened. */
   deleted: ({ record: Json } & Committed) | null;
 }
@@ -53,7 +57,7 @@ const cascadeRecords = requestBudget("cascade_records", CASCADE_RECORDS);
  * records are counted as spent whether or not the delete happens: a refused delete ends its
  * request, or its batch.
  */
-function cascadeBudget(cascades: Cascade[]): Rule {
+function cascadeBudget(cascades: Cascade[]): Rule<typeof RULES.cascade_records> {
   const upTo = sql`c.remaining + 1`;
   return {
     name: RULES.cascade_records,
@@ -68,14 +72,22 @@ function cascadeBudget(cascades: Cascade[]): Rule {
   };
 }
 
-export async function deleteRecord<R extends Resource>(
+/** The rules a delete reports: its own, and cascade_records when it takes records with it. */
+export type DeleteRules<Rules extends RuleName, Cascades extends Cascade[] | undefined> =
+  Rules | (Cascades extends Cascade[] ? typeof RULES.cascade_records : never);
+
+export async function deleteRecord<R extends Resource, Rules extends RuleName = never, Cascades extends Cascade[] | undefined = undefined>(
   db: Database,
   actor: Actor,
   resource: R,
-  options: DeleteOptions,
-): Promise<DeleteOutcome<RecordOf<R>>> {
+  options: DeleteOptions<Rules, Cascades>,
+): Promise<DeleteOutcome<RecordOf<R>, DeleteRules<Rules, Cascades>>> {
   const counts = options.blockers.map((b) => sql`(${b.count})::int as ${sql.identifier(b.name)}`);
-  const rules = [...(options.rules ?? []), ...(options.cascades?.length ? [cascadeBudget(options.cascades)] : [])];
+  const rules: Rule<DeleteRules<Rules, Cascades>>[] = [
+    ...(options.rules ?? []),
+    // cascade_records is among DeleteRules exactly when there are cascades, which tsc cannot see through the generic.
+    ...(options.cascades?.length ? [cascadeBudget(options.cascades) as Rule<DeleteRules<Rules, Cascades>>] : []),
+  ];
   const ruleChecks = ruleColumns(rules);
   const none = [
     ...options.blockers.map((b) => sql`checks.${sql.identifier(b.name)} = 0`),

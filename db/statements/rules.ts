@@ -56,7 +56,7 @@ export type RuleName = (typeof RULES)[keyof typeof RULES];
  * What a rule with a `violation` reports when it fails, as its SQL builds it (beside which each
  * type is declared); null for a rule that only holds or fails.
  */
-export interface RuleViolations extends Record<RuleName, unknown> {
+export interface RuleViolations {
   blockers_closed: OpenBlockersViolation;
   subtasks_closed: OpenSubtasksViolation;
   parent_acyclic: ParentCycleViolation;
@@ -72,7 +72,11 @@ export interface RuleViolations extends Record<RuleName, unknown> {
   sign_fits_kind: null;
   scopes_held: null;
   installation_live: null;
+  on_parent: null;
 }
+
+/** What a statement that checks the rules `Name` reports of those that failed with a `violation`. */
+export type ViolationsOf<Name extends RuleName> = { [Rule in Name]?: RuleViolations[Rule] };
 
 /**
  * The checks named after a field (write-ctes.ts Reference): a reference to another record of the

@@ -47,7 +47,7 @@ export type CycleViolation = { cycle: string[] } | { linksFollowed: number };
  * `{ "cycle": [l, blocker, ..., l] }` (each task of the path blocked by the next), or
  * `{ "linksFollowed": n }` when the links ran out before the search decided.
  */
-export function noDependencyCycle(blocker: string): Rule {
+export function noDependencyCycle(blocker: string): Rule<typeof RULES.acyclic> {
   const org = sql`l.org_id`;
   return {
     name: RULES.acyclic,
@@ -111,7 +111,7 @@ export function noDependencyCycle(blocker: string): Rule {
  * `blocking_limit`: the blocker blocks fewer than MAX_BLOCKING tasks (or this one already), counted
  * through the GIN index on blocked_by, no further than the limit.
  */
-export function blockingLimit(blocker: string): Rule {
+export function blockingLimit(blocker: string): Rule<typeof RULES.blocking_limit> {
   return {
     name: RULES.blocking_limit,
     holds: sql`${blocker}::uuid = any(l.blocked_by) or (select count(*) from (
@@ -124,7 +124,7 @@ export function blockingLimit(blocker: string): Rule {
 export type OpenBlockersViolation = string[];
 
 /** `blockers_closed`: a task moving to done has no blocker that is neither done nor cancelled; the violation lists them. */
-export const blockersClosed = (status: string | undefined): Rule[] =>
+export const blockersClosed = (status: string | undefined): Rule<typeof RULES.blockers_closed>[] =>
   status === "done"
     ? [
         {
@@ -168,7 +168,7 @@ export type OpenSubtasksViolation = { open: string[] } | Unfinished;
  * cancelled; the violation is `{ open: [...] }`, listing them, or `{ visited, left }` when the
  * subtasks are more than the request may visit.
  */
-export const subtasksClosed = (status: string | undefined): Rule[] =>
+export const subtasksClosed = (status: string | undefined): Rule<typeof RULES.subtasks_closed>[] =>
   status === "done"
     ? [
         {
@@ -228,7 +228,7 @@ export type ParentDepthViolation = { level: number } | Unfinished;
  * violation is `{ level }`, the level it would reach, or `{ visited, left }` when the subtasks of
  * `l` are more than the request may visit).
  */
-export function parentRules(parentId: string): Rule[] {
+export function parentRules(parentId: string): Rule<typeof RULES.parent_acyclic | typeof RULES.parent_depth>[] {
   const chain = ancestry(parentId, sql`l.org_id`, sql`l.id`);
   return [
     {

@@ -5,7 +5,7 @@ import type { OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
 import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
-import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
+import type { CheckedField, RuleName, ViolationsOf } from "./rules.ts";
 import { runWrite } from "./sql.ts";
 import { orgLockStatement } from "./caller.ts";
 import { bumpAndEvent, committedOf, ownEventColumns, type Committed } from "./outbox.ts";
@@ -26,20 +26,21 @@ import {
   type Rule,
 } from "./write-ctes.ts";
 
-export interface UpdateOptions<R extends Resource> {
+export interface UpdateOptions<R extends Resource, Rules extends RuleName = never> {
   id: string;
   patch: WritableOf<R>;
   ifMatch: number | null;
   references: Reference[];
   /** State rules over the resource's `locked` row and the patch (the task workflow); each must hold. */
-  rules: Rule[];
+  rules: Rule<Rules>[];
   /** The checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
   fresh?: boolean;
   /** CTEs appended to the statement after the change (auditCtes: the audit entry recording it, over `changed`). */
   audit?: SQL | undefined;
 }
 
-export interface UpdateOutcome<Json> {
+/** An update's outcome; `Rules` are the rules it checks, the only ones it can report as failed. */
+export interface UpdateOutcome<Json, Rules extends RuleName = never> {
   caller: CallerOutcome;
   /** The record as it was, or null when the caller's organisation has no such record. */
   before: Json | null;
@@ -47,9 +48,9 @@ export interface UpdateOutcome<Json> {
   /** Whether the patch changes anything at all: a no-op keeps version and changeVersion. */
   changesSomething: boolean;
   failedReferences: CheckedField[];
-  failedRules: RuleName[];
+  failedRules: Rules[];
   /** What each failed rule with a `violation` reported (the cycle, the open blockers). */
-  violations: Partial<RuleViolations>;
+  violations: ViolationsOf<Rules>;
   /** The record and its event, when the update happened. */
   updated: ({ record: Json } & Committed) | null;
 }
@@ -59,12 +60,12 @@ export interface UpdateOutcome<Json> {
  * rules are checked on the locked row; the change, the changeVersion bump and the event (with each
  * changed field's from and to) happen only if all hold and something really changes.
  */
-export async function updateRecord<R extends Resource>(
+export async function updateRecord<R extends Resource, Rules extends RuleName = never>(
   db: Database,
   actor: Actor,
   resource: R,
-  options: UpdateOptions<R>,
-): Promise<UpdateOutcome<RecordOf<R>>> {
+  options: UpdateOptions<R, Rules>,
+): Promise<UpdateOutcome<RecordOf<R>, Rules>> {
   const changes = changesOf(resource, options.patch as Record<string, unknown>);
   const references = [
     ...options.references,

@@ -5,7 +5,7 @@ import { uuidv7 } from "../../domain/ids.ts";
 import type { Database } from "../client.ts";
 import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
-import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
+import type { CheckedField, RuleName, ViolationsOf } from "./rules.ts";
 import { runWrite } from "./sql.ts";
 import { bumpAndEvent, committedOf, ownEventColumns, type Committed } from "./outbox.ts";
 import {
@@ -31,7 +31,7 @@ import {
 // (org_id, external_id) lets one in; the other's insert does nothing (ON CONFLICT DO NOTHING), and
 // its service runs the statement again, which now finds the record and changes it.
 
-export interface UpsertOptions<R extends Resource> {
+export interface UpsertOptions<R extends Resource, Rules extends RuleName = never> {
   externalId: string;
   /** The body as a create takes it: every field a new record is created with. */
   values: WritableOf<R>;
@@ -46,12 +46,13 @@ export interface UpsertOptions<R extends Resource> {
   /** The create's checks. */
   create: { references: Reference[] };
   /** The change's checks, over the locked row `l`. */
-  update: { references: Reference[]; rules: Rule[] };
+  update: { references: Reference[]; rules: Rule<Rules>[] };
   /** The checks read rows other writes change: see every write before this one (WriteStatement.lockFirst). */
   fresh?: boolean;
 }
 
-export interface UpsertOutcome<Json> {
+/** An upsert's outcome; `Rules` are the rules its change checks, the only ones it can report as failed. */
+export interface UpsertOutcome<Json, Rules extends RuleName = never> {
   caller: CallerOutcome;
   /** The record with the external id as it was; null when there was none. */
   before: Json | null;
@@ -59,9 +60,9 @@ export interface UpsertOutcome<Json> {
   changesSomething: boolean;
   /** References of the branch taken (create's with no record, the change's otherwise) that do not hold. */
   failedReferences: CheckedField[];
-  failedRules: RuleName[];
+  failedRules: Rules[];
   /** What each failed rule with a `violation` reported. */
-  violations: Partial<RuleViolations>;
+  violations: ViolationsOf<Rules>;
   /** Create-only fields the existing record has other values for. */
   fixedDiffers: string[];
   written: ({ record: Json; created: boolean } & Committed) | null;
@@ -95,12 +96,12 @@ function insertedCte(
   )`;
 }
 
-export async function upsertRecord<R extends Resource>(
+export async function upsertRecord<R extends Resource, Rules extends RuleName = never>(
   db: Database,
   actor: Actor,
   resource: R,
-  options: UpsertOptions<R>,
-): Promise<UpsertOutcome<RecordOf<R>>> {
+  options: UpsertOptions<R, Rules>,
+): Promise<UpsertOutcome<RecordOf<R>, Rules>> {
   const values = options.values as Record<string, unknown>;
   const isFixed = (key: string) => (options.fixed ?? []).includes(key);
   const inserts = changesOf(resource, { ...values, externalId: options.externalId });

@@ -60,14 +60,14 @@ const projectReferences = (projectId: string | null | undefined) => (projectId ?
 const currentChangeVersion = sql`(select o.change_version from organisations o where o.id = ${CALLER_ORG})`;
 
 /** The caller holds every read scope the webhook carries (`l`, the locked row). */
-const scopesHeld: Rule = { name: RULES.scopes_held, holds: sql`${l.scopes} <@ (select scopes from key)` };
+const scopesHeld: Rule<typeof RULES.scopes_held> = { name: RULES.scopes_held, holds: sql`${l.scopes} <@ (select scopes from key)` };
 
 /**
  * A webhook an application registered was turned off when the application was uninstalled; turning
  * it back on would deliver the organisation's events to an application it removed. It may be turned
  * on again once the application is installed again (the installation's row is the same).
  */
-const installationLive: Rule = {
+const installationLive: Rule<typeof RULES.installation_live> = {
   name: RULES.installation_live,
   holds: sql`${l.createdByInstallationId} is null
     or exists (select 1 from installations i where i.id = ${l.createdByInstallationId} and i.uninstalled_at is null)`,

@@ -3,7 +3,7 @@ import { sql } from "./sql-tag.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { derivedColumns, projection, projectionWithDerived, publicValue } from "./projection.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
-import type { CheckedField, RuleName, RuleViolations } from "./rules.ts";
+import type { CheckedField, RuleName, ViolationsOf } from "./rules.ts";
 
 // The parts the write statements are made of. Each write is one statement of data-modifying CTEs:
 // the caller (caller.ts), the preconditions, the change in `changed`, the changeVersion bump in
@@ -66,16 +66,16 @@ export type Check = { name: string; holds: SQL; violation?: never } | { name: st
  * A rule over the locked row and the change (the task workflow); the write happens only if it
  * holds. Its name is one of rules.ts RULES, by which the service settles its failure.
  */
-export type Rule = Check & { name: RuleName };
+export type Rule<Name extends RuleName = RuleName> = Check & { name: Name };
 
 /** The checks' column of a rule's violation: `<name>:violation`. */
 const violationKey = (name: string) => `${name}:violation`;
 
 /** What each failed rule reported as its violation (null for a `holds` rule). */
-export const violationsOf = (rules: Rule[], checks: Record<string, unknown> | null): Partial<RuleViolations> =>
+export const violationsOf = <Name extends RuleName>(rules: Rule<Name>[], checks: Record<string, unknown> | null): ViolationsOf<Name> =>
   Object.fromEntries(
     rules.filter((r) => r.violation && checks?.[r.name] === false).map((r) => [r.name, checks?.[violationKey(r.name)] ?? null]),
-  );
+  ) as ViolationsOf<Name>;
 
 /**
  * The checks as columns of a `checks` row over the locked row `l`: `laterals` to add after

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CallerOutcome } from "../../db/statements/caller.ts";
 import type { CreateOutcome } from "../../db/statements/create.ts";
 import type { DeleteOutcome } from "../../db/statements/delete.ts";
-import { RULES } from "../../db/statements/rules.ts";
+import { RULES, type RuleName } from "../../db/statements/rules.ts";
 import type { UpdateOutcome } from "../../db/statements/update.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { DomainError } from "../../domain/errors.ts";
@@ -165,7 +165,7 @@ describe("settleCreate: the caller, then Idempotency-Key", () => {
   });
 });
 
-function update(overrides: Partial<UpdateOutcome<Rec>>): UpdateOutcome<Rec> {
+function update<Rules extends RuleName = never>(overrides: Partial<UpdateOutcome<Rec, Rules>>): UpdateOutcome<Rec, Rules> {
   return {
     caller: CALLER_OK,
     before: RECORD,
