@@ -31,7 +31,10 @@ function expectTooMany(response: { status: number; body: any; headers: Headers }
   expect(response.headers.get("cache-control")).toBe("no-store");
 }
 
-describe("failed client authentications per client address", () => {
+// Every test counts in one fixed window with 30 s left, waiting up to 30 s for it. The tests share
+// nothing (each signs up its own people, registers its own application, and calls from an address
+// of its own), so they run at once and wait for the same window: one wait for the file, not one each.
+describe.concurrent("failed client authentications per client address", () => {
   it(`${FAILED_CLIENT_AUTHENTICATIONS_PER_ADDRESS} are 401; then 429 before anything is read, even with the right secret, across the /64 and at revocation`, async () => {
     const owner = await signUp();
     const app = await registerApp(owner);
@@ -74,7 +77,7 @@ describe("failed client authentications per client address", () => {
   }, 90_000);
 });
 
-describe("an application's rate limit on /v1", () => {
+describe.concurrent("an application's rate limit on /v1", () => {
   const limitHeaders = (response: ApiResponse) => ({
     limit: Number(response.headers.get("ratelimit-limit")),
     remaining: Number(response.headers.get("ratelimit-remaining")),
