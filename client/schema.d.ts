@@ -1378,7 +1378,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A project's tasks by status, milestones, risk matrix, open issues by severity and spend by month, counted
+         * A project's tasks by status and progress over time, milestones, risk matrix, open issues by severity and spend by month
          * @description Each section needs the read scope of its records (tasks.read, risks.read, issues.read, financials.read) and is null without it; amounts of different currencies are never added. Overdue: open and due before `today`, the database's date.
          */
         get: operations["getProjectSummary"];
