@@ -176,7 +176,8 @@ async function openPage(browser: Browser, stack: BenchStack, cookie: string, vie
     content: `var __name = (f) => f; (${instrument.toString()})(${JSON.stringify({ view, tasks })});`,
   });
   const page = await context.newPage();
-  page.setDefaultTimeout(60_000);
+  // Generous: on the shared 2-core machine a page under load has taken more than a minute to load.
+  page.setDefaultTimeout(180_000);
   page.on("pageerror", (error) => console.error(`console page error: ${error.message}`));
   return { context, page };
 }

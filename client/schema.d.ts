@@ -1798,7 +1798,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A project's tasks by status, milestones, risk matrix, open issues by severity and spend by month, counted
+         * A project's tasks by status and progress over time, milestones, risk matrix, open issues by severity and spend by month
          * @description Each section needs the read scope of its records (tasks.read, risks.read, issues.read, financials.read) and is null without it; amounts of different currencies are never added. Overdue: open and due before `today`, the database's date.
          */
         get: operations["getProjectSummary"];
@@ -11960,6 +11960,27 @@ export interface components {
                     }[];
                 }[];
             } | null;
+            /** @description Tasks made and done over time, a point a week, oldest first, from the week the project started or its first task was made (at most a year back) to today; null without tasks.read. When a task was done is the last event that moved it to done; one whose events are past their retention counts from its last change. */
+            progress: {
+                /**
+                 * Format: date
+                 * @description The last day of a week (today for the last point).
+                 * @example 2026-12-15
+                 */
+                date: string;
+                /**
+                 * Format: int64
+                 * @description The project's tasks made by the end of that day.
+                 * @example 40
+                 */
+                total: number;
+                /**
+                 * Format: int64
+                 * @description Of the tasks done now, those done by the end of that day.
+                 * @example 12
+                 */
+                done: number;
+            }[] | null;
         };
         ProjectHealth: {
             /**
@@ -26992,7 +27013,14 @@ export interface operations {
                      *               ]
                      *             }
                      *           ]
-                     *         }
+                     *         },
+                     *         "progress": [
+                     *           {
+                     *             "date": "2026-12-15",
+                     *             "total": 40,
+                     *             "done": 12
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */

@@ -42,6 +42,37 @@ const taskSection = (p: SQL) => sql`case when ${holds("tasks.read")} then (
              'byStatus', ${countsBy(sql`t.status`, TASK_STATUSES)})
       from tasks t where t.org_id = ${p}.org_id and t.project_id = ${p}.id) end`;
 
+/** How many weeks the progress over time goes back at most (a year). */
+const PROGRESS_WEEKS = 52;
+
+/**
+ * The project's progress over time, a point a week (each week's last day, the last point today)
+ * from the week its first task was made or it started, whichever is earlier, at most a year back:
+ * the tasks made by the end of that day (as they are now: a deleted task is in no point) and, of
+ * those done now, the ones done by then. When a task was done is the last event that moved it to
+ * done (or made it done); one whose events are past their retention counts from its last change.
+ */
+const progressSection = (p: SQL) => sql`case when ${holds("tasks.read")} then (
+    with t as (
+      select t.created_at,
+             case when t.status = 'done' then coalesce(
+               (select max(e.occurred_at) from events e
+                 where e.org_id = t.org_id and e.data->>'id' = t.id::text
+                   and ((e.type = 'task.updated' and e.changes->'status'->>'to' = 'done')
+                     or (e.type = 'task.created' and e.data->>'status' = 'done'))),
+               t.updated_at) end as done_at
+        from tasks t where t.org_id = ${p}.org_id and t.project_id = ${p}.id),
+    first as (select greatest(least(${p}.start_date, (select min(t.created_at at time zone 'UTC')::date from t), current_date),
+                              current_date - ${PROGRESS_WEEKS * 7 - 1}::int) as day),
+    points as (select least((date_trunc('week', w) + interval '6 days')::date, current_date) as day
+                 from first, generate_series(first.day::timestamp, current_date::timestamp, interval '1 week') w
+               union select current_date)
+    select coalesce(json_agg(json_build_object('date', to_char(x.day, 'YYYY-MM-DD'),
+                                               'total', (select count(*) from t where t.created_at < ((x.day + 1)::timestamp at time zone 'UTC')),
+                                               'done', (select count(*) from t where t.done_at < ((x.day + 1)::timestamp at time zone 'UTC')))
+                             order by x.day), '[]')
+      from (select distinct day from points) x) end`;
+
 const milestoneSection = (p: SQL) => sql`(
     select json_build_object('total', count(*),
              'overdue', count(*) filter (where m.status = 'open' and m.due_date < current_date),
@@ -104,7 +135,8 @@ export async function getProjectSummary(db: Database, actor: Actor, projectId: s
         select ${callerColumns},
                (select json_build_object(${projectFields(p)},
                          'tasks', ${taskSection(p)}, 'milestones', ${milestoneSection(p)},
-                         'risks', ${riskSection(p, true)}, 'issues', ${issueSection(p)}, 'money', ${moneySection(p, true)})
+                         'risks', ${riskSection(p, true)}, 'issues', ${issueSection(p)}, 'money', ${moneySection(p, true)},
+                         'progress', ${progressSection(p)})
                   from projects p where p.org_id = ${CALLER_ORG} and p.id = ${projectId}::uuid) as found`,
   );
   return { caller: callerOf(row), found: row.found };

@@ -23,7 +23,7 @@ export const projectSummaryRoutes = [
     operationId: "getProjectSummary",
     scope: "projects.read",
     tag,
-    summary: "A project's tasks by status, milestones, risk matrix, open issues by severity and spend by month, counted",
+    summary: "A project's tasks by status and progress over time, milestones, risk matrix, open issues by severity and spend by month",
     description: SECTIONS,
     params: IdParams,
     response: { schema: recordEnvelope(ProjectSummarySchema), description: "The project's summary." },

@@ -78,6 +78,12 @@ const moneySection = <T extends z.ZodRawShape>(extra: T) =>
     .nullable()
     .openapi({ description: "Budget against spend; null without financials.read." });
 
+const ProgressPoint = z.object({
+  date: DateString.openapi({ description: "The last day of a week (today for the last point)." }),
+  total: Count.openapi({ description: "The project's tasks made by the end of that day.", example: 40 }),
+  done: Count.openapi({ description: "Of the tasks done now, those done by the end of that day.", example: 12 }),
+});
+
 const projectFields = {
   projectId: Uuid,
   name: z.string().openapi({ example: "Office fit-out" }),
@@ -99,6 +105,10 @@ export const ProjectSummarySchema = z
       .nullable()
       .openapi({ description: "The project's risks; null without risks.read." }),
     money: moneySection({ months: z.array(Month).openapi({ description: "Spend by month, oldest first." }) }),
+    progress: z.array(ProgressPoint).nullable().openapi({
+      description:
+        "Tasks made and done over time, a point a week, oldest first, from the week the project started or its first task was made (at most a year back) to today; null without tasks.read. When a task was done is the last event that moved it to done; one whose events are past their retention counts from its last change.",
+    }),
   })
   .openapi("ProjectSummary");
 

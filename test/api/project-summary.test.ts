@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { api, expectSuccess } from "../helpers/api.ts";
-import { expectNoTrace, snapshot } from "../helpers/database.ts";
+import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { insertFinancialEntry, insertIssue, insertRisk } from "../helpers/project-records.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
@@ -122,8 +122,64 @@ describe("GET /v1/projects/:id/summary", () => {
     const projectId = await arrange(tenant);
     const key = await tenant.keyWith(["projects.read", "risks.read"]);
     const summary = expectSuccess(await api(`/v1/projects/${projectId}/summary`, { key: key.key })).data;
-    expect(summary).toMatchObject({ tasks: null, issues: null, money: null, milestones: { total: 3 } });
+    expect(summary).toMatchObject({ tasks: null, progress: null, issues: null, money: null, milestones: { total: 3 } });
     expect(summary.risks.open).toBe(4);
+  });
+});
+
+describe("the summary's progress over time", () => {
+  it("counts, a point a week to today, the tasks made and those done by then, done when the event moved them there", async () => {
+    const tenant = await createTenant();
+    const day = (at: Date) => at.toISOString().slice(0, 10);
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
+    const project = await tenant.insertProject({ startDate: day(daysAgo(30)), endDate: "2999-12-31" });
+    const person = await tenant.insertPerson();
+    const at = { projectId: project.id, assigneeId: person.id };
+    /** A task inserted as if made `made` days ago and last changed `changed` days ago. */
+    const aged = async (fields: Parameters<Tenant["insertTask"]>[0], made: number, changed = made) => {
+      const task = await tenant.insertTask(fields);
+      await query(`update tasks set created_at = $2, updated_at = $3 where id = $1`, [task.id, daysAgo(made), daysAgo(changed)]);
+    };
+    // Made three weeks ago: one still to do, one done the day after (no event: its last change says when).
+    await aged(at, 21);
+    await aged({ ...at, status: "done" }, 21, 20);
+    // Made through the API today and moved to done; its move dated ten days back (as if made then),
+    // then retitled today: done counts from the move, not from the last change.
+    const made = expectSuccess(
+      await api("/v1/tasks", { key: tenant.key, method: "POST", body: { ...at, title: "Pour", dueDate: "2999-01-01" } }),
+      201,
+    ).data;
+    let version = made.version;
+    for (const status of ["in_progress", "done"])
+      version = expectSuccess(await api(`/v1/tasks/${made.id}`, { key: tenant.key, method: "PATCH", body: { status } })).data.version;
+    await query(
+      `update events set occurred_at = now() - interval '10 days'
+        where org_id = $1 and data->>'id' = $2 and changes->'status'->>'to' = 'done'`,
+      [tenant.org.id, made.id],
+    );
+    expectSuccess(await api(`/v1/tasks/${made.id}`, { key: tenant.key, method: "PATCH", body: { title: "Pour again" } }));
+    expect(version).toBeGreaterThan(made.version);
+    // Cancelled and another project's tasks: counted made (cancelled) or not at all.
+    await aged({ ...at, status: "cancelled" }, 5);
+    await aged({ assigneeId: person.id, status: "done" }, 21);
+
+    const { progress, today } = expectSuccess(await api(`/v1/projects/${project.id}/summary`, { key: tenant.key })).data;
+    const made_ = [day(daysAgo(21)), day(daysAgo(21)), day(new Date()), day(daysAgo(5))];
+    const done = [day(daysAgo(20)), day(daysAgo(10))];
+    expect(progress.length).toBeGreaterThanOrEqual(5);
+    expect(progress.at(-1).date).toBe(today);
+    // From the week the project started (30 days ago), every week's last day (a Sunday), then today.
+    expect(progress[0].date >= day(daysAgo(30)) && progress[0].date <= day(daysAgo(24))).toBe(true);
+    for (const [i, point] of progress.entries()) {
+      if (i < progress.length - 1) expect(new Date(`${point.date}T00:00:00Z`).getUTCDay()).toBe(0);
+      if (i > 0) expect(point.date > progress[i - 1].date).toBe(true);
+      expect(point, point.date).toEqual({
+        date: point.date,
+        total: made_.filter((d) => d <= point.date).length,
+        done: done.filter((d) => d <= point.date).length,
+      });
+    }
+    expect(progress.at(-1)).toMatchObject({ total: 4, done: 2 });
   });
 });
 

@@ -54,7 +54,7 @@ describe("the timeline", () => {
     await page.close();
   }, 90_000);
 
-  it("the overview is drawn from the project's records: a changed entry changes the spend, a risk sits in its cell", async () => {
+  it("the overview is drawn from the project's records: a changed entry changes the spend, a risk sits in its cell, a task done is progress", async () => {
     const owner = await signUp({ name: "Vivian Adams", organisationName: "Reid Locks" });
     const { key } = await keyWith(owner.orgId, ALL_SCOPES, { application: "Planning sync" });
     const project = await call(key, "/v1/projects", {
@@ -65,7 +65,18 @@ describe("the timeline", () => {
     const entry = await call(key, "/v1/financial-entries", {
       body: { projectId: project.id, kind: "cost", amount: "250.00", currency: "EUR", date: "2026-02-10" },
     });
+    const person = await call(key, "/v1/personnel", { body: { name: "Grace Hopper", email: "grace@example.com" } });
+    const task = await call(key, "/v1/tasks", {
+      body: { projectId: project.id, assigneeId: person.id, title: "Grease the gates", dueDate: "2026-06-01" },
+    });
     const page = await openLiveConsole(browser(), owner, `/?project=${project.id}&view=overview`);
+    // Progress over time: a chart named by its title and described by its figures, and every week in a table.
+    const progress = page.getByRole("table", { name: /^Progress over time/ });
+    const thisWeek = () => progress.locator("tbody tr").last().innerText();
+    await expect.poll(thisWeek, { timeout: UI_TIMEOUT_MS }).toMatch(/^\d{4}-\d{2}-\d{2}\t1\t0\t0%$/);
+    const chart = page.getByRole("img", { name: /^Progress over time/ });
+    expect(await chart.getAttribute("aria-labelledby")).toMatch(/-title .*-desc$/);
+    expect(await chart.locator("desc").textContent()).toMatch(/tasks made went from \d+ to 1, done from 0 to 0/);
     const spend = page.getByRole("table", { name: /^Spend by month against the budget of 1,000/ });
     await expect.poll(() => spend.getByRole("row", { name: /2026-02/ }).textContent(), { timeout: UI_TIMEOUT_MS }).toContain("250.00");
     const matrix = page.getByRole("table", { name: /^Risk matrix/ });
@@ -75,6 +86,10 @@ describe("the timeline", () => {
     await expectAccessible(page, "the overview");
     await call(key, `/v1/financial-entries/${entry.id}`, { method: "PATCH", body: { amount: "400.00" } });
     await expect.poll(() => spend.getByRole("row", { name: /2026-02/ }).textContent(), { timeout: UI_TIMEOUT_MS }).toContain("400.00");
+    // A task done elsewhere is done in this week's point, table and chart alike.
+    for (const status of ["in_progress", "done"]) await call(key, `/v1/tasks/${task.id}`, { method: "PATCH", body: { status } });
+    await expect.poll(thisWeek, { timeout: UI_TIMEOUT_MS }).toMatch(/\t1\t1\t100%$/);
+    expect(await chart.locator("desc").textContent()).toMatch(/done from 0 to 1/);
     await page.close();
   }, 90_000);
 });

@@ -84,6 +84,51 @@ function taskFigure(tasks) {
   );
 }
 
+let chartIds = 0;
+
+/**
+ * The project's progress over time (the summary's `progress`, a point a week): the tasks made and
+ * those done, as two lines on one axis, with a title and a description naming the first and last
+ * figures, beside a table of every point.
+ * @param {{ date: string, total: number, done: number }[]} points
+ */
+function progressFigure(points) {
+  const caption = "Progress over time: tasks made and done, week by week";
+  const rows = points.map((p) => [p.date, String(p.total), String(p.done), p.total > 0 ? `${Math.round((p.done / p.total) * 100)}%` : "—"]);
+  const data = table(caption, ["Week to", "Tasks made", "Done", "Share done"], rows);
+  const first = points[0];
+  const last = points.at(-1);
+  if (!first || !last) return figure(el("p", {}, ["No tasks yet."]), data);
+  const [width, height, left, bottom, top] = [320, 150, 30, 20, 8];
+  const max = Math.max(1, ...points.map((p) => p.total));
+  const x = (/** @type {number} */ i) =>
+    left + (points.length > 1 ? (i / (points.length - 1)) * (width - left - 10) : (width - left - 10) / 2);
+  const y = (/** @type {number} */ n) => top + (1 - n / max) * (height - top - bottom);
+  const line = (/** @type {"total" | "done"} */ field) => points.map((p, i) => `${x(i).toFixed(1)},${y(p[field]).toFixed(1)}`).join(" ");
+  const id = `ov-progress-${++chartIds}`;
+  const summary =
+    `From ${first.date} to ${last.date}: tasks made went from ${first.total} to ${last.total}, ` +
+    `done from ${first.done} to ${last.done} (${points.length} weeks; every week in the table).`;
+  const chart = svg(
+    "svg",
+    { class: "ov-chart ov-progress", role: "img", "aria-labelledby": `${id}-title ${id}-desc`, viewBox: `0 0 ${width} ${height}` },
+    [
+      svg("title", { id: `${id}-title` }, [caption]),
+      svg("desc", { id: `${id}-desc` }, [summary]),
+      svg("line", { x1: left, x2: width - 10, y1: y(0), y2: y(0), class: "ov-axis" }),
+      svg("text", { x: 0, y: y(max) + 4, class: "ov-label" }, [String(max)]),
+      svg("text", { x: 0, y: y(0) + 4, class: "ov-label" }, ["0"]),
+      svg("text", { x: left, y: height - 4, class: "ov-label" }, [first.date]),
+      svg("text", { x: width - 10, y: height - 4, class: "ov-label", "text-anchor": "end" }, [last.date]),
+      svg("polyline", { points: line("total"), class: "ov-line-total" }),
+      svg("polyline", { points: line("done"), class: "ov-line-done" }),
+      svg("text", { x: left + 6, y: top + 10, class: "ov-key-total" }, ["— made"]),
+      svg("text", { x: left + 66, y: top + 10, class: "ov-key-done" }, ["— done"]),
+    ],
+  );
+  return figure(chart, data);
+}
+
 /** Spend by month, added up, against the budget: one figure per currency. @param {any} money */
 function moneyFigures(money) {
   const budget = Number(money.budget);
@@ -144,6 +189,7 @@ export function renderOverview(summary) {
   const milestones = summary.milestones;
   return el("div", { class: "overview" }, [
     ...(summary.tasks ? [taskFigure(summary.tasks)] : []),
+    ...(summary.progress ? [progressFigure(summary.progress)] : []),
     table(
       `Milestones (${milestones.total}, ${milestones.overdue} overdue)`,
       ["Status", "Milestones"],

@@ -30,15 +30,15 @@ export function placeInOrder(parent, nodes) {
     fragment.append(...nodes);
     return void parent.append(fragment);
   }
+  // Those no longer wanted first: a node left in place would push every later one past it.
+  const wanted = new Set(nodes);
+  for (const child of [...parent.children]) if (!wanted.has(/** @type {HTMLElement} */ (child))) child.remove();
   let at = /** @type {Element | null} */ (parent.firstElementChild);
   for (const node of nodes) {
-    if (node !== at) parent.insertBefore(node, at);
-    else at = at.nextElementSibling;
-  }
-  while (at) {
-    const next = at.nextElementSibling;
-    at.remove();
-    at = next;
+    if (node === at) at = at.nextElementSibling;
+    // `at` comes later now: passed over, and moved into place when its turn comes.
+    else if (at && at.nextElementSibling === node) at = node.nextElementSibling;
+    else parent.insertBefore(node, at);
   }
 }
 
