@@ -2017,7 +2017,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether you follow a task, and why (by hand, or as its assignee, creator, commenter or a person mentioned)
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["getTaskSubscription"];
         /**
          * Follow a task: be notified of its changes and comments
          * @description A signed-in person's session (the settings area); an API key is answered 401.
@@ -2041,7 +2045,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether you follow a project, and why (by hand, or as its assignee, creator, commenter or a person mentioned)
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["getProjectSubscription"];
         /**
          * Follow a project: be notified of its changes and comments
          * @description A signed-in person's session (the settings area); an API key is answered 401.
@@ -2065,7 +2073,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether you follow a risk, and why (by hand, or as its assignee, creator, commenter or a person mentioned)
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["getRiskSubscription"];
         /**
          * Follow a risk: be notified of its changes and comments
          * @description A signed-in person's session (the settings area); an API key is answered 401.
@@ -27733,6 +27745,71 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getTaskSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "task subscription",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     followTask: {
         parameters: {
             query?: never;
@@ -27863,6 +27940,71 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getProjectSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-020000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "project subscription",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     followProject: {
         parameters: {
             query?: never;
@@ -27987,6 +28129,71 @@ export interface operations {
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRiskSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "risk subscription",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
