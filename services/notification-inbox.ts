@@ -60,10 +60,7 @@ export async function markAllNotificationsRead({ ctx }: Call<unknown>) {
 }
 
 /** Follows or unfollows a task, project or risk by hand, or reads whether the caller follows it (`following` null; its read scope needed). */
-export async function setFollowing({
-  ctx,
-  input,
-}: Call<{ recordType: Followable; id: string; following: boolean | null; scope: Scope }>) {
+export async function setFollowing({ ctx, input }: Call<{ recordType: Followable; id: string; following: boolean | null; scope: Scope }>) {
   const outcome = await statements.setFollowing(ctx.db, ctx.actor, {
     recordType: input.recordType,
     recordId: input.id,
