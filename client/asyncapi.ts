@@ -6,8 +6,9 @@ const routes = await loadRoutes();
 
 // The realtime room's messages as an AsyncAPI 3.0 document (client/asyncapi.json, written by
 // `npm run generate`). Its schemas are the OpenAPI document's own components (`Event` and
-// the 21 event types it unions), copied by reference under the same paths, so a socket's event and
-// GET /v1/events' are one definition. test/realtime/asyncapi.test.ts checks live messages against it.
+// the event types it unions, `Notification`), copied by reference under the same paths, so a
+// socket's event and GET /v1/events' are one definition, and so are a pushed notification and
+// GET /v1/notifications' items. test/realtime/asyncapi.test.ts checks live messages against it.
 
 type Json = Record<string, unknown>;
 
@@ -50,6 +51,7 @@ const INFO = {
     "One room per organisation (PartyKit party `v1`, room = the organisation's id). A socket connects with `apiKey` or a realtime `token` (POST /v1/realtime/tokens) in its query, and may narrow its feed with `types`, `projectId`, `recordId` and `excludeOwn=true`, as GET /v1/events takes them.",
     "The credential is checked before the socket opens; a refusal answers the upgrade in the API's error shape (ApiError, with a requestId): 400 `invalid_field` for a malformed filter, 401 `unauthorized` or `invalid_key`, 404 `not_found` for another organisation's room, 429 `rate_limited`.",
     `On open the room sends \`ready\`, then every event the socket may see after its changeVersion, in order, each once (\`ready\` comes again if events it promised were pruned by retention before the room could deliver them). When the key is revoked the room closes the socket with code ${CLOSE_CODES.revoked} and a reason. Sockets only listen: the text \`ping\` is answered \`pong\`.`,
+    "A socket opened with a person's realtime token also receives that person's notifications as they are made (`notification`, docs/notifications.md), whatever its filters.",
     "Reconnect recipe (docs/sync.md): on every `ready`, page GET /v1/events?after=<last applied> until nextCursor is null, then apply live events above it.",
   ].join("\n\n"),
 };
@@ -62,6 +64,7 @@ const CHANNELS = {
     messages: {
       ready: { $ref: "#/components/messages/ready" },
       event: { $ref: "#/components/messages/event" },
+      notification: { $ref: "#/components/messages/notification" },
       ping: { $ref: "#/components/messages/ping" },
       pong: { $ref: "#/components/messages/pong" },
     },
@@ -87,7 +90,7 @@ const CHANNELS = {
   },
 };
 
-/** What a socket receives (ready, then events) and may send (ping). */
+/** What a socket receives (ready, then events; a person's, their notifications) and may send (ping). */
 const OPERATIONS = {
   receiveReady: {
     action: "receive",
@@ -102,6 +105,14 @@ const OPERATIONS = {
     summary: "Each change the socket may see, in changeVersion order.",
     description: "One message per event, in changeVersion order, each once per connection; the events of a batch arrive together.",
     messages: [{ $ref: "#/channels/room/messages/event" }],
+  },
+  receiveNotification: {
+    action: "receive",
+    channel: { $ref: "#/channels/room" },
+    summary: "A notification of the person signed in (docs/notifications.md), as it is made.",
+    description:
+      "Only on a socket opened with a realtime token of a person's session (POST /v1/realtime/tokens), and only their own notifications, those shown in their inbox. It is the item GET /v1/notifications lists; a room outage may send one twice: tell them apart by `notification.id`.",
+    messages: [{ $ref: "#/channels/room/messages/notification" }],
   },
   sendPing: {
     action: "send",
@@ -127,6 +138,12 @@ const MESSAGES = {
     summary: "An event, discriminated by type, as GET /v1/events and webhooks carry it.",
     payload: { $ref: "#/components/schemas/Event" },
   },
+  notification: {
+    name: "notification",
+    title: "Notification",
+    summary: "One of the person's notifications, as GET /v1/notifications lists it.",
+    payload: { $ref: "#/components/schemas/NotificationMessage" },
+  },
   ping: { name: "ping", contentType: "text/plain", payload: { const: "ping" } },
   pong: { name: "pong", contentType: "text/plain", payload: { const: "pong" } },
 };
@@ -144,6 +161,14 @@ const READY = {
       description: "Every visible event after this changeVersion follows, in order, each once.",
     },
   },
+};
+
+/** A notification pushed to its person's sockets. */
+const NOTIFICATION_MESSAGE = {
+  type: "object",
+  required: ["type", "notification"],
+  additionalProperties: false,
+  properties: { type: { const: "notification" }, notification: { $ref: "#/components/schemas/Notification" } },
 };
 
 export function asyncApiDocument(): Json {
@@ -166,7 +191,8 @@ export function asyncApiDocument(): Json {
       messages: MESSAGES,
       schemas: {
         Ready: READY,
-        ...Object.fromEntries(reachable(schemas, ["Event"]).map((name) => [name, asAsyncApiSchema(schemas[name]!)])),
+        NotificationMessage: NOTIFICATION_MESSAGE,
+        ...Object.fromEntries(reachable(schemas, ["Event", "Notification"]).map((name) => [name, asAsyncApiSchema(schemas[name]!)])),
       },
     },
   };

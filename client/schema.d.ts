@@ -2437,7 +2437,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether you follow a task, and why (by hand, or as its assignee, creator, commenter or a person mentioned)
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["getTaskSubscription"];
         /**
          * Follow a task: be notified of its changes and comments
          * @description A signed-in person's session (the settings area); an API key is answered 401.
@@ -2461,7 +2465,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether you follow a project, and why (by hand, or as its assignee, creator, commenter or a person mentioned)
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["getProjectSubscription"];
         /**
          * Follow a project: be notified of its changes and comments
          * @description A signed-in person's session (the settings area); an API key is answered 401.
@@ -2485,7 +2493,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether you follow a risk, and why (by hand, or as its assignee, creator, commenter or a person mentioned)
+         * @description A signed-in person's session (the settings area); an API key is answered 401.
+         */
+        get: operations["getRiskSubscription"];
         /**
          * Follow a risk: be notified of its changes and comments
          * @description A signed-in person's session (the settings area); an API key is answered 401.
@@ -13159,7 +13171,7 @@ export interface components {
              * @description What was done: <target type>.<what happened> (docs/audit-log.md lists each).
              * @enum {string}
              */
-            action: "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "member.linked" | "member.unlinked" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed" | "attachment.deleted";
+            action: "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "user.email_changed" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "member.linked" | "member.unlinked" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed" | "attachment.deleted";
             /** @description What it was done to, with its name as it was then (kept after the target is gone). */
             target: {
                 /** @enum {string} */
@@ -30513,6 +30525,71 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getTaskSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The task's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "task subscription",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     followTask: {
         parameters: {
             query?: never;
@@ -30643,6 +30720,71 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getProjectSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-020000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "project subscription",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     followProject: {
         parameters: {
             query?: never;
@@ -30767,6 +30909,71 @@ export interface operations {
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRiskSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The risk's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether you follow it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "version": "v1",
+                     *       "message": "risk subscription",
+                     *       "changeVersion": 42,
+                     *       "data": {
+                     *         "recordType": "task",
+                     *         "recordId": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
+                     *         "following": true,
+                     *         "reason": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {string} */
+                        version: "v1";
+                        message: string;
+                        /**
+                         * Format: int64
+                         * @description The organisation's changeVersion this answer is exact for. A read: the counter as of the statement that read the data, so a snapshot followed by GET /v1/events?after=<it> misses and repeats nothing. A write: the value the write produced (the current one when it changed nothing).
+                         * @example 42
+                         */
+                        changeVersion: number;
+                        data: components["schemas"]["Following"];
+                    };
+                };
+            };
+            400: components["responses"]["InvalidFieldOrUnknownField"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31973,8 +32180,8 @@ export interface operations {
     listAuditLog: {
         parameters: {
             query?: {
-                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, user.password_reset, member.invited, member.joined, member.role_changed, member.removed, member.left, member.linked, member.unlinked, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, application.token_issued, application.token_revoked, application.installation_ended, organisation.updated, mcp.session_started, mail.failed, attachment.deleted. */
-                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "member.linked" | "member.unlinked" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed" | "attachment.deleted")[];
+                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, user.password_reset, user.email_changed, member.invited, member.joined, member.role_changed, member.removed, member.left, member.linked, member.unlinked, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, application.token_issued, application.token_revoked, application.installation_ended, organisation.updated, mcp.session_started, mail.failed, attachment.deleted. */
+                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "user.email_changed" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "member.linked" | "member.unlinked" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed" | "attachment.deleted")[];
                 /** @description Only entries by this actor: a key's, a person's or an app's id. */
                 actor?: string;
                 /** @description Only entries whose target has this id (a key, member, webhook, ...). */
@@ -32070,8 +32277,8 @@ export interface operations {
     exportAuditLog: {
         parameters: {
             query?: {
-                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, user.password_reset, member.invited, member.joined, member.role_changed, member.removed, member.left, member.linked, member.unlinked, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, application.token_issued, application.token_revoked, application.installation_ended, organisation.updated, mcp.session_started, mail.failed, attachment.deleted. */
-                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "member.linked" | "member.unlinked" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed" | "attachment.deleted")[];
+                /** @description Comma-separated, any of: user.signed_up, user.signed_in, user.sign_in_failed, user.signed_out, user.password_reset, user.email_changed, member.invited, member.joined, member.role_changed, member.removed, member.left, member.linked, member.unlinked, api_key.created, api_key.replaced, api_key.revoked, webhook.created, webhook.updated, webhook.secret_rotated, webhook.enabled, webhook.disabled, webhook.deleted, webhook.replayed, application.registered, application.updated, application.secret_rotated, application.deleted, application.installed, application.scopes_widened, application.uninstalled, application.code_reused, application.refresh_reused, application.token_issued, application.token_revoked, application.installation_ended, organisation.updated, mcp.session_started, mail.failed, attachment.deleted. */
+                action?: ("user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset" | "user.email_changed" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "member.linked" | "member.unlinked" | "api_key.created" | "api_key.replaced" | "api_key.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "webhook.replayed" | "application.registered" | "application.updated" | "application.secret_rotated" | "application.deleted" | "application.installed" | "application.scopes_widened" | "application.uninstalled" | "application.code_reused" | "application.refresh_reused" | "application.token_issued" | "application.token_revoked" | "application.installation_ended" | "organisation.updated" | "mcp.session_started" | "mail.failed" | "attachment.deleted")[];
                 /** @description Only entries by this actor: a key's, a person's or an app's id. */
                 actor?: string;
                 /** @description Only entries whose target has this id (a key, member, webhook, ...). */

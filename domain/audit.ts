@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   "user.sign_in_failed",
   "user.signed_out",
   "user.password_reset",
+  "user.email_changed",
   "member.invited",
   "member.joined",
   "member.role_changed",

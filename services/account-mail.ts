@@ -1,6 +1,6 @@
 import type { Database } from "../db/client.ts";
 import { enqueueMail } from "../db/statements/mail.ts";
-import { recordPasswordReset } from "../db/statements/sign-ins.ts";
+import { recordEmailChange, recordPasswordReset } from "../db/statements/sign-ins.ts";
 import type { AuditRequest } from "../domain/audit.ts";
 import { PASSWORD_RESET_SECONDS } from "../domain/limits.ts";
 import { linkMail } from "../domain/mail.ts";
@@ -63,5 +63,12 @@ export function queueAddressConfirmationMail(
 export async function auditPasswordReset(ctx: { db: Database; request: AuditRequest }, input: { userId: string }) {
   await recordPasswordReset(ctx.db, input.userId, ctx.request).catch((error: unknown) =>
     console.error(JSON.stringify({ level: "error", message: "could not record a password reset", cause: String(error) })),
+  );
+}
+
+/** An address changed (the link mailed to the new one followed), in the audit log; failures to record are logged, and the change stands. */
+export async function auditEmailChange(ctx: { db: Database; request: AuditRequest }, input: { userId: string; from: string; to: string }) {
+  await recordEmailChange(ctx.db, input, ctx.request).catch((error: unknown) =>
+    console.error(JSON.stringify({ level: "error", message: "could not record an address change", cause: String(error) })),
   );
 }

@@ -59,8 +59,8 @@ export async function markAllNotificationsRead({ ctx }: Call<unknown>) {
   return { marked: outcome.marked };
 }
 
-/** Follows or unfollows a task, project or risk by hand (its read scope needed). */
-export async function setFollowing({ ctx, input }: Call<{ recordType: Followable; id: string; following: boolean; scope: Scope }>) {
+/** Follows or unfollows a task, project or risk by hand, or reads whether the caller follows it (`following` null; its read scope needed). */
+export async function setFollowing({ ctx, input }: Call<{ recordType: Followable; id: string; following: boolean | null; scope: Scope }>) {
   const outcome = await statements.setFollowing(ctx.db, ctx.actor, {
     recordType: input.recordType,
     recordId: input.id,
@@ -71,6 +71,10 @@ export async function setFollowing({ ctx, input }: Call<{ recordType: Followable
   if (!outcome.found) throw notFound(input.recordType);
   return outcome.subscription!;
 }
+
+/** Whether the caller follows a task, project or risk, and why (its read scope needed). */
+export const readFollowing = ({ ctx, input }: Call<{ recordType: Followable; id: string; scope: Scope }>) =>
+  setFollowing({ ctx, input: { ...input, following: null } });
 
 /** The caller's preferences and time zone; changed first when `change` is given. */
 export async function notificationSettings({

@@ -105,30 +105,41 @@ export interface Following {
 }
 
 /**
- * Follows (true) or unfollows (false) a record of the caller's organisation by hand; `scope` is
- * the record's read scope, which the caller must hold. Unfollowed stays unfollowed: being its
- * assignee again or commenting does not follow it again (an assignment or a mention still
- * notifies: they are addressed to the person).
+ * Follows (true) or unfollows (false) a record of the caller's organisation by hand, or reads
+ * whether the caller follows it (null); `scope` is the record's read scope, which the caller must
+ * hold. Unfollowed stays unfollowed: being its assignee again or commenting does not follow it
+ * again (an assignment or a mention still notifies: they are addressed to the person).
  */
 export async function setFollowing(
   db: Database,
   actor: Actor,
-  input: { recordType: Followable; recordId: string; following: boolean; scope: Scope },
+  input: { recordType: Followable; recordId: string; following: boolean | null; scope: Scope },
 ): Promise<SettingsOutcome<{ found: boolean; subscription: Following | null }>> {
-  const { caller, role, userId, row } = await withCaller<{ found: boolean; subscription: Following | null }>(
-    db,
-    actor,
-    input.scope,
-    sql`record as (select r.id from ${sql.identifier(TABLES[input.recordType])} r where r.org_id = ${CALLER_ORG} and r.id = ${input.recordId}::uuid),
-        followed as (
+  const followed =
+    input.following === null
+      ? sql`followed as (
+          select s.* from subscriptions s join record r on s.record_id = r.id
+           where s.org_id = ${CALLER_ORG} and s.user_id = ${CALLER_USER} and s.record_type = ${input.recordType}::text
+        )`
+      : sql`followed as (
           insert into subscriptions (org_id, user_id, record_type, record_id, reason, following)
           select ${CALLER_ORG}, ${CALLER_USER}, ${input.recordType}::text, r.id, 'manual', ${input.following} from record r
           on conflict (org_id, record_type, record_id, user_id) do update set following = excluded.following,
             reason = case when excluded.following then 'manual' else subscriptions.reason end
           returning *
-        )`,
+        )`;
+  const { caller, role, userId, row } = await withCaller<{ found: boolean; subscription: Following | null }>(
+    db,
+    actor,
+    input.scope,
+    sql`record as (select r.id from ${sql.identifier(TABLES[input.recordType])} r where r.org_id = ${CALLER_ORG} and r.id = ${input.recordId}::uuid),
+        ${followed}`,
+    // No row: never followed, by hand or by what the person did.
     sql`exists (select 1 from record) as found,
-        (select json_build_object('recordType', f.record_type, 'recordId', f.record_id, 'following', f.following, 'reason', f.reason) from followed f) as subscription`,
+        (select coalesce((select json_build_object('recordType', f.record_type, 'recordId', f.record_id, 'following', f.following, 'reason', f.reason)
+                            from followed f),
+                         json_build_object('recordType', ${input.recordType}::text, 'recordId', r.id, 'following', false, 'reason', null))
+           from record r) as subscription`,
   );
   return { caller, role, userId, found: row.found, subscription: row.subscription };
 }

@@ -2,7 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Database } from "../client.ts";
-import { appendAuditEntry, auditTarget } from "./audit.ts";
+import { appendAuditEntry, auditChanges, auditTarget } from "./audit.ts";
 import { personActor } from "./users.ts";
 
 // Sign-ins and sign-outs in the audit log. better-auth writes the session itself, so these are
@@ -11,14 +11,14 @@ import { personActor } from "./users.ts";
 // however it ends). An entry goes to the organisation the session acts for (the one it chose,
 // else the person's first); a person who belongs nowhere, or an address no one has, records none.
 
-type SessionAction = "user.signed_in" | "user.signed_out" | "user.sign_in_failed" | "user.password_reset";
+type SessionAction = "user.signed_in" | "user.signed_out" | "user.sign_in_failed" | "user.password_reset" | "user.email_changed";
 
 /** The person `who` (a condition on users `u`) in the organisation `orgId` (else their first), as the entry's source. */
-function recordFor(action: SessionAction, who: SQL, orgId: string | null) {
+function recordFor(action: SessionAction, who: SQL, orgId: string | null, changes: SQL = sql`null::jsonb`) {
   return {
     action,
     actor: sql`(select ${personActor} from users u where ${who})`,
-    source: sql`select m.org_id, ${auditTarget("user", sql`u.id`, sql`u.name`)} as target, null::jsonb as changes
+    source: sql`select m.org_id, ${auditTarget("user", sql`u.id`, sql`u.name`)} as target, ${changes} as changes
                   from users u join memberships m on m.user_id = u.id
                  where ${who}
                    and m.org_id = coalesce(${orgId}::uuid, (select f.org_id from memberships f where f.user_id = u.id order by f.created_at, f.org_id limit 1))`,
@@ -39,3 +39,16 @@ export const recordSignInFailure = (db: Database, email: string, request: AuditR
 /** A password set anew through a reset link (every session of the person ended with it). */
 export const recordPasswordReset = (db: Database, userId: string, request: AuditRequest) =>
   appendAuditEntry(db, recordFor("user.password_reset", sql`u.id = ${userId}::uuid`, null), request);
+
+/** An address changed by following the link mailed to the new one: `email` from, to. */
+export const recordEmailChange = (db: Database, input: { userId: string; from: string; to: string }, request: AuditRequest) =>
+  appendAuditEntry(
+    db,
+    recordFor(
+      "user.email_changed",
+      sql`u.id = ${input.userId}::uuid`,
+      null,
+      auditChanges({ email: [sql`${input.from}::text`, sql`${input.to}::text`] }),
+    ),
+    request,
+  );

@@ -4,7 +4,7 @@ import { authDatabaseFor } from "../../db/auth-database.ts";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/crypto/passwords.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { PASSWORD_RESET_SECONDS } from "../../domain/limits.ts";
-import { auditPasswordReset, queueAddressConfirmationMail, queuePasswordResetMail } from "../../services/account-mail.ts";
+import { auditEmailChange, auditPasswordReset, queueAddressConfirmationMail, queuePasswordResetMail } from "../../services/account-mail.ts";
 import { auditSession, endSession } from "../../services/sessions.ts";
 import { checkSignUp, welcomeNewUser } from "../../services/users.ts";
 import { roomsAt } from "../../services/room-client.ts";
@@ -97,7 +97,7 @@ function createAuth(env: Bindings, origin: string) {
   });
 }
 
-/** What follows better-auth's writes: the rooms told of a sign-out, sign-ups checked and welcomed, sign-ins and sign-outs audited. */
+/** What follows better-auth's writes: the rooms told of a sign-out, sign-ups checked and welcomed, sign-ins, sign-outs and address changes audited. */
 function databaseHooksFor(db: ReturnType<typeof databaseFor>, settings: ReturnType<typeof settingsOf>): BetterAuthOptions["databaseHooks"] {
   return {
     session: {
@@ -145,6 +145,18 @@ function databaseHooksFor(db: ReturnType<typeof databaseFor>, settings: ReturnTy
             },
           );
           await Promise.all(deferred);
+        },
+      },
+      update: {
+        async after(user, context) {
+          // An address changes only when the link mailed to the new one is followed: its token
+          // names the old address and the new (better-auth checked both before this update).
+          if (context?.path !== "/verify-email") return;
+          const token = (context.query as { token?: unknown } | undefined)?.token;
+          const claims = typeof token === "string" ? payloadOf(token) : {};
+          const [from, to] = [claims.email, claims.updateTo];
+          if (typeof from !== "string" || typeof to !== "string" || to !== user.email || from === to) return;
+          await auditEmailChange({ db, request: auditRequestOfHeaders(context.headers) }, { userId: user.id, from, to });
         },
       },
     },

@@ -125,23 +125,33 @@ const FOLLOWED: Array<{ recordType: Followable; path: "tasks" | "projects" | "ri
   { recordType: "risk", path: "risks", noun: "Risk" },
 ];
 
-/** PUT (follow) and DELETE (unfollow) /v1/<records>/{id}/subscription, for tasks, projects and risks. */
+/** GET (am I following), PUT (follow) and DELETE (unfollow) /v1/<records>/{id}/subscription, for tasks, projects and risks. */
 const followRoutes = FOLLOWED.flatMap(({ recordType, path, noun }) => {
   const scope = scopesOf(RESOURCES[recordType]).read;
   const params = z.object({ id: Uuid.openapi({ description: `The ${recordType}'s id.` }) });
-  const route = (following: boolean) =>
+  const common = { path: `/v1/${path}/{id}/subscription` as const, auth: "session" as const, scope, tag, params };
+  const response = (description: string) => ({ schema: recordEnvelope(FollowingSchema), description });
+  const read = defineRoute({
+    ...common,
+    method: "get",
+    operationId: `get${noun}Subscription`,
+    summary: `Whether you follow a ${recordType}, and why (by hand, or as its assignee, creator, commenter or a person mentioned)`,
+    response: response("Whether you follow it."),
+    verb: inbox.readFollowing,
+    async handler(c, { params }) {
+      const following = await inbox.readFollowing({ ctx: serviceContext(c), input: { recordType, id: params.id, scope } });
+      return reply(following, following.following ? `you follow this ${recordType}` : `you do not follow this ${recordType}`);
+    },
+  });
+  const write = (following: boolean) =>
     defineRoute({
+      ...common,
       method: following ? "put" : "delete",
-      path: `/v1/${path}/{id}/subscription`,
       operationId: `${following ? "follow" : "unfollow"}${noun}`,
-      auth: "session",
-      scope,
-      tag,
       summary: following
         ? `Follow a ${recordType}: be notified of its changes and comments`
         : `Unfollow a ${recordType}: no more notifications of it but assignments and mentions`,
-      params,
-      response: { schema: recordEnvelope(FollowingSchema), description: "Whether you follow it now." },
+      response: response("Whether you follow it now."),
       verb: inbox.setFollowing,
       async handler(c, { params }) {
         const input = { recordType, id: params.id, following, scope };
@@ -151,7 +161,7 @@ const followRoutes = FOLLOWED.flatMap(({ recordType, path, noun }) => {
         );
       },
     });
-  return [route(true), route(false)];
+  return [read, write(true), write(false)];
 });
 
 export const notificationRoutes = [...inboxRoutes, ...followRoutes];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectSuccess, workerUrl } from "../helpers/api.ts";
 import { asPerson } from "../helpers/people.ts";
-import { inbox, taskBy, team } from "../notifications/helpers.ts";
+import { inbox, nextNotification, personSocket, taskBy, team } from "../notifications/helpers.ts";
 import { useRoom } from "../helpers/realtime.ts";
 import { expectAccessible } from "./axe.ts";
 import { openPage, UI_TIMEOUT_MS, useBrowser } from "./browser.ts";
@@ -9,7 +9,8 @@ import { openLiveConsole } from "./records-helpers.ts";
 
 // The console's inbox (components/inbox.js, docs/console.md): the top bar's unread count follows
 // the person's realtime socket without a reload, the inbox lists the notification with a link to
-// its record, and marking read (one, or all) brings the count down, in the page and in the API.
+// its record, and marking read (one, or all) brings the count down, in the page and in the API; the
+// task drawer's Follow toggle follows and unfollows the task (components/follow-toggle.js).
 
 useRoom();
 const browser = useBrowser();
@@ -86,6 +87,41 @@ describe("the console's inbox", () => {
       },
       timeZone: "Europe/Berlin",
     });
+    await page.close();
+  }, 120_000);
+
+  it("the task drawer's Follow toggle says whether the person follows the task, and follows and unfollows it", async () => {
+    const { owner, member, ownerPersonnelId } = await team();
+    const task = await taskBy(owner, ownerPersonnelId);
+    const state = async () => expectSuccess(await asPerson(member.cookie, `/v1/tasks/${task.id}/subscription`)).data as any;
+    const page = await openLiveConsole(browser(), member, `/?task=${task.id}`);
+    const drawer = page.getByRole("dialog", { name: task.title });
+    const toggle = drawer.getByRole("button", { name: "Follow", exact: true });
+    await toggle.waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await toggle.getAttribute("aria-pressed")).toBe("false");
+    await expectAccessible(page, "the task drawer with its Follow toggle");
+
+    await toggle.click();
+    const following = drawer.getByRole("button", { name: "Following", exact: true });
+    await following.waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await following.getAttribute("aria-pressed")).toBe("true");
+    expect(await state()).toMatchObject({ following: true, reason: "manual" });
+    // Followed, the member is told of the owner's comment on it: the badge counts it live.
+    const socket = await personSocket(member);
+    expectSuccess(await asPerson(owner.cookie, `/v1/tasks/${task.id}/comments`, { body: { body: "Rebar delivered." } }), 201);
+    expect(await nextNotification(socket)).toMatchObject({ kind: "commented", record: { id: task.id } });
+    await expect.poll(() => page.locator("#inbox-count").textContent(), { timeout: UI_TIMEOUT_MS }).toBe("1");
+
+    await following.click();
+    await toggle.waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await toggle.getAttribute("aria-pressed")).toBe("false");
+    expect(await state()).toMatchObject({ following: false });
+    // Opened again, the drawer reads the state anew: still not followed.
+    await page.goto(`${workerUrl()}/?task=${task.id}`);
+    await page
+      .getByRole("dialog", { name: task.title })
+      .getByRole("button", { name: "Follow", exact: true })
+      .waitFor({ timeout: UI_TIMEOUT_MS });
     await page.close();
   }, 120_000);
 });

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { workerUrl } from "../helpers/api.ts";
+import { auditRows, expectOneEntry } from "../helpers/audit.ts";
 import { query } from "../helpers/database.ts";
 import { linkIn, mailTo, nextMailTo, outboxFor } from "../helpers/mail.ts";
 import { authPost, newEmail, signIn, signUp } from "../helpers/people.ts";
 
 // An address confirmed by a mailed link (docs/people.md): at sign-up, and before an address change
-// takes effect (the link goes to the new address). A tampered link confirms nothing.
+// takes effect (the link goes to the new address), which the audit log records. A tampered link
+// confirms nothing.
 
 const verifiedOf = async (userId: string) =>
   (await query<{ email: string; email_verified: boolean }>(`select email, email_verified from users where id = $1`, [userId]))[0]!;
@@ -49,7 +51,7 @@ describe("confirming an address", () => {
 });
 
 describe("changing an address", () => {
-  it("takes effect only once the link mailed to the new address is followed", async () => {
+  it("takes effect only once the link mailed to the new address is followed, and is audited then", async () => {
     const person = await signUp();
     const newAddress = newEmail("moved");
     const asked = await authPost("/auth/change-email", { newEmail: newAddress }, { cookie: person.cookie });
@@ -57,8 +59,20 @@ describe("changing an address", () => {
     const mail = await nextMailTo(newAddress);
     expect(mail.subject).toBe("Confirm your new opsroom address");
     expect((await verifiedOf(person.userId)).email).toBe(person.email);
-    expect((await follow(linkIn(mail))).status).toBe(302);
+    expect((await auditRows(person.orgId)).map((e) => e.action)).not.toContain("user.email_changed");
+    const entry = await expectOneEntry(person.orgId, "user.email_changed", async () =>
+      expect((await follow(linkIn(mail))).status).toBe(302),
+    );
+    expect(entry).toMatchObject({
+      actor: { type: "user", id: person.userId },
+      target: { type: "user", id: person.userId },
+      changes: { email: { from: person.email, to: newAddress } },
+    });
     expect((await verifiedOf(person.userId)).email).toBe(newAddress);
+    // The link works once: followed again, it changes and records nothing.
+    const again = await auditRows(person.orgId);
+    await follow(linkIn(mail));
+    expect(await auditRows(person.orgId)).toEqual(again);
     expect((await signIn(newAddress, person.password)).status).toBe(200);
     expect((await signIn(person.email, person.password)).status).toBe(401);
   });
@@ -70,6 +84,7 @@ describe("changing an address", () => {
     expect(asked.status).toBe(200);
     expect((await outboxFor(other.email)).filter((m) => m.kind === "email_change")).toEqual([]);
     expect((await verifiedOf(person.userId)).email).toBe(person.email);
+    expect((await auditRows(person.orgId)).map((e) => e.action)).not.toContain("user.email_changed");
     const anonymous = await authPost("/auth/change-email", { newEmail: newEmail("anon") });
     expect(anonymous.status).toBe(401);
     expect((await mailTo(person.email)).map((m) => m.subject)).not.toContain("Confirm your new opsroom address");

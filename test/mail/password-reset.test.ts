@@ -2,12 +2,26 @@ import { describe, expect, it } from "vitest";
 import { workerUrl } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { linkIn, mailTo, mailWithSubject, outboxFor } from "../helpers/mail.ts";
-import { asPerson, authPost, newEmail, signedIn, signIn, signUp } from "../helpers/people.ts";
+import { expectSuccess } from "../helpers/api.ts";
+import { asPerson, authPost, memberOf, newEmail, signedIn, signIn, signUp, type Person } from "../helpers/people.ts";
+import { useRoom } from "../helpers/realtime.ts";
+import { socketWith } from "../helpers/sockets.ts";
 import { pollUntil } from "../helpers/wait.ts";
 
 // Password reset by mail (docs/people.md): a one-time link for an hour, on the public origin; the
 // new password works, the old one and every old session do not; a used, expired or unknown token
-// is refused; an address no one has gets the same answer and no mail.
+// is refused; an address no one has gets the same answer and no mail. The sessions' realtime
+// sockets close with them.
+
+useRoom();
+
+/** A realtime socket of the person's session, open. */
+async function sessionSocket(person: Person) {
+  const token = expectSuccess(await asPerson(person.cookie, "/v1/realtime/tokens", { body: {} }), 201).data.token as string;
+  const socket = socketWith(person.orgId, { token });
+  await socket.ready;
+  return socket;
+}
 
 const requestReset = (email: string) => authPost("/auth/request-password-reset", { email });
 const resetPassword = (token: string, newPassword: string) => authPost("/auth/reset-password", { token, newPassword });
@@ -43,6 +57,25 @@ describe("a password reset", () => {
       [person.orgId],
     );
     expect(entries.length).toBe(1);
+  });
+
+  it("closes the realtime sockets of every session it ends within 10 s; another person's stays open", async () => {
+    const person = await signUp();
+    const other = await signedIn(person);
+    const colleague = await memberOf(person, "admin");
+    const sockets = [await sessionSocket(person), await sessionSocket(other)];
+    const colleagueSocket = await sessionSocket(colleague);
+    expect((await requestReset(person.email)).status).toBe(200);
+    const token = tokenOf(linkIn(await resetMail(person.email)));
+    const reset = await resetPassword(token, `new-${person.password}`);
+    expect(reset.status, await reset.clone().text()).toBe(200);
+    const answered = Date.now();
+    for (const socket of sockets) {
+      const close = await Promise.race([socket.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000))]);
+      expect(close, "closed within 10 s of the reset's answer").toEqual({ code: 4401, reason: expect.stringMatching(/session/) });
+    }
+    expect(Date.now() - answered).toBeLessThan(10_000);
+    await colleagueSocket.pong();
   });
 
   it("an address no one has is answered as a known one, and gets no mail", async () => {

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { expectSuccess } from "../helpers/api.ts";
+import { query } from "../helpers/database.ts";
 import { mailTo, outboxFor } from "../helpers/mail.ts";
 import { asPerson, fixturesOf, memberOf, signUp, type Person } from "../helpers/people.ts";
 import { connectToRoom, type RoomSocket } from "../helpers/realtime.ts";
@@ -96,3 +97,14 @@ export async function nextNotificationMail(email: string, count = 1) {
 /** The outbox's notification and digest rows for an address. */
 export const notificationOutbox = async (email: string) =>
   (await outboxFor(email)).filter((r) => r.kind === "notification" || r.kind === "digest");
+
+/** The notifications, follows and preferences of the organisations' people: what the notification routes write. */
+export const notificationTrace = (orgIds: string[]) =>
+  Promise.all([
+    query("select id, read_at from notifications where org_id = any($1::uuid[]) order by id", [orgIds]),
+    query("select * from subscriptions where org_id = any($1::uuid[]) order by record_id, user_id", [orgIds]),
+    query(
+      `select * from notification_settings where user_id in (select user_id from memberships where org_id = any($1::uuid[])) order by user_id`,
+      [orgIds],
+    ),
+  ]);

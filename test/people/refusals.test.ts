@@ -4,8 +4,11 @@ import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { api, expectError, workerUrl, type ApiResponse, type Method } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { keyWith } from "../helpers/fixtures.ts";
+import { insertRisk } from "../helpers/project-records.ts";
+import { notificationTrace } from "../notifications/helpers.ts";
 import {
   asPerson,
+  fixturesOf,
   invite,
   memberOf,
   newEmail,
@@ -18,9 +21,12 @@ import {
 
 // The refusals every settings endpoint shares, one `it` per endpoint x refusal, each asserting the
 // error envelope and that the refused call left no trace in either organisation (every row they
-// own, and the sessions of their members). Refused calls change nothing, so the file shares one
-// arrangement: organisation A (owner, member, a second member to act on, an open invitation, a
-// key) and organisation B (the same: the foreign ids).
+// own, the sessions of their members, their notifications, follows and preferences). Refused calls
+// change nothing, so the file shares one arrangement: organisation A (owner, member, a second
+// member to act on, an open invitation, a key, a notification of the owner's, a task, project and
+// risk to follow) and organisation B (the same: the foreign ids). A person's notifications and
+// follows are session-only too (docs/notifications.md): a key is no one to notify. Their bad input
+// and unknown ids: test/notifications/bad-input.test.ts.
 
 interface Org {
   owner: Person;
@@ -29,6 +35,10 @@ interface Org {
   target: Person;
   invitationId: string;
   keyId: string;
+  /** A notification of the owner's. */
+  notificationId: string;
+  /** Records to follow: /v1/tasks/<id>, /v1/projects/<id>, /v1/risks/<id>. */
+  followable: Record<"tasks" | "projects" | "risks", string>;
 }
 
 interface World {
@@ -50,7 +60,17 @@ async function arrange(): Promise<Org> {
   const invitationId = (await invite(owner, newEmail("open"), "member")).id!;
   const key = await asPerson(owner.cookie, "/v1/settings/api-keys", { body: { name: "Warehouse sync", scopes: ["tasks.read"] } });
   expect(key.status, key.text).toBe(201);
-  return { owner, member, target, invitationId, keyId: key.body.data.id };
+  const fixtures = fixturesOf(owner.orgId);
+  const task = await fixtures.insertTask();
+  const followable = { tasks: task.id, projects: task.projectId, risks: await insertRisk(fixtures) };
+  // A notification as the derivation writes one (docs/notifications.md), of no event of this file's.
+  const [notification] = await query<{ id: string }>(
+    `insert into notifications (org_id, user_id, event_id, kind, event_type, change_version, actor, record_type, record_id, title, mail_state)
+     values ($1, $2, gen_random_uuid(), 'assigned', 'task.created', 1, '{"type":"system","id":null,"name":"test"}', 'task', $3, 'A task', 'none')
+     returning id`,
+    [owner.orgId, owner.userId, task.id],
+  );
+  return { owner, member, target, invitationId, keyId: key.body.data.id, notificationId: notification!.id, followable };
 }
 
 beforeAll(async () => {
@@ -131,15 +151,40 @@ const ENDPOINTS: Endpoint[] = [
     call: (org) => ({ path: `/v1/settings/api-keys/${org.keyId}/${verb}` }),
     foreign: (w) => ({ path: `/v1/settings/api-keys/${w.b.keyId}/${verb}` }),
   })),
+  { method: "GET", name: "/v1/notifications", manage: false, call: () => ({ path: "/v1/notifications" }) },
+  {
+    method: "POST",
+    name: "/v1/notifications/{id}/read",
+    manage: false,
+    call: (org) => ({ path: `/v1/notifications/${org.notificationId}/read` }),
+    foreign: (w) => ({ path: `/v1/notifications/${w.b.notificationId}/read` }),
+  },
+  { method: "POST", name: "/v1/notifications/read", manage: false, call: () => ({ path: "/v1/notifications/read" }) },
+  { method: "GET", name: "/v1/settings/notifications", manage: false, call: () => ({ path: "/v1/settings/notifications" }) },
+  {
+    method: "PATCH",
+    name: "/v1/settings/notifications",
+    manage: false,
+    call: () => ({ path: "/v1/settings/notifications", body: { preferences: { changed: { email: "none", inApp: false } } } }),
+  },
+  ...(["tasks", "projects", "risks"] as const).flatMap((records) =>
+    (["GET", "PUT", "DELETE"] as const).map((method): Endpoint => ({
+      method,
+      name: `/v1/${records}/{id}/subscription`,
+      manage: false,
+      call: (org) => ({ path: `/v1/${records}/${org.followable[records]}/subscription` }),
+      foreign: (w) => ({ path: `/v1/${records}/${w.b.followable[records]}/subscription` }),
+    })),
+  ),
 ];
 
 /** Makes the call with `headers` (and no Authorization unless given), and checks both organisations kept every row. */
 async function refused(call: Call, method: Method, headers: Record<string, string>, expectation: (response: ApiResponse) => void) {
   const orgs = [world.a.owner.orgId, world.b.owner.orgId];
-  const before = await peopleTrace(...orgs);
+  const before = [await peopleTrace(...orgs), await notificationTrace(orgs)];
   const response = await api(call.path, { method, ...(call.body === undefined ? {} : { body: call.body }), headers });
   expectation(response);
-  expect(await peopleTrace(...orgs), "a refused call leaves no trace").toEqual(before);
+  expect([await peopleTrace(...orgs), await notificationTrace(orgs)], "a refused call leaves no trace").toEqual(before);
 }
 
 const sameOrigin = () => ({ origin: workerUrl() });

@@ -1,13 +1,15 @@
 // @ts-check
 // The task drawer: a dialog beside the board, opened by clicking a card, with the task's details
-// (status, priority, dates, people, milestone, labels, parent and subtasks, description), its
-// dependencies (task-dependencies.js) and its comment thread (task-comments.js). It follows the
-// store while open, so others' changes show at once; Escape or Close returns to the card.
+// (status, priority, dates, people, milestone, labels, parent and subtasks, description), a Follow
+// toggle (follow-toggle.js), its dependencies (task-dependencies.js) and its comment thread
+// (task-comments.js). It follows the store while open, so others' changes show at once; Escape or
+// Close returns to the card.
 
 import { subtaskCounts, subtasksOf } from "../lib/derived.js";
 import { byId, el } from "../lib/dom.js";
 import { labelOf } from "../lib/workflow.js";
 import { createFilesPanel } from "./files-panel.js";
+import { createFollowToggle } from "./follow-toggle.js";
 import { labelChips } from "./labels.js";
 import { createComments } from "./task-comments.js";
 import { createDependencies } from "./task-dependencies.js";
@@ -44,6 +46,7 @@ export function createDrawer({ api, store, me, ensureTasks, checklist }) {
     alert,
   });
   const files = createFilesPanel({ root: byId("drawer-files"), label: "Files of this task" });
+  const follow = createFollowToggle({ button: /** @type {HTMLButtonElement} */ (byId("drawer-follow")), alert });
   /** @type {string | null} */ let taskId = null;
   /** The card the drawer was opened from, by task id: cards are drawn anew as the board changes. */
   /** @type {string | null} */ let openedFrom = null;
@@ -119,7 +122,10 @@ export function createDrawer({ api, store, me, ensureTasks, checklist }) {
     render();
     dependencies.show(id);
     void comments.show(id);
-    if (id !== shownFiles) void files.show(`/v1/tasks/${encodeURIComponent(id)}`);
+    if (id !== shownFiles) {
+      void files.show(`/v1/tasks/${encodeURIComponent(id)}`);
+      void follow.show(`/v1/tasks/${encodeURIComponent(id)}`);
+    }
     shownFiles = id;
     void checklist.show(id);
     title.focus();
