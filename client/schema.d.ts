@@ -8057,6 +8057,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8176,6 +8178,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8295,6 +8299,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8415,6 +8421,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8534,6 +8542,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8653,6 +8663,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8796,6 +8808,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8923,6 +8937,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9050,6 +9066,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9169,6 +9187,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9288,6 +9308,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9414,6 +9436,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9533,6 +9557,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9652,6 +9678,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9771,6 +9799,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9922,6 +9952,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10042,6 +10074,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10313,6 +10347,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10570,6 +10606,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10695,6 +10733,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10818,6 +10858,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10942,6 +10984,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -11236,6 +11280,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -12336,6 +12382,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -23418,6 +23466,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -24256,6 +24305,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -25094,6 +25144,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -25932,6 +25983,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -26770,6 +26822,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
