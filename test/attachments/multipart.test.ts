@@ -48,8 +48,8 @@ describe("a file in parts", () => {
     const baseline = rss();
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 10);
-    let beforeComplete = 0;
-    let partsPeak = 0;
+    let beforeComplete: number;
+    let partsPeak: number;
     try {
       for (let n = 1; n <= 10; n++) expectSuccess(await sendPart(tenant.key, uploadPath, n, partOf(file, partSize, n)));
       // No event, no record, until it completes.
