@@ -8069,6 +8069,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8188,6 +8190,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8307,6 +8311,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8427,6 +8433,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8546,6 +8554,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8665,6 +8675,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8808,6 +8820,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -8935,6 +8949,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9062,6 +9078,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9181,6 +9199,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9300,6 +9320,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9426,6 +9448,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9545,6 +9569,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9664,6 +9690,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9783,6 +9811,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -9934,6 +9964,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10054,6 +10086,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10325,6 +10359,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10582,6 +10618,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10707,6 +10745,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10830,6 +10870,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -10954,6 +10996,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -11248,6 +11292,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -12369,6 +12415,8 @@ export interface components {
                 dependants?: {
                     [key: string]: number;
                 };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
                 /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
                 currencies?: string[];
                 /**
@@ -23451,6 +23499,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -24289,6 +24338,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -25127,6 +25177,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -25965,6 +26016,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -26803,6 +26855,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -50,6 +50,10 @@ const errorDetails = {
     .record(z.string(), z.number().int())
     .optional()
     .openapi({ description: "conflict on a delete: how many of each kind still point at the record." }),
+  missingParts: z
+    .array(z.number().int())
+    .optional()
+    .openapi({ description: "conflict on a multipart upload's completion: the parts that have not arrived (the first 100)." }),
   currencies: z
     .array(z.string())
     .optional()

@@ -106,6 +106,11 @@ export interface RouteDefinition<
    * no JSON is read, and the handler streams c.req.raw.body itself.
    */
   fileBody?: { limit: number; description: string };
+  /**
+   * false: not an MCP tool, though its answer is JSON (a multipart upload's steps: an agent cannot
+   * send the parts, which are bytes; attach<Record>FromUrl takes their place).
+   */
+  tool?: false;
   /** Set on creates, changes and deletes of records: how POST /v1/batch runs it. */
   batch?: Batchable<P, B>;
   /** Errors particular to this endpoint; the common ones are derived from its shape. */

@@ -47,10 +47,10 @@ export interface ArgumentPlacement {
  * Whether an agent can call the route with a key or an access token, and read its answer as JSON
  * (the audit log's NDJSON export is not a tool: listAuditLog pages the same entries), and send
  * its body as JSON (an upload's body is the file's bytes: the tools attach<Record>FromUrl take its
- * place, file-tools.ts).
+ * place, file-tools.ts), unless the route says it is no tool (`tool: false`).
  */
 export const isToolRoute = (route: AnyRoute) =>
-  route.scope !== "public" && route.auth !== "session" && !route.response.mediaType && !route.fileBody;
+  route.scope !== "public" && route.auth !== "session" && !route.response.mediaType && !route.fileBody && route.tool !== false;
 
 /** "Financial entries" -> "financial-entries". */
 export const groupOf = (route: AnyRoute) => route.tag.toLowerCase().replace(/\s+/g, "-");

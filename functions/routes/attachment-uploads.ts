@@ -49,6 +49,7 @@ function startUploadRoute({ parent, one, operationIds, scopes, uploads }: Upload
     operationId: operationIds.startUpload,
     scope: `${scopes}.manage`,
     tag: TAG,
+    tool: false,
     summary: `Start a multipart upload of a file to a ${one} (up to 5 GiB, sent in parts)`,
     description:
       "States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). " +
@@ -73,6 +74,7 @@ function getUploadRoute({ parent, one, operationIds, scopes, upload }: UploadPar
     operationId: operationIds.getUpload,
     scope: `${scopes}.read`,
     tag: TAG,
+    tool: false,
     summary: `Fetch a multipart upload to a ${one}, with the parts that arrived (to resume it)`,
     params: UploadParams(one),
     response: { schema: recordEnvelope(UploadSchema), description: "The upload and its parts." },
@@ -91,6 +93,7 @@ function uploadPartRoute({ parent, one, operationIds, scopes, upload }: UploadPa
     operationId: operationIds.uploadPart,
     scope: `${scopes}.manage`,
     tag: TAG,
+    tool: false,
     summary: `Send one part of a multipart upload to a ${one} (the body is the part's bytes)`,
     description:
       "The body is the part's bytes, streamed into storage: exactly the upload's partSize (the last part: what is left), with the SHA-256 the query states. " +
@@ -128,13 +131,14 @@ function completeUploadRoute({ parent, one, operationIds, scopes, upload }: Uplo
     operationId: operationIds.completeUpload,
     scope: `${scopes}.manage`,
     tag: TAG,
+    tool: false,
     summary: `Complete a multipart upload to a ${one}: the file becomes an attachment`,
     description:
       "Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated " +
       "(else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. " +
       "attachment.created follows, as for a single upload.",
     params: UploadParams(one),
-    errors: ["conflict", "unavailable"],
+    errors: ["conflict", "payload_too_large", "unavailable"],
     response: { status: 201, schema: recordEnvelope(AttachmentSchema), description: "The attachment.", headers: ["ETag"] },
     verb: completeAttachmentUpload,
     async handler(c, { params }) {
@@ -151,6 +155,7 @@ function abortUploadRoute({ parent, one, operationIds, scopes, upload }: UploadP
     operationId: operationIds.abortUpload,
     scope: `${scopes}.manage`,
     tag: TAG,
+    tool: false,
     summary: `Abort a multipart upload to a ${one} (its parts are let go)`,
     params: UploadParams(one),
     errors: ["unavailable"],
