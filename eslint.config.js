@@ -7,7 +7,7 @@
 //   realtime/  the kernel and its own protocol module
 //   functions/ the kernel, services/ and realtime/protocol.ts (db/ only for the drivers' factories);
 //              its HTTP kit (functions/http/) imports neither its routes nor its OpenAPI code
-//   cli/       the kernel, services/, db/ and the Worker's request schemas
+//   cli/       the kernel, services/ and db/ (cli/lib's deploy check reads functions/env.ts)
 //
 // And the size of what a reader must hold (issue 32): no hand-written file over 300 lines and no
 // function over 80 without a reason written where the limit is lifted (see SIZE below).
@@ -179,11 +179,25 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict([
         { regex: folders("bench", "test", "client"), message: "the CLI imports no tests or benchmarks" },
-        {
-          regex: "^(\\.\\./)+functions/(?!schemas/|http/validation\\.ts$)",
-          message: "the CLI calls services/; from the Worker it takes only the request schemas",
-        },
+        { regex: folders("functions"), message: "the CLI goes through services/ and the kernel (domain/), never the Worker" },
         { group: DRIVERS, message: driversMessage },
+      ]),
+    },
+  },
+  {
+    // The CLI's own library: the local database tooling talks to the drivers; of the Worker, only
+    // the deploy check reads which settings it requires (functions/env.ts); of the client, `listen`
+    // only the API's generated types.
+    files: ["cli/lib/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        { regex: folders("bench", "test"), message: "the CLI imports no tests or benchmarks" },
+        // `opsroom listen` reads the API as its clients do, through the generated types only.
+        { regex: "^(\\.\\./)+client/(?!schema\\.d\\.ts$)", message: "of the client, the CLI takes only the API's generated types" },
+        {
+          regex: "^(\\.\\./)+functions/(?!env\\.ts$)",
+          message: "the CLI goes through services/ and the kernel (domain/); of the Worker, only the deploy check reads functions/env.ts",
+        },
       ]),
     },
   },

@@ -1,16 +1,12 @@
-import type { z } from "@hono/zod-openapi";
-import { CreatePersonSchema, PersonSchema } from "../../functions/schemas/personnel.ts";
-import { personnel, type NewPerson } from "../../services/personnel.ts";
-import { validationError } from "../../functions/http/validation.ts";
+import { checkedPerson } from "../../domain/personnel.ts";
+import { personnel, type NewPerson, type PersonRecord } from "../../services/personnel.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { asCliError } from "../lib/api-errors.ts";
 import { cliContext } from "../lib/context.ts";
 import { requireOrganisation } from "../lib/organisations.ts";
 import { parseUuid } from "../lib/validate.ts";
 
-type Person = z.infer<typeof PersonSchema>;
-
-const personnelAdd: CommandSpec<{ orgId: string; person: NewPerson }, Person> = {
+const personnelAdd: CommandSpec<{ orgId: string; person: NewPerson }, PersonRecord> = {
   name: "personnel add",
   description:
     "Adds a person to an organisation, someone tasks can be assigned to. Emails are unique within\n" +
@@ -22,17 +18,21 @@ const personnelAdd: CommandSpec<{ orgId: string; person: NewPerson }, Person> = 
     role: { type: "string", placeholder: "R", description: 'what the person does, e.g. "Site supervisor"' },
   },
   parse(args) {
-    // The API's own body schema, so the CLI accepts exactly what POST /v1/personnel accepts.
-    const body = { name: args.required("name"), email: args.required("email"), role: args.optional("role") };
-    const parsed = CreatePersonSchema.safeParse(body);
-    if (!parsed.success) throw asCliError(validationError(parsed.error, body));
-    return { orgId: parseUuid(args.required("org"), "--org"), person: parsed.data };
+    // The kernel's check of a new person's fields, refused as the API refuses them (invalid_field).
+    const fields = { name: args.required("name"), email: args.required("email"), role: args.optional("role") };
+    let person: NewPerson;
+    try {
+      person = checkedPerson(fields);
+    } catch (error) {
+      throw asCliError(error);
+    }
+    return { orgId: parseUuid(args.required("org"), "--org"), person };
   },
   async run({ db }, { orgId, person }) {
     await requireOrganisation(db, orgId);
     const ctx = await cliContext(db, { orgId });
     try {
-      return PersonSchema.parse((await personnel.create({ ctx, input: person })).record);
+      return (await personnel.create({ ctx, input: person })).record;
     } catch (error) {
       throw asCliError(error);
     } finally {

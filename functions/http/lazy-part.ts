@@ -40,7 +40,7 @@ export function lazyPart(prefix: string, load: () => Promise<Hono<AppEnv>>): Han
 }
 
 /** The request's ExecutionContext; none when the app is called without one (Node tests). */
-function executionContextOf(c: Context<AppEnv>): ExecutionContext | undefined {
+export function executionContextOf(c: Context<AppEnv>): ExecutionContext | undefined {
   try {
     return c.executionCtx as ExecutionContext;
   } catch {

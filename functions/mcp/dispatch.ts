@@ -2,7 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { DomainError } from "../../domain/errors.ts";
 import type { Bindings } from "../env.ts";
 import { statusOf } from "../http/errors.ts";
-import { withAudience } from "../middleware/bearer.ts";
+import { mcpCallContext, type Audience } from "../middleware/bearer.ts";
 import type { AnyRoute } from "../http/registry.ts";
 import type { McpTool } from "./tools.ts";
 
@@ -36,6 +36,8 @@ export interface RouteCall {
 export interface RouteAnswer {
   status: number;
   body: Record<string, unknown>;
+  /** The envelope as JSON, as the route encoded it (a tool result's text, not encoded again). */
+  text: string;
 }
 
 /** The inner answer was 401: the MCP request is answered 401 itself, so the client re-authenticates (docs/mcp.md). */
@@ -56,6 +58,9 @@ const queryString = (query: Record<string, unknown>) => {
   return text ? `?${text}` : "";
 };
 
+/** An OAuth access token used with the MCP server must be for it (RFC 8707; docs/apps.md "Audience"). */
+export const mcpAudience = (origin: string): Audience => ({ resource: `${origin}/mcp`, unboundAccepted: false });
+
 /** Runs `route` with `call` through the app, as an HTTP client would. */
 export async function callRoute(caller: McpCaller, route: AnyRoute, call: RouteCall): Promise<RouteAnswer> {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(call.path[name] ?? ""));
@@ -73,11 +78,12 @@ export async function callRoute(caller: McpCaller, route: AnyRoute, call: RouteC
     headers,
     ...(payload === undefined ? {} : { body: payload }),
   });
-  // An OAuth access token must be for the MCP server (RFC 8707; docs/apps.md "Audience").
-  withAudience(request, { resource: `${caller.origin}/mcp`, unboundAccepted: false, mcp: true });
-  const response = await caller.app.fetch(request, caller.env, caller.executionCtx);
-  const body = (await response.json()) as Record<string, unknown>;
-  const answer = { status: response.status, body };
+  // The request's own context says it is the MCP server's: its audience, and its actor carries the MCP request.
+  const executionCtx = mcpCallContext(caller.executionCtx, mcpAudience(caller.origin));
+  const response = await caller.app.fetch(request, caller.env, executionCtx);
+  // The envelope as the route encoded it is the tool result's text; parsed once for its structured content.
+  const text = await response.text();
+  const answer = { status: response.status, body: JSON.parse(text) as Record<string, unknown>, text };
   if (response.status === 401) throw new McpUnauthorized(answer);
   return answer;
 }
@@ -98,10 +104,10 @@ export function headerValue(name: string, value: unknown): string {
 }
 
 /** A refusal found before the route ran, answered as the route would answer it. */
-export const refusalAnswer = (error: DomainError): RouteAnswer => ({
-  status: statusOf(error),
-  body: { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details } },
-});
+export function refusalAnswer(error: DomainError): RouteAnswer {
+  const body = { success: false, version: "v1", message: error.message, error: { code: error.code, ...error.details } };
+  return { status: statusOf(error), body, text: JSON.stringify(body) };
+}
 
 /**
  * A tool's arguments as its route's call. A missing path parameter is refused here (there is no
@@ -131,7 +137,7 @@ export function routeCallOf(tool: McpTool, args: Record<string, unknown> = {}): 
 
 /** A route's answer as a tool's result: the envelope as text and as structured content; a refusal is a tool error. */
 export const toolResult = (answer: RouteAnswer, more: CallToolResult["content"] = []): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(answer.body) }, ...more],
+  content: [{ type: "text", text: answer.text }, ...more],
   structuredContent: answer.body,
   isError: answer.status >= 400,
 });

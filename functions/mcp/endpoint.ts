@@ -9,7 +9,7 @@ import { actorOfBearer } from "../middleware/bearer.ts";
 import { mcpAllowsOrigin } from "../middleware/cross-origin.ts";
 import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
 import { MCP_RESOURCE_METADATA_PATH } from "../oauth/metadata.ts";
-import { McpUnauthorized, type McpCaller } from "./dispatch.ts";
+import { mcpAudience, McpUnauthorized, type McpCaller } from "./dispatch.ts";
 import { selectedTools, selectionOf } from "./selection.ts";
 import { loadRoutes } from "../routes/index.ts";
 
@@ -107,7 +107,8 @@ export function mcpEndpoint(app: McpCaller["app"]) {
     if (!authorization)
       return unauthorized(c, new DomainError("unauthorized", "send your API key or access token as Authorization: Bearer <token>"), false);
     try {
-      actorOfBearer(authorization, c.req.raw, origin);
+      // Well-formed, or 401 at once; whose it is, each inner call's statement checks.
+      actorOfBearer(authorization, mcpAudience(origin));
     } catch (error) {
       if (error instanceof DomainError) return unauthorized(c, error, true);
       throw error;

@@ -7,27 +7,41 @@ import { DomainError } from "../../domain/errors.ts";
 export interface Audience {
   resource: string;
   unboundAccepted: boolean;
-  /** The request is one of the MCP server's calls: its actor carries the MCP request (the MCP session's audit entry). */
-  mcp?: boolean;
-}
-
-/** Requests made for another resource than the API (the MCP server's inner calls, functions/mcp/dispatch.ts). */
-const audiences = new WeakMap<Request, Audience>();
-
-/** Marks an in-process request as made for `audience`: a client cannot set it (it is no header). */
-export function withAudience(request: Request, audience: Audience): Request {
-  audiences.set(request, audience);
-  return request;
 }
 
 /**
- * The audience of a request: the API at the service's public origin (a token bound to none taken
- * too), whatever Host the request was sent to, unless it was marked otherwise.
+ * How a request reached the app: from a client over HTTP (the API's audience at the service's
+ * public origin, a token bound to none taken too), or as one of the MCP server's in-process calls
+ * (functions/mcp/dispatch.ts: for the MCP server's audience, and its actor carries the MCP request).
  */
-const audienceOf = (request: Request, origin: string): Audience => audiences.get(request) ?? { resource: origin, unboundAccepted: true };
+export type Transport = { kind: "http" } | { kind: "mcp"; audience: Audience };
 
-/** The request is one of the MCP server's calls (functions/mcp/dispatch.ts). */
-export const isMcpCall = (request: Request): boolean => audiences.get(request)?.mcp === true;
+/**
+ * The key under which the request's ExecutionContext props carry its transport. A symbol: no
+ * client, header or service binding's props (structured-cloned) can set it; only the MCP server,
+ * which makes the context of its inner requests (mcpCallContext).
+ */
+const TRANSPORT = Symbol("transport");
+
+/** The ExecutionContext of an MCP server's inner request: the outer request's, carrying its transport. */
+export function mcpCallContext(outer: ExecutionContext, audience: Audience): ExecutionContext {
+  const transport: Transport = { kind: "mcp", audience };
+  return {
+    waitUntil: (promise) => outer.waitUntil(promise),
+    passThroughOnException: () => outer.passThroughOnException(),
+    props: { [TRANSPORT]: transport },
+  };
+}
+
+/** The transport of the request whose ExecutionContext is `executionCtx` (none: the app called without one, in Node tests). */
+export function transportOf(executionCtx: ExecutionContext | undefined): Transport {
+  const props = executionCtx?.props as { [TRANSPORT]?: Transport } | undefined;
+  return props?.[TRANSPORT] ?? { kind: "http" };
+}
+
+/** The audience of a request: the API at the service's public origin unless its transport says otherwise. */
+export const audienceOf = (transport: Transport, origin: string): Audience =>
+  transport.kind === "mcp" ? transport.audience : { resource: origin, unboundAccepted: true };
 
 /**
  * The hash of each well-formed key and access token this isolate has read, by the credential
@@ -51,17 +65,16 @@ function remembered(credential: string, hash: string | false, malformed: string)
  * Reads `Authorization: Bearer <key or access token>`. A malformed header, key or token is refused
  * here without a database round trip; a well-formed one becomes the actor (its hash) that the
  * route's single statement checks: an API key against api_keys, an OAuth application's access
- * token (docs/apps.md) against oauth_tokens, for the request's audience (`origin`: the service's
- * public origin, PUBLIC_ORIGIN).
+ * token (docs/apps.md) against oauth_tokens, for the request's `audience` (audienceOf).
  */
-export function actorOfBearer(header: string, request: Request, origin: string): KeyActor | AppActor {
+export function actorOfBearer(header: string, audience: Audience): KeyActor | AppActor {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new DomainError("unauthorized", "the Authorization header must be: Bearer <key>");
   const key = match[1]!;
   if (key.startsWith(CREDENTIAL_PREFIXES.accessToken)) {
     const accessTokenHash =
       hashes.get(key) ?? remembered(key, isCredential("accessToken", key) && hashCredential(key), "the access token is malformed");
-    const { resource, unboundAccepted } = audienceOf(request, origin);
+    const { resource, unboundAccepted } = audience;
     return { accessTokenHash, resource, unboundAccepted };
   }
   return { keyHash: hashes.get(key) ?? remembered(key, isWellFormedApiKey(key) && hashApiKey(key), "the API key is malformed") };

@@ -4,7 +4,8 @@ import { callerRefusals } from "../../services/refusals.ts";
 import { isSameOriginWrite, sessionTokenOf } from "../auth/session-cookie.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { auditRequestOf } from "../http/context.ts";
-import { actorOfBearer, isMcpCall } from "./bearer.ts";
+import { executionContextOf } from "../http/lazy-part.ts";
+import { actorOfBearer, audienceOf, transportOf } from "./bearer.ts";
 
 /**
  * Who is calling a /v1 route, without a database round trip: an API key (Authorization: Bearer)
@@ -22,9 +23,10 @@ function credentials(sessionOnly: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     if (header && !sessionOnly) {
-      const actor = actorOfBearer(header, c.req.raw, settingsOf(c.env).publicOrigin);
+      const transport = transportOf(executionContextOf(c));
+      const actor = actorOfBearer(header, audienceOf(transport, settingsOf(c.env).publicOrigin));
       // A call of the MCP server's carries the MCP request: the day's first records the MCP session.
-      c.set("actor", isMcpCall(c.req.raw) ? { ...actor, mcp: auditRequestOf(c) } : actor);
+      c.set("actor", transport.kind === "mcp" ? { ...actor, mcp: auditRequestOf(c) } : actor);
       return next();
     }
     if (header)

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { Name, noNul, publicRecord, externalIdFields, recordFields, Uuid } from "./common.ts";
 import type { PersonRecord } from "../../services/personnel.ts";
+import { PERSON_LIMITS } from "../../domain/personnel.ts";
 
-const Email = z.email().max(320).refine(noNul).openapi({ example: "ada@example.com" });
-const Role = z.string().trim().min(1).max(200).refine(noNul, "must not contain NUL characters").nullable();
+const Email = z.email().max(PERSON_LIMITS.email).refine(noNul).openapi({ example: "ada@example.com" });
+const Role = z.string().trim().min(1).max(PERSON_LIMITS.role).refine(noNul, "must not contain NUL characters").nullable();
 
 export const PersonSchema = publicRecord<PersonRecord>()(
   z
