@@ -23071,9 +23071,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "asbestos-survey.pdf",
+                 *       "name": "site-survey.mp4",
                  *       "size": 157286400,
-                 *       "sha256": "string",
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                  *       "partSize": 16777216
                  *     }
                  */
@@ -23179,7 +23179,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000000
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -23259,10 +23262,13 @@ export interface operations {
             path: {
                 /**
                  * @description The task's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-040000000013
+                 * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000001
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -23351,9 +23357,15 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000000
+                 */
                 uploadId: string;
-                /** @description The part's place, from 1. */
+                /**
+                 * @description The part's place, from 1.
+                 * @example 1
+                 */
                 partNumber: number;
             };
             cookie?: never;
@@ -23430,7 +23442,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-040000000003
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000000
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -23910,9 +23925,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "asbestos-survey.pdf",
+                 *       "name": "site-survey.mp4",
                  *       "size": 157286400,
-                 *       "sha256": "string",
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                  *       "partSize": 16777216
                  *     }
                  */
@@ -24018,7 +24033,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000002
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -24098,10 +24116,13 @@ export interface operations {
             path: {
                 /**
                  * @description The comment's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000003
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -24190,9 +24211,15 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000002
+                 */
                 uploadId: string;
-                /** @description The part's place, from 1. */
+                /**
+                 * @description The part's place, from 1.
+                 * @example 1
+                 */
                 partNumber: number;
             };
             cookie?: never;
@@ -24269,7 +24296,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-0e0000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000002
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -24749,9 +24779,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "asbestos-survey.pdf",
+                 *       "name": "site-survey.mp4",
                  *       "size": 157286400,
-                 *       "sha256": "string",
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                  *       "partSize": 16777216
                  *     }
                  */
@@ -24857,7 +24887,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000004
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -24937,10 +24970,13 @@ export interface operations {
             path: {
                 /**
                  * @description The risk's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-050000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000005
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -25029,9 +25065,15 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000004
+                 */
                 uploadId: string;
-                /** @description The part's place, from 1. */
+                /**
+                 * @description The part's place, from 1.
+                 * @example 1
+                 */
                 partNumber: number;
             };
             cookie?: never;
@@ -25108,7 +25150,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-050000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000004
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -25588,9 +25633,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "asbestos-survey.pdf",
+                 *       "name": "site-survey.mp4",
                  *       "size": 157286400,
-                 *       "sha256": "string",
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                  *       "partSize": 16777216
                  *     }
                  */
@@ -25696,7 +25741,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-060000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000006
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -25776,10 +25824,13 @@ export interface operations {
             path: {
                 /**
                  * @description The issue's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-060000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-060000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000007
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -25868,9 +25919,15 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-060000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000006
+                 */
                 uploadId: string;
-                /** @description The part's place, from 1. */
+                /**
+                 * @description The part's place, from 1.
+                 * @example 1
+                 */
                 partNumber: number;
             };
             cookie?: never;
@@ -25947,7 +26004,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-060000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000006
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -26427,9 +26487,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "asbestos-survey.pdf",
+                 *       "name": "site-survey.mp4",
                  *       "size": 157286400,
-                 *       "sha256": "string",
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                  *       "partSize": 16777216
                  *     }
                  */
@@ -26535,7 +26595,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-070000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000008
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -26615,10 +26678,13 @@ export interface operations {
             path: {
                 /**
                  * @description The financial entry's id.
-                 * @example 019a8a0e-7c5e-7b52-9a43-070000000001
+                 * @example 019a8a0e-7c5e-7b52-9a43-070000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000009
+                 */
                 uploadId: string;
             };
             cookie?: never;
@@ -26707,9 +26773,15 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-070000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000008
+                 */
                 uploadId: string;
-                /** @description The part's place, from 1. */
+                /**
+                 * @description The part's place, from 1.
+                 * @example 1
+                 */
                 partNumber: number;
             };
             cookie?: never;
@@ -26786,7 +26858,10 @@ export interface operations {
                  * @example 019a8a0e-7c5e-7b52-9a43-070000000000
                  */
                 id: string;
-                /** @description The upload's id. */
+                /**
+                 * @description The upload's id.
+                 * @example 019a8a0e-7c5e-7b52-9a43-160000000008
+                 */
                 uploadId: string;
             };
             cookie?: never;

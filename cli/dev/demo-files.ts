@@ -11,19 +11,32 @@ export async function uploadDemoFiles(databaseUrl: string, workerUrl: string, ke
   const db = connectNodeDatabase(databaseUrl);
   let count = 0;
   try {
-    await seedDemoFiles(db, async (file) => {
-      const sha256 = createHash("sha256").update(file.bytes).digest("hex");
-      const query = new URLSearchParams({ name: file.name, size: String(file.bytes.byteLength), sha256 });
-      const response = await fetch(`${workerUrl}${file.path}?${query}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/octet-stream" },
-        body: Buffer.from(file.bytes),
-      });
-      const text = await response.text();
-      if (response.status !== 201) throw new Error(`uploading the demo's ${file.name}: ${response.status} ${text.slice(0, 200)}`);
-      count++;
-      return (JSON.parse(text) as { data: { id: string } }).data.id;
-    });
+    await seedDemoFiles(
+      db,
+      async (file) => {
+        const sha256 = createHash("sha256").update(file.bytes).digest("hex");
+        const query = new URLSearchParams({ name: file.name, size: String(file.bytes.byteLength), sha256 });
+        const response = await fetch(`${workerUrl}${file.path}?${query}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/octet-stream" },
+          body: Buffer.from(file.bytes),
+        });
+        const text = await response.text();
+        if (response.status !== 201) throw new Error(`uploading the demo's ${file.name}: ${response.status} ${text.slice(0, 200)}`);
+        count++;
+        return (JSON.parse(text) as { data: { id: string } }).data.id;
+      },
+      async (upload) => {
+        const response = await fetch(`${workerUrl}${upload.path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify(upload.body),
+        });
+        const text = await response.text();
+        if (response.status !== 201) throw new Error(`starting the demo's upload: ${response.status} ${text.slice(0, 200)}`);
+        return (JSON.parse(text) as { data: { id: string } }).data.id;
+      },
+    );
   } finally {
     await db.close();
   }

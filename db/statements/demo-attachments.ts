@@ -6,6 +6,11 @@ import { run } from "./sql.ts";
 // document's examples can name them. Their bytes can only reach R2 through the Worker's upload,
 // which gives each file a new id; this renames it, in the row and in its attachment.created event.
 
+/** Gives the demo's multipart upload `from` (no part yet, no event) the id `to`. */
+export async function renameDemoUpload(db: Database, orgId: string, from: string, to: string): Promise<void> {
+  await run(db, sql`update attachment_uploads set id = ${to}::uuid where org_id = ${orgId}::uuid and id = ${from}::uuid`);
+}
+
 /** Gives the demo's attachment `from` the id `to` (the demo organisation only, before anyone has read it). */
 export async function renameDemoAttachment(db: Database, orgId: string, from: string, to: string): Promise<void> {
   await run(

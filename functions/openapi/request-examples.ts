@@ -1,5 +1,5 @@
 import { ATTACHMENT_PARENTS } from "../../domain/attachments.ts";
-import { DEMO_IDS } from "../../services/seed/demo-ids.ts";
+import { DEMO_IDS, DEMO_UPLOAD_FILE } from "../../services/seed/demo-ids.ts";
 import type { Operation } from "./examples.ts";
 
 // Request examples that run (examples.ts builds the others from the schemas). Each names records
@@ -57,6 +57,19 @@ const PATH_PARAMETERS: Record<string, Record<string, string>> = {
       ];
     }),
   ),
+  // The demo's multipart uploads (services/seed/demo-files.ts): one a part goes to, then completed; one aborted.
+  ...Object.fromEntries(
+    ATTACHMENT_PARENTS.flatMap((parent) => {
+      const Name = parent[0]!.toUpperCase() + parent.slice(1);
+      const [kept, aborted] = ids.uploads[parent];
+      return [
+        [`get${Name}AttachmentUpload`, { uploadId: kept! }],
+        [`upload${Name}AttachmentPart`, { uploadId: kept!, partNumber: "1" }],
+        [`complete${Name}AttachmentUpload`, { uploadId: kept! }],
+        [`abort${Name}AttachmentUpload`, { uploadId: aborted! }],
+      ];
+    }),
+  ),
   downloadAttachment: { id: ids.attachments.task[0]! },
   // Unfollowing names a record that stays (the deletes remove the deletable ones).
   unfollowTask: { id: ids.tasks[3]! },
@@ -67,7 +80,8 @@ const PATH_PARAMETERS: Record<string, Record<string, string>> = {
 /** An upload's example: the file's bytes, and the name, size and SHA-256 its query states of them. */
 const UPLOAD_EXAMPLE = {
   body: "Handover checklist\n1. Test certificates to the client.\n2. Keys to the facilities manager.\n",
-  query: { name: "handover-checklist.txt", size: 90, sha256: "d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2" },
+  // A multipart part's example is the same bytes: the whole file the demo's uploads state.
+  query: { name: DEMO_UPLOAD_FILE.name, size: DEMO_UPLOAD_FILE.size, sha256: DEMO_UPLOAD_FILE.sha256 },
 };
 
 /** The external id PUT examples use (a create's example uses another, so both run). */
@@ -196,6 +210,18 @@ const REQUEST_BODIES: Record<string, unknown> = {
   linkMemberPersonnel: { personnelId: tom },
   // Its own name: the create example above saves "My overdue tasks" of the same list.
   updateView: { name: "Open work, soonest first", shared: false },
+  // A file of 150 MiB in 16 MiB parts (the demo's quota is 10 GiB).
+  ...Object.fromEntries(
+    ATTACHMENT_PARENTS.map((parent) => [
+      `start${parent[0]!.toUpperCase() + parent.slice(1)}AttachmentUpload`,
+      {
+        name: "site-survey.mp4",
+        size: 157286400,
+        sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        partSize: 16777216,
+      },
+    ]),
+  ),
 };
 
 /** The example path parameters of an operation on `path` (OpenAPI style), or undefined when it takes none. */
@@ -204,8 +230,8 @@ export function examplePathParameters(operationId: string, method: string, path:
   const collection = /^(\/v1(?:\/settings)?\/[\w-]+)\/\{/.exec(path)?.[1];
   const record = collection ? EXAMPLE_RECORDS[collection] : undefined;
   if (path.includes("{externalId}")) values.externalId = UPSERT_EXTERNAL_ID;
-  // A file's delete removes the file, not its record.
-  const deletes = method === "delete" && !path.includes("{attachmentId}");
+  // A file's delete removes the file, not its record; an upload's abort, the upload.
+  const deletes = method === "delete" && !path.includes("{attachmentId}") && !path.includes("{uploadId}");
   for (const name of ["id", "userId"]) {
     if (path.includes(`{${name}}`) && values[name] === undefined && record)
       values[name] = deletes && record.deletable ? record.deletable : record.id;

@@ -1,8 +1,8 @@
 import type { Database } from "../../db/client.ts";
-import { renameDemoAttachment } from "../../db/statements/demo-attachments.ts";
+import { renameDemoAttachment, renameDemoUpload } from "../../db/statements/demo-attachments.ts";
 import { ATTACHMENT_PARENTS, type AttachmentParent } from "../../domain/attachments.ts";
 import { RESOURCES } from "../../domain/resources.ts";
-import { DEMO_IDS } from "./demo-ids.ts";
+import { DEMO_IDS, DEMO_UPLOAD_FILE } from "./demo-ids.ts";
 
 // The demo organisation's files: two on the record of each kind the OpenAPI examples name (one
 // they read and download, one they delete), with the fixed ids of DEMO_IDS.attachments. The bytes
@@ -38,7 +38,31 @@ export const DEMO_FILES: DemoFile[] = ATTACHMENT_PARENTS.flatMap((parent) => {
   ];
 });
 
-/** Uploads each demo file with `upload` (answering the id the Worker gave it), then gives it its fixed id. */
-export async function seedDemoFiles(db: Database, upload: (file: DemoFile) => Promise<string>): Promise<void> {
+export interface DemoUpload {
+  id: string;
+  /** Where it is started: /v1/<records>/<id>/attachment-uploads. */
+  path: string;
+  body: typeof DEMO_UPLOAD_FILE;
+}
+
+/** Two uploads, no part yet, on the record of each kind the examples name: one they complete, one they abort. */
+export const DEMO_UPLOADS: DemoUpload[] = ATTACHMENT_PARENTS.flatMap((parent) =>
+  DEMO_IDS.uploads[parent].map((id) => ({
+    id,
+    path: `/v1/${RESOURCES[parent].path}/${RECORD_OF[parent]}/attachment-uploads`,
+    body: DEMO_UPLOAD_FILE,
+  })),
+);
+
+/**
+ * Uploads each demo file with `upload` and starts each demo upload with `start` (each answering the
+ * id the Worker gave it), then gives each its fixed id.
+ */
+export async function seedDemoFiles(
+  db: Database,
+  upload: (file: DemoFile) => Promise<string>,
+  start: (upload: DemoUpload) => Promise<string>,
+): Promise<void> {
   for (const file of DEMO_FILES) await renameDemoAttachment(db, DEMO_IDS.organisation, await upload(file), file.id);
+  for (const started of DEMO_UPLOADS) await renameDemoUpload(db, DEMO_IDS.organisation, await start(started), started.id);
 }

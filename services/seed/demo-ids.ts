@@ -52,6 +52,25 @@ export const DEMO_IDS = {
     issue: [fixed(20, 6), fixed(20, 7)],
     financialEntry: [fixed(20, 8), fixed(20, 9)],
   },
+  /** Two multipart uploads on the same records (services/seed/demo-files.ts): one the examples send a part to and complete, one they abort. */
+  uploads: {
+    task: [fixed(22, 0), fixed(22, 1)],
+    comment: [fixed(22, 2), fixed(22, 3)],
+    risk: [fixed(22, 4), fixed(22, 5)],
+    issue: [fixed(22, 6), fixed(22, 7)],
+    financialEntry: [fixed(22, 8), fixed(22, 9)],
+  },
   /** A notification of the owner's (services/seed/demo-views.ts): the example of marking one read names it. */
   notification: fixed(21, 0),
+};
+
+/**
+ * The file the demo's multipart uploads state (docs/attachments.md "Large files"): small, so one
+ * part is the whole of it; its bytes and SHA-256 are the upload examples' (functions/openapi/request-examples.ts).
+ */
+export const DEMO_UPLOAD_FILE = {
+  name: "handover-checklist.txt",
+  size: 90,
+  sha256: "d39435198f77abd1163f30ab24c1e2cfb24633072adbec2dd39471de90e87fb2",
+  partSize: 5 * 1024 * 1024,
 };

@@ -100,7 +100,11 @@ describe("each request example, sent as it is to the demo organisation, succeeds
       input: { orgId: seeded.organisation.id, email: newEmail("owner"), name: "Demo Owner", role: "owner", userId: DEMO_IDS.owner },
     });
     await seedDemoViews(db);
-    await seedDemoFiles(db, async (file) => expectSuccess(await upload(key, file.path, file.bytes, { name: file.name }), 201).data.id);
+    await seedDemoFiles(
+      db,
+      async (file) => expectSuccess(await upload(key, file.path, file.bytes, { name: file.name }), 201).data.id,
+      async (started) => expectSuccess(await api(started.path, { key, body: started.body }), 201).data.id,
+    );
     const signedIn = await signIn(owner.email, owner.password);
     expect(signedIn.status).toBe(200);
     cookie = cookieOf(signedIn);

@@ -116,6 +116,13 @@ const NOT_CREATES = new Set([
   "POST /v1/batch",
   // Adding a dependency twice changes nothing the second time: it needs no key.
   "POST /v1/tasks/:id/dependencies",
+  // A multipart upload (docs/attachments.md "Large files") is not a record: its start refuses a key
+  // (a retried start holds a second reservation until the sweep aborts it), and completing it twice
+  // finds the upload gone (404), never a second attachment.
+  ...["tasks", "comments", "risks", "issues", "financial-entries"].flatMap((c) => [
+    `POST /v1/${c}/:id/attachment-uploads`,
+    `POST /v1/${c}/:id/attachment-uploads/:uploadId/complete`,
+  ]),
 ]);
 
 const post = (tenantKey: string, path: string, body: unknown, idempotencyKey?: string) =>

@@ -39,9 +39,10 @@ type Kind =
   | "person"
   | "webhook"
   | "delivery"
-  | `${AttachedKind}Attachment`;
+  | `${AttachedKind}Attachment`
+  | `${AttachedKind}Upload`;
 
-/** The kinds of record files are attached to (a file's path names its record, and the file: :attachmentId). */
+/** The kinds of record files are attached to (a file's path names its record, and the file: :attachmentId; a multipart upload: :uploadId). */
 const ATTACHED = ["task", "comment", "risk", "issue", "financialEntry"] as const;
 type AttachedKind = (typeof ATTACHED)[number];
 
@@ -122,7 +123,20 @@ const BODIES: Record<string, (tenant: Tenant, ids: Records) => Promise<Record<st
   "POST /v1/webhooks/:id/rotate-secret": () => ({}),
   // An upload's body is the file's bytes: these, as JSON, with the query stating them (QUERIES).
   ...Object.fromEntries(ATTACHED.map((kind) => [`POST /v1/${collectionOf(kind)}/:id/attachments`, () => ({ file: "isolation" })])),
+  // A multipart upload's start states the file (docs/attachments.md "Large files"); a part's body is
+  // its bytes, these as JSON: the whole of the file each arranged upload states (PART).
+  ...Object.fromEntries(
+    ATTACHED.map((kind) => [`POST /v1/${collectionOf(kind)}/:id/attachment-uploads`, () => ({ name: "isolation.bin", ...PART_FILE })]),
+  ),
+  ...Object.fromEntries(
+    ATTACHED.map((kind) => [`PUT /v1/${collectionOf(kind)}/:id/attachment-uploads/:uploadId/parts/:partNumber`, () => PART]),
+  ),
 };
+
+/** A multipart upload's one part, sent as JSON: the file every arranged upload states, in one part of 5 MiB at most. */
+const PART = { part: "isolation" };
+const PART_BYTES = new TextEncoder().encode(JSON.stringify(PART));
+const PART_FILE = { size: PART_BYTES.byteLength, sha256: sha256(PART_BYTES), partSize: 5 * 1024 * 1024 };
 
 /** The query a call needs besides its path: an upload's statement of its bytes, a download's signed link (B's own). */
 const QUERIES: Record<string, (body: unknown, ids: Records) => Promise<string> | string> = {
@@ -136,6 +150,12 @@ const QUERIES: Record<string, (body: unknown, ids: Records) => Promise<string> |
     ]),
   ),
   "GET /v1/attachments/:id/content": (_, r) => r.downloadQuery,
+  ...Object.fromEntries(
+    ATTACHED.map((kind) => [
+      `PUT /v1/${collectionOf(kind)}/:id/attachment-uploads/:uploadId/parts/:partNumber`,
+      () => `?sha256=${PART_FILE.sha256}`,
+    ]),
+  ),
 };
 
 function collectionOf(kind: AttachedKind): string {
@@ -182,13 +202,20 @@ async function arrange(tenant: Tenant, files = false): Promise<Records> {
   return { ...records, ...(await arrangeFiles(tenant, records, files)) };
 }
 
-/** A small file on each kind of record, uploaded (its bytes are in R2), and a live link to the task's; else ids of none. */
+/**
+ * A small file on each kind of record, uploaded (its bytes are in R2), a multipart upload started on
+ * each (no part yet), and a live link to the task's file; else ids of none.
+ */
 async function arrangeFiles(tenant: Tenant, records: Record<AttachedKind, string>, withBytes = true) {
-  const files = {} as Record<`${AttachedKind}Attachment`, string>;
+  const files = {} as Record<`${AttachedKind}${"Attachment" | "Upload"}`, string>;
   for (const kind of ATTACHED) {
     const path = `/v1/${collectionOf(kind)}/${records[kind]}/attachments`;
     files[`${kind}Attachment`] = withBytes
       ? expectSuccess(await upload(tenant.key, path, new TextEncoder().encode(kind)), 201).data.id
+      : uuidv7();
+    const start = { key: tenant.key, body: { name: "isolation.bin", ...PART_FILE } };
+    files[`${kind}Upload`] = withBytes
+      ? expectSuccess(await api(`/v1/${collectionOf(kind)}/${records[kind]}/attachment-uploads`, start), 201).data.id
       : uuidv7();
   }
   if (!withBytes) return { ...files, downloadQuery: "" };
@@ -201,24 +228,32 @@ const byExternalId = (op: Operation) => op.path.includes(":externalId");
 
 function paramKinds(op: Operation): Array<[param: string, kind: Kind]> {
   const segment = op.path.split("/")[2]!;
-  return (op.path.match(/:\w+/g) ?? [])
-    .filter((param) => param !== ":externalId")
-    .map((param) => {
-      const kind =
-        param === ":deliveryId"
-          ? "delivery"
-          : param === ":blockerId"
-            ? "blocker"
-            : param === ":attachmentId"
-              ? (`${PATH_KINDS[segment]}Attachment` as Kind)
-              : PATH_KINDS[segment];
-      if (!kind) throw new Error(`${op.method} ${op.path}: say in PATH_KINDS what ${param} names`);
-      return [param, kind];
-    });
+  return (
+    (op.path.match(/:\w+/g) ?? [])
+      // An external id names nothing of another organisation; a part's number is a place, not an id (PLACES).
+      .filter((param) => param !== ":externalId" && !(param in PLACES))
+      .map((param) => {
+        const kind =
+          param === ":deliveryId"
+            ? "delivery"
+            : param === ":blockerId"
+              ? "blocker"
+              : param === ":attachmentId"
+                ? (`${PATH_KINDS[segment]}Attachment` as Kind)
+                : param === ":uploadId"
+                  ? (`${PATH_KINDS[segment]}Upload` as Kind)
+                  : PATH_KINDS[segment];
+        if (!kind) throw new Error(`${op.method} ${op.path}: say in PATH_KINDS what ${param} names`);
+        return [param, kind];
+      })
+  );
 }
 
+/** Path parameters that name no record: the value each call gives them. */
+const PLACES: Record<string, string> = { ":partNumber": "1" };
+
 const fill = (op: Operation, values: Record<string, string>) =>
-  op.path.replace(/:\w+/g, (param) => values[param] ?? `isolation-${uuidv7()}`);
+  op.path.replace(/:\w+/g, (param) => values[param] ?? PLACES[param] ?? `isolation-${uuidv7()}`);
 
 /** The query the operation needs (QUERIES), given its body and the caller's records; "" for most. */
 const queryFor = async (op: Operation, body: unknown, records: Records) =>
@@ -275,7 +310,7 @@ describe("organisation B's key with organisation A's ids in the path", () => {
 
   for (const op of operations.filter((o) => o.path.includes(":") && !byExternalId(o))) {
     it(`${op.method} ${op.path}: 404 for each foreign id, nothing changes in either organisation`, async () => {
-      const ofB = await arrange(b, op.path.includes("attachments"));
+      const ofB = await arrange(b, /\/attachment/.test(op.path));
       const body = await bodyFor(op, b, ofB);
       const query = await queryFor(op, body, ofB);
       const params = paramKinds(op);
