@@ -244,14 +244,15 @@ export function addRequestExamples(document: { paths?: Record<string, Record<str
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(item) as [
       string,
-      Operation & { parameters?: { name?: string; in?: string; example?: unknown }[] },
+      Operation & { parameters?: { name?: string; in?: string; example?: unknown; schema?: { type?: string } }[] },
     ][]) {
       const parameters = examplePathParameters(operation.operationId ?? "", method, path);
       const upload = operation.requestBody?.content?.["application/octet-stream"];
       const query: Record<string, string | number> = upload ? UPLOAD_EXAMPLE.query : {};
       for (const parameter of operation.parameters ?? []) {
-        if (parameter.in === "path" && parameter.name && parameters[parameter.name] !== undefined)
-          parameter.example = parameters[parameter.name];
+        // A path's values are text; an integer parameter's example is the number (a part's place).
+        const value = parameter.in === "path" && parameter.name ? parameters[parameter.name] : undefined;
+        if (value !== undefined) parameter.example = parameter.schema?.type === "integer" ? Number(value) : value;
         if (parameter.in === "query" && parameter.name && query[parameter.name] !== undefined) parameter.example = query[parameter.name];
       }
       if (upload) upload.example = UPLOAD_EXAMPLE.body;
