@@ -59,14 +59,23 @@ describe("a mail server that refuses connections", () => {
     });
     expect(signedUp.status).toBe(200);
     const cookie = cookieOf(signedUp);
-    const email = newEmail("unreachable");
-    const created = await call("/v1/settings/invitations", { body: { email, role: "member" }, cookie });
-    expect(created.status, await created.clone().text()).toBe(201);
-    const [queued] = await pollUntil(
-      () => outboxFor(email),
-      (rows) => rows[0]?.attempts === 1 && rows[0]?.status === "queued",
-    );
-    expect(queued!.last_error).toBeTruthy();
+    // The database is the harness's: another file's Worker, whose mail server is up, may sweep the
+    // invitation before this Worker's first attempt. Then it is sent (once, elsewhere), and a new one is tried.
+    let email = "";
+    let queued: Awaited<ReturnType<typeof outboxFor>>[number] | undefined;
+    for (let tries = 1; !queued; tries += 1) {
+      email = newEmail("unreachable");
+      const created = await call("/v1/settings/invitations", { body: { email, role: "member" }, cookie });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const [first] = await pollUntil(
+        () => outboxFor(email),
+        (rows) => (rows[0]?.attempts ?? 0) >= 1 && rows[0]?.status !== "sending",
+      );
+      if (first!.status === "queued") queued = first;
+      else expect(tries, "every invitation was swept by another Worker before this one tried").toBeLessThan(3);
+    }
+    expect(queued.attempts).toBe(1);
+    expect(queued.last_error).toBeTruthy();
 
     catcher = await startMailCatcher({ smtpPort });
     await query(`update mail_outbox set next_attempt_at = now() where id = $1`, [queued!.id]);
