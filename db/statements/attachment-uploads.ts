@@ -60,14 +60,8 @@ const partsJson = (id: string) =>
 const theUpload = (parent: AttachmentParent, parentId: string, id: string) =>
   sql`u.org_id = ${CALLER_ORG} and u.id = ${id}::uuid and u.${column(parent)} = ${parentId}::uuid`;
 
-export interface NewUpload extends UploadStorage {
-  id: string;
-  parentId: string;
-  name: string;
-  size: number;
-  sha256: string;
-  partSize: number;
-}
+/** A new upload: the fields the API answers, made before they are stored, and where its bytes go. */
+export type NewUpload = Omit<UploadRow, "createdAt" | "updatedAt"> & UploadStorage;
 
 /**
  * Records an upload R2 has begun, if the caller still may, the record is still there, and the file
