@@ -116,7 +116,7 @@ function presentedResource(resource: string | undefined): string | null {
 
 /** The client authenticated, or invalid_client (RFC 6749 §5.2: 401). */
 function settleClient(row: ClientRow): void {
-  if (!row.client_found || !row.client_authenticated) throw oauthRefusals.clientUnauthenticated();
+  if (!row.clientFound || !row.clientAuthenticated) throw oauthRefusals.clientUnauthenticated();
 }
 
 export async function token({ ctx, input }: Call<TokenRequest, TokenContext>): Promise<TokenAnswer> {
@@ -141,14 +141,14 @@ async function exchangeCode(ctx: TokenContext, input: TokenRequest): Promise<Tok
     tokens.issued,
     ctx.request,
   );
-  tellRevoked(ctx, outcome.revoked_grant);
+  tellRevoked(ctx, outcome.revokedGrant);
   settleClient(outcome);
-  if (!outcome.code_found) throw new OAuthError("invalid_grant", "the authorization code is unknown, or not this client's");
-  if (outcome.code_reused) throw new OAuthError("invalid_grant", "the authorization code was used before: every token it gave is revoked");
-  if (outcome.code_expired) throw new OAuthError("invalid_grant", "the authorization code has expired");
-  if (!outcome.redirect_matches) throw new OAuthError("invalid_grant", "redirect_uri is not the one the authorization request named");
-  if (!outcome.verifier_matches) throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge");
-  if (!outcome.resource_matches) throw new OAuthError("invalid_target", "resource is not the one the authorization request named");
+  if (!outcome.codeFound) throw new OAuthError("invalid_grant", "the authorization code is unknown, or not this client's");
+  if (outcome.codeReused) throw new OAuthError("invalid_grant", "the authorization code was used before: every token it gave is revoked");
+  if (outcome.codeExpired) throw new OAuthError("invalid_grant", "the authorization code has expired");
+  if (!outcome.redirectMatches) throw new OAuthError("invalid_grant", "redirect_uri is not the one the authorization request named");
+  if (!outcome.verifierMatches) throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge");
+  if (!outcome.resourceMatches) throw new OAuthError("invalid_target", "resource is not the one the authorization request named");
   if (!outcome.exchanged) throw oauthRefusals.grantEnded();
   return answer(tokens, outcome.scopes ?? []);
 }
@@ -170,13 +170,13 @@ async function refresh(ctx: TokenContext, input: TokenRequest): Promise<TokenAns
     tokens.issued,
     ctx.request,
   );
-  tellRevoked(ctx, outcome.revoked_grant);
+  tellRevoked(ctx, outcome.revokedGrant);
   settleClient(outcome);
-  if (!outcome.token_found) throw new OAuthError("invalid_grant", "the refresh token is unknown, or not this client's");
-  if (outcome.token_reused) throw new OAuthError("invalid_grant", "the refresh token was used before: its grant is revoked");
-  if (outcome.token_expired) throw new OAuthError("invalid_grant", "the refresh token has expired or been revoked");
-  if (!outcome.resource_matches) throw new OAuthError("invalid_target", "resource is not the one the grant is for");
-  if (!outcome.scope_within) throw new OAuthError("invalid_scope", "scope asks for more than the grant holds");
+  if (!outcome.tokenFound) throw new OAuthError("invalid_grant", "the refresh token is unknown, or not this client's");
+  if (outcome.tokenReused) throw new OAuthError("invalid_grant", "the refresh token was used before: its grant is revoked");
+  if (outcome.tokenExpired) throw new OAuthError("invalid_grant", "the refresh token has expired or been revoked");
+  if (!outcome.resourceMatches) throw new OAuthError("invalid_target", "resource is not the one the grant is for");
+  if (!outcome.scopeWithin) throw new OAuthError("invalid_scope", "scope asks for more than the grant holds");
   if (!outcome.rotated) throw oauthRefusals.grantEnded();
   return answer(tokens, outcome.scopes ?? []);
 }
@@ -200,7 +200,7 @@ async function clientCredentials(ctx: TokenContext, input: TokenRequest): Promis
     ctx.request,
   );
   settleClient(outcome);
-  if (outcome.client_public) throw new OAuthError("unauthorized_client", "a public client cannot use client_credentials");
+  if (outcome.clientPublic) throw new OAuthError("unauthorized_client", "a public client cannot use client_credentials");
   if (outcome.installations === 0)
     throw new OAuthError("invalid_grant", "the application is not installed in that organisation (or in any, when none was named)");
   if (outcome.installations > 1)
@@ -220,7 +220,7 @@ const GRANTS = {
 export async function revoke({ ctx, input }: Call<{ client: ClientAuthentication; token: string }, TokenContext>): Promise<void> {
   const client = clientCredentialsOf(input.client);
   const outcome = await revokeToken(ctx.db, client, hashCredential(input.token), ctx.request);
-  tellRevoked(ctx, outcome.revoked_grant);
+  tellRevoked(ctx, outcome.revokedGrant);
   settleClient(outcome);
 }
 

@@ -1,6 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+import { applications, installations, oauthTokens } from "../schema/index.ts";
 
 // What the token endpoint's statements (oauth-token.ts, oauth-revoke.ts) share: the client as it
 // authenticates, the tokens a success issues, and the columns every one of them answers with.
@@ -30,16 +31,16 @@ export interface RevokedGrant {
   id: string;
   orgId: string;
 }
-export const grantOrg = sql`(select org_id from installations where id = installation_id) as org_id`;
+export const grantOrg = sql`(select org_id from ${installations} where id = installation_id) as org_id`;
 export const revokedGrantColumn = (cte: string) =>
-  sql`(select json_build_object('id', id, 'orgId', org_id) from ${sql.raw(cte)}) as revoked_grant`;
+  sql`(select json_build_object('id', id, 'orgId', org_id) from ${sql.raw(cte)}) as "revokedGrant"`;
 
 /** What every token statement reports about its client. */
 export interface ClientRow {
-  client_found: boolean;
+  clientFound: boolean;
   /** The secret matched (the current one, or the previous one within its overlap); a public client sent none. */
-  client_authenticated: boolean;
-  client_public: boolean | null;
+  clientAuthenticated: boolean;
+  clientPublic: boolean | null;
 }
 
 /**
@@ -54,20 +55,20 @@ export function clientCte(client: ClientCredentials): SQL {
              case when a.public then ${hash}::text is null
                   else coalesce(a.secret_hash = ${hash}::text
                          or (a.previous_secret_hash = ${hash}::text and a.previous_secret_expires_at > now()), false) end as authenticated
-        from applications a where a.client_id = ${client.clientId} and a.deleted_at is null
+        from ${applications} a where a.client_id = ${client.clientId} and a.deleted_at is null
     )`;
 }
 
-/** Boolean columns read from the one-row CTE `cte` (false when it has no row), by column name. */
+/** Boolean columns read from the one-row CTE `cte` (false when it has no row), by the outcome's (camelCase) key. */
 export const flagsOf = (cte: string, flags: Record<string, string>) =>
   sql.raw(
     Object.entries(flags)
-      .map(([name, expression]) => `coalesce((select ${expression} from ${cte}), false) as ${name}`)
+      .map(([name, expression]) => `coalesce((select ${expression} from ${cte}), false) as "${name}"`)
       .join(", "),
   );
 
-export const clientColumns = sql`exists (select 1 from client) as client_found, coalesce((select authenticated from client), false) as client_authenticated,
-  (select public from client) as client_public`;
+export const clientColumns = sql`exists (select 1 from client) as "clientFound", coalesce((select authenticated from client), false) as "clientAuthenticated",
+  (select public from client) as "clientPublic"`;
 
 /** `issued`: the tokens of the grant `grant` (a CTE with one row, or none), inserted. */
 export function issueCte(grant: SQL, tokens: IssuedTokens): SQL {
@@ -76,7 +77,7 @@ export function issueCte(grant: SQL, tokens: IssuedTokens): SQL {
                now() + make_interval(secs => ${token.expiresInSeconds}) from ${grant} g`;
   const refresh = tokens.refresh ? sql` union all ${row(tokens.refresh, "refresh", null)}` : sql``;
   return sql`issued as (
-      insert into oauth_tokens (id, grant_id, kind, token_hash, scopes, expires_at)
+      insert into ${oauthTokens} (id, grant_id, kind, token_hash, scopes, expires_at)
       ${row(tokens.access, "access", tokens.access.scopes)}${refresh}
       returning grant_id
     )`;

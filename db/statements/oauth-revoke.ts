@@ -1,6 +1,7 @@
 import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Database } from "../client.ts";
+import { installations, oauthGrants, oauthTokens } from "../schema/index.ts";
 import { tokenRevokedAudit } from "./application-audit.ts";
 import {
   clientColumns,
@@ -21,16 +22,16 @@ import { run, runOne } from "./sql.ts";
  * its whole grant. Unknown tokens change nothing.
  */
 export async function revokeToken(db: Database, client: ClientCredentials, tokenHash: string, request: AuditRequest) {
-  return runOne<ClientRow & { revoked: boolean; revoked_grant: RevokedGrant | null }>(
+  return runOne<ClientRow & { revoked: boolean; revokedGrant: RevokedGrant | null }>(
     db,
     sql`with ${clientCte(client)},
       presented as (
-        select t.id, t.kind, t.grant_id from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
+        select t.id, t.kind, t.grant_id from ${oauthTokens} t join ${oauthGrants} g on g.id = t.grant_id join ${installations} i on i.id = g.installation_id
          where t.token_hash = ${tokenHash} and i.application_id = (select id from client where authenticated)
       ),
-      token as (update oauth_tokens set revoked_at = now() where id = (select id from presented) and revoked_at is null returning id),
+      token as (update ${oauthTokens} set revoked_at = now() where id = (select id from presented) and revoked_at is null returning id),
       grant_revoked as (
-        update oauth_grants set revoked_at = now() where id = (select grant_id from presented where kind = 'refresh') and revoked_at is null
+        update ${oauthGrants} set revoked_at = now() where id = (select grant_id from presented where kind = 'refresh') and revoked_at is null
         returning id, ${grantOrg}
       ),
       ${tokenRevokedAudit(request)}
@@ -43,7 +44,7 @@ export async function tokenInstallation(db: Database, accessTokenHash: string) {
   const [row] = await run<{ installationId: string; rateLimit: number }>(
     db,
     sql`select i.id as "installationId", i.rate_limit as "rateLimit"
-          from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
+          from ${oauthTokens} t join ${oauthGrants} g on g.id = t.grant_id join ${installations} i on i.id = g.installation_id
          where t.token_hash = ${accessTokenHash} and t.kind = 'access' and t.expires_at > now() and t.revoked_at is null
            and g.revoked_at is null and i.uninstalled_at is null`,
   );

@@ -2,6 +2,7 @@ import { sql } from "./sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { installations, memberships, oauthGrants, oauthTokens } from "../schema/index.ts";
 import { tokenGrantAudit } from "./application-audit.ts";
 import {
   clientColumns,
@@ -40,19 +41,19 @@ export interface CodeExchange {
 
 export type CodeOutcome = ClientRow & {
   /** The code exists and is this client's. */
-  code_found: boolean;
+  codeFound: boolean;
   /** It had been exchanged before: its grant is revoked now. */
-  code_reused: boolean;
-  code_expired: boolean;
-  redirect_matches: boolean;
-  verifier_matches: boolean;
-  resource_matches: boolean;
+  codeReused: boolean;
+  codeExpired: boolean;
+  redirectMatches: boolean;
+  verifierMatches: boolean;
+  resourceMatches: boolean;
   /** The grant and its installation are live (not revoked, not uninstalled, its installer's authority whole: caller.ts). */
-  grant_live: boolean;
+  grantLive: boolean;
   scopes: Scope[] | null;
   /** The tokens were issued. */
   exchanged: boolean;
-  revoked_grant: RevokedGrant | null;
+  revokedGrant: RevokedGrant | null;
 };
 
 /** grant_type=authorization_code: the code exchanged once for an access and a refresh token. */
@@ -71,16 +72,16 @@ export async function exchangeCode(
                g.code_challenge = ${exchange.challenge} as verifier_matches,
                (${exchange.resource}::text is null or g.resource = ${exchange.resource}::text) as resource_matches,
                (g.revoked_at is null and i.uninstalled_at is null and ${installerHolds}) as live
-          from oauth_grants g join installations i on i.id = g.installation_id ${installerJoin}
+          from ${oauthGrants} g join ${installations} i on i.id = g.installation_id ${installerJoin}
          where g.code_hash = ${exchange.codeHash} and i.application_id = (select id from client where authenticated)
       ),
       reuse as (
-        update oauth_grants set revoked_at = now()
+        update ${oauthGrants} set revoked_at = now()
          where id = (select id from code where code_used_at is not null) and revoked_at is null
         returning id, installation_id, user_id, ${grantOrg}
       ),
       used as (
-        update oauth_grants set code_used_at = now()
+        update ${oauthGrants} set code_used_at = now()
          where id = (select id from code where code_used_at is null and not expired and redirect_matches and verifier_matches
                                            and resource_matches and live)
            and code_used_at is null
@@ -88,14 +89,14 @@ export async function exchangeCode(
       ),
       ${issueCte(sql`used`, tokens)},
       ${tokenGrantAudit(request, { grantType: "authorization_code", issuedOf: "used", scopes: grantScopes("g") }, "application.code_reused")}
-    select ${clientColumns}, exists (select 1 from code) as code_found,
+    select ${clientColumns}, exists (select 1 from code) as "codeFound",
            ${flagsOf("code", {
-             code_reused: "code_used_at is not null",
-             code_expired: "expired",
-             redirect_matches: "redirect_matches",
-             verifier_matches: "verifier_matches",
-             resource_matches: "resource_matches",
-             grant_live: "live",
+             codeReused: "code_used_at is not null",
+             codeExpired: "expired",
+             redirectMatches: "redirect_matches",
+             verifierMatches: "verifier_matches",
+             resourceMatches: "resource_matches",
+             grantLive: "live",
            })},
            (select ${grantScopes("used")} from used) as scopes,
            exists (select 1 from issued) as exchanged, ${revokedGrantColumn("reuse")}`,
@@ -103,17 +104,17 @@ export async function exchangeCode(
 }
 
 export type RefreshOutcome = ClientRow & {
-  token_found: boolean;
+  tokenFound: boolean;
   /** Used before: its grant is revoked now. */
-  token_reused: boolean;
-  token_expired: boolean;
-  resource_matches: boolean;
+  tokenReused: boolean;
+  tokenExpired: boolean;
+  resourceMatches: boolean;
   /** The scope parameter, if any, asks for no more than the grant holds. */
-  scope_within: boolean;
-  grant_live: boolean;
+  scopeWithin: boolean;
+  grantLive: boolean;
   scopes: Scope[] | null;
   rotated: boolean;
-  revoked_grant: RevokedGrant | null;
+  revokedGrant: RevokedGrant | null;
 };
 
 /** grant_type=refresh_token: the refresh token used once, for a new access token and a new refresh token. */
@@ -135,32 +136,32 @@ export async function rotateRefreshToken(
                (${presented.resource}::text is null or g.resource = ${presented.resource}::text) as resource_matches,
                (${asked} is null or ${asked} <@ g.scopes) as scope_within,
                (g.revoked_at is null and i.uninstalled_at is null and ${installerHolds} and (g.user_id is null or exists (
-                  select 1 from memberships m where m.user_id = g.user_id and m.org_id = i.org_id))) as live
-          from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id ${installerJoin}
+                  select 1 from ${memberships} m where m.user_id = g.user_id and m.org_id = i.org_id))) as live
+          from ${oauthTokens} t join ${oauthGrants} g on g.id = t.grant_id join ${installations} i on i.id = g.installation_id ${installerJoin}
          where t.token_hash = ${presented.tokenHash} and t.kind = 'refresh' and i.application_id = (select id from client where authenticated)
       ),
       reuse as (
-        update oauth_grants set revoked_at = now()
+        update ${oauthGrants} set revoked_at = now()
          where id = (select grant_id from presented where used_at is not null) and revoked_at is null
         returning id, installation_id, user_id, ${grantOrg}
       ),
       spent as (
-        update oauth_tokens set used_at = now()
+        update ${oauthTokens} set used_at = now()
          where id = (select id from presented where used_at is null and revoked_at is null and not expired and resource_matches
                                                     and scope_within and live)
            and used_at is null
         returning grant_id
       ),
-      rotated as (select g.* from oauth_grants g where g.id = (select grant_id from spent)),
+      rotated as (select g.* from ${oauthGrants} g where g.id = (select grant_id from spent)),
       ${issueCte(sql`rotated`, tokens)},
       ${tokenGrantAudit(request, { grantType: "refresh_token", issuedOf: "rotated", scopes: grantScopes("g", narrowed) }, "application.refresh_reused")}
-    select ${clientColumns}, exists (select 1 from presented) as token_found,
+    select ${clientColumns}, exists (select 1 from presented) as "tokenFound",
            ${flagsOf("presented", {
-             token_reused: "used_at is not null",
-             token_expired: "expired or revoked_at is not null",
-             resource_matches: "resource_matches",
-             scope_within: "scope_within",
-             grant_live: "live",
+             tokenReused: "used_at is not null",
+             tokenExpired: "expired or revoked_at is not null",
+             resourceMatches: "resource_matches",
+             scopeWithin: "scope_within",
+             grantLive: "live",
            })},
            (select ${grantScopes("rotated", narrowed)} from rotated) as scopes,
            exists (select 1 from issued) as rotated, ${revokedGrantColumn("reuse")}`,
@@ -191,12 +192,12 @@ export async function issueClientCredentials(
     db,
     sql`with ${clientCte(client)},
       installed as (
-        select i.* from installations i ${installerJoin}
+        select i.* from ${installations} i ${installerJoin}
          where i.application_id = (select id from client where authenticated and not public) and i.uninstalled_at is null and ${installerHolds}
            and (${request.orgId}::uuid is null or i.org_id = ${request.orgId}::uuid)
       ),
       granted as (
-        insert into oauth_grants (id, installation_id, user_id, scopes, resource)
+        insert into ${oauthGrants} (id, installation_id, user_id, scopes, resource)
         select ${request.grantId}::uuid, i.id, null, array(select unnest(${wanted}) intersect select unnest(i.scopes)), ${request.resource}::text
           from installed i
          where (select count(*) from installed) = 1 and ${wanted} <@ i.scopes
