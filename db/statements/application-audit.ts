@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
+import { applications, installations, oauthGrants, users } from "../schema/index.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { GrantType } from "../../domain/oauth.ts";
 import { auditCtes, auditTarget, rowChanges } from "./audit.ts";
@@ -79,7 +80,7 @@ export const applicationUninstalledAudit = (request: AuditRequest) =>
       action: "application.uninstalled",
       source: sql`select e.org_id, ${installationTarget("e", "a")} as target,
                          jsonb_build_object('scopes', jsonb_build_object('from', to_jsonb(e.scopes), 'to', null)) as changes
-                    from ended e join applications a on a.id = e.application_id`,
+                    from ended e join ${applications} a on a.id = e.application_id`,
     },
     request,
   );
@@ -100,7 +101,7 @@ export const applicationInstalledAudit = (request: AuditRequest) =>
                                                                          'to', to_jsonb(i.scopes))) as changes,
                          case when x.fresh then 'application.installed' else 'application.scopes_widened' end as action,
                          jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor
-                    from installed i join person p on true join applications a on a.id = i.application_id join users u on u.id = p.user_id
+                    from installed i join person p on true join ${applications} a on a.id = i.application_id join ${users} u on u.id = p.user_id
                     left join previous pr on true
                     cross join lateral (select pr.id is null or pr.ended as fresh) x
                    where x.fresh or pr.scopes is distinct from i.scopes`,
@@ -109,8 +110,8 @@ export const applicationInstalledAudit = (request: AuditRequest) =>
   );
 
 /** Over `x` (a grant: its installation_id and user_id), its installation, application and person, named as the entry names them. */
-const grantParties = sql`join installations i on i.id = x.installation_id join applications a on a.id = i.application_id
-                    left join users u on u.id = x.user_id`;
+const grantParties = sql`join ${installations} i on i.id = x.installation_id join ${applications} a on a.id = i.application_id
+                    left join ${users} u on u.id = x.user_id`;
 
 /**
  * A token statement's entry, of which at most one of two happens: over `reuse` (the grant's row as
@@ -159,7 +160,7 @@ export const tokenRevokedAudit = (request: AuditRequest) =>
                          jsonb_build_object('token', jsonb_build_object('from', x.kind, 'to', null))
                            || case when x.kind = 'refresh' then jsonb_build_object('grantRevoked', jsonb_build_object('from', null, 'to', x.grant_id))
                               else '{}'::jsonb end as changes
-                    from (select p.kind, p.grant_id, g.installation_id, g.user_id from presented p join oauth_grants g on g.id = p.grant_id
+                    from (select p.kind, p.grant_id, g.installation_id, g.user_id from presented p join ${oauthGrants} g on g.id = p.grant_id
                            where exists (select 1 from token)) x
                     ${grantParties}`,
     },

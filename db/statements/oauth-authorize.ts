@@ -4,6 +4,7 @@ import { AUTHORIZATION_CODE_SECONDS } from "../../domain/oauth.ts";
 import type { Role } from "../../domain/roles.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { applications, installations, memberships, oauthGrants, organisations, sessions } from "../schema/index.ts";
 import { applicationInstalledAudit } from "./application-audit.ts";
 import { roleScopes, roleScopesOf } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
@@ -28,7 +29,7 @@ export async function findClient(db: Database, clientId: string): Promise<Client
   const [row] = await run<Client>(
     db,
     sql`select id, client_id as "clientId", name, org_id as "orgId", redirect_uris as "redirectUris", scopes, public
-          from applications where client_id = ${clientId} and deleted_at is null`,
+          from ${applications} where client_id = ${clientId} and deleted_at is null`,
   );
   return row ?? null;
 }
@@ -46,7 +47,7 @@ export async function consentOrganisations(db: Database, sessionToken: string): 
   return run<ConsentOrganisation>(
     db,
     sql`select o.id, o.name, m.role, o.allow_dynamic_client_registration as "allowsDynamic"
-          from sessions s join memberships m on m.user_id = s.user_id join organisations o on o.id = m.org_id
+          from ${sessions} s join ${memberships} m on m.user_id = s.user_id join ${organisations} o on o.id = m.org_id
          where s.token = ${sessionToken} and s.expires_at > now()
          order by m.created_at, o.id`,
   );
@@ -86,11 +87,11 @@ export async function consent(db: Database, sessionToken: string, request: Conse
     db,
     sql`with person as (
         select s.user_id, m.org_id, m.role, ${roleScopes} as role_scopes
-          from sessions s join memberships m on m.user_id = s.user_id and m.org_id = ${request.orgId}::uuid
+          from ${sessions} s join ${memberships} m on m.user_id = s.user_id and m.org_id = ${request.orgId}::uuid
          where s.token = ${sessionToken} and s.expires_at > now()
       ),
       app as (
-        select a.id from applications a join organisations o on o.id = ${request.orgId}::uuid
+        select a.id from ${applications} a join ${organisations} o on o.id = ${request.orgId}::uuid
          where a.id = ${request.applicationId}::uuid and a.deleted_at is null and (a.org_id is not null or o.allow_dynamic_client_registration)
       ),
       granted as (
@@ -100,7 +101,7 @@ export async function consent(db: Database, sessionToken: string, request: Conse
       ),
       previous as (
         select x.id, x.scopes, x.uninstalled_at is not null or not coalesce(x.scopes <@ ${roleScopesOf("im")}, false) as ended
-          from installations x left join memberships im on im.user_id = x.installed_by_user_id and im.org_id = x.org_id
+          from ${installations} x left join ${memberships} im on im.user_id = x.installed_by_user_id and im.org_id = x.org_id
          where x.application_id = ${request.applicationId}::uuid and x.org_id = (select org_id from person) and exists (select 1 from granted)
            for no key update of x
       ),
@@ -114,13 +115,13 @@ export async function consent(db: Database, sessionToken: string, request: Conse
         -- Ended (uninstalled, or its installer's authority gone): installed afresh, resting on this person.
         -- Live: widened by what this consent grants, resting on its installer if their role holds all it
         -- now holds, else on this person (caller.ts installerHolds; roles are nested, so one of the two does).
-        insert into installations as i (id, org_id, application_id, scopes, installed_by_user_id)
+        insert into ${installations} as i (id, org_id, application_id, scopes, installed_by_user_id)
         select ${request.installationId}::uuid, p.org_id, ${request.applicationId}::uuid, g.scopes, p.user_id
           from person p cross join granted g where cardinality(g.scopes) > 0
         on conflict (application_id, org_id) do update set
           scopes = case when (select fresh from widened) then excluded.scopes else (select scopes from widened) end,
           installed_by_user_id = case when not (select fresh from widened)
-                                       and (select w.scopes from widened w) <@ (select ${roleScopesOf("im")} from memberships im
+                                       and (select w.scopes from widened w) <@ (select ${roleScopesOf("im")} from ${memberships} im
                                                                                  where im.user_id = i.installed_by_user_id and im.org_id = i.org_id)
                                       then i.installed_by_user_id else excluded.installed_by_user_id end,
           installed_at = case when (select fresh from widened) then now() else i.installed_at end,
@@ -131,12 +132,12 @@ export async function consent(db: Database, sessionToken: string, request: Conse
       stale as (
         -- An installation that ended starts afresh: no grant of before lives again with it (an
         -- uninstall revoked them already; one whose installer's authority went by another path, not yet).
-        update oauth_grants set revoked_at = now()
+        update ${oauthGrants} set revoked_at = now()
          where installation_id = (select id from previous where ended) and revoked_at is null and exists (select 1 from installed)
         returning 1
       ),
       grant_made as (
-        insert into oauth_grants (id, installation_id, user_id, scopes, resource, code_hash, code_challenge, redirect_uri, code_expires_at)
+        insert into ${oauthGrants} (id, installation_id, user_id, scopes, resource, code_hash, code_challenge, redirect_uri, code_expires_at)
         select ${request.grantId}::uuid, i.id, p.user_id, g.scopes, ${request.resource}::text, ${request.codeHash}, ${request.challenge},
                ${request.redirectUri}, now() + make_interval(secs => ${AUTHORIZATION_CODE_SECONDS})
           from installed i, person p, granted g
