@@ -3,6 +3,7 @@ import { sql } from "./sql-tag.ts";
 import { NO_REQUEST } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { applications, installations, memberships, oauthGrants, oauthTokens, webhooks } from "../schema/index.ts";
 import { installationTarget } from "./application-audit.ts";
 import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit-append.ts";
 import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf } from "./caller.ts";
@@ -21,14 +22,14 @@ import { run, runOne } from "./sql.ts";
  */
 export function endInstallations(which: SQL, why: string): SQL {
   return sql`ended as (
-      update installations x set uninstalled_at = now() where ${which} and x.uninstalled_at is null
+      update ${installations} x set uninstalled_at = now() where ${which} and x.uninstalled_at is null
       returning x.id, x.org_id, x.application_id, x.scopes
     ),
     grants_ended as (
-      update oauth_grants set revoked_at = now() where installation_id in (select id from ended) and revoked_at is null returning id
+      update ${oauthGrants} set revoked_at = now() where installation_id in (select id from ended) and revoked_at is null returning id
     ),
     hooks_stopped as (
-      update webhooks set enabled = false, disabled_reason = ${why}::text, updated_at = now(),
+      update ${webhooks} set enabled = false, disabled_reason = ${why}::text, updated_at = now(),
              version = version + 1
        where created_by_installation_id in (select id from ended) and enabled
       returning id
@@ -75,11 +76,11 @@ export const INSTALLER_GONE = "the person who installed the application that reg
  * rests on"). Its tokens are refused already (caller.ts); the sweep ends it.
  */
 export async function organisationsWithUnauthorisedInstallations(db: Database, limit: number): Promise<string[]> {
-  const rows = await run<{ org_id: string }>(
+  const rows = await run<{ orgId: string }>(
     db,
-    sql`select distinct i.org_id from installations i ${installerJoin} where i.uninstalled_at is null and not ${installerHolds} limit ${limit}`,
+    sql`select distinct i.org_id as "orgId" from ${installations} i ${installerJoin} where i.uninstalled_at is null and not ${installerHolds} limit ${limit}`,
   );
-  return rows.map((row) => row.org_id);
+  return rows.map((row) => row.orgId);
 }
 
 /** Ends, in one organisation, every live installation whose installer's authority is gone; opsroom records each. */
@@ -87,7 +88,7 @@ export async function endUnauthorisedInstallations(db: Database, orgId: string):
   const row = await runOne<{ ended: EndedInstallation[] }>(
     db,
     sql`with ${endInstallations(
-      sql`x.org_id = ${orgId}::uuid and not coalesce(x.scopes <@ (select ${roleScopesOf("im")} from memberships im
+      sql`x.org_id = ${orgId}::uuid and not coalesce(x.scopes <@ (select ${roleScopesOf("im")} from ${memberships} im
                                                                    where im.user_id = x.installed_by_user_id and im.org_id = x.org_id), false)`,
       INSTALLER_GONE,
     )},
@@ -98,7 +99,7 @@ export async function endUnauthorisedInstallations(db: Database, orgId: string):
         order: sql`s.position`,
         source: sql`select e.org_id, ${installationTarget("e", "a")} as target, row_number() over (order by e.id) as position,
                            jsonb_build_object('scopes', jsonb_build_object('from', to_jsonb(e.scopes), 'to', null)) as changes
-                      from ended e join applications a on a.id = e.application_id`,
+                      from ended e join ${applications} a on a.id = e.application_id`,
       },
       NO_REQUEST,
     )}
@@ -115,21 +116,21 @@ export interface EndedAccess {
 
 export async function recentlyEndedAccess(db: Database, seconds: number): Promise<Map<string, EndedAccess>> {
   const since = sql`now() - make_interval(secs => ${seconds})`;
-  const rows = await run<{ org_id: string; installations: string[] | null; grants: string[] | null }>(
+  const rows = await run<{ orgId: string; installations: string[] | null; grants: string[] | null }>(
     db,
     sql`with installations_ended as (
-          select org_id, array_agg(id order by id) as ids from installations where uninstalled_at > ${since} group by org_id
+          select org_id, array_agg(id order by id) as ids from ${installations} where uninstalled_at > ${since} group by org_id
         ),
         grants_revoked as (
           select i.org_id, array_agg(g.id order by g.id) as ids
-            from oauth_grants g join installations i on i.id = g.installation_id
+            from ${oauthGrants} g join ${installations} i on i.id = g.installation_id
            where g.revoked_at > ${since} and i.uninstalled_at is null
            group by i.org_id
         )
-        select coalesce(e.org_id, r.org_id) as org_id, e.ids as installations, r.ids as grants
+        select coalesce(e.org_id, r.org_id) as "orgId", e.ids as installations, r.ids as grants
           from installations_ended e full join grants_revoked r on r.org_id = e.org_id`,
   );
-  return new Map(rows.map((row) => [row.org_id, { installations: row.installations ?? [], grants: row.grants ?? [] }]));
+  return new Map(rows.map((row) => [row.orgId, { installations: row.installations ?? [], grants: row.grants ?? [] }]));
 }
 
 /** How long a revoked grant, or one with nothing left, is kept before it is pruned: past the sweep's repeats. */
@@ -146,15 +147,15 @@ export async function pruneAppTokens(db: Database): Promise<{ grants: number; to
   const row = await runOne<{ grants: number; tokens: number }>(
     db,
     sql`with grants_pruned as (
-          delete from oauth_grants g
+          delete from ${oauthGrants} g
            where g.revoked_at < now() - ${GRANT_KEPT}
               or (g.created_at < now() - ${GRANT_KEPT}
                   and (g.code_expires_at is null or g.code_expires_at < now() - ${GRANT_KEPT})
-                  and not exists (select 1 from oauth_tokens t where t.grant_id = g.id and t.expires_at > now()))
+                  and not exists (select 1 from ${oauthTokens} t where t.grant_id = g.id and t.expires_at > now()))
           returning g.id
         ),
         tokens_pruned as (
-          delete from oauth_tokens t where t.expires_at <= now() and t.grant_id not in (select id from grants_pruned) returning 1
+          delete from ${oauthTokens} t where t.expires_at <= now() and t.grant_id not in (select id from grants_pruned) returning 1
         )
         select (select count(*) from grants_pruned)::int as grants, (select count(*) from tokens_pruned)::int as tokens`,
   );

@@ -4,6 +4,7 @@ import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { applications, installations, organisations } from "../schema/index.ts";
 import {
   applicationDeletedAudit,
   applicationRegisteredAudit,
@@ -50,7 +51,7 @@ export async function listApplications(db: Database, actor: Actor): Promise<Sett
     actor,
     MANAGE_SETTINGS,
     null,
-    sql`(select json_agg(${applicationJson} order by a.created_at, a.id) from applications a
+    sql`(select json_agg(${applicationJson} order by a.created_at, a.id) from ${applications} a
           where a.org_id = ${CALLER_ORG} and a.deleted_at is null) as applications`,
   );
   return { caller, role, userId, applications: row.applications ?? [] };
@@ -62,7 +63,7 @@ export async function getApplication(db: Database, actor: Actor, id: string) {
     actor,
     MANAGE_SETTINGS,
     null,
-    sql`(select ${applicationJson} from applications a where ${ownApplication(id)}) as application`,
+    sql`(select ${applicationJson} from ${applications} a where ${ownApplication(id)}) as application`,
   );
   return { caller, application: row.application };
 }
@@ -75,7 +76,7 @@ export async function createApplication(db: Database, actor: Actor, app: NewAppl
     actor,
     MANAGE_SETTINGS,
     sql`inserted as (
-          insert into applications (id, org_id, client_id, name, redirect_uris, scopes, public, secret_hash, created_by_user_id)
+          insert into ${applications} (id, org_id, client_id, name, redirect_uris, scopes, public, secret_hash, created_by_user_id)
           select ${app.id}::uuid, org_id, ${app.clientId}, ${app.name}, ${sql.param(app.redirectUris)}::text[], ${sql.param(app.scopes)}::text[],
                  ${app.public}, ${app.secretHash}::text, (select user_id from key)
             from auth
@@ -100,9 +101,9 @@ export async function updateApplication(db: Database, actor: Actor, id: string, 
     db,
     actor,
     MANAGE_SETTINGS,
-    sql`locked as (select a.* from applications a where ${ownApplication(id)} and exists (select 1 from auth) for no key update),
+    sql`locked as (select a.* from ${applications} a where ${ownApplication(id)} and exists (select 1 from auth) for no key update),
         changed as (
-          update applications a set ${set("name", change.name === undefined ? null : sql`${change.name}`)}${set(
+          update ${applications} a set ${set("name", change.name === undefined ? null : sql`${change.name}`)}${set(
             "redirect_uris",
             change.redirectUris ? sql`${sql.param(change.redirectUris)}::text[]` : null,
           )}${set("scopes", change.scopes ? sql`${sql.param(change.scopes)}::text[]` : null)}updated_at = now()
@@ -122,7 +123,7 @@ export async function deleteApplication(db: Database, actor: Actor, id: string, 
     actor,
     MANAGE_SETTINGS,
     sql`deleted as (
-          update applications a set deleted_at = now(), updated_at = now() where ${ownApplication(id)} and exists (select 1 from auth)
+          update ${applications} a set deleted_at = now(), updated_at = now() where ${ownApplication(id)} and exists (select 1 from auth)
           returning a.*
         ),
         ${endInstallations(sql`x.application_id = (select id from deleted)`, UNINSTALLED)},
@@ -146,7 +147,7 @@ export async function rotateSecret(
     actor,
     MANAGE_SETTINGS,
     sql`rotated as (
-          update applications a set secret_hash = ${secretHash},
+          update ${applications} a set secret_hash = ${secretHash},
                  previous_secret_hash = case when ${overlapSeconds}::int > 0 then a.secret_hash end,
                  previous_secret_expires_at = case when ${overlapSeconds}::int > 0 then now() + make_interval(secs => ${overlapSeconds}) end,
                  updated_at = now()
@@ -155,7 +156,7 @@ export async function rotateSecret(
         ),
         ${applicationSecretRotatedAudit(request)}`,
     sql`(select json_build_object('previousSecretExpiresAt', ${iso("previous_secret_expires_at")}) from rotated) as rotated,
-        exists (select 1 from applications a where ${ownApplication(id)}) as found`,
+        exists (select 1 from ${applications} a where ${ownApplication(id)}) as found`,
   );
   return { caller, rotated: row.rotated, found: row.found };
 }
@@ -179,7 +180,7 @@ export async function listInstallations(db: Database, actor: Actor) {
     actor,
     MANAGE_SETTINGS,
     null,
-    sql`(select json_agg(${installationJson} order by i.installed_at, i.id) from installations i join applications a on a.id = i.application_id
+    sql`(select json_agg(${installationJson} order by i.installed_at, i.id) from ${installations} i join ${applications} a on a.id = i.application_id
           where i.org_id = ${CALLER_ORG} and i.uninstalled_at is null and a.deleted_at is null) as installations`,
   );
   return { caller, installations: row.installations ?? [] };
@@ -207,14 +208,14 @@ export async function organisationSettings(db: Database, actor: Actor, allowDyna
     actor,
     MANAGE_SETTINGS,
     sql`changed as (
-          update organisations o set allow_dynamic_client_registration = ${allowDynamic}::boolean, updated_at = now()
+          update ${organisations} o set allow_dynamic_client_registration = ${allowDynamic}::boolean, updated_at = now()
            where o.id = ${CALLER_ORG} and ${allowDynamic}::boolean is not null and (select role from key) = 'owner'
              and o.allow_dynamic_client_registration is distinct from ${allowDynamic}::boolean
           returning o.id, o.id as org_id, o.name, o.allow_dynamic_client_registration
         ),
         ${organisationUpdatedAudit(request)}`,
     sql`coalesce((select allow_dynamic_client_registration from changed),
-                 (select o.allow_dynamic_client_registration from organisations o where o.id = ${CALLER_ORG})) as allow`,
+                 (select o.allow_dynamic_client_registration from ${organisations} o where o.id = ${CALLER_ORG})) as allow`,
   );
   return { caller, role, allowDynamicClientRegistration: row.allow };
 }
@@ -223,7 +224,7 @@ export async function organisationSettings(db: Database, actor: Actor, allowDyna
 export async function insertDynamicApplication(db: Database, app: NewApplication): Promise<void> {
   await run(
     db,
-    sql`insert into applications (id, org_id, client_id, name, redirect_uris, scopes, public, secret_hash)
+    sql`insert into ${applications} (id, org_id, client_id, name, redirect_uris, scopes, public, secret_hash)
         values (${app.id}::uuid, null, ${app.clientId}, ${app.name}, ${sql.param(app.redirectUris)}::text[], ${sql.param(app.scopes)}::text[],
                 ${app.public}, ${app.secretHash}::text)`,
   );
@@ -236,7 +237,7 @@ export async function insertInstallation(
 ): Promise<void> {
   await run(
     db,
-    sql`insert into installations (id, org_id, application_id, scopes, installed_by_user_id)
+    sql`insert into ${installations} (id, org_id, application_id, scopes, installed_by_user_id)
         values (${installation.id}::uuid, ${installation.orgId}::uuid, ${installation.applicationId}::uuid,
                 ${sql.param(installation.scopes)}::text[], ${installation.installedByUserId}::uuid)`,
   );
