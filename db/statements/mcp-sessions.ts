@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
+import { mcpSessionDays } from "../schema/index.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { auditCtes, auditTarget } from "./audit-append.ts";
 
@@ -16,7 +17,7 @@ import { auditCtes, auditTarget } from "./audit-append.ts";
  */
 export function mcpSessionCtes(request: AuditRequest): SQL {
   return sql`mcp_day as (
-      insert into mcp_session_days (credential_id, day, org_id)
+      insert into ${mcpSessionDays} (credential_id, day, org_id)
       select coalesce(k.installation_id, k.id), (now() at time zone 'UTC')::date, k.org_id from key k where exists (select 1 from auth)
       on conflict do nothing
       returning org_id
