@@ -4,6 +4,7 @@ import { NO_REQUEST } from "../../domain/audit.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { MAIL_LEASE_SECONDS, SECURITY_MAIL_KINDS, type MailKind, type OutgoingMail } from "../../domain/mail.ts";
 import type { Database } from "../client.ts";
+import { mailOutbox, memberships } from "../schema/index.ts";
 import { auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./audit.ts";
 import { run } from "./sql.ts";
 
@@ -14,7 +15,7 @@ import { run } from "./sql.ts";
 
 /** A message's row values, as a select over `from` (a CTE of the statement, or none). */
 export function queueMail(mail: OutgoingMail, who: { orgId: SQL; userId: SQL }, from: SQL | null = null): SQL {
-  return sql`insert into mail_outbox (id, org_id, user_id, kind, to_address, subject, text_body, html_body, headers)
+  return sql`insert into ${mailOutbox} (id, org_id, user_id, kind, to_address, subject, text_body, html_body, headers)
     select ${uuidv7()}::uuid, ${who.orgId}, ${who.userId}, ${mail.kind}::text, ${mail.to}::text, ${mail.subject}::text, ${mail.text}::text,
            ${mail.html}::text, ${JSON.stringify(mail.headers ?? {})}::jsonb${from ? sql` from ${from}` : sql``}`;
 }
@@ -48,15 +49,15 @@ export async function claimDueMail(db: Database, limit: number, only: string[] |
   return run<ClaimedMail>(
     db,
     sql`with returned as (
-          update mail_outbox set status = 'queued', lease_until = null where status = 'sending' and lease_until < now() returning id
+          update ${mailOutbox} set status = 'queued', lease_until = null where status = 'sending' and lease_until < now() returning id
         ),
         due as (
-          select id from mail_outbox
+          select id from ${mailOutbox}
            where (status = 'queued' and next_attempt_at <= now() or id in (select id from returned))
              ${only ? sql`and id = any(${sql.param(only)}::uuid[])` : sql``}
            order by next_attempt_at, id limit ${limit} for update skip locked
         )
-        update mail_outbox m set status = 'sending', attempts = m.attempts + 1,
+        update ${mailOutbox} m set status = 'sending', attempts = m.attempts + 1,
                lease_until = now() + make_interval(secs => ${MAIL_LEASE_SECONDS})
           from due where m.id = due.id
         returning m.id, m.kind, m.to_address as "to", m.subject, m.text_body as "text", m.html_body as "html", m.headers, m.attempts`,
@@ -72,14 +73,17 @@ export async function nextMailDue(db: Database): Promise<number | null> {
   const [row] = await run<{ due: string | null }>(
     db,
     sql`select (extract(epoch from min(case when status = 'queued' then next_attempt_at else lease_until end)) * 1000)::bigint as due
-          from mail_outbox where status in ('queued', 'sending')`,
+          from ${mailOutbox} where status in ('queued', 'sending')`,
   );
   return row?.due == null ? null : Number(row.due);
 }
 
 /** The message went: sent, never claimed again. */
 export async function markMailSent(db: Database, id: string): Promise<void> {
-  await run(db, sql`update mail_outbox set status = 'sent', sent_at = now(), lease_until = null, last_error = null where id = ${id}::uuid`);
+  await run(
+    db,
+    sql`update ${mailOutbox} set status = 'sent', sent_at = now(), lease_until = null, last_error = null where id = ${id}::uuid`,
+  );
 }
 
 /**
@@ -92,7 +96,7 @@ export async function markMailRefused(
   input: { id: string; error: string; retrySeconds: number; giveUp: boolean },
 ): Promise<void> {
   const refused = sql`refused as (
-      update mail_outbox set status = ${input.giveUp ? "failed" : "queued"}::text, lease_until = null, last_error = ${input.error.slice(0, 500)}::text,
+      update ${mailOutbox} set status = ${input.giveUp ? "failed" : "queued"}::text, lease_until = null, last_error = ${input.error.slice(0, 500)}::text,
              next_attempt_at = now() + make_interval(secs => ${input.retrySeconds})
        where id = ${input.id}::uuid and status = 'sending'
       returning id, org_id, user_id, kind, to_address, attempts, status
@@ -101,14 +105,14 @@ export async function markMailRefused(
     {
       action: "mail.failed",
       actor: SYSTEM_ACTOR_JSON,
-      source: sql`select coalesce(r.org_id, (select f.org_id from memberships f where f.user_id = r.user_id order by f.created_at, f.org_id limit 1)) as org_id,
+      source: sql`select coalesce(r.org_id, (select f.org_id from ${memberships} f where f.user_id = r.user_id order by f.created_at, f.org_id limit 1)) as org_id,
                          ${auditTarget("mail", sql`r.id`, sql`r.to_address`)} as target,
                          jsonb_build_object('status', jsonb_build_object('from', 'sending', 'to', r.status),
                            'attempts', jsonb_build_object('from', r.attempts - 1, 'to', r.attempts),
                            'error', jsonb_build_object('from', null, 'to', ${input.error.slice(0, 200)}::text)) as changes
                     from refused r
                    where r.kind = any(${sql.param([...SECURITY_MAIL_KINDS])}::text[])
-                     and coalesce(r.org_id, (select f.org_id from memberships f where f.user_id = r.user_id limit 1)) is not null`,
+                     and coalesce(r.org_id, (select f.org_id from ${memberships} f where f.user_id = r.user_id limit 1)) is not null`,
     },
     NO_REQUEST,
   );
@@ -117,9 +121,9 @@ export async function markMailRefused(
 
 /** A message's state, as GET /v1/... and the tests read it. */
 export async function mailStatus(db: Database, id: string) {
-  const [row] = await run<{ status: string; attempts: number; last_error: string | null }>(
+  const [row] = await run<{ status: string; attempts: number; lastError: string | null }>(
     db,
-    sql`select status, attempts, last_error from mail_outbox where id = ${id}::uuid`,
+    sql`select status, attempts, last_error as "lastError" from ${mailOutbox} where id = ${id}::uuid`,
   );
   return row ?? null;
 }

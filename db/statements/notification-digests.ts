@@ -1,5 +1,6 @@
 import { sql } from "./sql-tag.ts";
 import type { Database } from "../client.ts";
+import { notifications, notificationSettings, users } from "../schema/index.ts";
 import { run } from "./sql.ts";
 import { notificationJson, type Notification } from "./notification-inbox.ts";
 
@@ -26,8 +27,8 @@ export function dueDigests(db: Database, digestHour: number, limit: number): Pro
     db,
     sql`select n.user_id as "userId", u.email, u.name,
                json_agg(${notificationJson("n")}::jsonb || jsonb_build_object('orgId', n.org_id) order by n.created_at, n.id) as notifications
-          from notifications n join users u on u.id = n.user_id
-          left join notification_settings ns on ns.user_id = n.user_id
+          from ${notifications} n join ${users} u on u.id = n.user_id
+          left join ${notificationSettings} ns on ns.user_id = n.user_id
          where n.mail_state = 'digest' and n.created_at < ${morning} and (ns.digest_sent_at is null or ns.digest_sent_at < ${morning})
          group by n.user_id, u.email, u.name
          limit ${limit}`,
@@ -43,7 +44,7 @@ export async function nextDigestDue(db: Database, digestHour: number): Promise<n
   const [row] = await run<{ at: number | null }>(
     db,
     sql`select (extract(epoch from min(${lastMorning(digestHour)} + interval '1 day')) * 1000)::float8 as at
-          from notifications n left join notification_settings ns on ns.user_id = n.user_id
+          from ${notifications} n left join ${notificationSettings} ns on ns.user_id = n.user_id
          where n.mail_state = 'digest'`,
   );
   return row?.at ?? null;

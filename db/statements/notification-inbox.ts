@@ -4,6 +4,14 @@ import type { EventActor } from "../../domain/events.ts";
 import { DEFAULT_PREFERENCES, type Followable, type NotificationKind, type NotificationPreferences } from "../../domain/notifications.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import {
+  notifications,
+  notificationSettings as notificationSettingsTable,
+  projects,
+  risks,
+  subscriptions,
+  tasks,
+} from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { run } from "./sql.ts";
 import { withCaller, type SettingsOutcome } from "./settings-caller.ts";
@@ -59,13 +67,13 @@ export async function listNotifications(
     actor,
     null,
     sql`page as (
-          select n.* from notifications n
+          select n.* from ${notifications} n
            where n.user_id = ${CALLER_USER} and n.org_id = ${CALLER_ORG} and n.shown ${input.unreadOnly ? sql`and n.read_at is null` : sql``} ${after}
            order by ${unreadKey} desc, n.created_at desc, n.id desc
            limit ${input.limit + 1}
         )`,
     sql`(select json_agg(${notificationJson("p")} order by (p.read_at is null)::int desc, p.created_at desc, p.id desc) from page p) as page,
-        (select count(*)::int from notifications n where n.user_id = ${CALLER_USER} and n.org_id = ${CALLER_ORG} and n.shown and n.read_at is null) as unread`,
+        (select count(*)::int from ${notifications} n where n.user_id = ${CALLER_USER} and n.org_id = ${CALLER_ORG} and n.shown and n.read_at is null) as unread`,
   );
   const page = row.page ?? [];
   return { caller, role, userId, notifications: page.slice(0, input.limit), hasMore: page.length > input.limit, unread: row.unread };
@@ -83,11 +91,11 @@ export async function markRead(
     actor,
     null,
     sql`target as (
-          select n.id from notifications n where n.user_id = ${CALLER_USER} and n.org_id = ${CALLER_ORG} and n.shown ${which}
+          select n.id from ${notifications} n where n.user_id = ${CALLER_USER} and n.org_id = ${CALLER_ORG} and n.shown ${which}
            ${id === null ? sql`and n.read_at is null` : sql``} for update
         ),
         marked as (
-          update notifications n set read_at = coalesce(n.read_at, now()) from target t where n.id = t.id returning n.*
+          update ${notifications} n set read_at = coalesce(n.read_at, now()) from target t where n.id = t.id returning n.*
         )`,
     sql`exists (select 1 from target) as found, (select ${notificationJson("m")} from marked m limit 1) as notification,
         (select count(*)::int from marked) as marked`,
@@ -95,7 +103,7 @@ export async function markRead(
   return { caller, role, userId, found: row.found, notification: id === null ? null : row.notification, marked: row.marked };
 }
 
-const TABLES: Record<Followable, string> = { task: "tasks", project: "projects", risk: "risks" };
+const TABLES: Record<Followable, typeof tasks | typeof projects | typeof risks> = { task: tasks, project: projects, risk: risks };
 
 export interface Following {
   recordType: Followable;
@@ -118,21 +126,21 @@ export async function setFollowing(
   const followed =
     input.following === null
       ? sql`followed as (
-          select s.* from subscriptions s join record r on s.record_id = r.id
+          select s.* from ${subscriptions} s join record r on s.record_id = r.id
            where s.org_id = ${CALLER_ORG} and s.user_id = ${CALLER_USER} and s.record_type = ${input.recordType}::text
         )`
       : sql`followed as (
-          insert into subscriptions (org_id, user_id, record_type, record_id, reason, following)
+          insert into ${subscriptions} (org_id, user_id, record_type, record_id, reason, following)
           select ${CALLER_ORG}, ${CALLER_USER}, ${input.recordType}::text, r.id, 'manual', ${input.following} from record r
           on conflict (org_id, record_type, record_id, user_id) do update set following = excluded.following,
-            reason = case when excluded.following then 'manual' else subscriptions.reason end
+            reason = case when excluded.following then 'manual' else ${subscriptions}.reason end
           returning *
         )`;
   const { caller, role, userId, row } = await withCaller<{ found: boolean; subscription: Following | null }>(
     db,
     actor,
     input.scope,
-    sql`record as (select r.id from ${sql.identifier(TABLES[input.recordType])} r where r.org_id = ${CALLER_ORG} and r.id = ${input.recordId}::uuid),
+    sql`record as (select r.id from ${TABLES[input.recordType]} r where r.org_id = ${CALLER_ORG} and r.id = ${input.recordId}::uuid),
         ${followed}`,
     // No row: never followed, by hand or by what the person did.
     sql`exists (select 1 from record) as found,
@@ -160,22 +168,22 @@ export async function notificationSettings(
 ): Promise<SettingsOutcome<{ settings: NotificationSettings }>> {
   const write = change
     ? sql`written as (
-          insert into notification_settings (user_id, preferences, time_zone)
+          insert into ${notificationSettingsTable} (user_id, preferences, time_zone)
           select k.user_id, ${JSON.stringify(change.preferences ?? {})}::jsonb, coalesce(${change.timeZone ?? null}::text, 'UTC')
             from key k join auth a on true where k.user_id is not null
           on conflict (user_id) do update
-            set preferences = notification_settings.preferences || excluded.preferences,
-                time_zone = coalesce(${change.timeZone ?? null}::text, notification_settings.time_zone), updated_at = now()
+            set preferences = ${notificationSettingsTable}.preferences || excluded.preferences,
+                time_zone = coalesce(${change.timeZone ?? null}::text, ${notificationSettingsTable}.time_zone), updated_at = now()
           returning *
         )`
-    : sql`written as (select * from notification_settings where false)`;
+    : sql`written as (select * from ${notificationSettingsTable} where false)`;
   const { caller, role, userId, row } = await withCaller<{ settings: NotificationSettings }>(
     db,
     actor,
     null,
     write,
     sql`(select ${settingsJson} from (select 1) one
-          left join lateral (select * from written union all select * from notification_settings x where x.user_id = ${CALLER_USER}
+          left join lateral (select * from written union all select * from ${notificationSettingsTable} x where x.user_id = ${CALLER_USER}
                               and not exists (select 1 from written) limit 1) s on true) as settings`,
   );
   return { caller, role, userId, settings: row.settings };
@@ -191,9 +199,9 @@ export async function insertNotification(
 ): Promise<void> {
   await run(
     db,
-    sql`insert into notifications (id, org_id, user_id, event_id, kind, event_type, change_version, actor, record_type, record_id, title, excerpt, shown, mail_state)
+    sql`insert into ${notifications} (id, org_id, user_id, event_id, kind, event_type, change_version, actor, record_type, record_id, title, excerpt, shown, mail_state)
         values (${n.id}::uuid, ${n.orgId}::uuid, ${n.userId}::uuid, ${n.id}::uuid, 'mentioned', 'comment.created', 0, ${JSON.stringify(n.actor)}::jsonb,
-                'task', ${n.taskId}::uuid, coalesce((select t.title from tasks t where t.id = ${n.taskId}::uuid), ${n.title}), 'Could you check the drawings, @Owner?', true, 'none')
+                'task', ${n.taskId}::uuid, coalesce((select t.title from ${tasks} t where t.id = ${n.taskId}::uuid), ${n.title}), 'Could you check the drawings, @Owner?', true, 'none')
         on conflict do nothing`,
   );
 }

@@ -3,6 +3,17 @@ import { sql } from "./sql-tag.ts";
 import { DEFAULT_PREFERENCES, MENTION_PATTERN, NOTIFICATION_KINDS, type NotificationKind } from "../../domain/notifications.ts";
 import { ROLE_SCOPES } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import {
+  events,
+  mailOutbox,
+  memberships,
+  notifications,
+  notificationSettings,
+  personnel,
+  subscriptions,
+  tasks,
+  users,
+} from "../schema/index.ts";
 import { SQL_UUIDV7 } from "./outbox.ts";
 import { run } from "./sql.ts";
 import { notificationJson, type Notification } from "./notification-inbox.ts";
@@ -39,11 +50,11 @@ function marked(which: EventsToDerive): SQL {
   const chosen =
     "ids" in which
       ? sql`e.id = any(${sql.param(which.ids)}::uuid[])`
-      : sql`e.id in (select x.id from events x where x.notified_at is null and x.occurred_at < now() - make_interval(secs => ${which.graceSeconds})
+      : sql`e.id in (select x.id from ${events} x where x.notified_at is null and x.occurred_at < now() - make_interval(secs => ${which.graceSeconds})
                       order by x.occurred_at limit ${which.limit} for update skip locked)`;
   // Each event once: the second of two derivations of it waits for the first's row lock, then finds it marked.
   return sql`ev as (
-      update events e set notified_at = now() where ${chosen} and e.notified_at is null
+      update ${events} e set notified_at = now() where ${chosen} and e.notified_at is null
       returning e.id, e.org_id, e.type, e.scope, e.data, e.changes, e.actor, e.change_version
     )`;
 }
@@ -65,7 +76,7 @@ const subject = sql`subject as (
  */
 const directed = sql`directed as (
     select s.id as event_id, p.user_id, 'assigned'::text as kind, 'assignee'::text as reason, 1 as rank
-      from subject s join personnel p on p.org_id = s.org_id and p.id = (s.data->>'assigneeId')::uuid
+      from subject s join ${personnel} p on p.org_id = s.org_id and p.id = (s.data->>'assigneeId')::uuid
      where p.user_id is not null and (s.type = 'task.created' or (s.type = 'task.updated' and s.changes ? 'assigneeId'))
     union all
     select s.id, lower(m.found[1])::uuid, 'mentioned', 'mentioned', 2
@@ -81,7 +92,7 @@ const recipients = sql`candidates as (
       from (select event_id, user_id, kind, rank from directed where kind is not null
             union all
             select s.id, f.user_id, case when s.type = 'comment.created' then 'commented' else 'changed' end, 5
-              from subject s join subscriptions f
+              from subject s join ${subscriptions} f
                 on f.org_id = s.org_id and f.record_type = s.record_type and f.record_id = s.record_id and f.following) c
      order by c.event_id, c.user_id, c.rank
   ),
@@ -91,9 +102,9 @@ const recipients = sql`candidates as (
            coalesce(ns.preferences -> c.kind, ${JSON.stringify(DEFAULT_PREFERENCES)}::jsonb -> c.kind) as pref
       from candidates c
       join subject s on s.id = c.event_id
-      join memberships m on m.org_id = s.org_id and m.user_id = c.user_id
-      join users u on u.id = c.user_id
-      left join notification_settings ns on ns.user_id = c.user_id
+      join ${memberships} m on m.org_id = s.org_id and m.user_id = c.user_id
+      join ${users} u on u.id = c.user_id
+      left join ${notificationSettings} ns on ns.user_id = c.user_id
      where c.user_id is distinct from s.actor_user
        and s.scope = any(${roleScopes})
   )`;
@@ -101,11 +112,11 @@ const recipients = sql`candidates as (
 const MENTION_AS_NAME = String.raw`@\[([^\]\n]*)\]\(user:[0-9a-fA-F-]{36}\)`;
 
 const inserted = sql`inserted as (
-    insert into notifications (id, org_id, user_id, event_id, kind, event_type, change_version, actor, record_type, record_id,
+    insert into ${notifications} (id, org_id, user_id, event_id, kind, event_type, change_version, actor, record_type, record_id,
                                title, excerpt, fields, shown, mail_state)
     select ${SQL_UUIDV7}, r.org_id, r.user_id, r.event_id, r.kind, r.type, r.change_version, coalesce(r.actor, '{"type":"system","id":null,"name":"opsroom"}'::jsonb),
            r.record_type, r.record_id,
-           coalesce(r.data->>'title', r.data->>'name', (select t.title from tasks t where t.org_id = r.org_id and t.id = r.record_id), ''),
+           coalesce(r.data->>'title', r.data->>'name', (select t.title from ${tasks} t where t.org_id = r.org_id and t.id = r.record_id), ''),
            case when r.type = 'comment.created' then left(regexp_replace(r.data->>'body', ${MENTION_AS_NAME}::text, '@\\1', 'g'), 280) end,
            coalesce((select jsonb_agg(k order by k) from jsonb_object_keys(r.changes) k), '[]'::jsonb),
            (r.pref->>'inApp')::boolean,
@@ -116,10 +127,10 @@ const inserted = sql`inserted as (
     returning *
   ),
   followed as (
-    insert into subscriptions (org_id, user_id, record_type, record_id, reason)
+    insert into ${subscriptions} (org_id, user_id, record_type, record_id, reason)
     select distinct on (s.org_id, s.record_type, s.record_id, d.user_id) s.org_id, d.user_id, s.record_type, s.record_id, d.reason
       from directed d join subject s on s.id = d.event_id
-      join memberships m on m.org_id = s.org_id and m.user_id = d.user_id
+      join ${memberships} m on m.org_id = s.org_id and m.user_id = d.user_id
      order by s.org_id, s.record_type, s.record_id, d.user_id, d.rank
     on conflict do nothing
   )`;
@@ -139,7 +150,7 @@ export async function deriveNotifications(
                (select json_agg(json_build_object('notification', ${notificationJson("n")}, 'orgId', n.org_id, 'userId', n.user_id,
                                                   'email', u.email, 'name', u.name, 'mailState', n.mail_state, 'shown', n.shown)
                                 order by n.change_version, n.user_id)
-                  from inserted n join users u on u.id = n.user_id) as notifications`,
+                  from inserted n join ${users} u on u.id = n.user_id) as notifications`,
   );
   return { marked: row?.marked ?? 0, notifications: row?.notifications ?? [] };
 }
@@ -172,16 +183,16 @@ export async function queueNotificationMails(db: Database, mails: NotificationMa
             as x("mailId" uuid, "notificationIds" uuid[], waiting text, "to" text, subject text, text text, html text, headers jsonb)
         ),
         taken as (
-          update notifications n set mail_state = case when n.mail_state = 'pending' then 'queued' else 'digested' end
+          update ${notifications} n set mail_state = case when n.mail_state = 'pending' then 'queued' else 'digested' end
             from mails m where n.id = any(m."notificationIds") and n.mail_state = m.waiting
           returning n.id, n.user_id, m."mailId"
         ),
         digested as (
-          insert into notification_settings (user_id, digest_sent_at)
+          insert into ${notificationSettings} (user_id, digest_sent_at)
           select distinct t.user_id, now() from taken t join mails m on m."mailId" = t."mailId" where m.waiting = 'digest'
           on conflict (user_id) do update set digest_sent_at = excluded.digest_sent_at
         )
-        insert into mail_outbox (id, org_id, user_id, kind, to_address, subject, text_body, html_body, headers)
+        insert into ${mailOutbox} (id, org_id, user_id, kind, to_address, subject, text_body, html_body, headers)
         select m."mailId", null::uuid, (select t.user_id from taken t where t."mailId" = m."mailId" limit 1),
                case when m.waiting = 'pending' then 'notification' else 'digest' end, m."to", m.subject, m.text, m.html, m.headers
           from mails m where exists (select 1 from taken t where t."mailId" = m."mailId")
@@ -196,7 +207,7 @@ export function pendingMail(db: Database, graceSeconds: number, limit: number): 
     db,
     sql`select ${notificationJson("n")} as notification, n.org_id as "orgId", n.user_id as "userId", u.email, u.name,
                n.mail_state as "mailState", n.shown
-          from notifications n join users u on u.id = n.user_id
+          from ${notifications} n join ${users} u on u.id = n.user_id
          where n.mail_state = 'pending' and n.created_at < now() - make_interval(secs => ${graceSeconds})
          order by n.created_at limit ${limit}`,
   );
@@ -210,7 +221,7 @@ export function unpushed(
 ): Promise<Array<{ orgId: string; userId: string; notification: Notification }>> {
   return run(
     db,
-    sql`select n.org_id as "orgId", n.user_id as "userId", ${notificationJson("n")} as notification from notifications n
+    sql`select n.org_id as "orgId", n.user_id as "userId", ${notificationJson("n")} as notification from ${notifications} n
          where n.pushed_at is null and n.shown and n.created_at < now() - make_interval(secs => ${graceSeconds})
            and n.created_at > now() - interval '1 day'
          order by n.created_at limit ${limit}`,
@@ -220,7 +231,7 @@ export function unpushed(
 /** The room took these for their people's sockets. */
 export async function markPushed(db: Database, ids: string[]): Promise<void> {
   if (ids.length)
-    await run(db, sql`update notifications set pushed_at = now() where id = any(${sql.param(ids)}::uuid[]) and pushed_at is null`);
+    await run(db, sql`update ${notifications} set pushed_at = now() where id = any(${sql.param(ids)}::uuid[]) and pushed_at is null`);
 }
 
 export type { NotificationKind };
@@ -243,16 +254,16 @@ export async function unsubscribe(db: Database, userId: string, target: Notifica
   );
   const [row] = await run<{ done: boolean }>(
     db,
-    sql`with person as (select id from users where id = ${userId}::uuid),
-        current as (select p.id as user_id, coalesce(x.preferences, '{}'::jsonb) as preferences from person p left join notification_settings x on x.user_id = p.id),
+    sql`with person as (select id from ${users} where id = ${userId}::uuid),
+        current as (select p.id as user_id, coalesce(x.preferences, '{}'::jsonb) as preferences from person p left join ${notificationSettings} x on x.user_id = p.id),
         written as (
-          insert into notification_settings (user_id, preferences)
+          insert into ${notificationSettings} (user_id, preferences)
           select s.user_id, s.preferences || ${turnedOff} from current s
           on conflict (user_id) do update set preferences = excluded.preferences, updated_at = now()
           returning user_id
         ),
         dropped as (
-          update notifications set mail_state = 'none'
+          update ${notifications} set mail_state = 'none'
            where user_id = ${userId}::uuid and mail_state in ('pending', 'digest')
              and ${target === "digest" ? sql`mail_state = 'digest'` : sql`kind = ${target}::text`}
         )

@@ -2,6 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
+import { events, memberships, organisations, personnel, users } from "../schema/index.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { uuidv7 } from "../../domain/ids.ts";
@@ -23,8 +24,10 @@ import { AFTER_VIEW, BEFORE_VIEW, changeOfLocked, changeSucceeded, changesOf, fi
 // (invitations.ts) and a member's removal (members.ts).
 
 /** A member's linked person, by the membership row `m`: its id, or null. */
-export const linkedPersonnelId = (membership: string) =>
-  sql.raw(`(select p.id from personnel p where p.org_id = ${membership}.org_id and p.user_id = ${membership}.user_id)`);
+export const linkedPersonnelId = (membership: string) => {
+  const m = sql.raw(membership);
+  return sql`(select p.id from ${personnel} p where p.org_id = ${m}.org_id and p.user_id = ${m}.user_id)`;
+};
 
 export interface LinkOutcome {
   caller: CallerOutcome;
@@ -49,7 +52,7 @@ const linkAudit = (userId: string, personnelId: string | null, request: AuditReq
       source: sql`select c.org_id, ${auditTarget("member", sql`u.id`, sql`u.name`)} as target,
                          jsonb_build_object('personnelId', jsonb_build_object('from', ${personnelId === null ? sql`c.id::text` : sql`null::text`},
                                                                              'to', ${personnelId}::text)) as changes
-                    from changed c join users u on u.id = ${userId}::uuid`,
+                    from changed c join ${users} u on u.id = ${userId}::uuid`,
     },
     request,
   );
@@ -77,13 +80,13 @@ export async function linkMember(
           { name: "person_free", holds: sql`l.user_id is null or l.user_id = ${userId}::uuid` },
           {
             name: "member_free",
-            holds: sql`not exists (select 1 from personnel x where x.org_id = l.org_id and x.user_id = ${userId}::uuid and x.id <> l.id)`,
+            holds: sql`not exists (select 1 from ${personnel} x where x.org_id = l.org_id and x.user_id = ${userId}::uuid and x.id <> l.id)`,
           },
           { name: "member_found", holds: sql`exists (select 1 from member)` },
         ];
   const row = await runWrite<
     CallerRow & {
-      member_found: boolean;
+      memberFound: boolean;
       before: PersonRecord | null;
       checks: Record<string, boolean | unknown> | null;
       record: PersonRecord | null;
@@ -92,13 +95,13 @@ export async function linkMember(
     }
   >(db, {
     ctes: sql`${callerCtes(actor, MANAGE_SETTINGS, { writes: true, audited: true })},
-        member as (select m.user_id from memberships m where m.org_id = ${CALLER_ORG} and m.user_id = ${userId}::uuid),
-        locked as (select * from personnel r where r.org_id = ${CALLER_ORG} and ${which} for update),
+        member as (select m.user_id from ${memberships} m where m.org_id = ${CALLER_ORG} and m.user_id = ${userId}::uuid),
+        locked as (select * from ${personnel} r where r.org_id = ${CALLER_ORG} and ${which} for update),
         ${changeOfLocked(resource, { changes, ifMatch: null, rules, references: [] }, "changed")},
         ${recordViews(resource, sql`locked l`)},
         ${bumpAndEvent(resource, "updated", fieldChanges(resource, changes), [], AFTER_VIEW)},
         ${linkAudit(userId, personnelId, request)}`,
-    columns: sql`${callerColumns}, exists (select 1 from member) as member_found,
+    columns: sql`${callerColumns}, exists (select 1 from member) as "memberFound",
                ${BEFORE_VIEW} as before,
                (select row_to_json(checks) from checks) as checks,
                ${AFTER_VIEW} as record,
@@ -112,7 +115,7 @@ export async function linkMember(
   });
   return {
     caller: callerOf(row),
-    memberFound: row.member_found,
+    memberFound: row.memberFound,
     before: row.before,
     personTaken: row.checks?.person_free === false,
     memberTaken: row.checks?.member_free === false,
@@ -130,12 +133,12 @@ export async function linkMember(
 export function linkEventCtes(source: string, actor: SQL): SQL {
   const from = sql.identifier(source);
   return sql`link_bump as (
-      update organisations o set change_version = o.change_version + 1
+      update ${organisations} o set change_version = o.change_version + 1
         from ${from} s where o.id = s.org_id
       returning o.change_version
     ),
     link_event as (
-      insert into events (id, org_id, change_version, type, scope, data, changes, actor, batch_id)
+      insert into ${events} (id, org_id, change_version, type, scope, data, changes, actor, batch_id)
       select ${uuidv7()}::uuid, s.org_id, b.change_version, 'personnel.' || s.event_type, ${personnelResource.readScope}::text,
              ${projection(personnelResource, "s")}, s.event_changes, ${actor}, ${BATCH_ID}
         from ${from} s, link_bump b
@@ -148,7 +151,7 @@ export function linkEventCtes(source: string, actor: SQL): SQL {
  * longer the person they were linked to: the person unlinked (`unlinked`) and its event.
  */
 export const unlinkRemoved = (leaving: boolean, userId: string) => sql`unlinked as (
-        update personnel p set user_id = null, version = p.version + 1, updated_at = now()
+        update ${personnel} p set user_id = null, version = p.version + 1, updated_at = now()
          where ${leaving} and p.org_id = ${CALLER_ORG} and p.user_id = ${userId}::uuid and exists (select 1 from changed)
         returning p.*, 'updated'::text as event_type,
                   jsonb_build_object('userId', jsonb_build_object('from', ${userId}::text, 'to', null)) as event_changes
@@ -167,12 +170,12 @@ export async function callerPerson(
   actor: Actor,
   scope: Scope,
 ): Promise<{ caller: CallerOutcome; userId: string | null; personnelId: string | null }> {
-  const row = await runOne<CallerRow & { user_id: string | null; personnel_id: string | null }>(
+  const row = await runOne<CallerRow & { userId: string | null; personnelId: string | null }>(
     db,
     sql`with ${callerCtes(actor, scope)},
         me as (select coalesce(k.user_id, (k.actor -> 'onBehalfOf' ->> 'id')::uuid) as user_id from key k)
-        select ${callerColumns}, (select user_id from me) as user_id,
-               (select p.id from personnel p join me on p.user_id = me.user_id where p.org_id = ${CALLER_ORG}) as personnel_id`,
+        select ${callerColumns}, (select user_id from me) as "userId",
+               (select p.id from ${personnel} p join me on p.user_id = me.user_id where p.org_id = ${CALLER_ORG}) as "personnelId"`,
   );
-  return { caller: callerOf(row), userId: row.user_id, personnelId: row.personnel_id };
+  return { caller: callerOf(row), userId: row.userId, personnelId: row.personnelId };
 }

@@ -2,6 +2,7 @@ import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { SavedViewResource } from "../../domain/saved-views.ts";
 import type { Database } from "../client.ts";
+import { savedViews } from "../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { run } from "./sql.ts";
 import { iso, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
@@ -45,7 +46,7 @@ export async function listViews(
     actor,
     null,
     null,
-    sql`(select json_agg(${viewJson} order by v.created_at, v.id) from saved_views v
+    sql`(select json_agg(${viewJson} order by v.created_at, v.id) from ${savedViews} v
           where v.org_id = ${CALLER_ORG} and (v.user_id = ${CALLER_USER} or v.shared)
             and (${resource ?? null}::text is null or v.resource = ${resource ?? null}::text)) as views`,
   );
@@ -63,7 +64,7 @@ export async function createView(
     actor,
     null,
     sql`v as (
-          insert into saved_views (id, org_id, user_id, name, resource, query, shared)
+          insert into ${savedViews} (id, org_id, user_id, name, resource, query, shared)
           select ${values.id}::uuid, a.org_id, k.user_id, ${values.name}, ${values.resource}, ${values.query}, ${values.shared}
             from auth a cross join key k where k.user_id is not null
           returning *
@@ -85,8 +86,8 @@ export interface ViewChange {
 export async function changeView(db: Database, actor: Actor, id: string, values: ViewValues | null): Promise<SettingsOutcome<ViewChange>> {
   const write =
     values === null
-      ? sql`delete from saved_views v using target t where v.id = t.id and t.owned returning v.*`
-      : sql`update saved_views v
+      ? sql`delete from ${savedViews} v using target t where v.id = t.id and t.owned returning v.*`
+      : sql`update ${savedViews} v
                set name = coalesce(${values.name ?? null}::text, v.name), query = coalesce(${values.query ?? null}::text, v.query),
                    shared = coalesce(${values.shared ?? null}::boolean, v.shared), updated_at = now()
               from target t where v.id = t.id and t.owned
@@ -96,7 +97,7 @@ export async function changeView(db: Database, actor: Actor, id: string, values:
     actor,
     null,
     sql`target as (
-          select x.id, x.user_id = ${CALLER_USER} as owned from saved_views x
+          select x.id, x.user_id = ${CALLER_USER} as owned from ${savedViews} x
            where x.org_id = ${CALLER_ORG} and x.id = ${id}::uuid and (x.user_id = ${CALLER_USER} or x.shared)
            for update
         ),
@@ -119,7 +120,7 @@ export async function insertViews(
   for (const view of views)
     await run(
       db,
-      sql`insert into saved_views (id, org_id, user_id, name, resource, query, shared)
+      sql`insert into ${savedViews} (id, org_id, user_id, name, resource, query, shared)
           values (${view.id}::uuid, ${orgId}::uuid, ${userId}::uuid, ${view.name}, ${view.resource}, ${view.query}, ${view.shared})`,
     );
 }

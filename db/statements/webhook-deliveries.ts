@@ -5,6 +5,7 @@ import type { OpsEvent } from "../../domain/events.ts";
 import type { PageRequest } from "../../domain/paging.ts";
 import type { DeliveryOutcome } from "../../domain/records.ts";
 import type { Database } from "../client.ts";
+import { events, webhookDeliveries, webhooks } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { eventProjection, parseEvent } from "./events.ts";
 import { run, runOne } from "./sql.ts";
@@ -69,17 +70,17 @@ export async function listDeliveries(
   filter: DeliveryFilter = {},
 ): Promise<DeliveriesOutcome> {
   const before = page.after ? sql`and (d.created_at, d.id) < (${page.after.values[0]}::timestamptz, ${page.after.id}::uuid)` : sql``;
-  const row = await runOne<CallerRow & { webhook_scopes: string[] | null; deliveries: DeliveryRecord[] }>(
+  const row = await runOne<CallerRow & { webhookScopes: string[] | null; deliveries: DeliveryRecord[] }>(
     db,
     sql`with ${callerCtes(actor, "webhooks.read")},
         webhook as (
-          select w.scopes, w.scopes <@ (select scopes from key) as scopes_held from webhooks w
+          select w.scopes, w.scopes <@ (select scopes from key) as scopes_held from ${webhooks} w
            where w.org_id = ${CALLER_ORG} and w.id = ${webhookId}::uuid
         )
         select ${callerColumns},
-               (select scopes from webhook) as webhook_scopes,
+               (select scopes from webhook) as "webhookScopes",
                (select coalesce(json_agg(x.delivery order by x.created_at desc, x.id desc), '[]'::json) from (
-                  select ${deliveryJson} as delivery, d.created_at, d.id from webhook_deliveries d
+                  select ${deliveryJson} as delivery, d.created_at, d.id from ${webhookDeliveries} d
                    where d.org_id = ${CALLER_ORG} and d.webhook_id = ${webhookId}::uuid ${before} ${sql.join(filterConditions(filter), sql` `)}
                      and (select scopes_held from webhook)
                    order by d.created_at desc, d.id desc limit ${page.limit + 1}
@@ -87,7 +88,7 @@ export async function listDeliveries(
   );
   return {
     caller: callerOf(row),
-    webhookScopes: row.webhook_scopes,
+    webhookScopes: row.webhookScopes,
     records: row.deliveries.slice(0, page.limit),
     hasMore: row.deliveries.length > page.limit,
   };
@@ -99,12 +100,12 @@ export async function deliveredEvent(db: Database, actor: Actor, webhookId: stri
     db,
     sql`with ${callerCtes(actor, "webhooks.manage")},
         delivery as (
-          select d.* from webhook_deliveries d
+          select d.* from ${webhookDeliveries} d
            where d.org_id = ${CALLER_ORG} and d.webhook_id = ${webhookId}::uuid and d.id = ${deliveryId}::uuid
         )
         select ${callerColumns},
                (select json_build_object('eventType', event_type) from delivery) as delivery,
-               (select ${eventProjection("e")} from events e, delivery where e.org_id = delivery.org_id and e.id = delivery.event_id) as event`,
+               (select ${eventProjection("e")} from ${events} e, delivery where e.org_id = delivery.org_id and e.id = delivery.event_id) as event`,
   );
   return { caller: callerOf(row), delivery: row.delivery, event: row.event && parseEvent(row.event) };
 }
@@ -119,13 +120,13 @@ export async function recordDeliveries(db: Database, orgId: string, attempts: De
   await run(
     db,
     sql`with recorded as (
-          insert into webhook_deliveries (id, org_id, webhook_id, event_id, event_type, change_version, attempt, outcome,
+          insert into ${webhookDeliveries} (id, org_id, webhook_id, event_id, event_type, change_version, attempt, outcome,
                                           response_status, duration_ms, error, response_excerpt, next_retry_at)
           select a.id, ${orgId}::uuid, a."webhookId", a."eventId", a."eventType", a."changeVersion", a.attempt, a.outcome,
                  a."responseStatus", a."durationMs", a.error, a."responseExcerpt", a."nextRetryAt"
             from json_to_recordset(${JSON.stringify(attempts)}::json) as a(id uuid, "webhookId" uuid, "eventId" uuid, "eventType" text, "changeVersion" bigint,
                  attempt int, outcome text, "responseStatus" int, "durationMs" int, error text, "responseExcerpt" text, "nextRetryAt" timestamptz)
-           where exists (select 1 from webhooks w where w.org_id = ${orgId}::uuid and w.id = a."webhookId")
+           where exists (select 1 from ${webhooks} w where w.org_id = ${orgId}::uuid and w.id = a."webhookId")
           on conflict (id) do nothing
           returning webhook_id, change_version, outcome
         ),
@@ -133,7 +134,7 @@ export async function recordDeliveries(db: Database, orgId: string, attempts: De
           select webhook_id, max(change_version) as change_version from recorded
            where outcome = 'succeeded' and change_version is not null group by webhook_id
         )
-        update webhooks w set last_delivered_change_version = greatest(w.last_delivered_change_version, delivered.change_version)
+        update ${webhooks} w set last_delivered_change_version = greatest(w.last_delivered_change_version, delivered.change_version)
           from delivered where w.org_id = ${orgId}::uuid and w.id = delivered.webhook_id`,
   );
 }

@@ -5,7 +5,7 @@ import { EVENT_READ_SCOPES, type OpsEvent } from "../../domain/events.ts";
 import type { PageRequest } from "../../domain/paging.ts";
 import { WEBHOOKS } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
-import { webhooks } from "../schema/index.ts";
+import { events, installations, organisations, webhooks } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
@@ -57,7 +57,7 @@ export type NewWebhook = WebhookSettings & { url: string; events: string[]; secr
 const projectReferences = (projectId: string | null | undefined) => (projectId ? [projectOfOrganisation(projectId)] : []);
 
 /** The caller's organisation's changeVersion as the statement sees it: a webhook registered or turned on now receives the events after it. */
-const currentChangeVersion = sql`(select o.change_version from organisations o where o.id = ${CALLER_ORG})`;
+const currentChangeVersion = sql`(select o.change_version from ${organisations} o where o.id = ${CALLER_ORG})`;
 
 /** The caller holds every read scope the webhook carries (`l`, the locked row). */
 const scopesHeld: Rule<typeof RULES.scopes_held> = { name: RULES.scopes_held, holds: sql`${l.scopes} <@ (select scopes from key)` };
@@ -70,7 +70,7 @@ const scopesHeld: Rule<typeof RULES.scopes_held> = { name: RULES.scopes_held, ho
 const installationLive: Rule<typeof RULES.installation_live> = {
   name: RULES.installation_live,
   holds: sql`${l.createdByInstallationId} is null
-    or exists (select 1 from installations i where i.id = ${l.createdByInstallationId} and i.uninstalled_at is null)`,
+    or exists (select 1 from ${installations} i where i.id = ${l.createdByInstallationId} and i.uninstalled_at is null)`,
 };
 
 /**
@@ -165,7 +165,7 @@ export async function webhookTargets(db: Database, orgId: string) {
   const rows = await run<{ target: WebhookRecord & { secret: string; previousSecret: string | null; receivesAfter: number } }>(
     db,
     sql`select (${projection(webhookResource, "w")})::jsonb || jsonb_build_object('secret', w.secret, 'previousSecret', w.previous_secret, 'receivesAfter', w.receives_after) as target
-          from webhooks w where w.org_id = ${orgId}::uuid order by w.created_at, w.id`,
+          from ${webhooks} w where w.org_id = ${orgId}::uuid order by w.created_at, w.id`,
   );
   return rows.map((row) => row.target);
 }
@@ -195,7 +195,7 @@ export async function replayPage(
   /** On the replay's first page: record it in the audit log when it goes ahead (its range at most `maxSpan`). */
   audit?: { request: AuditRequest; maxSpan: number },
 ): Promise<ReplayPage> {
-  const current = sql`(select change_version from organisations where id = ${CALLER_ORG})`;
+  const current = sql`(select change_version from ${organisations} where id = ${CALLER_ORG})`;
   const until = sql`coalesce(${options.until}::bigint, ${current})`;
   // The service's checks (services/webhook-replay.ts): the range, scopes, on, kept; and a range not empty (a caught-up replay replays nothing).
   const proceeds = sql`c.scopes_held and c.enabled
@@ -206,17 +206,17 @@ export async function replayPage(
     db,
     sql`with ${callerCtes(actor, "webhooks.manage", { audited: audit !== undefined })},
         webhook as (
-          select w.*, w.scopes <@ (select scopes from key) as scopes_held from webhooks w
+          select w.*, w.scopes <@ (select scopes from key) as scopes_held from ${webhooks} w
            where w.org_id = ${CALLER_ORG} and w.id = ${id}::uuid
         )${audit ? sql`, ${webhookReplayedAudit(audit.request, { after: options.after, until }, proceeds)}` : sql``}
         select ${callerColumns},
                (select ${projection(webhookResource, "webhook")} from webhook) as webhook,
                ${firstKeptColumn(options.retentionSeconds)},
                ${eventPageColumn(
-                 sql`events e, webhook w`,
+                 sql`${events} e, webhook w`,
                  sql`e.org_id = ${CALLER_ORG} and w.scopes_held and e.scope = any(w.scopes)
                      and e.change_version > ${options.after}
-                     and e.change_version <= coalesce(${options.until}::bigint, (select change_version from organisations where id = ${CALLER_ORG}))
+                     and e.change_version <= coalesce(${options.until}::bigint, (select change_version from ${organisations} where id = ${CALLER_ORG}))
                      and ${kept("e", options.retentionSeconds)}`,
                  options.limit,
                )}`,
@@ -236,7 +236,7 @@ export async function disableWebhook(db: Database, orgId: string, id: string, re
   await run(
     db,
     sql`with changed as (
-          update webhooks set enabled = false, disabled_reason = ${reason}, updated_at = now(), version = version + 1
+          update ${webhooks} set enabled = false, disabled_reason = ${reason}, updated_at = now(), version = version + 1
            where org_id = ${orgId}::uuid and id = ${id}::uuid and enabled
           returning *
         ), ${webhookTurnedOffAudit(NO_REQUEST)}
@@ -248,6 +248,6 @@ export async function disableWebhook(db: Database, orgId: string, id: string, re
 export function webhooksRegisteredBy(db: Database, keyId: string) {
   return run<{ id: string; url: string; enabled: boolean }>(
     db,
-    sql`select id, url, enabled from webhooks where created_by_key_id = ${keyId}::uuid order by created_at, id`,
+    sql`select id, url, enabled from ${webhooks} where created_by_key_id = ${keyId}::uuid order by created_at, id`,
   );
 }
