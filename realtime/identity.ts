@@ -34,6 +34,11 @@ export interface RoomEnv {
   /** Jobs one webhook may have queued (realtime/webhooks/backlog.ts); unset: 10 000. */
   WEBHOOK_BACKLOG_LIMIT?: string;
   /**
+   * How long the room trusts its copy of the webhooks without a notice (webhooks/targets.ts); unset:
+   * a minute. Set only by a test's room of its own, never deployed.
+   */
+  WEBHOOK_TARGETS_MAX_AGE_MS?: string;
+  /**
    * Subrequests one invocation may make (realtime/subrequests.ts): unset, 1000 (Workers Paid); 50
    * on Workers Free. The alarm's drain stays under it.
    */

@@ -10,6 +10,7 @@ import { EventOrder } from "./room/ordering.ts";
 import { countedFetch, Invocation, subrequestLimitOf } from "./subrequests.ts";
 import { backlogLimitOf } from "./webhooks/backlog.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { targetsMaxAgeOf } from "./webhooks/targets.ts";
 
 // The realtime room of one organisation (party "v1", room id = organisation id): PartyKit's hooks,
 // each handing its work to the part that does it.
@@ -62,7 +63,13 @@ export default class OrganisationRoom implements Party.Server {
       (event) => this.audiences.broadcast(event),
       (changeVersion) => room.broadcast(readyMessage(changeVersion)),
     );
-    this.webhooks = new WebhookDispatcher(room.storage, api, backlogLimitOf(this.env.WEBHOOK_BACKLOG_LIMIT), this.connections);
+    this.webhooks = new WebhookDispatcher(
+      room.storage,
+      api,
+      backlogLimitOf(this.env.WEBHOOK_BACKLOG_LIMIT),
+      this.connections,
+      targetsMaxAgeOf(this.env.WEBHOOK_TARGETS_MAX_AGE_MS),
+    );
   }
 
   private get env(): RoomEnv {

@@ -52,15 +52,17 @@ export class WebhookDispatcher {
   /**
    * `connections`: the room's, which its calls to the API (`api`) hold too: the deliveries and
    * those calls together never wait for more headers at once than the platform serves.
+   * `targetsMaxAgeMs`: how long the copy of the webhooks is trusted without a notice (targets.ts).
    */
   constructor(
     private readonly storage: Party.Storage,
     private readonly api: InternalApi,
     backlogLimit: number,
     private readonly connections: HeldConnections = heldConnections(fetch),
+    targetsMaxAgeMs?: number,
   ) {
     this.backlog = new Backlog(storage, backlogLimit);
-    this.targets = new Targets(storage, api, this.backlog);
+    this.targets = new Targets(storage, api, this.backlog, targetsMaxAgeMs);
   }
 
   /** Fetches the organisation's webhooks again (after the API says they changed). */

@@ -18,6 +18,16 @@ const TARGETS_LOADED_KEY = "webhooksLoaded";
  */
 export const TARGETS_MAX_AGE_MS = 60_000;
 
+/**
+ * The room var WEBHOOK_TARGETS_MAX_AGE_MS: TARGETS_MAX_AGE_MS when unset or not a whole number of
+ * milliseconds above zero. Only a test sets it (test/webhooks/missed-notice.test.ts, a room of its
+ * own), so that the case does not wait a minute.
+ */
+export function targetsMaxAgeOf(setting: string | undefined): number {
+  const age = Number(setting);
+  return setting !== undefined && setting !== "" && Number.isSafeInteger(age) && age > 0 ? age : TARGETS_MAX_AGE_MS;
+}
+
 /** Calls an internal endpoint of the API for this room. */
 export type InternalApi = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -43,6 +53,7 @@ export class Targets {
     private readonly storage: Party.Storage,
     private readonly api: InternalApi,
     private readonly backlog: Backlog,
+    private readonly maxAgeMs: number = TARGETS_MAX_AGE_MS,
   ) {}
 
   /** Fetches the organisation's webhooks again (after the API says they changed). */
@@ -74,12 +85,12 @@ export class Targets {
 
   /**
    * The webhooks, fetched from the API each time the room wakes, again on a notice that they
-   * changed, and again when the copy is over a minute old: a notice sent while the room was down
+   * changed, and again when the copy is over a minute old (the room var WEBHOOK_TARGETS_MAX_AGE_MS): a notice sent while the room was down
    * (or that failed) is lost, so the stored copy is only the fallback for when the API cannot be
    * reached.
    */
   async all(): Promise<WebhookTarget[]> {
-    if (this.loaded === null || Date.now() - this.loadedAt > TARGETS_MAX_AGE_MS) {
+    if (this.loaded === null || Date.now() - this.loadedAt > this.maxAgeMs) {
       try {
         await this.reload();
       } catch (error) {
