@@ -4,7 +4,7 @@ import { NO_REQUEST } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { installationTarget } from "./application-audit.ts";
-import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit-append.ts";
+import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit.ts";
 import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 
