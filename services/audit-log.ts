@@ -1,7 +1,8 @@
 import type { Database } from "../db/client.ts";
-import * as statements from "../db/statements/audit.ts";
+import { GENESIS_HASH } from "../db/statements/audit.ts";
+import * as statements from "../db/statements/audit-log.ts";
 import { sha256Hex } from "../domain/crypto/hash.ts";
-import type { AuditFilter } from "../db/statements/audit.ts";
+import type { AuditFilter } from "../db/statements/audit-log.ts";
 import type { AuditEntry } from "../domain/audit.ts";
 import type { Call } from "./context.ts";
 import { settleCaller } from "./settle.ts";
@@ -76,7 +77,7 @@ type Head = NonNullable<Awaited<ReturnType<typeof statements.chainHead>>>;
  * nothing was pruned. Anything else is a prefix deleted by another hand than retention's.
  */
 function startProblem(link: statements.ChainLink, head: Head): string | null {
-  const after = head.pruned ?? { sequence: 0, hash: statements.GENESIS_HASH };
+  const after = head.pruned ?? { sequence: 0, hash: GENESIS_HASH };
   if (link.sequence > after.sequence + 1) {
     const pruned = head.pruned ? `retention pruned through entry ${after.sequence}` : "retention pruned none";
     return `entries ${after.sequence + 1} to ${link.sequence - 1} are missing (${pruned})`;
@@ -131,7 +132,7 @@ export async function verifyAuditChain({ ctx, input }: Call<{ orgId: string }, {
     after = links.at(-1)!.sequence;
   }
   const last = previous ??
-    (head.pruned && { sequence: head.pruned.sequence, hash: head.pruned.hash }) ?? { sequence: 0, hash: statements.GENESIS_HASH };
+    (head.pruned && { sequence: head.pruned.sequence, hash: head.pruned.hash }) ?? { sequence: 0, hash: GENESIS_HASH };
   if (last.sequence !== head.sequence || last.hash !== head.hash)
     return fail(null, last.sequence + 1, `the newest entries, ${last.sequence + 1} to ${head.sequence}, are missing`);
   return report;

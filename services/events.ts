@@ -11,7 +11,7 @@ import {
 import { pruneIdempotencyKeys } from "../db/statements/idempotency.ts";
 import { endUnauthorisedInstallations, pruneAppTokens, repeatEndedAccess } from "./app-access.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
-import { pruneAuditEntries } from "../db/statements/audit.ts";
+import { pruneAuditEntries } from "../db/statements/audit-log.ts";
 import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import type { EventFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";

@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
+import { apiKeys } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
@@ -23,7 +24,7 @@ import { run } from "./sql.ts";
  */
 function revokedKey(keyId: string, orgId: SQL | null): SQL {
   return sql`revoked as (
-        update api_keys k set revoked_at = now()
+        update ${apiKeys} k set revoked_at = now()
          where k.id = ${keyId}::uuid and k.revoked_at is null${orgId ? sql` and k.org_id = ${orgId}` : sql``}
         returning k.*
       )`;
@@ -50,16 +51,16 @@ export interface StoredApiKey {
 
 /** Stores a key; answers its rate limit (the default when none was given). */
 export async function insertApiKey(db: Database, key: StoredApiKey): Promise<{ rateLimit: number }> {
-  const [row] = await run<{ rate_limit: number }>(
+  const [row] = await run<{ rateLimit: number }>(
     db,
     sql`with inserted as (
-          insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit)
+          insert into ${apiKeys} (id, org_id, application, key_hash, prefix, scopes, rate_limit)
           values (${key.id}, ${key.orgId}, ${key.application}, ${key.keyHash}, ${key.prefix}, ${sql.param(key.scopes)}, ${key.rateLimit ?? DEFAULT_RATE_LIMIT})
           returning *
         ), ${auditCtes({ ...keyAudit("api_key.created", sql`inserted k`, createdChanges), actor: SYSTEM_ACTOR_JSON }, NO_REQUEST)}
-        select rate_limit from inserted`,
+        select rate_limit as "rateLimit" from inserted`,
   );
-  return { rateLimit: row!.rate_limit };
+  return { rateLimit: row!.rateLimit };
 }
 
 export interface ApiKeySummary {
@@ -80,7 +81,7 @@ export function listApiKeys(db: Database, orgId: string): Promise<ApiKeySummary[
                to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
                to_char(last_used_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastUsedAt",
                to_char(revoked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "revokedAt"
-          from api_keys where org_id = ${orgId}::uuid order by created_at, id`,
+          from ${apiKeys} where org_id = ${orgId}::uuid order by created_at, id`,
   );
 }
 
@@ -90,24 +91,24 @@ export function listApiKeys(db: Database, orgId: string): Promise<ApiKeySummary[
  */
 export async function revokeApiKey(db: Database, keyId: string): Promise<{ orgId: string } | null> {
   // The second branch reads api_keys as it was before this statement: a key revoked before it.
-  const [row] = await run<{ org_id: string }>(
+  const [row] = await run<{ orgId: string }>(
     db,
     sql`with ${revokedKey(keyId, null)}, ${auditCtes({ ...keyAudit("api_key.revoked", sql`revoked k`, sql`null::jsonb`), actor: SYSTEM_ACTOR_JSON }, NO_REQUEST)}
-        select org_id from revoked
+        select org_id as "orgId" from revoked
         union all
-        select org_id from api_keys where id = ${keyId}::uuid and revoked_at is not null`,
+        select org_id from ${apiKeys} where id = ${keyId}::uuid and revoked_at is not null`,
   );
-  return row ? { orgId: row.org_id } : null;
+  return row ? { orgId: row.orgId } : null;
 }
 
 /** Keys revoked in the last `seconds`, by organisation: what the sweep repeats to the rooms. */
 export async function recentlyRevokedKeys(db: Database, seconds: number): Promise<Map<string, string[]>> {
-  const rows = await run<{ org_id: string; ids: string[] }>(
+  const rows = await run<{ orgId: string; ids: string[] }>(
     db,
-    sql`select org_id, array_agg(id order by id) as ids from api_keys
+    sql`select org_id as "orgId", array_agg(id order by id) as ids from ${apiKeys}
          where revoked_at > now() - make_interval(secs => ${seconds}) group by org_id`,
   );
-  return new Map(rows.map((row) => [row.org_id, row.ids]));
+  return new Map(rows.map((row) => [row.orgId, row.ids]));
 }
 
 /** A key that is not revoked, by id, with its organisation, scopes and hash (a realtime token names one). */
@@ -117,7 +118,7 @@ export async function findActiveKey(
 ): Promise<{ orgId: string; keyId: string; keyHash: string; scopes: Scope[] } | null> {
   const [row] = await run<{ orgId: string; keyId: string; keyHash: string; scopes: Scope[] }>(
     db,
-    sql`select org_id as "orgId", id as "keyId", key_hash as "keyHash", scopes from api_keys where id = ${keyId}::uuid and revoked_at is null`,
+    sql`select org_id as "orgId", id as "keyId", key_hash as "keyHash", scopes from ${apiKeys} where id = ${keyId}::uuid and revoked_at is null`,
   );
   return row ?? null;
 }
@@ -126,18 +127,18 @@ export async function findActiveKey(
 export async function isLiveKey(db: Database, key: { id: string; orgId: string; keyHash: string }): Promise<boolean> {
   const rows = await run(
     db,
-    sql`select 1 from api_keys where id = ${key.id}::uuid and org_id = ${key.orgId}::uuid and key_hash = ${key.keyHash} and revoked_at is null`,
+    sql`select 1 from ${apiKeys} where id = ${key.id}::uuid and org_id = ${key.orgId}::uuid and key_hash = ${key.keyHash} and revoked_at is null`,
   );
   return rows.length === 1;
 }
 
 /** A live key's rate limit, by its hash; null when it is unknown or revoked. */
 export async function rateLimitOf(db: Database, keyHash: string): Promise<number | null> {
-  const [row] = await run<{ rate_limit: number }>(
+  const [row] = await run<{ rateLimit: number }>(
     db,
-    sql`select rate_limit from api_keys where key_hash = ${keyHash} and revoked_at is null`,
+    sql`select rate_limit as "rateLimit" from ${apiKeys} where key_hash = ${keyHash} and revoked_at is null`,
   );
-  return row?.rate_limit ?? null;
+  return row?.rateLimit ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -163,7 +164,7 @@ export async function listOrganisationKeys(db: Database, actor: Actor): Promise<
     actor,
     MANAGE_SETTINGS,
     null,
-    sql`(select json_agg(${apiKeyJson} order by k.created_at, k.id) from api_keys k where k.org_id = ${CALLER_ORG} and k.revoked_at is null) as keys`,
+    sql`(select json_agg(${apiKeyJson} order by k.created_at, k.id) from ${apiKeys} k where k.org_id = ${CALLER_ORG} and k.revoked_at is null) as keys`,
   );
   return { caller, role, userId, keys: row.keys ?? [] };
 }
@@ -188,7 +189,7 @@ export async function createOrganisationKey(
     actor,
     MANAGE_SETTINGS,
     sql`inserted as (
-          insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit, created_by_user_id)
+          insert into ${apiKeys} (id, org_id, application, key_hash, prefix, scopes, rate_limit, created_by_user_id)
           select ${key.id}::uuid, org_id, ${key.name}, ${key.keyHash}, ${key.prefix}, ${sql.param(key.scopes)}, ${key.rateLimit ?? DEFAULT_RATE_LIMIT}, (select user_id from key)
             from auth
           returning *
@@ -227,19 +228,19 @@ export async function replaceOrganisationKey(
   key: Omit<NewKey, "name" | "scopes" | "rateLimit">,
   request: AuditRequest,
 ): Promise<SettingsOutcome<{ key: ApiKeyRecord | null; orgId: string | null }>> {
-  const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null; org_id: string | null }>(
+  const { caller, role, userId, row } = await withCaller<{ key: ApiKeyRecord | null; orgId: string | null }>(
     db,
     actor,
     MANAGE_SETTINGS,
     sql`${revokedKey(oldKeyId, CALLER_ORG)},
         inserted as (
-          insert into api_keys (id, org_id, application, key_hash, prefix, scopes, rate_limit, created_by_user_id)
+          insert into ${apiKeys} (id, org_id, application, key_hash, prefix, scopes, rate_limit, created_by_user_id)
           select ${key.id}::uuid, org_id, application, ${key.keyHash}, ${key.prefix}, scopes, rate_limit, (select user_id from key)
             from revoked
           returning *
         ),
         ${auditCtes(keyAudit("api_key.replaced", sql`revoked k join inserted n on true`, sql`jsonb_build_object('replacedBy', jsonb_build_object('from', null, 'to', n.id))`), request)}`,
-    sql`(select ${apiKeyJson} from inserted k) as key, (select org_id from revoked) as org_id`,
+    sql`(select ${apiKeyJson} from inserted k) as key, (select org_id from revoked) as "orgId"`,
   );
-  return { caller, role, userId, key: row.key, orgId: row.org_id };
+  return { caller, role, userId, key: row.key, orgId: row.orgId };
 }

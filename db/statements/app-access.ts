@@ -5,7 +5,7 @@ import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { applications, installations, memberships, oauthGrants, oauthTokens, webhooks } from "../schema/index.ts";
 import { installationTarget } from "./application-audit.ts";
-import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit-append.ts";
+import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit.ts";
 import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 

@@ -6,7 +6,7 @@ import { ATTACHMENT_PARENTS, attachmentScopes, type AttachmentParent } from "../
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { attachments, comments, financialEntries, issues, risks, tasks } from "../schema/index.ts";
-import { auditCtes, auditTarget } from "./audit-append.ts";
+import { auditCtes, auditTarget } from "./audit.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./caller.ts";
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";

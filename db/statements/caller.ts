@@ -3,6 +3,17 @@ import { sql } from "./sql-tag.ts";
 import type { Actor, AppActor } from "../../domain/actor.ts";
 import { ROLE_SCOPES, type Role } from "../../domain/roles.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+import {
+  apiKeys,
+  applications,
+  installations,
+  memberships,
+  oauthGrants,
+  oauthTokens,
+  organisations,
+  sessions,
+  users,
+} from "../schema/index.ts";
 import { mcpSessionCtes } from "./mcp-sessions.ts";
 
 // Every statement starts by finding its caller, so the key check costs no round trip of its own.
@@ -58,12 +69,12 @@ function keyCte(actor: Actor): SQL {
     return sql`key as (
           select k.id, k.org_id, k.application, k.scopes, null::uuid as user_id, null::text as role, null::uuid as session_id,
                  jsonb_build_object('type', 'key', 'id', k.id, 'name', k.application) as actor, k.id as credential_id, null::uuid as installation_id
-            from api_keys k
+            from ${apiKeys} k
            where k.key_hash = ${actor.keyHash} and k.revoked_at is null
         ),
         touch as (
-          update api_keys set last_used_at = now()
-           where id = (select t.id from api_keys t
+          update ${apiKeys} set last_used_at = now()
+           where id = (select t.id from ${apiKeys} t
                         where t.key_hash = ${actor.keyHash} and t.revoked_at is null
                           and (t.last_used_at is null or t.last_used_at < now() - interval '1 minute')
                           for update skip locked)
@@ -76,9 +87,9 @@ function keyCte(actor: Actor): SQL {
                  u.id as user_id, m.role, s.id as session_id,
                  jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor,
                  ${personCredential(sql`u.id`, sql`m.org_id`)} as credential_id, null::uuid as installation_id
-            from sessions s
-            join users u on u.id = s.user_id
-            join memberships m on ${sessionMembership}
+            from ${sessions} s
+            join ${users} u on u.id = s.user_id
+            join ${memberships} m on ${sessionMembership}
            where s.token = ${actor.sessionToken} and s.expires_at > now()
         )`;
   }
@@ -87,7 +98,7 @@ function keyCte(actor: Actor): SQL {
           select null::uuid as id, o.id as org_id, 'opsroom'::text as application, ${sql.param(ALL_SCOPES)}::text[] as scopes,
                  null::uuid as user_id, 'owner'::text as role, null::uuid as session_id, null::jsonb as actor,
                  null::uuid as credential_id, null::uuid as installation_id
-            from organisations o where o.id = ${actor.orgId}
+            from ${organisations} o where o.id = ${actor.orgId}
         )`;
 }
 
@@ -106,14 +117,14 @@ function appKeyCte(actor: AppActor): SQL {
                  null::uuid as user_id, null::text as role, null::uuid as session_id,
                  ${appActorJson(sql`a`, sql`u`)} as actor,
                  g.id as credential_id, i.id as installation_id
-            from oauth_tokens t
+            from ${oauthTokens} t
             join ${liveGrantJoins}
            where t.token_hash = ${actor.accessTokenHash} and t.kind = 'access' and t.expires_at > now() and t.revoked_at is null
              and ${liveGrant} and ${resource}
         ),
         touch as (
-          update installations set last_used_at = now()
-           where id = (select x.id from installations x
+          update ${installations} set last_used_at = now()
+           where id = (select x.id from ${installations} x
                         where x.id = (select installation_id from key)
                           and (x.last_used_at is null or x.last_used_at < now() - interval '1 minute')
                           for update skip locked)
@@ -132,7 +143,7 @@ export const appActorJson = (a: SQL, u: SQL) =>
  * person's first), and `roleScopes`, the scopes of that membership's role.
  */
 export const sessionMembership = sql`m.user_id = s.user_id
-  and m.org_id = coalesce(s.active_org_id, (select f.org_id from memberships f where f.user_id = s.user_id order by f.created_at, f.org_id limit 1))`;
+  and m.org_id = coalesce(s.active_org_id, (select f.org_id from ${memberships} f where f.user_id = s.user_id order by f.created_at, f.org_id limit 1))`;
 const scopesOf = (role: Role) => sql`${sql.param(ROLE_SCOPES[role])}::text[]`;
 /** The scopes of the role in `alias`.role; null when it holds none (no membership). */
 export const roleScopesOf = (alias: string) =>
@@ -147,18 +158,18 @@ export const roleScopes = roleScopesOf("m");
  * statement that changes the membership (members.ts); this check refuses its tokens whatever path
  * ended the installer's authority.
  */
-export const installerJoin = sql`left join memberships im on im.user_id = i.installed_by_user_id and im.org_id = i.org_id`;
+export const installerJoin = sql`left join ${memberships} im on im.user_id = i.installed_by_user_id and im.org_id = i.org_id`;
 export const installerHolds = sql`coalesce(i.scopes <@ ${roleScopesOf("im")}, false)`;
 
 /**
  * An application's grant `g` (joined to after `join`, on `t.grant_id`) with its installation `i`,
  * application `a`, person `u` and that person's membership `m` in the installation's organisation.
  */
-export const liveGrantJoins = sql`oauth_grants g on g.id = t.grant_id
-            join installations i on i.id = g.installation_id
-            join applications a on a.id = i.application_id
-            left join users u on u.id = g.user_id
-            left join memberships m on m.user_id = g.user_id and m.org_id = i.org_id
+export const liveGrantJoins = sql`${oauthGrants} g on g.id = t.grant_id
+            join ${installations} i on i.id = g.installation_id
+            join ${applications} a on a.id = i.application_id
+            left join ${users} u on u.id = g.user_id
+            left join ${memberships} m on m.user_id = g.user_id and m.org_id = i.org_id
             ${installerJoin}`;
 
 /**
@@ -206,16 +217,16 @@ export const orgLockStatement = (actor: Actor) => sql`with ${callerCtes(actor, n
  * scopes come as JSON, which the Worker reads with JSON.parse: as a text[] the driver's array
  * parser read them, building its parser's functions anew for every value.
  */
-export const callerColumns = sql`exists (select 1 from key) as key_found, exists (select 1 from auth) as allowed,
-  (select to_json(scopes) from key) as key_scopes,
-  (select o.change_version from organisations o where o.id = (select org_id from auth)) as org_change_version`;
+export const callerColumns = sql`exists (select 1 from key) as "keyFound", exists (select 1 from auth) as allowed,
+  (select to_json(scopes) from key) as "keyScopes",
+  (select o.change_version from ${organisations} o where o.id = (select org_id from auth)) as "orgChangeVersion"`;
 
 export interface CallerRow {
-  key_found: boolean;
+  keyFound: boolean;
   allowed: boolean;
-  key_scopes: Scope[] | null;
+  keyScopes: Scope[] | null;
   /** bigint: a string from the driver. */
-  org_change_version: string | number | null;
+  orgChangeVersion: string | number | null;
 }
 
 /** What a statement found about its caller. */
@@ -234,8 +245,8 @@ export interface CallerOutcome {
 }
 
 export const callerOf = (row: CallerRow): CallerOutcome => ({
-  found: row.key_found,
+  found: row.keyFound,
   allowed: row.allowed,
-  scopes: row.key_scopes ?? [],
-  changeVersion: Number(row.org_change_version ?? 0),
+  scopes: row.keyScopes ?? [],
+  changeVersion: Number(row.orgChangeVersion ?? 0),
 });

@@ -1,4 +1,5 @@
 import { sql } from "./sql-tag.ts";
+import { invitations, memberships, organisations, personnel, sessions, users } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
@@ -35,7 +36,7 @@ export async function listInvitations(db: Database, actor: Actor): Promise<Setti
     actor,
     MANAGE_SETTINGS,
     null,
-    sql`(select json_agg(${invitationJson} order by i.created_at, i.id) from invitations i
+    sql`(select json_agg(${invitationJson} order by i.created_at, i.id) from ${invitations} i
           where i.org_id = ${CALLER_ORG} and i.accepted_at is null and i.revoked_at is null and i.expires_at > now()) as invitations`,
   );
   return { caller, role, userId, invitations: row.invitations ?? [] };
@@ -63,10 +64,10 @@ export async function createInvitation(
 ): Promise<SettingsOutcome<{ permitted: boolean; alreadyMember: boolean; invitation: Invitation | null; mailId: string | null }>> {
   const ctes = sql`rules as (
         select ((select role from key) = 'owner' or ${invitation.role} <> 'owner') as permitted,
-               exists (select 1 from memberships m join users u on u.id = m.user_id where m.org_id = ${CALLER_ORG} and u.email = ${invitation.email}) as already_member
+               exists (select 1 from ${memberships} m join ${users} u on u.id = m.user_id where m.org_id = ${CALLER_ORG} and u.email = ${invitation.email}) as already_member
       ),
       inserted as (
-        insert into invitations (id, org_id, email, role, token_hash, invited_by, expires_at)
+        insert into ${invitations} (id, org_id, email, role, token_hash, invited_by, expires_at)
         select ${invitation.id}::uuid, ${CALLER_ORG}, ${invitation.email}, ${invitation.role}, ${invitation.tokenHash}, (select user_id from key),
                now() + make_interval(days => ${invitation.expiresInDays})
           from rules r where exists (select 1 from auth) and r.permitted and not r.already_member
@@ -88,25 +89,25 @@ export async function createInvitation(
       )}`;
   const { caller, role, userId, row } = await withCaller<{
     permitted: boolean | null;
-    already_member: boolean | null;
+    alreadyMember: boolean | null;
     invitation: Invitation | null;
-    mail_id: string | null;
+    mailId: string | null;
   }>(
     db,
     actor,
     MANAGE_SETTINGS,
     ctes,
-    sql`(select permitted from rules) as permitted, (select already_member from rules) as already_member,
-        (select ${invitationJson} from inserted i) as invitation, (select id from mailed) as mail_id`,
+    sql`(select permitted from rules) as permitted, (select already_member from rules) as "alreadyMember",
+        (select ${invitationJson} from inserted i) as invitation, (select id from mailed) as "mailId"`,
   );
   return {
     caller,
     role,
     userId,
     permitted: row.permitted === true,
-    alreadyMember: row.already_member === true,
+    alreadyMember: row.alreadyMember === true,
     invitation: row.invitation,
-    mailId: row.mail_id,
+    mailId: row.mailId,
   };
 }
 
@@ -116,7 +117,7 @@ export async function revokeInvitation(db: Database, actor: Actor, invitationId:
     actor,
     MANAGE_SETTINGS,
     sql`revoked as (
-          update invitations i set revoked_at = now()
+          update ${invitations} i set revoked_at = now()
            where i.org_id = ${CALLER_ORG} and i.id = ${invitationId}::uuid and i.accepted_at is null and i.revoked_at is null
           returning 1
         )`,
@@ -132,7 +133,7 @@ export async function findOpenInvitation(
 ): Promise<{ email: string; role: Role; organisation: string } | null> {
   const [row] = await run<{ email: string; role: Role; organisation: string }>(
     db,
-    sql`select i.email, i.role, o.name as organisation from invitations i join organisations o on o.id = i.org_id
+    sql`select i.email, i.role, o.name as organisation from ${invitations} i join ${organisations} o on o.id = i.org_id
          where i.token_hash = ${tokenHash} and i.accepted_at is null and i.revoked_at is null and i.expires_at > now()`,
   );
   return row ?? null;
@@ -148,18 +149,18 @@ export async function acceptInvitation(
   input: { tokenHash: string; userId: string; sessionToken?: string | undefined },
   request: AuditRequest = NO_REQUEST,
 ): Promise<{ orgId: string; role: Role; linked: OpsEvent | null } | null> {
-  const actor = sql`(select jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) from users u where u.id = ${input.userId}::uuid)`;
-  const [row] = await run<{ org_id: string; role: Role; link_event: OpsEvent | null }>(
+  const actor = sql`(select jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) from ${users} u where u.id = ${input.userId}::uuid)`;
+  const [row] = await run<{ orgId: string; role: Role; linkEvent: OpsEvent | null }>(
     db,
     sql`with invitation as (
-          update invitations i set accepted_at = now(), accepted_by = u.id
-            from users u
+          update ${invitations} i set accepted_at = now(), accepted_by = u.id
+            from ${users} u
            where u.id = ${input.userId}::uuid and i.token_hash = ${input.tokenHash} and i.email = u.email
              and i.accepted_at is null and i.revoked_at is null and i.expires_at > now()
           returning i.org_id, i.role, u.id as user_id
         ),
         joined as (
-          insert into memberships (org_id, user_id, role) select org_id, user_id, role from invitation
+          insert into ${memberships} (org_id, user_id, role) select org_id, user_id, role from invitation
           on conflict (org_id, user_id) do nothing
           returning org_id
         ),
@@ -167,24 +168,24 @@ export async function acceptInvitation(
         -- or a new one (personnel-links.ts), under the organisation's write lock as every record write.
         link_lock as (select ${orgWriteLock(sql`j.org_id`)} as locked from joined j),
         linked_person as (
-          update personnel p set user_id = u.id, version = p.version + 1, updated_at = now()
-            from joined j cross join link_lock cross join users u
+          update ${personnel} p set user_id = u.id, version = p.version + 1, updated_at = now()
+            from joined j cross join link_lock cross join ${users} u
            where u.id = ${input.userId}::uuid and p.org_id = j.org_id and lower(p.email) = lower(u.email) and p.user_id is null
           returning p.*, 'updated'::text as event_type,
                     jsonb_build_object('userId', jsonb_build_object('from', null, 'to', u.id::text)) as event_changes
         ),
         new_person as (
-          insert into personnel (id, org_id, name, email, user_id)
+          insert into ${personnel} (id, org_id, name, email, user_id)
           select ${uuidv7()}::uuid, j.org_id, coalesce(nullif(left(btrim(u.name), 200), ''), u.email), u.email, u.id
-            from joined j cross join link_lock cross join users u
+            from joined j cross join link_lock cross join ${users} u
            where u.id = ${input.userId}::uuid
-             and not exists (select 1 from personnel p where p.org_id = j.org_id and lower(p.email) = lower(u.email))
+             and not exists (select 1 from ${personnel} p where p.org_id = j.org_id and lower(p.email) = lower(u.email))
           returning *, 'created'::text as event_type, null::jsonb as event_changes
         ),
         person_linked as (select * from linked_person union all select * from new_person),
         ${linkEventCtes("person_linked", actor)},
         switched as (
-          update sessions s set active_org_id = (select org_id from invitation)
+          update ${sessions} s set active_org_id = (select org_id from invitation)
            where s.token = ${input.sessionToken ?? ""} and s.user_id = ${input.userId}::uuid and exists (select 1 from invitation)
           returning 1
         ),
@@ -194,12 +195,12 @@ export async function acceptInvitation(
             actor,
             source: sql`select j.org_id, ${auditTarget("member", sql`u.id`, sql`u.name`)} as target,
                                jsonb_build_object('role', jsonb_build_object('from', null, 'to', i.role)) as changes
-                          from joined j join invitation i on i.org_id = j.org_id join users u on u.id = i.user_id`,
+                          from joined j join invitation i on i.org_id = j.org_id join ${users} u on u.id = i.user_id`,
           },
           request,
         )}
-        select org_id, role, (select count(*) from joined) as joined, (select count(*) from switched) as switched, ${linkEventColumn}
+        select org_id as "orgId", role, (select count(*) from joined) as joined, (select count(*) from switched) as switched, ${linkEventColumn}
           from invitation`,
   );
-  return row ? { orgId: row.org_id, role: row.role, linked: row.link_event && parseEvent(row.link_event) } : null;
+  return row ? { orgId: row.orgId, role: row.role, linked: row.linkEvent && parseEvent(row.linkEvent) } : null;
 }

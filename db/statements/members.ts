@@ -1,4 +1,5 @@
 import { sql } from "./sql-tag.ts";
+import { applications, memberships, sessions, users } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { ROLE_SCOPES, SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
@@ -38,7 +39,7 @@ export async function listMembers(db: Database, actor: Actor): Promise<SettingsO
     null,
     null,
     sql`(select json_agg(${memberJson} order by m.created_at, u.id)
-           from memberships m join users u on u.id = m.user_id where m.org_id = ${CALLER_ORG}) as members`,
+           from ${memberships} m join ${users} u on u.id = m.user_id where m.org_id = ${CALLER_ORG}) as members`,
   );
   return { caller, role, userId, members: row.members ?? [] };
 }
@@ -73,11 +74,11 @@ const memberChangedAudit = (role: Role | null, request: AuditRequest) =>
                          case when ${role}::text is not null then 'member.role_changed'
                               when m.user_id = (select user_id from key) then 'member.left' else 'member.removed' end as action,
                          0::bigint as position
-                    from changed m join users u on u.id = m.user_id
+                    from changed m join ${users} u on u.id = m.user_id
                   union all
                   select e.org_id, ${installationTarget("e", "a")}, ${installationEndedChanges(role)}, 'application.installation_ended',
                          row_number() over (order by e.id)
-                    from ended e join applications a on a.id = e.application_id`,
+                    from ended e join ${applications} a on a.id = e.application_id`,
     },
     request,
   );
@@ -102,13 +103,13 @@ export async function changeMember(
   const leaving = role === null;
   const write =
     role === null
-      ? sql`delete from memberships m where m.org_id = ${CALLER_ORG} and m.user_id = ${targetUserId}::uuid and (select ok from checks) returning m.*`
-      : sql`update memberships m set role = ${role}, updated_at = now()
+      ? sql`delete from ${memberships} m where m.org_id = ${CALLER_ORG} and m.user_id = ${targetUserId}::uuid and (select ok from checks) returning m.*`
+      : sql`update ${memberships} m set role = ${role}, updated_at = now()
              where m.org_id = ${CALLER_ORG} and m.user_id = ${targetUserId}::uuid and (select ok from checks) returning m.*`;
   // The target's and the owners' rows are locked in one scan, in user_id order: two changes at
   // once (two owners demoting each other) then wait for each other instead of deadlocking.
   const ctes = sql`locked as (
-        select m.user_id, m.role from memberships m
+        select m.user_id, m.role from ${memberships} m
          where m.org_id = ${CALLER_ORG} and (m.role = 'owner' or m.user_id = ${targetUserId}::uuid)
          order by m.user_id for update
       ),
@@ -125,7 +126,7 @@ export async function changeMember(
       changed as (${write}),
       sessions_ended as (
         -- a member who leaves or is removed stops acting for the organisation at once
-        update sessions s set active_org_id = null
+        update ${sessions} s set active_org_id = null
          where ${leaving} and s.user_id = ${targetUserId}::uuid and s.active_org_id = ${CALLER_ORG} and exists (select 1 from changed)
         returning 1
       ),
@@ -144,19 +145,19 @@ export async function changeMember(
   } = await withCaller<{
     found: boolean;
     permitted: boolean | null;
-    keeps_owner: boolean | null;
+    keepsOwner: boolean | null;
     member: Member | null;
-    org_id: string | null;
+    orgId: string | null;
     ended: EndedInstallation[];
-    link_event: OpsEvent | null;
+    linkEvent: OpsEvent | null;
   }>(
     db,
     actor,
     null,
     ctes,
-    sql`exists (select 1 from target) as found, (select permitted from rules) as permitted, (select keeps_owner from rules) as keeps_owner,
-        (select ${memberJson} from changed m join users u on u.id = m.user_id) as member,
-        (select count(*) from sessions_ended) as sessions_ended, ${CALLER_ORG} as org_id, ${endedColumn}, ${linkEventColumn}`,
+    sql`exists (select 1 from target) as found, (select permitted from rules) as permitted, (select keeps_owner from rules) as "keepsOwner",
+        (select ${memberJson} from changed m join ${users} u on u.id = m.user_id) as member,
+        (select count(*) from sessions_ended) as "sessionsEnded", ${CALLER_ORG} as "orgId", ${endedColumn}, ${linkEventColumn}`,
     { writes: true },
   );
   return {
@@ -165,16 +166,19 @@ export async function changeMember(
     userId,
     found: row.found,
     permitted: row.permitted === true,
-    keepsOwner: row.keeps_owner !== false,
+    keepsOwner: row.keepsOwner !== false,
     member: row.member,
-    orgId: row.org_id,
+    orgId: row.orgId,
     ended: row.ended,
-    unlinked: row.link_event && parseEvent(row.link_event),
+    unlinked: row.linkEvent && parseEvent(row.linkEvent),
   };
 }
 
 /** The organisations a person belongs to (a session that ends is told to each of their rooms). */
 export async function organisationsOf(db: Database, userId: string): Promise<string[]> {
-  const rows = await run<{ org_id: string }>(db, sql`select org_id from memberships where user_id = ${userId}::uuid order by org_id`);
-  return rows.map((row) => row.org_id);
+  const rows = await run<{ orgId: string }>(
+    db,
+    sql`select org_id as "orgId" from ${memberships} where user_id = ${userId}::uuid order by org_id`,
+  );
+  return rows.map((row) => row.orgId);
 }

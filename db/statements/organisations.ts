@@ -1,4 +1,5 @@
 import { sql } from "./sql-tag.ts";
+import { organisations } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { Scope } from "../../domain/scopes.ts";
@@ -16,19 +17,19 @@ export interface Organisation {
 export async function createOrganisation(db: Database, input: { name: string; id?: string | undefined }): Promise<Organisation> {
   const [row] = await run<Organisation>(
     db,
-    sql`insert into organisations (id, name) values (${input.id ?? uuidv7()}, ${input.name}) returning id, name`,
+    sql`insert into ${organisations} (id, name) values (${input.id ?? uuidv7()}, ${input.name}) returning id, name`,
   );
   return row!;
 }
 
 /** Whether the database holds any organisation yet (npm run dev seeds a demo into an empty one). */
 export async function hasOrganisations(db: Database): Promise<boolean> {
-  const [row] = await run<{ any: boolean }>(db, sql`select exists (select 1 from organisations) as any`);
+  const [row] = await run<{ any: boolean }>(db, sql`select exists (select 1 from ${organisations}) as any`);
   return row!.any;
 }
 
 export async function findOrganisation(db: Database, id: string): Promise<Organisation | undefined> {
-  const [row] = await run<Organisation>(db, sql`select id, name from organisations where id = ${id}::uuid`);
+  const [row] = await run<Organisation>(db, sql`select id, name from ${organisations} where id = ${id}::uuid`);
   return row;
 }
 
@@ -55,7 +56,7 @@ const selfColumn = sql`(select json_build_object('orgId', k.org_id, 'keyId', k.i
                                          'grantId', case when k.installation_id is not null then k.credential_id end,
                                          'installationId', k.installation_id, 'application', k.application, 'scopes', k.scopes,
                                          'changeVersion', o.change_version::text)
-                  from key k join organisations o on o.id = k.org_id)`;
+                  from key k join ${organisations} o on o.id = k.org_id)`;
 
 type SelfRow = CallerRow & { self: (Omit<Caller, "changeVersion"> & { changeVersion: string }) | null };
 
@@ -99,7 +100,7 @@ export async function getOrganisation(
                          'id', o.id, 'name', o.name, 'changeVersion', o.change_version::text,
                          'createdAt', to_char(o.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                          'updatedAt', to_char(o.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-                  from organisations o where o.id = ${CALLER_ORG}) as organisation`,
+                  from ${organisations} o where o.id = ${CALLER_ORG}) as organisation`,
   );
   return {
     caller: callerOf(row),

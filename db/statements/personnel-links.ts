@@ -158,8 +158,8 @@ export const unlinkRemoved = (leaving: boolean, userId: string) => sql`unlinked 
       ),
       ${linkEventCtes("unlinked", sql`(select actor from key)`)}`;
 
-/** The event a linkEventCtes statement committed, as a column `link_event`. */
-export const linkEventColumn = sql`(select ${eventProjection("e")} from link_event e) as link_event`;
+/** The event a linkEventCtes statement committed, as a column `linkEvent`. */
+export const linkEventColumn = sql`(select ${eventProjection("e")} from link_event e) as "linkEvent"`;
 
 /**
  * The caller's own person, for ?<filter>=me: the member a session is, or the one an application

@@ -1,4 +1,5 @@
 import { sql } from "./sql-tag.ts";
+import { memberships, organisations, sessions, users } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Scope } from "../../domain/scopes.ts";
@@ -29,8 +30,8 @@ export async function describeSession(db: Database, actor: Actor): Promise<Setti
             'organisation', json_build_object('id', o.id, 'name', o.name),
             'role', k.role, 'scopes', k.scopes,
             'organisations', (select json_agg(json_build_object('id', mo.id, 'name', mo.name, 'role', mm.role) order by mm.created_at, mo.id)
-                                from memberships mm join organisations mo on mo.id = mm.org_id where mm.user_id = u.id))
-          from key k join users u on u.id = k.user_id join organisations o on o.id = k.org_id) as me`,
+                                from ${memberships} mm join ${organisations} mo on mo.id = mm.org_id where mm.user_id = u.id))
+          from key k join ${users} u on u.id = k.user_id join ${organisations} o on o.id = k.org_id) as me`,
   );
   return { caller, role, userId, me: row.me };
 }
@@ -40,7 +41,7 @@ export async function findLiveSession(db: Database, sessionId: string): Promise<
   const [row] = await run<{ orgId: string; userId: string; scopes: Scope[] }>(
     db,
     sql`select m.org_id as "orgId", m.user_id as "userId", ${roleScopes} as scopes
-          from sessions s join memberships m on ${sessionMembership}
+          from ${sessions} s join ${memberships} m on ${sessionMembership}
          where s.id = ${sessionId}::uuid and s.expires_at > now()`,
   );
   return row ?? null;
@@ -51,7 +52,7 @@ export async function sessionHolder(db: Database, sessionToken: string): Promise
   const [row] = await run<{ userId: string; orgId: string }>(
     db,
     sql`select s.user_id as "userId", m.org_id as "orgId"
-          from sessions s join memberships m on ${sessionMembership}
+          from ${sessions} s join ${memberships} m on ${sessionMembership}
          where s.token = ${sessionToken} and s.expires_at > now()`,
   );
   return row ?? null;
@@ -61,8 +62,8 @@ export async function sessionHolder(db: Database, sessionToken: string): Promise
 export async function switchOrganisation(db: Database, input: { sessionToken: string; orgId: string }): Promise<boolean> {
   const rows = await run(
     db,
-    sql`update sessions s set active_org_id = m.org_id, updated_at = now()
-          from memberships m
+    sql`update ${sessions} s set active_org_id = m.org_id, updated_at = now()
+          from ${memberships} m
          where s.token = ${input.sessionToken} and s.expires_at > now() and m.user_id = s.user_id and m.org_id = ${input.orgId}::uuid
         returning 1`,
   );

@@ -3,6 +3,7 @@ import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import { users } from "../schema/index.ts";
 import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow, type Need } from "./caller.ts";
 import { runOne } from "./sql.ts";
 
@@ -19,7 +20,7 @@ export const iso = (column: string) => sql.raw(`to_char(${column} at time zone '
 
 /** The person a users.id column names, as the settings area answers one ({ id, name }), or null. */
 export const personJson = (userId: string) =>
-  sql.raw(`(select json_build_object('id', p.id, 'name', p.name) from users p where p.id = ${userId})`);
+  sql`(select json_build_object('id', p.id, 'name', p.name) from ${users} p where p.id = ${sql.raw(userId)})`;
 
 /** A settings statement's outcome: its caller, the caller's role and user id, and what it found. */
 export type SettingsOutcome<T> = { caller: CallerOutcome; role: Role | null; userId: string | null } & T;
@@ -37,10 +38,10 @@ export async function withCaller<Extra>(
   columns: SQL,
   options: { writes?: boolean } = {},
 ) {
-  const row = await runOne<CallerRow & { caller_role: Role | null; caller_user: string | null } & Extra>(
+  const row = await runOne<CallerRow & { callerRole: Role | null; callerUser: string | null } & Extra>(
     db,
     sql`with ${callerCtes(actor, need, options)}${ctes ? sql`, ${ctes}` : sql``}
-        select ${callerColumns}, (select role from key) as caller_role, (select user_id from key) as caller_user, ${columns}`,
+        select ${callerColumns}, (select role from key) as "callerRole", (select user_id from key) as "callerUser", ${columns}`,
   );
-  return { caller: callerOf(row), role: row.caller_role, userId: row.caller_user, row };
+  return { caller: callerOf(row), role: row.callerRole, userId: row.callerUser, row };
 }

@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
+import { memberships, users } from "../schema/index.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Database } from "../client.ts";
 import { appendAuditEntry, auditChanges, auditTarget } from "./audit.ts";
@@ -17,11 +18,11 @@ type SessionAction = "user.signed_in" | "user.signed_out" | "user.sign_in_failed
 function recordFor(action: SessionAction, who: SQL, orgId: string | null, changes: SQL = sql`null::jsonb`) {
   return {
     action,
-    actor: sql`(select ${personActor} from users u where ${who})`,
+    actor: sql`(select ${personActor} from ${users} u where ${who})`,
     source: sql`select m.org_id, ${auditTarget("user", sql`u.id`, sql`u.name`)} as target, ${changes} as changes
-                  from users u join memberships m on m.user_id = u.id
+                  from ${users} u join ${memberships} m on m.user_id = u.id
                  where ${who}
-                   and m.org_id = coalesce(${orgId}::uuid, (select f.org_id from memberships f where f.user_id = u.id order by f.created_at, f.org_id limit 1))`,
+                   and m.org_id = coalesce(${orgId}::uuid, (select f.org_id from ${memberships} f where f.user_id = u.id order by f.created_at, f.org_id limit 1))`,
   };
 }
 

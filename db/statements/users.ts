@@ -1,4 +1,5 @@
 import { sql } from "./sql-tag.ts";
+import { accounts, memberships, organisations, users } from "../schema/index.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
@@ -22,15 +23,15 @@ export async function createOrganisationWithOwner(
 ): Promise<void> {
   await run(
     db,
-    sql`with organisation as (insert into organisations (id, name) values (${input.orgId}::uuid, ${input.name}) returning id),
-        joined as (insert into memberships (org_id, user_id, role) select id, ${input.userId}::uuid, 'owner' from organisation returning org_id, user_id),
+    sql`with organisation as (insert into ${organisations} (id, name) values (${input.orgId}::uuid, ${input.name}) returning id),
+        joined as (insert into ${memberships} (org_id, user_id, role) select id, ${input.userId}::uuid, 'owner' from organisation returning org_id, user_id),
         ${auditCtes(
           {
             action: "user.signed_up",
-            actor: sql`(select ${personActor} from users u where u.id = ${input.userId}::uuid)`,
+            actor: sql`(select ${personActor} from ${users} u where u.id = ${input.userId}::uuid)`,
             source: sql`select j.org_id, ${auditTarget("user", sql`u.id`, sql`u.name`)} as target,
                                jsonb_build_object('organisation', jsonb_build_object('from', null, 'to', ${input.name}::text)) as changes
-                          from joined j join users u on u.id = j.user_id`,
+                          from joined j join ${users} u on u.id = j.user_id`,
           },
           request,
         )}
@@ -42,7 +43,7 @@ export async function createOrganisationWithOwner(
 export async function passwordHashOf(db: Database, email: string): Promise<string | null> {
   const [row] = await run<{ password: string | null }>(
     db,
-    sql`select a.password from accounts a join users u on u.id = a.user_id where u.email = ${email} and a.provider_id = 'credential'`,
+    sql`select a.password from ${accounts} a join ${users} u on u.id = a.user_id where u.email = ${email} and a.provider_id = 'credential'`,
   );
   return row?.password ?? null;
 }
@@ -52,21 +53,21 @@ export async function insertUser(
   db: Database,
   input: { userId: string; accountId: string; orgId: string; name: string; email: string; passwordHash: string; role: Role },
 ): Promise<{ orgFound: boolean; created: boolean }> {
-  const row = await runOne<{ org_found: boolean; created: boolean }>(
+  const row = await runOne<{ orgFound: boolean; created: boolean }>(
     db,
-    sql`with org as (select id from organisations where id = ${input.orgId}::uuid),
+    sql`with org as (select id from ${organisations} where id = ${input.orgId}::uuid),
         person as (
-          insert into users (id, name, email, email_verified) select ${input.userId}::uuid, ${input.name}, ${input.email}, false from org
+          insert into ${users} (id, name, email, email_verified) select ${input.userId}::uuid, ${input.name}, ${input.email}, false from org
           on conflict (email) do nothing
           returning id
         ),
         credential as (
-          insert into accounts (id, account_id, provider_id, user_id, password)
+          insert into ${accounts} (id, account_id, provider_id, user_id, password)
           select ${input.accountId}::uuid, id::text, 'credential', id, ${input.passwordHash} from person
           returning 1
         ),
-        joined as (insert into memberships (org_id, user_id, role) select org.id, person.id, ${input.role} from org, person returning 1)
-        select exists (select 1 from org) as org_found, exists (select 1 from person) as created, (select count(*) from credential) as credentials, (select count(*) from joined) as joined`,
+        joined as (insert into ${memberships} (org_id, user_id, role) select org.id, person.id, ${input.role} from org, person returning 1)
+        select exists (select 1 from org) as "orgFound", exists (select 1 from person) as created, (select count(*) from credential) as credentials, (select count(*) from joined) as joined`,
   );
-  return { orgFound: row.org_found, created: row.created };
+  return { orgFound: row.orgFound, created: row.created };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pruneAuditEntries } from "../../db/statements/audit.ts";
+import { pruneAuditEntries } from "../../db/statements/audit-log.ts";
 import { expectSuccess } from "../helpers/api.ts";
 import { auditRows, verify } from "../helpers/audit.ts";
 import { query, testDatabase } from "../helpers/database.ts";
