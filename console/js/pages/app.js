@@ -21,6 +21,7 @@ import { createTimeline } from "../components/timeline.js";
 import { createViews } from "../components/views.js";
 import { createApi } from "../lib/api.js";
 import { connectLive } from "../lib/live.js";
+import { createProjectTasks } from "../lib/project-tasks.js";
 import { describeMoveRefusal, describeRefusal } from "../lib/refusals.js";
 import { goToSignIn, requireSession } from "../lib/session.js";
 import { createStore } from "../lib/store.js";
@@ -49,22 +50,9 @@ async function start() {
   // Everything after this changeVersion arrives as events; lists fetched later may already hold
   // some of it, which the store's version check makes harmless.
   store.state.changeVersion = self.changeVersion;
-  // By project: its tasks by status as the API counts them (GET /v1/tasks/counts); whether they are
-  // still arriving, or are more than the board fetched (both said by the board and the table).
-  const counted = new Map();
-  const arriving = new Set();
-  const truncated = new Set();
-  /** A project's tasks into the store, a page at a time; answers whether the API holds more. @param {string} projectId */
-  function fetchTasks(projectId) {
-    arriving.add(projectId);
-    const onCounts = (/** @type {any} */ counts) => counted.set(projectId, { total: counts.total, ...counts.byStatus });
-    return api.tasksOf(projectId, { onCounts, onPage: (tasks) => store.load("tasks", tasks) }).then(({ more }) => {
-      // Cut before it stops arriving: a part of the tasks is never shown as all of them.
-      if (more) truncated.add(projectId);
-      arriving.delete(projectId);
-      return more;
-    });
-  }
+  const projectTasks = createProjectTasks({ api, store });
+  const { counted, arriving, truncated } = projectTasks;
+  const fetchTasks = projectTasks.fetch;
   // The tasks of the project in the address are asked for beside the lists, not after them (and
   // after /v1's changeVersion was read: they hold every change up to it).
   const named = viewParams().get("project");
