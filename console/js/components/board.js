@@ -5,6 +5,7 @@
 // clicked (or its title pressed). `shows(task)` narrows the cards (the search and label filter).
 // Rendering is from the store only, keyed by task: a change rebuilds only the cards it changed.
 
+import { MAX_LISTED } from "../lib/api.js";
 import { blockersOf } from "../lib/derived.js";
 import { el, placeInOrder } from "../lib/dom.js";
 import { canMove, labelOf, TASK_STATUSES } from "../lib/workflow.js";
@@ -13,7 +14,8 @@ import { taskCard } from "./card.js";
 /**
  * `counts()`: how many tasks of the project each status holds in the API (GET /v1/tasks/counts),
  * when the board holds fewer than all of them (null: it holds them all); a column then says how many
- * of them it shows and offers `onMore(status)` to load the next page of that column.
+ * of them it shows and offers `onMore(status)` to load the next page of that column. While the
+ * project's tasks are still arriving (`arriving()`), a column says how many of them it holds so far.
  * @param {{
  *   root: HTMLElement,
  *   store: import("../lib/store.js").Store,
@@ -23,10 +25,21 @@ import { taskCard } from "./card.js";
  *   filtered?: () => boolean,
  *   counts?: () => Record<string, number> | null,
  *   onMore?: (status: string) => void,
+ *   arriving?: () => boolean,
  * }} options
  */
 // eslint-disable-next-line max-lines-per-function -- a component: its state and the DOM handlers that read and change it share one closure (columns, cards and drag and drop)
-export function createBoard({ root, store, onMove, onOpen, shows = () => true, filtered = () => false, counts = () => null, onMore }) {
+export function createBoard({
+  root,
+  store,
+  onMove,
+  onOpen,
+  shows = () => true,
+  filtered = () => false,
+  counts = () => null,
+  onMore,
+  arriving = () => false,
+}) {
   /** @type {string | null} */ let projectId = null;
   /** @type {Set<string>} */ const busy = new Set();
   /** @type {Set<string>} */ const refused = new Set();
@@ -113,6 +126,7 @@ export function createBoard({ root, store, onMove, onOpen, shows = () => true, f
     const subtasksOf = (/** @type {any} */ task) =>
       loaded ? (subtasks.get(task.id) ?? { done: 0, count: 0 }) : { done: task.subtasksDone ?? 0, count: task.subtaskCount ?? 0 };
     const inApi = counts();
+    const loading = arriving();
     /** @type {Map<string, HTMLElement[]>} */
     const byStatus = new Map(TASK_STATUSES.map((status) => [status, []]));
     for (const task of tasks) byStatus.get(task.status)?.push(cardOf(task, subtasksOf(task)));
@@ -123,9 +137,15 @@ export function createBoard({ root, store, onMove, onOpen, shows = () => true, f
       const total = inApi && !filtered() ? (inApi[status] ?? 0) : inColumn.length;
       const left = Math.max(0, total - inColumn.length);
       const count = left > 0 ? `${inColumn.length} of ${total}` : String(inColumn.length);
-      setText(column.count, count, left > 0 ? `${inColumn.length} of ${total} tasks shown` : `${total} tasks`);
-      column.more.hidden = !(left > 0 && onMore);
-      setText(column.more, left > 0 && onMore ? `Show more (${left} not shown)` : "");
+      setText(
+        column.count,
+        count,
+        left > 0 ? `${inColumn.length} of ${total} tasks ${loading ? "loaded so far" : "shown"}` : `${total} tasks`,
+      );
+      // The rest of a column still arriving is not offered: it comes by itself.
+      const offered = left > 0 && onMore && !loading;
+      column.more.hidden = !offered;
+      setText(column.more, offered ? `Show more (${left} not shown)` : "");
       for (const node of inColumn) {
         const id = node.dataset.id ?? "";
         if (busy.has(id)) node.setAttribute("aria-busy", "true");
@@ -214,4 +234,17 @@ export function createBoard({ root, store, onMove, onOpen, shows = () => true, f
       arrived.add(id);
     },
   };
+}
+
+/**
+ * What the board's notice says of the tasks it holds (empty when it holds them all): still
+ * arriving, or cut at the lists' cap (`total`: the API's count, once it answered).
+ * @param {{ cut: boolean, loading: boolean, total: number | undefined, held: number }} state
+ */
+export function describeHeld({ cut, loading, total, held }) {
+  const n = (/** @type {number} */ count) => count.toLocaleString("en");
+  if (loading) return `Loading this project's ${total === undefined ? "" : `${n(total)} `}tasks: ${n(held)} so far…`;
+  if (!cut) return "";
+  if (total === undefined) return `This project has more than ${n(MAX_LISTED)} tasks: counting them…`;
+  return `This project has ${n(total)} tasks and the board holds ${n(held)} of them: each column says how many it shows of how many it has, and “Show more” loads the next ones.`;
 }

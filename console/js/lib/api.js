@@ -46,23 +46,56 @@ export async function request(path, options = {}) {
 export const MAX_LISTED = 2000;
 
 /**
- * Every page of a list, following nextCursor, up to `max` records (big seeds stay responsive).
- * @param {string} path
- * @returns {Promise<import("./store.js").Record[] & { more?: boolean }>}
+ * The pages of a list, following nextCursor, each handed to `onPage` as it arrives, up to `max`
+ * records (big seeds stay responsive); answers whether the API holds more than was fetched.
+ * @param {string} path @param {number} max @param {(records: import("./store.js").Record[]) => void} onPage
  */
-async function all(path, max = MAX_LISTED) {
-  const records = [];
+async function pages(path, max, onPage) {
+  let fetched = 0;
   let cursor = null;
   do {
     const url = new URL(path, location.origin);
     url.searchParams.set("limit", "200");
     if (cursor) url.searchParams.set("cursor", cursor);
     const page = await request(url.pathname + url.search);
-    records.push(...page.data);
+    onPage(page.data);
+    fetched += page.data.length;
     cursor = page.nextCursor;
-  } while (cursor && records.length < max);
+  } while (cursor && fetched < max);
+  return Boolean(cursor);
+}
+
+/**
+ * Every page of a list, up to `max` records.
+ * @param {string} path
+ * @returns {Promise<import("./store.js").Record[] & { more?: boolean }>}
+ */
+async function all(path, max = MAX_LISTED) {
+  /** @type {import("./store.js").Record[]} */
+  const records = [];
+  const more = await pages(path, max, (page) => records.push(...page));
   // More records than fetched: the page says what it leaves out rather than cutting silently.
-  return Object.assign(records, { more: Boolean(cursor) });
+  return Object.assign(records, { more });
+}
+
+/**
+ * A project's tasks, each page handed to `onPage` as it arrives (the board draws the first at once),
+ * after their counts by status (GET /v1/tasks/counts) to `onCounts`. A project within MAX_LISTED is
+ * listed a status at a time, the statuses at once (a list's cursor is its own: one list's pages come
+ * one after the other); a larger one in creation order, up to MAX_LISTED, answering `more`.
+ * @param {string} projectId
+ * @param {{ onCounts: (counts: { total: number, byStatus: Record<string, number> }) => void, onPage: (records: import("./store.js").Record[]) => void }} to
+ * @returns {Promise<{ more: boolean }>}
+ */
+async function tasksOf(projectId, { onCounts, onPage }) {
+  const project = encodeURIComponent(projectId);
+  const counts = (await request(`/v1/tasks/counts?projectId=${project}`)).data;
+  onCounts(counts);
+  if (counts.total > MAX_LISTED) return { more: await pages(`/v1/tasks?projectId=${project}`, MAX_LISTED, onPage) };
+  const statuses = Object.keys(counts.byStatus).filter((status) => counts.byStatus[status] > 0);
+  // Each status's list to its end: tasks created since the count are fetched too.
+  await Promise.all(statuses.map((status) => pages(`/v1/tasks?projectId=${project}&status=${status}`, Infinity, onPage)));
+  return { more: false };
 }
 
 /**
@@ -106,8 +139,7 @@ export function createApi() {
     labels: () => all("/v1/labels"),
     /** @param {string} projectId */
     milestonesOf: (projectId) => all(`/v1/projects/${id(projectId)}/milestones`),
-    /** @param {string} projectId */
-    tasksOf: (projectId) => all(`/v1/tasks?projectId=${id(projectId)}`),
+    tasksOf,
     /** @param {string} taskId */
     task: (taskId) => call(`/v1/tasks/${id(taskId)}`).then(data),
     matchingTaskIds,

@@ -38,9 +38,16 @@ export function subtaskCounts(task, state) {
   return { done: subtasks.filter((subtask) => subtask.status === "done").length, count: subtasks.length };
 }
 
+/**
+ * In the API's order (created, then id): the store holds tasks in the order they arrived, which a
+ * board's lists (a status at a time, at once) do not keep.
+ * @param {Record} a @param {Record} b
+ */
+const byCreation = (a, b) => String(a.createdAt ?? "").localeCompare(String(b.createdAt ?? "")) || a.id.localeCompare(b.id);
+
 /** @param {Record} task @param {State} state */
 export function subtasksOf(task, state) {
-  return [...state.tasks.values()].filter((other) => other.parentId === task.id);
+  return [...state.tasks.values()].filter((other) => other.parentId === task.id).sort(byCreation);
 }
 
 /**
@@ -49,7 +56,10 @@ export function subtasksOf(task, state) {
  * @param {Record} task @param {State} state
  */
 export function blockingOf(task, state) {
-  const held = [...state.tasks.values()].filter((other) => other.blockedBy?.includes(task.id)).map((other) => other.id);
+  const held = [...state.tasks.values()]
+    .filter((other) => other.blockedBy?.includes(task.id))
+    .sort(byCreation)
+    .map((other) => other.id);
   const elsewhere = (task.blocking ?? []).filter((/** @type {string} */ id) => !state.tasks.has(id));
   return [...held, ...elsewhere];
 }

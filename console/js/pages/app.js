@@ -5,7 +5,7 @@
 // realtime room is joined with a token minted with the session.
 
 import { renderAccount } from "../components/account.js";
-import { createBoard } from "../components/board.js";
+import { createBoard, describeHeld } from "../components/board.js";
 import { showConnection } from "../components/connection.js";
 import { createDrawer } from "../components/drawer.js";
 import { createEventsPanel } from "../components/events-panel.js";
@@ -19,8 +19,9 @@ import { createRecordForms } from "../components/record-form.js";
 import { createChecklist } from "../components/task-checklist.js";
 import { createTimeline } from "../components/timeline.js";
 import { createViews } from "../components/views.js";
-import { createApi, MAX_LISTED } from "../lib/api.js";
+import { createApi } from "../lib/api.js";
 import { connectLive } from "../lib/live.js";
+import { createProjectTasks } from "../lib/project-tasks.js";
 import { describeMoveRefusal, describeRefusal } from "../lib/refusals.js";
 import { goToSignIn, requireSession } from "../lib/session.js";
 import { createStore } from "../lib/store.js";
@@ -49,10 +50,13 @@ async function start() {
   // Everything after this changeVersion arrives as events; lists fetched later may already hold
   // some of it, which the store's version check makes harmless.
   store.state.changeVersion = self.changeVersion;
+  const projectTasks = createProjectTasks({ api, store });
+  const { counted, arriving, truncated } = projectTasks;
+  const fetchTasks = projectTasks.fetch;
   // The tasks of the project in the address are asked for beside the lists, not after them (and
   // after /v1's changeVersion was read: they hold every change up to it).
   const named = viewParams().get("project");
-  const early = named && scopes.has("tasks.read") ? { id: named, tasks: api.tasksOf(named).catch(() => null) } : null;
+  const early = named && scopes.has("tasks.read") ? { id: named, tasks: fetchTasks(named).catch(() => null) } : null;
   const [projects, people, labels] = await Promise.all([
     scopes.has("projects.read") ? api.projects() : [],
     scopes.has("organisation.read") ? api.personnel() : [],
@@ -78,8 +82,6 @@ async function start() {
 
   const events = createEventsPanel($("event-list"));
   const loaded = new Set();
-  /** Projects with more tasks than the board fetched: the board says so. */
-  const truncated = new Set();
   let connection = { state: "connecting", detail: /** @type {string | undefined} */ (undefined) };
 
   /** @param {import("../lib/store.js").Record} task @param {string} to */
@@ -108,7 +110,9 @@ async function start() {
     onOpen: (task) => drawer.open(task),
     shows: (task) => filters.shows(task),
     filtered: () => filters.active(),
-    counts: () => (shownProject && truncated.has(shownProject) ? (counted.get(shownProject) ?? null) : null),
+    counts: () =>
+      shownProject && (truncated.has(shownProject) || arriving.has(shownProject)) ? (counted.get(shownProject) ?? null) : null,
+    arriving: () => Boolean(shownProject && arriving.has(shownProject)),
     onMore: (status) => void showMore(status),
   });
   const milestonesPanel = createMilestonesPanel({
@@ -134,18 +138,16 @@ async function start() {
     milestonesPanel.render();
     const inProject = [...store.state.tasks.values()].filter((task) => task.projectId === shownProject);
     filters.summarise(inProject.filter((task) => filters.shows(task)).length, inProject.length);
-    const cut = Boolean(shownProject && truncated.has(shownProject));
-    const total = shownProject ? counted.get(shownProject)?.total : undefined;
-    $("board-cut").hidden = !cut;
-    $("board-cut").textContent = !cut
-      ? ""
-      : total === undefined
-        ? `This project has more than ${MAX_LISTED.toLocaleString("en")} tasks: counting them…`
-        : `This project has ${total.toLocaleString("en")} tasks and the board holds ${inProject.length.toLocaleString("en")} of them: each column says how many it shows of how many it has, and “Show more” loads the next ones.`;
+    const notice = describeHeld({
+      cut: Boolean(shownProject && truncated.has(shownProject)),
+      loading: Boolean(shownProject && arriving.has(shownProject)),
+      total: shownProject ? counted.get(shownProject)?.total : undefined,
+      held: inProject.length,
+    });
+    $("board-cut").hidden = !notice;
+    $("board-cut").textContent = notice;
   }
 
-  /** A project's tasks by status as the API counts them (GET /v1/tasks/counts), for a board that holds fewer than all. */
-  const counted = new Map();
   /** @param {string} projectId */
   async function count(projectId) {
     const counts = await api.get(`/v1/tasks/counts?projectId=${encodeURIComponent(projectId)}`);
@@ -188,7 +190,7 @@ async function start() {
     tableView: $("table-view"),
     heading: $("board-heading"),
     shownProject: () => shownProject,
-    tasksCut: () => Boolean(shownProject && truncated.has(shownProject)),
+    tasksCut: () => Boolean(shownProject && (truncated.has(shownProject) || arriving.has(shownProject))),
     me: session.user,
     timeline: createTimeline({ api, store, manage: scopes.has("tasks.manage") }),
     onBoard: () => renderBoard(),
@@ -208,23 +210,18 @@ async function start() {
     filters.showProject(projectId);
     if (loaded.has(projectId)) return;
     loaded.add(projectId);
-    const [tasks, milestones] = await Promise.all([
-      !scopes.has("tasks.read")
-        ? Object.assign([], { more: false })
-        : early?.id === projectId
-          ? early.tasks.then((tasks) => tasks ?? api.tasksOf(projectId))
-          : api.tasksOf(projectId),
+    if (!scopes.has("tasks.read")) return store.load("milestones", scopes.has("projects.read") ? await api.milestonesOf(projectId) : []);
+    // The board draws the tasks' pages as they arrive; the milestones come beside them.
+    const [more, milestones] = await Promise.all([
+      early?.id === projectId ? early.tasks.then((more) => more ?? fetchTasks(projectId)) : fetchTasks(projectId),
       scopes.has("projects.read") ? api.milestonesOf(projectId) : [],
     ]);
     store.load("milestones", milestones);
-    store.load("tasks", tasks);
     // Counted here only when every task is held (a project past the lists' cap keeps the API's counts).
-    if (scopes.has("tasks.read") && !tasks.more) store.markLoaded(projectId);
-    if (tasks.more) {
-      truncated.add(projectId);
-      await count(projectId);
-    }
-    ensureTasks(tasks.flatMap((task) => task.blockedBy ?? []));
+    if (!more) store.markLoaded(projectId);
+    else await count(projectId);
+    const inProject = [...store.state.tasks.values()].filter((task) => task.projectId === projectId);
+    ensureTasks(inProject.flatMap((task) => task.blockedBy ?? []));
   }
 
   store.subscribe((event) => {
