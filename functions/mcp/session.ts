@@ -53,12 +53,12 @@ export class McpSession {
   }
 
   /** GET /v1: who the caller is. A refusal other than 401 (which answers the MCP request 401) is a JSON-RPC error carrying the API's. */
-  async describe(): Promise<Record<string, unknown>> {
+  async describe(): Promise<RouteAnswer> {
     return this.succeeded(await callRoute(this.caller, this.route("describeKey"), { path: {}, query: {} }));
   }
 
-  private succeeded(answer: RouteAnswer): Record<string, unknown> {
-    if (answer.status < 400) return answer.body;
+  private succeeded(answer: RouteAnswer): RouteAnswer {
+    if (answer.status < 400) return answer;
     const error = answer.body.error as { code?: string } | undefined;
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, String(answer.body.message ?? error?.code), {
       status: answer.status,
@@ -68,7 +68,7 @@ export class McpSession {
 
   /** The caller's scopes, the implied .read ones among them (GET /v1). */
   private async heldScopes(): Promise<Set<string>> {
-    const self = await this.describe();
+    const self = (await this.describe()).body;
     return new Set((self.scopes as Array<{ scope: string }>).map((s) => s.scope));
   }
 
@@ -91,15 +91,16 @@ export class McpSession {
     }
   }
 
+  /** A resource's text is its route's envelope as the route encoded it, not parsed and encoded again. */
   async readResource(uri: string) {
-    let body: Record<string, unknown>;
-    if (uri === "opsroom://organisation") body = await this.describe();
+    let answer: RouteAnswer;
+    if (uri === "opsroom://organisation") answer = await this.describe();
     else if (uri === "opsroom://events/recent") {
-      const { changeVersion } = (await this.describe()) as { changeVersion: number };
+      const { changeVersion } = (await this.describe()).body as { changeVersion: number };
       const query = { after: Math.max(0, changeVersion - RECENT_EVENTS), limit: RECENT_EVENTS };
-      body = this.succeeded(await callRoute(this.caller, this.route("listEvents"), { path: {}, query }));
+      answer = this.succeeded(await callRoute(this.caller, this.route("listEvents"), { path: {}, query }));
     } else throw new ResourceNotFoundError(uri);
-    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(body) }] };
+    return { contents: [{ uri, mimeType: "application/json", text: answer.text }] };
   }
 
   /** Notes a refusal of the credentials, which the SDK would otherwise turn into a JSON-RPC error. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { api } from "../helpers/api.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { taskBody } from "../helpers/resources.ts";
 import { connectMcp } from "./helpers.ts";
@@ -14,7 +15,10 @@ describe("MCP resources", () => {
     const client = await connectMcp(tenant.key);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(["opsroom://organisation", "opsroom://events/recent"]);
-    const self = json(await client.readResource({ uri: "opsroom://organisation" }));
+    const read = await client.readResource({ uri: "opsroom://organisation" });
+    // The route's answer as the route wrote it, byte for byte.
+    expect(read.contents[0]!.text).toBe((await api("/v1", { key: tenant.key })).text);
+    const self = json(read);
     expect(self).toMatchObject({ success: true, organisation: tenant.org.id, application: tenant.application });
     expect(self.scopes.map((s: { scope: string }) => s.scope)).toEqual(tenant.scopes);
     const created = (await client.callTool({ name: "createTask", arguments: await taskBody(tenant) })) as { structuredContent: any };

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-// The contributor's maps (CONTRIBUTING.md, test/README.md) name files, npm scripts and the
+// The contributor's maps (CONTRIBUTING.md, test/README.md, docs/architecture.md's walks) name files, npm scripts and the
 // declarations inside files; code moves under them. This holds them to the tree: every path they
 // name exists (from the repository's root, or from the document's folder), every `npm run x` is a
 // script of package.json, every "`NAME` of/in `file`" (or "(`NAME`, `file`)") is found in that
@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 // what each declares. A path with a placeholder (<resource>) is a pattern, not checked.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const DOCUMENTS = ["CONTRIBUTING.md", "test/README.md"];
+const DOCUMENTS = ["CONTRIBUTING.md", "test/README.md", "docs/architecture.md"];
 /** What a run writes (gitignored): named as where to look, not there before a run. */
 const OUTPUTS = ["test/artifacts/", "reports/"];
 const scripts = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: object }).scripts);
