@@ -82,7 +82,10 @@ describe("files in the console, live", { timeout: 150_000 }, () => {
     const [one, two] = [first.getByRole("dialog", { name: title }), second.getByRole("dialog", { name: title })];
     /** The files list of the comment that says `text`. */
     const commentFiles = (drawer: typeof one, text: string) =>
-      drawer.locator(".comment").filter({ hasText: text }).getByRole("list", { name: /^Files of .*'s comment$/ });
+      drawer
+        .locator(".comment")
+        .filter({ hasText: text })
+        .getByRole("list", { name: /^Files of .*'s comment$/ });
     await commentFiles(one, "Readings attached.").getByText("readings.csv").waitFor();
     // Not the author: no way to add to the key's comment.
     expect(await one.locator(".comment .drop-zone").count()).toBe(0);

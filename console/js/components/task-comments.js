@@ -73,7 +73,13 @@ export function createComments({ api, store, me, list, form, alert }) {
     ]);
     const files = el("div", { class: "comment-files" });
     node.append(files);
-    const panel = createFilesPanel({ root: files, label: `Files of ${authorOf(comment)}'s comment`, store, compact: true, canAdd: isMine(comment) });
+    const panel = createFilesPanel({
+      root: files,
+      label: `Files of ${authorOf(comment)}'s comment`,
+      store,
+      compact: true,
+      canAdd: isMine(comment),
+    });
     panels.set(node, panel);
     void panel.show(commentPath(comment.id));
     if (isMine(comment)) node.append(actions(comment));

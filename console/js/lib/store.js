@@ -70,10 +70,7 @@ export function createStore() {
 
   return {
     state,
-    /**
-     * @param {(event: OpsEvent | null) => void} listener
-     * @returns {() => void} stops it
-     */
+    /** @param {(event: OpsEvent | null) => void} listener @returns {() => void} stops it */
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
