@@ -1149,7 +1149,7 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload of a file to a task (up to 5 GiB, sent in parts)
-         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted. An Idempotency-Key replays the first answer: a retried start is the same upload, its size held once.
          */
         post: operations["startTaskAttachmentUpload"];
         delete?: never;
@@ -1213,7 +1213,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a multipart upload to a task: the file becomes an attachment
-         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload. An Idempotency-Key replays the first answer: a complete retried after its answer was lost is the same attachment (without the key, the upload is gone: 404).
          */
         post: operations["completeTaskAttachmentUpload"];
         delete?: never;
@@ -1281,7 +1281,7 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload of a file to a comment (up to 5 GiB, sent in parts)
-         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted. An Idempotency-Key replays the first answer: a retried start is the same upload, its size held once.
          */
         post: operations["startCommentAttachmentUpload"];
         delete?: never;
@@ -1345,7 +1345,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a multipart upload to a comment: the file becomes an attachment
-         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload. An Idempotency-Key replays the first answer: a complete retried after its answer was lost is the same attachment (without the key, the upload is gone: 404).
          */
         post: operations["completeCommentAttachmentUpload"];
         delete?: never;
@@ -1413,7 +1413,7 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload of a file to a risk (up to 5 GiB, sent in parts)
-         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted. An Idempotency-Key replays the first answer: a retried start is the same upload, its size held once.
          */
         post: operations["startRiskAttachmentUpload"];
         delete?: never;
@@ -1477,7 +1477,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a multipart upload to a risk: the file becomes an attachment
-         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload. An Idempotency-Key replays the first answer: a complete retried after its answer was lost is the same attachment (without the key, the upload is gone: 404).
          */
         post: operations["completeRiskAttachmentUpload"];
         delete?: never;
@@ -1545,7 +1545,7 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload of a file to a issue (up to 5 GiB, sent in parts)
-         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted. An Idempotency-Key replays the first answer: a retried start is the same upload, its size held once.
          */
         post: operations["startIssueAttachmentUpload"];
         delete?: never;
@@ -1609,7 +1609,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a multipart upload to a issue: the file becomes an attachment
-         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload. An Idempotency-Key replays the first answer: a complete retried after its answer was lost is the same attachment (without the key, the upload is gone: 404).
          */
         post: operations["completeIssueAttachmentUpload"];
         delete?: never;
@@ -1677,7 +1677,7 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload of a file to a financial entry (up to 5 GiB, sent in parts)
-         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted.
+         * @description States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends (past it: 413 payload_too_large). An upload untouched 24 hours is aborted. An Idempotency-Key replays the first answer: a retried start is the same upload, its size held once.
          */
         post: operations["startFinancialEntryAttachmentUpload"];
         delete?: never;
@@ -1741,7 +1741,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a multipart upload to a financial entry: the file becomes an attachment
-         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload.
+         * @description Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated (else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. attachment.created follows, as for a single upload. An Idempotency-Key replays the first answer: a complete retried after its answer was lost is the same attachment (without the key, the upload is gone: 404).
          */
         post: operations["completeFinancialEntryAttachmentUpload"];
         delete?: never;
@@ -23057,7 +23057,10 @@ export interface operations {
     startTaskAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The task's id.
@@ -23109,6 +23112,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23164,6 +23168,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -23435,7 +23440,10 @@ export interface operations {
     completeTaskAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The task's id.
@@ -23461,6 +23469,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23515,6 +23524,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -23911,7 +23921,10 @@ export interface operations {
     startCommentAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The comment's id.
@@ -23963,6 +23976,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24018,6 +24032,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -24289,7 +24304,10 @@ export interface operations {
     completeCommentAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The comment's id.
@@ -24315,6 +24333,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24369,6 +24388,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -24765,7 +24785,10 @@ export interface operations {
     startRiskAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The risk's id.
@@ -24817,6 +24840,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24872,6 +24896,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -25143,7 +25168,10 @@ export interface operations {
     completeRiskAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The risk's id.
@@ -25169,6 +25197,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25223,6 +25252,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -25619,7 +25649,10 @@ export interface operations {
     startIssueAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The issue's id.
@@ -25671,6 +25704,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25726,6 +25760,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -25997,7 +26032,10 @@ export interface operations {
     completeIssueAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The issue's id.
@@ -26023,6 +26061,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26077,6 +26116,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -26473,7 +26513,10 @@ export interface operations {
     startFinancialEntryAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The financial entry's id.
@@ -26525,6 +26568,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26580,6 +26624,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -26851,7 +26896,10 @@ export interface operations {
     completeFinancialEntryAttachmentUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible characters: a repeat within 24 hours with the same request answers the first answer again and writes nothing; another request with it is 422. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The financial entry's id.
@@ -26877,6 +26925,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26931,6 +26980,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

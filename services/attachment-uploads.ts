@@ -19,7 +19,7 @@ import { guarded } from "./constraint-errors.ts";
 import type { Call, SystemContext } from "./context.ts";
 import { checkRefusal } from "./refusals.ts";
 import { publishAfterCommit } from "./rooms.ts";
-import { settleCaller, settleCreate } from "./settle.ts";
+import { settleCaller, settleCreate, settleReplay } from "./settle.ts";
 
 // Multipart uploads (docs/attachments.md "Large files"): a file of up to 5 GiB sent in parts, each
 // its own request, into one R2 multipart upload. Started with the file's size, SHA-256 and part
@@ -40,11 +40,14 @@ interface OnUpload {
 const parentNoun = (parent: AttachmentParent) => RESOURCES[parent].nouns[0];
 const uploadNotFound = () => notFound("upload");
 
-/** An upload as the API answers it: where its bytes go stays in the Worker. */
+/**
+ * An upload as the API answers it: where its bytes go stays in the Worker. Its fields in one order,
+ * whatever order the row came in (a replayed start's comes from jsonb).
+ */
 function publicUpload(parent: AttachmentParent, upload: uploads.UploadRow & uploads.UploadStorage, parts: uploads.UploadedPart[]) {
-  const { objectKey: _key, r2UploadId: _r2, parentId, ...rest } = upload;
+  const { id, name, size, sha256, partSize, createdAt, updatedAt, parentId } = upload;
   return {
-    ...rest,
+    ...{ id, name, size, sha256, partSize, createdAt, updatedAt },
     [`${parent}Id`]: parentId,
     partCount: partCountOf(upload.size, upload.partSize),
     parts: parts.map(({ partNumber, size, sha256 }) => ({ partNumber, size, sha256 })),
@@ -67,10 +70,12 @@ export interface StartInput {
  * past the quota with the uploads under way); R2's multipart upload begun, then recorded with the
  * same checks, or aborted.
  */
-export async function startAttachmentUpload({ ctx, input }: Call<StartInput>) {
+export async function startAttachmentUpload({ ctx, input }: Call<StartInput>): Promise<{ upload: PublicUpload; replayed: boolean }> {
   const { parent, parentId, store } = input;
-  const check = await statements.checkUpload(ctx.db, ctx.actor, parent, parentId);
+  const check = await statements.checkUpload(ctx.db, ctx.actor, parent, parentId, ctx.idempotency);
   settleCaller(check.caller, ctx, attachmentScopes(parent).manage);
+  // A retried start: the first one's upload again (its size is held once), before R2 is asked.
+  if (check.replay) return replayedStart(ctx, parent, { ...check.replay, record: check.replay.response, changeVersion: null });
   if (!check.parentFound) throw notFound(parentNoun(parent));
   if (partCountOf(input.size, input.partSize) > MAX_PARTS)
     throw new DomainError(
@@ -87,15 +92,24 @@ export async function startAttachmentUpload({ ctx, input }: Call<StartInput>) {
   let kept = false;
   try {
     const values = { id, parentId, name: input.name, size: input.size, sha256: input.sha256, partSize: input.partSize };
-    const outcome = await uploads.startUpload(ctx.db, ctx.actor, parent, { ...values, objectKey, r2UploadId: multipart.uploadId });
+    const storage = { objectKey, r2UploadId: multipart.uploadId };
+    const outcome = await uploads.startUpload(ctx.db, ctx.actor, parent, { ...values, ...storage }, ctx.idempotency);
     settleCaller(outcome.caller, ctx, attachmentScopes(parent).manage);
+    // A concurrent start with the same key won: its upload is the answer, this R2 upload is let go.
+    if (outcome.replay) return replayedStart(ctx, parent, outcome.replay);
     if (!outcome.parentFound) throw notFound(parentNoun(parent));
     if (!outcome.fits || !outcome.upload) throw checkRefusal("size", "attachment");
     kept = true;
-    return publicUpload(parent, outcome.upload, []);
+    return { upload: publicUpload(parent, outcome.upload, []), replayed: false };
   } finally {
     if (!kept) await multipart.abort().catch(() => {});
   }
+}
+
+/** The first answer to a start's Idempotency-Key (its upload as it was then, with no part), or 422 for another request. */
+function replayedStart(ctx: Call<StartInput>["ctx"], parent: AttachmentParent, replay: Parameters<typeof settleReplay>[0]) {
+  const { record } = settleReplay(replay, { ctx, idempotency: ctx.idempotency });
+  return { upload: publicUpload(parent, record as uploads.UploadRow & uploads.UploadStorage, []), replayed: true };
 }
 
 /** The upload and the parts that arrived (read with the record's read scope). */
@@ -162,8 +176,10 @@ export async function uploadAttachmentPart({ ctx, input }: Call<PartInput>) {
 export async function completeAttachmentUpload({ ctx, input }: Call<OnUpload>) {
   const { parent, parentId, id, store } = input;
   const scope = attachmentScopes(parent).manage;
-  const claim = await uploads.claimUpload(ctx.db, ctx.actor, parent, parentId, id);
+  const claim = await uploads.claimUpload(ctx.db, ctx.actor, parent, parentId, id, ctx.idempotency);
   settleCaller(claim.caller, ctx, scope);
+  // A retried complete (its 201 lost): the attachment it made, again; or 422 for another request.
+  if (claim.replay) return settleReplay(claim.replay, { ctx, idempotency: ctx.idempotency });
   if (!claim.found) throw uploadNotFound();
   if (claim.missing.length > 0 || !claim.upload)
     throw new DomainError("conflict", `parts ${claim.missing.join(", ")} have not arrived: send them, then complete`, {
@@ -189,9 +205,9 @@ export async function completeAttachmentUpload({ ctx, input }: Call<OnUpload>) {
       contentType: detectContentType(whole.head),
       objectKey: upload.objectKey,
     };
-    const outcome = await guarded(statements.createAttachment(ctx.db, ctx.actor, parent, values));
-    const result = settleCreate(outcome, { ctx, scope, noun: "attachment", parentNoun: parentNoun(parent) });
-    kept = true;
+    const outcome = await guarded(statements.createAttachment(ctx.db, ctx.actor, parent, values, ctx.idempotency));
+    const result = settleCreate(outcome, { ctx, scope, noun: "attachment", parentNoun: parentNoun(parent), idempotency: ctx.idempotency });
+    kept = !result.replayed;
     publishAfterCommit(ctx, result);
     return result;
   } finally {

@@ -70,17 +70,26 @@ function produced<Result extends { event: OpsEvent | null }>(ctx: Settling, resu
   return result;
 }
 
+/**
+ * A stored first response for the request's Idempotency-Key: answered again if the request is the
+ * one that made it, else 422 idempotency_mismatch.
+ */
+export function settleReplay<Record>(
+  replay: { requestHash: string; record: Record; changeVersion: number | null },
+  context: { ctx: Settling; idempotency?: IdempotencyRequest | undefined },
+): WriteResult<Record> {
+  if (replay.requestHash !== context.idempotency?.requestHash) throw idempotencyMismatch();
+  // The first answer's changeVersion, when its write moved one.
+  if (replay.changeVersion !== null) context.ctx.observe?.(replay.changeVersion);
+  return { record: replay.record, event: null, replayed: true };
+}
+
 export function settleCreate<Record>(
   outcome: CreateOutcome<Record>,
   context: { ctx: Settling; scope: Scope; noun: string; parentNoun?: string; idempotency?: IdempotencyRequest | undefined },
 ): WriteResult<Record> {
   settleCaller(outcome.caller, context.ctx, context.scope);
-  if (outcome.replay) {
-    if (outcome.replay.requestHash !== context.idempotency?.requestHash) throw idempotencyMismatch();
-    // The first answer's changeVersion, when its write moved one.
-    if (outcome.replay.changeVersion !== null) context.ctx.observe?.(outcome.replay.changeVersion);
-    return { record: outcome.replay.record, event: null, replayed: true };
-  }
+  if (outcome.replay) return settleReplay(outcome.replay, context);
   if (!outcome.parentFound) throw notFound(context.parentNoun ?? "parent");
   assertReferences(outcome.failedReferences, context.noun);
   if (!outcome.created) throw new Error("insert returned no row although every check held");

@@ -4,9 +4,11 @@ import { attachmentScopes, type AttachmentParent } from "../../domain/attachment
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { attachmentUploadParts, attachmentUploads } from "../schema/index.ts";
-import { column, quotaBytes, reservedBytes, TABLES, usedBytes } from "./attachments.ts";
+import { attachmentResources, column, quotaBytes, reservedBytes, TABLES, usedBytes, type AttachmentRecord } from "./attachments.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./caller.ts";
 import { systemActor } from "./events.ts";
+import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
+import { inResponseOrder } from "./projection.ts";
 import { run, runOne } from "./sql.ts";
 
 // Multipart uploads under way (docs/attachments.md "Large files"): not records (no events, no
@@ -63,27 +65,60 @@ const theUpload = (parent: AttachmentParent, parentId: string, id: string) =>
 /** A new upload: the fields the API answers, made before they are stored, and where its bytes go. */
 export type NewUpload = Omit<UploadRow, "createdAt" | "updatedAt"> & UploadStorage;
 
+/** A stored first response to the request's Idempotency-Key, as the statement answers it. */
+type ReplayRow = { request_hash: string; response: Stored; change_version: null } | null;
+const replayOf = (replay: ReplayRow) =>
+  replay && { requestHash: replay.request_hash, record: numbers(replay.response)!, changeVersion: null };
+
+/** Runs a statement that remembers its answer again when a concurrent request with its Idempotency-Key won: it then finds that answer. */
+async function rememberingOnce<T>(db: Database, actor: Actor, idempotency: IdempotencyRequest | undefined, statement: () => Promise<T>) {
+  try {
+    return await statement();
+  } catch (error) {
+    if (!idempotency || !isIdempotencyRace(error)) throw error;
+    await forgetExpired(db, actor, idempotency);
+    return statement();
+  }
+}
+
 /**
  * Records an upload R2 has begun, if the caller still may, the record is still there, and the file
  * still fits the quota with the uploads already under way (the organisation's write lock first:
- * concurrent starts see each other). Answers the row, or why not.
+ * concurrent starts see each other); with an Idempotency-Key, remembered as the answer to replay.
+ * Answers the row, or why not, or the first response to the key (and records nothing).
  */
-export async function startUpload(db: Database, actor: Actor, parent: AttachmentParent, values: NewUpload) {
-  const row = await runOne<CallerRow & { parent_found: boolean; fits: boolean; upload: Stored | null }>(
-    db,
-    sql`with ${callerCtes(actor, attachmentScopes(parent).manage, { writes: true })},
+export async function startUpload(
+  db: Database,
+  actor: Actor,
+  parent: AttachmentParent,
+  values: NewUpload,
+  idempotency?: IdempotencyRequest,
+) {
+  const row = await rememberingOnce(db, actor, idempotency, () =>
+    runOne<CallerRow & { parent_found: boolean; fits: boolean; upload: Stored | null; replay: ReplayRow }>(
+      db,
+      sql`with ${callerCtes(actor, attachmentScopes(parent).manage, { writes: true })},
+        ${replayCte(idempotency)},
         found as (select exists (select 1 from ${TABLES[parent]} p where p.org_id = ${CALLER_ORG} and p.id = ${values.parentId}::uuid) as yes),
         fits as (select ${usedBytes} + ${reservedBytes} + ${values.size}::bigint <= ${quotaBytes} as yes),
         made as (
           insert into ${attachmentUploads} as u (id, org_id, ${column(parent)}, name, size, sha256, part_size, object_key, r2_upload_id, uploader)
           select ${values.id}::uuid, a.org_id, ${values.parentId}::uuid, ${values.name}, ${values.size}, ${values.sha256}, ${values.partSize},
                  ${values.objectKey}, ${values.r2UploadId}, coalesce((select actor from key), ${systemActor})
-            from auth a where (select yes from found) and (select yes from fits)
-          returning u.*)
+            from auth a where (select yes from found) and (select yes from fits) and not exists (select 1 from replay)
+          returning u.*),
+        ${rememberCte(idempotency, uploadJson(parent, "changed"), { from: sql`made`, changeVersion: sql`null::bigint` })}
         select ${callerColumns}, (select yes from found) as parent_found, coalesce((select yes from fits), false) as fits,
-               (select ${uploadJson(parent, "made")} from made) as upload`,
+               (select ${uploadJson(parent, "made")} from made) as upload, (select row_to_json(replay) from replay) as replay`,
+    ),
   );
-  return { caller: callerOf(row), parentFound: row.parent_found, fits: row.fits, upload: numbers(row.upload) };
+  return {
+    caller: callerOf(row),
+    parentFound: row.parent_found,
+    fits: row.fits,
+    upload: numbers(row.upload),
+    replay: replayOf(row.replay),
+  };
 }
 
 /** The upload and the parts that arrived, read with `scope` (the record's read or manage scope). */
@@ -125,20 +160,30 @@ export async function recordPart(
 /**
  * Takes the upload to complete it, if every one of its parts has arrived: its row (and its parts)
  * deleted in this statement, so no second call completes it too. Else answers the parts missing
- * (the first 100) and takes nothing.
+ * (the first 100) and takes nothing. With an Idempotency-Key already answered, takes nothing and
+ * answers that first response (the attachment a lost 201 carried).
  */
-export async function claimUpload(db: Database, actor: Actor, parent: AttachmentParent, parentId: string, id: string) {
+export async function claimUpload(
+  db: Database,
+  actor: Actor,
+  parent: AttachmentParent,
+  parentId: string,
+  id: string,
+  idempotency?: IdempotencyRequest,
+) {
   const row = await runOne<
     CallerRow & {
       found: boolean;
       missing: number[] | null;
       upload: Stored | null;
       parts: (UploadedPart & { etag: string })[] | null;
+      replay: { request_hash: string; response: AttachmentRecord; change_version: string | number | null } | null;
     }
   >(
     db,
     sql`with ${callerCtes(actor, attachmentScopes(parent).manage)},
-        target as (select u.* from ${attachmentUploads} u where ${theUpload(parent, parentId, id)}),
+        ${replayCte(idempotency)},
+        target as (select u.* from ${attachmentUploads} u where ${theUpload(parent, parentId, id)} and not exists (select 1 from replay)),
         missing as (
           select array(select n from target t, generate_series(1, ceil(t.size::numeric / t.part_size)::int) n
                         where not exists (select 1 from ${attachmentUploadParts} p where p.upload_id = t.id and p.part_number = n)
@@ -147,10 +192,18 @@ export async function claimUpload(db: Database, actor: Actor, parent: Attachment
         taken as (delete from ${attachmentUploads} u using target t
                    where u.id = t.id and cardinality((select numbers from missing)) = 0 returning u.*)
         select ${callerColumns}, exists (select 1 from target) as found, (select numbers from missing) as missing,
-               (select ${uploadJson(parent, "taken")} from taken) as upload, (select list from parts) as parts`,
+               (select ${uploadJson(parent, "taken")} from taken) as upload, (select list from parts) as parts,
+               (select row_to_json(replay) from replay) as replay`,
   );
+  const replay = row.replay;
   return {
     caller: callerOf(row),
+    // The attachment the first complete with this Idempotency-Key answered (nothing taken).
+    replay: replay && {
+      requestHash: replay.request_hash,
+      record: inResponseOrder(attachmentResources[parent], replay.response),
+      changeVersion: replay.change_version === null ? null : Number(replay.change_version),
+    },
     found: row.found,
     missing: (row.missing ?? []).map(Number),
     upload: numbers(row.upload),

@@ -11,7 +11,7 @@ import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from 
 import { createRecord } from "./create.ts";
 import { deleteRecord } from "./delete.ts";
 import { systemActor } from "./events.ts";
-import type { IdempotencyRequest } from "./idempotency.ts";
+import { replayCte, type IdempotencyRequest } from "./idempotency.ts";
 import { FULL_VIEW, viewProjection } from "./projection.ts";
 import { defineResource, type RecordOf } from "./resource.ts";
 import { RULES } from "./rules.ts";
@@ -73,13 +73,25 @@ export interface UploadCheck {
   quotaBytes: number;
   /** The stated sizes of the organisation's multipart uploads under way: held against the quota until they end. */
   reservedBytes: number;
+  /** The stored first response to this request's Idempotency-Key, if any (a multipart upload's start). */
+  replay: { requestHash: string; response: unknown } | null;
 }
 
 /** The sizes of the organisation's multipart uploads under way. */
 export const reservedBytes = sql`(select coalesce(sum(u.size), 0) from attachment_uploads u where u.org_id = ${CALLER_ORG})`;
 
-/** Before any byte is stored: may the caller attach to this record, and does the file fit the quota? */
-export async function checkUpload(db: Database, actor: Actor, parent: AttachmentParent, parentId: string): Promise<UploadCheck> {
+/**
+ * Before any byte is stored: may the caller attach to this record, and does the file fit the quota?
+ * With an Idempotency-Key, also the first response to it, answered before the quota is asked (the
+ * first request's file counts in it already).
+ */
+export async function checkUpload(
+  db: Database,
+  actor: Actor,
+  parent: AttachmentParent,
+  parentId: string,
+  idempotency?: IdempotencyRequest,
+): Promise<UploadCheck> {
   const row = await runOne<
     CallerRow & {
       parent_found: boolean;
@@ -87,13 +99,15 @@ export async function checkUpload(db: Database, actor: Actor, parent: Attachment
       used: string | number;
       quota: string | number | null;
       reserved: string | number;
+      replay: { request_hash: string; response: unknown } | null;
     }
   >(
     db,
-    sql`with ${callerCtes(actor, attachmentScopes(parent).manage)}
+    sql`with ${callerCtes(actor, attachmentScopes(parent).manage)}, ${replayCte(idempotency)}
         select ${callerColumns},
                exists (select 1 from ${TABLES[parent]} p where p.org_id = ${CALLER_ORG} and p.id = ${parentId}::uuid) as parent_found,
-               (select org_id from auth) as org_id, ${usedBytes} as used, ${quotaBytes} as quota, ${reservedBytes} as reserved`,
+               (select org_id from auth) as org_id, ${usedBytes} as used, ${quotaBytes} as quota, ${reservedBytes} as reserved,
+               (select json_build_object('request_hash', r.request_hash, 'response', r.response) from replay r) as replay`,
   );
   return {
     caller: callerOf(row),
@@ -102,6 +116,7 @@ export async function checkUpload(db: Database, actor: Actor, parent: Attachment
     usedBytes: Number(row.used),
     quotaBytes: Number(row.quota ?? 0),
     reservedBytes: Number(row.reserved ?? 0),
+    replay: row.replay && { requestHash: row.replay.request_hash, response: row.replay.response },
   };
 }
 

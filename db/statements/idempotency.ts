@@ -28,14 +28,19 @@ export function replayCte(request: IdempotencyRequest | undefined): SQL {
 
 /**
  * `remembered`: stores the created record as the response to replay, with the changeVersion the
- * write produced; fed by the CTEs `changed` and `bump`.
+ * write produced; fed by the CTEs `changed` and `bump`. A write that is no record (a multipart
+ * upload's start) names the CTE of its row and moves no changeVersion: `{ from, changeVersion: null }`.
  */
-export function rememberCte(request: IdempotencyRequest | undefined, response: SQL): SQL {
+export function rememberCte(
+  request: IdempotencyRequest | undefined,
+  response: SQL,
+  written: { from: SQL; changeVersion: SQL } = { from: sql`changed`, changeVersion: sql`(select change_version from bump)` },
+): SQL {
   if (!request) return sql`remembered as (select 1 where false)`;
   return sql`remembered as (
     insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response, change_version)
-    select (select credential_id from key), changed.org_id, ${request.key}, ${request.requestHash}, 201, ${response}, (select change_version from bump)
-      from changed
+    select (select credential_id from key), changed.org_id, ${request.key}, ${request.requestHash}, 201, ${response}, ${written.changeVersion}
+      from ${written.from} changed
     returning 1
   )`;
 }

@@ -12,7 +12,10 @@ import type { FileStore } from "../../services/attachments.ts";
 import type { AppEnv } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { recordEnvelope, reply, writeReply } from "../http/envelope.ts";
+import { RESPONSE_HEADERS } from "../http/headers.ts";
 import { defineRoute, type AnyRoute } from "../http/registry.ts";
+import { takeIdempotencyKey } from "../middleware/json-body.ts";
+import { refuse } from "../middleware/refuse.ts";
 import {
   AttachmentSchema,
   PartParams,
@@ -54,15 +57,22 @@ function startUploadRoute({ parent, one, operationIds, scopes, uploads }: Upload
     description:
       "States the whole file: name, size, SHA-256, and the part size (every part but the last; 5 to 100 MiB, at most 10,000 parts). " +
       "Then PUT each part, GET the upload to see which arrived, and POST .../complete. The size counts against the quota from now until the upload ends " +
-      "(past it: 413 payload_too_large). An upload untouched 24 hours is aborted.",
+      "(past it: 413 payload_too_large). An upload untouched 24 hours is aborted. " +
+      "An Idempotency-Key replays the first answer: a retried start is the same upload, its size held once.",
     params: RecordParams(one),
     body: StartUploadBody,
-    errors: ["unavailable"],
-    response: { status: 201, schema: recordEnvelope(UploadSchema), description: "The upload, with no part yet." },
+    errors: ["idempotency_mismatch", "unavailable"],
+    response: {
+      status: 201,
+      schema: recordEnvelope(UploadSchema),
+      description: "The upload, with no part yet.",
+      headers: ["Idempotent-Replayed"],
+    },
     verb: startAttachmentUpload,
     async handler(c, { params, body }) {
       const input = { parent, parentId: params.id, ...body, store: fileStore(c) };
-      return reply(await startAttachmentUpload({ ctx: serviceContext(c), input }), "upload started");
+      const { upload, replayed } = await startAttachmentUpload({ ctx: serviceContext(c), input });
+      return reply(upload, "upload started", replayed ? { [RESPONSE_HEADERS.idempotentReplayed.name]: "true" } : {});
     },
   });
 }
@@ -136,12 +146,21 @@ function completeUploadRoute({ parent, one, operationIds, scopes, upload }: Uplo
     description:
       "Every part must have arrived (else 409 conflict, `missingParts` naming them). The file is assembled and read once: its SHA-256 must be the one stated " +
       "(else 400 invalid_field `sha256`, and nothing is kept) and its content type is read from its first bytes. The quota is checked again. " +
-      "attachment.created follows, as for a single upload.",
+      "attachment.created follows, as for a single upload. An Idempotency-Key replays the first answer: a complete retried after its answer was lost " +
+      "is the same attachment (without the key, the upload is gone: 404).",
     params: UploadParams(one),
-    errors: ["conflict", "payload_too_large", "unavailable"],
-    response: { status: 201, schema: recordEnvelope(AttachmentSchema), description: "The attachment.", headers: ["ETag"] },
+    errors: ["conflict", "payload_too_large", "idempotency_mismatch", "unavailable"],
+    response: {
+      status: 201,
+      schema: recordEnvelope(AttachmentSchema),
+      description: "The attachment.",
+      headers: ["ETag", "Idempotent-Replayed"],
+    },
     verb: completeAttachmentUpload,
     async handler(c, { params }) {
+      // No body: the request is its path (the upload).
+      const keyProblem = takeIdempotencyKey(c, "");
+      if (keyProblem) await refuse(c, keyProblem);
       const input = { parent, parentId: params.id, id: params.uploadId, store: fileStore(c) };
       return writeReply(await completeAttachmentUpload({ ctx: serviceContext(c), input }), "attachment created");
     },

@@ -48,7 +48,7 @@ describe("a record's files in the console", { timeout: 150_000 }, () => {
       }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ["value"] });
     });
     const notes = Buffer.alloc(3 * 1024 * 1024, "roof survey notes\n");
-    await drawer.locator("input[type=file]").setInputFiles([
+    await drawer.locator("#drawer-files input[type=file]").setInputFiles([
       { name: "snag.png", mimeType: "text/plain", buffer: PNG },
       { name: "notes.txt", mimeType: "text/plain", buffer: notes },
     ]);
@@ -59,7 +59,7 @@ describe("a record's files in the console", { timeout: 150_000 }, () => {
     expect(Math.min(...progress.filter((v) => v > 0))).toBeLessThanOrEqual(notes.byteLength);
 
     // A drop on the panel.
-    await drawer.locator(".drop-zone").evaluate(
+    await drawer.locator("#drawer-files .drop-zone").evaluate(
       (zone, bytes) => {
         const transfer = new DataTransfer();
         transfer.items.add(new File([new Uint8Array(bytes)], "roof plan.pdf", { type: "application/octet-stream" }));

@@ -3,10 +3,11 @@ import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Scope } from "../../domain/scopes.ts";
 import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
-import { upload } from "../helpers/attachments.ts";
+import { sha256, upload } from "../helpers/attachments.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
+import { MiB, sendPart, startUpload } from "../helpers/multipart.ts";
 import { runSweep } from "../helpers/realtime.ts";
 import { expectOneWrite, milestoneBody, personBody, projectBody, taskBody, unique } from "../helpers/resources.ts";
 import { checklistItemBody, commentBody, insertComment, labelBody } from "../helpers/work.ts";
@@ -34,19 +35,63 @@ interface Create {
 const uploadText: Create["send"] = (apiKey, path, body, headers) =>
   upload(apiKey, path, new TextEncoder().encode(String(body.text)), { name: "notes.txt", headers });
 
-/** The upload of a file to a record of each kind that holds them, the record made by `parent`. */
-const attachmentCreates = (parents: Record<string, (t: Tenant) => Promise<string>>): Record<string, Create> =>
+/** A record of each kind that holds files, by its collection. */
+const FILE_PARENTS: Record<string, (t: Tenant) => Promise<string>> = {
+  tasks: async (t) => (await t.insertTask()).id,
+  comments: async (t) => insertComment(t, (await t.insertTask()).id),
+  risks: (t) => insertRisk(t),
+  issues: (t) => insertIssue(t),
+  "financial-entries": (t) => insertFinancialEntry(t),
+};
+
+/**
+ * The upload of a file to a record of each kind that holds them, and the start of a multipart
+ * upload there (docs/attachments.md "Large files"): not a record, no event, but a replayed start
+ * is the same upload, its size held against the quota once.
+ */
+const attachmentCreates = (): Record<string, Create> =>
   Object.fromEntries(
-    Object.entries(parents).map(([collection, parent]) => [
-      `POST /v1/${collection}/:id/attachments`,
-      {
-        path: async (t: Tenant) => `/v1/${collection}/${await parent(t)}/attachments`,
-        body: async (_: Tenant, n: number) => ({ text: `File ${n} ${unique()}` }),
-        event: "attachment.created",
-        send: uploadText,
-      },
+    Object.entries(FILE_PARENTS).flatMap(([collection, parent]) => [
+      [
+        `POST /v1/${collection}/:id/attachments`,
+        {
+          path: async (t: Tenant) => `/v1/${collection}/${await parent(t)}/attachments`,
+          body: async (_: Tenant, n: number) => ({ text: `File ${n} ${unique()}` }),
+          event: "attachment.created",
+          send: uploadText,
+        },
+      ],
+      [
+        `POST /v1/${collection}/:id/attachment-uploads`,
+        {
+          path: async (t: Tenant) => `/v1/${collection}/${await parent(t)}/attachment-uploads`,
+          body: async (_: Tenant, n: number) => ({
+            name: `big-${n}.bin`,
+            size: 6 * MiB + n,
+            sha256: sha256(new TextEncoder().encode(unique())),
+            partSize: 5 * MiB,
+          }),
+          event: null,
+        },
+      ],
     ]),
   );
+
+/** A small file sent whole as the one part of a multipart upload under a new record of the kind: its complete's path. */
+async function readyUpload(tenant: Tenant, collection: string): Promise<string> {
+  const bytes = new TextEncoder().encode(`one part ${unique()}`);
+  const record = `/v1/${collection}/${await FILE_PARENTS[collection]!(tenant)}`;
+  const started = await startUpload(tenant.key, record, { size: bytes.length, sha256: sha256(bytes), partSize: 5 * MiB });
+  const uploadPath = `${record}/attachment-uploads/${expectSuccess(started, 201).data.id}`;
+  expectSuccess(await sendPart(tenant.key, uploadPath, 1, bytes));
+  return `${uploadPath}/complete`;
+}
+
+/** A multipart upload's complete (no body: the request is its path, the upload), for each kind of record. */
+const COMPLETES = Object.keys(FILE_PARENTS).map((collection) => ({
+  operation: `POST /v1/${collection}/:id/attachment-uploads/:uploadId/complete`,
+  ready: (t: Tenant) => readyUpload(t, collection),
+}));
 
 // Every POST that creates a record, keyed by the operation as GET /v1 lists it. The test below
 // checks this table against GET /v1, so a new POST endpoint must be placed here or in NOT_CREATES.
@@ -96,13 +141,7 @@ const CREATES: Record<string, Create> = {
     body: async (_, n) => ({ url: `http://127.0.0.1:9/opsroom/${n}/${unique()}`, events: ["task.*"] }),
     event: null,
   },
-  ...attachmentCreates({
-    tasks: async (t) => (await t.insertTask()).id,
-    comments: async (t) => insertComment(t, (await t.insertTask()).id),
-    risks: (t) => insertRisk(t),
-    issues: (t) => insertIssue(t),
-    "financial-entries": (t) => insertFinancialEntry(t),
-  }),
+  ...attachmentCreates(),
 };
 
 /** POSTs that create no record, so replay nothing: Idempotency-Key is refused there (test/api/unused-inputs.test.ts). */
@@ -116,17 +155,18 @@ const NOT_CREATES = new Set([
   "POST /v1/batch",
   // Adding a dependency twice changes nothing the second time: it needs no key.
   "POST /v1/tasks/:id/dependencies",
-  // A multipart upload (docs/attachments.md "Large files") is not a record: its start refuses a key
-  // (a retried start holds a second reservation until the sweep aborts it), and completing it twice
-  // finds the upload gone (404), never a second attachment.
-  ...["tasks", "comments", "risks", "issues", "financial-entries"].flatMap((c) => [
-    `POST /v1/${c}/:id/attachment-uploads`,
-    `POST /v1/${c}/:id/attachment-uploads/:uploadId/complete`,
-  ]),
 ]);
 
 const post = (tenantKey: string, path: string, body: unknown, idempotencyKey?: string) =>
   api(path, { key: tenantKey, body, ...(idempotencyKey === undefined ? {} : { headers: { "idempotency-key": idempotencyKey } }) });
+
+/** POST a multipart upload's complete (no body). */
+const complete = (tenantKey: string, path: string, idempotencyKey?: string) =>
+  api(path, {
+    key: tenantKey,
+    method: "POST",
+    ...(idempotencyKey === undefined ? {} : { headers: { "idempotency-key": idempotencyKey } }),
+  });
 
 /** The create's own way of sending its body, else post's. */
 const sender =
@@ -156,8 +196,9 @@ describe("every POST that creates", () => {
     expectSuccess(self);
     const operations: Array<{ method: string; path: string }> = self.body.operations;
     const posts = operations.filter((o) => o.method === "POST").map((o) => `${o.method} ${o.path}`);
+    const completes = new Set(COMPLETES.map((c) => c.operation));
     expect(
-      posts.filter((p) => !(p in CREATES) && !NOT_CREATES.has(p)),
+      posts.filter((p) => !(p in CREATES) && !NOT_CREATES.has(p) && !completes.has(p)),
       "POST operations not classified here",
     ).toEqual([]);
   });
@@ -221,6 +262,47 @@ describe("every POST that creates", () => {
         }
         const [a, b] = [await post(tenant.key, path, body), await post(tenant.key, path, body)];
         expect(expectSuccess(a, 201).data.id).not.toBe(expectSuccess(b, 201).data.id);
+      });
+    });
+  }
+});
+
+// A multipart upload's complete makes the attachment from the upload its path names, which it
+// takes: a second complete without a key finds it gone (404). With the key, a complete retried
+// after its answer was lost is answered that attachment again; the key on another request is 422.
+describe("every multipart complete", () => {
+  for (const { operation, ready } of COMPLETES) {
+    describe(operation, () => {
+      let tenant: Tenant;
+      beforeAll(async () => {
+        tenant = await createTenant();
+      });
+
+      it("a retried complete answers the first attachment byte for byte, with Idempotent-Replayed, and writes nothing", async () => {
+        const path = await ready(tenant);
+        const key = `complete-${unique()}`;
+        const before = await snapshot(tenant.org.id);
+        const first = await complete(tenant.key, path, key);
+        expectSuccess(first, 201);
+        await expectOneWrite(tenant.org.id, before, "attachment.created");
+        const afterFirst = await snapshot(tenant.org.id);
+        for (const replay of [await complete(tenant.key, path, key), await complete(tenant.key, path, key)]) expectReplayOf(replay, first);
+        expectNoTrace(afterFirst, await snapshot(tenant.org.id));
+        // Without the key, the upload is gone.
+        expectError(await complete(tenant.key, path), 404, "not_found");
+      });
+
+      it("the same key on another upload's complete: 422 idempotency_mismatch, that upload not taken", async () => {
+        const [path, other] = [await ready(tenant), await ready(tenant)];
+        const key = `complete-mismatch-${unique()}`;
+        expectSuccess(await complete(tenant.key, path, key), 201);
+        const before = await snapshot(tenant.org.id);
+        const refused = await complete(tenant.key, other, key);
+        expectError(refused, 422, "idempotency_mismatch", { field: "Idempotency-Key" });
+        expect(refused.headers.get("idempotent-replayed")).toBeNull();
+        expectNoTrace(before, await snapshot(tenant.org.id));
+        // With a key of its own it completes.
+        expectSuccess(await complete(tenant.key, other, `complete-other-${unique()}`), 201);
       });
     });
   }

@@ -45,7 +45,7 @@ export function createDrawer({ api, store, me, ensureTasks, checklist }) {
     form: /** @type {HTMLFormElement} */ (byId("comment-form")),
     alert,
   });
-  const files = createFilesPanel({ root: byId("drawer-files"), label: "Files of this task" });
+  const files = createFilesPanel({ root: byId("drawer-files"), label: "Files of this task", store });
   const follow = createFollowToggle({ button: /** @type {HTMLButtonElement} */ (byId("drawer-follow")), alert });
   /** @type {string | null} */ let taskId = null;
   /** The card the drawer was opened from, by task id: cards are drawn anew as the board changes. */

@@ -4,7 +4,10 @@
 // SHA-256 computed here, crypto.subtle, and sent with its size, as the API requires; a progress bar
 // from XMLHttpRequest's upload events, which fetch does not give), a preview of images and PDFs
 // (their signed link, asked for inline; the file is served sandboxed, so it runs nothing here), a
-// download, and a delete that a second press confirms.
+// download, and a delete that a second press confirms. With the store, the list follows the
+// room's attachment.created and attachment.deleted events for the record shown: a file another
+// person adds or removes shows at once. A comment's panel is compact: no line while it has no
+// file, and its drop zone only where the person may add (their own comment).
 
 import { request } from "../lib/api.js";
 import { el } from "../lib/dom.js";
@@ -24,6 +27,27 @@ export function formatSize(bytes) {
 async function sha256Of(file) {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await file.arrayBuffer()));
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The field an attachment names its record by, by the record's collection (docs/attachments.md). */
+const PARENT_FIELDS = /** @type {Record<string, string>} */ ({
+  tasks: "taskId",
+  comments: "commentId",
+  risks: "riskId",
+  issues: "issueId",
+  "financial-entries": "financialEntryId",
+});
+
+/** @param {any} a @param {any} b */
+const oldestFirst = (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+
+/**
+ * Sends a file to a record's files (`/v1/comments/{id}/attachments`): its SHA-256 computed here;
+ * answers the attachment or throws the API's refusal.
+ * @param {string} path @param {File} file @param {(sent: number) => void} [progress]
+ */
+export async function attachFile(path, file, progress = () => {}) {
+  return send(path, file, await sha256Of(file), progress);
 }
 
 /**
@@ -54,11 +78,19 @@ function send(path, file, sha256, progress) {
 }
 
 /**
- * @param {{ root: HTMLElement, label: string }} options `label` names the record's files ("Files of this task").
+ * @param {{
+ *   root: HTMLElement,
+ *   label: string,
+ *   store?: import("../lib/store.js").Store,
+ *   compact?: boolean,
+ *   canAdd?: boolean,
+ * }} options `label` names the record's files ("Files of this task"); `store` brings the room's
+ * attachment events; `compact` (a comment's) shows nothing while there is no file; `canAdd` false leaves out the drop zone.
  */
 // eslint-disable-next-line max-lines-per-function -- a component: the record shown, its files and the DOM handlers share one closure
-export function createFilesPanel({ root, label }) {
+export function createFilesPanel({ root, label, store, compact = false, canAdd = true }) {
   /** @type {string | null} */ let base = null;
+  /** The record shown, as its attachments name it: [field, id]. @type {[string, string] | null} */ let owner = null;
   /** @type {any[]} */ let files = [];
   /** @type {string | null} */ let confirming = null;
   const list = el("ul", { class: "files", "aria-label": label });
@@ -72,11 +104,12 @@ export function createFilesPanel({ root, label }) {
     picker,
     el("span", { class: "muted" }, [" or drop them here"]),
   ]);
-  root.replaceChildren(list, zone, uploads, alert, preview);
+  root.replaceChildren(list, ...(canAdd ? [zone] : []), uploads, alert, preview);
 
   function render() {
+    list.hidden = compact && files.length === 0;
     list.replaceChildren(
-      ...(files.length ? [] : [el("li", { class: "muted" }, ["No files yet."])]),
+      ...(files.length || compact ? [] : [el("li", { class: "muted" }, ["No files yet."])]),
       ...files.map((file) =>
         el("li", { class: "file", "data-id": file.id }, [
           el("span", { class: "file-name" }, [file.name]),
@@ -121,8 +154,7 @@ export function createFilesPanel({ root, label }) {
     const line = el("p", { class: "upload" }, [el("span", {}, [`${file.name}: `]), bar]);
     uploads.append(line);
     try {
-      const sha256 = await sha256Of(file);
-      await send(path, file, sha256, (sent) => (bar.value = sent));
+      await attachFile(path, file, (sent) => (bar.value = sent));
       bar.value = file.size || 1;
       await reload();
     } catch (error) {
@@ -202,9 +234,32 @@ export function createFilesPanel({ root, label }) {
     uploadAll(event.dataTransfer?.files ?? null);
   });
 
+  /** An attachment event of the record shown: the file added or taken away, in place. @param {import("../lib/store.js").OpsEvent | null} event */
+  function follow(event) {
+    if (!event || !owner || !event.type.startsWith("attachment.")) return;
+    const [field, id] = owner;
+    if (event.data[field] !== id) return;
+    const others = files.filter((file) => file.id !== event.data.id);
+    if (event.type === "attachment.deleted") {
+      if (confirming === event.data.id) confirming = null;
+      if (preview.textContent?.includes(event.data.name)) preview.replaceChildren();
+      files = others;
+    } else files = [...others, event.data].sort(oldestFirst);
+    render();
+  }
+  if (store) {
+    const stop = store.subscribe((event) => {
+      // A panel whose dialog was drawn anew (a record form, a comment) stops listening.
+      if (owner && !root.isConnected) stop();
+      else follow(event);
+    });
+  }
+
   return {
     /** Shows the files of the record at `recordPath` (/v1/tasks/{id}). @param {string} recordPath */
     async show(recordPath) {
+      const [, , collection = "", id = ""] = recordPath.split("/");
+      owner = PARENT_FIELDS[collection] ? [PARENT_FIELDS[collection], decodeURIComponent(id)] : null;
       base = `${recordPath}/attachments`;
       files = [];
       confirming = null;

@@ -77,7 +77,7 @@ export function createRecordForms({ api, store }) {
     const root = el("section", { class: "files-section", "aria-label": `Files of this ${kind.noun}` });
     dialog.append(el("h3", {}, ["Files"]), root);
     const path = /** @type {NonNullable<ReturnType<typeof operationOf>>} */ (operationOf("update", kind)).path;
-    void createFilesPanel({ root, label: `Files of this ${kind.noun}` }).show(path.replace("{id}", encodeURIComponent(record.id)));
+    void createFilesPanel({ root, label: `Files of this ${kind.noun}`, store }).show(path.replace("{id}", encodeURIComponent(record.id)));
   }
 
   /** The fields to send: on a create every one filled in, on a change those that differ from the record. */

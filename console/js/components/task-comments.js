@@ -2,10 +2,13 @@
 // The drawer's comment thread: the task's comments oldest first (fetched when the thread is first
 // opened, then kept by comment.* events), a form to add one, and Edit and Delete on the signed-in
 // person's own comments. The list is updated in place, comment by comment, so a comment being
-// edited keeps its text and focus while others' comments arrive around it.
+// edited keeps its text and focus while others' comments arrive around it. Each comment shows its
+// files (files-panel.js, compact, following the room's attachment events); files chosen in the form
+// are attached to the comment once it is made, and its author may add more to it later.
 
 import { el, formatDate } from "../lib/dom.js";
 import { describeRefusal } from "../lib/refusals.js";
+import { attachFile, createFilesPanel } from "./files-panel.js";
 
 /** "Ada Lovelace", "Warehouse sync (API key)". @param {import("../lib/store.js").Record} comment */
 function authorOf(comment) {
@@ -26,6 +29,9 @@ function authorOf(comment) {
 // eslint-disable-next-line max-lines-per-function -- a component: its state and the DOM handlers that read and change it share one closure (the thread, the form and each comment's edit and delete)
 export function createComments({ api, store, me, list, form, alert }) {
   const textarea = /** @type {HTMLTextAreaElement} */ (form.querySelector("textarea"));
+  const picker = /** @type {HTMLInputElement} */ (form.querySelector("input[type=file]"));
+  /** Each comment's files, by its node. @type {WeakMap<HTMLElement, ReturnType<typeof createFilesPanel>>} */
+  const panels = new WeakMap();
   /** @type {string | null} */ let taskId = null;
   /** Tasks whose whole thread is in the store. @type {Set<string>} */ const loaded = new Set();
   /** The rendered comments: the version shown, and whether it is being edited. @type {Map<string, { version: number, node: HTMLElement, editing: boolean }>} */
@@ -39,6 +45,22 @@ export function createComments({ api, store, me, list, form, alert }) {
   /** @param {import("../lib/store.js").Record} comment */
   const isMine = (comment) => comment.author?.type === "user" && comment.author.id === me.id;
 
+  /** @param {string} id */
+  const commentPath = (id) => `/v1/comments/${encodeURIComponent(id)}`;
+
+  /** The files chosen in the form, attached to the comment just made; its list shown again once they are. @param {string} id @param {File[]} chosen */
+  async function attachChosen(id, chosen) {
+    for (const file of chosen) {
+      try {
+        await attachFile(`${commentPath(id)}/attachments`, file);
+      } catch (error) {
+        alert.textContent = `The comment was saved, but ${file.name} was not attached: ${describeRefusal(error)}`;
+      }
+    }
+    const node = shown.get(id)?.node;
+    if (node) await panels.get(node)?.show(commentPath(id));
+  }
+
   /** @param {import("../lib/store.js").Record} comment */
   function view(comment) {
     const edited = comment.version > 1 ? " · edited" : "";
@@ -49,6 +71,17 @@ export function createComments({ api, store, me, list, form, alert }) {
       ]),
       el("p", { class: "comment-body" }, [comment.body]),
     ]);
+    const files = el("div", { class: "comment-files" });
+    node.append(files);
+    const panel = createFilesPanel({
+      root: files,
+      label: `Files of ${authorOf(comment)}'s comment`,
+      store,
+      compact: true,
+      canAdd: isMine(comment),
+    });
+    panels.set(node, panel);
+    void panel.show(commentPath(comment.id));
     if (isMine(comment)) node.append(actions(comment));
     return node;
   }
@@ -150,8 +183,12 @@ export function createComments({ api, store, me, list, form, alert }) {
     button.disabled = true;
     alert.textContent = "";
     try {
-      store.load("comments", [await api.addComment(taskId, textarea.value)]);
+      const comment = await api.addComment(taskId, textarea.value);
+      store.load("comments", [comment]);
       textarea.value = "";
+      const chosen = [...(picker.files ?? [])];
+      picker.value = "";
+      if (chosen.length) await attachChosen(comment.id, chosen);
     } catch (error) {
       fail(error);
     } finally {
@@ -168,6 +205,7 @@ export function createComments({ api, store, me, list, form, alert }) {
         shown.clear();
         list.replaceChildren();
         textarea.value = "";
+        picker.value = "";
       }
       render();
       if (loaded.has(id)) return;

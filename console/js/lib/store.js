@@ -70,9 +70,10 @@ export function createStore() {
 
   return {
     state,
-    /** @param {(event: OpsEvent | null) => void} listener */
+    /** @param {(event: OpsEvent | null) => void} listener @returns {() => void} stops it */
     subscribe(listener) {
       listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     /**
      * Records from a list or a write's answer; listeners hear `null` (not an event).
