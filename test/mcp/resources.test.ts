@@ -17,7 +17,7 @@ describe("MCP resources", () => {
     expect(resources.map((r) => r.uri)).toEqual(["opsroom://organisation", "opsroom://events/recent"]);
     const read = await client.readResource({ uri: "opsroom://organisation" });
     // The route's answer as the route wrote it, byte for byte.
-    expect(read.contents[0]!.text).toBe((await api("/v1", { key: tenant.key })).text);
+    expect((read.contents[0] as { text?: string }).text).toBe((await api("/v1", { key: tenant.key })).text);
     const self = json(read);
     expect(self).toMatchObject({ success: true, organisation: tenant.org.id, application: tenant.application });
     expect(self.scopes.map((s: { scope: string }) => s.scope)).toEqual(tenant.scopes);
