@@ -78,7 +78,7 @@ async function createOnce<R extends Resource>(
   // A record created under its parent (POST /v1/projects/{id}/milestones): the parent must exist.
   const { parent } = resource;
   const parentFound = parent
-    ? sql`exists (select 1 from ${sql.identifier(parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${(options.values as Record<string, unknown>)[parent.field]}::uuid)`
+    ? sql`exists (select 1 from ${parent.table} p where p.org_id = ${CALLER_ORG} and p.id = ${(options.values as Record<string, unknown>)[parent.field]}::uuid)`
     : sql`true`;
   type Json = RecordOf<R>;
   const row = await runWrite<
@@ -95,7 +95,7 @@ async function createOnce<R extends Resource>(
         ${referenceCte(references, sql`auth`)},
         ${replayCte(options.idempotency)},
         changed as (
-          insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
+          insert into ${resource.table} (id, org_id, ${sql.join(
             changes.map((c) => sql.identifier(c.column.column)),
             sql`, `,
           )})

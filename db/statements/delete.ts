@@ -110,7 +110,7 @@ export async function deleteRecord<R extends Resource, Rules extends RuleName = 
             from locked l${ruleChecks.laterals}
         ),
         changed as (
-          delete from ${sql.identifier(resource.name)} r using locked l, checks
+          delete from ${resource.table} r using locked l, checks
            where r.id = l.id and checks.version_matches ${none.length ? sql`and ${sql.join(none, sql` and `)}` : sql``}
           returning r.*
         ),

@@ -26,7 +26,7 @@ export async function getRecord<R extends Resource>(
     db,
     sql`with ${callerCtes(actor, options.scope ?? resource.readScope)}
         select ${callerColumns},
-               (select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} from ${sql.identifier(resource.name)} r
+               (select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} from ${resource.table} r
                  where r.org_id = ${CALLER_ORG} and r.id = ${id}::uuid) as record`,
   );
   return { caller: callerOf(row), record: row.record };
@@ -166,7 +166,7 @@ function selection(resource: Resource, options: Omit<ListOptions, "page" | "view
     conditions.push(sql`${resource.search("r")} @@ websearch_to_tsquery('english', ${options.search})`);
   }
   const parentFound = parent
-    ? sql`exists (select 1 from ${sql.identifier(parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parentId}::uuid)`
+    ? sql`exists (select 1 from ${parent.table} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parentId}::uuid)`
     : sql`true`;
   return { conditions, parentFound };
 }
@@ -187,14 +187,14 @@ export async function countRecords(
   if (groupBy && !column) throw new Error(`${resource.name} has no column ${groupBy} to count by`);
   const groups = column
     ? sql`(select coalesce(json_object_agg(g.value, g.n), '{}'::json) from (
-             select ${sql.raw(`r.${column.column}`)} as value, count(*)::int as n from ${sql.identifier(resource.name)} r
+             select ${sql.raw(`r.${column.column}`)} as value, count(*)::int as n from ${resource.table} r
               where ${sql.join(conditions, sql` and `)} group by 1) g)`
     : sql`'{}'::json`;
   const row = await runOne<CallerRow & { parent_found: boolean; total: number; groups: Record<string, number> }>(
     db,
     sql`with ${callerCtes(actor, resource.readScope)}
         select ${callerColumns}, ${parentFound} as parent_found,
-               (select count(*)::int from ${sql.identifier(resource.name)} r where ${sql.join(conditions, sql` and `)}) as total,
+               (select count(*)::int from ${resource.table} r where ${sql.join(conditions, sql` and `)}) as total,
                ${groups} as groups`,
   );
   return { caller: callerOf(row), parentFound: row.parent_found, total: row.total, groups: row.groups };
@@ -222,7 +222,7 @@ export async function listRecords<R extends Resource>(
     sql`with ${callerCtes(actor, resource.readScope)},
         found as (
           select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} as record, ${end} as end_key, row_number() over (order by ${orderBy}) as n
-            from (select r.* from ${sql.identifier(resource.name)} r
+            from (select r.* from ${resource.table} r
                    where ${sql.join(conditions, sql` and `)}
                    order by ${orderBy}
                    limit ${limit + 1}) r

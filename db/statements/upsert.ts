@@ -80,7 +80,7 @@ function insertedCte(
   create: Parameters<typeof referencesHold>[0],
 ) {
   return sql`inserted as (
-      insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
+      insert into ${resource.table} (id, org_id, ${sql.join(
         inserts.map((c) => sql.identifier(c.column.column)),
         sql`, `,
       )})
