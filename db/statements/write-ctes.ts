@@ -132,15 +132,15 @@ export function changeOfLocked(
   const rulesHold = rules.map((r) => sql` and checks.${sql.identifier(r.name)}`);
   const assignments = changes.map((c) => sql`${sql.identifier(c.column.column)} = ${c.value},`);
   return sql`checks as (
-      select (${ifMatch}::int is null or l.version = ${ifMatch}::int) as version_matches,
-             ${changesSomething} as changes_something ${ruleChecks.columns}
+      select (${ifMatch}::int is null or l.version = ${ifMatch}::int) as "versionMatches",
+             ${changesSomething} as "changesSomething" ${ruleChecks.columns}
         from locked l${ruleChecks.laterals}
     ),
     ${sql.identifier(name)} as (
       update ${resource.table} r
          set ${sql.join(assignments, sql` `)} version = r.version + 1, updated_at = now()
         from locked l, checks${references.length ? sql`, refs` : sql``}
-       where r.id = l.id and checks.version_matches and checks.changes_something
+       where r.id = l.id and checks."versionMatches" and checks."changesSomething"
              and ${referencesHold(references)}${sql.join(rulesHold, sql``)}
       returning r.*
     )`;
@@ -152,7 +152,7 @@ export function changeOfLocked(
  * `refs` starting with `refsOf` count (an upsert's change ignores its create's references).
  */
 export const changeSucceeded = (refsOf = "") => sql`(o.record is not null or (o.allowed and o.before is not null
-  and not exists (select 1 from json_each_text(o.checks) c where c.value = 'false' and c.key <> 'changes_something' and c.key not like '%:violation')
+  and not exists (select 1 from json_each_text(o.checks) c where c.value = 'false' and c.key <> 'changesSomething' and c.key not like '%:violation')
   and not exists (select 1 from json_each_text(o.refs) f where f.value = 'false' and f.key like ${`${refsOf}%`})))`;
 
 /** The fields a statement reports as false, by name. */
