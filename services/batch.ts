@@ -205,8 +205,8 @@ function storedAnswer(
   stored: StoredBatch,
   idempotency: IdempotencyRequest,
 ): BatchAnswer {
-  if (stored.request_hash !== idempotency.requestHash) throw idempotencyMismatch();
-  if (stored.change_version !== null) ctx.observe?.(Number(stored.change_version));
+  if (stored.requestHash !== idempotency.requestHash) throw idempotencyMismatch();
+  if (stored.changeVersion !== null) ctx.observe?.(Number(stored.changeVersion));
   const results = stored.response.results.map((answer, i) => ({
     status: answer.created ? 201 : 200,
     data: inResponseOrder(operations[i]!.resource, answer.data),

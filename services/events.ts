@@ -15,7 +15,7 @@ import { pruneAuditEntries } from "../db/statements/audit-log.ts";
 import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import type { EventFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";
-import type { Scope } from "../domain/scopes.ts";
+import type { Resource } from "../db/statements/resource.ts";
 import { subrequestsLeft, type Call, type ServiceContext, type SystemContext } from "./context.ts";
 import { publish } from "./rooms.ts";
 import { settleCaller } from "./settle.ts";
@@ -50,7 +50,7 @@ export async function recordHistory({
   ctx,
   input,
 }: Call<{
-  resource: { type: string; readScope: Scope; name: string };
+  resource: Pick<Resource, "type" | "readScope" | "table">;
   noun: string;
   id: string;
   after: number;
@@ -62,7 +62,7 @@ export async function recordHistory({
     ...rest,
     type: resource.type,
     scope: resource.readScope,
-    table: resource.name,
+    table: resource.table,
   });
   settleCaller(outcome.caller, ctx, resource.readScope);
   if (!outcome.known) throw notFound(input.noun);

@@ -1,4 +1,5 @@
 import type { SQL } from "drizzle-orm/sql/sql";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { sql } from "./sql-tag.ts";
 
 /**
@@ -40,8 +41,10 @@ export class PendingAcknowledgements {
    * `for update skip locked`: a write never waits on an event row another statement holds (the
    * sweep recording the same acknowledgement, a prune), so carrying acknowledgements adds no lock
    * wait and no deadlock to a write; a row skipped is recorded by the one holding it or the sweep.
+   * `events` is the events table, passed in by the statement that carries the CTE (db/statements/sql.ts):
+   * db/client.ts loads this module at start-up, which must not evaluate the schema's tables.
    */
-  take(): { cte: SQL; restore(): void } | null {
+  take(events: PgTable): { cte: SQL; restore(): void } | null {
     if (this.#orgIds.length === 0) return null;
     const orgIds = this.#orgIds;
     const changeVersions = this.#changeVersions;
@@ -49,9 +52,9 @@ export class PendingAcknowledgements {
     this.#changeVersions = [];
     return {
       cte: sql`acknowledged as (
-        update events e set published_at = now()
+        update ${events} e set published_at = now()
           where (e.org_id, e.change_version) in (
-            select p.org_id, p.change_version from events p
+            select p.org_id, p.change_version from ${events} p
              where (p.org_id, p.change_version) in (select * from unnest(${sql.param(orgIds)}::uuid[], ${sql.param(changeVersions)}::bigint[]))
                and p.published_at is null
              for update skip locked))`,

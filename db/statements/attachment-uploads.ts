@@ -66,9 +66,9 @@ const theUpload = (parent: AttachmentParent, parentId: string, id: string) =>
 export type NewUpload = Omit<UploadRow, "createdAt" | "updatedAt"> & UploadStorage;
 
 /** A stored first response to the request's Idempotency-Key, as the statement answers it. */
-type ReplayRow = { request_hash: string; response: Stored; change_version: null } | null;
+type ReplayRow = { requestHash: string; response: Stored; changeVersion: null } | null;
 const replayOf = (replay: ReplayRow) =>
-  replay && { requestHash: replay.request_hash, record: numbers(replay.response)!, changeVersion: null };
+  replay && { requestHash: replay.requestHash, record: numbers(replay.response)!, changeVersion: null };
 
 /** Runs a statement that remembers its answer again when a concurrent request with its Idempotency-Key won: it then finds that answer. */
 async function rememberingOnce<T>(db: Database, actor: Actor, idempotency: IdempotencyRequest | undefined, statement: () => Promise<T>) {
@@ -177,7 +177,7 @@ export async function claimUpload(
       missing: number[] | null;
       upload: Stored | null;
       parts: (UploadedPart & { etag: string })[] | null;
-      replay: { request_hash: string; response: AttachmentRecord; change_version: string | number | null } | null;
+      replay: { requestHash: string; response: AttachmentRecord; changeVersion: string | number | null } | null;
     }
   >(
     db,
@@ -200,9 +200,9 @@ export async function claimUpload(
     caller: callerOf(row),
     // The attachment the first complete with this Idempotency-Key answered (nothing taken).
     replay: replay && {
-      requestHash: replay.request_hash,
+      requestHash: replay.requestHash,
       record: inResponseOrder(attachmentResources[parent], replay.response),
-      changeVersion: replay.change_version === null ? null : Number(replay.change_version),
+      changeVersion: replay.changeVersion === null ? null : Number(replay.changeVersion),
     },
     found: row.found,
     missing: (row.missing ?? []).map(Number),

@@ -99,7 +99,7 @@ export async function checkUpload(
       used: string | number;
       quota: string | number | null;
       reserved: string | number;
-      replay: { request_hash: string; response: unknown } | null;
+      replay: { requestHash: string; response: unknown } | null;
     }
   >(
     db,
@@ -107,7 +107,7 @@ export async function checkUpload(
         select ${callerColumns},
                exists (select 1 from ${TABLES[parent]} p where p.org_id = ${CALLER_ORG} and p.id = ${parentId}::uuid) as parent_found,
                (select org_id from auth) as org_id, ${usedBytes} as used, ${quotaBytes} as quota, ${reservedBytes} as reserved,
-               (select json_build_object('request_hash', r.request_hash, 'response', r.response) from replay r) as replay`,
+               (select json_build_object('requestHash', r."requestHash", 'response', r.response) from replay r) as replay`,
   );
   return {
     caller: callerOf(row),
@@ -116,7 +116,7 @@ export async function checkUpload(
     usedBytes: Number(row.used),
     quotaBytes: Number(row.quota ?? 0),
     reservedBytes: Number(row.reserved ?? 0),
-    replay: row.replay && { requestHash: row.replay.request_hash, response: row.replay.response },
+    replay: row.replay,
   };
 }
 

@@ -3,6 +3,7 @@ import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Database, Statement } from "../client.ts";
+import { apiKeys, events, idempotencyKeys, installations, oauthGrants, oauthTokens, organisations } from "../schema/index.ts";
 import { orgWriteLock } from "./caller.ts";
 import { sessionCredential } from "./idempotency.ts";
 import { compiledFor } from "./sql.ts";
@@ -17,13 +18,13 @@ const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
 
 /** An application's access token's grant and installation (its validity is the operations' own statements' to check). */
 const appToken = (hash: string, column: SQL) =>
-  sql`(select ${column} from oauth_tokens t join oauth_grants g on g.id = t.grant_id join installations i on i.id = g.installation_id
+  sql`(select ${column} from ${oauthTokens} t join ${oauthGrants} g on g.id = t.grant_id join ${installations} i on i.id = g.installation_id
         where t.token_hash = ${hash} and t.kind = 'access' and t.revoked_at is null and g.revoked_at is null and i.uninstalled_at is null)`;
 
 /** Whose Idempotency-Keys a batch's are (a key's id, an application grant's, a person's: db/statements/caller.ts credential_id), and its organisation. */
 function credentialOf(actor: Actor): { id: SQL; orgId: SQL } | null {
   if ("keyHash" in actor) {
-    const key = (column: SQL) => sql`(select ${column} from api_keys k where k.key_hash = ${actor.keyHash} and k.revoked_at is null)`;
+    const key = (column: SQL) => sql`(select ${column} from ${apiKeys} k where k.key_hash = ${actor.keyHash} and k.revoked_at is null)`;
     return { id: key(sql`k.id`), orgId: key(sql`k.org_id`) };
   }
   if ("accessTokenHash" in actor)
@@ -54,23 +55,23 @@ export function openBatch(db: Database, actor: Actor, batchId: string, idempoten
   const opening = compiledFor(
     db,
     sql`select set_config(${BATCH_ID_SETTING}, ${batchId}, true) as batch_id,
-      (select ${orgWriteLock(sql`o.id`)} from organisations o where o.id = ${orgOf(actor)}) as locked`,
+      (select ${orgWriteLock(sql`o.id`)} from ${organisations} o where o.id = ${orgOf(actor)}) as locked`,
   );
   const credential = credentialOf(actor);
   if (!idempotency || !credential) return [opening];
   const key = sql`i.key_id = ${credential.id} and i.idempotency_key = ${idempotency.key}`;
   return [
     opening,
-    compiledFor(db, sql`delete from idempotency_keys i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
+    compiledFor(db, sql`delete from ${idempotencyKeys} i where ${key} and i.created_at <= now() - ${REPLAY_WINDOW}`),
     compiledFor(
       db,
       sql`select bool_and(opsroom_batch_step(false, ${STORED_ANSWER}::int,
-        json_build_object('request_hash', i.request_hash, 'response', i.response, 'change_version', i.change_version), null)) as replay
-      from idempotency_keys i where ${key}`,
+        json_build_object('requestHash', i.request_hash, 'response', i.response, 'changeVersion', i.change_version), null)) as replay
+      from ${idempotencyKeys} i where ${key}`,
     ),
     compiledFor(
       db,
-      sql`insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response)
+      sql`insert into ${idempotencyKeys} (key_id, org_id, idempotency_key, request_hash, status, response)
       select c.id, c.org_id, ${idempotency.key}, ${idempotency.requestHash}, 200, '{}'::jsonb
         from (select ${credential.id} as id, ${credential.orgId} as org_id) c where c.id is not null`,
     ),
@@ -86,13 +87,13 @@ export function rememberBatch(db: Database, actor: Actor, idempotency: BatchIdem
   if (!credential) return null;
   return compiledFor(
     db,
-    sql`update idempotency_keys i
+    sql`update ${idempotencyKeys} i
        set response = jsonb_build_object(
-             'batchId', (select e.batch_id from events e where e.org_id = i.org_id and e.change_version = o.change_version
+             'batchId', (select e.batch_id from ${events} e where e.org_id = i.org_id and e.change_version = o.change_version
                             and e.batch_id = ${BATCH_ID}),
              'results', ('[' || coalesce(nullif(current_setting('opsroom.batch_answers', true), ''), '') || ']')::jsonb),
            change_version = o.change_version
-      from organisations o
+      from ${organisations} o
      where o.id = i.org_id and i.key_id = ${credential.id} and i.idempotency_key = ${idempotency.key}`,
   );
 }
@@ -112,7 +113,7 @@ export function batchRefusalOf(error: unknown): BatchRefusal | null {
 
 /** A stored batch answer, as the opening statement found it. */
 export interface StoredBatch {
-  request_hash: string;
+  requestHash: string;
   response: { batchId: string | null; results: { created: boolean; data: Record<string, unknown> }[] };
-  change_version: number | string | null;
+  changeVersion: number | string | null;
 }

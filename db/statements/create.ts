@@ -78,24 +78,24 @@ async function createOnce<R extends Resource>(
   // A record created under its parent (POST /v1/projects/{id}/milestones): the parent must exist.
   const { parent } = resource;
   const parentFound = parent
-    ? sql`exists (select 1 from ${sql.identifier(parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${(options.values as Record<string, unknown>)[parent.field]}::uuid)`
+    ? sql`exists (select 1 from ${parent.table} p where p.org_id = ${CALLER_ORG} and p.id = ${(options.values as Record<string, unknown>)[parent.field]}::uuid)`
     : sql`true`;
   type Json = RecordOf<R>;
   const row = await runWrite<
     CallerRow & {
-      parent_found: boolean | null;
+      parentFound: boolean | null;
       refs: Record<string, boolean> | null;
       record: Json | null;
       event: OpsEvent | null;
       cascaded: OpsEvent[] | null;
-      replay: { request_hash: string; response: Json; change_version: string | number | null } | null;
+      replay: { requestHash: string; response: Json; changeVersion: string | number | null } | null;
     }
   >(db, {
     ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true, audited: options.audit !== undefined })},
         ${referenceCte(references, sql`auth`)},
         ${replayCte(options.idempotency)},
         changed as (
-          insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
+          insert into ${resource.table} (id, org_id, ${sql.join(
             changes.map((c) => sql.identifier(c.column.column)),
             sql`, `,
           )})
@@ -111,7 +111,7 @@ async function createOnce<R extends Resource>(
         ${bumpAndEvent(resource, "created", sql`null::jsonb`, [], CREATED_JSON)},
         ${rememberCte(options.idempotency, options.remember ?? CREATED_JSON)}${options.audit ? sql`, ${options.audit}` : sql``}`,
     columns: sql`${callerColumns},
-               (select ${parentFound} from auth) as parent_found,
+               (select ${parentFound} from auth) as "parentFound",
                (select row_to_json(refs) from refs) as refs,
                ${CREATED_JSON} as record,
                ${committedEvent},
@@ -123,7 +123,7 @@ async function createOnce<R extends Resource>(
   });
   return {
     caller: callerOf(row),
-    parentFound: row.parent_found !== false,
+    parentFound: row.parentFound !== false,
     failedReferences: failed(
       references.map((r) => r.field),
       row.refs,
@@ -131,9 +131,9 @@ async function createOnce<R extends Resource>(
     created: row.record ? { record: row.record, ...committedOf(row) } : null,
     replay: row.replay
       ? {
-          requestHash: row.replay.request_hash,
+          requestHash: row.replay.requestHash,
           record: inResponseOrder(resource, row.replay.response),
-          changeVersion: row.replay.change_version === null ? null : Number(row.replay.change_version),
+          changeVersion: row.replay.changeVersion === null ? null : Number(row.replay.changeVersion),
         }
       : null,
   };

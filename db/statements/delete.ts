@@ -105,13 +105,13 @@ export async function deleteRecord<R extends Resource, Rules extends RuleName = 
     ctes: sql`${callerCtes(actor, resource.manageScope, { writes: true, audited: options.audit !== undefined })},
         ${lockedCte(resource, options.id)},
         checks as (
-          select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as version_matches
+          select (${options.ifMatch}::int is null or l.version = ${options.ifMatch}::int) as "versionMatches"
                  ${counts.length ? sql`, ${sql.join(counts, sql`, `)}` : sql``} ${ruleChecks.columns}
             from locked l${ruleChecks.laterals}
         ),
         changed as (
-          delete from ${sql.identifier(resource.name)} r using locked l, checks
-           where r.id = l.id and checks.version_matches ${none.length ? sql`and ${sql.join(none, sql` and `)}` : sql``}
+          delete from ${resource.table} r using locked l, checks
+           where r.id = l.id and checks."versionMatches" ${none.length ? sql`and ${sql.join(none, sql` and `)}` : sql``}
           returning r.*
         ),
         ${bumpAndEvent(resource, "deleted", sql`null::jsonb`, options.cascades)}${options.audit ? sql`, ${options.audit}` : sql``}`,
@@ -128,7 +128,7 @@ export async function deleteRecord<R extends Resource, Rules extends RuleName = 
   return {
     caller: callerOf(row),
     found: row.found,
-    versionMatches: row.checks?.version_matches !== false,
+    versionMatches: row.checks?.versionMatches !== false,
     blockers: Object.fromEntries(options.blockers.map((b) => [b.name, Number(row.checks?.[b.name] ?? 0)])),
     failedRules: failed(
       rules.map((r) => r.name),

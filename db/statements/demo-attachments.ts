@@ -1,5 +1,6 @@
 import { sql } from "./sql-tag.ts";
 import type { Database } from "../client.ts";
+import { attachments, attachmentUploads, events } from "../schema/index.ts";
 import { run } from "./sql.ts";
 
 // The demo organisation's files take fixed ids (services/seed/demo-files.ts), so the OpenAPI
@@ -8,7 +9,7 @@ import { run } from "./sql.ts";
 
 /** Gives the demo's multipart upload `from` (no part yet, no event) the id `to`. */
 export async function renameDemoUpload(db: Database, orgId: string, from: string, to: string): Promise<void> {
-  await run(db, sql`update attachment_uploads set id = ${to}::uuid where org_id = ${orgId}::uuid and id = ${from}::uuid`);
+  await run(db, sql`update ${attachmentUploads} set id = ${to}::uuid where org_id = ${orgId}::uuid and id = ${from}::uuid`);
 }
 
 /** Gives the demo's attachment `from` the id `to` (the demo organisation only, before anyone has read it). */
@@ -16,9 +17,9 @@ export async function renameDemoAttachment(db: Database, orgId: string, from: st
   await run(
     db,
     sql`with renamed as (
-          update attachments set id = ${to}::uuid where org_id = ${orgId}::uuid and id = ${from}::uuid returning id
+          update ${attachments} set id = ${to}::uuid where org_id = ${orgId}::uuid and id = ${from}::uuid returning id
         )
-        update events set data = jsonb_set(data, '{id}', to_jsonb(${to}::text))
+        update ${events} set data = jsonb_set(data, '{id}', to_jsonb(${to}::text))
          where org_id = ${orgId}::uuid and type like 'attachment.%' and data->>'id' = ${from} and exists (select 1 from renamed)`,
   );
 }

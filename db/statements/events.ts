@@ -1,7 +1,9 @@
 import type { SQL } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { sql } from "./sql-tag.ts";
 import { SYSTEM_ACTOR, type OpsEvent } from "../../domain/events.ts";
 import type { Database } from "../client.ts";
+import { events, organisations } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { EventFilter } from "../../domain/event-filter.ts";
 import type { Scope } from "../../domain/scopes.ts";
@@ -61,18 +63,18 @@ const eventsOf = (page: EventPageColumn) => ({ events: page.events.map(parseEven
 const youngerThan = (alias: string, retentionSeconds: number) =>
   sql`${sql.raw(alias)}.occurred_at > now() - make_interval(secs => ${retentionSeconds})`;
 export const firstKeptIn = (org: SQL, retentionSeconds: number) =>
-  sql`coalesce((select min(k.change_version) from events k where k.org_id = ${org} and ${youngerThan("k", retentionSeconds)}), 9223372036854775807)`;
+  sql`coalesce((select min(k.change_version) from ${events} k where k.org_id = ${org} and ${youngerThan("k", retentionSeconds)}), 9223372036854775807)`;
 
 /** The event `alias` of the caller's organisation is still kept. */
 export const kept = (alias: string, retentionSeconds: number) =>
   sql`${sql.raw(alias)}.change_version >= ${firstKeptIn(CALLER_ORG, retentionSeconds)}`;
 
-/** The caller's organisation's first changeVersion still kept, as a column `first_kept` (the largest bigint when none is). */
-export const firstKeptColumn = (retentionSeconds: number) => sql`${firstKeptIn(CALLER_ORG, retentionSeconds)} as first_kept`;
+/** The caller's organisation's first changeVersion still kept, as a column `firstKept` (the largest bigint when none is). */
+export const firstKeptColumn = (retentionSeconds: number) => sql`${firstKeptIn(CALLER_ORG, retentionSeconds)} as "firstKept"`;
 
 /** The first changeVersion still kept; the current one + 1 when none is. */
-export const firstKeptOf = (row: { first_kept: string | null }, caller: CallerOutcome) =>
-  Math.min(Number(row.first_kept ?? Infinity), caller.changeVersion + 1);
+export const firstKeptOf = (row: { firstKept: string | null }, caller: CallerOutcome) =>
+  Math.min(Number(row.firstKept ?? Infinity), caller.changeVersion + 1);
 
 /**
  * The filter (domain/event-filter.ts) as SQL over the events `e`, for the caller of the statement.
@@ -125,12 +127,12 @@ export async function listEvents(
     kept("e", options.retentionSeconds),
     ...filterSql(options.filter),
   ];
-  const row = await runOne<CallerRow & { page: EventPageColumn; first_kept: string | null }>(
+  const row = await runOne<CallerRow & { page: EventPageColumn; firstKept: string | null }>(
     db,
     sql`with ${callerCtes(actor, null)}
         select ${callerColumns},
                ${firstKeptColumn(options.retentionSeconds)},
-               ${eventPageColumn(sql`events e`, sql.join(conditions, sql` and `), options.limit)}`,
+               ${eventPageColumn(sql`${events} e`, sql.join(conditions, sql` and `), options.limit)}`,
   );
   const caller = callerOf(row);
   return { caller, ...eventsOf(row.page), firstKept: firstKeptOf(row, caller) };
@@ -144,16 +146,16 @@ export async function listEvents(
 export async function recordHistory(
   db: Database,
   actor: Actor,
-  options: { type: string; scope: Scope; table: string; id: string; after: number; limit: number; retentionSeconds: number },
+  options: { type: string; scope: Scope; table: PgTable; id: string; after: number; limit: number; retentionSeconds: number },
 ): Promise<{ caller: CallerOutcome; events: OpsEvent[]; hasMore: boolean; known: boolean }> {
   const ofRecord = sql`e.org_id = ${CALLER_ORG} and e.data->>'id' = ${options.id.toLowerCase()} and e.type like ${`${options.type}.%`} and ${kept("e", options.retentionSeconds)}`;
   const row = await runOne<CallerRow & { page: EventPageColumn; known: boolean }>(
     db,
     sql`with ${callerCtes(actor, options.scope)}
         select ${callerColumns},
-               (exists (select 1 from ${sql.identifier(options.table)} r where r.org_id = ${CALLER_ORG} and r.id = ${options.id}::uuid)
-                 or exists (select 1 from events e where ${ofRecord})) as known,
-               ${eventPageColumn(sql`events e`, sql`${ofRecord} and e.change_version > ${options.after}`, options.limit)}`,
+               (exists (select 1 from ${options.table} r where r.org_id = ${CALLER_ORG} and r.id = ${options.id}::uuid)
+                 or exists (select 1 from ${events} e where ${ofRecord})) as known,
+               ${eventPageColumn(sql`${events} e`, sql`${ofRecord} and e.change_version > ${options.after}`, options.limit)}`,
   );
   return { caller: callerOf(row), ...eventsOf(row.page), known: row.known };
 }
@@ -165,7 +167,7 @@ export async function recordHistory(
 export async function eventsAfter(db: Database, orgId: string, after: number, limit: number): Promise<OpsEvent[]> {
   const row = await runOne<{ page: EventPageColumn }>(
     db,
-    sql`select ${eventPageColumn(sql`events e`, sql`e.org_id = ${orgId}::uuid and e.change_version > ${after}`, limit)}`,
+    sql`select ${eventPageColumn(sql`${events} e`, sql`e.org_id = ${orgId}::uuid and e.change_version > ${after}`, limit)}`,
   );
   return eventsOf(row.page).events;
 }
@@ -179,8 +181,8 @@ export async function roomStartingPoint(db: Database, orgId: string): Promise<nu
   const row = await runOne<{ watermark: string }>(
     db,
     sql`select coalesce(
-              (select min(change_version) - 1 from events where org_id = ${orgId}::uuid and published_at is null),
-              (select change_version from organisations where id = ${orgId}::uuid),
+              (select min(change_version) - 1 from ${events} where org_id = ${orgId}::uuid and published_at is null),
+              (select change_version from ${organisations} where id = ${orgId}::uuid),
               0) as watermark`,
   );
   return Number(row.watermark);
@@ -200,9 +202,10 @@ export async function markPublished(
   const changeVersions = acknowledged.filter((v): v is number => Number.isSafeInteger(v));
   if (changeVersions.length === 0) return;
   if (db.acknowledgements && !options.now) return db.acknowledgements.add(orgId, changeVersions);
-  await db.query(
-    "update events set published_at = now() where org_id = $1 and change_version = any($2::bigint[]) and published_at is null",
-    [orgId, changeVersions],
+  await run(
+    db,
+    sql`update ${events} set published_at = now()
+         where org_id = ${orgId} and change_version = any(${sql.param(changeVersions)}::bigint[]) and published_at is null`,
   );
 }
 
@@ -221,7 +224,7 @@ export async function unpublishedEvents(db: Database, graceSeconds: number, limi
   const waiting = sql`e.published_at is null and e.occurred_at <= now() - make_interval(secs => ${graceSeconds}) ${orgId ? sql`and e.org_id = ${orgId}::uuid` : sql``}`;
   const row = await runOne<{ page: EventPageColumn }>(
     db,
-    sql`select ${eventPageColumn(sql`events e`, waiting, limit, sql`e.occurred_at, e.org_id, e.change_version`)}`,
+    sql`select ${eventPageColumn(sql`${events} e`, waiting, limit, sql`e.occurred_at, e.org_id, e.change_version`)}`,
   );
   return eventsOf(row.page);
 }
@@ -233,7 +236,7 @@ export async function unpublishedEvents(db: Database, graceSeconds: number, limi
 export async function pruneEvents(db: Database, retentionSeconds: number): Promise<number> {
   const rows = await run(
     db,
-    sql`delete from events e
+    sql`delete from ${events} e
          where not ${youngerThan("e", retentionSeconds)} and e.change_version < ${firstKeptIn(sql`e.org_id`, retentionSeconds)}
         returning 1`,
   );

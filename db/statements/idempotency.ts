@@ -3,6 +3,7 @@ import { sql } from "./sql-tag.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Database } from "../client.ts";
+import { apiKeys, idempotencyKeys, memberships, oauthTokens, sessions } from "../schema/index.ts";
 import { personCredential, sessionMembership } from "./caller.ts";
 import { run } from "./sql.ts";
 
@@ -18,9 +19,9 @@ const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
 /** `replay`: the stored first response for this key and Idempotency-Key, if still within 24 h. */
 export function replayCte(request: IdempotencyRequest | undefined): SQL {
   if (!request)
-    return sql`replay as (select null::text as request_hash, null::jsonb as response, null::bigint as change_version where false)`;
+    return sql`replay as (select null::text as "requestHash", null::jsonb as response, null::bigint as "changeVersion" where false)`;
   return sql`replay as (
-    select i.request_hash, i.response, i.change_version from idempotency_keys i
+    select i.request_hash as "requestHash", i.response, i.change_version as "changeVersion" from ${idempotencyKeys} i
      where i.key_id = (select credential_id from key) and i.idempotency_key = ${request.key}
        and i.created_at > now() - ${REPLAY_WINDOW}
   )`;
@@ -38,7 +39,7 @@ export function rememberCte(
 ): SQL {
   if (!request) return sql`remembered as (select 1 where false)`;
   return sql`remembered as (
-    insert into idempotency_keys (key_id, org_id, idempotency_key, request_hash, status, response, change_version)
+    insert into ${idempotencyKeys} (key_id, org_id, idempotency_key, request_hash, status, response, change_version)
     select (select credential_id from key), changed.org_id, ${request.key}, ${request.requestHash}, 201, ${response}, ${written.changeVersion}
       from ${written.from} changed
     returning 1
@@ -55,28 +56,28 @@ export function isIdempotencyRace(error: unknown): boolean {
 export async function forgetExpired(db: Database, actor: Actor, request: IdempotencyRequest): Promise<void> {
   const credential =
     "keyHash" in actor
-      ? sql`(select k.id from api_keys k where k.key_hash = ${actor.keyHash})`
+      ? sql`(select k.id from ${apiKeys} k where k.key_hash = ${actor.keyHash})`
       : "accessTokenHash" in actor
-        ? sql`(select t.grant_id from oauth_tokens t where t.token_hash = ${actor.accessTokenHash})`
+        ? sql`(select t.grant_id from ${oauthTokens} t where t.token_hash = ${actor.accessTokenHash})`
         : "sessionToken" in actor
           ? sessionCredential(actor.sessionToken).id
           : null;
   if (!credential) return;
   await run(
     db,
-    sql`delete from idempotency_keys i
+    sql`delete from ${idempotencyKeys} i
          where i.key_id = ${credential} and i.idempotency_key = ${request.key} and i.created_at <= now() - ${REPLAY_WINDOW}`,
   );
 }
 
 /** Drops stored responses older than the replay window (run by the sweep). */
 export async function pruneIdempotencyKeys(db: Database): Promise<void> {
-  await run(db, sql`delete from idempotency_keys where created_at <= now() - ${REPLAY_WINDOW}`);
+  await run(db, sql`delete from ${idempotencyKeys} where created_at <= now() - ${REPLAY_WINDOW}`);
 }
 
 /** A signed-in person's credential (caller.ts personCredential) and organisation, from their session. */
 export function sessionCredential(sessionToken: string): { id: SQL; orgId: SQL } {
   const of = (column: SQL) =>
-    sql`(select ${column} from sessions s join memberships m on ${sessionMembership} where s.token = ${sessionToken} and s.expires_at > now())`;
+    sql`(select ${column} from ${sessions} s join ${memberships} m on ${sessionMembership} where s.token = ${sessionToken} and s.expires_at > now())`;
   return { id: of(personCredential(sql`m.user_id`, sql`m.org_id`)), orgId: of(sql`m.org_id`) };
 }

@@ -21,7 +21,7 @@ export type NewLabel = LabelValues & Pick<LabelRecord, "name" | "colour">;
 
 /** `name` holds when no other label of the organisation has the name, in any letter case. */
 const nameFree = (name: string | undefined, except?: ReturnType<typeof sql>): Reference[] =>
-  name === undefined ? [] : [notTaken("labels", "name", sql`lower(x.name) = lower(${name})`, except)];
+  name === undefined ? [] : [notTaken(labels, "name", sql`lower(x.name) = lower(${name})`, except)];
 
 export function createLabel(db: Database, actor: Actor, values: NewLabel, idempotency?: IdempotencyRequest) {
   return createRecord(db, actor, labelResource, { values, references: nameFree(values.name), idempotency });

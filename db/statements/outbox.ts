@@ -2,6 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import { events, organisations } from "../schema/index.ts";
 import { eventProjection, parseEvent } from "./events.ts";
 import { projection } from "./projection.ts";
 import type { Resource } from "./resource.ts";
@@ -46,7 +47,7 @@ export function bumpAndEvent(
   data: SQL = projection(resource, "changed"), // the written record's JSON, when the statement built it already
 ): SQL {
   if (!resource.emitsEvents)
-    return sql`bump as (select null::bigint as change_version where false), event as (select * from events where false)`;
+    return sql`bump as (select null::bigint as change_version where false), event as (select * from ${events} where false)`;
   const type = typeof action === "string" ? sql`${`${resource.type}.${action}`}` : sql`${`${resource.type}.`} || ${action}`;
   if (cascades.length === 0) return ownBumpAndEvent(resource, type, changes, data);
   const cascadeCtes = cascades.map((c) => sql`${sql.identifier(c.name)} as (${c.body}),`);
@@ -66,12 +67,12 @@ export function bumpAndEvent(
         from (${sql.join(parts, sql` union all `)}) w
     ),
     bump as (
-      update organisations o set change_version = o.change_version + (select count(*) from written)
+      update ${organisations} o set change_version = o.change_version + (select count(*) from written)
         from changed where o.id = changed.org_id
       returning o.change_version
     ),
     event as (
-      insert into events (id, org_id, change_version, type, scope, data, changes, actor, batch_id)
+      insert into ${events} (id, org_id, change_version, type, scope, data, changes, actor, batch_id)
       select w.event_id, w.org_id, bump.change_version - w.total + w.seq, w.type, w.scope,
              w.data, w.changes, (select actor from key), ${BATCH_ID}
         from written w, bump
@@ -86,12 +87,12 @@ export function bumpAndEvent(
  */
 function ownBumpAndEvent(resource: Resource, type: SQL, changes: SQL, data: SQL): SQL {
   return sql`bump as (
-      update organisations o set change_version = o.change_version + 1
+      update ${organisations} o set change_version = o.change_version + 1
         from changed where o.id = changed.org_id
       returning o.change_version
     ),
     event as (
-      insert into events (id, org_id, change_version, type, scope, data, changes, actor, batch_id)
+      insert into ${events} (id, org_id, change_version, type, scope, data, changes, actor, batch_id)
       select ${uuidv7()}::uuid, changed.org_id, bump.change_version, (${type})::text, ${resource.readScope}::text,
              ${data}, ${changes}, (select actor from key), ${BATCH_ID}
         from changed, bump

@@ -24,7 +24,7 @@ export type NewPerson = PersonValues & Pick<PersonRecord, "name" | "email">;
  * before the index would (so the batch can say which operation it was).
  */
 function emailFree(email: unknown, except?: SQL): Reference[] {
-  return typeof email === "string" ? [notTaken("personnel", "email", sql`lower(x.email) = lower(${email})`, except)] : [];
+  return typeof email === "string" ? [notTaken(personnel, "email", sql`lower(x.email) = lower(${email})`, except)] : [];
 }
 
 export function createPerson(db: Database, actor: Actor, values: NewPerson, idempotency?: IdempotencyRequest) {

@@ -2,6 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Database } from "../client.ts";
+import { financialEntries, projects } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { runOne } from "./sql.ts";
 
@@ -42,10 +43,10 @@ export async function getProjectFinancials(
                            'costs', ${money(sql`s.costs`)}, 'adjustments', ${money(sql`s.adjustments`)},
                            'invoiced', ${money(sql`s.invoiced`)}, 'paid', ${money(sql`s.paid`)},
                            'remaining', ${money(sql`p.budget - s.costs - s.adjustments`)}))
-                  from projects p
+                  from ${projects} p
                  cross join lateral (
                    select coalesce(array_agg(distinct f.currency order by f.currency), '{}') as currencies
-                     from financial_entries f where f.org_id = p.org_id and f.project_id = p.id
+                     from ${financialEntries} f where f.org_id = p.org_id and f.project_id = p.id
                  ) c
                  cross join lateral (
                    select coalesce(${currency ?? null}::text, case when cardinality(c.currencies) = 1 then c.currencies[1] end) as currency
@@ -55,7 +56,7 @@ export async function getProjectFinancials(
                           coalesce(sum(f.amount) filter (where f.kind = 'adjustment'), 0) as adjustments,
                           coalesce(sum(f.amount) filter (where f.kind = 'invoice'), 0) as invoiced,
                           coalesce(sum(f.amount) filter (where f.kind = 'payment'), 0) as paid
-                     from financial_entries f
+                     from ${financialEntries} f
                     where f.org_id = p.org_id and f.project_id = p.id and f.currency = k.currency
                  ) s
                  where p.org_id = ${CALLER_ORG} and p.id = ${projectId}::uuid) as found`,

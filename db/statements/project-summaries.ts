@@ -4,6 +4,7 @@ import type { Actor } from "../../domain/actor.ts";
 import type { PageRequest } from "../../domain/paging.ts";
 import { CLOSED_TASK_STATUSES, ISSUE_SEVERITIES, ISSUE_STATUSES, MILESTONE_STATUSES, TASK_STATUSES } from "../../domain/records.ts";
 import type { Database } from "../client.ts";
+import { events, financialEntries, issues, milestones, projects, risks, tasks } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 
@@ -40,7 +41,7 @@ const taskSection = (p: SQL) => sql`case when ${holds("tasks.read")} then (
     select json_build_object('total', count(*), 'open', count(*) filter (where ${OPEN_TASK}),
              'overdue', count(*) filter (where ${OPEN_TASK} and t.due_date < current_date),
              'byStatus', ${countsBy(sql`t.status`, TASK_STATUSES)})
-      from tasks t where t.org_id = ${p}.org_id and t.project_id = ${p}.id) end`;
+      from ${tasks} t where t.org_id = ${p}.org_id and t.project_id = ${p}.id) end`;
 
 /** How many weeks the progress over time goes back at most (a year). */
 const PROGRESS_WEEKS = 52;
@@ -56,12 +57,12 @@ const progressSection = (p: SQL) => sql`case when ${holds("tasks.read")} then (
     with t as (
       select t.created_at,
              case when t.status = 'done' then coalesce(
-               (select max(e.occurred_at) from events e
+               (select max(e.occurred_at) from ${events} e
                  where e.org_id = t.org_id and e.data->>'id' = t.id::text
                    and ((e.type = 'task.updated' and e.changes->'status'->>'to' = 'done')
                      or (e.type = 'task.created' and e.data->>'status' = 'done'))),
                t.updated_at) end as done_at
-        from tasks t where t.org_id = ${p}.org_id and t.project_id = ${p}.id),
+        from ${tasks} t where t.org_id = ${p}.org_id and t.project_id = ${p}.id),
     first as (select greatest(least(${p}.start_date, (select min(t.created_at at time zone 'UTC')::date from t), current_date),
                               current_date - ${PROGRESS_WEEKS * 7 - 1}::int) as day),
     points as (select least((date_trunc('week', w) + interval '6 days')::date, current_date) as day
@@ -77,7 +78,7 @@ const milestoneSection = (p: SQL) => sql`(
     select json_build_object('total', count(*),
              'overdue', count(*) filter (where m.status = 'open' and m.due_date < current_date),
              'byStatus', ${countsBy(sql`m.status`, MILESTONE_STATUSES)})
-      from milestones m where m.org_id = ${p}.org_id and m.project_id = ${p}.id)`;
+      from ${milestones} m where m.org_id = ${p}.org_id and m.project_id = ${p}.id)`;
 
 const riskSection = (p: SQL, matrix: boolean) => sql`case when ${holds("risks.read")} then (
     select json_build_object('open', count(*), 'notAssessed', count(*) filter (where r.probability is null or r.impact is null),
@@ -88,18 +89,18 @@ const riskSection = (p: SQL, matrix: boolean) => sql`case when ${holds("risks.re
                                           'count', c.n, 'titles', c.titles) order by c.probability, c.impact), '[]')
                           from (select x.probability, x.impact, count(*) as n,
                                        (array_agg(x.title order by x.title, x.id))[1:${CELL_TITLES}] as titles
-                                  from risks x
+                                  from ${risks} x
                                  where x.org_id = ${p}.org_id and x.project_id = ${p}.id and x.status <> 'closed'
                                    and x.probability is not null and x.impact is not null
                                  group by x.probability, x.impact) c)`
                  : sql``
              })
-      from risks r where r.org_id = ${p}.org_id and r.project_id = ${p}.id and r.status <> 'closed') end`;
+      from ${risks} r where r.org_id = ${p}.org_id and r.project_id = ${p}.id and r.status <> 'closed') end`;
 
 const issueSection = (p: SQL) => sql`case when ${holds("issues.read")} then (
     select json_build_object('open', count(*),
              'bySeverity', ${countsBy(sql`i.severity`, ISSUE_SEVERITIES)}::jsonb || jsonb_build_object('none', count(*) filter (where i.severity is null)))
-      from issues i where i.org_id = ${p}.org_id and i.project_id = ${p}.id and ${OPEN_ISSUE}) end`;
+      from ${issues} i where i.org_id = ${p}.org_id and i.project_id = ${p}.id and ${OPEN_ISSUE}) end`;
 
 /**
  * Money spent (costs and adjustments) against the budget, per currency (amounts of different
@@ -112,13 +113,13 @@ const moneySection = (p: SQL, months: boolean) => sql`case when ${holds("financi
         ? sql`,
                  'months', (select json_agg(json_build_object('month', mm.month, 'spent', ${money(sql`mm.spent`)}) order by mm.month)
                               from (select to_char(f.date, 'YYYY-MM') as month, sum(f.amount) as spent
-                                      from financial_entries f
+                                      from ${financialEntries} f
                                      where f.org_id = ${p}.org_id and f.project_id = ${p}.id and f.currency = s.currency and ${SPENT_KINDS}
                                      group by 1) mm)`
         : sql``
     }) order by s.currency), '[]')
                      from (select f.currency, coalesce(sum(f.amount) filter (where ${SPENT_KINDS}), 0) as spent
-                             from financial_entries f where f.org_id = ${p}.org_id and f.project_id = ${p}.id
+                             from ${financialEntries} f where f.org_id = ${p}.org_id and f.project_id = ${p}.id
                             group by f.currency) s)) end`;
 
 const projectFields = (p: SQL) => sql`'projectId', ${p}.id, 'name', ${p}.name, 'status', ${p}.status,
@@ -137,7 +138,7 @@ export async function getProjectSummary(db: Database, actor: Actor, projectId: s
                          'tasks', ${taskSection(p)}, 'milestones', ${milestoneSection(p)},
                          'risks', ${riskSection(p, true)}, 'issues', ${issueSection(p)}, 'money', ${moneySection(p, true)},
                          'progress', ${progressSection(p)})
-                  from projects p where p.org_id = ${CALLER_ORG} and p.id = ${projectId}::uuid) as found`,
+                  from ${projects} p where p.org_id = ${CALLER_ORG} and p.id = ${projectId}::uuid) as found`,
   );
   return { caller: callerOf(row), found: row.found };
 }
@@ -154,21 +155,21 @@ export async function getOrganisationOverview(
 ): Promise<{ caller: CallerOutcome; projects: Array<{ createdAt: string; id: string; summary: unknown }> }> {
   const p = sql`p`;
   const after = page.after ? sql`and (p.created_at, p.id) > (${page.after.values[0]}::timestamptz, ${page.after.id}::uuid)` : sql``;
-  const rows = await run<CallerRow & { id: string | null; created_at: string | null; summary: unknown }>(
+  const rows = await run<CallerRow & { id: string | null; createdAt: string | null; summary: unknown }>(
     db,
     sql`with ${callerCtes(actor, "projects.read")},
         page as (select p.id, p.created_at,
                         json_build_object(${projectFields(p)}, 'tasks', ${taskSection(p)}, 'milestones', ${milestoneSection(p)},
                           'risks', ${riskSection(p, false)}, 'issues', ${issueSection(p)}, 'money', ${moneySection(p, false)}) as summary
-                   from projects p where p.org_id = ${CALLER_ORG} ${after}
+                   from ${projects} p where p.org_id = ${CALLER_ORG} ${after}
                   order by p.created_at, p.id limit ${page.limit + 1})
         select ${callerColumns}, page.id,
-               to_char(page.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, page.summary
+               to_char(page.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt", page.summary
           from (select 1) one left join page on true
          order by page.created_at, page.id`,
   );
   return {
     caller: callerOf(rows[0]!),
-    projects: rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, createdAt: r.created_at!, summary: r.summary })),
+    projects: rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, createdAt: r.createdAt!, summary: r.summary })),
   };
 }

@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { getTableName, type SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import { dialect } from "./compile.ts";
@@ -137,7 +137,7 @@ export function viewProjection(resource: Resource, alias: string, view: RecordVi
     return pair(
       e.name,
       sql.raw(
-        `case when exists (select 1 from key where '${e.scope}' = any(key.scopes)) then (select ${dialect.sqlToQuery(ownProjection(e.resource, x)).sql} from ${e.resource.name} ${x} where ${x}.org_id = ${alias}.org_id and ${x}.id = ${alias}.${e.column}) end`,
+        `case when exists (select 1 from key where '${e.scope}' = any(key.scopes)) then (select ${dialect.sqlToQuery(ownProjection(e.resource, x)).sql} from ${getTableName(e.resource.table)} ${x} where ${x}.org_id = ${alias}.org_id and ${x}.id = ${alias}.${e.column}) end`,
       ),
     );
   });

@@ -1,3 +1,4 @@
+import { getTableName } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Database } from "../client.ts";
@@ -31,7 +32,7 @@ export function progressOf(alias: string, column: "project_id" | "milestone_id")
   return `(select json_build_object('total', p.total, 'done', p.done, 'cancelled', p.cancelled, 'open', p.total - p.done - p.cancelled,
       'percentDone', case when p.total - p.cancelled > 0 then floor(100.0 * p.done / (p.total - p.cancelled))::int else 0 end)
     from (select count(*)::int as total, count(*) filter (where t.status = 'done')::int as done, count(*) filter (where t.status = 'cancelled')::int as cancelled
-            from tasks t where t.org_id = ${alias}.org_id and t.${column} = ${alias}.id) p)`;
+            from ${getTableName(tasks)} t where t.org_id = ${alias}.org_id and t.${column} = ${alias}.id) p)`;
 }
 
 export const projectResource = defineResource(RESOURCES.project, projects, {

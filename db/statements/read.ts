@@ -26,7 +26,7 @@ export async function getRecord<R extends Resource>(
     db,
     sql`with ${callerCtes(actor, options.scope ?? resource.readScope)}
         select ${callerColumns},
-               (select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} from ${sql.identifier(resource.name)} r
+               (select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} from ${resource.table} r
                  where r.org_id = ${CALLER_ORG} and r.id = ${id}::uuid) as record`,
   );
   return { caller: callerOf(row), record: row.record };
@@ -166,7 +166,7 @@ function selection(resource: Resource, options: Omit<ListOptions, "page" | "view
     conditions.push(sql`${resource.search("r")} @@ websearch_to_tsquery('english', ${options.search})`);
   }
   const parentFound = parent
-    ? sql`exists (select 1 from ${sql.identifier(parent.table)} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parentId}::uuid)`
+    ? sql`exists (select 1 from ${parent.table} p where p.org_id = ${CALLER_ORG} and p.id = ${options.parentId}::uuid)`
     : sql`true`;
   return { conditions, parentFound };
 }
@@ -187,17 +187,17 @@ export async function countRecords(
   if (groupBy && !column) throw new Error(`${resource.name} has no column ${groupBy} to count by`);
   const groups = column
     ? sql`(select coalesce(json_object_agg(g.value, g.n), '{}'::json) from (
-             select ${sql.raw(`r.${column.column}`)} as value, count(*)::int as n from ${sql.identifier(resource.name)} r
+             select ${sql.raw(`r.${column.column}`)} as value, count(*)::int as n from ${resource.table} r
               where ${sql.join(conditions, sql` and `)} group by 1) g)`
     : sql`'{}'::json`;
-  const row = await runOne<CallerRow & { parent_found: boolean; total: number; groups: Record<string, number> }>(
+  const row = await runOne<CallerRow & { parentFound: boolean; total: number; groups: Record<string, number> }>(
     db,
     sql`with ${callerCtes(actor, resource.readScope)}
-        select ${callerColumns}, ${parentFound} as parent_found,
-               (select count(*)::int from ${sql.identifier(resource.name)} r where ${sql.join(conditions, sql` and `)}) as total,
+        select ${callerColumns}, ${parentFound} as "parentFound",
+               (select count(*)::int from ${resource.table} r where ${sql.join(conditions, sql` and `)}) as total,
                ${groups} as groups`,
   );
-  return { caller: callerOf(row), parentFound: row.parent_found, total: row.total, groups: row.groups };
+  return { caller: callerOf(row), parentFound: row.parentFound, total: row.total, groups: row.groups };
 }
 
 /**
@@ -216,13 +216,13 @@ export async function listRecords<R extends Resource>(
   const { conditions, parentFound } = selection(resource, options);
   if (after) conditions.push(after);
   const row = await runOne<
-    CallerRow & { records: string; count: number; parent_found: boolean; end: [...(string | null)[], string] | null; has_more: boolean }
+    CallerRow & { records: string; count: number; parentFound: boolean; end: [...(string | null)[], string] | null; hasMore: boolean }
   >(
     db,
     sql`with ${callerCtes(actor, resource.readScope)},
         found as (
           select ${viewProjection(resource, "r", options.view ?? FULL_VIEW)} as record, ${end} as end_key, row_number() over (order by ${orderBy}) as n
-            from (select r.* from ${sql.identifier(resource.name)} r
+            from (select r.* from ${resource.table} r
                    where ${sql.join(conditions, sql` and `)}
                    order by ${orderBy}
                    limit ${limit + 1}) r
@@ -231,19 +231,19 @@ export async function listRecords<R extends Resource>(
           select f.*, ${runningBytes(sql`f.record`, sql`f.n`)} as bytes from found f
         ),
         kept as (select p.* from page p where p.n <= ${limit} and ${fitsAnswer("p")})
-        select ${callerColumns}, ${parentFound} as parent_found,
+        select ${callerColumns}, ${parentFound} as "parentFound",
                (select coalesce(json_agg(k.record order by k.n), '[]'::json)::text from kept k) as records,
                (select count(*)::int from kept) as count,
                (select k.end_key from kept k order by k.n desc limit 1) as end,
-               (select count(*) from page) > (select count(*) from kept) as has_more`,
+               (select count(*) from page) > (select count(*) from kept) as "hasMore"`,
   );
-  const endKey = row.has_more && row.end ? { values: row.end.slice(0, -1) as (string | null)[], id: row.end.at(-1) as string } : null;
+  const endKey = row.hasMore && row.end ? { values: row.end.slice(0, -1) as (string | null)[], id: row.end.at(-1) as string } : null;
   return {
     caller: callerOf(row),
     records: new JsonText<RecordOf<R>[]>(row.records),
     count: row.count,
-    parentFound: row.parent_found,
-    hasMore: row.has_more,
+    parentFound: row.parentFound,
+    hasMore: row.hasMore,
     end: endKey,
   };
 }

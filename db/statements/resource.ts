@@ -102,7 +102,7 @@ export interface Resource<
   fieldNames: string[];
   sortable: Sortable;
   /** For records listed under a parent: the parent's table, and the column naming it (<parent>Id). */
-  parent: { table: string; field: string } | null;
+  parent: { table: PgTable; field: string } | null;
   search: ((alias: string) => SQL) | null;
   expansions: Record<string, Expansion>;
   /** The table as a listed or read row, `r`: fragments name its columns as row.projectId. */
@@ -196,7 +196,7 @@ export function defineResource<
     derived: derivedFields,
     fieldNames: [...beforeVersion, ...Object.keys(derivedFields), "version", "createdAt", "updatedAt"],
     sortable: declaration.sortable,
-    parent: options.parent ? { table: getTableName(options.parent), field: field(`${declaration.parent}Id`, "the parent") } : null,
+    parent: options.parent ? { table: options.parent, field: field(`${declaration.parent}Id`, "the parent") } : null,
     search: options.search ?? null,
     expansions: options.expansions ?? {},
     row: alias(table, "r") as unknown as T,

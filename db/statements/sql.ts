@@ -2,6 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import { DatabaseUnavailableError, type Database, type Statement } from "../client.ts";
 import { compileStatement, compileStatementChecked } from "./compile.ts";
+import { events } from "../schema/index.ts";
 
 /** The statement as this handle sends it: text and parameters (compared with drizzle's when the handle checks statements). */
 export function compiledFor(db: Database, query: SQL): Statement {
@@ -72,7 +73,7 @@ export function runWrite<Row>(db: Database, statement: WriteStatement): Promise<
  * statement cannot fail every later write too, and the sweep sends those events again.
  */
 export async function carryingAcknowledgements<T>(db: Database, send: (acknowledged: SQL | null) => Promise<T>): Promise<T> {
-  const pending = db.acknowledgements?.take() ?? null;
+  const pending = db.acknowledgements?.take(events) ?? null;
   try {
     return await send(pending?.cte ?? null);
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { getTableName, type SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { MAX_BLOCKERS } from "../../domain/limits.ts";
@@ -37,6 +37,9 @@ import type { Cascade } from "./outbox.ts";
 import { filesOf, filesOfTaskComments } from "./attachment-cascades.ts";
 import type { Reference } from "./write-ctes.ts";
 
+/** The tasks table's name, for the derived fields' parameterless SQL text (sql.raw). */
+const TASKS = getTableName(tasks);
+
 /** The related records a task read may embed (?expand=). */
 const TASK_EXPANSIONS: Record<string, Expansion> = {
   assignee: { name: "assignee", resource: personnelResource, column: "assignee_id", scope: "organisation.read" },
@@ -54,14 +57,14 @@ export const taskResource = defineResource(RESOURCES.task, tasks, {
     // filter on the few rows the GIN index finds.)
     blocking: derived<string[]>((a) =>
       sql.raw(
-        `(select coalesce(json_agg(b.id order by b.id), '[]'::json) from (select x.id, x.org_id from tasks x where x.blocked_by @> array[${a}.id] offset 0) b where b.org_id = ${a}.org_id)`,
+        `(select coalesce(json_agg(b.id order by b.id), '[]'::json) from (select x.id, x.org_id from ${TASKS} x where x.blocked_by @> array[${a}.id] offset 0) b where b.org_id = ${a}.org_id)`,
       ),
     ),
     subtaskCount: derived<number>((a) =>
-      sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id)`),
+      sql.raw(`(select count(*)::int from ${TASKS} s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id)`),
     ),
     subtasksDone: derived<number>((a) =>
-      sql.raw(`(select count(*)::int from tasks s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id and s.status = 'done')`),
+      sql.raw(`(select count(*)::int from ${TASKS} s where s.org_id = ${a}.org_id and s.parent_id = ${a}.id and s.status = 'done')`),
     ),
   },
 });
@@ -232,7 +235,7 @@ export function takenOffTasks(name: string, field: "blockedBy" | "labelIds"): Ca
 
 /** A cascade deleting the records kept under the deleted task (its comments, its checklist), each with its .deleted event. */
 function deletedWithTask(name: string, resource: Resource): Cascade {
-  const table = sql.identifier(resource.name);
+  const { table } = resource;
   return {
     name,
     resource,

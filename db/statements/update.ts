@@ -102,8 +102,8 @@ export async function updateRecord<R extends Resource, Rules extends RuleName = 
   return {
     caller: callerOf(row),
     before: row.before,
-    versionMatches: row.checks?.version_matches !== false,
-    changesSomething: row.checks?.changes_something !== false,
+    versionMatches: row.checks?.versionMatches !== false,
+    changesSomething: row.checks?.changesSomething !== false,
     failedReferences: failed(
       references.map((r) => r.field),
       row.refs,

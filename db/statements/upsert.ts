@@ -80,7 +80,7 @@ function insertedCte(
   create: Parameters<typeof referencesHold>[0],
 ) {
   return sql`inserted as (
-      insert into ${sql.identifier(resource.name)} (id, org_id, ${sql.join(
+      insert into ${resource.table} (id, org_id, ${sql.join(
         inserts.map((c) => sql.identifier(c.column.column)),
         sql`, `,
       )})
@@ -158,8 +158,8 @@ export async function upsertRecord<R extends Resource, Rules extends RuleName = 
   return {
     caller: callerOf(row),
     before: row.before,
-    versionMatches: existing ? row.checks?.version_matches !== false : ifMatch === null,
-    changesSomething: row.checks?.changes_something !== false,
+    versionMatches: existing ? row.checks?.versionMatches !== false : ifMatch === null,
+    changesSomething: row.checks?.changesSomething !== false,
     failedReferences: failed(
       (existing ? change : create).map((r) => r.field),
       row.refs,

@@ -202,7 +202,7 @@ export async function replayPage(
     and (${options.until}::bigint is null or ${options.until}::bigint > ${options.after}) and ${until} <= ${current}
     and ${options.after} < ${until} and ${until} - ${options.after} <= ${audit?.maxSpan ?? 0}
     and ${options.after}::bigint + 1 >= least(${firstKeptIn(CALLER_ORG, options.retentionSeconds)}, ${current} + 1)`;
-  const row = await runOne<CallerRow & { webhook: WebhookRecord | null; first_kept: string | null; page: EventPageColumn }>(
+  const row = await runOne<CallerRow & { webhook: WebhookRecord | null; firstKept: string | null; page: EventPageColumn }>(
     db,
     sql`with ${callerCtes(actor, "webhooks.manage", { audited: audit !== undefined })},
         webhook as (

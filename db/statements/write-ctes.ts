@@ -2,6 +2,7 @@ import { is, SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
 import { CALLER_ORG } from "./caller.ts";
 import { derivedColumns, projection, projectionWithDerived, publicValue } from "./projection.ts";
+import type { PgTable } from "drizzle-orm/pg-core";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 import type { CheckedField, RuleName, ViolationsOf } from "./rules.ts";
 
@@ -131,15 +132,15 @@ export function changeOfLocked(
   const rulesHold = rules.map((r) => sql` and checks.${sql.identifier(r.name)}`);
   const assignments = changes.map((c) => sql`${sql.identifier(c.column.column)} = ${c.value},`);
   return sql`checks as (
-      select (${ifMatch}::int is null or l.version = ${ifMatch}::int) as version_matches,
-             ${changesSomething} as changes_something ${ruleChecks.columns}
+      select (${ifMatch}::int is null or l.version = ${ifMatch}::int) as "versionMatches",
+             ${changesSomething} as "changesSomething" ${ruleChecks.columns}
         from locked l${ruleChecks.laterals}
     ),
     ${sql.identifier(name)} as (
-      update ${sql.identifier(resource.name)} r
+      update ${resource.table} r
          set ${sql.join(assignments, sql` `)} version = r.version + 1, updated_at = now()
         from locked l, checks${references.length ? sql`, refs` : sql``}
-       where r.id = l.id and checks.version_matches and checks.changes_something
+       where r.id = l.id and checks."versionMatches" and checks."changesSomething"
              and ${referencesHold(references)}${sql.join(rulesHold, sql``)}
       returning r.*
     )`;
@@ -151,7 +152,7 @@ export function changeOfLocked(
  * `refs` starting with `refsOf` count (an upsert's change ignores its create's references).
  */
 export const changeSucceeded = (refsOf = "") => sql`(o.record is not null or (o.allowed and o.before is not null
-  and not exists (select 1 from json_each_text(o.checks) c where c.value = 'false' and c.key <> 'changes_something' and c.key not like '%:violation')
+  and not exists (select 1 from json_each_text(o.checks) c where c.value = 'false' and c.key <> 'changesSomething' and c.key not like '%:violation')
   and not exists (select 1 from json_each_text(o.refs) f where f.value = 'false' and f.key like ${`${refsOf}%`})))`;
 
 /** The fields a statement reports as false, by name. */
@@ -165,7 +166,7 @@ export const failed = <Name extends string>(names: Name[], row: Record<string, b
 export function lockedCte(resource: Resource, key: string | { externalId: string }): SQL {
   const which = typeof key === "string" ? sql`r.id = ${key}::uuid` : sql`r.external_id = ${key.externalId}`;
   return sql`locked as (
-    select * from ${sql.identifier(resource.name)} r
+    select * from ${resource.table} r
      where r.org_id = ${CALLER_ORG} and ${which}
        for update
   )`;
@@ -177,7 +178,7 @@ export function lockedCte(resource: Resource, key: string | { externalId: string
  * this check lets a refusal name the field, and a batch's operation refuse before the index does.
  */
 export function externalIdFree(resource: Resource, externalId: unknown, except?: SQL): Reference[] {
-  return typeof externalId === "string" ? [notTaken(resource.name, "externalId", sql`x.external_id = ${externalId}`, except)] : [];
+  return typeof externalId === "string" ? [notTaken(resource.table, "externalId", sql`x.external_id = ${externalId}`, except)] : [];
 }
 
 /**
@@ -185,10 +186,10 @@ export function externalIdFree(resource: Resource, externalId: unknown, except?:
  * id of the record being changed): a unique value checked in the statement, so a refusal names
  * the field (409) instead of failing on the unique index.
  */
-export function notTaken(table: string, field: CheckedField, matches: SQL, except?: SQL): Reference {
+export function notTaken(table: PgTable, field: CheckedField, matches: SQL, except?: SQL): Reference {
   return {
     field,
-    exists: sql`not exists (select 1 from ${sql.identifier(table)} x where x.org_id = ${CALLER_ORG} and ${matches} ${except ? sql`and x.id <> ${except}` : sql``})`,
+    exists: sql`not exists (select 1 from ${table} x where x.org_id = ${CALLER_ORG} and ${matches} ${except ? sql`and x.id <> ${except}` : sql``})`,
   };
 }
 

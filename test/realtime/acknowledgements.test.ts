@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { connectDatabase, DatabaseUnavailableError, type Database } from "../../db/client.ts";
+import { events } from "../../db/schema/index.ts";
 import { PendingAcknowledgements } from "../../db/statements/acknowledgements.ts";
 import { markPublished, recordPendingAcknowledgements } from "../../db/statements/events.ts";
 import { runWrite, type WriteStatement } from "../../db/statements/sql.ts";
@@ -167,10 +168,10 @@ describe("acknowledgements recorded with the next write", () => {
       Array.from({ length: PendingAcknowledgements.HELD + 10 }, (_, i) => i + 1),
     );
     expect(pending.size).toBe(PendingAcknowledgements.HELD);
-    const taken = pending.take();
+    const taken = pending.take(events);
     expect(taken).not.toBeNull();
     expect(pending.size).toBe(0);
-    expect(pending.take()).toBeNull();
+    expect(pending.take(events)).toBeNull();
     taken!.restore();
     expect(pending.size).toBe(PendingAcknowledgements.HELD);
   });
