@@ -2698,7 +2698,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The organisation's application settings
+         * The organisation's settings: dynamically registered applications, confirmed addresses
          * @description A signed-in person's session (the settings area); an API key is answered 401.
          */
         get: operations["getApplicationSettings"];
@@ -2708,7 +2708,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Allow dynamically registered applications, or not (owners only)
+         * Allow dynamically registered applications, or require confirmed addresses, or not (owners only)
          * @description A signed-in person's session (the settings area); an API key is answered 401.
          */
         patch: operations["changeApplicationSettings"];
@@ -8017,7 +8017,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8138,7 +8138,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8259,7 +8259,128 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    field: string;
+                    message: string;
+                }[];
+                /** @description insufficient_scope: the scope the call needs. */
+                scope?: string;
+                /** @description insufficient_role: the roles that may make the call. */
+                roles?: string[];
+                /** @description invalid_transition: the record's current status. */
+                from?: string;
+                /** @description invalid_transition: the statuses allowed from it. */
+                allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
+                 * @description precondition_failed: the record's version now.
+                 */
+                currentVersion?: number;
+                /** @description conflict on a delete: how many of each kind still point at the record. */
+                dependants?: {
+                    [key: string]: number;
+                };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
+                /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
+                currencies?: string[];
+                /**
+                 * Format: int64
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
+                 */
+                retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
+                /**
+                 * Format: int64
+                 * @description resync_required: the oldest changeVersion still kept.
+                 */
+                oldestChangeVersion?: number;
+                /**
+                 * Format: int64
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
+                 */
+                queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
+                /**
+                 * Format: int64
+                 * @description POST /v1/batch: the index of the operation refused.
+                 */
+                operation?: number;
+                /** @description This request's id, as in X-Request-Id. */
+                requestId: string;
+            };
+        };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "this organisation requires a confirmed email address: follow the link mailed to you, or ask for another with POST /auth/send-verification-email { email } (the console offers it)",
+         *       "error": {
+         *         "code": "email_unverified",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
+        EmailUnverifiedError: {
+            /** @enum {boolean} */
+            success: false;
+            /** @enum {string} */
+            version: "v1";
+            /** @example budget is required */
+            message: string;
+            error: {
+                /** @enum {string} */
+                code: "email_unverified";
+                /** @description The request field (or header, or query parameter) the error is about. */
+                field?: string;
+                /** @description Validation: every problem found, the most telling first. */
+                issues?: {
+                    /** @enum {string} */
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8381,7 +8502,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8502,7 +8623,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8623,7 +8744,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8768,7 +8889,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8897,7 +9018,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9026,7 +9147,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9147,7 +9268,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9268,7 +9389,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9396,7 +9517,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9517,7 +9638,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9638,7 +9759,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9759,7 +9880,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9912,7 +10033,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10034,7 +10155,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10307,7 +10428,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10566,7 +10687,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10693,7 +10814,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10818,7 +10939,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10944,7 +11065,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -11240,7 +11361,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -12363,7 +12484,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -12722,6 +12843,8 @@ export interface components {
                 id: string;
                 name: string;
                 email: string;
+                /** @description The address is confirmed (the link mailed at sign-up, or later, was followed). */
+                emailVerified: boolean;
             };
             organisation: {
                 /**
@@ -12730,6 +12853,8 @@ export interface components {
                  */
                 id: string;
                 name: string;
+                /** @description The organisation requires a confirmed address: while `user.emailVerified` is false, every other call for it is 403 email_unverified. */
+                requireVerifiedEmail: boolean;
             };
             /**
              * @description owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.
@@ -13196,6 +13321,8 @@ export interface components {
         ApplicationSettings: {
             /** @description Applications registered dynamically (RFC 7591, POST /oauth/register) may be installed here. Off unless an owner turns it on. */
             allowDynamicClientRegistration: boolean;
+            /** @description A person whose email address is unconfirmed reaches none of the organisation's data (403 email_unverified), nor an application acting for them, until they follow the link mailed to them. Off unless an owner turns it on. */
+            requireVerifiedEmail: boolean;
         };
         AuditEntry: {
             /**
@@ -13282,6 +13409,20 @@ export interface components {
                 "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
             };
         };
+        /** @description The key lacks the scope this operation needs (email_unverified) */
+        EmailUnverified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EmailUnverifiedError"];
+            };
+        };
         /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
         RateLimited: {
             headers: {
@@ -13326,8 +13467,8 @@ export interface components {
                 "application/json": components["schemas"]["UnavailableError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_scope) */
-        InsufficientScope: {
+        /** @description The key lacks the scope this operation needs (insufficient_scope, email_unverified) */
+        InsufficientScopeOrEmailUnverified: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13337,7 +13478,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientScopeError"];
+                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["EmailUnverifiedError"];
             };
         };
         /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
@@ -13368,8 +13509,8 @@ export interface components {
                 "application/json": components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidJsonError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-        InsufficientScopeOrCrossSiteRequest: {
+        /** @description The key lacks the scope this operation needs (insufficient_scope, email_unverified, cross_site_request) */
+        InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13379,7 +13520,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["EmailUnverifiedError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
         /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
@@ -13508,8 +13649,8 @@ export interface components {
                 "application/json": components["schemas"]["DependencyCycleError"] | components["schemas"]["ConflictError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_scope, insufficient_role, cross_site_request) */
-        InsufficientScopeOrInsufficientRoleOrCrossSiteRequest: {
+        /** @description The key lacks the scope this operation needs (insufficient_scope, insufficient_role, email_unverified, cross_site_request) */
+        InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13519,7 +13660,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
+                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["InsufficientRoleError"] | components["schemas"]["EmailUnverifiedError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
         /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field) */
@@ -13638,8 +13779,8 @@ export interface components {
                 "application/json": components["schemas"]["CrossSiteRequestError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_role, cross_site_request) */
-        InsufficientRoleOrCrossSiteRequest: {
+        /** @description The key lacks the scope this operation needs (insufficient_role, email_unverified, cross_site_request) */
+        InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13649,11 +13790,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
+                "application/json": components["schemas"]["InsufficientRoleError"] | components["schemas"]["EmailUnverifiedError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_role) */
-        InsufficientRole: {
+        /** @description The key lacks the scope this operation needs (insufficient_role, email_unverified) */
+        InsufficientRoleOrEmailUnverified: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13663,7 +13804,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientRoleError"];
+                "application/json": components["schemas"]["InsufficientRoleError"] | components["schemas"]["EmailUnverifiedError"];
+            };
+        };
+        /** @description The key lacks the scope this operation needs (email_unverified, cross_site_request) */
+        EmailUnverifiedOrCrossSiteRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EmailUnverifiedError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
         /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
@@ -13763,6 +13918,7 @@ export type SelfDescription = components['schemas']['SelfDescription'];
 export type UnknownFieldError = components['schemas']['UnknownFieldError'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
 export type InvalidKeyError = components['schemas']['InvalidKeyError'];
+export type EmailUnverifiedError = components['schemas']['EmailUnverifiedError'];
 export type RateLimitedError = components['schemas']['RateLimitedError'];
 export type InternalError = components['schemas']['InternalError'];
 export type UnavailableError = components['schemas']['UnavailableError'];
@@ -13859,13 +14015,14 @@ export type ApplicationSettings = components['schemas']['ApplicationSettings'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type ResponseUnknownField = components['responses']['UnknownField'];
 export type ResponseUnauthorizedOrInvalidKey = components['responses']['UnauthorizedOrInvalidKey'];
+export type ResponseEmailUnverified = components['responses']['EmailUnverified'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseUnavailable = components['responses']['Unavailable'];
-export type ResponseInsufficientScope = components['responses']['InsufficientScope'];
+export type ResponseInsufficientScopeOrEmailUnverified = components['responses']['InsufficientScopeOrEmailUnverified'];
 export type ResponseInvalidFieldOrUnknownField = components['responses']['InvalidFieldOrUnknownField'];
 export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson'];
-export type ResponseInsufficientScopeOrCrossSiteRequest = components['responses']['InsufficientScopeOrCrossSiteRequest'];
+export type ResponseInsufficientScopeOrEmailUnverifiedOrCrossSiteRequest = components['responses']['InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
@@ -13875,7 +14032,7 @@ export type ResponsePreconditionFailed = components['responses']['PreconditionFa
 export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference'];
 export type ResponseInvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict = components['responses']['InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict'];
 export type ResponseDependencyCycleOrConflict = components['responses']['DependencyCycleOrConflict'];
-export type ResponseInsufficientScopeOrInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientScopeOrInsufficientRoleOrCrossSiteRequest'];
+export type ResponseInsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest = components['responses']['InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest'];
 export type ResponseMissingFieldOrInvalidFieldOrUnknownField = components['responses']['MissingFieldOrInvalidFieldOrUnknownField'];
 export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited'];
 export type ResponseNotFoundNotRateLimited = components['responses']['NotFoundNotRateLimited'];
@@ -13885,8 +14042,9 @@ export type ResponseInvalidTransitionOrConflict = components['responses']['Inval
 export type ResponseResyncRequired = components['responses']['ResyncRequired'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseCrossSiteRequest = components['responses']['CrossSiteRequest'];
-export type ResponseInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientRoleOrCrossSiteRequest'];
-export type ResponseInsufficientRole = components['responses']['InsufficientRole'];
+export type ResponseInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest = components['responses']['InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest'];
+export type ResponseInsufficientRoleOrEmailUnverified = components['responses']['InsufficientRoleOrEmailUnverified'];
+export type ResponseEmailUnverifiedOrCrossSiteRequest = components['responses']['EmailUnverifiedOrCrossSiteRequest'];
 export type ResponseUnknownFieldNotRateLimited = components['responses']['UnknownFieldNotRateLimited'];
 export type ParameterIfMatch = components['parameters']['IfMatch'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
@@ -13966,6 +14124,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -14024,7 +14183,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -14181,7 +14340,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -14273,7 +14432,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14365,7 +14524,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -14503,7 +14662,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -14587,7 +14746,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -14683,7 +14842,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -14841,7 +15000,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -14958,7 +15117,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -15135,7 +15294,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -15230,7 +15389,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -15321,7 +15480,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -15475,7 +15634,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -15558,7 +15717,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -15653,7 +15812,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -15807,7 +15966,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -15923,7 +16082,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -16196,7 +16355,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -16300,7 +16459,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -16414,7 +16573,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -16645,7 +16804,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -16737,7 +16896,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -16842,7 +17001,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -17018,7 +17177,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -17143,7 +17302,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -17241,7 +17400,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["DependencyCycleOrConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -17342,7 +17501,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
@@ -17472,7 +17631,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -17552,7 +17711,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -17623,7 +17782,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -17736,7 +17895,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -17810,7 +17969,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -17896,7 +18055,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18031,7 +18190,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18138,7 +18297,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -18287,7 +18446,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -18376,7 +18535,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -18454,7 +18613,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -18582,7 +18741,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -18661,7 +18820,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18751,7 +18910,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18896,7 +19055,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19008,7 +19167,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -19155,7 +19314,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -19241,7 +19400,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -19321,7 +19480,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -19445,7 +19604,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -19520,7 +19679,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19606,7 +19765,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19744,7 +19903,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19852,7 +20011,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -20030,7 +20189,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -20117,7 +20276,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -20203,7 +20362,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -20361,7 +20520,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -20440,7 +20599,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -20531,7 +20690,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -20679,7 +20838,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -20791,7 +20950,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -20974,7 +21133,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -21061,7 +21220,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -21150,7 +21309,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -21313,7 +21472,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -21392,7 +21551,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -21483,7 +21642,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -21630,7 +21789,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -21742,7 +21901,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -21916,7 +22075,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -22004,7 +22163,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -22079,7 +22238,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -22233,7 +22392,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -22311,7 +22470,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -22401,7 +22560,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -22548,7 +22707,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -22659,7 +22818,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -22758,7 +22917,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -22869,7 +23028,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -22962,7 +23121,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23047,7 +23206,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23160,7 +23319,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -23248,7 +23407,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23334,7 +23493,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23424,7 +23583,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -23511,7 +23670,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -23612,7 +23771,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23723,7 +23882,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -23816,7 +23975,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23901,7 +24060,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24014,7 +24173,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -24102,7 +24261,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24188,7 +24347,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24278,7 +24437,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -24365,7 +24524,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -24466,7 +24625,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24577,7 +24736,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -24670,7 +24829,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24755,7 +24914,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24868,7 +25027,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -24956,7 +25115,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25042,7 +25201,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25132,7 +25291,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -25219,7 +25378,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -25320,7 +25479,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25431,7 +25590,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -25524,7 +25683,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25609,7 +25768,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25722,7 +25881,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -25810,7 +25969,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25896,7 +26055,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25986,7 +26145,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -26073,7 +26232,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -26174,7 +26333,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26285,7 +26444,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -26378,7 +26537,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26463,7 +26622,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26576,7 +26735,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -26664,7 +26823,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26750,7 +26909,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26840,7 +26999,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -26927,7 +27086,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -27045,7 +27204,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
@@ -27182,7 +27341,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -27307,7 +27466,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -27448,7 +27607,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -27530,7 +27689,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -27603,7 +27762,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -27727,7 +27886,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -27812,7 +27971,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -27952,7 +28111,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28061,7 +28220,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -28162,7 +28321,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["InvalidTransitionOrConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28281,6 +28440,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["EmailUnverified"];
             410: components["responses"]["ResyncRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -28359,7 +28519,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -28458,7 +28618,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -28556,7 +28716,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -28644,7 +28804,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -28733,7 +28893,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28837,7 +28997,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28937,7 +29097,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -29009,7 +29169,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
@@ -29109,7 +29269,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -29179,7 +29339,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
@@ -29254,7 +29414,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             410: components["responses"]["ResyncRequired"];
@@ -29295,11 +29455,13 @@ export interface operations {
                      *         "user": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "name": "Ada Lovelace",
-                     *           "email": "ada@example.com"
+                     *           "email": "ada@example.com",
+                     *           "emailVerified": true
                      *         },
                      *         "organisation": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "Ada Lovelace"
+                     *           "name": "Ada Lovelace",
+                     *           "requireVerifiedEmail": true
                      *         },
                      *         "role": "owner",
                      *         "scopes": [
@@ -29383,11 +29545,13 @@ export interface operations {
                      *         "user": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "name": "Ada Lovelace",
-                     *           "email": "ada@example.com"
+                     *           "email": "ada@example.com",
+                     *           "emailVerified": true
                      *         },
                      *         "organisation": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "Ada Lovelace"
+                     *           "name": "Ada Lovelace",
+                     *           "requireVerifiedEmail": true
                      *         },
                      *         "role": "owner",
                      *         "scopes": [
@@ -29489,6 +29653,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -29554,7 +29719,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
@@ -29637,7 +29802,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -29712,7 +29877,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -29784,7 +29949,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -29869,7 +30034,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -29928,7 +30093,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30002,6 +30167,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -30078,7 +30244,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CrossSiteRequest"];
+            403: components["responses"]["EmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -30152,7 +30318,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30234,7 +30400,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -30339,6 +30505,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -30422,7 +30589,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CrossSiteRequest"];
+            403: components["responses"]["EmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30485,7 +30652,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CrossSiteRequest"];
+            403: components["responses"]["EmailUnverifiedOrCrossSiteRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -30558,6 +30725,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -30645,7 +30813,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CrossSiteRequest"];
+            403: components["responses"]["EmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -30711,7 +30879,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30776,7 +30944,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30841,7 +31009,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30906,7 +31074,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30971,7 +31139,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31036,7 +31204,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31101,7 +31269,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31166,7 +31334,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31231,7 +31399,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31304,7 +31472,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -31397,7 +31565,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -31455,7 +31623,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31535,7 +31703,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31610,7 +31778,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -31711,7 +31879,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -31785,7 +31953,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31858,7 +32026,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31954,7 +32122,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -32040,7 +32208,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -32118,7 +32286,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -32174,7 +32342,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -32208,7 +32376,8 @@ export interface operations {
                      *       "message": "application settings",
                      *       "changeVersion": 42,
                      *       "data": {
-                     *         "allowDynamicClientRegistration": true
+                     *         "allowDynamicClientRegistration": true,
+                     *         "requireVerifiedEmail": true
                      *       }
                      *     }
                      */
@@ -32230,7 +32399,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -32247,12 +32416,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "allowDynamicClientRegistration": true
+                 *       "allowDynamicClientRegistration": true,
+                 *       "requireVerifiedEmail": true
                  *     }
                  */
                 "application/json": {
                     /** @description Applications registered dynamically (RFC 7591, POST /oauth/register) may be installed here. Off unless an owner turns it on. */
                     allowDynamicClientRegistration?: boolean;
+                    /** @description A person whose email address is unconfirmed reaches none of the organisation's data (403 email_unverified), nor an application acting for them, until they follow the link mailed to them. Off unless an owner turns it on. */
+                    requireVerifiedEmail?: boolean;
                 };
             };
         };
@@ -32275,7 +32447,8 @@ export interface operations {
                      *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
-                     *         "allowDynamicClientRegistration": true
+                     *         "allowDynamicClientRegistration": true,
+                     *         "requireVerifiedEmail": true
                      *       }
                      *     }
                      */
@@ -32297,7 +32470,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -32396,7 +32569,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -32465,7 +32638,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -86,7 +86,10 @@ export function internalUrl(env: RoomEnv, orgId: string, path: string): string |
   return env.API_URL ? `${env.API_URL}/internal/rooms/${orgId}${path}` : null;
 }
 
-/** Asks the Worker who the credential belongs to; a refusal (401, 429) is passed on as the Worker gave it. */
+/**
+ * Asks the Worker who the credential belongs to; a refusal (401; 403, a person whose address the
+ * organisation requires confirmed; 429) is passed on as the Worker gave it.
+ */
 async function identify(env: RoomEnv, orgId: string, credential: SocketCredential): Promise<Omit<Identity, "filter"> | Response> {
   const url = internalUrl(env, orgId, "/sockets");
   if (!url || !env.REALTIME_SECRET) return refusal(503, "unavailable", "the realtime server is not configured to check credentials");
@@ -100,7 +103,7 @@ async function identify(env: RoomEnv, orgId: string, credential: SocketCredentia
   } catch {
     return refusal(503, "unavailable", "the API could not be reached to check the credential; retry");
   }
-  if (response.status === 401 || response.status === 429) {
+  if (response.status === 401 || response.status === 403 || response.status === 429) {
     return new Response(response.body, { status: response.status, headers: response.headers });
   }
   const identity = response.ok ? SocketIdentitySchema.safeParse(await response.json().catch(() => null)) : null;

@@ -3,7 +3,7 @@ import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
-import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow, type Need } from "./caller.ts";
+import { callerColumns, callerCtes, callerOf, type CallerOptions, type CallerOutcome, type CallerRow, type Need } from "./caller.ts";
 import { runOne } from "./sql.ts";
 
 // The settings area's statements (sessions, members, invitations, people's keys): each is one
@@ -27,7 +27,8 @@ export type SettingsOutcome<T> = { caller: CallerOutcome; role: Role | null; use
 /**
  * Runs `ctes` after the caller's and answers the caller's outcome with `columns` (one row).
  * `writes`: the statement changes the organisation's records too (bumps its changeVersion), so it
- * takes the organisation's write lock first, as every record write does (caller.ts callerCtes).
+ * takes the organisation's write lock first, as every record write does (caller.ts callerCtes);
+ * `anyAddress`: a person whose address is unconfirmed may make it (caller.ts CallerOptions).
  */
 export async function withCaller<Extra>(
   db: Database,
@@ -35,7 +36,7 @@ export async function withCaller<Extra>(
   need: Need,
   ctes: SQL | null,
   columns: SQL,
-  options: { writes?: boolean } = {},
+  options: Pick<CallerOptions, "writes" | "anyAddress"> = {},
 ) {
   const row = await runOne<CallerRow & { caller_role: Role | null; caller_user: string | null } & Extra>(
     db,
