@@ -2698,7 +2698,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The organisation's application settings
+         * The organisation's settings: dynamically registered applications, confirmed addresses
          * @description A signed-in person's session (the settings area); an API key is answered 401.
          */
         get: operations["getApplicationSettings"];
@@ -2708,7 +2708,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Allow dynamically registered applications, or not (owners only)
+         * Allow dynamically registered applications, or require confirmed addresses, or not (owners only)
          * @description A signed-in person's session (the settings area); an API key is answered 401.
          */
         patch: operations["changeApplicationSettings"];
@@ -8017,7 +8017,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8138,7 +8138,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8259,7 +8259,128 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    field: string;
+                    message: string;
+                }[];
+                /** @description insufficient_scope: the scope the call needs. */
+                scope?: string;
+                /** @description insufficient_role: the roles that may make the call. */
+                roles?: string[];
+                /** @description invalid_transition: the record's current status. */
+                from?: string;
+                /** @description invalid_transition: the statuses allowed from it. */
+                allowed?: string[];
+                /** @description dependency_cycle: the task ids of the cycle the change would close, from the task changed back to it. */
+                path?: string[];
+                /** @description open_blockers: the ids of the tasks blocking this one that are neither done nor cancelled. */
+                blockers?: string[];
+                /** @description open_subtasks: the ids of the subtasks (at any depth) that are neither done nor cancelled. */
+                subtasks?: string[];
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how deep subtasks may nest.
+                 */
+                maxDepth?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a task's parentId: how many subtasks one task may have.
+                 */
+                maxSubtasks?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a comment's taskId: how many comments one task may hold.
+                 */
+                maxComments?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a checklist item's taskId: how many items one task's checklist may hold.
+                 */
+                maxChecklistItems?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a delete: how many records one request's deletes may change with them (a label's tasks; a task's comments, checklist items and the tasks it blocks).
+                 */
+                maxRecords?: number;
+                /**
+                 * Format: int64
+                 * @description precondition_failed: the record's version now.
+                 */
+                currentVersion?: number;
+                /** @description conflict on a delete: how many of each kind still point at the record. */
+                dependants?: {
+                    [key: string]: number;
+                };
+                /** @description conflict on a multipart upload's completion: the parts that have not arrived (the first 100). */
+                missingParts?: number[];
+                /** @description conflict on a project's finances: the currencies to choose from with ?currency=. */
+                currencies?: string[];
+                /**
+                 * Format: int64
+                 * @description rate_limited, and unavailable with a reason: seconds to wait (also the Retry-After header).
+                 */
+                retryAfter?: number;
+                /**
+                 * @description unavailable: the database refuses every call until its operator acts (its compute time quota used up, or it is disabled); retry after retryAfter, not at once.
+                 * @enum {string}
+                 */
+                reason?: "database_quota_exceeded" | "database_disabled";
+                /**
+                 * Format: int64
+                 * @description resync_required: the oldest changeVersion still kept.
+                 */
+                oldestChangeVersion?: number;
+                /**
+                 * Format: int64
+                 * @description A webhook replay stopped midway (rate_limited, conflict, unavailable): it queued the events up to this changeVersion; go on with after=queuedUpTo.
+                 */
+                queuedUpTo?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the deliveries it has queued.
+                 */
+                backlog?: number;
+                /**
+                 * Format: int64
+                 * @description conflict on a webhook's delivery: the most deliveries it may have queued.
+                 */
+                backlogLimit?: number;
+                /**
+                 * Format: int64
+                 * @description POST /v1/batch: the index of the operation refused.
+                 */
+                operation?: number;
+                /** @description This request's id, as in X-Request-Id. */
+                requestId: string;
+            };
+        };
+        /**
+         * @example {
+         *       "success": false,
+         *       "version": "v1",
+         *       "message": "this organisation requires a confirmed email address: follow the link mailed to you, or ask for another with POST /auth/send-verification-email { email } (the console offers it)",
+         *       "error": {
+         *         "code": "email_unverified",
+         *         "requestId": "9f2c1d7e-4b1a-4a5e-9d40-3c2a1b0e8f77"
+         *       }
+         *     }
+         */
+        EmailUnverifiedError: {
+            /** @enum {boolean} */
+            success: false;
+            /** @enum {string} */
+            version: "v1";
+            /** @example budget is required */
+            message: string;
+            error: {
+                /** @enum {string} */
+                code: "email_unverified";
+                /** @description The request field (or header, or query parameter) the error is about. */
+                field?: string;
+                /** @description Validation: every problem found, the most telling first. */
+                issues?: {
+                    /** @enum {string} */
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8381,7 +8502,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8502,7 +8623,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8623,7 +8744,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8768,7 +8889,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -8897,7 +9018,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9026,7 +9147,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9147,7 +9268,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9268,7 +9389,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9396,7 +9517,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9517,7 +9638,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9638,7 +9759,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9759,7 +9880,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -9912,7 +10033,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10034,7 +10155,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10307,7 +10428,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10566,7 +10687,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10693,7 +10814,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10818,7 +10939,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -10944,7 +11065,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -11240,7 +11361,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -12363,7 +12484,7 @@ export interface components {
                 /** @description Validation: every problem found, the most telling first. */
                 issues?: {
                     /** @enum {string} */
-                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
+                    code: "missing_field" | "invalid_field" | "unknown_field" | "invalid_json" | "invalid_reference" | "unauthorized" | "invalid_key" | "insufficient_scope" | "insufficient_role" | "email_unverified" | "cross_site_request" | "not_found" | "invalid_transition" | "dependency_cycle" | "open_blockers" | "open_subtasks" | "conflict" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "resync_required" | "idempotency_mismatch" | "rate_limited" | "internal_error" | "unavailable";
                     field: string;
                     message: string;
                 }[];
@@ -12722,6 +12843,8 @@ export interface components {
                 id: string;
                 name: string;
                 email: string;
+                /** @description The address is confirmed (the link mailed at sign-up, or later, was followed). */
+                emailVerified: boolean;
             };
             organisation: {
                 /**
@@ -12730,6 +12853,8 @@ export interface components {
                  */
                 id: string;
                 name: string;
+                /** @description The organisation requires a confirmed address: while `user.emailVerified` is false, every other call for it is 403 email_unverified. */
+                requireVerifiedEmail: boolean;
             };
             /**
              * @description owner and admin manage the settings area; member reads all but financial entries and changes tasks, risks and issues.
@@ -13196,6 +13321,8 @@ export interface components {
         ApplicationSettings: {
             /** @description Applications registered dynamically (RFC 7591, POST /oauth/register) may be installed here. Off unless an owner turns it on. */
             allowDynamicClientRegistration: boolean;
+            /** @description A person whose email address is unconfirmed reaches none of the organisation's data (403 email_unverified), nor an application acting for them, until they follow the link mailed to them. Off unless an owner turns it on. */
+            requireVerifiedEmail: boolean;
         };
         AuditEntry: {
             /**
@@ -13282,6 +13409,20 @@ export interface components {
                 "application/json": components["schemas"]["UnauthorizedError"] | components["schemas"]["InvalidKeyError"];
             };
         };
+        /** @description The key lacks the scope this operation needs (email_unverified) */
+        EmailUnverified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EmailUnverifiedError"];
+            };
+        };
         /** @description Rate limit exceeded; retry after Retry-After seconds (rate_limited) */
         RateLimited: {
             headers: {
@@ -13326,8 +13467,8 @@ export interface components {
                 "application/json": components["schemas"]["UnavailableError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_scope) */
-        InsufficientScope: {
+        /** @description The key lacks the scope this operation needs (insufficient_scope, email_unverified) */
+        InsufficientScopeOrEmailUnverified: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13337,7 +13478,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientScopeError"];
+                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["EmailUnverifiedError"];
             };
         };
         /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (invalid_field, unknown_field) */
@@ -13368,8 +13509,8 @@ export interface components {
                 "application/json": components["schemas"]["MissingFieldError"] | components["schemas"]["InvalidFieldError"] | components["schemas"]["UnknownFieldError"] | components["schemas"]["InvalidJsonError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_scope, cross_site_request) */
-        InsufficientScopeOrCrossSiteRequest: {
+        /** @description The key lacks the scope this operation needs (insufficient_scope, email_unverified, cross_site_request) */
+        InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13379,7 +13520,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["CrossSiteRequestError"];
+                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["EmailUnverifiedError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
         /** @description The change conflicts with the record's state (or, for a task, with the tasks it depends on) (conflict) */
@@ -13508,8 +13649,8 @@ export interface components {
                 "application/json": components["schemas"]["DependencyCycleError"] | components["schemas"]["ConflictError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_scope, insufficient_role, cross_site_request) */
-        InsufficientScopeOrInsufficientRoleOrCrossSiteRequest: {
+        /** @description The key lacks the scope this operation needs (insufficient_scope, insufficient_role, email_unverified, cross_site_request) */
+        InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13519,7 +13660,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
+                "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["InsufficientRoleError"] | components["schemas"]["EmailUnverifiedError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
         /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (missing_field, invalid_field, unknown_field) */
@@ -13638,8 +13779,8 @@ export interface components {
                 "application/json": components["schemas"]["CrossSiteRequestError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_role, cross_site_request) */
-        InsufficientRoleOrCrossSiteRequest: {
+        /** @description The key lacks the scope this operation needs (insufficient_role, email_unverified, cross_site_request) */
+        InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13649,11 +13790,11 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientRoleError"] | components["schemas"]["CrossSiteRequestError"];
+                "application/json": components["schemas"]["InsufficientRoleError"] | components["schemas"]["EmailUnverifiedError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
-        /** @description The key lacks the scope this operation needs (insufficient_role) */
-        InsufficientRole: {
+        /** @description The key lacks the scope this operation needs (insufficient_role, email_unverified) */
+        InsufficientRoleOrEmailUnverified: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -13663,7 +13804,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["InsufficientRoleError"];
+                "application/json": components["schemas"]["InsufficientRoleError"] | components["schemas"]["EmailUnverifiedError"];
+            };
+        };
+        /** @description The key lacks the scope this operation needs (email_unverified, cross_site_request) */
+        EmailUnverifiedOrCrossSiteRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EmailUnverifiedError"] | components["schemas"]["CrossSiteRequestError"];
             };
         };
         /** @description Bad request: a field is missing, invalid or unknown, the JSON is malformed, or a reference does not exist (unknown_field) */
@@ -13763,6 +13918,7 @@ export type SelfDescription = components['schemas']['SelfDescription'];
 export type UnknownFieldError = components['schemas']['UnknownFieldError'];
 export type UnauthorizedError = components['schemas']['UnauthorizedError'];
 export type InvalidKeyError = components['schemas']['InvalidKeyError'];
+export type EmailUnverifiedError = components['schemas']['EmailUnverifiedError'];
 export type RateLimitedError = components['schemas']['RateLimitedError'];
 export type InternalError = components['schemas']['InternalError'];
 export type UnavailableError = components['schemas']['UnavailableError'];
@@ -13859,13 +14015,14 @@ export type ApplicationSettings = components['schemas']['ApplicationSettings'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type ResponseUnknownField = components['responses']['UnknownField'];
 export type ResponseUnauthorizedOrInvalidKey = components['responses']['UnauthorizedOrInvalidKey'];
+export type ResponseEmailUnverified = components['responses']['EmailUnverified'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseUnavailable = components['responses']['Unavailable'];
-export type ResponseInsufficientScope = components['responses']['InsufficientScope'];
+export type ResponseInsufficientScopeOrEmailUnverified = components['responses']['InsufficientScopeOrEmailUnverified'];
 export type ResponseInvalidFieldOrUnknownField = components['responses']['InvalidFieldOrUnknownField'];
 export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson'];
-export type ResponseInsufficientScopeOrCrossSiteRequest = components['responses']['InsufficientScopeOrCrossSiteRequest'];
+export type ResponseInsufficientScopeOrEmailUnverifiedOrCrossSiteRequest = components['responses']['InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest'];
 export type ResponseConflict = components['responses']['Conflict'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
@@ -13875,7 +14032,7 @@ export type ResponsePreconditionFailed = components['responses']['PreconditionFa
 export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference'];
 export type ResponseInvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict = components['responses']['InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict'];
 export type ResponseDependencyCycleOrConflict = components['responses']['DependencyCycleOrConflict'];
-export type ResponseInsufficientScopeOrInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientScopeOrInsufficientRoleOrCrossSiteRequest'];
+export type ResponseInsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest = components['responses']['InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest'];
 export type ResponseMissingFieldOrInvalidFieldOrUnknownField = components['responses']['MissingFieldOrInvalidFieldOrUnknownField'];
 export type ResponseMissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited = components['responses']['MissingFieldOrInvalidFieldOrUnknownFieldNotRateLimited'];
 export type ResponseNotFoundNotRateLimited = components['responses']['NotFoundNotRateLimited'];
@@ -13885,8 +14042,9 @@ export type ResponseInvalidTransitionOrConflict = components['responses']['Inval
 export type ResponseResyncRequired = components['responses']['ResyncRequired'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseCrossSiteRequest = components['responses']['CrossSiteRequest'];
-export type ResponseInsufficientRoleOrCrossSiteRequest = components['responses']['InsufficientRoleOrCrossSiteRequest'];
-export type ResponseInsufficientRole = components['responses']['InsufficientRole'];
+export type ResponseInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest = components['responses']['InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest'];
+export type ResponseInsufficientRoleOrEmailUnverified = components['responses']['InsufficientRoleOrEmailUnverified'];
+export type ResponseEmailUnverifiedOrCrossSiteRequest = components['responses']['EmailUnverifiedOrCrossSiteRequest'];
 export type ResponseUnknownFieldNotRateLimited = components['responses']['UnknownFieldNotRateLimited'];
 export type ParameterIfMatch = components['parameters']['IfMatch'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
@@ -13966,6 +14124,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -14024,7 +14183,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -14181,7 +14340,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -14273,7 +14432,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14365,7 +14524,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -14503,7 +14662,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -14587,7 +14746,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -14683,7 +14842,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -14841,7 +15000,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -14958,7 +15117,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -15135,7 +15294,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -15230,7 +15389,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -15321,7 +15480,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -15475,7 +15634,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -15558,7 +15717,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -15653,7 +15812,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -15807,7 +15966,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -15923,7 +16082,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -16196,7 +16355,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -16300,7 +16459,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -16414,7 +16573,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -16645,7 +16804,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -16737,7 +16896,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -16842,7 +17001,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -17018,7 +17177,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["InvalidTransitionOrDependencyCycleOrOpenBlockersOrOpenSubtasksOrConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -17143,7 +17302,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -17241,7 +17400,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["DependencyCycleOrConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -17342,7 +17501,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
@@ -17472,7 +17631,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -17552,7 +17711,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -17623,7 +17782,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -17736,7 +17895,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -17810,7 +17969,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -17896,7 +18055,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18031,7 +18190,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18138,7 +18297,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -18287,7 +18446,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -18376,7 +18535,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -18454,7 +18613,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -18582,7 +18741,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -18661,7 +18820,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18751,7 +18910,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -18896,7 +19055,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrInsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19008,7 +19167,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -19155,7 +19314,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -19241,7 +19400,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -19321,7 +19480,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -19445,7 +19604,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -19520,7 +19679,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19606,7 +19765,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19744,7 +19903,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -19852,7 +20011,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -20030,7 +20189,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -20117,7 +20276,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -20203,7 +20362,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -20361,7 +20520,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -20440,7 +20599,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -20531,7 +20690,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -20679,7 +20838,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -20791,7 +20950,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -20974,7 +21133,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -21061,7 +21220,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -21150,7 +21309,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -21313,7 +21472,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -21392,7 +21551,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -21483,7 +21642,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -21630,7 +21789,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -21742,7 +21901,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -21916,7 +22075,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -22004,7 +22163,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -22079,7 +22238,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -22233,7 +22392,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -22311,7 +22470,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -22401,7 +22560,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -22548,7 +22707,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -22659,7 +22818,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -22758,7 +22917,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -22869,7 +23028,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -22962,7 +23121,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23047,7 +23206,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23164,7 +23323,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -23253,7 +23412,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23339,7 +23498,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23429,7 +23588,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -23520,7 +23679,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -23622,7 +23781,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23733,7 +23892,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -23826,7 +23985,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -23911,7 +24070,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24028,7 +24187,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -24117,7 +24276,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24203,7 +24362,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24293,7 +24452,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -24384,7 +24543,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -24486,7 +24645,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24597,7 +24756,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -24690,7 +24849,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24775,7 +24934,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -24892,7 +25051,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -24981,7 +25140,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25067,7 +25226,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25157,7 +25316,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -25248,7 +25407,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -25350,7 +25509,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25461,7 +25620,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -25554,7 +25713,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25639,7 +25798,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25756,7 +25915,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -25845,7 +26004,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -25931,7 +26090,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26021,7 +26180,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -26112,7 +26271,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -26214,7 +26373,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26325,7 +26484,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -26418,7 +26577,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26503,7 +26662,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26620,7 +26779,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -26709,7 +26868,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26795,7 +26954,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -26885,7 +27044,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -26976,7 +27135,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -27095,7 +27254,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
@@ -27232,7 +27391,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -27357,7 +27516,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -27498,7 +27657,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -27580,7 +27739,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -27653,7 +27812,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -27777,7 +27936,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -27862,7 +28021,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28002,7 +28161,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28111,7 +28270,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -28212,7 +28371,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["InvalidTransitionOrConflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28331,6 +28490,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
+            403: components["responses"]["EmailUnverified"];
             410: components["responses"]["ResyncRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -28409,7 +28569,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -28508,7 +28668,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -28606,7 +28766,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
@@ -28694,7 +28854,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -28783,7 +28943,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28887,7 +29047,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -28987,7 +29147,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
@@ -29059,7 +29219,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
@@ -29159,7 +29319,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -29229,7 +29389,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
@@ -29304,7 +29464,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             410: components["responses"]["ResyncRequired"];
@@ -29345,11 +29505,13 @@ export interface operations {
                      *         "user": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "name": "Ada Lovelace",
-                     *           "email": "ada@example.com"
+                     *           "email": "ada@example.com",
+                     *           "emailVerified": true
                      *         },
                      *         "organisation": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "Ada Lovelace"
+                     *           "name": "Ada Lovelace",
+                     *           "requireVerifiedEmail": true
                      *         },
                      *         "role": "owner",
                      *         "scopes": [
@@ -29433,11 +29595,13 @@ export interface operations {
                      *         "user": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
                      *           "name": "Ada Lovelace",
-                     *           "email": "ada@example.com"
+                     *           "email": "ada@example.com",
+                     *           "emailVerified": true
                      *         },
                      *         "organisation": {
                      *           "id": "019a8a0e-7c5e-7b52-9a43-2f6f1c3f4d10",
-                     *           "name": "Ada Lovelace"
+                     *           "name": "Ada Lovelace",
+                     *           "requireVerifiedEmail": true
                      *         },
                      *         "role": "owner",
                      *         "scopes": [
@@ -29539,6 +29703,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -29604,7 +29769,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
@@ -29687,7 +29852,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -29762,7 +29927,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJsonOrInvalidReference"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -29834,7 +29999,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -29919,7 +30084,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -29978,7 +30143,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30052,6 +30217,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -30128,7 +30294,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CrossSiteRequest"];
+            403: components["responses"]["EmailUnverifiedOrCrossSiteRequest"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -30202,7 +30368,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30284,7 +30450,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -30389,6 +30555,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -30472,7 +30639,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CrossSiteRequest"];
+            403: components["responses"]["EmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30535,7 +30702,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CrossSiteRequest"];
+            403: components["responses"]["EmailUnverifiedOrCrossSiteRequest"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -30608,6 +30775,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -30695,7 +30863,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CrossSiteRequest"];
+            403: components["responses"]["EmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -30761,7 +30929,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30826,7 +30994,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30891,7 +31059,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -30956,7 +31124,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31021,7 +31189,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31086,7 +31254,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31151,7 +31319,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31216,7 +31384,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31281,7 +31449,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientScopeOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31354,7 +31522,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -31447,7 +31615,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -31505,7 +31673,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31585,7 +31753,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31660,7 +31828,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -31761,7 +31929,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -31835,7 +32003,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -31908,7 +32076,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -32004,7 +32172,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -32090,7 +32258,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -32168,7 +32336,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -32224,7 +32392,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -32258,7 +32426,8 @@ export interface operations {
                      *       "message": "application settings",
                      *       "changeVersion": 42,
                      *       "data": {
-                     *         "allowDynamicClientRegistration": true
+                     *         "allowDynamicClientRegistration": true,
+                     *         "requireVerifiedEmail": true
                      *       }
                      *     }
                      */
@@ -32280,7 +32449,7 @@ export interface operations {
             };
             400: components["responses"]["UnknownField"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRole"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -32297,12 +32466,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "allowDynamicClientRegistration": true
+                 *       "allowDynamicClientRegistration": true,
+                 *       "requireVerifiedEmail": true
                  *     }
                  */
                 "application/json": {
                     /** @description Applications registered dynamically (RFC 7591, POST /oauth/register) may be installed here. Off unless an owner turns it on. */
                     allowDynamicClientRegistration?: boolean;
+                    /** @description A person whose email address is unconfirmed reaches none of the organisation's data (403 email_unverified), nor an application acting for them, until they follow the link mailed to them. Off unless an owner turns it on. */
+                    requireVerifiedEmail?: boolean;
                 };
             };
         };
@@ -32325,7 +32497,8 @@ export interface operations {
                      *       "message": "done",
                      *       "changeVersion": 42,
                      *       "data": {
-                     *         "allowDynamicClientRegistration": true
+                     *         "allowDynamicClientRegistration": true,
+                     *         "requireVerifiedEmail": true
                      *       }
                      *     }
                      */
@@ -32347,7 +32520,7 @@ export interface operations {
             };
             400: components["responses"]["MissingFieldOrInvalidFieldOrUnknownFieldOrInvalidJson"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["InsufficientRoleOrCrossSiteRequest"];
+            403: components["responses"]["InsufficientRoleOrEmailUnverifiedOrCrossSiteRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -32446,7 +32619,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -32515,7 +32688,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidFieldOrUnknownField"];
             401: components["responses"]["UnauthorizedOrInvalidKey"];
-            403: components["responses"]["InsufficientScope"];
+            403: components["responses"]["InsufficientScopeOrEmailUnverified"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   "invalid_key",
   "insufficient_scope",
   "insufficient_role",
+  "email_unverified",
   "cross_site_request",
   "not_found",
   "invalid_transition",

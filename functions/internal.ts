@@ -14,6 +14,7 @@ import {
 } from "../realtime/protocol.ts";
 import { findActiveKey } from "../services/api-keys.ts";
 import { findLiveGrant } from "../services/app-access.ts";
+import { callerRefusals } from "../services/refusals.ts";
 import { findLiveSession } from "../services/sessions.ts";
 import type { SystemContext } from "../services/context.ts";
 import { missedEvents, roomStart } from "../services/events.ts";
@@ -140,11 +141,13 @@ async function identify(c: Context<AppEnv>, credential: SocketCredential): Promi
   if ("sessionId" in credential) {
     const session = await findLiveSession({ ctx: systemContext(c), input: { sessionId: credential.sessionId } });
     if (!session) throw new DomainError("unauthorized", "the session this realtime token was minted for has ended");
+    if (session.emailUnverified) throw callerRefusals.emailUnverified();
     return { orgId: session.orgId, keyId: null, sessionId: credential.sessionId, userId: session.userId, scopes: session.scopes };
   }
   if ("grantId" in credential) {
     const grant = await findLiveGrant({ ctx: systemContext(c), input: { grantId: credential.grantId } });
     if (!grant) throw new DomainError("unauthorized", "the application's authorization this realtime token was minted with has ended");
+    if (grant.emailUnverified) throw callerRefusals.emailUnverified();
     const { orgId, grantId, installationId, appId, userId, scopes } = grant;
     return { orgId, keyId: null, grantId, installationId, appId, ...(userId ? { userId } : {}), scopes };
   }

@@ -91,7 +91,10 @@ export function internalUrl(env: RoomEnv, orgId: string, path: string): string |
   return env.API_URL ? `${env.API_URL}/internal/rooms/${orgId}${path}` : null;
 }
 
-/** Asks the Worker who the credential belongs to; a refusal (401, 429) is passed on as the Worker gave it. */
+/**
+ * Asks the Worker who the credential belongs to; a refusal (401; 403, a person whose address the
+ * organisation requires confirmed; 429) is passed on as the Worker gave it.
+ */
 async function identify(env: RoomEnv, orgId: string, credential: SocketCredential): Promise<Omit<Identity, "filter"> | Response> {
   const url = internalUrl(env, orgId, "/sockets");
   if (!url || !env.REALTIME_SECRET) return refusal(503, "unavailable", "the realtime server is not configured to check credentials");
@@ -107,6 +110,20 @@ async function identify(env: RoomEnv, orgId: string, credential: SocketCredentia
   }
   if (response.status === 401 || response.status === 429) {
     return new Response(response.body, { status: response.status, headers: response.headers });
+  }
+  // A 403 is passed on only as the refusal of a person whose address is unconfirmed: any other is
+  // the Worker misconfigured (a wrong secret), which the client cannot mend: 503 as below.
+  if (response.status === 403) {
+    const text = await response.text();
+    const code = (() => {
+      try {
+        return (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (code === "email_unverified") return new Response(text, { status: 403, headers: response.headers });
+    return refusal(503, "unavailable", "the API could not check the credential; retry");
   }
   const identity = response.ok ? SocketIdentitySchema.safeParse(await response.json().catch(() => null)) : null;
   if (!identity?.success) return refusal(503, "unavailable", "the API could not check the credential; retry");

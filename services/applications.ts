@@ -154,13 +154,22 @@ export async function uninstall({ ctx, input }: Call<{ id: string }>) {
   await tellEnded(ctx, outcome.ended);
 }
 
-/** The organisation's application settings; changing them is an owner's. */
-export async function organisationSettings({ ctx, input }: Call<{ allowDynamicClientRegistration?: boolean | undefined }>) {
-  const change = input.allowDynamicClientRegistration ?? null;
+/**
+ * The organisation's settings (dynamically registered applications, confirmed addresses); changing
+ * them is an owner's.
+ */
+export async function organisationSettings({
+  ctx,
+  input,
+}: Call<{ allowDynamicClientRegistration?: boolean | undefined; requireVerifiedEmail?: boolean | undefined }>) {
+  const change = {
+    ...(input.allowDynamicClientRegistration === undefined ? {} : { allowDynamicClientRegistration: input.allowDynamicClientRegistration }),
+    ...(input.requireVerifiedEmail === undefined ? {} : { requireVerifiedEmail: input.requireVerifiedEmail }),
+  };
   const outcome = await statements.organisationSettings(ctx.db, ctx.actor, change, ctx.request ?? NO_REQUEST);
   settleCaller(outcome.caller, ctx, MANAGE_SETTINGS);
-  if (change !== null && outcome.role !== "owner") throw callerRefusals.roleMissing(["owner"]);
-  return { allowDynamicClientRegistration: outcome.allowDynamicClientRegistration ?? false };
+  if (Object.keys(change).length > 0 && outcome.role !== "owner") throw callerRefusals.roleMissing(["owner"]);
+  return outcome.settings!;
 }
 
 /**

@@ -20,6 +20,12 @@ export const callerRefusals = {
   /** A write with the session cookie from another origin (or naming none): CSRF. */
   crossSite: () => new DomainError("cross_site_request", "a write with the session cookie must come from a page of this origin"),
   scopeMissing: (scope: Scope) => new DomainError("insufficient_scope", `this call needs the ${scope} scope`, { scope }),
+  /** The organisation requires a confirmed address, and the person's (or the one an application acts for) is not. */
+  emailUnverified: () =>
+    new DomainError(
+      "email_unverified",
+      "this organisation requires a confirmed email address: follow the link mailed to you, or ask for another with POST /auth/send-verification-email { email } (the console offers it)",
+    ),
   roleMissing: (roles: readonly string[]) =>
     new DomainError("insufficient_role", `this needs the role ${roles.join(" or ")} in the organisation`, { roles: [...roles] }),
 };

@@ -39,7 +39,8 @@ export interface WriteResult<Record> {
 
 /**
  * The caller must exist and hold what the call needs: invalid_key (or, for a person, unauthorized),
- * then insufficient_scope (or insufficient_role).
+ * then email_unverified (a person whose address the organisation requires confirmed), then
+ * insufficient_scope (or insufficient_role).
  */
 export function settleCaller(caller: CallerOutcome, ctx: Settling, need: Need): void {
   const { actor } = ctx;
@@ -49,6 +50,7 @@ export function settleCaller(caller: CallerOutcome, ctx: Settling, need: Need): 
     if ("accessTokenHash" in actor) throw callerRefusals.accessTokenUnknown();
     throw callerRefusals.keyUnknown();
   }
+  if (caller.emailUnverified && !caller.allowed) throw callerRefusals.emailUnverified();
   // The organisation's changeVersion as the statement saw it: the snapshot the answer's data is from.
   if (caller.allowed || need === null) {
     ctx.observe?.(caller.changeVersion);

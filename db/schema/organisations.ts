@@ -13,6 +13,9 @@ export const organisations = pgTable(
     changeVersion: counter(),
     // An owner's choice: applications registered dynamically (RFC 7591) may be installed here.
     allowDynamicClientRegistration: boolean().notNull().default(false),
+    // An owner's choice: a person whose address is unconfirmed reaches none of its data (docs/people.md
+    // "Confirmed addresses"; db/statements/caller.ts).
+    requireVerifiedEmail: boolean().notNull().default(false),
     // What the organisation may keep in attached files, in bytes (docs/attachments.md).
     attachmentQuotaBytes: bigint({ mode: "number" }).notNull().default(DEFAULT_ATTACHMENT_QUOTA_BYTES),
     // What it keeps now: the sum of its attachments' sizes, kept by a trigger on attachments in the

@@ -6,7 +6,7 @@ import type { Database } from "../client.ts";
 import { applications, installations, memberships, oauthGrants, oauthTokens, webhooks } from "../schema/index.ts";
 import { installationTarget } from "./application-audit.ts";
 import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit.ts";
-import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf } from "./caller.ts";
+import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf, unconfirmedIn } from "./caller.ts";
 import { run, runOne } from "./sql.ts";
 
 // An OAuth application's access beyond one call (docs/apps.md "Realtime"): the grant a realtime
@@ -51,6 +51,8 @@ export interface LiveGrant {
   /** The person it acts for; null when the application acts as itself. */
   userId: string | null;
   scopes: Scope[];
+  /** The person it acts for has an unconfirmed address, and the organisation requires it confirmed. */
+  emailUnverified: boolean;
 }
 
 /** The grant, if it may still be used (as an access token of it would be: db/statements/caller.ts), with what it holds now. */
@@ -58,7 +60,7 @@ export async function findLiveGrant(db: Database, grantId: string): Promise<Live
   const [row] = await run<LiveGrant>(
     db,
     sql`select i.org_id as "orgId", g.id as "grantId", i.id as "installationId", a.id as "appId", g.user_id as "userId",
-               ${appScopes()} as scopes
+               ${appScopes()} as scopes, ${unconfirmedIn(sql`i.org_id`, sql`u`)} as "emailUnverified"
           from (select ${grantId}::uuid as grant_id) t
           join ${liveGrantJoins}
          where ${liveGrant}`,

@@ -167,19 +167,24 @@ export const tokenRevokedAudit = (request: AuditRequest) =>
     request,
   );
 
+/** `{ field: { from, to } }` when the setting `column` of `before` b and `changed` c differ, else {}. */
+const settingChange = (field: string, column: string) =>
+  sql`case when b.${sql.raw(column)} is distinct from c.${sql.raw(column)}
+        then jsonb_build_object(${field}::text, jsonb_build_object('from', b.${sql.raw(column)}, 'to', c.${sql.raw(column)})) else '{}'::jsonb end`;
+
 /**
- * The organisation's settings changed (PATCH /v1/settings/organisation), over `changed`: the row
- * as written, only when the setting differed (a boolean: it was the opposite). A no-op writes nothing.
+ * The organisation's settings changed (PATCH /v1/settings/organisation), over `before` (the row as
+ * found) and `changed` (as written, only when a setting differed): each setting that changed, from
+ * and to. A no-op writes nothing.
  */
 export const organisationUpdatedAudit = (request: AuditRequest) =>
   auditCtes(
     {
       action: "organisation.updated",
       source: sql`select c.org_id, ${auditTarget("organisation", sql`c.id`, sql`c.name`)} as target,
-                         jsonb_build_object('allowDynamicClientRegistration',
-                           jsonb_build_object('from', not c.allow_dynamic_client_registration, 'to', c.allow_dynamic_client_registration))
-                           as changes
-                    from changed c`,
+                         ${settingChange("allowDynamicClientRegistration", "allow_dynamic_client_registration")}
+                           || ${settingChange("requireVerifiedEmail", "require_verified_email")} as changes
+                    from changed c cross join before b`,
     },
     request,
   );

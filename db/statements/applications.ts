@@ -198,26 +198,43 @@ export async function uninstall(db: Database, actor: Actor, installationId: stri
   return { caller, ended: row.ended };
 }
 
+/** The organisation's settings (PATCH /v1/settings/organisation); a change names only what it changes. */
+export interface OrganisationSettings {
+  allowDynamicClientRegistration: boolean;
+  requireVerifiedEmail: boolean;
+}
+
 /**
- * The organisation's application settings, changed when `allowDynamic` is given, differs, and the
- * caller is an owner: only then is the row written and organisation.updated recorded.
+ * The organisation's settings, changed when `change` names a value that differs and the caller is
+ * an owner: only then is the row written and organisation.updated recorded (`before`, the row as
+ * the statement found it, gives the audit entry its "from").
  */
-export async function organisationSettings(db: Database, actor: Actor, allowDynamic: boolean | null, request: AuditRequest) {
-  const { caller, role, row } = await withCaller<{ allow: boolean | null }>(
+export async function organisationSettings(db: Database, actor: Actor, change: Partial<OrganisationSettings>, request: AuditRequest) {
+  const allow = change.allowDynamicClientRegistration ?? null;
+  const require = change.requireVerifiedEmail ?? null;
+  const { caller, role, row } = await withCaller<{ settings: OrganisationSettings | null }>(
     db,
     actor,
     MANAGE_SETTINGS,
-    sql`changed as (
-          update ${organisations} o set allow_dynamic_client_registration = ${allowDynamic}::boolean, updated_at = now()
-           where o.id = ${CALLER_ORG} and ${allowDynamic}::boolean is not null and (select role from key) = 'owner'
-             and o.allow_dynamic_client_registration is distinct from ${allowDynamic}::boolean
-          returning o.id, o.id as org_id, o.name, o.allow_dynamic_client_registration
+    sql`before as (
+          select o.allow_dynamic_client_registration, o.require_verified_email from ${organisations} o where o.id = ${CALLER_ORG}
+        ),
+        changed as (
+          update ${organisations} o
+             set allow_dynamic_client_registration = coalesce(${allow}::boolean, o.allow_dynamic_client_registration),
+                 require_verified_email = coalesce(${require}::boolean, o.require_verified_email), updated_at = now()
+           where o.id = ${CALLER_ORG} and (select role from key) = 'owner'
+             and (o.allow_dynamic_client_registration is distinct from coalesce(${allow}::boolean, o.allow_dynamic_client_registration)
+                  or o.require_verified_email is distinct from coalesce(${require}::boolean, o.require_verified_email))
+          returning o.id, o.id as org_id, o.name, o.allow_dynamic_client_registration, o.require_verified_email
         ),
         ${organisationUpdatedAudit(request)}`,
-    sql`coalesce((select allow_dynamic_client_registration from changed),
-                 (select o.allow_dynamic_client_registration from ${organisations} o where o.id = ${CALLER_ORG})) as allow`,
+    sql`(select json_build_object('allowDynamicClientRegistration', s.allow_dynamic_client_registration,
+                                  'requireVerifiedEmail', s.require_verified_email)
+           from (select allow_dynamic_client_registration, require_verified_email from changed
+                 union all select * from before where not exists (select 1 from changed)) s) as settings`,
   );
-  return { caller, role, allowDynamicClientRegistration: row.allow };
+  return { caller, role, settings: row.settings };
 }
 
 /** An application registered dynamically (RFC 7591): owned by no organisation. */

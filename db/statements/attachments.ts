@@ -5,7 +5,17 @@ import type { AuditRequest } from "../../domain/audit.ts";
 import { ATTACHMENT_PARENTS, attachmentScopes, type AttachmentParent } from "../../domain/attachments.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
-import { attachments, comments, financialEntries, issues, risks, tasks } from "../schema/index.ts";
+import {
+  attachmentRemovals,
+  attachments,
+  attachmentUploads,
+  comments,
+  financialEntries,
+  issues,
+  organisations,
+  risks,
+  tasks,
+} from "../schema/index.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./caller.ts";
 import { createRecord } from "./create.ts";
@@ -59,8 +69,8 @@ export interface NewAttachment {
 
 export const column = (parent: AttachmentParent) => sql.identifier(toSnakeCase(`${parent}Id`));
 // The running total a trigger keeps (organisations.attachment_bytes_used), never a sum of the files.
-export const usedBytes = sql`(select o.attachment_bytes_used from organisations o where o.id = ${CALLER_ORG})`;
-export const quotaBytes = sql`(select o.attachment_quota_bytes from organisations o where o.id = ${CALLER_ORG})`;
+export const usedBytes = sql`(select o.attachment_bytes_used from ${organisations} o where o.id = ${CALLER_ORG})`;
+export const quotaBytes = sql`(select o.attachment_quota_bytes from ${organisations} o where o.id = ${CALLER_ORG})`;
 
 /** `size`: the organisation's files and this one fit in its quota (the org is locked first: concurrent uploads see each other). */
 const fitsQuota = (size: number): Reference => ({ field: "size", exists: sql`${usedBytes} + ${size}::bigint <= ${quotaBytes}` });
@@ -78,7 +88,7 @@ export interface UploadCheck {
 }
 
 /** The sizes of the organisation's multipart uploads under way. */
-export const reservedBytes = sql`(select coalesce(sum(u.size), 0) from attachment_uploads u where u.org_id = ${CALLER_ORG})`;
+export const reservedBytes = sql`(select coalesce(sum(u.size), 0) from ${attachmentUploads} u where u.org_id = ${CALLER_ORG})`;
 
 /**
  * Before any byte is stored: may the caller attach to this record, and does the file fit the quota?
@@ -212,18 +222,18 @@ export const usageOf = (usage: { usedBytes: string | null; quotaBytes: string | 
 
 /** Object keys left to delete from R2 (the oldest first), each counted as one more attempt. */
 export async function pendingRemovals(db: Database, limit: number, keys?: string[]): Promise<string[]> {
-  const rows = await run<{ object_key: string }>(
+  const rows = await run<{ objectKey: string }>(
     db,
-    sql`update attachment_removals set attempts = attempts + 1
-         where object_key in (select object_key from attachment_removals
+    sql`update ${attachmentRemovals} set attempts = attempts + 1
+         where object_key in (select object_key from ${attachmentRemovals}
                                ${keys ? sql`where object_key = any(${sql.param(keys)}::text[])` : sql``}
                                order by created_at limit ${limit})
-        returning object_key`,
+        returning object_key as "objectKey"`,
   );
-  return rows.map((r) => r.object_key);
+  return rows.map((r) => r.objectKey);
 }
 
 /** The objects are gone from R2: nothing left to do for them. */
 export async function forgetRemovals(db: Database, keys: string[]): Promise<void> {
-  if (keys.length) await run(db, sql`delete from attachment_removals where object_key = any(${sql.param(keys)}::text[])`);
+  if (keys.length) await run(db, sql`delete from ${attachmentRemovals} where object_key = any(${sql.param(keys)}::text[])`);
 }

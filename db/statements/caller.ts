@@ -23,8 +23,11 @@ import { mcpSessionCtes } from "./mcp-sessions.ts";
 //          key's name, the person's or the OAuth application's), scopes, user_id, role and session_id
 //          (a person's), actor (as events carry it), credential_id (the key's or the application's
 //          grant's id, or a person's in the organisation they act for: whose Idempotency-Keys these
-//          are; personCredential) and installation_id (an application's)
-//   auth   the caller's organisation (org_id), only if the caller holds what the call needs
+//          are; personCredential), installation_id (an application's) and unverified (a person, or
+//          an application acting for one, whose address is unconfirmed where the organisation
+//          requires it confirmed: unconfirmedIn)
+//   auth   the caller's organisation (org_id), only if the caller holds what the call needs and is
+//          not `unverified` (unless the call is one such a person may still make: `anyAddress`)
 //   touch  keeps api_keys.last_used_at (installations.last_used_at) fresh, at most once a minute
 //
 // CALLER_ORG names the caller's organisation anywhere in the statement: the tenant filter.
@@ -47,10 +50,29 @@ export type Need = Scope | null | { roles: readonly Role[] };
  * unless the statement appends an audit entry of its own (`audited`: one append per statement);
  * the next MCP call then records it.
  */
-export function callerCtes(actor: Actor, need: Need, options: { writes?: boolean; audited?: boolean } = {}): SQL {
+export function callerCtes(actor: Actor, need: Need, options: CallerOptions = {}): SQL {
   const mcp = "mcp" in actor && actor.mcp && !options.audited ? sql`, ${mcpSessionCtes(actor.mcp)}` : sql``;
-  return sql`${keyCte(actor)}, ${authCte(need, options.writes ?? false)}${mcp}`;
+  return sql`${keyCte(actor)}, ${authCte(need, options.writes ?? false, options.anyAddress ?? false)}${mcp}`;
 }
+
+/**
+ * `anyAddress`: a call a person whose address is unconfirmed may make even where the organisation
+ * requires it confirmed (who they are, and acting for another organisation); every other call of
+ * theirs there finds no `auth` (403 email_unverified).
+ */
+export interface CallerOptions {
+  writes?: boolean;
+  audited?: boolean;
+  anyAddress?: boolean;
+}
+
+/**
+ * Whether the person `user` (a users row alias) may not reach the organisation `orgId` yet: it
+ * requires a confirmed address (organisations.require_verified_email) and theirs is not. False for
+ * no person (an API key, an application acting as itself).
+ */
+export const unconfirmedIn = (orgId: SQL, user: SQL) =>
+  sql`coalesce((select o.require_verified_email from ${organisations} o where o.id = ${orgId}) and not ${user}.email_verified, false)`;
 
 /**
  * Whose Idempotency-Keys a person's writes (the console's) are: the person in the organisation they
@@ -68,7 +90,8 @@ function keyCte(actor: Actor): SQL {
     // start; waiting here for a key row held by a write waiting for that row would deadlock.)
     return sql`key as (
           select k.id, k.org_id, k.application, k.scopes, null::uuid as user_id, null::text as role, null::uuid as session_id,
-                 jsonb_build_object('type', 'key', 'id', k.id, 'name', k.application) as actor, k.id as credential_id, null::uuid as installation_id
+                 jsonb_build_object('type', 'key', 'id', k.id, 'name', k.application) as actor, k.id as credential_id, null::uuid as installation_id,
+                 false as unverified
             from ${apiKeys} k
            where k.key_hash = ${actor.keyHash} and k.revoked_at is null
         ),
@@ -86,7 +109,8 @@ function keyCte(actor: Actor): SQL {
           select null::uuid as id, m.org_id, u.name as application, ${roleScopes} as scopes,
                  u.id as user_id, m.role, s.id as session_id,
                  jsonb_build_object('type', 'user', 'id', u.id, 'name', u.name) as actor,
-                 ${personCredential(sql`u.id`, sql`m.org_id`)} as credential_id, null::uuid as installation_id
+                 ${personCredential(sql`u.id`, sql`m.org_id`)} as credential_id, null::uuid as installation_id,
+                 ${unconfirmedIn(sql`m.org_id`, sql`u`)} as unverified
             from ${sessions} s
             join ${users} u on u.id = s.user_id
             join ${memberships} m on ${sessionMembership}
@@ -97,7 +121,7 @@ function keyCte(actor: Actor): SQL {
   return sql`key as (
           select null::uuid as id, o.id as org_id, 'opsroom'::text as application, ${sql.param(ALL_SCOPES)}::text[] as scopes,
                  null::uuid as user_id, 'owner'::text as role, null::uuid as session_id, null::jsonb as actor,
-                 null::uuid as credential_id, null::uuid as installation_id
+                 null::uuid as credential_id, null::uuid as installation_id, false as unverified
             from ${organisations} o where o.id = ${actor.orgId}
         )`;
 }
@@ -116,7 +140,7 @@ function appKeyCte(actor: AppActor): SQL {
           select null::uuid as id, i.org_id, a.name as application, ${appScopes("t")} as scopes,
                  null::uuid as user_id, null::text as role, null::uuid as session_id,
                  ${appActorJson(sql`a`, sql`u`)} as actor,
-                 g.id as credential_id, i.id as installation_id
+                 g.id as credential_id, i.id as installation_id, ${unconfirmedIn(sql`i.org_id`, sql`u`)} as unverified
             from ${oauthTokens} t
             join ${liveGrantJoins}
            where t.token_hash = ${actor.accessTokenHash} and t.kind = 'access' and t.expires_at > now() and t.revoked_at is null
@@ -190,9 +214,10 @@ export const appScopes = (token?: string) => sql`array(select c.s from unnest(${
                         order by c.n)`;
 
 /** `auth`: the caller's organisation, only if the caller holds what the call needs (locked, for a write). */
-function authCte(need: Need, writes: boolean): SQL {
-  const holds =
+function authCte(need: Need, writes: boolean, anyAddress: boolean): SQL {
+  const needed =
     need === null ? sql`true` : typeof need === "string" ? sql`${need} = any(scopes)` : sql`role = any(${sql.param(need.roles)}::text[])`;
+  const holds = anyAddress ? needed : sql`${needed} and not unverified`;
   if (!writes) return sql`auth as (select org_id from key where ${holds})`;
   return sql`auth as (select k.org_id from key k cross join lateral (select ${orgWriteLock(sql`k.org_id`)}) w where ${holds})`;
 }
@@ -218,13 +243,14 @@ export const orgLockStatement = (actor: Actor) => sql`with ${callerCtes(actor, n
  * parser read them, building its parser's functions anew for every value.
  */
 export const callerColumns = sql`exists (select 1 from key) as "keyFound", exists (select 1 from auth) as allowed,
-  (select to_json(scopes) from key) as "keyScopes",
+  (select to_json(scopes) from key) as "keyScopes", coalesce((select unverified from key), false) as "emailUnverified",
   (select o.change_version from ${organisations} o where o.id = (select org_id from auth)) as "orgChangeVersion"`;
 
 export interface CallerRow {
   keyFound: boolean;
   allowed: boolean;
   keyScopes: Scope[] | null;
+  emailUnverified: boolean;
   /** bigint: a string from the driver. */
   orgChangeVersion: string | number | null;
 }
@@ -237,6 +263,8 @@ export interface CallerOutcome {
   allowed: boolean;
   /** The scopes it holds. */
   scopes: Scope[];
+  /** A person (or an application for one) whose address is unconfirmed where the organisation requires it confirmed. */
+  emailUnverified: boolean;
   /**
    * The organisation's changeVersion as this statement saw it (before its own write): what a read
    * answered is exactly the state after that many changes. 0 for a caller that was refused.
@@ -248,5 +276,6 @@ export const callerOf = (row: CallerRow): CallerOutcome => ({
   found: row.keyFound,
   allowed: row.allowed,
   scopes: row.keyScopes ?? [],
+  emailUnverified: row.emailUnverified,
   changeVersion: Number(row.orgChangeVersion ?? 0),
 });

@@ -4,7 +4,7 @@ import type { Actor } from "../../domain/actor.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
-import { roleScopes, sessionMembership } from "./caller.ts";
+import { roleScopes, sessionMembership, unconfirmedIn } from "./caller.ts";
 import { withCaller, type SettingsOutcome } from "./settings-caller.ts";
 import { run } from "./sql.ts";
 
@@ -12,8 +12,8 @@ import { run } from "./sql.ts";
 // sessions (functions/auth/auth.ts); these statements read them and switch their organisation.
 
 export interface Me {
-  user: { id: string; name: string; email: string };
-  organisation: { id: string; name: string };
+  user: { id: string; name: string; email: string; emailVerified: boolean };
+  organisation: { id: string; name: string; requireVerifiedEmail: boolean };
   role: Role;
   scopes: Scope[];
   organisations: Array<{ id: string; name: string; role: Role }>;
@@ -26,22 +26,33 @@ export async function describeSession(db: Database, actor: Actor): Promise<Setti
     null,
     null,
     sql`(select json_build_object(
-            'user', json_build_object('id', u.id, 'name', u.name, 'email', u.email),
-            'organisation', json_build_object('id', o.id, 'name', o.name),
+            'user', json_build_object('id', u.id, 'name', u.name, 'email', u.email, 'emailVerified', u.email_verified),
+            'organisation', json_build_object('id', o.id, 'name', o.name, 'requireVerifiedEmail', o.require_verified_email),
             'role', k.role, 'scopes', k.scopes,
             'organisations', (select json_agg(json_build_object('id', mo.id, 'name', mo.name, 'role', mm.role) order by mm.created_at, mo.id)
                                 from ${memberships} mm join ${organisations} mo on mo.id = mm.org_id where mm.user_id = u.id))
           from key k join ${users} u on u.id = k.user_id join ${organisations} o on o.id = k.org_id) as me`,
+    { anyAddress: true },
   );
   return { caller, role, userId, me: row.me };
 }
 
-/** A session that is still signed in, with the organisation it acts for and its role's scopes; or null. */
-export async function findLiveSession(db: Database, sessionId: string): Promise<{ orgId: string; userId: string; scopes: Scope[] } | null> {
-  const [row] = await run<{ orgId: string; userId: string; scopes: Scope[] }>(
+export interface LiveSession {
+  orgId: string;
+  userId: string;
+  scopes: Scope[];
+  emailUnverified: boolean;
+}
+
+/**
+ * A session that is still signed in, with the organisation it acts for, its role's scopes and
+ * whether its person's address is unconfirmed where that organisation requires it; or null.
+ */
+export async function findLiveSession(db: Database, sessionId: string): Promise<LiveSession | null> {
+  const [row] = await run<LiveSession>(
     db,
-    sql`select m.org_id as "orgId", m.user_id as "userId", ${roleScopes} as scopes
-          from ${sessions} s join ${memberships} m on ${sessionMembership}
+    sql`select m.org_id as "orgId", m.user_id as "userId", ${roleScopes} as scopes, ${unconfirmedIn(sql`m.org_id`, sql`u`)} as "emailUnverified"
+          from ${sessions} s join ${memberships} m on ${sessionMembership} join ${users} u on u.id = s.user_id
          where s.id = ${sessionId}::uuid and s.expires_at > now()`,
   );
   return row ?? null;

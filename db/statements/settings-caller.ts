@@ -4,7 +4,7 @@ import type { Actor } from "../../domain/actor.ts";
 import { SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
 import { users } from "../schema/index.ts";
-import { callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow, type Need } from "./caller.ts";
+import { callerColumns, callerCtes, callerOf, type CallerOptions, type CallerOutcome, type CallerRow, type Need } from "./caller.ts";
 import { runOne } from "./sql.ts";
 
 // The settings area's statements (sessions, members, invitations, people's keys): each is one
@@ -28,7 +28,8 @@ export type SettingsOutcome<T> = { caller: CallerOutcome; role: Role | null; use
 /**
  * Runs `ctes` after the caller's and answers the caller's outcome with `columns` (one row).
  * `writes`: the statement changes the organisation's records too (bumps its changeVersion), so it
- * takes the organisation's write lock first, as every record write does (caller.ts callerCtes).
+ * takes the organisation's write lock first, as every record write does (caller.ts callerCtes);
+ * `anyAddress`: a person whose address is unconfirmed may make it (caller.ts CallerOptions).
  */
 export async function withCaller<Extra>(
   db: Database,
@@ -36,7 +37,7 @@ export async function withCaller<Extra>(
   need: Need,
   ctes: SQL | null,
   columns: SQL,
-  options: { writes?: boolean } = {},
+  options: Pick<CallerOptions, "writes" | "anyAddress"> = {},
 ) {
   const row = await runOne<CallerRow & { callerRole: Role | null; callerUser: string | null } & Extra>(
     db,

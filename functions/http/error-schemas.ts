@@ -127,6 +127,10 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Reco
   invalid_key: { message: "the API key is unknown or has been revoked" },
   insufficient_scope: { message: "this call needs the tasks.manage scope", details: { scope: "tasks.manage" } },
   insufficient_role: { message: "only an owner or an admin manages API keys", details: { roles: ["owner", "admin"] } },
+  email_unverified: {
+    message:
+      "this organisation requires a confirmed email address: follow the link mailed to you, or ask for another with POST /auth/send-verification-email { email } (the console offers it)",
+  },
   cross_site_request: { message: "a write with the session cookie must come from a page of this origin" },
   not_found: { message: "task not found" },
   invalid_transition: {

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   invalid_key: 401,
   insufficient_scope: 403,
   insufficient_role: 403,
+  email_unverified: 403,
   cross_site_request: 403,
   not_found: 404,
   invalid_transition: 409,

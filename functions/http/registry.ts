@@ -79,6 +79,12 @@ export interface RouteDefinition<
    * 401. Default: an API key, or a signed-in person (with the scopes of their role).
    */
   auth?: "session";
+  /**
+   * true: a person whose address is unconfirmed may make this call even where the organisation
+   * requires it confirmed (who they are; acting for another organisation): its statement's caller
+   * is `anyAddress` (db/statements/caller.ts). Every other call of theirs there is 403 email_unverified.
+   */
+  anyAddress?: true;
   summary: string;
   description?: string;
   tag: string;
@@ -148,6 +154,8 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   // Every keyed call counts against the key's rate limit (functions/middleware/rate-limit.ts).
   if (route.scope !== "public") for (const code of ["unauthorized", "invalid_key", "rate_limited", "unavailable"] as const) codes.add(code);
   if (route.scope !== "public" && route.scope !== null) codes.add("insufficient_scope");
+  // A person (or an application acting for one) whose address the organisation requires confirmed.
+  if (route.scope !== "public" && !route.anyAddress) codes.add("email_unverified");
   // A write may come with the session cookie, which must come from this origin.
   if (route.scope !== "public" && route.method !== "get") codes.add("cross_site_request");
   if (route.auth === "session") codes.delete("invalid_key");

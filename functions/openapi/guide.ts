@@ -21,6 +21,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   insufficient_scope: "The key is valid but lacks the scope; `error.scope` names the one needed.",
   insufficient_role:
     "The signed-in person's role does not allow this (the settings area: owners and admins); `error.roles` names the roles that may.",
+  email_unverified:
+    "The organisation requires a confirmed email address and the signed-in person's (or the person an application acts for) is not: follow the mailed link, or ask for another with `POST /auth/send-verification-email`.",
   cross_site_request: "A write with the session cookie came from another origin (or named none): refused, nothing changed.",
   not_found: "No such record in the key's organisation (another organisation's id answers the same).",
   invalid_transition: "The status change is not a workflow move; `error.allowed` lists the statuses allowed from the current one.",

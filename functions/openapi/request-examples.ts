@@ -205,7 +205,7 @@ const REQUEST_BODIES: Record<string, unknown> = {
   },
   updateApplication: { name: "Site diary (new)", redirectUris: ["https://diary.example.com/oauth/callback", "http://127.0.0.1/callback"] },
   rotateClientSecret: { overlapSeconds: 3600 },
-  changeApplicationSettings: { allowDynamicClientRegistration: true },
+  changeApplicationSettings: { allowDynamicClientRegistration: true, requireVerifiedEmail: true },
   // Tom signs in (the members example) and is on the demo's personnel: the link makes him that person.
   linkMemberPersonnel: { personnelId: tom },
   // Its own name: the create example above saves "My overdue tasks" of the same list.

@@ -68,6 +68,7 @@ const IMPLIED: ErrorCode[] = [
   "unauthorized",
   "invalid_key",
   "insufficient_scope",
+  "email_unverified",
   "cross_site_request",
   "rate_limited",
   "internal_error",

@@ -145,7 +145,7 @@ export const applicationRoutes = [
     method: "get",
     path: "/v1/settings/organisation",
     operationId: "getApplicationSettings",
-    summary: "The organisation's application settings",
+    summary: "The organisation's settings: dynamically registered applications, confirmed addresses",
     response: { schema: recordEnvelope(ApplicationSettingsSchema), description: "The settings." },
     verb: applications.organisationSettings,
     async handler(c) {
@@ -157,7 +157,7 @@ export const applicationRoutes = [
     method: "patch",
     path: "/v1/settings/organisation",
     operationId: "changeApplicationSettings",
-    summary: "Allow dynamically registered applications, or not (owners only)",
+    summary: "Allow dynamically registered applications, or require confirmed addresses, or not (owners only)",
     body: ApplicationSettingsSchema.partial().strict(),
     response: { schema: recordEnvelope(ApplicationSettingsSchema), description: "The settings as changed." },
     verb: applications.organisationSettings,

@@ -90,5 +90,9 @@ export const ApplicationSettingsSchema = z
       description:
         "Applications registered dynamically (RFC 7591, POST /oauth/register) may be installed here. Off unless an owner turns it on.",
     }),
+    requireVerifiedEmail: z.boolean().openapi({
+      description:
+        "A person whose email address is unconfirmed reaches none of the organisation's data (403 email_unverified), nor an application acting for them, until they follow the link mailed to them. Off unless an owner turns it on.",
+    }),
   })
   .openapi("ApplicationSettings");

@@ -14,8 +14,20 @@ const Person = z.object({ id: Uuid, name: z.string() });
 
 export const SessionSchema = z
   .object({
-    user: z.object({ id: Uuid, name: z.string(), email: z.string() }),
-    organisation: z.object({ id: Uuid, name: z.string() }),
+    user: z.object({
+      id: Uuid,
+      name: z.string(),
+      email: z.string(),
+      emailVerified: z.boolean().openapi({ description: "The address is confirmed (the link mailed at sign-up, or later, was followed)." }),
+    }),
+    organisation: z.object({
+      id: Uuid,
+      name: z.string(),
+      requireVerifiedEmail: z.boolean().openapi({
+        description:
+          "The organisation requires a confirmed address: while `user.emailVerified` is false, every other call for it is 403 email_unverified.",
+      }),
+    }),
     role: Role,
     scopes: z.array(ScopeName).openapi({ description: "The scopes the session holds: those of the role." }),
     organisations: z

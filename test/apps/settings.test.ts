@@ -115,6 +115,7 @@ describe("applications in the settings area", () => {
     const admin = await memberOf(owner, "admin");
     expect(expectSuccess(await asPerson(admin.cookie, "/v1/settings/organisation")).data).toEqual({
       allowDynamicClientRegistration: false,
+      requireVerifiedEmail: false,
     });
     expectError(
       await asPerson(admin.cookie, "/v1/settings/organisation", { method: "PATCH", body: { allowDynamicClientRegistration: true } }),
@@ -125,6 +126,6 @@ describe("applications in the settings area", () => {
       method: "PATCH",
       body: { allowDynamicClientRegistration: true },
     });
-    expect(expectSuccess(changed).data).toEqual({ allowDynamicClientRegistration: true });
+    expect(expectSuccess(changed).data).toEqual({ allowDynamicClientRegistration: true, requireVerifiedEmail: false });
   });
 });

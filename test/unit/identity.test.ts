@@ -118,8 +118,9 @@ describe("authenticate with an API key", () => {
     expect(asked[0]!.body).toEqual({ apiKey: "ops_key", clientAddress: "unknown" });
   });
 
-  it("the Worker's 401 and 429 are passed on as it gave them, body and headers", async () => {
+  it("the Worker's 401, 429 and 403 email_unverified are passed on as it gave them, body and headers", async () => {
     for (const [status, body, headers] of [
+      [403, { success: false, version: "v1", message: "confirm your address", error: { code: "email_unverified", requestId: "r2" } }, {}],
       [
         401,
         { success: false, version: "v1", message: "revoked", error: { code: "invalid_key", requestId: "r1" } },

@@ -11,7 +11,7 @@ import { settleDelete, settleUpdate } from "../../services/settle.ts";
 // them): a rule a statement gains and a service does not map is a compile error, not a 500. Each
 // expected type error below fails `tsc` if that stops being so.
 
-const CALLER: CallerOutcome = { found: true, allowed: true, scopes: ["tasks.manage"], changeVersion: 7 };
+const CALLER: CallerOutcome = { found: true, allowed: true, scopes: ["tasks.manage"], changeVersion: 7, emailUnverified: false };
 const ctx = { actor: { keyHash: "a".repeat(64) } as Actor };
 const context = { ctx, scope: "tasks.manage" as const, noun: "task" };
 const before = { id: "r1", version: 3 };

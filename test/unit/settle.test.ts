@@ -19,9 +19,10 @@ interface Rec {
 const API = { actor: { keyHash: "a".repeat(64) } as Actor };
 const SYSTEM = { actor: { orgId: "01890000-0000-7000-8000-000000000001" } as Actor };
 const PERSON = { actor: { sessionToken: "t".repeat(32) } as Actor };
-const CALLER_OK: CallerOutcome = { found: true, allowed: true, scopes: ["tasks.read", "tasks.manage"], changeVersion: 7 };
-const NO_KEY: CallerOutcome = { found: false, allowed: false, scopes: [], changeVersion: 0 };
-const NO_SCOPE: CallerOutcome = { found: true, allowed: false, scopes: ["tasks.read"], changeVersion: 7 };
+const PASSED = { found: true, allowed: true, emailUnverified: false, changeVersion: 7 };
+const CALLER_OK: CallerOutcome = { ...PASSED, scopes: ["tasks.read", "tasks.manage"] };
+const NO_KEY: CallerOutcome = { ...PASSED, found: false, allowed: false, scopes: [], changeVersion: 0 };
+const NO_SCOPE: CallerOutcome = { ...PASSED, allowed: false, scopes: ["tasks.read"] };
 const RECORD: Rec = { id: "r1", version: 3 };
 const CREATED = { record: { id: "r2", version: 1 }, event: null };
 
@@ -50,9 +51,7 @@ describe("settleCaller", () => {
     const app = caught(() => settleCaller(NO_KEY, { actor: { accessTokenHash: "b".repeat(64) } as Actor }, null));
     expect([app.code, app.message]).toEqual(["invalid_key", "the access token is unknown, expired or revoked"]);
     // Even when the statement said "allowed" of a key it did not find.
-    expect(caught(() => settleCaller({ found: false, allowed: true, scopes: [], changeVersion: 0 }, API, "tasks.manage")).code).toBe(
-      "invalid_key",
-    );
+    expect(caught(() => settleCaller({ ...NO_KEY, allowed: true }, API, "tasks.manage")).code).toBe("invalid_key");
   });
 
   it("a system caller whose organisation does not exist is not_found naming orgId", () => {

@@ -29,17 +29,19 @@ export function describeRefusal(error) {
   const words =
     status === 401
       ? "your session has ended. Sign in again."
-      : error.code === "insufficient_role"
-        ? "only its author, or an owner or admin, may do that."
-        : status === 403
-          ? "your role does not allow this."
-          : status === 404
-            ? "it no longer exists: someone may have deleted it."
-            : status === 429
-              ? "too many requests just now. Wait a moment and try again."
-              : status >= 500
-                ? "the API could not do it just now, and nothing was changed. Try again shortly."
-                : `${error.message}.`;
+      : error.code === "email_unverified"
+        ? "this organisation requires a confirmed email address. Reload the page to confirm yours, or to ask for another link."
+        : error.code === "insufficient_role"
+          ? "only its author, or an owner or admin, may do that."
+          : status === 403
+            ? "your role does not allow this."
+            : status === 404
+              ? "it no longer exists: someone may have deleted it."
+              : status === 429
+                ? "too many requests just now. Wait a moment and try again."
+                : status >= 500
+                  ? "the API could not do it just now, and nothing was changed. Try again shortly."
+                  : `${error.message}.`;
   return `${words}${codeOf(error)}`;
 }
 

@@ -1,13 +1,16 @@
 // @ts-check
 // Who is signed in. A page that needs a person asks GET /v1/settings/session first; a 401 sends
-// the browser to the sign-in page, which comes back here afterwards.
+// the browser to the sign-in page, which comes back here afterwards. A person whose organisation
+// requires a confirmed address, and whose address is not, is shown why instead (the API would
+// refuse them every other call: 403 email_unverified).
 
+import { showUnconfirmed } from "../components/unconfirmed.js";
 import { ApiRefusal, request } from "./api.js";
 
 /**
  * @typedef {{
- *   user: { id: string, name: string, email: string },
- *   organisation: { id: string, name: string },
+ *   user: { id: string, name: string, email: string, emailVerified: boolean },
+ *   organisation: { id: string, name: string, requireVerifiedEmail: boolean },
  *   role: "owner" | "admin" | "member",
  *   scopes: string[],
  *   organisations: { id: string, name: string, role: string }[],
@@ -29,17 +32,23 @@ export function goToSignIn() {
 }
 
 /**
- * The session, or (on a 401) off to sign in: the returned promise then never settles.
+ * The session, or (on a 401) off to sign in, or (an address the organisation requires confirmed)
+ * the page that says so: the returned promise then never settles.
  * @returns {Promise<Session>}
  */
 export async function requireSession() {
+  /** @type {Session} */
+  let session;
   try {
-    return (await request("/v1/settings/session")).data;
+    session = (await request("/v1/settings/session")).data;
   } catch (error) {
     if (!(error instanceof ApiRefusal) || error.status !== 401) throw error;
     goToSignIn();
     return new Promise(() => {});
   }
+  if (!session.organisation.requireVerifiedEmail || session.user.emailVerified) return session;
+  showUnconfirmed(session);
+  return new Promise(() => {});
 }
 
 /**

@@ -44,7 +44,7 @@ export async function mountApplications({ scopes, role }) {
 
   byId("application-scopes").append(...scopeChecks(scopes, "application-scope"));
   handleRegistration({ ...panel, refresh });
-  await Promise.all([refresh().catch((error) => showError(panel.alert, error)), mountDynamicRegistration(role)]);
+  await Promise.all([refresh().catch((error) => showError(panel.alert, error)), mountOrganisationSwitches(role)]);
 }
 
 /**
@@ -165,19 +165,39 @@ function rotateButton(application, actions, panel) {
 }
 
 /**
- * The organisation's switch for dynamic client registration (RFC 7591): off unless an owner turns
- * it on; an admin sees it and cannot change it.
+ * The organisation's switches (PATCH /v1/settings/organisation): dynamic client registration
+ * (RFC 7591) and confirmed addresses (docs/people.md "Confirmed addresses"). Off unless an owner
+ * turns them on; an admin sees them and cannot change them.
  * @param {string} role
  */
-async function mountDynamicRegistration(role) {
-  const box = inputById("allow-dynamic-registration");
-  const alert = byId("dynamic-registration-error");
-  const hint = byId("dynamic-registration-hint");
+async function mountOrganisationSwitches(role) {
+  /** @type {[OrganisationSetting, string, string][]} */
+  const switches = [
+    ["allowDynamicClientRegistration", "dynamic-registration", "Applications that registered themselves may now be installed here."],
+    ["requireVerifiedEmail", "verified-email", "People whose address is unconfirmed now reach nothing here until they confirm it."],
+  ];
+  let settings;
   try {
-    box.checked = (await request("/v1/settings/organisation")).data.allowDynamicClientRegistration;
+    settings = (await request("/v1/settings/organisation")).data;
   } catch (error) {
-    return showError(alert, error);
+    for (const [, id] of switches) showError(byId(`${id}-error`), error);
+    return;
   }
+  for (const [field, id, onHint] of switches) mountSwitch(role, settings, field, id, onHint);
+}
+
+/** @typedef {"allowDynamicClientRegistration" | "requireVerifiedEmail"} OrganisationSetting */
+
+/**
+ * One switch: its checkbox `#<id>`, hint `#<id>-hint` and alert `#<id>-error`.
+ * @param {string} role @param {Record<OrganisationSetting, boolean>} settings @param {OrganisationSetting} field
+ * @param {string} id @param {string} onHint what the hint says once the owner turned it on
+ */
+function mountSwitch(role, settings, field, id, onHint) {
+  const box = inputById(id);
+  const alert = byId(`${id}-error`);
+  const hint = byId(`${id}-hint`);
+  box.checked = settings[field];
   if (role !== "owner") {
     box.disabled = true;
     hint.textContent = "Only an owner changes this.";
@@ -189,9 +209,8 @@ async function mountDynamicRegistration(role) {
     box.disabled = true;
     showError(alert);
     try {
-      const body = { allowDynamicClientRegistration: wanted };
-      box.checked = (await request("/v1/settings/organisation", { method: "PATCH", body })).data.allowDynamicClientRegistration;
-      hint.textContent = box.checked ? "Applications that registered themselves may now be installed here." : "";
+      box.checked = (await request("/v1/settings/organisation", { method: "PATCH", body: { [field]: wanted } })).data[field];
+      hint.textContent = box.checked ? onHint : "";
     } catch (error) {
       box.checked = !wanted;
       showError(alert, error);
