@@ -181,7 +181,7 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
   }
 
   /** The rows in view drawn, the others counted (row-window.js). */
-  const rowWindow = createRowWindow(root);
+  const rowWindow = createRowWindow();
 
   function renderRows() {
     const all = rows();

@@ -40,11 +40,11 @@ function rangesOf({ wrap, head, count, idAt }, rowHeight, focusedId) {
 }
 
 /**
- * Follows the table in `root`: scrolled, its rows in view are drawn (once a frame); the focus moved to
- * a row, that row stays drawn.
- * @param {HTMLElement} root
+ * Draws a table's rows in view, and again as its scrolling wrap is scrolled (once a frame) or the
+ * focus moves to a row (that row stays drawn). The wrap's own listeners, so a table drawn afresh
+ * (another view) leaves none behind.
  */
-export function createRowWindow(root) {
+export function createRowWindow() {
   /** The spacers standing for rows not drawn: above, between the view and the focused row, below. */
   const spacers = [0, 1, 2].map(() => el("tr", { class: "spacer", "aria-hidden": "true" }, [el("td")]));
   /** A drawn row's height (px), measured once rows are laid out; until then a one-line row's. */
@@ -53,9 +53,34 @@ export function createRowWindow(root) {
   let focusedId = null;
   /** What place() drew last: drawn again when scrolled or focused. @type {Rows | null} */
   let last = null;
+  let scrolled = false;
+
+  /** @param {HTMLElement} wrap */
+  function follow(wrap) {
+    const windowed = () => last?.wrap === wrap && last.count > WINDOWED_FROM;
+    wrap.addEventListener("scroll", () => {
+      if (scrolled || !windowed()) return;
+      scrolled = true;
+      requestAnimationFrame(() => {
+        scrolled = false;
+        if (last && windowed()) place(last);
+      });
+    });
+    wrap.addEventListener("focusin", (event) => {
+      const id = /** @type {HTMLElement} */ (event.target).closest("tbody tr[data-id]")?.getAttribute("data-id") ?? null;
+      if (id === focusedId) return;
+      focusedId = id;
+      if (id !== null && last && windowed()) place(last);
+    });
+    wrap.addEventListener("focusout", (event) => {
+      const to = /** @type {Node | null} */ (event.relatedTarget);
+      if (!to || !wrap.contains(to)) focusedId = null;
+    });
+  }
 
   /** Draws the rows in view (every row of a short table), spacers standing for the rest. @param {Rows} rows */
   function place(rows) {
+    if (rows.wrap !== last?.wrap) follow(rows.wrap);
     last = rows;
     const { body, count, columns, rowAt } = rows;
     body.parentElement?.setAttribute("aria-rowcount", String(count + 1));
@@ -84,32 +109,6 @@ export function createRowWindow(root) {
     skipTo(count);
     placeInOrder(body, nodes);
   }
-
-  let scrolled = false;
-  // Scroll does not bubble: heard on its way down.
-  root.addEventListener(
-    "scroll",
-    (event) => {
-      const target = /** @type {HTMLElement} */ (event.target);
-      if (scrolled || !last || target !== last.wrap || last.count <= WINDOWED_FROM) return;
-      scrolled = true;
-      requestAnimationFrame(() => {
-        scrolled = false;
-        if (last?.wrap.isConnected) place(last);
-      });
-    },
-    true,
-  );
-  root.addEventListener("focusin", (event) => {
-    const id = /** @type {HTMLElement} */ (event.target).closest?.("tbody tr[data-id]")?.getAttribute("data-id") ?? null;
-    if (id === focusedId) return;
-    focusedId = id;
-    if (id !== null && last?.wrap.isConnected && last.count > WINDOWED_FROM) place(last);
-  });
-  root.addEventListener("focusout", (event) => {
-    const to = /** @type {Node | null} */ (event.relatedTarget);
-    if (!to || !root.contains(to)) focusedId = null;
-  });
 
   return { place };
 }
