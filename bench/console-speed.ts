@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { median } from "./lib/load.ts";
+import { printProfile, startProfile } from "./lib/profile.ts";
 import { startBenchStack, type BenchStack } from "./lib/stack.ts";
 
 // Issue 46's speed bars for the console, in Debian's Chromium (playwright-core) against the stack the
@@ -10,7 +11,8 @@ import { startBenchStack, type BenchStack } from "./lib/stack.ts";
 //     100 ms of its arrival at the page.
 // "Interactive", measured in the page by an init script that checks the DOM on every animation frame
 // from the document's start: the view holds every task (the board: every column with its count, the
-// counts adding up to 2,000, and 2,000 cards; the table: "Showing 2000 of 2000" and 2,000 rows), and
+// counts adding up to 2,000, and 2,000 cards; the table: "Showing 2000 of 2000", aria-rowcount 2,001
+// and its first row, as it draws only the rows in view), and
 // its first card's (row's) button takes the keyboard focus; the figure is the timestamp of the next
 // frame (the one that paints it), from navigation start (performance.now()'s origin). Each run is a
 // fresh browser context (no cache, no open socket). (b): the page's WebSocket is wrapped so a
@@ -18,7 +20,9 @@ import { startBenchStack, type BenchStack } from "./lib/stack.ts";
 // arrives; a MutationObserver notes when the task's card (row) first shows the new title, and the
 // next frame. The events are title changes written through the API with a key, one at a time.
 // Medians; the machine is shared, so the ratios to the bars are what a run says.
-// Run: npm run bench:console [-- --runs=7 --events=20]   (embedded PGlite, or DATABASE_URL's server)
+// Run: npm run bench:console [-- --runs=7 --events=20 --views=board,tasks --profile]   (embedded PGlite, or
+// DATABASE_URL's server). --views= measures only the views named; --profile takes a CPU profile (Chromium's
+// sampling profiler) of each view's last 2,000-task navigation and prints its functions by self time.
 
 const TASKS = 2000;
 /** The same pages with a project of 20 tasks, in the same runs: what the 2,000 cost beyond a page's floor. */
@@ -26,6 +30,8 @@ const SMALL = 20;
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const RUNS = arg("runs", 7);
 const EVENTS = arg("events", 20);
+const VIEWS = (process.argv.find((a) => a.startsWith("--views="))?.split("=")[1] ?? "board,tasks").split(",") as ("board" | "tasks")[];
+const PROFILE = process.argv.includes("--profile");
 const BAR_INTERACTIVE_MS = 1500;
 const BAR_APPLIED_MS = 100;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -109,8 +115,11 @@ function instrument({ view, tasks }: { view: "board" | "tasks"; tasks: number })
     }
     const count = document.querySelector("#table-view .table-count")?.textContent ?? "";
     if (!count.startsWith(`Showing ${tasks} of ${tasks} `)) return null;
-    if (document.querySelectorAll("#table-view tbody tr").length !== tasks) return null;
-    return document.querySelector<HTMLElement>("#table-view tbody tr button");
+    // Every row counted (aria-rowcount, the header's row included) or every row drawn: a table of more
+    // than 200 rows draws those in view as it is scrolled (record-table.js), an older one drew them all.
+    const rowCount = document.querySelector("#table-view table")?.getAttribute("aria-rowcount");
+    if (rowCount !== String(tasks + 1) && document.querySelectorAll("#table-view tbody tr").length !== tasks) return null;
+    return document.querySelector<HTMLElement>("#table-view tbody tr[data-id] button");
   };
   const poll = () => {
     const target = ready();
@@ -196,9 +205,15 @@ async function navigate(page: Page, url: string) {
 }
 
 /** EVENTS title changes through the API, one at a time: each one's arrival to the DOM showing it. */
-async function applyEvents(page: Page, stack: BenchStack, key: string, projectId: string) {
-  const ids = (await send(stack, `/v1/tasks?projectId=${projectId}&limit=${EVENTS}`, { key })).data.map(
-    (t: { id: string }) => t.id,
+async function applyEvents(page: Page, stack: BenchStack, key: string, projectId: string, view: "board" | "tasks") {
+  // The table's rows in view (it draws no others); any of the board's (it draws every card).
+  const ids = (
+    view === "tasks"
+      ? await page.evaluate(
+          (n) => [...document.querySelectorAll("#table-view tbody tr[data-id]")].slice(0, n).map((row) => row.getAttribute("data-id")!),
+          EVENTS,
+        )
+      : (await send(stack, `/v1/tasks?projectId=${projectId}&limit=${EVENTS}`, { key })).data.map((t: { id: string }) => t.id)
   ) as string[];
   for (let i = 0; i < EVENTS; i++) {
     const title = `Renamed ${randomBytes(4).toString("hex")}`;
@@ -229,7 +244,7 @@ async function main() {
     console.log(
       `console speed: ${stack.databaseLabel}, a project of ${TASKS} tasks beside one of ${SMALL}, ${RUNS} runs a view, ${EVENTS} events`,
     );
-    for (const view of ["board", "tasks"] as const) {
+    for (const view of VIEWS) {
       const name = view === "board" ? "board" : "task table";
       const interactive: Record<number, number[]> = { [TASKS]: [], [SMALL]: [] };
       const live: Record<number, number[]> = { [TASKS]: [], [SMALL]: [] };
@@ -240,13 +255,15 @@ async function main() {
       for (let run = 0; run <= RUNS; run++) {
         for (const size of run % 2 ? [TASKS, SMALL] : [SMALL, TASKS]) {
           const { context, page } = await openPage(browser, stack, cookie, view, size);
+          const profiler = PROFILE && run === RUNS && size === TASKS ? await startProfile(page) : null;
           const times = await navigate(page, `${stack.workerUrl}/?project=${projects[size]}${view === "tasks" ? "&view=tasks" : ""}`);
+          if (profiler) await printProfile(profiler, `${view}, ${TASKS} tasks, navigation to interactive`);
           if (run > 0) {
             interactive[size]!.push(times.interactiveAt);
             live[size]!.push(times.liveAt);
             afterTasks[size]!.push(times.afterTasks);
           }
-          if (run === RUNS) applied[size] = await applyEvents(page, stack, key, projects[size]!);
+          if (run === RUNS) applied[size] = await applyEvents(page, stack, key, projects[size]!, view);
           await context.close();
         }
       }

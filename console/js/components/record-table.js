@@ -6,7 +6,8 @@
 // over the record's words. It says how many records it shows of how many it holds, and when the
 // API listed more than it fetched. Rows follow the store, so changes from elsewhere show at once.
 
-import { el, placeInOrder } from "../lib/dom.js";
+import { el } from "../lib/dom.js";
+import { createRowWindow, WINDOWED_FROM } from "../lib/row-window.js";
 import { fieldsOf, isLongText } from "../lib/schema.js";
 import { setViewParams, viewParams } from "../lib/view-state.js";
 import { shownValue } from "./conflict.js";
@@ -179,6 +180,9 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
     return node;
   }
 
+  /** The rows in view drawn, the others counted (row-window.js). */
+  const rowWindow = createRowWindow();
+
   function renderRows() {
     const all = rows();
     const params = viewParams();
@@ -186,7 +190,8 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
     const shownColumns = columns();
     const sortedBy = params.get("sort") ?? fields[0]?.name;
     const dir = params.get("dir") === "desc" ? "descending" : "ascending";
-    const count = `Showing ${shown.length} of ${all.length} ${plural}${more() ? `; the API holds more than the ${all.length} fetched` : ""}.`;
+    const drawnAsScrolled = shown.length > WINDOWED_FROM ? "; rows are drawn as they are scrolled into view" : "";
+    const count = `Showing ${shown.length} of ${all.length} ${plural}${more() ? `; the API holds more than the ${all.length} fetched` : ""}${drawnAsScrolled}.`;
     const counter = root.querySelector(".table-count");
     if (counter && counter.textContent !== count) counter.textContent = count;
     const wrap = root.querySelector(".table-wrap");
@@ -206,7 +211,7 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
       head.replaceChildren(
         el(
           "tr",
-          {},
+          { "aria-rowindex": "1" },
           shownColumns.map((field) => {
             const sort = field.name === sortedBy ? dir : undefined;
             return el("th", { scope: "col", "aria-sort": sort }, [
@@ -216,8 +221,15 @@ export function createRecordTable({ root, store, kind, rows, caption, manage, mo
         ),
       );
     }
-    const nodes = shown.map((record) => rowOf(record, shownColumns));
-    placeInOrder(body, nodes);
+    rowWindow.place({
+      wrap: /** @type {HTMLElement} */ (wrap),
+      head,
+      body,
+      count: shown.length,
+      columns: shownColumns.length,
+      rowAt: (i) => rowOf(shown[i], shownColumns),
+      idAt: (i) => shown[i].id,
+    });
     const held = new Set(all.map((record) => record.id));
     for (const id of built.keys()) if (!held.has(id)) built.delete(id);
   }

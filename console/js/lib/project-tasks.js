@@ -17,7 +17,8 @@ export function createProjectTasks({ api, store }) {
   /**
    * Fetches a project's tasks into the store: the first page at once (the views draw it), the
    * others together once all are in (drawing a table of 2,000 rows again for each page cost more
-   * than it showed). Answers whether the API holds more than were fetched.
+   * than it showed), and the project marked loaded when they are all of its tasks, in the same
+   * render. Answers whether the API holds more than were fetched.
    * @param {string} projectId
    */
   async function fetch(projectId) {
@@ -35,7 +36,10 @@ export function createProjectTasks({ api, store }) {
     // Cut before it stops arriving: a part of the tasks is never shown as all of them.
     if (more) truncated.add(projectId);
     arriving.delete(projectId);
-    store.load("tasks", rest ?? []);
+    store.batch(() => {
+      store.load("tasks", rest ?? []);
+      if (!more) store.markLoaded(projectId);
+    });
     return more;
   }
 

@@ -33,6 +33,43 @@ function projectRecords() {
   return { risks: map(), issues: map(), entries: map(), checklist: map() };
 }
 
+/**
+ * The store's listeners: told of each change, but within `batch(change)` the loads (and
+ * markLoaded) made in `change` are told as one, at its end (a table sorts its rows once, not once a load).
+ */
+function createListeners() {
+  /** @type {Set<(event: OpsEvent | null) => void>} */
+  const listeners = new Set();
+  let batching = false;
+  let held = false;
+  /** @param {OpsEvent | null} event */
+  const notify = (event) => {
+    if (batching && !event) return void (held = true);
+    listeners.forEach((listener) => listener(event));
+  };
+  return {
+    /** @param {(event: OpsEvent | null) => void} listener @returns {() => void} stops it */
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    notify,
+    /** @param {() => void} change */
+    batch(change) {
+      batching = true;
+      try {
+        change();
+      } finally {
+        batching = false;
+      }
+      if (held) {
+        held = false;
+        notify(null);
+      }
+    },
+  };
+}
+
 export function createStore() {
   const state = {
     /** @type {Map<string, Record>} */ tasks: new Map(),
@@ -49,8 +86,7 @@ export function createStore() {
   };
   /** @type {Set<string>} */
   const gone = new Set();
-  /** @type {Set<(event: OpsEvent | null) => void>} */
-  const listeners = new Set();
+  const { subscribe, notify, batch } = createListeners();
 
   /** @param {Map<string, Record>} map @param {Record} record */
   function upsert(map, record) {
@@ -66,15 +102,10 @@ export function createStore() {
     return map.delete(id);
   }
 
-  const notify = (/** @type {OpsEvent | null} */ event) => listeners.forEach((listener) => listener(event));
-
   return {
     state,
-    /** @param {(event: OpsEvent | null) => void} listener @returns {() => void} stops it */
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe,
+    batch,
     /**
      * Records from a list or a write's answer; listeners hear `null` (not an event).
      * @param {Collection} collection @param {Record[]} records

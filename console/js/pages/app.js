@@ -217,9 +217,9 @@ async function start() {
       scopes.has("projects.read") ? api.milestonesOf(projectId) : [],
     ]);
     store.load("milestones", milestones);
-    // Counted here only when every task is held (a project past the lists' cap keeps the API's counts).
-    if (!more) store.markLoaded(projectId);
-    else await count(projectId);
+    // Every task held: fetchTasks marked the project loaded. Else counted (a project past the lists'
+    // cap keeps the API's counts).
+    if (more) await count(projectId);
     const inProject = [...store.state.tasks.values()].filter((task) => task.projectId === projectId);
     ensureTasks(inProject.flatMap((task) => task.blockedBy ?? []));
   }
