@@ -108,16 +108,36 @@ export default tseslint.config(
   },
   {
     files: ["db/statements/**/*.ts"],
-    ignores: ["db/statements/sql-tag.ts"],
+    ignores: ["db/statements/engine/sql-tag.ts"],
     rules: {
       "no-restricted-imports": restrict([
         ...DB_IMPORTS,
         {
           group: ["drizzle-orm", "drizzle-orm/sql/sql"],
           importNames: ["sql"],
-          message: "statements build their fragments with db/statements/sql-tag.ts's sql: drizzle's scans every chunk of every fragment",
+          message:
+            "statements build their fragments with db/statements/engine/sql-tag.ts's sql: drizzle's scans every chunk of every fragment",
         },
       ]),
+    },
+  },
+  {
+    // The statement engine (db/statements/engine/) is what every noun's statements stand on: it
+    // imports no noun of db/statements/ (a type only, where a rule's violation is shaped by one).
+    files: ["db/statements/engine/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./[\\w-]+\\.ts$",
+              allowTypeImports: true,
+              message: "db/statements/engine/ imports no noun: the nouns of db/statements/ stand on the engine, not the other way",
+            },
+          ],
+        },
+      ],
     },
   },
   {

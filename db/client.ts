@@ -1,5 +1,5 @@
 import type { NeonRequest, NeonTarget } from "./neon-http.ts";
-import { PendingAcknowledgements } from "./statements/acknowledgements.ts";
+import { PendingAcknowledgements } from "./statements/engine/acknowledgements.ts";
 
 /**
  * The one place that knows which Postgres driver the Worker uses: Neon's SQL over HTTP, one HTTP
@@ -18,7 +18,7 @@ export interface DatabaseConfig {
   localSqlEndpoint?: string | undefined;
   /**
    * Compile every statement both ways, ours and drizzle's, and fail on a difference
-   * (db/statements/compile.ts). The tests' Workers run so; a deployment does not.
+   * (db/statements/engine/compile.ts). The tests' Workers run so; a deployment does not.
    */
   checkStatements?: boolean | undefined;
 }
@@ -41,12 +41,12 @@ export interface Database {
   transaction(statements: Statement[]): Promise<QueryResult<Record<string, unknown>>[]>;
   /**
    * Set on the handle a batch's operation runs against (services/batch.ts): its statements end in
-   * the batch's step check (db/statements/sql.ts runWrite), so a refused operation undoes the batch.
+   * the batch's step check (db/statements/engine/sql.ts runWrite), so a refused operation undoes the batch.
    */
   readonly batch?: BatchStep;
   /**
    * Set on the Worker's handles: the rooms' acknowledgements it is told wait here, and its next
-   * write statement records them (db/statements/acknowledgements.ts) instead of a request of their
+   * write statement records them (db/statements/engine/acknowledgements.ts) instead of a request of their
    * own. Unset (the CLI, tests in Node), an acknowledgement is recorded at once.
    */
   readonly acknowledgements?: PendingAcknowledgements;

@@ -16,7 +16,7 @@ export type Actor = KeyActor | { sessionToken: string } | AppActor | { orgId: st
 interface ViaMcp {
   /**
    * Set on the MCP server's calls: the MCP request's address, user agent and id. The first call of
-   * a UTC day by this key or installation records mcp.session_started (db/statements/mcp-sessions.ts).
+   * a UTC day by this key or installation records mcp.session_started (db/statements/engine/mcp-sessions.ts).
    */
   mcp?: AuditRequest | undefined;
 }

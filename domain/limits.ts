@@ -80,7 +80,7 @@ export const MAX_CHECKLIST_ITEMS_PER_TASK = 100;
 export const CASCADE_RECORDS = MAX_BLOCKING + MAX_COMMENTS_PER_TASK + MAX_CHECKLIST_ITEMS_PER_TASK;
 
 /**
- * Bytes of records or events one statement answers at most, beyond the first (db/statements/answer-size.ts):
+ * Bytes of records or events one statement answers at most, beyond the first (db/statements/engine/answer-size.ts):
  * a list page, an export's page, the sweep's read.
  */
 export const ANSWER_BYTES = 4 * 1024 * 1024;

@@ -12,7 +12,7 @@ import type { Assert } from "./type-equality.ts";
 
 // Each record resource declared once: what it is called, where it lives, which scopes read and
 // change it (and so which scope sees its events), what its lists sort and filter by. The scope
-// table (scopes.ts), the events' scopes (events.ts), the statements (db/statements/resource.ts,
+// table (scopes.ts), the events' scopes (events.ts), the statements (db/statements/engine/resource.ts,
 // filters.ts), the services (noun), the routes (tag, paths, operation names, scopes, list query)
 // and the event catalogue are built from it. A new resource is its table, this declaration, its
 // schemas and its tests (README "What a new resource costs").

@@ -52,7 +52,7 @@ export interface Bindings {
   LOG_REQUESTS?: string;
   /**
    * "true" compiles every SQL statement both ways, ours and drizzle's, and fails the call on any
-   * difference (db/statements/compile.ts). The tests' Workers set it; a deployment leaves it unset.
+   * difference (db/statements/engine/compile.ts). The tests' Workers set it; a deployment leaves it unset.
    */
   CHECK_STATEMENTS?: string;
   /**

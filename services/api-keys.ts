@@ -1,5 +1,5 @@
 import * as statements from "../db/statements/api-keys.ts";
-import { MANAGE_SETTINGS } from "../db/statements/settings-caller.ts";
+import { MANAGE_SETTINGS } from "../db/statements/engine/settings-caller.ts";
 import { webhooksRegisteredBy } from "../db/statements/webhooks.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "../domain/crypto/api-keys.ts";
 import { NO_REQUEST } from "../domain/audit.ts";

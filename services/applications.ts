@@ -1,6 +1,6 @@
 import * as statements from "../db/statements/applications.ts";
 import type { EndedInstallation } from "../db/statements/applications.ts";
-import { MANAGE_SETTINGS } from "../db/statements/settings-caller.ts";
+import { MANAGE_SETTINGS } from "../db/statements/engine/settings-caller.ts";
 import { generateClientId, generateCredential, hashCredential } from "../domain/crypto/oauth.ts";
 import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";

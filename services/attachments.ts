@@ -1,5 +1,5 @@
 import * as statements from "../db/statements/attachments.ts";
-import { listRecords } from "../db/statements/read.ts";
+import { listRecords } from "../db/statements/engine/read.ts";
 import { attachmentScopes, DOWNLOAD_URL_SECONDS, INLINE_TYPES, objectKeyOf, type AttachmentParent } from "../domain/attachments.ts";
 import { downloadHolds, signDownload } from "../domain/crypto/download-url.ts";
 import { NO_REQUEST } from "../domain/audit.ts";
@@ -12,7 +12,7 @@ import { guarded } from "./constraint-errors.ts";
 import type { Call, ServiceContext, SystemContext } from "./context.ts";
 import { publishAfterCommit } from "./rooms.ts";
 import { settleCaller, settleCreate, settleDelete } from "./settle.ts";
-import { RULES } from "../db/statements/rules.ts";
+import { RULES } from "../db/statements/engine/rules.ts";
 import { checkRefusal } from "./refusals.ts";
 
 export type { AttachmentRecord } from "../db/statements/attachments.ts";

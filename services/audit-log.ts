@@ -1,5 +1,5 @@
 import type { Database } from "../db/client.ts";
-import { GENESIS_HASH } from "../db/statements/audit.ts";
+import { GENESIS_HASH } from "../db/statements/engine/audit.ts";
 import * as statements from "../db/statements/audit-log.ts";
 import { sha256Hex } from "../domain/crypto/hash.ts";
 import type { AuditFilter } from "../db/statements/audit-log.ts";

@@ -1,8 +1,8 @@
 import type { Database, QueryResult, Statement } from "../db/client.ts";
 import { batchRefusalOf, openBatch, rememberBatch, STORED_ANSWER, type StoredBatch } from "../db/statements/batch.ts";
-import { isIdempotencyRace } from "../db/statements/idempotency.ts";
-import { inResponseOrder } from "../db/statements/projection.ts";
-import type { Resource } from "../db/statements/resource.ts";
+import { isIdempotencyRace } from "../db/statements/engine/idempotency.ts";
+import { inResponseOrder } from "../db/statements/engine/projection.ts";
+import type { Resource } from "../db/statements/engine/resource.ts";
 import { DomainError } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import { uuidv7 } from "../domain/ids.ts";
@@ -19,7 +19,7 @@ import type { WriteResult } from "./settle.ts";
 // has handed in its statement, they go as one transaction in one request, in order: each sees
 // the ones before it, so a task may name the project created two operations earlier, and their
 // changeVersions are consecutive. A refused operation raises inside the transaction with its
-// outcome (db/statements/sql.ts runWrite), so nothing commits; its verb then settles that outcome
+// outcome (db/statements/engine/sql.ts runWrite), so nothing commits; its verb then settles that outcome
 // into the very error the single call answers, and the batch answers it with the operation's
 // index. The committed events go to the room in one message, in order.
 

@@ -1,5 +1,5 @@
 import * as statements from "../db/statements/comments.ts";
-import { RULES } from "../db/statements/rules.ts";
+import { RULES } from "../db/statements/engine/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { SETTINGS_ROLES } from "../domain/roles.ts";
 import { tooManyFiles } from "./refusals.ts";

@@ -1,5 +1,5 @@
 import type { Database } from "../db/client.ts";
-import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
+import type { IdempotencyRequest } from "../db/statements/engine/idempotency.ts";
 import type { Actor } from "../domain/actor.ts";
 import type { AuditRequest } from "../domain/audit.ts";
 import type { Mailer } from "./mail.ts";

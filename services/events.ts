@@ -7,15 +7,15 @@ import {
   recordPendingAcknowledgements,
   roomStartingPoint,
   unpublishedEvents,
-} from "../db/statements/events.ts";
-import { pruneIdempotencyKeys } from "../db/statements/idempotency.ts";
+} from "../db/statements/engine/events.ts";
+import { pruneIdempotencyKeys } from "../db/statements/engine/idempotency.ts";
 import { endUnauthorisedInstallations, pruneAppTokens, repeatEndedAccess } from "./app-access.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { pruneAuditEntries } from "../db/statements/audit-log.ts";
 import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import type { EventFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";
-import type { Resource } from "../db/statements/resource.ts";
+import type { Resource } from "../db/statements/engine/resource.ts";
 import { subrequestsLeft, type Call, type ServiceContext, type SystemContext } from "./context.ts";
 import { publish } from "./rooms.ts";
 import { settleCaller } from "./settle.ts";
@@ -146,7 +146,7 @@ const warn = (message: string, facts: Record<string, unknown>) => console.warn(J
 
 /**
  * Publishes what no room acknowledged, a page at a time (pages are cut by size as well as count:
- * db/statements/answer-size.ts) until none is left, a room refuses, or SWEEP_SECONDS have gone.
+ * db/statements/engine/answer-size.ts) until none is left, a room refuses, or SWEEP_SECONDS have gone.
  */
 async function publishUnacknowledged(ctx: SweepContext, graceSeconds: number): Promise<{ published: number; failed: number }> {
   const deadline = Date.now() + SWEEP_SECONDS * 1000;

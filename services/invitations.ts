@@ -1,6 +1,6 @@
 import type { Database } from "../db/client.ts";
 import * as statements from "../db/statements/invitations.ts";
-import { MANAGE_SETTINGS } from "../db/statements/settings-caller.ts";
+import { MANAGE_SETTINGS } from "../db/statements/engine/settings-caller.ts";
 import { generateApiKey } from "../domain/crypto/api-keys.ts";
 import { sha256Hex } from "../domain/crypto/hash.ts";
 import { DomainError, notFound } from "../domain/errors.ts";

@@ -1,4 +1,4 @@
-import { RULES, type CheckedField } from "../db/statements/rules.ts";
+import { RULES, type CheckedField } from "../db/statements/engine/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { CASCADE_RECORDS, MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
 import { MAX_TASK_DEPTH } from "../domain/records.ts";

@@ -1,21 +1,21 @@
 import type { Database } from "../db/client.ts";
-import type { CreateOutcome } from "../db/statements/create.ts";
-import type { DeleteOutcome } from "../db/statements/delete.ts";
-import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
-import { countRecords, getRecord, listRecords, type ListFiltersOf, type ListQuery } from "../db/statements/read.ts";
-import type { RecordView } from "../db/statements/projection.ts";
+import type { CreateOutcome } from "../db/statements/engine/create.ts";
+import type { DeleteOutcome } from "../db/statements/engine/delete.ts";
+import type { IdempotencyRequest } from "../db/statements/engine/idempotency.ts";
+import { countRecords, getRecord, listRecords, type ListFiltersOf, type ListQuery } from "../db/statements/engine/read.ts";
+import type { RecordView } from "../db/statements/engine/projection.ts";
 
 export type { RecordView };
 import type { PageEnd } from "../domain/paging.ts";
 import type { JsonText } from "../domain/json-text.ts";
-import type { CallerOutcome } from "../db/statements/caller.ts";
-import type { UpdateOutcome } from "../db/statements/update.ts";
+import type { CallerOutcome } from "../db/statements/engine/caller.ts";
+import type { UpdateOutcome } from "../db/statements/engine/update.ts";
 import type { Actor } from "../domain/actor.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { PageRequest } from "../domain/paging.ts";
-import type { RecordOf, Resource } from "../db/statements/resource.ts";
+import type { RecordOf, Resource } from "../db/statements/engine/resource.ts";
 import { RESOURCES, type ResourceType } from "../domain/resources.ts";
-import type { RuleName, RuleViolations } from "../db/statements/rules.ts";
+import type { RuleName, RuleViolations } from "../db/statements/engine/rules.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import { guarded } from "./constraint-errors.ts";
 import { recordHistory } from "./events.ts";
@@ -34,7 +34,7 @@ import {
   type UpsertResult,
   type WriteResult,
 } from "./settle.ts";
-import type { UpsertOutcome } from "../db/statements/upsert.ts";
+import type { UpsertOutcome } from "../db/statements/engine/upsert.ts";
 
 // The verbs of a record resource (list, get, create, update, delete, history), each the same shape:
 // run the resource's statement, settle its outcome into the answer or a domain error, and publish

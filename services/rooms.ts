@@ -1,4 +1,4 @@
-import { markPublished } from "../db/statements/events.ts";
+import { markPublished } from "../db/statements/engine/events.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { ServiceContext } from "./context.ts";
 import { NOTIFYING_EVENT } from "../domain/notifications.ts";
@@ -6,7 +6,7 @@ import { NOTIFYING_EVENT } from "../domain/notifications.ts";
 // Publishing to the organisations' realtime rooms (reached through services/room-client.ts). A
 // write commits its event first; publishing
 // happens after the answer, and the room's acknowledgement is recorded on the event row (by the
-// Worker's next write statement: db/statements/acknowledgements.ts). What is not recorded (the
+// Worker's next write statement: db/statements/engine/acknowledgements.ts). What is not recorded (the
 // room down, the Worker evicted mid-publish, no write since) the sweep sends again; the room drops
 // what it has already delivered, so a second publish is harmless.
 

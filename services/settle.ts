@@ -1,10 +1,10 @@
-import type { CallerOutcome, Need } from "../db/statements/caller.ts";
-import type { CreateOutcome } from "../db/statements/create.ts";
-import type { DeleteOutcome } from "../db/statements/delete.ts";
-import type { IdempotencyRequest } from "../db/statements/idempotency.ts";
-import type { CheckedField, RuleName, RuleViolations } from "../db/statements/rules.ts";
-import type { UpdateOutcome } from "../db/statements/update.ts";
-import type { UpsertOutcome } from "../db/statements/upsert.ts";
+import type { CallerOutcome, Need } from "../db/statements/engine/caller.ts";
+import type { CreateOutcome } from "../db/statements/engine/create.ts";
+import type { DeleteOutcome } from "../db/statements/engine/delete.ts";
+import type { IdempotencyRequest } from "../db/statements/engine/idempotency.ts";
+import type { CheckedField, RuleName, RuleViolations } from "../db/statements/engine/rules.ts";
+import type { UpdateOutcome } from "../db/statements/engine/update.ts";
+import type { UpsertOutcome } from "../db/statements/engine/upsert.ts";
 import { notFound, type DomainError } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import type { Scope } from "../domain/scopes.ts";

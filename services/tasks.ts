@@ -1,4 +1,4 @@
-import { RULES } from "../db/statements/rules.ts";
+import { RULES } from "../db/statements/engine/rules.ts";
 import * as statements from "../db/statements/tasks.ts";
 import { DomainError } from "../domain/errors.ts";
 import { CASCADE_RECORDS, DEPENDENCY_CHECK_LINKS, MAX_BLOCKERS, MAX_BLOCKING, SUBTASK_CHECK_TASKS } from "../domain/limits.ts";

@@ -1,5 +1,5 @@
-import { RULES } from "../db/statements/rules.ts";
-import type { UpdateOutcome } from "../db/statements/update.ts";
+import { RULES } from "../db/statements/engine/rules.ts";
+import type { UpdateOutcome } from "../db/statements/engine/update.ts";
 import * as statements from "../db/statements/webhooks.ts";
 import {
   deliveredEvent,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
-import { eventsAfter } from "../../db/statements/events.ts";
+import { eventsAfter } from "../../db/statements/engine/events.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
 import { percentile } from "../lib/load.ts";

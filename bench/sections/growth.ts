@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Database } from "../../db/client.ts";
-import { listRecords, type ListQuery } from "../../db/statements/read.ts";
+import { listRecords, type ListQuery } from "../../db/statements/engine/read.ts";
 import { createTask, taskResource, type TaskFilters } from "../../db/statements/tasks.ts";
 import { decodeCursor, encodeCursor, parseSort, type PageRequest } from "../../domain/paging.ts";
 import { createBenchOrg, growTasks, type BenchOrg } from "../lib/data.ts";

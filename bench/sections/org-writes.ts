@@ -8,7 +8,7 @@ import { openTimedConnection } from "../statements/connection.ts";
 import type { BenchRun } from "./context.ts";
 
 // Section 10: how many writes one organisation takes. Every write takes its organisation's write
-// lock (db/statements/caller.ts orgWriteLock), so one organisation's writes run one at a time. 64
+// lock (db/statements/engine/caller.ts orgWriteLock), so one organisation's writes run one at a time. 64
 // writers PATCH task titles (the statement the service runs, key check included, from Node over
 // node-postgres with a pool of 64 connections, as section 2's SQL ceiling) for a while, all in one
 // organisation, then the same 64 spread over 16 organisations (4 each), and one writer alone.

@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import { connectNodeDatabase } from "../../db/node-client.ts";
-import { getRecord, listRecords } from "../../db/statements/read.ts";
+import { getRecord, listRecords } from "../../db/statements/engine/read.ts";
 import { createTask, taskResource, updateTask } from "../../db/statements/tasks.ts";
 import { createBenchOrg, growTasks, someTasks, type BenchOrg } from "../lib/data.ts";
 import { closedLoop, httpLoad, type LoadResult } from "../lib/load.ts";

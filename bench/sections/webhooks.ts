@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { eventsAfter } from "../../db/statements/events.ts";
+import { eventsAfter } from "../../db/statements/engine/events.ts";
 import { updateTask } from "../../db/statements/tasks.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";

@@ -9,7 +9,7 @@ import { users } from "./people.ts";
 // dynamically, by nobody), installed in organisations by consent, and the grants a person's
 // consent or a client-credentials request makes, each with its tokens. Every secret is stored as
 // its SHA-256 only. An access token is looked up in the caller CTE of each statement
-// (db/statements/caller.ts) through token -> grant -> installation -> application, so revoking any
+// (db/statements/engine/caller.ts) through token -> grant -> installation -> application, so revoking any
 // of them refuses it at once.
 
 const time = () => timestamp({ withTimezone: true, precision: 3 });

@@ -48,7 +48,7 @@ export const checkOneOf = (name: string, column: AnyPgColumn, values: readonly s
 /**
  * A value's place in an ordered list of values (a task's priority: low 1 ... urgent 4), as SQL:
  * what ?sort= orders such fields by. The sort indexes are built on this very expression, and the
- * list statements write it the same way (db/statements/read.ts), so the planner matches them.
+ * list statements write it the same way (db/statements/engine/read.ts), so the planner matches them.
  */
 export function rankOf(values: readonly string[], column: SQL): SQL {
   return sql`array_position(array[${listed(values)}]::text[], ${column})`;

@@ -7,7 +7,7 @@ import { organisations } from "./organisations.ts";
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
-    // The key's id, or an application's grant's (db/statements/caller.ts credential_id): whose
+    // The key's id, or an application's grant's (db/statements/engine/caller.ts credential_id): whose
     // requests share the Idempotency-Keys. No foreign key, as it names either; the sweep prunes.
     keyId: uuid().notNull(),
     orgId: uuid()

@@ -14,7 +14,7 @@ export const organisations = pgTable(
     // An owner's choice: applications registered dynamically (RFC 7591) may be installed here.
     allowDynamicClientRegistration: boolean().notNull().default(false),
     // An owner's choice: a person whose address is unconfirmed reaches none of its data (docs/people.md
-    // "Confirmed addresses"; db/statements/caller.ts).
+    // "Confirmed addresses"; db/statements/engine/caller.ts).
     requireVerifiedEmail: boolean().notNull().default(false),
     // What the organisation may keep in attached files, in bytes (docs/attachments.md).
     attachmentQuotaBytes: bigint({ mode: "number" }).notNull().default(DEFAULT_ATTACHMENT_QUOTA_BYTES),

@@ -1,15 +1,15 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { apiKeys } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
-import { auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./audit.ts";
-import { CALLER_ORG } from "./caller.ts";
-import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
-import { run } from "./sql.ts";
+import { auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./engine/audit.ts";
+import { CALLER_ORG } from "./engine/caller.ts";
+import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { run } from "./engine/sql.ts";
 
 // API keys are stored as their SHA-256 hash and a display prefix only; the key itself never
 // reaches the database. Keys are not an event resource, so these writes do not move changeVersion.

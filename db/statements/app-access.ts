@@ -1,13 +1,13 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { NO_REQUEST } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { applications, installations, memberships, oauthGrants, oauthTokens, webhooks } from "../schema/index.ts";
 import { installationTarget } from "./application-audit.ts";
-import { auditCtes, SYSTEM_ACTOR_JSON } from "./audit.ts";
-import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf, unconfirmedIn } from "./caller.ts";
-import { run, runOne } from "./sql.ts";
+import { auditCtes, SYSTEM_ACTOR_JSON } from "./engine/audit.ts";
+import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf, unconfirmedIn } from "./engine/caller.ts";
+import { run, runOne } from "./engine/sql.ts";
 
 // An OAuth application's access beyond one call (docs/apps.md "Realtime"): the grant a realtime
 // token names, checked when its socket opens; installations ended (uninstalled, their application
@@ -55,7 +55,7 @@ export interface LiveGrant {
   emailUnverified: boolean;
 }
 
-/** The grant, if it may still be used (as an access token of it would be: db/statements/caller.ts), with what it holds now. */
+/** The grant, if it may still be used (as an access token of it would be: db/statements/engine/caller.ts), with what it holds now. */
 export async function findLiveGrant(db: Database, grantId: string): Promise<LiveGrant | null> {
   const [row] = await run<LiveGrant>(
     db,

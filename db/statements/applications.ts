@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
@@ -14,9 +14,9 @@ import {
   organisationUpdatedAudit,
 } from "./application-audit.ts";
 import { endedColumn, endInstallations, type EndedInstallation } from "./app-access.ts";
-import { CALLER_ORG } from "./caller.ts";
-import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./settings-caller.ts";
-import { run } from "./sql.ts";
+import { CALLER_ORG } from "./engine/caller.ts";
+import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { run } from "./engine/sql.ts";
 
 // The settings area's applications (docs/apps.md): those the caller's organisation registered, and
 // the applications installed in it. Owners and admins, checked in each statement. Deleting an

@@ -1,15 +1,15 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { attachmentScopes, type AttachmentParent } from "../../domain/attachments.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { attachmentUploadParts, attachmentUploads } from "../schema/index.ts";
 import { attachmentResources, column, quotaBytes, reservedBytes, TABLES, usedBytes, type AttachmentRecord } from "./attachments.ts";
-import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./caller.ts";
-import { systemActor } from "./events.ts";
-import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
-import { inResponseOrder } from "./projection.ts";
-import { run, runOne } from "./sql.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./engine/caller.ts";
+import { systemActor } from "./engine/events.ts";
+import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./engine/idempotency.ts";
+import { inResponseOrder } from "./engine/projection.ts";
+import { run, runOne } from "./engine/sql.ts";
 
 // Multipart uploads under way (docs/attachments.md "Large files"): not records (no events, no
 // changeVersion), each under a record of its organisation and read and written with that record's

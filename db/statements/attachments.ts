@@ -1,5 +1,5 @@
 import { toSnakeCase } from "drizzle-orm/casing";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { ATTACHMENT_PARENTS, attachmentScopes, type AttachmentParent } from "../../domain/attachments.ts";
@@ -16,17 +16,17 @@ import {
   risks,
   tasks,
 } from "../schema/index.ts";
-import { auditCtes, auditTarget } from "./audit.ts";
-import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./caller.ts";
-import { createRecord } from "./create.ts";
-import { deleteRecord } from "./delete.ts";
-import { systemActor } from "./events.ts";
-import { replayCte, type IdempotencyRequest } from "./idempotency.ts";
-import { FULL_VIEW, viewProjection } from "./projection.ts";
-import { defineResource, type RecordOf } from "./resource.ts";
-import { RULES } from "./rules.ts";
-import { run, runOne } from "./sql.ts";
-import type { Reference, Rule } from "./write-ctes.ts";
+import { auditCtes, auditTarget } from "./engine/audit.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from "./engine/caller.ts";
+import { createRecord } from "./engine/create.ts";
+import { deleteRecord } from "./engine/delete.ts";
+import { systemActor } from "./engine/events.ts";
+import { replayCte, type IdempotencyRequest } from "./engine/idempotency.ts";
+import { FULL_VIEW, viewProjection } from "./engine/projection.ts";
+import { defineResource, type RecordOf } from "./engine/resource.ts";
+import { RULES } from "./engine/rules.ts";
+import { run, runOne } from "./engine/sql.ts";
+import type { Reference, Rule } from "./engine/write-ctes.ts";
 
 // Files on records (docs/attachments.md): one resource per kind of record they are attached to,
 // over one table, each with its parent's scopes, so a task's files are read with tasks.read and

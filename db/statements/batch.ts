@@ -1,18 +1,18 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Database, Statement } from "../client.ts";
 import { apiKeys, events, idempotencyKeys, installations, oauthGrants, oauthTokens, organisations } from "../schema/index.ts";
-import { orgWriteLock } from "./caller.ts";
-import { sessionCredential } from "./idempotency.ts";
-import { compiledFor } from "./sql.ts";
-import { BATCH_ID, BATCH_ID_SETTING } from "./outbox.ts";
+import { orgWriteLock } from "./engine/caller.ts";
+import { sessionCredential } from "./engine/idempotency.ts";
+import { compiledFor } from "./engine/sql.ts";
+import { BATCH_ID, BATCH_ID_SETTING } from "./engine/outbox.ts";
 
 // The statements POST /v1/batch wraps around its operations' own (services/batch.ts), all sent as
 // one transaction: the opening sets the batch's id (every event it commits carries it) and, with
 // an Idempotency-Key, looks for a stored answer; the closing stores this one. The operations'
-// statements sit between, each ending in opsroom_batch_step (migration 0009, db/statements/sql.ts).
+// statements sit between, each ending in opsroom_batch_step (migration 0009, db/statements/engine/sql.ts).
 
 const REPLAY_WINDOW = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
 
@@ -21,7 +21,7 @@ const appToken = (hash: string, column: SQL) =>
   sql`(select ${column} from ${oauthTokens} t join ${oauthGrants} g on g.id = t.grant_id join ${installations} i on i.id = g.installation_id
         where t.token_hash = ${hash} and t.kind = 'access' and t.revoked_at is null and g.revoked_at is null and i.uninstalled_at is null)`;
 
-/** Whose Idempotency-Keys a batch's are (a key's id, an application grant's, a person's: db/statements/caller.ts credential_id), and its organisation. */
+/** Whose Idempotency-Keys a batch's are (a key's id, an application grant's, a person's: db/statements/engine/caller.ts credential_id), and its organisation. */
 function credentialOf(actor: Actor): { id: SQL; orgId: SQL } | null {
   if ("keyHash" in actor) {
     const key = (column: SQL) => sql`(select ${column} from ${apiKeys} k where k.key_hash = ${actor.keyHash} and k.revoked_at is null)`;
@@ -45,7 +45,7 @@ const orgOf = (actor: Actor) => ("orgId" in actor ? sql`${actor.orgId}::uuid` : 
 
 /**
  * The statements that open a batch's transaction. First the batch's id, for every event it commits,
- * and the organisation's write lock, which every write takes first (db/statements/caller.ts), so
+ * and the organisation's write lock, which every write takes first (db/statements/engine/caller.ts), so
  * the batch and single writes queue on it rather than deadlock. With an Idempotency-Key: an
  * expired entry for the key is dropped; a stored answer aborts the transaction (reported as
  * STORED_ANSWER); otherwise the key is claimed, so a concurrent request with it waits on the claim

@@ -3,13 +3,13 @@ import { MAX_CHECKLIST_ITEMS_PER_TASK } from "../../domain/limits.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { checklistItems, tasks } from "../schema/index.ts";
-import { createRecord } from "./create.ts";
-import { deleteRecord } from "./delete.ts";
-import type { IdempotencyRequest } from "./idempotency.ts";
-import { projectOfTask, taskHasRoom, taskOfOrganisation } from "./references.ts";
-import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
-import { updateRecord } from "./update.ts";
-import { upsertRecord } from "./upsert.ts";
+import { createRecord } from "./engine/create.ts";
+import { deleteRecord } from "./engine/delete.ts";
+import type { IdempotencyRequest } from "./engine/idempotency.ts";
+import { projectOfTask, taskHasRoom, taskOfOrganisation } from "./engine/references.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
+import { updateRecord } from "./engine/update.ts";
+import { upsertRecord } from "./engine/upsert.ts";
 
 // A task's checklist: items listed and added under the task, reached by their own id otherwise.
 // An item takes its task's project from the task; a task's delete takes its items with it.

@@ -1,20 +1,20 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { MAX_COMMENTS_PER_TASK } from "../../domain/limits.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { comments, tasks } from "../schema/index.ts";
-import { systemActor } from "./events.ts";
-import { createRecord } from "./create.ts";
-import { deleteRecord } from "./delete.ts";
+import { systemActor } from "./engine/events.ts";
+import { createRecord } from "./engine/create.ts";
+import { deleteRecord } from "./engine/delete.ts";
 import { filesOf } from "./attachment-cascades.ts";
-import type { IdempotencyRequest } from "./idempotency.ts";
-import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
-import { projectOfTask, taskHasRoom, taskOfOrganisation } from "./references.ts";
-import { updateRecord } from "./update.ts";
-import { upsertRecord } from "./upsert.ts";
-import { RULES } from "./rules.ts";
-import type { Rule } from "./write-ctes.ts";
+import type { IdempotencyRequest } from "./engine/idempotency.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
+import { projectOfTask, taskHasRoom, taskOfOrganisation } from "./engine/references.ts";
+import { updateRecord } from "./engine/update.ts";
+import { upsertRecord } from "./engine/upsert.ts";
+import { RULES } from "./engine/rules.ts";
+import type { Rule } from "./engine/write-ctes.ts";
 
 // Comments on tasks: listed and written under the task, reached by their own id otherwise. The
 // author is whoever wrote it (an API key, a person, or opsroom itself), set by the statement from

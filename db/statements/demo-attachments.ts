@@ -1,7 +1,7 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Database } from "../client.ts";
 import { attachments, attachmentUploads, events } from "../schema/index.ts";
-import { run } from "./sql.ts";
+import { run } from "./engine/sql.ts";
 
 // The demo organisation's files take fixed ids (services/seed/demo-files.ts), so the OpenAPI
 // document's examples can name them. Their bytes can only reach R2 through the Worker's upload,

@@ -1,16 +1,16 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { labels } from "../schema/index.ts";
-import { createRecord } from "./create.ts";
-import { deleteRecord } from "./delete.ts";
-import type { IdempotencyRequest } from "./idempotency.ts";
-import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
+import { createRecord } from "./engine/create.ts";
+import { deleteRecord } from "./engine/delete.ts";
+import type { IdempotencyRequest } from "./engine/idempotency.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
 import { takenOffTasks } from "./tasks.ts";
-import { updateRecord } from "./update.ts";
-import { upsertRecord } from "./upsert.ts";
-import { notTaken, type Reference } from "./write-ctes.ts";
+import { updateRecord } from "./engine/update.ts";
+import { upsertRecord } from "./engine/upsert.ts";
+import { notTaken, type Reference } from "./engine/write-ctes.ts";
 
 // Labels of the organisation, set on tasks (a task's labelIds). Task scopes cover them.
 

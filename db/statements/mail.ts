@@ -1,12 +1,12 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { NO_REQUEST } from "../../domain/audit.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { MAIL_LEASE_SECONDS, SECURITY_MAIL_KINDS, type MailKind, type OutgoingMail } from "../../domain/mail.ts";
 import type { Database } from "../client.ts";
 import { mailOutbox, memberships } from "../schema/index.ts";
-import { auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./audit.ts";
-import { run } from "./sql.ts";
+import { auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./engine/audit.ts";
+import { run } from "./engine/sql.ts";
 
 // The mail outbox (docs/mail.md). A message is inserted by the statement that caused it (queueMail:
 // a select to put in that statement, or enqueueMail alone after a write better-auth made), claimed

@@ -1,4 +1,4 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { applications, memberships, sessions, users } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
@@ -6,13 +6,13 @@ import { ROLE_SCOPES, SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
 import { endedColumn, endInstallations, INSTALLER_GONE, type EndedInstallation } from "./app-access.ts";
 import { installationTarget } from "./application-audit.ts";
-import { auditCtes, auditTarget } from "./audit.ts";
-import { CALLER_ORG } from "./caller.ts";
-import { iso, withCaller, type SettingsOutcome } from "./settings-caller.ts";
+import { auditCtes, auditTarget } from "./engine/audit.ts";
+import { CALLER_ORG } from "./engine/caller.ts";
+import { iso, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
 import { linkedPersonnelId, linkEventColumn, unlinkRemoved } from "./personnel-links.ts";
-import { run } from "./sql.ts";
+import { run } from "./engine/sql.ts";
 import type { OpsEvent } from "../../domain/events.ts";
-import { parseEvent } from "./events.ts";
+import { parseEvent } from "./engine/events.ts";
 
 // Members: a person's membership of an organisation, with its role (memberships). Any member
 // lists them; owners and admins change roles and remove members; anyone may leave. The

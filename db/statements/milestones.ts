@@ -1,16 +1,16 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { milestones, projects, tasks } from "../schema/index.ts";
-import { createRecord } from "./create.ts";
-import { deleteRecord } from "./delete.ts";
-import type { IdempotencyRequest } from "./idempotency.ts";
-import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
+import { createRecord } from "./engine/create.ts";
+import { deleteRecord } from "./engine/delete.ts";
+import type { IdempotencyRequest } from "./engine/idempotency.ts";
+import { defineResource, derived, type FieldsOf, type RecordOf } from "./engine/resource.ts";
 import { PROGRESS_KEYS, PROJECT_EXPANSION, progressOf, type Progress } from "./projects.ts";
-import { updateRecord } from "./update.ts";
-import { projectOfOrganisation } from "./references.ts";
-import { upsertRecord } from "./upsert.ts";
+import { updateRecord } from "./engine/update.ts";
+import { projectOfOrganisation } from "./engine/references.ts";
+import { upsertRecord } from "./engine/upsert.ts";
 
 export const milestoneResource = defineResource(RESOURCES.milestone, milestones, {
   parent: projects,

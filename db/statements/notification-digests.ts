@@ -1,7 +1,7 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Database } from "../client.ts";
 import { notifications, notificationSettings, users } from "../schema/index.ts";
-import { run } from "./sql.ts";
+import { run } from "./engine/sql.ts";
 import { notificationJson, type Notification } from "./notification-inbox.ts";
 
 // The daily digests (docs/notifications.md): whose is due, and when the next one is, so the sweep

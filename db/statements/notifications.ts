@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { DEFAULT_PREFERENCES, MENTION_PATTERN, NOTIFICATION_KINDS, type NotificationKind } from "../../domain/notifications.ts";
 import { ROLE_SCOPES } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
@@ -14,8 +14,8 @@ import {
   tasks,
   users,
 } from "../schema/index.ts";
-import { SQL_UUIDV7 } from "./outbox.ts";
-import { run } from "./sql.ts";
+import { SQL_UUIDV7 } from "./engine/outbox.ts";
+import { run } from "./engine/sql.ts";
 import { notificationJson, type Notification } from "./notification-inbox.ts";
 
 // Notifications derived from the events outbox (docs/notifications.md "How a change becomes

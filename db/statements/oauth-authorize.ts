@@ -1,4 +1,4 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { AUTHORIZATION_CODE_SECONDS } from "../../domain/oauth.ts";
 import type { Role } from "../../domain/roles.ts";
@@ -6,8 +6,8 @@ import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { applications, installations, memberships, oauthGrants, organisations, sessions } from "../schema/index.ts";
 import { applicationInstalledAudit } from "./application-audit.ts";
-import { roleScopes, roleScopesOf } from "./caller.ts";
-import { run, runOne } from "./sql.ts";
+import { roleScopes, roleScopesOf } from "./engine/caller.ts";
+import { run, runOne } from "./engine/sql.ts";
 
 // The authorization endpoint's and the consent page's statements (docs/apps.md): the application
 // a request names, the organisations the signed-in person may install it in, and the consent itself:

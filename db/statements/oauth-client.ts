@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import { applications, installations, oauthTokens } from "../schema/index.ts";
 

@@ -1,4 +1,4 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
@@ -17,8 +17,8 @@ import {
   type IssuedTokens,
   type RevokedGrant,
 } from "./oauth-client.ts";
-import { installerHolds, installerJoin } from "./caller.ts";
-import { runOne } from "./sql.ts";
+import { installerHolds, installerJoin } from "./engine/caller.ts";
+import { runOne } from "./engine/sql.ts";
 
 // The token endpoint's statements (POST /oauth/token, /oauth/revoke; docs/apps.md): each is one
 // statement that authenticates the client, checks the grant it presents and issues, rotates or

@@ -1,15 +1,15 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { personnel } from "../schema/index.ts";
-import { createRecord } from "./create.ts";
-import type { IdempotencyRequest } from "./idempotency.ts";
-import { defineResource, type FieldsOf, type RecordOf } from "./resource.ts";
-import { updateRecord } from "./update.ts";
-import { notTaken, type Reference } from "./write-ctes.ts";
-import { upsertRecord } from "./upsert.ts";
+import { createRecord } from "./engine/create.ts";
+import type { IdempotencyRequest } from "./engine/idempotency.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
+import { updateRecord } from "./engine/update.ts";
+import { notTaken, type Reference } from "./engine/write-ctes.ts";
+import { upsertRecord } from "./engine/upsert.ts";
 
 // People are deactivated (active: false), never deleted: tasks, risks and issues name them.
 

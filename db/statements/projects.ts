@@ -1,18 +1,18 @@
 import { getTableName } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Database } from "../client.ts";
 import { financialEntries, issues, milestones, projects, risks, tasks } from "../schema/index.ts";
-import { createRecord } from "./create.ts";
-import { deleteRecord } from "./delete.ts";
-import type { IdempotencyRequest } from "./idempotency.ts";
-import { defineResource, derived, type FieldsOf, type RecordOf } from "./resource.ts";
+import { createRecord } from "./engine/create.ts";
+import { deleteRecord } from "./engine/delete.ts";
+import type { IdempotencyRequest } from "./engine/idempotency.ts";
+import { defineResource, derived, type FieldsOf, type RecordOf } from "./engine/resource.ts";
 import { searchVector } from "../schema/columns.ts";
 import { RESOURCES } from "../../domain/resources.ts";
-import type { Expansion } from "./projection.ts";
-import { RULES } from "./rules.ts";
-import { updateRecord } from "./update.ts";
-import { upsertRecord } from "./upsert.ts";
+import type { Expansion } from "./engine/projection.ts";
+import { RULES } from "./engine/rules.ts";
+import { updateRecord } from "./engine/update.ts";
+import { upsertRecord } from "./engine/upsert.ts";
 
 /** The tasks of a project or milestone counted by status, as its `progress`. */
 export interface Progress {

@@ -1,10 +1,10 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { accounts, memberships, organisations, users } from "../schema/index.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
-import { auditCtes, auditTarget } from "./audit.ts";
-import { run, runOne } from "./sql.ts";
+import { auditCtes, auditTarget } from "./engine/audit.ts";
+import { run, runOne } from "./engine/sql.ts";
 
 // Users: the people who sign in (better-auth's users and their password credentials), as sign-up
 // and `opsroom user create` make them, and the organisation a sign-up without invitation owns.

@@ -1,4 +1,4 @@
-import { sql } from "./sql-tag.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import { EVENT_READ_SCOPES, type OpsEvent } from "../../domain/events.ts";
@@ -6,19 +6,19 @@ import type { PageRequest } from "../../domain/paging.ts";
 import { WEBHOOKS } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { events, installations, organisations, webhooks } from "../schema/index.ts";
-import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { createRecord } from "./create.ts";
-import { deleteRecord } from "./delete.ts";
-import { eventPageColumn, firstKeptColumn, firstKeptIn, firstKeptOf, kept, parseEvent, type EventPageColumn } from "./events.ts";
-import type { IdempotencyRequest } from "./idempotency.ts";
-import { projection } from "./projection.ts";
-import { getRecord, listRecords } from "./read.ts";
-import { projectOfOrganisation } from "./references.ts";
-import { defineResource, type RecordOf } from "./resource.ts";
-import { run, runOne } from "./sql.ts";
-import { updateRecord } from "./update.ts";
-import { RULES } from "./rules.ts";
-import type { Rule } from "./write-ctes.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./engine/caller.ts";
+import { createRecord } from "./engine/create.ts";
+import { deleteRecord } from "./engine/delete.ts";
+import { eventPageColumn, firstKeptColumn, firstKeptIn, firstKeptOf, kept, parseEvent, type EventPageColumn } from "./engine/events.ts";
+import type { IdempotencyRequest } from "./engine/idempotency.ts";
+import { projection } from "./engine/projection.ts";
+import { getRecord, listRecords } from "./engine/read.ts";
+import { projectOfOrganisation } from "./engine/references.ts";
+import { defineResource, type RecordOf } from "./engine/resource.ts";
+import { run, runOne } from "./engine/sql.ts";
+import { updateRecord } from "./engine/update.ts";
+import { RULES } from "./engine/rules.ts";
+import type { Rule } from "./engine/write-ctes.ts";
 import {
   webhookCreatedAudit,
   webhookDeletedAudit,

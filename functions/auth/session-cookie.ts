@@ -4,7 +4,7 @@ import { getSignedCookie } from "hono/cookie";
 // The session cookie better-auth sets (functions/auth/auth.ts, cookiePrefix "opsroom"): the
 // session's token and its HMAC-SHA256 under AUTH_SECRET, "<token>.<signature>". Over https it
 // carries the __Secure- prefix. Reading it costs no round trip; the token is then checked inside
-// the call's own statement (db/statements/caller.ts), as a key's hash is. The cookie is the only
+// the call's own statement (db/statements/engine/caller.ts), as a key's hash is. The cookie is the only
 // place the token travels to the browser: no answer body carries it (withoutSessionToken).
 
 export const COOKIE_PREFIX = "opsroom";

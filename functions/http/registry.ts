@@ -82,7 +82,7 @@ export interface RouteDefinition<
   /**
    * true: a person whose address is unconfirmed may make this call even where the organisation
    * requires it confirmed (who they are; acting for another organisation): its statement's caller
-   * is `anyAddress` (db/statements/caller.ts). Every other call of theirs there is 403 email_unverified.
+   * is `anyAddress` (db/statements/engine/caller.ts). Every other call of theirs there is 403 email_unverified.
    */
   anyAddress?: true;
   summary: string;

@@ -47,7 +47,7 @@ export async function readBytesCapped(body: ReadableStream<Uint8Array> | null, l
  * A POST's Idempotency-Key, kept for the call with the fingerprint of its request (its path and
  * `request`: the exact body, or what an upload states of its file); the refusal of a malformed one.
  * Replays are kept per API key, per application grant, and per person in the organisation they act
- * for (a console's double click or retry, from any of their sessions: db/statements/caller.ts
+ * for (a console's double click or retry, from any of their sessions: db/statements/engine/caller.ts
  * personCredential).
  */
 export function takeIdempotencyKey(c: Context<AppEnv>, request: string): DomainError | null {

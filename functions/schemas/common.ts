@@ -159,7 +159,7 @@ type Equals<A, B> = [A] extends [B]
 
 /**
  * Checks, when it compiles, that a public schema answers exactly the record its table declares
- * (RecordOf in db/statements/resource.ts): a column renamed, dropped or added without a word here
+ * (RecordOf in db/statements/engine/resource.ts): a column renamed, dropped or added without a word here
  * fails tsc, so a new column never leaks and a schema never promises a field that is not there.
  *
  *   export const TaskSchema = publicRecord<TaskRecord>()(z.object({ ... }).openapi("Task"));

@@ -4,7 +4,7 @@ import { BooleanQuery, DateString, InstantQuery, Uuid, commaList, externalIdFiel
 
 // A list's query from its resource's declaration (domain/resources.ts): paging, ?externalId=, and
 // each declared filter, validated as its kind says. The statements turn the same filters into SQL
-// (db/statements/filters.ts), so the two cannot disagree on a filter's name or what it takes.
+// (db/statements/engine/filters.ts), so the two cannot disagree on a filter's name or what it takes.
 
 function filterSchema(filter: ListFilter): z.ZodType {
   switch (filter.kind) {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ANSWER_BYTES } from "../../db/statements/answer-size.ts";
+import { ANSWER_BYTES } from "../../db/statements/engine/answer-size.ts";
 import { api, expectSuccess, type ApiResponse, type SuccessEnvelope } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { created, taskBody } from "../helpers/resources.ts";
 
 // A page ends at its limit or at ANSWER_BYTES of records or events, whichever comes first
-// (db/statements/answer-size.ts): Neon's SQL-over-HTTP proxy answers at most 10 MiB, and sends
+// (db/statements/engine/answer-size.ts): Neon's SQL-over-HTTP proxy answers at most 10 MiB, and sends
 // every value escaped as a JSON string, so a page of 200 records of long descriptions (or with
 // `expand`) could pass it. A page cut by size says so with nextCursor, and walking the pages
 // still reaches every record once, in order.

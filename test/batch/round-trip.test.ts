@@ -25,7 +25,7 @@ import { expectCommitted, expectOneBatch, type Operation } from "./helpers.ts";
 // URL is a stand-in room that records what it is sent and answers only when the test lets it. No
 // other client uses this Worker, so every SQL request the proxy sees while a batch is in flight is
 // that batch's. The room's acknowledgement costs no request of its own: it rides on the Worker's
-// next write statement (db/statements/acknowledgements.ts); the room's answer is held all the
+// next write statement (db/statements/engine/acknowledgements.ts); the room's answer is held all the
 // same, so nothing after the publish can start before the test has counted.
 
 interface RoomPost {
@@ -103,7 +103,7 @@ let carrier: Tenant | undefined;
 
 /**
  * Waits until the room's acknowledgement of the organisation's `n` events is recorded. The Worker
- * holds an acknowledgement until its next write statement (db/statements/acknowledgements.ts), so
+ * holds an acknowledgement until its next write statement (db/statements/engine/acknowledgements.ts), so
  * this makes writes of another tenant on this Worker until they have carried it; their own
  * publishes make no SQL request, so none is left to land in a later count.
  */

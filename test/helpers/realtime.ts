@@ -254,7 +254,7 @@ export async function acknowledgedChangeVersions(orgId: string): Promise<number[
 /**
  * Waits until the room's acknowledgement of at least `count` events of the organisation is
  * recorded. Publishing happens after the response, and the Worker records what the room
- * acknowledged with its next write, or the sweep does (db/statements/acknowledgements.ts); an
+ * acknowledged with its next write, or the sweep does (db/statements/engine/acknowledgements.ts); an
  * event written while another test had the room down is left to the sweep (which sends events
  * older than 10 s again). So this runs the sweep while it waits.
  */

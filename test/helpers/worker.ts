@@ -51,7 +51,7 @@ export async function startTestWorker(
   // Worker started with --no-watch, cli/dev/services.ts). Nothing edits the config mid-run.
   process.env.WRANGLER_CI_DISABLE_CONFIG_WATCHING = "true";
   const { unstable_DevEnv } = await import("wrangler");
-  // Every statement a test's Worker sends is compiled both ways and compared (db/statements/compile.ts).
+  // Every statement a test's Worker sends is compiled both ways and compared (db/statements/engine/compile.ts).
   bindings = { CHECK_STATEMENTS: "true", ...bindings };
   const mutant = process.env[STRYKER_ACTIVE_MUTANT];
   if (mutant) bindings = { ...bindings, [STRYKER_ACTIVE_MUTANT]: mutant };

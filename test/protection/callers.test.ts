@@ -12,7 +12,7 @@ import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 
-// Who is calling, as every statement finds out first (db/statements/caller.ts). An API key's
+// Who is calling, as every statement finds out first (db/statements/engine/caller.ts). An API key's
 // caller: its scopes reach the statement, and a call that needs no scope (GET /v1, the events)
 // needs only a valid key. The system caller: the CLI and the seed act for an organisation named
 // by its id, holding every scope, with no API key; it reaches that organisation only, and an

@@ -4,15 +4,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { connectDatabase, DatabaseUnavailableError, type Database } from "../../db/client.ts";
 import { events } from "../../db/schema/index.ts";
-import { PendingAcknowledgements } from "../../db/statements/acknowledgements.ts";
-import { markPublished, recordPendingAcknowledgements } from "../../db/statements/events.ts";
-import { runWrite, type WriteStatement } from "../../db/statements/sql.ts";
+import { PendingAcknowledgements } from "../../db/statements/engine/acknowledgements.ts";
+import { markPublished, recordPendingAcknowledgements } from "../../db/statements/engine/events.ts";
+import { runWrite, type WriteStatement } from "../../db/statements/engine/sql.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { acknowledgedChangeVersions } from "../helpers/realtime.ts";
 
 // The rooms' acknowledgements ride on the Worker's next write statement instead of a request of
-// their own (db/statements/acknowledgements.ts). Driven here through the Worker's own database
+// their own (db/statements/engine/acknowledgements.ts). Driven here through the Worker's own database
 // handle (connectDatabase, Neon's HTTP protocol to the local SQL endpoint), on events written
 // straight to the outbox, so nothing else (the Worker under test, its sweep) can record them.
 

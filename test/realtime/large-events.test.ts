@@ -9,7 +9,7 @@ import { pollUntil } from "../helpers/wait.ts";
 // 30-90 KB. Neon's SQL-over-HTTP proxy answers at most 10 MiB (507 past it; the local SQL
 // endpoint does the same), so a read of hundreds of such events in one statement fails: the
 // sweep's read after a realtime outage and a room's gap fill are paged by size as well as by
-// count (db/statements/answer-size.ts), and the sweep prunes whatever became of its publishing.
+// count (db/statements/engine/answer-size.ts), and the sweep prunes whatever became of its publishing.
 // The events are written straight into the outbox (as a long outage would leave them), large
 // enough that the sweep's 1000 or the gap fill's 500 are past the proxy's limit.
 

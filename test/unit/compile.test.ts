@@ -2,11 +2,11 @@ import { SQL, StringChunk, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Database } from "../../db/client.ts";
 import { tasks } from "../../db/schema/index.ts";
-import { compileStatement, compileStatementChecked, dialect } from "../../db/statements/compile.ts";
-import { sql as fast } from "../../db/statements/sql-tag.ts";
+import { compileStatement, compileStatementChecked, dialect } from "../../db/statements/engine/compile.ts";
+import { sql as fast } from "../../db/statements/engine/sql-tag.ts";
 import { updateTask } from "../../db/statements/tasks.ts";
 
-// db/statements/compile.ts: a statement's text and parameters in one walk, exactly as drizzle's
+// db/statements/engine/compile.ts: a statement's text and parameters in one walk, exactly as drizzle's
 // sqlToQuery gives them. The whole stack suite compares the two on every statement it sends (its
 // Workers run with CHECK_STATEMENTS=true); here each kind of chunk, and the kinds left to drizzle.
 
@@ -69,7 +69,7 @@ describe("compileStatement", () => {
   });
 });
 
-// db/statements/sql-tag.ts: the statements' `sql`, which makes drizzle's trees without drizzle's
+// db/statements/engine/sql-tag.ts: the statements' `sql`, which makes drizzle's trees without drizzle's
 // Table scan. The trees must be drizzle's, chunk for chunk, so both compilers read them as before.
 describe("the statements' sql tag", () => {
   /** A tree as its kinds of chunk: fragments and text by their content, anything else as it is. */

@@ -27,7 +27,7 @@ function pathsOf(text: string): string[] {
   return [...new Set([...code, ...links])].filter(looksLikePath);
 }
 
-/** "`RULES` in `db/statements/rules.ts`", "`GRANTS` of `services/oauth-tokens.ts`", "(`callerCtes`, `db/statements/caller.ts`)". */
+/** "`RULES` in `db/statements/engine/rules.ts`", "`GRANTS` of `services/oauth-tokens.ts`", "(`callerCtes`, `db/statements/engine/caller.ts`)". */
 function declarationsOf(text: string): [name: string, file: string][] {
   const pairs = [
     ...text.matchAll(/`([A-Za-z_$][\w$]*)` (?:in|of) `([\w./-]+\.\w+)`/g),

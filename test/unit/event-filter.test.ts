@@ -3,7 +3,7 @@ import { isOwn, matchesFilter, NO_FILTER, parseTypes, projectOf, type EventFilte
 import type { OpsEvent } from "../../domain/events.ts";
 
 // domain/event-filter.ts: the feed's one filter, which sockets and webhooks apply in the room and
-// GET /v1/events applies in SQL (db/statements/events.ts, tested through the stack in test/sync/).
+// GET /v1/events applies in SQL (db/statements/engine/events.ts, tested through the stack in test/sync/).
 
 const P1 = "0190a5b2-0000-7000-8000-000000000001";
 const P2 = "0190a5b2-0000-7000-8000-000000000002";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CallerOutcome } from "../../db/statements/caller.ts";
+import type { CallerOutcome } from "../../db/statements/engine/caller.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { settleCaller } from "../../services/settle.ts";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { CallerOutcome } from "../../db/statements/caller.ts";
-import type { CreateOutcome } from "../../db/statements/create.ts";
-import type { DeleteOutcome } from "../../db/statements/delete.ts";
-import { RULES, type RuleName } from "../../db/statements/rules.ts";
-import type { UpdateOutcome } from "../../db/statements/update.ts";
+import type { CallerOutcome } from "../../db/statements/engine/caller.ts";
+import type { CreateOutcome } from "../../db/statements/engine/create.ts";
+import type { DeleteOutcome } from "../../db/statements/engine/delete.ts";
+import { RULES, type RuleName } from "../../db/statements/engine/rules.ts";
+import type { UpdateOutcome } from "../../db/statements/engine/update.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { settleCaller, settleCreate, settleDelete, settleUpdate } from "../../services/settle.ts";

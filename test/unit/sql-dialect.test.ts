@@ -9,7 +9,8 @@ import * as schema from "../../db/schema/index.ts";
 // so a table renamed or dropped in db/schema fails to compile instead of failing in Postgres.
 // Column names inside the SQL text stay snake_case, and CTE names are text.
 
-const DIR = fileURLToPath(new URL("../../db/statements/", import.meta.url));
+/** The statements: the nouns in db/statements/, the engine they stand on in db/statements/engine/. */
+const DIRS = ["../../db/statements/", "../../db/statements/engine/"].map((dir) => fileURLToPath(new URL(dir, import.meta.url)));
 
 /** Every table db/schema declares, by its SQL name. */
 const TABLES = (Object.values(schema) as unknown[]).flatMap((value) => (is(value, Table) ? [getTableName(value)] : []));
@@ -33,8 +34,13 @@ const code = (source: string) => source.replace(/\/\*[\s\S]*?\*\//g, "").replace
 /** Where `source` names a table as text. */
 const textTables = (source: string) => [...code(source).matchAll(TEXT_TABLE)].map((m) => m[0]);
 
-const files = readdirSync(DIR).filter((name) => name.endsWith(".ts"));
-const offenders = Object.fromEntries(files.map((name) => [name, textTables(readFileSync(`${DIR}${name}`, "utf8"))]));
+/** Each statement file by its path under db/statements/ ("tasks.ts", "engine/sql.ts"). */
+const files = DIRS.flatMap((dir) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => `${dir}${name}`),
+);
+const offenders = Object.fromEntries(files.map((path) => [path.slice(DIRS[0]!.length), textTables(readFileSync(path, "utf8"))]));
 
 describe("db/statements name tables through db/schema's table objects", () => {
   it("finds a table named as text, and not one interpolated, in a comment or in an import", () => {

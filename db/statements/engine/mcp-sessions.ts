@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import { mcpSessionDays } from "../schema/index.ts";
-import type { AuditRequest } from "../../domain/audit.ts";
+import { mcpSessionDays } from "../../schema/index.ts";
+import type { AuditRequest } from "../../../domain/audit.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
 
 // MCP sessions in the audit log (docs/audit-log.md): the first MCP call of a UTC day by a key or

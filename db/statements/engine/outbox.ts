@@ -1,8 +1,8 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import type { OpsEvent } from "../../domain/events.ts";
-import { uuidv7 } from "../../domain/ids.ts";
-import { events, organisations } from "../schema/index.ts";
+import type { OpsEvent } from "../../../domain/events.ts";
+import { uuidv7 } from "../../../domain/ids.ts";
+import { events, organisations } from "../../schema/index.ts";
 import { eventProjection, parseEvent } from "./events.ts";
 import { projection } from "./projection.ts";
 import type { Resource } from "./resource.ts";

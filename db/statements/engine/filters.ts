@@ -1,6 +1,6 @@
 import type { Column, SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import type { ListFilter } from "../../domain/resources.ts";
+import type { ListFilter } from "../../../domain/resources.ts";
 import type { Resource } from "./resource.ts";
 
 // A list's filters as SQL, from the resource's declaration (domain/resources.ts): each filter a

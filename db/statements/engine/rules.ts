@@ -5,7 +5,7 @@ import type {
   OpenSubtasksViolation,
   ParentCycleViolation,
   ParentDepthViolation,
-} from "./task-graph.ts";
+} from "../task-graph.ts";
 
 // The names by which a write statement reports what refused it, shared with the services that
 // settle each into its error (services/settle.ts): the rules over the locked row (write-ctes.ts

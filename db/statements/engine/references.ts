@@ -1,6 +1,6 @@
 import { sql } from "./sql-tag.ts";
 import type { PgTable } from "drizzle-orm/pg-core";
-import { milestones, personnel, projects, tasks } from "../schema/index.ts";
+import { milestones, personnel, projects, tasks } from "../../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
 import type { CheckedField } from "./rules.ts";
 import type { Reference } from "./write-ctes.ts";

@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { ANSWER_BYTES } from "../../domain/limits.ts";
+import { ANSWER_BYTES } from "../../../domain/limits.ts";
 import { sql } from "./sql-tag.ts";
 
 // How much one statement may answer. Neon's SQL-over-HTTP proxy refuses a response past 10 MiB
@@ -11,7 +11,7 @@ import { sql } from "./sql-tag.ts";
 // well as at their count, and say there is more, so no answer can reach the proxy's limit.
 
 /** Bytes of records or events one statement answers at most (beyond the first, which is always answered). */
-export { ANSWER_BYTES } from "../../domain/limits.ts";
+export { ANSWER_BYTES } from "../../../domain/limits.ts";
 
 /**
  * The running size of `value` over rows in `order`: a window column to compare with ANSWER_BYTES.

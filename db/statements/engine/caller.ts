@@ -1,8 +1,8 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import type { Actor, AppActor } from "../../domain/actor.ts";
-import { ROLE_SCOPES, type Role } from "../../domain/roles.ts";
-import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
+import type { Actor, AppActor } from "../../../domain/actor.ts";
+import { ROLE_SCOPES, type Role } from "../../../domain/roles.ts";
+import { ALL_SCOPES, type Scope } from "../../../domain/scopes.ts";
 import {
   apiKeys,
   applications,
@@ -13,7 +13,7 @@ import {
   organisations,
   sessions,
   users,
-} from "../schema/index.ts";
+} from "../../schema/index.ts";
 import { mcpSessionCtes } from "./mcp-sessions.ts";
 
 // Every statement starts by finding its caller, so the key check costs no round trip of its own.

@@ -1,6 +1,6 @@
 import { getTableName, type SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import type { Scope } from "../../domain/scopes.ts";
+import type { Scope } from "../../../domain/scopes.ts";
 import { dialect } from "./compile.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 

@@ -1,9 +1,9 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import type { Actor } from "../../domain/actor.ts";
-import { CASCADE_RECORDS } from "../../domain/limits.ts";
-import type { OpsEvent } from "../../domain/events.ts";
-import type { Database } from "../client.ts";
+import type { Actor } from "../../../domain/actor.ts";
+import { CASCADE_RECORDS } from "../../../domain/limits.ts";
+import type { OpsEvent } from "../../../domain/events.ts";
+import type { Database } from "../../client.ts";
 import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { projection } from "./projection.ts";
 import type { RecordOf, Resource } from "./resource.ts";

@@ -6,7 +6,7 @@ import { sql } from "./sql-tag.ts";
  * The rooms' acknowledgements a Worker isolate was told and has not recorded yet. Recording one
  * with a statement of its own cost every write a third request (after its statement and its
  * publish); instead the isolate's next write statement records what is pending here, in one CTE
- * of its own statement (db/statements/sql.ts runWrite). What no later write of this isolate
+ * of its own statement (db/statements/engine/sql.ts runWrite). What no later write of this isolate
  * records (the last write before a quiet spell, an isolate evicted) the sweep finds unrecorded
  * after its grace and publishes again; the room drops what it delivered already and acknowledges
  * it, and the sweep records that at once (services/events.ts). Nothing is lost either way: an
@@ -36,12 +36,12 @@ export class PendingAcknowledgements {
 
   /**
    * Takes everything pending, as a CTE named `acknowledged` that records it, and `restore` to put
-   * it back (db/statements/sql.ts carryingAcknowledgements decides when). Null when none is pending.
+   * it back (db/statements/engine/sql.ts carryingAcknowledgements decides when). Null when none is pending.
    *
    * `for update skip locked`: a write never waits on an event row another statement holds (the
    * sweep recording the same acknowledgement, a prune), so carrying acknowledgements adds no lock
    * wait and no deadlock to a write; a row skipped is recorded by the one holding it or the sweep.
-   * `events` is the events table, passed in by the statement that carries the CTE (db/statements/sql.ts):
+   * `events` is the events table, passed in by the statement that carries the CTE (db/statements/engine/sql.ts):
    * db/client.ts loads this module at start-up, which must not evaluate the schema's tables.
    */
   take(events: PgTable): { cte: SQL; restore(): void } | null {

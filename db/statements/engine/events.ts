@@ -1,12 +1,12 @@
 import type { SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { sql } from "./sql-tag.ts";
-import { SYSTEM_ACTOR, type OpsEvent } from "../../domain/events.ts";
-import type { Database } from "../client.ts";
-import { events, organisations } from "../schema/index.ts";
-import type { Actor } from "../../domain/actor.ts";
-import type { EventFilter } from "../../domain/event-filter.ts";
-import type { Scope } from "../../domain/scopes.ts";
+import { SYSTEM_ACTOR, type OpsEvent } from "../../../domain/events.ts";
+import type { Database } from "../../client.ts";
+import { events, organisations } from "../../schema/index.ts";
+import type { Actor } from "../../../domain/actor.ts";
+import type { EventFilter } from "../../../domain/event-filter.ts";
+import type { Scope } from "../../../domain/scopes.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { fitsAnswer, runningBytes } from "./answer-size.ts";
 import { carryingAcknowledgements, run, runOne } from "./sql.ts";
@@ -190,7 +190,7 @@ export async function roomStartingPoint(db: Database, orgId: string): Promise<nu
 
 /**
  * Records the room's acknowledgement, so the sweep stops re-publishing these events. A Worker's
- * handle leaves it to its next write statement (db/statements/acknowledgements.ts) unless `now`.
+ * handle leaves it to its next write statement (db/statements/engine/acknowledgements.ts) unless `now`.
  */
 export async function markPublished(
   db: Database,

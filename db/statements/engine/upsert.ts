@@ -1,8 +1,8 @@
 import { sql } from "./sql-tag.ts";
-import type { Actor } from "../../domain/actor.ts";
-import type { OpsEvent } from "../../domain/events.ts";
-import { uuidv7 } from "../../domain/ids.ts";
-import type { Database } from "../client.ts";
+import type { Actor } from "../../../domain/actor.ts";
+import type { OpsEvent } from "../../../domain/events.ts";
+import { uuidv7 } from "../../../domain/ids.ts";
+import type { Database } from "../../client.ts";
 import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField, RuleName, ViolationsOf } from "./rules.ts";

@@ -1,9 +1,9 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import type { Actor } from "../../domain/actor.ts";
-import type { OpsEvent } from "../../domain/events.ts";
-import { uuidv7 } from "../../domain/ids.ts";
-import type { Database } from "../client.ts";
+import type { Actor } from "../../../domain/actor.ts";
+import type { OpsEvent } from "../../../domain/events.ts";
+import { uuidv7 } from "../../../domain/ids.ts";
+import type { Database } from "../../client.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
 import { inResponseOrder, projection } from "./projection.ts";

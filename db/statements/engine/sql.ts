@@ -1,8 +1,8 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import { DatabaseUnavailableError, type Database, type Statement } from "../client.ts";
+import { DatabaseUnavailableError, type Database, type Statement } from "../../client.ts";
 import { compileStatement, compileStatementChecked } from "./compile.ts";
-import { events } from "../schema/index.ts";
+import { events } from "../../schema/index.ts";
 
 /** The statement as this handle sends it: text and parameters (compared with drizzle's when the handle checks statements). */
 export function compiledFor(db: Database, query: SQL): Statement {
@@ -67,7 +67,7 @@ export function runWrite<Row>(db: Database, statement: WriteStatement): Promise<
 }
 
 /**
- * Sends a statement carrying the acknowledgements the handle holds (db/statements/acknowledgements.ts),
+ * Sends a statement carrying the acknowledgements the handle holds (db/statements/engine/acknowledgements.ts),
  * as the CTE `acknowledged` (null when none is held). They are put back only when the database was
  * out of reach (the statement never ran); after any other failure they are dropped, so one bad
  * statement cannot fail every later write too, and the sweep sends those events again.

@@ -1,9 +1,9 @@
 import { getTableColumns, getTableName, type Column, type SQL } from "drizzle-orm";
 import { alias, type PgTable } from "drizzle-orm/pg-core";
 import { toSnakeCase } from "drizzle-orm/casing";
-import type { Sortable } from "../../domain/paging.ts";
-import { scopesOf, type ResourceDeclaration } from "../../domain/resources.ts";
-import type { Scope } from "../../domain/scopes.ts";
+import type { Sortable } from "../../../domain/paging.ts";
+import { scopesOf, type ResourceDeclaration } from "../../../domain/resources.ts";
+import type { Scope } from "../../../domain/scopes.ts";
 import type { Expansion } from "./projection.ts";
 
 // A resource as the statement builders see it: its declaration (domain/resources.ts: its type,
@@ -140,7 +140,7 @@ function kindOf(column: Column, money: boolean): ColumnKind {
       return "json";
     default:
       throw new Error(
-        `column ${column.name} has type ${column.columnType}, which no record field has yet: add it to db/statements/resource.ts`,
+        `column ${column.name} has type ${column.columnType}, which no record field has yet: add it to db/statements/engine/resource.ts`,
       );
   }
 }

@@ -1,9 +1,9 @@
 import type { SQL } from "drizzle-orm";
 import { sql } from "./sql-tag.ts";
-import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
-import type { Actor } from "../../domain/actor.ts";
-import type { Database } from "../client.ts";
-import { apiKeys, idempotencyKeys, memberships, oauthTokens, sessions } from "../schema/index.ts";
+import { IDEMPOTENCY_WINDOW_HOURS } from "../../../domain/limits.ts";
+import type { Actor } from "../../../domain/actor.ts";
+import type { Database } from "../../client.ts";
+import { apiKeys, idempotencyKeys, memberships, oauthTokens, sessions } from "../../schema/index.ts";
 import { personCredential, sessionMembership } from "./caller.ts";
 import { run } from "./sql.ts";
 
