@@ -2,6 +2,9 @@
 // A record's Follow toggle (docs/notifications.md "Who is told"): a button that says whether the
 // person follows the record (GET /v1/<records>/{id}/subscription) and follows or unfollows it on a
 // click (PUT or DELETE there). aria-pressed carries the state; the label says why they follow it.
+// Hidden until the API answers, and left hidden when it refuses (the refusal said in `alert`).
+// Mounted in the task drawer (drawer.js), beside a project's heading (record-actions.js) and in a
+// risk's dialog (record-form.js).
 
 import { request } from "../lib/api.js";
 import { showError } from "../lib/dom.js";
@@ -33,7 +36,7 @@ export function createFollowToggle({ button, alert }) {
       : "Be told of its changes and comments";
   }
 
-  /** Shows the state of the record at `recordPath` (/v1/tasks/<id>). @param {string} recordPath */
+  /** Shows the state of the record at `recordPath` (/v1/tasks/<id>, /v1/projects/<id>, /v1/risks/<id>). @param {string} recordPath */
   async function show(recordPath) {
     const path = `${recordPath}/subscription`;
     shown = path;
@@ -44,6 +47,12 @@ export function createFollowToggle({ button, alert }) {
     } catch (error) {
       if (shown === path) showError(alert, error);
     }
+  }
+
+  /** Hides the toggle while no record is shown (a late answer for the last one is dropped). */
+  function hide() {
+    shown = null;
+    button.hidden = true;
   }
 
   button.addEventListener("click", async () => {
@@ -60,5 +69,5 @@ export function createFollowToggle({ button, alert }) {
     }
   });
 
-  return { show };
+  return { show, hide };
 }

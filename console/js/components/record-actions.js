@@ -2,10 +2,12 @@
 // The buttons that open record forms, offered only to a person whose scopes allow the write (the
 // API would refuse it anyway): "New project" beside the projects, "Edit project", "New task" and
 // "New milestone" above the shown project's board, "Edit task" in the task drawer, and any element
-// with data-edit="<kind>:<id>" (a milestone, a row of a table) opens that record's form.
+// with data-edit="<kind>:<id>" (a milestone, a row of a table) opens that record's form. Beside
+// the shown project's heading, its Follow toggle (follow-toggle.js), for a session that reads projects.
 
 import { byId, el } from "../lib/dom.js";
 import { canManage, KINDS } from "../lib/schema.js";
+import { createFollowToggle } from "./follow-toggle.js";
 
 /**
  * @param {{
@@ -37,8 +39,22 @@ export function createRecordActions({ forms, store, scopes, shownProject, openTa
     if (kind && record) forms.open({ kind, record, projectId: record.projectId ?? shownProject() });
   }
 
+  const projectAlert = byId("project-alert");
+  const follow = createFollowToggle({ button: /** @type {HTMLButtonElement} */ (byId("project-follow")), alert: projectAlert });
+  /** The project whose Follow toggle is shown: read again only when another is shown. @type {string | null} */ let followed = null;
+
+  /** @param {string | null} projectId */
+  function showFollow(projectId) {
+    if (projectId === followed) return;
+    followed = projectId;
+    projectAlert.textContent = "";
+    if (projectId && scopes.has("projects.read")) void follow.show(`/v1/projects/${encodeURIComponent(projectId)}`);
+    else follow.hide();
+  }
+
   function render() {
     const projectId = shownProject();
+    showFollow(projectId);
     const actions = byId("project-actions");
     if (!projectId) return actions.replaceChildren();
     actions.replaceChildren(

@@ -5,16 +5,20 @@
 // fields changed, and a change or delete sends If-Match with the version the form was opened on.
 // A refusal is shown at the field the API names (error.field, and each of error.issues) and creates
 // nothing; a 412 shows the person's change beside the record as it is now, to choose between.
+// A risk's form has its Follow toggle beside the heading (follow-toggle.js).
 
 import { describeRefusal } from "../lib/refusals.js";
 import { el } from "../lib/dom.js";
 import { fieldsOf, operationOf } from "../lib/schema.js";
 import { showConflict } from "./conflict.js";
 import { createFilesPanel } from "./files-panel.js";
+import { createFollowToggle } from "./follow-toggle.js";
 import { controlId, fieldRow, readField } from "./form-fields.js";
 
 /** The kinds whose records hold files (docs/attachments.md); a task's are in its drawer. */
 const WITH_FILES = new Set(["risk", "issue", "financialEntry"]);
+/** The kinds a person follows by hand from their form (docs/notifications.md); a task's toggle is in its drawer, a project's beside its heading. */
+const FOLLOWED = new Set(["risk"]);
 
 /** @typedef {import("../lib/schema.js").Kind} Kind */
 /** @typedef {{ kind: Kind, record?: any, parentId?: string, projectId?: string | null, defaults?: Record<string, unknown> }} FormRequest */
@@ -22,6 +26,13 @@ const WITH_FILES = new Set(["risk", "issue", "financialEntry"]);
 /** @param {unknown} a @param {unknown} b */
 const same = (a, b) =>
   JSON.stringify(Array.isArray(a) ? [...a].sort() : (a ?? null)) === JSON.stringify(Array.isArray(b) ? [...b].sort() : (b ?? null));
+
+/** The path of a record (/v1/risks/<id>), from its kind's update. @param {Kind} kind @param {any} record */
+const pathOf = (kind, record) =>
+  /** @type {NonNullable<ReturnType<typeof operationOf>>} */ (operationOf("update", kind)).path.replace(
+    "{id}",
+    encodeURIComponent(record.id),
+  );
 
 /**
  * @param {{ api: import("../lib/api.js").Api, store: import("../lib/store.js").Store }} options
@@ -56,9 +67,12 @@ export function createRecordForms({ api, store }) {
     const context = { store, projectId: request.projectId ?? record?.projectId ?? null, recordId: record?.id ?? null };
     const heading = record ? `Edit ${kind.noun} “${kind.titleOf(record)}”` : `New ${kind.noun}`;
     const canDelete = Boolean(record && operationOf("delete", kind));
+    // The form is opened only with the kind's manage scope, which holds its read: the API's GET, PUT and DELETE of the subscription answer.
+    const follow =
+      record && FOLLOWED.has(kind.key) ? el("button", { type: "button", "aria-pressed": "false", hidden: true }, ["Follow"]) : null;
     dialog.replaceChildren(
       el("form", { class: "record-form", novalidate: false }, [
-        el("h2", { id: "record-title" }, [heading]),
+        el("div", { class: "record-head" }, [el("h2", { id: "record-title" }, [heading]), ...(follow ? [follow] : [])]),
         el("p", { class: "form-alert error", role: "alert" }),
         el("div", { class: "conflict-slot" }),
         ...fieldsOf(verb, kind).map((field) => fieldRow(field, values[field.name], context)),
@@ -70,14 +84,14 @@ export function createRecordForms({ api, store }) {
       ]),
     );
     if (record && WITH_FILES.has(kind.key)) showFiles(kind, record);
+    if (follow) void createFollowToggle({ button: /** @type {HTMLButtonElement} */ (follow), alert: alert() }).show(pathOf(kind, record));
   }
 
   /** The record's files, below its form (outside it: their buttons submit nothing). @param {Kind} kind @param {any} record */
   function showFiles(kind, record) {
     const root = el("section", { class: "files-section", "aria-label": `Files of this ${kind.noun}` });
     dialog.append(el("h3", {}, ["Files"]), root);
-    const path = /** @type {NonNullable<ReturnType<typeof operationOf>>} */ (operationOf("update", kind)).path;
-    void createFilesPanel({ root, label: `Files of this ${kind.noun}`, store }).show(path.replace("{id}", encodeURIComponent(record.id)));
+    void createFilesPanel({ root, label: `Files of this ${kind.noun}`, store }).show(pathOf(kind, record));
   }
 
   /** The fields to send: on a create every one filled in, on a change those that differ from the record. */
@@ -160,11 +174,7 @@ export function createRecordForms({ api, store }) {
   async function conflict(mine, retry) {
     if (!request?.record) return;
     const { kind, record } = request;
-    const path = /** @type {NonNullable<ReturnType<typeof operationOf>>} */ (operationOf("update", kind)).path.replace(
-      "{id}",
-      encodeURIComponent(record.id),
-    );
-    const theirs = await api.get(path);
+    const theirs = await api.get(pathOf(kind, record));
     store.load(kind.collection, [theirs]);
     alert().textContent = `Not saved: someone changed this ${kind.noun} while you were editing it. Compare and choose below.`;
     showConflict({
