@@ -235,6 +235,24 @@ export default tseslint.config(
     rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
   {
+    // Imports in one order everywhere (issue 49): Node's built-ins, packages, then the project's
+    // own files from the farthest folder to the nearest, each group alphabetical, so a file's
+    // dependencies read the same way in every file and a merge never fights over their order.
+    // `eslint --fix` sorts them; an import kept for its effect alone stays where it is.
+    files: ["**/*.ts", "console/**/*.js"],
+    plugins: { "import-x": importX },
+    rules: {
+      "import-x/order": [
+        "error",
+        {
+          groups: ["builtin", "external", "internal", "parent", "sibling", "index"],
+          "newlines-between": "never",
+          alphabetize: { order: "asc", caseInsensitive: true },
+        },
+      ],
+    },
+  },
+  {
     // The console runs in the browser; the CLI's entry point and this file in Node.
     files: ["console/**/*.js"],
     languageOptions: { globals: globals.browser },

@@ -17,6 +17,7 @@
 // Prints one table, and writes it as JSON and Markdown to bench/results/ (plus the query plans).
 // bench/README.md says how to read it; bench/results/README.md gives the current figures.
 import { cpus, loadavg, totalmem } from "node:os";
+import type { CpuSection } from "./cpu/calls.ts";
 import { createBenchOrg } from "./lib/data.ts";
 import { createProgress } from "./lib/progress.ts";
 import { startBenchStack } from "./lib/stack.ts";
@@ -24,12 +25,11 @@ import { ms, writeReport, type Plans, type Row } from "./lib/table.ts";
 import { DELAY_MS, measureRoundTrips, type RoundTrips } from "./round-trips.ts";
 import { batchLoading, steps as batchSteps, type BatchSection } from "./sections/batch.ts";
 import { FULL, QUICK, type BenchRun } from "./sections/context.ts";
-import type { CpuSection } from "./cpu/calls.ts";
 import { cpuPerCall, steps as cpuSteps } from "./sections/cpu.ts";
 import { fanOut, STEPS as FANOUT_STEPS } from "./sections/fan-out.ts";
 import { GROWTH, growth, STEPS as GROWTH_STEPS } from "./sections/growth.ts";
-import { readsAndWrites, STEPS as HTTP_STEPS } from "./sections/reads-writes.ts";
 import { orgWrites, STEPS as ORG_WRITE_STEPS, type OrgWrites } from "./sections/org-writes.ts";
+import { readsAndWrites, STEPS as HTTP_STEPS } from "./sections/reads-writes.ts";
 import { statementCost, STEPS as STATEMENT_STEPS, type StatementFigures } from "./sections/statements.ts";
 import { webhooks, STEPS as WEBHOOK_STEPS } from "./sections/webhooks.ts";
 

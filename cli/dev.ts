@@ -1,25 +1,25 @@
 import { createHash } from "node:crypto";
 import type { Database } from "../db/client.ts";
+import { migrateAndReport, type MigrationReport } from "../db/migrate.ts";
 import { connectNodeDatabase } from "../db/node-client.ts";
+import { roomsAt } from "../services/room-client.ts";
 import { formatBanner, type ReadyPart } from "./dev/banner.ts";
 import type { ServiceProcess } from "./dev/child-process.ts";
-import { prepareDevDatabase, type DevDatabase } from "./dev/dev-database.ts";
-import { ensureDemoKey, type DemoOutcome } from "./dev/demo-key.ts";
+import { startDevCron } from "./dev/cron.ts";
 import { uploadDemoFiles } from "./dev/demo-files.ts";
-import { MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_SMTP_PORT, startMailCatcher } from "./lib/mail-catcher.ts";
-import { startWebhookSink, WEBHOOK_SINK_PORT, WEBHOOK_SINK_URL } from "./dev/webhook-sink.ts";
+import { ensureDemoKey, type DemoOutcome } from "./dev/demo-key.ts";
+import { prepareDevDatabase, type DevDatabase } from "./dev/dev-database.ts";
 import { loadDevSecret } from "./dev/dev-secret.ts";
 import { assertPortFree } from "./dev/ports.ts";
 import { probe, probeWithKey, waitForHttp } from "./dev/readiness.ts";
 import { REALTIME_PORT, REALTIME_URL, startRealtime, startWorker, WORKER_PORT, WORKER_URL } from "./dev/services.ts";
 import { Supervisor } from "./dev/supervisor.ts";
-import { roomsAt } from "../services/room-client.ts";
-import { startDevCron } from "./dev/cron.ts";
+import { startWebhookSink, WEBHOOK_SINK_PORT, WEBHOOK_SINK_URL } from "./dev/webhook-sink.ts";
 import { findLeftoverServices, removeDevState, writeDevState } from "./lib/dev-state.ts";
 import { CommandError, isSystemError } from "./lib/errors.ts";
-import { migrateAndReport, type MigrationReport } from "../db/migrate.ts";
-import { red } from "./lib/style.ts";
+import { MAIL_CATCHER_HTTP_PORT, MAIL_CATCHER_SMTP_PORT, startMailCatcher } from "./lib/mail-catcher.ts";
 import { startSqlEndpoint } from "./lib/sql-endpoint.ts";
+import { red } from "./lib/style.ts";
 
 // `npm run dev`: database, migrations, local SQL endpoint, Worker and realtime server, then a banner
 // with a working demo key. Ctrl-C (or any part dying) stops all of it.

@@ -1,5 +1,5 @@
-import { loadRoutes } from "../functions/routes/index.ts";
 import { openApiDocument } from "../functions/openapi/document.ts";
+import { loadRoutes } from "../functions/routes/index.ts";
 import { CLOSE_CODES } from "../realtime/protocol.ts";
 
 const routes = await loadRoutes();

@@ -1,6 +1,6 @@
-import { toolsOf, type McpTool } from "../functions/mcp/tools.ts";
-import { DEFAULT_TOOLS, groupsOf } from "../functions/mcp/selection.ts";
 import type { AnyRoute } from "../functions/http/registry.ts";
+import { DEFAULT_TOOLS, groupsOf } from "../functions/mcp/selection.ts";
+import { toolsOf, type McpTool } from "../functions/mcp/tools.ts";
 
 // docs/mcp.md's table of tool groups and the sizes of the sets, written from the route registry
 // between two markers (a step of `npm run generate`), so the counts are always today's.

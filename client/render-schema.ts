@@ -1,6 +1,6 @@
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
-import { loadRoutes } from "../functions/routes/index.ts";
 import { openApiDocument } from "../functions/openapi/document.ts";
+import { loadRoutes } from "../functions/routes/index.ts";
 
 const routes = await loadRoutes();
 

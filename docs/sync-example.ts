@@ -6,8 +6,8 @@
 // A real integration writes to its own database where this one prints. test/sync/example.test.ts
 // runs this file against the test stack.
 
-import PartySocket from "partysocket";
 import { parseArgs } from "node:util";
+import PartySocket from "partysocket";
 import WebSocket from "ws";
 
 const { values: args } = parseArgs({

@@ -1,5 +1,5 @@
-import { UUID_PATTERN } from "./ids.ts";
 import { DomainError } from "./errors.ts";
+import { UUID_PATTERN } from "./ids.ts";
 
 // Lists are keyset-paged: a page ends at a record, and the next page starts after it in the list's
 // order. The order is creation order unless ?sort= names fields; either way the record's id breaks

@@ -1,8 +1,8 @@
 import type { Database } from "../db/client.ts";
 import type { Actor } from "../domain/actor.ts";
-import type { Scope } from "../domain/scopes.ts";
 import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
 import { EVENT_RETENTION_DAYS } from "../domain/limits.ts";
+import type { Scope } from "../domain/scopes.ts";
 import type { IdempotencyRequest } from "../services/context.ts";
 import type { AnyRoute } from "./http/registry.ts";
 import { parseMailUrl, type MailSettings } from "./mail/smtp.ts";

@@ -14,15 +14,15 @@ import {
 } from "../realtime/protocol.ts";
 import { findActiveKey } from "../services/api-keys.ts";
 import { findLiveGrant } from "../services/app-access.ts";
-import { callerRefusals } from "../services/refusals.ts";
-import { findLiveSession } from "../services/sessions.ts";
 import type { SystemContext } from "../services/context.ts";
 import { missedEvents, roomStart } from "../services/events.ts";
 import { describeCaller } from "../services/organisation.ts";
+import { callerRefusals } from "../services/refusals.ts";
+import { findLiveSession } from "../services/sessions.ts";
 import { disableWebhook, recordAttempts, webhookTargets } from "../services/webhooks.ts";
-import { serviceContext } from "./http/context.ts";
 import { pathOf } from "./entry-points.ts";
 import { settingsOf, type AppEnv } from "./env.ts";
+import { serviceContext } from "./http/context.ts";
 import { addressBlocked, consumeRateLimit, forgetRevokedKey } from "./middleware/rate-limit.ts";
 
 /**

@@ -3,11 +3,11 @@ import { removeObjects } from "../services/attachments.ts";
 import { pruneRetained, sweep } from "../services/events.ts";
 import { deliverMail, mailDueAt } from "../services/mail.ts";
 import { digestDueAt, notificationSweep } from "../services/notifications.ts";
-import { backgroundContext } from "./http/context.ts";
 import { settingsOf, type Bindings } from "./env.ts";
+import { backgroundContext } from "./http/context.ts";
+import { subrequestsLeft } from "./subrequests.ts";
 import { PRUNE_CRON, type SweepPlan } from "./sweep-plan.ts";
 import { locallyActiveUntil, sweepWatchOf } from "./sweep-watch.ts";
-import { subrequestsLeft } from "./subrequests.ts";
 
 /** The most abandoned uploads one sweep aborts (each an R2 call); the next sweep takes the rest. */
 const ABANDONED_PER_SWEEP = 20;

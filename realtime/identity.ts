@@ -1,7 +1,7 @@
 import { verifyRealtimeToken } from "../domain/crypto/realtime-token.ts";
+import type { ErrorCode } from "../domain/errors.ts";
 import { parseTypes, type EventFilter } from "../domain/event-filter.ts";
 import { EVENT_SCOPES } from "../domain/events.ts";
-import type { ErrorCode } from "../domain/errors.ts";
 import { UUID_PATTERN } from "../domain/ids.ts";
 import { SocketIdentitySchema, type SocketCredential } from "./protocol.ts";
 

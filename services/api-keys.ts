@@ -1,8 +1,8 @@
 import * as statements from "../db/statements/api-keys.ts";
 import { MANAGE_SETTINGS } from "../db/statements/engine/settings-caller.ts";
 import { webhooksRegisteredBy } from "../db/statements/webhooks.ts";
-import { displayPrefix, generateApiKey, hashApiKey } from "../domain/crypto/api-keys.ts";
 import { NO_REQUEST } from "../domain/audit.ts";
+import { displayPrefix, generateApiKey, hashApiKey } from "../domain/crypto/api-keys.ts";
 import { notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import { expandScopes, type Scope } from "../domain/scopes.ts";

@@ -1,12 +1,12 @@
+import type { Database } from "../db/client.ts";
 import * as statements from "../db/statements/applications.ts";
 import type { EndedInstallation } from "../db/statements/applications.ts";
 import { MANAGE_SETTINGS } from "../db/statements/engine/settings-caller.ts";
-import { generateClientId, generateCredential, hashCredential } from "../domain/crypto/oauth.ts";
 import { NO_REQUEST } from "../domain/audit.ts";
+import { generateClientId, generateCredential, hashCredential } from "../domain/crypto/oauth.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import { applicationNameProblem, OAuthError, redirectUriProblem } from "../domain/oauth.ts";
-import type { Database } from "../db/client.ts";
 import { expandScopes, type Scope } from "../domain/scopes.ts";
 import type { Call, ServiceContext } from "./context.ts";
 import { callerRefusals } from "./refusals.ts";

@@ -1,5 +1,5 @@
-import * as statements from "../db/statements/attachments.ts";
 import * as uploads from "../db/statements/attachment-uploads.ts";
+import * as statements from "../db/statements/attachments.ts";
 import {
   attachmentScopes,
   MAX_PARTS,

@@ -1,8 +1,9 @@
 import * as statements from "../db/statements/attachments.ts";
 import { listRecords } from "../db/statements/engine/read.ts";
+import { RULES } from "../db/statements/engine/rules.ts";
 import { attachmentScopes, DOWNLOAD_URL_SECONDS, INLINE_TYPES, objectKeyOf, type AttachmentParent } from "../domain/attachments.ts";
-import { downloadHolds, signDownload } from "../domain/crypto/download-url.ts";
 import { NO_REQUEST } from "../domain/audit.ts";
+import { downloadHolds, signDownload } from "../domain/crypto/download-url.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import type { PageRequest } from "../domain/paging.ts";
@@ -10,10 +11,9 @@ import { RESOURCES } from "../domain/resources.ts";
 import { storeFile } from "./attachment-files.ts";
 import { guarded } from "./constraint-errors.ts";
 import type { Call, ServiceContext, SystemContext } from "./context.ts";
+import { checkRefusal } from "./refusals.ts";
 import { publishAfterCommit } from "./rooms.ts";
 import { settleCaller, settleCreate, settleDelete } from "./settle.ts";
-import { RULES } from "../db/statements/engine/rules.ts";
-import { checkRefusal } from "./refusals.ts";
 
 export type { AttachmentRecord } from "../db/statements/attachments.ts";
 

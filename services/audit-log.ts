@@ -1,9 +1,9 @@
 import type { Database } from "../db/client.ts";
-import { GENESIS_HASH } from "../db/statements/engine/audit.ts";
 import * as statements from "../db/statements/audit-log.ts";
-import { sha256Hex } from "../domain/crypto/hash.ts";
 import type { AuditFilter } from "../db/statements/audit-log.ts";
+import { GENESIS_HASH } from "../db/statements/engine/audit.ts";
 import type { AuditEntry } from "../domain/audit.ts";
+import { sha256Hex } from "../domain/crypto/hash.ts";
 import type { Call } from "./context.ts";
 import { settleCaller } from "./settle.ts";
 

@@ -7,8 +7,8 @@ import { DomainError } from "../domain/errors.ts";
 import type { OpsEvent } from "../domain/events.ts";
 import { uuidv7 } from "../domain/ids.ts";
 import { translateConstraintError } from "./constraint-errors.ts";
-import { idempotencyMismatch } from "./refusals.ts";
 import type { Call, IdempotencyRequest, ServiceContext } from "./context.ts";
+import { idempotencyMismatch } from "./refusals.ts";
 import { eventsOf, notifyAfterCommit, publish } from "./rooms.ts";
 import type { WriteResult } from "./settle.ts";
 

@@ -1,4 +1,5 @@
 import { recentlyRevokedKeys } from "../db/statements/api-keys.ts";
+import { pruneAuditEntries } from "../db/statements/audit-log.ts";
 import {
   eventsAfter,
   listEvents as listEventsStatement,
@@ -9,13 +10,12 @@ import {
   unpublishedEvents,
 } from "../db/statements/engine/events.ts";
 import { pruneIdempotencyKeys } from "../db/statements/engine/idempotency.ts";
-import { endUnauthorisedInstallations, pruneAppTokens, repeatEndedAccess } from "./app-access.ts";
-import { DomainError, notFound } from "../domain/errors.ts";
-import { pruneAuditEntries } from "../db/statements/audit-log.ts";
+import type { Resource } from "../db/statements/engine/resource.ts";
 import { AUDIT_RETENTION_DAYS } from "../domain/audit.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
 import type { EventFilter } from "../domain/event-filter.ts";
 import type { OpsEvent } from "../domain/events.ts";
-import type { Resource } from "../db/statements/engine/resource.ts";
+import { endUnauthorisedInstallations, pruneAppTokens, repeatEndedAccess } from "./app-access.ts";
 import { subrequestsLeft, type Call, type ServiceContext, type SystemContext } from "./context.ts";
 import { publish } from "./rooms.ts";
 import { settleCaller } from "./settle.ts";

@@ -1,6 +1,6 @@
+import { RULES } from "../db/statements/engine/rules.ts";
 import * as statements from "../db/statements/financial-entries.ts";
 import { getProjectFinancials } from "../db/statements/project-financials.ts";
-import { RULES } from "../db/statements/engine/rules.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { Call } from "./context.ts";
 import { tooManyFiles } from "./refusals.ts";

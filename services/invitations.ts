@@ -1,13 +1,13 @@
 import type { Database } from "../db/client.ts";
-import * as statements from "../db/statements/invitations.ts";
 import { MANAGE_SETTINGS } from "../db/statements/engine/settings-caller.ts";
+import * as statements from "../db/statements/invitations.ts";
+import { NO_REQUEST, type AuditRequest } from "../domain/audit.ts";
 import { generateApiKey } from "../domain/crypto/api-keys.ts";
 import { sha256Hex } from "../domain/crypto/hash.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";
-import type { Role } from "../domain/roles.ts";
-import { NO_REQUEST, type AuditRequest } from "../domain/audit.ts";
 import { linkMail } from "../domain/mail.ts";
+import type { Role } from "../domain/roles.ts";
 import type { Call, ServiceContext } from "./context.ts";
 import { deliverMail } from "./mail.ts";
 import { publishAfterCommit } from "./rooms.ts";

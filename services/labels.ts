@@ -1,5 +1,5 @@
-import * as statements from "../db/statements/labels.ts";
 import { RULES } from "../db/statements/engine/rules.ts";
+import * as statements from "../db/statements/labels.ts";
 import { DomainError } from "../domain/errors.ts";
 import { CASCADE_RECORDS } from "../domain/limits.ts";
 import { resourceService } from "./resource-service.ts";

@@ -1,7 +1,7 @@
 import * as statements from "../db/statements/members.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { SETTINGS_ROLES, type Role } from "../domain/roles.ts";
-import { NO_REQUEST } from "../domain/audit.ts";
 import { tellEnded } from "./applications.ts";
 import type { Call, ServiceContext } from "./context.ts";
 import { publishAfterCommit } from "./rooms.ts";

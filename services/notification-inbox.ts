@@ -1,6 +1,6 @@
+import type { Database } from "../db/client.ts";
 import * as statements from "../db/statements/notification-inbox.ts";
 import { unsubscribe } from "../db/statements/notifications.ts";
-import type { Database } from "../db/client.ts";
 import { verifyUnsubscribe, type Unsubscribe } from "../domain/crypto/unsubscribe-token.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import type { Followable, NotificationPreferences } from "../domain/notifications.ts";

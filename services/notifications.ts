@@ -1,3 +1,4 @@
+import { dueDigests, nextDigestDue } from "../db/statements/notification-digests.ts";
 import type { Notification } from "../db/statements/notification-inbox.ts";
 import {
   deriveNotifications,
@@ -8,7 +9,6 @@ import {
   type DerivedNotification,
   type EventsToDerive,
 } from "../db/statements/notifications.ts";
-import { dueDigests, nextDigestDue } from "../db/statements/notification-digests.ts";
 import { DIGEST_HOUR } from "../domain/notifications.ts";
 import type { ServiceContext } from "./context.ts";
 import { deliverMail } from "./mail.ts";

@@ -1,7 +1,7 @@
 import type { Database } from "../db/client.ts";
-import type { AuditRequest } from "../domain/audit.ts";
 import * as statements from "../db/statements/oauth-authorize.ts";
 import type { Client } from "../db/statements/oauth-authorize.ts";
+import type { AuditRequest } from "../domain/audit.ts";
 import { CLIENT_ID_PATTERN, generateCredential, hashCredential, S256_CHALLENGE } from "../domain/crypto/oauth.ts";
 import { DomainError } from "../domain/errors.ts";
 import { uuidv7 } from "../domain/ids.ts";

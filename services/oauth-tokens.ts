@@ -1,8 +1,8 @@
 import type { Database } from "../db/client.ts";
-import type { AuditRequest } from "../domain/audit.ts";
-import * as statements from "../db/statements/oauth-token.ts";
-import { revokeToken, tokenInstallation as tokenInstallationOf } from "../db/statements/oauth-revoke.ts";
 import type { ClientCredentials, ClientRow, IssuedTokens, RevokedGrant } from "../db/statements/oauth-client.ts";
+import { revokeToken, tokenInstallation as tokenInstallationOf } from "../db/statements/oauth-revoke.ts";
+import * as statements from "../db/statements/oauth-token.ts";
+import type { AuditRequest } from "../domain/audit.ts";
 import {
   CLIENT_ID_PATTERN,
   generateCredential,

@@ -1,8 +1,8 @@
-import * as statements from "../db/statements/personnel-links.ts";
+import type { Resource } from "../db/statements/engine/resource.ts";
 import { MANAGE_SETTINGS } from "../db/statements/engine/settings-caller.ts";
+import * as statements from "../db/statements/personnel-links.ts";
 import { NO_REQUEST } from "../domain/audit.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
-import type { Resource } from "../db/statements/engine/resource.ts";
 import { ME } from "../domain/resources.ts";
 import type { Call, ServiceContext } from "./context.ts";
 import { publishAfterCommit } from "./rooms.ts";

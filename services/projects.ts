@@ -1,5 +1,5 @@
-import * as statements from "../db/statements/projects.ts";
 import { RULES } from "../db/statements/engine/rules.ts";
+import * as statements from "../db/statements/projects.ts";
 import { DomainError } from "../domain/errors.ts";
 import { resourceService } from "./resource-service.ts";
 

@@ -1,8 +1,8 @@
 import { RULES, type CheckedField } from "../db/statements/engine/rules.ts";
 import { DomainError } from "../domain/errors.ts";
 import { CASCADE_RECORDS, MAX_CHECKLIST_ITEMS_PER_TASK, MAX_COMMENTS_PER_TASK, MAX_SUBTASKS } from "../domain/limits.ts";
-import { MAX_TASK_DEPTH } from "../domain/records.ts";
 import { OAuthError, resourcesOf } from "../domain/oauth.ts";
+import { MAX_TASK_DEPTH } from "../domain/records.ts";
 import type { Scope } from "../domain/scopes.ts";
 
 // The refusals of a write, each written once, whichever check finds it: the statement's own

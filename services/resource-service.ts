@@ -1,25 +1,23 @@
 import type { Database } from "../db/client.ts";
+import type { CallerOutcome } from "../db/statements/engine/caller.ts";
 import type { CreateOutcome } from "../db/statements/engine/create.ts";
 import type { DeleteOutcome } from "../db/statements/engine/delete.ts";
 import type { IdempotencyRequest } from "../db/statements/engine/idempotency.ts";
-import { countRecords, getRecord, listRecords, type ListFiltersOf, type ListQuery } from "../db/statements/engine/read.ts";
 import type { RecordView } from "../db/statements/engine/projection.ts";
-
-export type { RecordView };
-import type { PageEnd } from "../domain/paging.ts";
-import type { JsonText } from "../domain/json-text.ts";
-import type { CallerOutcome } from "../db/statements/engine/caller.ts";
+import { countRecords, getRecord, listRecords, type ListFiltersOf, type ListQuery } from "../db/statements/engine/read.ts";
+import type { RecordOf, Resource } from "../db/statements/engine/resource.ts";
+import type { RuleName, RuleViolations } from "../db/statements/engine/rules.ts";
 import type { UpdateOutcome } from "../db/statements/engine/update.ts";
+import type { UpsertOutcome } from "../db/statements/engine/upsert.ts";
 import type { Actor } from "../domain/actor.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
-import type { PageRequest } from "../domain/paging.ts";
-import type { RecordOf, Resource } from "../db/statements/engine/resource.ts";
-import { RESOURCES, type ResourceType } from "../domain/resources.ts";
-import type { RuleName, RuleViolations } from "../db/statements/engine/rules.ts";
 import type { OpsEvent } from "../domain/events.ts";
+import type { JsonText } from "../domain/json-text.ts";
+import type { PageEnd, PageRequest } from "../domain/paging.ts";
+import { RESOURCES, type ResourceType } from "../domain/resources.ts";
 import { guarded } from "./constraint-errors.ts";
-import { recordHistory } from "./events.ts";
 import type { Call } from "./context.ts";
+import { recordHistory } from "./events.ts";
 import { resolveMe } from "./personnel-links.ts";
 import { publishAfterCommit } from "./rooms.ts";
 import {
@@ -34,7 +32,8 @@ import {
   type UpsertResult,
   type WriteResult,
 } from "./settle.ts";
-import type { UpsertOutcome } from "../db/statements/engine/upsert.ts";
+
+export type { RecordView };
 
 // The verbs of a record resource (list, get, create, update, delete, history), each the same shape:
 // run the resource's statement, settle its outcome into the answer or a domain error, and publish

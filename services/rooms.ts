@@ -1,7 +1,7 @@
 import { markPublished } from "../db/statements/engine/events.ts";
 import type { OpsEvent } from "../domain/events.ts";
-import type { ServiceContext } from "./context.ts";
 import { NOTIFYING_EVENT } from "../domain/notifications.ts";
+import type { ServiceContext } from "./context.ts";
 
 // Publishing to the organisations' realtime rooms (reached through services/room-client.ts). A
 // write commits its event first; publishing

@@ -8,8 +8,8 @@ import { uuidv7 } from "../domain/ids.ts";
 import type { Role } from "../domain/roles.ts";
 import type { Call } from "./context.ts";
 import type { AcceptContext } from "./invitations.ts";
-import { publishAfterCommit } from "./rooms.ts";
 import { callerRefusals } from "./refusals.ts";
+import { publishAfterCommit } from "./rooms.ts";
 
 // Users: how a person who signs in comes to be. Sign-up goes through better-auth, whose hooks
 // (functions/auth/auth.ts) ask here whether it may go ahead and what follows it: joining by an

@@ -1,6 +1,5 @@
 import { RULES } from "../db/statements/engine/rules.ts";
 import type { UpdateOutcome } from "../db/statements/engine/update.ts";
-import * as statements from "../db/statements/webhooks.ts";
 import {
   deliveredEvent,
   listDeliveries,
@@ -8,7 +7,9 @@ import {
   type DeliveryAttempt,
   type DeliveryFilter,
 } from "../db/statements/webhook-deliveries.ts";
+import * as statements from "../db/statements/webhooks.ts";
 import type { WebhookRecord } from "../db/statements/webhooks.ts";
+import { NO_REQUEST } from "../domain/audit.ts";
 import { generateWebhookSecret } from "../domain/crypto/webhook-signature.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { SYSTEM_ACTOR, type OpsEvent } from "../domain/events.ts";
@@ -18,7 +19,6 @@ import { firstMissingScope } from "../domain/scopes.ts";
 import { checkWebhookUrl } from "../domain/webhook-urls.ts";
 import { QueuedAnswerSchema, type QueuedAnswer, type RoomMessage } from "../realtime/protocol.ts";
 import { guarded } from "./constraint-errors.ts";
-import { NO_REQUEST } from "../domain/audit.ts";
 import type { Call, ServiceContext, SystemContext } from "./context.ts";
 import { settleCaller, settleCreate, settleDelete, settleUpdate, type WriteResult } from "./settle.ts";
 

@@ -1,13 +1,13 @@
+import { startSqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import type { Database } from "../../db/client.ts";
+import { connectNodeDatabase } from "../../db/node-client.ts";
 import { createOrganisation } from "../../db/statements/organisations.ts";
-import { createApiKey } from "../../services/api-keys.ts";
-import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
-import type { ReplayOrg } from "./replay.ts";
-import { startSqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
-import { connectNodeDatabase } from "../../db/node-client.ts";
+import { ALL_SCOPES } from "../../domain/scopes.ts";
+import { createApiKey } from "../../services/api-keys.ts";
 import { createTestDatabase } from "../../test/setup/test-database.ts";
+import type { ReplayOrg } from "./replay.ts";
 
 // Bench data, written straight into the database (like the tests' insert* fixtures: no events,
 // no changeVersion), so 100 k tasks load in seconds. What the API then measures is unaffected.

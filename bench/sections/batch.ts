@@ -1,7 +1,7 @@
-import { DELAY_MS } from "../round-trips.ts";
 import { createBenchOrg, growTasks, type BenchOrg } from "../lib/data.ts";
 import { median, percentile } from "../lib/load.ts";
 import { int, ms } from "../lib/table.ts";
+import { DELAY_MS } from "../round-trips.ts";
 import type { BenchRun, Plan } from "./context.ts";
 
 // Section 7: loading many tasks. 1000 tasks as 10 POST /v1/batch of 100 creates, against the same

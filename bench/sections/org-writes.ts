@@ -1,7 +1,7 @@
 import { connectNodeDatabase } from "../../db/node-client.ts";
 import { updateTask } from "../../db/statements/tasks.ts";
-import { createBenchOrg, growTasks, someTasks, type BenchOrg } from "../lib/data.ts";
 import { median } from "../cpu/report.ts";
+import { createBenchOrg, growTasks, someTasks, type BenchOrg } from "../lib/data.ts";
 import { closedLoop, type LoadResult } from "../lib/load.ts";
 import { ms, numbers, summary } from "../lib/table.ts";
 import { openTimedConnection } from "../statements/connection.ts";

@@ -1,13 +1,13 @@
-import { uuidv7 } from "../../domain/ids.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import * as organisations from "../../db/statements/organisations.ts";
 import * as read from "../../db/statements/engine/read.ts";
+import * as organisations from "../../db/statements/organisations.ts";
 import * as tasks from "../../db/statements/tasks.ts";
+import { uuidv7 } from "../../domain/ids.ts";
 import { median } from "../cpu/report.ts";
 import { createBenchOrg, growTasks, someTasks } from "../lib/data.ts";
-import { waitForQuiet } from "../lib/quiet.ts";
 import type { Progress } from "../lib/progress.ts";
+import { waitForQuiet } from "../lib/quiet.ts";
 import { ms, type Row } from "../lib/table.ts";
 import { openTimedConnection, type Phases, type TimedConnection } from "../statements/connection.ts";
 import { minimalCreateTask, minimalDescribe, minimalGetTask, minimalListTasks, minimalPatchTitle } from "../statements/minimal.ts";

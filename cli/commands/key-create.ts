@@ -1,5 +1,5 @@
-import { createApiKey } from "../../services/api-keys.ts";
 import { parseScopeList, type Scope } from "../../domain/scopes.ts";
+import { createApiKey } from "../../services/api-keys.ts";
 import type { CommandSpec } from "../lib/command.ts";
 import { UsageError } from "../lib/errors.ts";
 import { requireOrganisation } from "../lib/organisations.ts";

@@ -1,7 +1,7 @@
-import { listApiKeys, type ApiKeySummary } from "../../services/api-keys.ts";
-import { cliRooms } from "../lib/context.ts";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
+import { listApiKeys, type ApiKeySummary } from "../../services/api-keys.ts";
 import type { CommandSpec } from "../lib/command.ts";
+import { cliRooms } from "../lib/context.ts";
 import { requireOrganisation } from "../lib/organisations.ts";
 import { formatTable } from "../lib/table.ts";
 import { parseUuid } from "../lib/validate.ts";

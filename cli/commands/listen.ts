@@ -1,10 +1,10 @@
+import { parseTypes } from "../../domain/event-filter.ts";
 import type { OpsEvent } from "../../domain/events.ts";
+import { UUID_PATTERN } from "../../domain/ids.ts";
 import type { StreamCommandSpec } from "../lib/command.ts";
 import { UsageError } from "../lib/errors.ts";
 import { createListenApi, type ListenFilter } from "../lib/listen/api.ts";
 import { formatEventLine } from "../lib/listen/event-line.ts";
-import { parseTypes } from "../../domain/event-filter.ts";
-import { UUID_PATTERN } from "../../domain/ids.ts";
 import { createForwarder, type ForwardOutcome } from "../lib/listen/forwarder.ts";
 import { streamRoom, type RoomStatus } from "../lib/listen/room-stream.ts";
 import { bold, dim, green, red, yellow } from "../lib/style.ts";

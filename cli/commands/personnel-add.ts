@@ -1,7 +1,7 @@
 import { checkedPerson } from "../../domain/personnel.ts";
 import { personnel, type NewPerson, type PersonRecord } from "../../services/personnel.ts";
-import type { CommandSpec } from "../lib/command.ts";
 import { asCliError } from "../lib/api-errors.ts";
+import type { CommandSpec } from "../lib/command.ts";
 import { cliContext } from "../lib/context.ts";
 import { requireOrganisation } from "../lib/organisations.ts";
 import { parseUuid } from "../lib/validate.ts";

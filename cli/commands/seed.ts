@@ -1,7 +1,7 @@
 import { seedDemo, type SeedResult } from "../../services/seed/seed.ts";
-import { cliRooms } from "../lib/context.ts";
-import type { CommandSpec } from "../lib/command.ts";
 import { asCliError } from "../lib/api-errors.ts";
+import type { CommandSpec } from "../lib/command.ts";
+import { cliRooms } from "../lib/context.ts";
 import { createProgressBar } from "../lib/progress-bar.ts";
 import { parseWholeNumber } from "../lib/validate.ts";
 

@@ -6,15 +6,15 @@ import { hasOrganisations } from "../../db/statements/organisations.ts";
 import { passwordHashOf } from "../../db/statements/users.ts";
 import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { verifyPassword } from "../../domain/crypto/passwords.ts";
-import { createUser } from "../../services/users.ts";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { createApiKey } from "../../services/api-keys.ts";
 import { findOrganisation } from "../../services/organisation.ts";
 import type { Rooms } from "../../services/room-client.ts";
 import { DEMO_KEY_APPLICATION } from "../../services/seed/demo-company.ts";
 import { DEMO_IDS } from "../../services/seed/demo-ids.ts";
-import { seedDemo } from "../../services/seed/seed.ts";
 import { seedDemoViews } from "../../services/seed/demo-views.ts";
+import { seedDemo } from "../../services/seed/seed.ts";
+import { createUser } from "../../services/users.ts";
 import { DATA_DIR, DEMO_FILE } from "../lib/paths.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { describeUrl } from "../lib/database.ts";
 import { startEmbeddedPostgres } from "../lib/embedded-postgres.ts";
 import { CommandError } from "../lib/errors.ts";
-import { lockPgliteDir } from "../lib/pglite-lock.ts";
 import { PGLITE_DIR } from "../lib/paths.ts";
+import { lockPgliteDir } from "../lib/pglite-lock.ts";
 import { reserveFreePort } from "./ports.ts";
 
 /**

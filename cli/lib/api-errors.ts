@@ -1,5 +1,5 @@
-import { CommandError, UsageError } from "./errors.ts";
 import { DomainError } from "../../domain/errors.ts";
+import { CommandError, UsageError } from "./errors.ts";
 
 // Refusals about the shape of a value are the command line's fault (exit 2); the rest, such as a
 // duplicate email, are failures of a well-formed command (exit 1).

@@ -1,11 +1,11 @@
 import type { Database } from "../../db/client.ts";
-import { connectNodeDatabase } from "../../db/node-client.ts";
-import { startEmbeddedPostgres } from "./embedded-postgres.ts";
-import { findRunningDevServer } from "./dev-state.ts";
-import { CommandError, isSystemError } from "./errors.ts";
 import { migrateAndReport, type MigrationReport } from "../../db/migrate.ts";
-import { lockPgliteDir } from "./pglite-lock.ts";
+import { connectNodeDatabase } from "../../db/node-client.ts";
+import { findRunningDevServer } from "./dev-state.ts";
+import { startEmbeddedPostgres } from "./embedded-postgres.ts";
+import { CommandError, isSystemError } from "./errors.ts";
 import { PGLITE_DIR } from "./paths.ts";
+import { lockPgliteDir } from "./pglite-lock.ts";
 
 export interface CliDatabase {
   db: Database;

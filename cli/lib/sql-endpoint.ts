@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import pg from "pg";
+import { modelledCompute, NEON_COLD_START, type ColdStart, type Compute } from "./sql-endpoint/compute.ts";
 import {
   cancelled,
   connectFailed,
@@ -10,7 +11,6 @@ import {
   type NeonFault,
   type PostgresFields,
 } from "./sql-endpoint/neon-answers.ts";
-import { modelledCompute, NEON_COLD_START, type ColdStart, type Compute } from "./sql-endpoint/compute.ts";
 import { parsePayload, readBody, type QueryData } from "./sql-endpoint/payload.ts";
 import { runBatch, runSingle, type Connection } from "./sql-endpoint/queries.ts";
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import type { EventActor } from "../../domain/events.ts";
 import { ATTACHMENT_NAME_MAX_LENGTH } from "../../domain/attachments.ts";
+import type { EventActor } from "../../domain/events.ts";
 import { id, orgId, timestamps, version } from "./columns.ts";
 import { comments } from "./comments.ts";
 import { financialEntries } from "./financial-entries.ts";

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, numeric, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
 import { checkOneOf, externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { projects } from "./projects.ts";
-import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
 
 export const financialEntries = pgTable(
   "financial_entries",

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
+import { MILESTONE_STATUSES } from "../../domain/records.ts";
 import { checkOneOf, externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { projects } from "./projects.ts";
-import { MILESTONE_STATUSES } from "../../domain/records.ts";
 
 export const milestones = pgTable(
   "milestones",

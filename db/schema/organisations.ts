@@ -1,7 +1,7 @@
-import { bigint, boolean, pgTable, text } from "drizzle-orm/pg-core";
-import { DEFAULT_ATTACHMENT_QUOTA_BYTES } from "../../domain/attachments.ts";
-import { check } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
+import { bigint, boolean, pgTable, text } from "drizzle-orm/pg-core";
+import { check } from "drizzle-orm/pg-core";
+import { DEFAULT_ATTACHMENT_QUOTA_BYTES } from "../../domain/attachments.ts";
 import { counter, id, timestamps } from "./columns.ts";
 
 export const organisations = pgTable(

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { check, date, index, numeric, pgTable, text, unique } from "drizzle-orm/pg-core";
+import { PROJECT_STATUSES } from "../../domain/records.ts";
 import { checkOneOf, externalId, externalIdConstraints, id, orgId, searchVector, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
-import { PROJECT_STATUSES } from "../../domain/records.ts";
 
 export const projects = pgTable(
   "projects",

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { check, foreignKey, index, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { RISK_LEVELS, RISK_STATUSES } from "../../domain/records.ts";
 import { checkOneOf, externalId, externalIdConstraints, id, orgId, timestamps, version } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
-import { RISK_LEVELS, RISK_STATUSES } from "../../domain/records.ts";
 
 export const risks = pgTable(
   "risks",

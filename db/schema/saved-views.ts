@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { SAVED_VIEW_RESOURCES } from "../../domain/saved-views.ts";
 import { id, orgId, timestamps } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { users } from "./people.ts";
-import { SAVED_VIEW_RESOURCES } from "../../domain/saved-views.ts";
 
 // Saved views (docs/people.md "Saved views"): a person's named list of one resource, kept as the
 // query string the console puts in its URL (filters, sort, columns). Settings of a person, not

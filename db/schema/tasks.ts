@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { check, date, foreignKey, index, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
+import { TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
 import { checkOneOf, externalId, externalIdConstraints, id, orgId, rankOf, searchVector, timestamps, version } from "./columns.ts";
 import { milestones } from "./milestones.ts";
 import { organisations } from "./organisations.ts";
 import { personnel } from "./personnel.ts";
 import { projects } from "./projects.ts";
-import { TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
 
 export const tasks = pgTable(
   "tasks",

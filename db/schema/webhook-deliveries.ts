@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { DELIVERY_OUTCOMES } from "../../domain/records.ts";
 import { checkOneOf, id, orgId } from "./columns.ts";
 import { organisations } from "./organisations.ts";
 import { webhooks } from "./webhooks.ts";
-import { DELIVERY_OUTCOMES } from "../../domain/records.ts";
 
 // One row per delivery attempt, written by the realtime room (through the Worker) as it goes.
 export const webhookDeliveries = pgTable(

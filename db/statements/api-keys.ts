@@ -1,14 +1,14 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
-import { apiKeys } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import { DEFAULT_RATE_LIMIT } from "../../domain/limits.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { apiKeys } from "../schema/index.ts";
 import { auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./engine/audit.ts";
 import { CALLER_ORG } from "./engine/caller.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run } from "./engine/sql.ts";
 
 // API keys are stored as their SHA-256 hash and a display prefix only; the key itself never

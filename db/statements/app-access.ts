@@ -1,5 +1,4 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import { NO_REQUEST } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
@@ -7,6 +6,7 @@ import { applications, installations, memberships, oauthGrants, oauthTokens, web
 import { installationTarget } from "./application-audit.ts";
 import { auditCtes, SYSTEM_ACTOR_JSON } from "./engine/audit.ts";
 import { appScopes, installerHolds, installerJoin, liveGrant, liveGrantJoins, roleScopesOf, unconfirmedIn } from "./engine/caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 
 // An OAuth application's access beyond one call (docs/apps.md "Realtime"): the grant a realtime

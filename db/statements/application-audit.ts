@@ -1,11 +1,11 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
-import { applications, installations, oauthGrants, users } from "../schema/index.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { GrantType } from "../../domain/oauth.ts";
+import { applications, installations, oauthGrants, users } from "../schema/index.ts";
 import { auditCtes, auditTarget, rowChanges } from "./engine/audit.ts";
 import { appActorJson } from "./engine/caller.ts";
 import { iso } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 
 // The audit entries of OAuth applications (docs/audit-log.md), each appended by the statement that
 // makes the change: registered, changed, secret rotated, deleted in the settings area; installed

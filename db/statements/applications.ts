@@ -1,10 +1,10 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { applications, installations, organisations } from "../schema/index.ts";
+import { endedColumn, endInstallations, type EndedInstallation } from "./app-access.ts";
 import {
   applicationDeletedAudit,
   applicationRegisteredAudit,
@@ -13,9 +13,9 @@ import {
   applicationUpdatedAudit,
   organisationUpdatedAudit,
 } from "./application-audit.ts";
-import { endedColumn, endInstallations, type EndedInstallation } from "./app-access.ts";
 import { CALLER_ORG } from "./engine/caller.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run } from "./engine/sql.ts";
 
 // The settings area's applications (docs/apps.md): those the caller's organisation registered, and

@@ -1,9 +1,9 @@
 import { toSnakeCase } from "drizzle-orm/casing";
-import { sql } from "./engine/sql-tag.ts";
 import type { AttachmentParent } from "../../domain/attachments.ts";
 import { attachments, comments } from "../schema/index.ts";
 import { attachmentResources } from "./attachments.ts";
 import type { Cascade } from "./engine/outbox.ts";
+import { sql } from "./engine/sql-tag.ts";
 
 // A record deleted takes its files in the same statement (docs/attachments.md "Deletion"), each
 // with its own attachment.deleted (a cascade of outbox.ts, numbered before the record's own

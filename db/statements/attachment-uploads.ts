@@ -1,4 +1,3 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { attachmentScopes, type AttachmentParent } from "../../domain/attachments.ts";
 import type { Scope } from "../../domain/scopes.ts";
@@ -9,6 +8,7 @@ import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerRow } from 
 import { systemActor } from "./engine/events.ts";
 import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./engine/idempotency.ts";
 import { inResponseOrder } from "./engine/projection.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 
 // Multipart uploads under way (docs/attachments.md "Large files"): not records (no events, no

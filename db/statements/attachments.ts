@@ -1,8 +1,7 @@
 import { toSnakeCase } from "drizzle-orm/casing";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
-import type { AuditRequest } from "../../domain/audit.ts";
 import { ATTACHMENT_PARENTS, attachmentScopes, type AttachmentParent } from "../../domain/attachments.ts";
+import type { AuditRequest } from "../../domain/audit.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import {
@@ -25,6 +24,7 @@ import { replayCte, type IdempotencyRequest } from "./engine/idempotency.ts";
 import { FULL_VIEW, viewProjection } from "./engine/projection.ts";
 import { defineResource, type RecordOf } from "./engine/resource.ts";
 import { RULES } from "./engine/rules.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 import type { Reference, Rule } from "./engine/write-ctes.ts";
 

@@ -1,12 +1,12 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditAction, AuditEntry } from "../../domain/audit.ts";
 import type { Database } from "../client.ts";
-import { fitsAnswer, runningBytes } from "./engine/answer-size.ts";
 import { auditEntries, auditHeads, mcpSessionDays, organisations } from "../schema/index.ts";
+import { fitsAnswer, runningBytes } from "./engine/answer-size.ts";
 import { auditContent, GENESIS_HASH } from "./engine/audit.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./engine/caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 
 // The audit log (docs/audit-log.md): reading it, verifying its chain, retention. Appending is

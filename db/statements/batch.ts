@@ -1,13 +1,13 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../../domain/limits.ts";
 import type { Database, Statement } from "../client.ts";
 import { apiKeys, events, idempotencyKeys, installations, oauthGrants, oauthTokens, organisations } from "../schema/index.ts";
 import { orgWriteLock } from "./engine/caller.ts";
 import { sessionCredential } from "./engine/idempotency.ts";
-import { compiledFor } from "./engine/sql.ts";
 import { BATCH_ID, BATCH_ID_SETTING } from "./engine/outbox.ts";
+import { sql } from "./engine/sql-tag.ts";
+import { compiledFor } from "./engine/sql.ts";
 
 // The statements POST /v1/batch wraps around its operations' own (services/batch.ts), all sent as
 // one transaction: the opening sets the batch's id (every event it commits carries it) and, with

@@ -1,19 +1,19 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { MAX_COMMENTS_PER_TASK } from "../../domain/limits.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { comments, tasks } from "../schema/index.ts";
-import { systemActor } from "./engine/events.ts";
+import { filesOf } from "./attachment-cascades.ts";
 import { createRecord } from "./engine/create.ts";
 import { deleteRecord } from "./engine/delete.ts";
-import { filesOf } from "./attachment-cascades.ts";
+import { systemActor } from "./engine/events.ts";
 import type { IdempotencyRequest } from "./engine/idempotency.ts";
-import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
 import { projectOfTask, taskHasRoom, taskOfOrganisation } from "./engine/references.ts";
+import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
+import { RULES } from "./engine/rules.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { updateRecord } from "./engine/update.ts";
 import { upsertRecord } from "./engine/upsert.ts";
-import { RULES } from "./engine/rules.ts";
 import type { Rule } from "./engine/write-ctes.ts";
 
 // Comments on tasks: listed and written under the task, reached by their own id otherwise. The

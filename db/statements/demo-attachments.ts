@@ -1,6 +1,6 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Database } from "../client.ts";
 import { attachments, attachmentUploads, events } from "../schema/index.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run } from "./engine/sql.ts";
 
 // The demo organisation's files take fixed ids (services/seed/demo-files.ts), so the OpenAPI

@@ -1,18 +1,18 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { financialEntries } from "../schema/index.ts";
+import { filesOf } from "./attachment-cascades.ts";
 import { createRecord } from "./engine/create.ts";
 import { deleteRecord } from "./engine/delete.ts";
-import { filesOf } from "./attachment-cascades.ts";
 import type { IdempotencyRequest } from "./engine/idempotency.ts";
-import { PROJECT_EXPANSION } from "./projects.ts";
 import { projectOfOrganisation } from "./engine/references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
 import { RULES } from "./engine/rules.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { updateRecord } from "./engine/update.ts";
 import { upsertRecord } from "./engine/upsert.ts";
+import { PROJECT_EXPANSION } from "./projects.ts";
 
 // An amount is sent and answered as a decimal string: never a float on the way in or out.
 export const financialEntryResource = defineResource(RESOURCES.financialEntry, financialEntries, {

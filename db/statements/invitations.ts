@@ -1,19 +1,19 @@
-import { sql } from "./engine/sql-tag.ts";
-import { invitations, memberships, organisations, personnel, sessions, users } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
+import type { OpsEvent } from "../../domain/events.ts";
+import { uuidv7 } from "../../domain/ids.ts";
+import type { OutgoingMail } from "../../domain/mail.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
-import type { OutgoingMail } from "../../domain/mail.ts";
+import { invitations, memberships, organisations, personnel, sessions, users } from "../schema/index.ts";
 import { auditCtes, auditTarget } from "./engine/audit.ts";
 import { CALLER_ORG, orgWriteLock } from "./engine/caller.ts";
 import { parseEvent } from "./engine/events.ts";
-import { linkEventColumn, linkEventCtes } from "./personnel-links.ts";
-import type { OpsEvent } from "../../domain/events.ts";
-import { uuidv7 } from "../../domain/ids.ts";
-import { queueMail } from "./mail.ts";
 import { iso, MANAGE_SETTINGS, personJson, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run } from "./engine/sql.ts";
+import { queueMail } from "./mail.ts";
+import { linkEventColumn, linkEventCtes } from "./personnel-links.ts";
 
 // Invitations: owners and admins invite an address with a role; the link's token is stored as its
 // hash. Accepting one (at sign-up, or signed in) makes the membership.

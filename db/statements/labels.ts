@@ -1,4 +1,3 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
@@ -7,10 +6,11 @@ import { createRecord } from "./engine/create.ts";
 import { deleteRecord } from "./engine/delete.ts";
 import type { IdempotencyRequest } from "./engine/idempotency.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
-import { takenOffTasks } from "./tasks.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { updateRecord } from "./engine/update.ts";
 import { upsertRecord } from "./engine/upsert.ts";
 import { notTaken, type Reference } from "./engine/write-ctes.ts";
+import { takenOffTasks } from "./tasks.ts";
 
 // Labels of the organisation, set on tasks (a task's labelIds). Task scopes cover them.
 

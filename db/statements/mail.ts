@@ -1,11 +1,11 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import { NO_REQUEST } from "../../domain/audit.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { MAIL_LEASE_SECONDS, SECURITY_MAIL_KINDS, type MailKind, type OutgoingMail } from "../../domain/mail.ts";
 import type { Database } from "../client.ts";
 import { mailOutbox, memberships } from "../schema/index.ts";
 import { auditCtes, auditTarget, SYSTEM_ACTOR_JSON } from "./engine/audit.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run } from "./engine/sql.ts";
 
 // The mail outbox (docs/mail.md). A message is inserted by the statement that caused it (queueMail:

@@ -1,18 +1,18 @@
-import { sql } from "./engine/sql-tag.ts";
-import { applications, memberships, sessions, users } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
+import type { OpsEvent } from "../../domain/events.ts";
 import { ROLE_SCOPES, SETTINGS_ROLES, type Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import { applications, memberships, sessions, users } from "../schema/index.ts";
 import { endedColumn, endInstallations, INSTALLER_GONE, type EndedInstallation } from "./app-access.ts";
 import { installationTarget } from "./application-audit.ts";
 import { auditCtes, auditTarget } from "./engine/audit.ts";
 import { CALLER_ORG } from "./engine/caller.ts";
-import { iso, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
-import { linkedPersonnelId, linkEventColumn, unlinkRemoved } from "./personnel-links.ts";
-import { run } from "./engine/sql.ts";
-import type { OpsEvent } from "../../domain/events.ts";
 import { parseEvent } from "./engine/events.ts";
+import { iso, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
+import { run } from "./engine/sql.ts";
+import { linkedPersonnelId, linkEventColumn, unlinkRemoved } from "./personnel-links.ts";
 
 // Members: a person's membership of an organisation, with its role (memberships). Any member
 // lists them; owners and admins change roles and remove members; anyone may leave. The

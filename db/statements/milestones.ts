@@ -1,4 +1,3 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
@@ -6,11 +5,12 @@ import { milestones, projects, tasks } from "../schema/index.ts";
 import { createRecord } from "./engine/create.ts";
 import { deleteRecord } from "./engine/delete.ts";
 import type { IdempotencyRequest } from "./engine/idempotency.ts";
-import { defineResource, derived, type FieldsOf, type RecordOf } from "./engine/resource.ts";
-import { PROGRESS_KEYS, PROJECT_EXPANSION, progressOf, type Progress } from "./projects.ts";
-import { updateRecord } from "./engine/update.ts";
 import { projectOfOrganisation } from "./engine/references.ts";
+import { defineResource, derived, type FieldsOf, type RecordOf } from "./engine/resource.ts";
+import { sql } from "./engine/sql-tag.ts";
+import { updateRecord } from "./engine/update.ts";
 import { upsertRecord } from "./engine/upsert.ts";
+import { PROGRESS_KEYS, PROJECT_EXPANSION, progressOf, type Progress } from "./projects.ts";
 
 export const milestoneResource = defineResource(RESOURCES.milestone, milestones, {
   parent: projects,

@@ -1,6 +1,6 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Database } from "../client.ts";
 import { notifications, notificationSettings, users } from "../schema/index.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run } from "./engine/sql.ts";
 import { notificationJson, type Notification } from "./notification-inbox.ts";
 

@@ -1,4 +1,3 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { EventActor } from "../../domain/events.ts";
 import { DEFAULT_PREFERENCES, type Followable, type NotificationKind, type NotificationPreferences } from "../../domain/notifications.ts";
@@ -13,8 +12,9 @@ import {
   tasks,
 } from "../schema/index.ts";
 import { CALLER_ORG } from "./engine/caller.ts";
-import { run } from "./engine/sql.ts";
 import { withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
+import { run } from "./engine/sql.ts";
 
 // A person's inbox, follows and preferences (docs/notifications.md): each call one statement that
 // checks the session with the work, as every settings call does. Notifications are the caller's

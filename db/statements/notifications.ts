@@ -1,5 +1,4 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import { DEFAULT_PREFERENCES, MENTION_PATTERN, NOTIFICATION_KINDS, type NotificationKind } from "../../domain/notifications.ts";
 import { ROLE_SCOPES } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
@@ -15,6 +14,7 @@ import {
   users,
 } from "../schema/index.ts";
 import { SQL_UUIDV7 } from "./engine/outbox.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run } from "./engine/sql.ts";
 import { notificationJson, type Notification } from "./notification-inbox.ts";
 

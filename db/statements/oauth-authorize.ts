@@ -1,4 +1,3 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { AUTHORIZATION_CODE_SECONDS } from "../../domain/oauth.ts";
 import type { Role } from "../../domain/roles.ts";
@@ -7,6 +6,7 @@ import type { Database } from "../client.ts";
 import { applications, installations, memberships, oauthGrants, organisations, sessions } from "../schema/index.ts";
 import { applicationInstalledAudit } from "./application-audit.ts";
 import { roleScopes, roleScopesOf } from "./engine/caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 
 // The authorization endpoint's and the consent page's statements (docs/apps.md): the application

@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import { ALL_SCOPES, type Scope } from "../../domain/scopes.ts";
 import { applications, installations, oauthTokens } from "../schema/index.ts";
+import { sql } from "./engine/sql-tag.ts";
 
 // What the token endpoint's statements (oauth-token.ts, oauth-revoke.ts) share: the client as it
 // authenticates, the tokens a success issues, and the columns every one of them answers with.

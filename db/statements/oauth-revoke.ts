@@ -1,8 +1,9 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Database } from "../client.ts";
 import { installations, oauthGrants, oauthTokens } from "../schema/index.ts";
 import { tokenRevokedAudit } from "./application-audit.ts";
+import { sql } from "./engine/sql-tag.ts";
+import { run, runOne } from "./engine/sql.ts";
 import {
   clientColumns,
   clientCte,
@@ -12,7 +13,6 @@ import {
   type ClientRow,
   type RevokedGrant,
 } from "./oauth-client.ts";
-import { run, runOne } from "./engine/sql.ts";
 
 // Revocation (POST /oauth/revoke, RFC 7009; docs/apps.md) and the rate limiter's look-up of an
 // access token's installation.

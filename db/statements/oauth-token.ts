@@ -1,9 +1,11 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
 import { installations, memberships, oauthGrants, oauthTokens } from "../schema/index.ts";
 import { tokenGrantAudit } from "./application-audit.ts";
+import { installerHolds, installerJoin } from "./engine/caller.ts";
+import { sql } from "./engine/sql-tag.ts";
+import { runOne } from "./engine/sql.ts";
 import {
   clientColumns,
   clientCte,
@@ -17,8 +19,6 @@ import {
   type IssuedTokens,
   type RevokedGrant,
 } from "./oauth-client.ts";
-import { installerHolds, installerJoin } from "./engine/caller.ts";
-import { runOne } from "./engine/sql.ts";
 
 // The token endpoint's statements (POST /oauth/token, /oauth/revoke; docs/apps.md): each is one
 // statement that authenticates the client, checks the grant it presents and issues, rotates or

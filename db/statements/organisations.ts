@@ -1,11 +1,11 @@
-import { sql } from "./engine/sql-tag.ts";
-import { organisations } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
-import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./engine/caller.ts";
+import { organisations } from "../schema/index.ts";
 import { usageColumn, usageOf, type FileUsage } from "./attachments.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./engine/caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 
 export interface Organisation {

@@ -1,21 +1,21 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
-import { events, memberships, organisations, personnel, users } from "../schema/index.ts";
-import { auditCtes, auditTarget } from "./engine/audit.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { events, memberships, organisations, personnel, users } from "../schema/index.ts";
+import { auditCtes, auditTarget } from "./engine/audit.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./engine/caller.ts";
 import { eventProjection } from "./engine/events.ts";
 import { BATCH_ID, bumpAndEvent, committedOf, ownEventColumns, type Committed } from "./engine/outbox.ts";
-import { personnelResource, type PersonRecord } from "./personnel.ts";
 import { projection } from "./engine/projection.ts";
 import { MANAGE_SETTINGS } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { runOne, runWrite } from "./engine/sql.ts";
-import type { Scope } from "../../domain/scopes.ts";
 import { AFTER_VIEW, BEFORE_VIEW, changeOfLocked, changeSucceeded, changesOf, fieldChanges, recordViews } from "./engine/write-ctes.ts";
+import { personnelResource, type PersonRecord } from "./personnel.ts";
 
 // The link between a member (a user who signs in) and a personnel record (who tasks are assigned
 // to): personnel.user_id (docs/people.md "Members and personnel"). Each change of it is a change

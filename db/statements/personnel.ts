@@ -1,5 +1,4 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
@@ -7,9 +6,10 @@ import { personnel } from "../schema/index.ts";
 import { createRecord } from "./engine/create.ts";
 import type { IdempotencyRequest } from "./engine/idempotency.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { updateRecord } from "./engine/update.ts";
-import { notTaken, type Reference } from "./engine/write-ctes.ts";
 import { upsertRecord } from "./engine/upsert.ts";
+import { notTaken, type Reference } from "./engine/write-ctes.ts";
 
 // People are deactivated (active: false), never deleted: tasks, risks and issues name them.
 

@@ -1,9 +1,9 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Database } from "../client.ts";
 import { financialEntries, projects } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./engine/caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { runOne } from "./engine/sql.ts";
 
 /** A project's money, added up in numeric (exact) and answered as decimal strings. */

@@ -1,11 +1,11 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { PageRequest } from "../../domain/paging.ts";
 import { CLOSED_TASK_STATUSES, ISSUE_SEVERITIES, ISSUE_STATUSES, MILESTONE_STATUSES, TASK_STATUSES } from "../../domain/records.ts";
 import type { Database } from "../client.ts";
 import { events, financialEntries, issues, milestones, projects, risks, tasks } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./engine/caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 
 // A project's summary (GET /v1/projects/:id/summary) and the organisation's overview (GET

@@ -1,16 +1,16 @@
 import { getTableName } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
+import { searchVector } from "../schema/columns.ts";
 import { financialEntries, issues, milestones, projects, risks, tasks } from "../schema/index.ts";
 import { createRecord } from "./engine/create.ts";
 import { deleteRecord } from "./engine/delete.ts";
 import type { IdempotencyRequest } from "./engine/idempotency.ts";
-import { defineResource, derived, type FieldsOf, type RecordOf } from "./engine/resource.ts";
-import { searchVector } from "../schema/columns.ts";
-import { RESOURCES } from "../../domain/resources.ts";
 import type { Expansion } from "./engine/projection.ts";
+import { defineResource, derived, type FieldsOf, type RecordOf } from "./engine/resource.ts";
 import { RULES } from "./engine/rules.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { updateRecord } from "./engine/update.ts";
 import { upsertRecord } from "./engine/upsert.ts";
 

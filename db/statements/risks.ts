@@ -2,16 +2,16 @@ import type { Actor } from "../../domain/actor.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
 import { risks } from "../schema/index.ts";
+import { filesOf } from "./attachment-cascades.ts";
 import { createRecord } from "./engine/create.ts";
 import { deleteRecord } from "./engine/delete.ts";
-import { filesOf } from "./attachment-cascades.ts";
 import type { IdempotencyRequest } from "./engine/idempotency.ts";
-import { PROJECT_EXPANSION } from "./projects.ts";
 import { activePerson, projectOfOrganisation } from "./engine/references.ts";
 import { defineResource, type FieldsOf, type RecordOf } from "./engine/resource.ts";
 import { updateRecord } from "./engine/update.ts";
 import { upsertRecord } from "./engine/upsert.ts";
 import type { Reference } from "./engine/write-ctes.ts";
+import { PROJECT_EXPANSION } from "./projects.ts";
 
 export const riskResource = defineResource(RESOURCES.risk, risks, { expansions: PROJECT_EXPANSION });
 export type RiskRecord = RecordOf<typeof riskResource>;

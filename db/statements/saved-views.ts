@@ -1,11 +1,11 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { SavedViewResource } from "../../domain/saved-views.ts";
 import type { Database } from "../client.ts";
 import { savedViews } from "../schema/index.ts";
 import { CALLER_ORG } from "./engine/caller.ts";
-import { run } from "./engine/sql.ts";
 import { iso, personJson, withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
+import { run } from "./engine/sql.ts";
 
 // Saved views (docs/people.md "Saved views"): a person's named view of a list, kept as its query
 // string. Any member saves their own; they see their own and those shared in the organisation, and

@@ -1,11 +1,11 @@
-import { sql } from "./engine/sql-tag.ts";
-import { memberships, organisations, sessions, users } from "../schema/index.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import type { Database } from "../client.ts";
+import { memberships, organisations, sessions, users } from "../schema/index.ts";
 import { roleScopes, sessionMembership, unconfirmedIn } from "./engine/caller.ts";
 import { withCaller, type SettingsOutcome } from "./engine/settings-caller.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run } from "./engine/sql.ts";
 
 // Sessions: who is signed in and which organisation they act for. better-auth makes and ends

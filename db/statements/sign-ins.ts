@@ -1,9 +1,9 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
-import { memberships, users } from "../schema/index.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Database } from "../client.ts";
+import { memberships, users } from "../schema/index.ts";
 import { appendAuditEntry, auditChanges, auditTarget } from "./engine/audit.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { personActor } from "./users.ts";
 
 // Sign-ins and sign-outs in the audit log. better-auth writes the session itself, so these are

@@ -1,11 +1,11 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import { DEPENDENCY_CHECK_LINKS, MAX_BLOCKING, MAX_SUBTASKS, SUBTASK_CHECK_TASKS } from "../../domain/limits.ts";
 import { CLOSED_TASK_STATUSES, MAX_TASK_DEPTH } from "../../domain/records.ts";
 import { tasks } from "../schema/index.ts";
 import { CALLER_ORG } from "./engine/caller.ts";
 import { requestBudget } from "./engine/request-budgets.ts";
 import { RULES } from "./engine/rules.ts";
+import { sql } from "./engine/sql-tag.ts";
 import type { Reference, Rule } from "./engine/write-ctes.ts";
 
 // The two graphs between tasks, checked inside the write statements: dependencies (a task's

@@ -1,26 +1,31 @@
 import { getTableName, type SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { MAX_BLOCKERS } from "../../domain/limits.ts";
 import { TASK_TRANSITIONS } from "../../domain/records.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import type { Database } from "../client.ts";
+import { searchVector } from "../schema/columns.ts";
 import { labels, tasks } from "../schema/index.ts";
+import { filesOf, filesOfTaskComments } from "./attachment-cascades.ts";
+import { checklistItemResource } from "./checklist-items.ts";
+import { commentResource } from "./comments.ts";
 import { CALLER_ORG } from "./engine/caller.ts";
 import { createRecord } from "./engine/create.ts";
 import { deleteRecord } from "./engine/delete.ts";
 import type { IdempotencyRequest } from "./engine/idempotency.ts";
-import { personnelResource } from "./personnel.ts";
+import type { Cascade } from "./engine/outbox.ts";
 import type { Expansion } from "./engine/projection.ts";
-import { PROJECT_EXPANSION } from "./projects.ts";
-import { searchVector } from "../schema/columns.ts";
-import { milestoneResource } from "./milestones.ts";
-import { checklistItemResource } from "./checklist-items.ts";
-import { commentResource } from "./comments.ts";
-import { activePerson, milestoneOfProject, projectOfOrganisation } from "./engine/references.ts";
 import type { ListFiltersOf } from "./engine/read.ts";
+import { activePerson, milestoneOfProject, projectOfOrganisation } from "./engine/references.ts";
 import { defineResource, derived, type FieldsOf, type RecordOf, type Resource } from "./engine/resource.ts";
 import { RULES } from "./engine/rules.ts";
+import { sql } from "./engine/sql-tag.ts";
+import { updateRecord } from "./engine/update.ts";
+import { upsertRecord } from "./engine/upsert.ts";
+import type { Reference } from "./engine/write-ctes.ts";
+import { milestoneResource } from "./milestones.ts";
+import { personnelResource } from "./personnel.ts";
+import { PROJECT_EXPANSION } from "./projects.ts";
 import {
   blockersClosed,
   blockingLimit,
@@ -31,11 +36,6 @@ import {
   parentRules,
   subtasksClosed,
 } from "./task-graph.ts";
-import { updateRecord } from "./engine/update.ts";
-import { upsertRecord } from "./engine/upsert.ts";
-import type { Cascade } from "./engine/outbox.ts";
-import { filesOf, filesOfTaskComments } from "./attachment-cascades.ts";
-import type { Reference } from "./engine/write-ctes.ts";
 
 /** The tasks table's name, for the derived fields' parameterless SQL text (sql.raw). */
 const TASKS = getTableName(tasks);

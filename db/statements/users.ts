@@ -1,9 +1,9 @@
-import { sql } from "./engine/sql-tag.ts";
-import { accounts, memberships, organisations, users } from "../schema/index.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import type { Role } from "../../domain/roles.ts";
 import type { Database } from "../client.ts";
+import { accounts, memberships, organisations, users } from "../schema/index.ts";
 import { auditCtes, auditTarget } from "./engine/audit.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 
 // Users: the people who sign in (better-auth's users and their password credentials), as sign-up

@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { AuditRequest } from "../../domain/audit.ts";
 import { auditCtes, auditTarget, rowChanges, SYSTEM_ACTOR_JSON } from "./engine/audit.ts";
+import { sql } from "./engine/sql-tag.ts";
 
 // The audit entries of webhooks' writes (docs/audit-log.md), over the statement's `changed` row
 // (and `locked`, the row before a change). A URL is recorded by its origin only: the path and

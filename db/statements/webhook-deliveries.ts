@@ -1,5 +1,4 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import type { PageRequest } from "../../domain/paging.ts";
@@ -8,6 +7,7 @@ import type { Database } from "../client.ts";
 import { events, webhookDeliveries, webhooks } from "../schema/index.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./engine/caller.ts";
 import { eventProjection, parseEvent } from "./engine/events.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 
 /** One delivery attempt as the room reports it and the API shows it. */

@@ -1,4 +1,3 @@
-import { sql } from "./engine/sql-tag.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { NO_REQUEST, type AuditRequest } from "../../domain/audit.ts";
 import { EVENT_READ_SCOPES, type OpsEvent } from "../../domain/events.ts";
@@ -15,9 +14,10 @@ import { projection } from "./engine/projection.ts";
 import { getRecord, listRecords } from "./engine/read.ts";
 import { projectOfOrganisation } from "./engine/references.ts";
 import { defineResource, type RecordOf } from "./engine/resource.ts";
+import { RULES } from "./engine/rules.ts";
+import { sql } from "./engine/sql-tag.ts";
 import { run, runOne } from "./engine/sql.ts";
 import { updateRecord } from "./engine/update.ts";
-import { RULES } from "./engine/rules.ts";
 import type { Rule } from "./engine/write-ctes.ts";
 import {
   webhookCreatedAudit,

@@ -5,11 +5,11 @@ import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../domain/
 import { uuidv7 } from "../../domain/ids.ts";
 import { PASSWORD_RESET_SECONDS } from "../../domain/limits.ts";
 import { auditEmailChange, auditPasswordReset, queueAddressConfirmationMail, queuePasswordResetMail } from "../../services/account-mail.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { auditSession, endSession } from "../../services/sessions.ts";
 import { checkSignUp, welcomeNewUser } from "../../services/users.ts";
-import { roomsAt } from "../../services/room-client.ts";
-import { auditRequestOfHeaders, databaseFor } from "../http/context.ts";
 import { settingsOf, type Bindings } from "../env.ts";
+import { auditRequestOfHeaders, databaseFor } from "../http/context.ts";
 import { COOKIE_PREFIX } from "./session-cookie.ts";
 
 // People sign in with better-auth (https://better-auth.com): email and password, sessions in

@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
 import { clientOf } from "../../domain/client-address.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { callerRefusals } from "../../services/refusals.ts";
 import {
   FAILED_SIGN_INS_PER_ACCOUNT,
   FAILED_SIGN_INS_PER_ADDRESS,
@@ -12,12 +11,13 @@ import {
   SIGN_UPS_PER_ADDRESS,
 } from "../../domain/limits.ts";
 import { acceptInvitation, lookUpInvitation } from "../../services/invitations.ts";
-import { auditSignInFailure } from "../../services/sessions.ts";
 import { deliverMail } from "../../services/mail.ts";
-import { auditRequestOf, deferFor, mailerFor } from "../http/context.ts";
+import { callerRefusals } from "../../services/refusals.ts";
 import { roomsAt } from "../../services/room-client.ts";
+import { auditSignInFailure } from "../../services/sessions.ts";
 import { pathOf } from "../entry-points.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
+import { auditRequestOf, deferFor, mailerFor } from "../http/context.ts";
 import { jsonBodyProblem } from "../http/json-limits.ts";
 import { clientAddress, forgetSessionHolder } from "../middleware/rate-limit.ts";
 import { isSameOriginWrite, sessionTokenOf, withoutSessionToken } from "./session-cookie.ts";

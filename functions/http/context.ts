@@ -5,8 +5,8 @@ import type { AuditRequest } from "../../domain/audit.ts";
 import type { ServiceContext } from "../../services/context.ts";
 import type { Mailer } from "../../services/mail.ts";
 import { roomsAt } from "../../services/room-client.ts";
-import { smtpMailer } from "../mail/smtp.ts";
 import { settingsOf, type AppEnv, type Bindings } from "../env.ts";
+import { smtpMailer } from "../mail/smtp.ts";
 import { subrequestsLeft } from "../subrequests.ts";
 
 /** The database for the Worker's settings: one HTTP request per statement, nothing held open. */

@@ -3,8 +3,8 @@ import { HTTPException } from "hono/http-exception";
 import { DatabaseRefusedError, DatabaseSuspendedError, DatabaseUnavailableError } from "../../db/client.ts";
 import { DomainError, type ErrorCode } from "../../domain/errors.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
-import { RESPONSE_HEADERS } from "./headers.ts";
 import { PROTECTED_RESOURCE_PATH } from "../oauth/metadata.ts";
+import { RESPONSE_HEADERS } from "./headers.ts";
 
 /**
  * The status each error code of the kernel's closed set answers with (docs/api.md "Errors").

@@ -1,9 +1,9 @@
 import { Hono, type Context } from "hono";
 import { escapeHtml } from "../../domain/mail.ts";
 import { applyUnsubscribe, unsubscribeTarget } from "../../services/notification-inbox.ts";
+import { pathOf } from "../entry-points.ts";
 import type { AppEnv } from "../env.ts";
 import { settingsOf } from "../env.ts";
-import { pathOf } from "../entry-points.ts";
 
 // The unsubscribe link of every notification mail (docs/notifications.md "Unsubscribe"):
 // GET /unsubscribe?token= shows what the link turns off and a button; POST (the button, or a mail

@@ -2,8 +2,8 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { DomainError } from "../../domain/errors.ts";
 import type { Bindings } from "../env.ts";
 import { statusOf } from "../http/errors.ts";
-import { mcpCallContext, type Audience } from "../middleware/bearer.ts";
 import type { AnyRoute } from "../http/registry.ts";
+import { mcpCallContext, type Audience } from "../middleware/bearer.ts";
 import type { McpTool } from "./tools.ts";
 
 // A tool call runs its route exactly as HTTP would: the arguments become the route's path, query,

@@ -9,9 +9,9 @@ import { actorOfBearer } from "../middleware/bearer.ts";
 import { mcpAllowsOrigin } from "../middleware/cross-origin.ts";
 import { MAX_BODY_BYTES, readCapped } from "../middleware/json-body.ts";
 import { MCP_RESOURCE_METADATA_PATH } from "../oauth/metadata.ts";
+import { loadRoutes } from "../routes/index.ts";
 import { mcpAudience, McpUnauthorized, type McpCaller } from "./dispatch.ts";
 import { selectedTools, selectionOf } from "./selection.ts";
-import { loadRoutes } from "../routes/index.ts";
 
 // POST /mcp: the MCP server over Streamable HTTP, stateless (no session id, nothing kept between
 // requests, no Durable Object), on the official SDK. A request from a 2026-07-28 client is served

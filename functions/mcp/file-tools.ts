@@ -10,8 +10,8 @@ import { validationError } from "../http/validation.ts";
 import { attachmentOperationIds } from "../routes/attachments.ts";
 import { UploadQuery } from "../schemas/attachments.ts";
 import { callRoute, headerValue, toolResult, type McpCaller } from "./dispatch.ts";
-import { fetchRemoteFile } from "./remote-file.ts";
 import { jsonSchemaOf } from "./json-schema.ts";
+import { fetchRemoteFile } from "./remote-file.ts";
 import type { McpTool, ToolContext } from "./tools.ts";
 
 // The MCP server's file tools (docs/mcp.md "Files"), two per kind of record that holds files,

@@ -1,6 +1,6 @@
+import type { AppActor, KeyActor } from "../../domain/actor.ts";
 import { hashApiKey, isWellFormedApiKey } from "../../domain/crypto/api-keys.ts";
 import { CREDENTIAL_PREFIXES, hashCredential, isCredential } from "../../domain/crypto/oauth.ts";
-import type { AppActor, KeyActor } from "../../domain/actor.ts";
 import { DomainError } from "../../domain/errors.ts";
 
 /** The resource (RFC 8707) an access token must be for on this request, and whether one bound to none is taken. */

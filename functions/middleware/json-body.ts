@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env.ts";
-import { refuse } from "./refuse.ts";
 import { sha256Hex } from "../../domain/crypto/hash.ts";
 import { DomainError } from "../../domain/errors.ts";
+import type { AppEnv } from "../env.ts";
 import { jsonBodyProblem } from "../http/json-limits.ts";
+import { refuse } from "./refuse.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

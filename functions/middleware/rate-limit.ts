@@ -1,15 +1,15 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { DatabaseUnavailableError } from "../../db/client.ts";
-import { PERSON_RATE_LIMIT } from "../../domain/limits.ts";
 import type { Actor } from "../../domain/actor.ts";
-import { databaseFor, serviceContext } from "../http/context.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { PERSON_RATE_LIMIT } from "../../domain/limits.ts";
+import { callerRefusals } from "../../services/refusals.ts";
 import type { AppEnv, Bindings } from "../env.ts";
+import { databaseFor, serviceContext } from "../http/context.ts";
+import { RESPONSE_HEADERS } from "../http/headers.ts";
 import { withOneRetry } from "../rate-limit/durable-retry.ts";
 import { IsolateBudgets, type RateLimitDecision } from "../rate-limit/lease.ts";
-import { DomainError } from "../../domain/errors.ts";
-import { RESPONSE_HEADERS } from "../http/headers.ts";
-import { callerRefusals } from "../../services/refusals.ts";
 
 /**
  * The address the request came from: Cloudflare sets CF-Connecting-IP on every request and

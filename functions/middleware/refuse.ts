@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { DomainError } from "../../domain/errors.ts";
-import { serviceContext } from "../http/context.ts";
 import type { AppEnv } from "../env.ts";
+import { serviceContext } from "../http/context.ts";
 
 /**
  * Refuses a request for a problem found before the database was asked (a bad body, query or

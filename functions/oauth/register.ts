@@ -10,8 +10,8 @@ import {
 import { applicationNameProblem, GRANT_TYPES, parseScopeParameter } from "../../domain/oauth.ts";
 import { RECORD_READ_SCOPES } from "../../domain/scopes.ts";
 import { registerDynamicClient } from "../../services/applications.ts";
-import type { AppEnv } from "../env.ts";
 import { oauthRefusals } from "../../services/refusals.ts";
+import type { AppEnv } from "../env.ts";
 import { addressGuardOf, oauthErrorResponse } from "./requests.ts";
 
 // POST /oauth/register (RFC 7591): an application registers itself, owned by no organisation. It

@@ -2,15 +2,15 @@ import { Hono, type Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import { AUTHORIZATION_PARAMETERS, OAuthError } from "../../domain/oauth.ts";
 import { AuthorizationRefused, checkAuthorization, consentView, decide, type AuthorizationQuery } from "../../services/oauth-authorize.ts";
-import { isSameOriginWrite, sessionTokenOf } from "../auth/session-cookie.ts";
+import { revoke, token } from "../../services/oauth-tokens.ts";
 import { callerRefusals } from "../../services/refusals.ts";
+import { isSameOriginWrite, sessionTokenOf } from "../auth/session-cookie.ts";
+import { pathOf } from "../entry-points.ts";
 import { settingsOf, type AppEnv } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
+import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata.ts";
 import { registerClient } from "./register.ts";
 import { clientOf, formOf, withClientGuard } from "./requests.ts";
-import { pathOf } from "../entry-points.ts";
-import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata.ts";
-import { revoke, token } from "../../services/oauth-tokens.ts";
 
 // The OAuth 2.1 authorization server (docs/apps.md): discovery, the authorization endpoint (which
 // sends the person to the console's consent page), the consent page's two calls, the token

@@ -1,15 +1,15 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { SCOPES } from "../../domain/scopes.ts";
 import type { AppEnv } from "../env.ts";
-import { EVENT_TYPES } from "../schemas/event-types.ts";
-import { addOperationExamples } from "./examples.ts";
-import { addRequestExamples } from "./request-examples.ts";
 import { headerComponents, headerParameterComponents } from "../http/headers.ts";
 import type { AnyRoute } from "../http/registry.ts";
-import { toOpenApiRoute } from "./operation.ts";
-import { shareErrorResponses } from "./shared-responses.ts";
-import { apiGuide } from "./guide.ts";
 import { OAUTH_PATHS } from "../oauth/metadata.ts";
-import { SCOPES } from "../../domain/scopes.ts";
+import { EVENT_TYPES } from "../schemas/event-types.ts";
+import { addOperationExamples } from "./examples.ts";
+import { apiGuide } from "./guide.ts";
+import { toOpenApiRoute } from "./operation.ts";
+import { addRequestExamples } from "./request-examples.ts";
+import { shareErrorResponses } from "./shared-responses.ts";
 
 type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
 

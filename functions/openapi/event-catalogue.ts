@@ -1,6 +1,6 @@
-import type { AnyRoute } from "../http/registry.ts";
 import { RESOURCES, scopesOf } from "../../domain/resources.ts";
 import type { Scope } from "../../domain/scopes.ts";
+import type { AnyRoute } from "../http/registry.ts";
 import { resourceNames } from "../routes/resource-names.ts";
 
 export interface EventTypeEntry {

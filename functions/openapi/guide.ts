@@ -1,8 +1,8 @@
-import { ERROR_STATUS } from "../http/errors.ts";
-import { eventCatalogue } from "./event-catalogue.ts";
-import { SCOPES, type Scope } from "../../domain/scopes.ts";
-import type { AnyRoute } from "../http/registry.ts";
 import { type ErrorCode } from "../../domain/errors.ts";
+import { SCOPES, type Scope } from "../../domain/scopes.ts";
+import { ERROR_STATUS } from "../http/errors.ts";
+import type { AnyRoute } from "../http/registry.ts";
+import { eventCatalogue } from "./event-catalogue.ts";
 
 // The OpenAPI document's info.description: what every operation has in common (the envelope,
 // errors, scopes, events), rendered by GET /docs as the reference's introduction. The tables come

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Bindings } from "../env.ts";
 import { FAILED_KEYS_PER_WINDOW, WINDOW_SECONDS } from "../../domain/limits.ts";
+import type { Bindings } from "../env.ts";
 
 /** What the guard answers about one client address. */
 export interface GuardDecision {

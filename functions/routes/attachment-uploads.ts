@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { MAX_PART_BYTES, type AttachmentParent } from "../../domain/attachments.ts";
+import { RESOURCES } from "../../domain/resources.ts";
 import {
   abortAttachmentUpload,
   completeAttachmentUpload,
@@ -7,7 +8,6 @@ import {
   startAttachmentUpload,
   uploadAttachmentPart,
 } from "../../services/attachment-uploads.ts";
-import { RESOURCES } from "../../domain/resources.ts";
 import type { FileStore } from "../../services/attachments.ts";
 import type { AppEnv } from "../env.ts";
 import { serviceContext } from "../http/context.ts";

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
-import { pageRequest } from "../../domain/paging.ts";
 import { ATTACHMENT_PARENTS, MAX_ATTACHMENT_BYTES, type AttachmentParent } from "../../domain/attachments.ts";
 import { DomainError } from "../../domain/errors.ts";
+import { pageRequest } from "../../domain/paging.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import {
   deleteAttachment,
@@ -30,8 +30,8 @@ import {
   RecordParams,
   UploadQuery,
 } from "../schemas/attachments.ts";
-import { uploadRoutesOf } from "./attachment-uploads.ts";
 import { contentDispositionOf, DOWNLOAD_CSP } from "./attachment-headers.ts";
+import { uploadRoutesOf } from "./attachment-uploads.ts";
 
 // Files on records (docs/attachments.md): under each kind of record that holds them, a list, an
 // upload, one attachment (with a signed download link) and its delete, with the record's scopes;

@@ -5,8 +5,8 @@ import { serviceContext } from "../http/context.ts";
 import { envelope } from "../http/envelope.ts";
 import { nextLink } from "../http/envelope.ts";
 import { defineRoute } from "../http/registry.ts";
-import { subrequestsLeft } from "../subrequests.ts";
 import { AuditEntrySchema, AuditFilterQuery } from "../schemas/audit.ts";
+import { subrequestsLeft } from "../subrequests.ts";
 
 // The audit log (docs/audit-log.md): owners and admins (their role holds audit.read) and keys
 // given audit.read read it; nothing here or anywhere changes an entry.

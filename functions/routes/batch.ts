@@ -3,18 +3,18 @@ import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { MAX_JSON_DEPTH } from "../../domain/limits.ts";
+import type { Scope } from "../../domain/scopes.ts";
 import { atOperation, runBatch, type BatchOperation } from "../../services/batch.ts";
+import { describeCaller } from "../../services/organisation.ts";
+import type { AppEnv } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { envelope } from "../http/envelope.ts";
 import { RESPONSE_HEADERS } from "../http/headers.ts";
-import type { AppEnv } from "../env.ts";
 import { parseIfMatch } from "../http/preconditions.ts";
-import { consumeMore } from "../middleware/rate-limit.ts";
-import { describeCaller } from "../../services/organisation.ts";
-import type { Scope } from "../../domain/scopes.ts";
 import { defineRoute, matchRoute, type AnyRoute } from "../http/registry.ts";
-import { Uuid } from "../schemas/common.ts";
 import { validationError } from "../http/validation.ts";
+import { consumeMore } from "../middleware/rate-limit.ts";
+import { Uuid } from "../schemas/common.ts";
 
 // POST /v1/batch: the creates, changes and deletes of records, up to 100, all or nothing, in one
 // database round trip (services/batch.ts). Each operation is the single call it names, validated

@@ -1,4 +1,5 @@
 import { financialEntries } from "../../services/financial-entries.ts";
+import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 import {
   CreateFinancialEntrySchema,
   UpsertFinancialEntrySchema,
@@ -6,7 +7,6 @@ import {
   UpdateFinancialEntrySchema,
 } from "../schemas/financial-entries.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
-import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 
 const MONEY_NOTE = 'amount is a decimal string with at most 2 decimals ("1234.50"); a JSON number is refused.';
 

@@ -1,7 +1,7 @@
 import { issues } from "../../services/issues.ts";
+import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 import { CreateIssueSchema, UpsertIssueSchema, IssueSchema, UpdateIssueSchema } from "../schemas/issues.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
-import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 
 export const issueRoutes = resourceRoutes({
   schemas: { record: IssueSchema, create: CreateIssueSchema, update: UpdateIssueSchema, upsert: UpsertIssueSchema, expand: PROJECT_EXPAND },

@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import * as members from "../../services/members.ts";
+import * as links from "../../services/personnel-links.ts";
 import { serviceContext } from "../http/context.ts";
 import { recordEnvelope, reply, wholeListEnvelope, wholeListReply } from "../http/envelope.ts";
 import { defineRoute } from "../http/registry.ts";
 import { Uuid } from "../schemas/common.ts";
 import { LinkMemberSchema, MemberLinkSchema, MemberSchema, Role } from "../schemas/settings.ts";
-import * as links from "../../services/personnel-links.ts";
 
 // The settings area (docs/people.md), its members: any member may see who is in the organisation,
 // and leave it; owners and admins change roles and remove members. A session only.

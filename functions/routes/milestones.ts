@@ -1,7 +1,7 @@
 import { milestones } from "../../services/milestones.ts";
+import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 import { CreateMilestoneSchema, UpsertMilestoneSchema, MilestoneSchema, UpdateMilestoneSchema } from "../schemas/milestones.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
-import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 
 // A project's milestones: listed and added under the project, reached by their own id otherwise.
 // collectionPath guarantees the project's id to list and create.

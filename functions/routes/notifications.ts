@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import type { Followable } from "../../domain/notifications.ts";
 import { RESOURCES } from "../../domain/resources.ts";
 import { scopesOf } from "../../domain/resources.ts";
-import type { Followable } from "../../domain/notifications.ts";
 import * as inbox from "../../services/notification-inbox.ts";
 import { serviceContext } from "../http/context.ts";
 import { envelope, nextLink, recordEnvelope, reply } from "../http/envelope.ts";

@@ -1,10 +1,10 @@
+import { z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/paging.ts";
 import { organisationOverview, projectSummary } from "../../services/project-summaries.ts";
 import { serviceContext } from "../http/context.ts";
 import { listEnvelope, listReply, recordEnvelope, reply } from "../http/envelope.ts";
 import { defineRoute } from "../http/registry.ts";
 import { IdParams, pageQuery } from "../schemas/common.ts";
-import { z } from "@hono/zod-openapi";
 import { ProjectHealthSchema, ProjectSummarySchema, type ProjectHealth, type ProjectSummary } from "../schemas/project-summaries.ts";
 
 // The pictures of how projects stand (the console's overview pages): computed views, not records,

@@ -5,13 +5,13 @@ import { EVENT_READ_SCOPES } from "../../domain/events.ts";
 import type { Scope } from "../../domain/scopes.ts";
 import { listEvents } from "../../services/events.ts";
 import { mintRealtimeToken } from "../../services/realtime-tokens.ts";
+import { settingsOf } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { envelope, eventsReply, recordEnvelope, reply } from "../http/envelope.ts";
-import { settingsOf } from "../env.ts";
 import { defineRoute } from "../http/registry.ts";
 import { Timestamp, Uuid } from "../schemas/common.ts";
-import { FeedFilterQuery, feedFilterOf } from "../schemas/events.ts";
 import { EventSchema } from "../schemas/event-types.ts";
+import { FeedFilterQuery, feedFilterOf } from "../schemas/events.ts";
 import { RealtimeInfoSchema, realtimeInfo } from "./self.ts";
 
 const tag = "Realtime";

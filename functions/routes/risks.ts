@@ -1,7 +1,7 @@
 import { risks } from "../../services/risks.ts";
+import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 import { CreateRiskSchema, UpsertRiskSchema, RiskSchema, UpdateRiskSchema } from "../schemas/risks.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
-import { PROJECT_EXPAND } from "../schemas/expansions.ts";
 
 export const riskRoutes = resourceRoutes({
   schemas: { record: RiskSchema, create: CreateRiskSchema, update: UpdateRiskSchema, upsert: UpsertRiskSchema, expand: PROJECT_EXPAND },

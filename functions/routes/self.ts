@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { SCOPES } from "../../domain/scopes.ts";
 import { describeSelf } from "../../services/organisation.ts";
+import { settingsOf, type Bindings } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { envelope } from "../http/envelope.ts";
-import { settingsOf, type Bindings } from "../env.ts";
-import { SCOPES } from "../../domain/scopes.ts";
 import { defineRoute, operationsOf } from "../http/registry.ts";
 import { Uuid } from "../schemas/common.ts";
 

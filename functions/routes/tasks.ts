@@ -1,8 +1,10 @@
+import type { ServiceContext } from "../../services/context.ts";
 import { addDependency, removeDependency, tasks } from "../../services/tasks.ts";
 import { serviceContext } from "../http/context.ts";
 import { recordEnvelope, writeReply } from "../http/envelope.ts";
 import { parseIfMatch } from "../http/preconditions.ts";
 import { defineRoute } from "../http/registry.ts";
+import { IdParams } from "../schemas/common.ts";
 import { TASK_EXPAND } from "../schemas/expansions.ts";
 import {
   AddDependencySchema,
@@ -12,8 +14,6 @@ import {
   UpdateTaskSchema,
   UpsertTaskSchema,
 } from "../schemas/tasks.ts";
-import { IdParams } from "../schemas/common.ts";
-import type { ServiceContext } from "../../services/context.ts";
 import { requestsAsIs, resourceRoutes } from "./resource-routes.ts";
 
 const CHECKS =

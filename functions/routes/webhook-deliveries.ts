@@ -2,11 +2,11 @@ import { z } from "@hono/zod-openapi";
 import { pageRequest } from "../../domain/paging.ts";
 import { REPLAY_EVENTS_PER_REQUEST, REPLAY_MAX_SPAN, replayWebhook } from "../../services/webhook-replay.ts";
 import { redeliver, testWebhook, webhookDeliveries } from "../../services/webhooks.ts";
+import { settingsOf } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { listEnvelope, listReply, recordEnvelope, reply } from "../http/envelope.ts";
-import { settingsOf } from "../env.ts";
-import { consumeMore } from "../middleware/rate-limit.ts";
 import { defineRoute } from "../http/registry.ts";
+import { consumeMore } from "../middleware/rate-limit.ts";
 import { IdParams } from "../schemas/common.ts";
 import { DeliveriesQuery, DeliveryParams, DeliverySchema, ReplayedSchema, ReplaySchema } from "../schemas/webhooks.ts";
 

@@ -1,8 +1,8 @@
 import { pageRequest } from "../../domain/paging.ts";
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from "../../services/webhooks.ts";
+import { settingsOf } from "../env.ts";
 import { serviceContext } from "../http/context.ts";
 import { listEnvelope, listReply, recordEnvelope, recordReply, writeReply } from "../http/envelope.ts";
-import { settingsOf } from "../env.ts";
 import { parseIfMatch } from "../http/preconditions.ts";
 import { defineRoute } from "../http/registry.ts";
 import { IdParams } from "../schemas/common.ts";

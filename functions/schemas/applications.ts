@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { DEFAULT_SECRET_OVERLAP_SECONDS, MAX_REDIRECT_URIS, MAX_SECRET_OVERLAP_SECONDS } from "../../domain/oauth.ts";
 import { ALL_SCOPES } from "../../domain/scopes.ts";
-import type { ApplicationRecord, InstallationRecord } from "../../services/applications.ts";
 import type { Assert, Equal } from "../../domain/type-equality.ts";
+import type { ApplicationRecord, InstallationRecord } from "../../services/applications.ts";
 import { Name, Timestamp, Uuid } from "./common.ts";
 import { ScopeName } from "./settings.ts";
 

@@ -1,17 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { EVENT_ACTIONS, type EventResource } from "../../domain/events.ts";
+import { AttachmentSchema } from "./attachments.ts";
+import { ChecklistItemSchema } from "./checklist-items.ts";
+import { CommentSchema } from "./comments.ts";
 import { eventFields } from "./events.ts";
 import { FinancialEntrySchema } from "./financial-entries.ts";
 import { IssueSchema } from "./issues.ts";
+import { LabelSchema } from "./labels.ts";
 import { MilestoneSchema } from "./milestones.ts";
 import { PersonSchema } from "./personnel.ts";
 import { ProjectSchema } from "./projects.ts";
 import { RiskSchema } from "./risks.ts";
 import { TaskSchema } from "./tasks.ts";
-import { LabelSchema } from "./labels.ts";
-import { CommentSchema } from "./comments.ts";
-import { ChecklistItemSchema } from "./checklist-items.ts";
-import { AttachmentSchema } from "./attachments.ts";
 
 // Events as a union discriminated by `type`: each of the 30 types (<resource>.created, .updated,
 // .deleted) with its record as `data` and, on updates, `changes` keyed by the record's own fields,

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ACTOR_TYPES, EVENT_RESOURCES, isEventPattern, type EventActor, type OpsEvent } from "../../domain/events.ts";
 import type { EventFilter, OwnWrites } from "../../domain/event-filter.ts";
+import { ACTOR_TYPES, EVENT_RESOURCES, isEventPattern, type EventActor, type OpsEvent } from "../../domain/events.ts";
 import type { Assert, Equal } from "../../domain/type-equality.ts";
 import { BooleanQuery, Timestamp, Uuid } from "./common.ts";
 

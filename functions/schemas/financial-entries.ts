@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { FINANCIAL_ENTRY_KINDS } from "../../domain/records.ts";
-import { DateString, Description, Uuid, noNul, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { FinancialEntryRecord } from "../../services/financial-entries.ts";
+import { DateString, Description, Uuid, noNul, publicRecord, externalIdFields, recordFields } from "./common.ts";
 
 // Money is a decimal string, never a JSON number: JSON.parse turns 0.1 into a binary float before
 // any code sees it, so a number can arrive already wrong. A string reaches Postgres exactly.

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ISSUE_SEVERITIES, ISSUE_STATUSES } from "../../domain/records.ts";
-import { Description, Name, Timestamp, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { IssueRecord } from "../../services/issues.ts";
+import { Description, Name, Timestamp, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 
 const Severity = z.enum(ISSUE_SEVERITIES).nullable();
 

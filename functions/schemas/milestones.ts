@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MILESTONE_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, ProgressSchema, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { MilestoneRecord } from "../../services/milestones.ts";
+import { DateString, Description, Name, ProgressSchema, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 
 export const MilestoneSchema = publicRecord<MilestoneRecord>()(
   z

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { Name, noNul, publicRecord, externalIdFields, recordFields, Uuid } from "./common.ts";
-import type { PersonRecord } from "../../services/personnel.ts";
 import { PERSON_LIMITS } from "../../domain/personnel.ts";
+import type { PersonRecord } from "../../services/personnel.ts";
+import { Name, noNul, publicRecord, externalIdFields, recordFields, Uuid } from "./common.ts";
 
 const Email = z.email().max(PERSON_LIMITS.email).refine(noNul).openapi({ example: "ada@example.com" });
 const Role = z.string().trim().min(1).max(PERSON_LIMITS.role).refine(noNul, "must not contain NUL characters").nullable();

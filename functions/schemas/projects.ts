@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PROJECT_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, ProgressSchema, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { ProjectRecord } from "../../services/projects.ts";
+import { DateString, Description, Name, ProgressSchema, publicRecord, externalIdFields, recordFields } from "./common.ts";
 
 const Budget = z
   .number()

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { RISK_LEVELS, RISK_STATUSES } from "../../domain/records.ts";
-import { Description, Name, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { RiskRecord } from "../../services/risks.ts";
+import { Description, Name, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 
 const Level = z.enum(RISK_LEVELS).nullable();
 

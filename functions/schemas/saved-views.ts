@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_VIEW_QUERY, SAVED_VIEW_RESOURCES } from "../../domain/saved-views.ts";
-import type { SavedView } from "../../services/saved-views.ts";
 import type { Assert, Equal } from "../../domain/type-equality.ts";
+import type { SavedView } from "../../services/saved-views.ts";
 import { noNul, Timestamp, Uuid } from "./common.ts";
 
 // The wire shapes of saved views (docs/people.md "Saved views"), answered by functions/routes/saved-views.ts.

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_TASK_DEPTH, TASK_PRIORITIES, TASK_STATUSES } from "../../domain/records.ts";
-import { DateString, Description, Name, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 import type { TaskRecord } from "../../services/tasks.ts";
+import { DateString, Description, Name, Uuid, publicRecord, externalIdFields, recordFields } from "./common.ts";
 
 const ParentId = Uuid.nullable().openapi({
   description: `A task of the same project this one is a subtask of (at most ${MAX_TASK_DEPTH} levels), or null for none.`,

@@ -1,7 +1,7 @@
+import type { Database } from "../../db/client.ts";
 import { insertNotification } from "../../db/statements/notification-inbox.ts";
 import { insertViews } from "../../db/statements/saved-views.ts";
 import { SYSTEM_ACTOR } from "../../domain/events.ts";
-import type { Database } from "../../db/client.ts";
 import { DEMO_IDS } from "./demo-ids.ts";
 
 // The demo owner's saved views (docs/people.md "Saved views"), with the fixed ids the OpenAPI

@@ -1,29 +1,29 @@
-import { ALL_SCOPES, expandScopes, type Scope } from "../../domain/scopes.ts";
-import { createOrganisation, type Organisation } from "../../db/statements/organisations.ts";
 import { createInvitation } from "../../db/statements/invitations.ts";
-import { NO_REQUEST } from "../../domain/audit.ts";
+import { createOrganisation, type Organisation } from "../../db/statements/organisations.ts";
 import { recordDeliveries } from "../../db/statements/webhook-deliveries.ts";
 import { webhookResource } from "../../db/statements/webhooks.ts";
+import { NO_REQUEST } from "../../domain/audit.ts";
+import { hashApiKey } from "../../domain/crypto/api-keys.ts";
 import { sha256Hex } from "../../domain/crypto/hash.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import { ALL_SCOPES, expandScopes, type Scope } from "../../domain/scopes.ts";
 import { createApiKey } from "../api-keys.ts";
 import { runBatch, type BatchOperation } from "../batch.ts";
+import { checklistItems } from "../checklist-items.ts";
+import { comments } from "../comments.ts";
 import type { ServiceContext } from "../context.ts";
 import { publishPending } from "../events.ts";
 import { financialEntries } from "../financial-entries.ts";
 import { issues } from "../issues.ts";
+import { labels } from "../labels.ts";
 import { milestones } from "../milestones.ts";
-import { createUser } from "../users.ts";
 import { personnel } from "../personnel.ts";
 import { projects } from "../projects.ts";
 import { risks } from "../risks.ts";
 import { addDependency, tasks } from "../tasks.ts";
-import { labels } from "../labels.ts";
-import { checklistItems } from "../checklist-items.ts";
-import { comments } from "../comments.ts";
-import { seedDemoApplications } from "./demo-applications.ts";
-import { hashApiKey } from "../../domain/crypto/api-keys.ts";
+import { createUser } from "../users.ts";
 import { createWebhook } from "../webhooks.ts";
+import { seedDemoApplications } from "./demo-applications.ts";
 import {
   DEMO_API_KEYS,
   DEMO_FINANCIAL_ENTRIES,

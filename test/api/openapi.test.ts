@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, workerUrl } from "../helpers/api.ts";
-import { asPerson, signUp } from "../helpers/people.ts";
-import { createTenant } from "../helpers/fixtures.ts";
 import { honoPath } from "../../functions/entry-points.ts";
 import { loadRoutes } from "../../functions/routes/index.ts";
+import { api, workerUrl } from "../helpers/api.ts";
+import { createTenant } from "../helpers/fixtures.ts";
+import { asPerson, signUp } from "../helpers/people.ts";
 
 // GET /v1/openapi.json (docs/api.md): public, OpenAPI 3.1, generated from the same
 // registry as GET /v1's `operations`, so both list exactly the same operations; and it passes

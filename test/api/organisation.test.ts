@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { api, expectSuccess } from "../helpers/api.ts";
+import { expectNoTrace, snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, expectShape, projectBody } from "../helpers/resources.ts";
-import { expectNoTrace, snapshot } from "../helpers/database.ts";
 
 // GET /v1/organisation (docs/api.md "Keys and scopes": organisation.read gates it): the key's own organisation,
 // with the changeVersion every write moves.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { sendBatch } from "../batch/helpers.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { created, expectOneWrite, expectShape, refusedCall, taskBody } from "../helpers/resources.ts";
-import { sendBatch } from "../batch/helpers.ts";
 
 // A task's optional startDate (issue 46, the timeline): never after its dueDate, checked on a
 // create, a change of either date (the other from the record), a PUT by external id and a batch;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api, expectError, expectSuccess, workerUrl } from "../helpers/api.ts";
-import { insertPerson, insertProject } from "../helpers/fixtures.ts";
 import { query } from "../helpers/database.ts";
+import { insertPerson, insertProject } from "../helpers/fixtures.ts";
 import { asPerson, memberOf, signUp } from "../helpers/people.ts";
 import { authorizationRequest, authorize, postConsent, registerApp, tokensFor } from "./helpers.ts";
 

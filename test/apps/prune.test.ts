@@ -1,11 +1,11 @@
-import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { describe, expect, it } from "vitest";
+import { hashCredential } from "../../domain/crypto/oauth.ts";
+import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { query } from "../helpers/database.ts";
 import { memberOf, signUp } from "../helpers/people.ts";
 import { runSweep } from "../helpers/realtime.ts";
 import { pollUntil } from "../helpers/wait.ts";
 import { clientForm, consentCode, registerApp, tokenRequest, tokensFor } from "./helpers.ts";
-import { hashCredential } from "../../domain/crypto/oauth.ts";
 
 // The sweep prunes what an application can no longer use (db/statements/app-access.ts): expired
 // tokens, grants revoked a day ago, and grants with nothing left whose code cannot be exchanged,

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import type { Page, Response } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { UI_TIMEOUT_MS, useBrowser } from "../console/browser.ts";
 import { api, expectSuccess, testClientAddress, workerUrl } from "../helpers/api.ts";
 import { upload } from "../helpers/attachments.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { insertTaskIn } from "../helpers/work.ts";
-import { UI_TIMEOUT_MS, useBrowser } from "../console/browser.ts";
 
 // An uploaded HTML or SVG file never runs script in opsroom's origin (docs/attachments.md
 // "Downloads"), checked in Chromium on the Worker's own origin. Two layers, each on its own:

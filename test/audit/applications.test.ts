@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { clientForm, consentCode, postConsent, authorizationRequest, registerApp, tokenRequest, tokensFor } from "../apps/helpers.ts";
 import { expectError, expectSuccess } from "../helpers/api.ts";
 import { auditRows, expectFromThisRequest, expectOneEntry, readAuditLog, verify, writerOf } from "../helpers/audit.ts";
 import { asPerson, memberOf, signUp, type Person } from "../helpers/people.ts";
-import { clientForm, consentCode, postConsent, authorizationRequest, registerApp, tokenRequest, tokensFor } from "../apps/helpers.ts";
 
 // OAuth applications in the audit log: registered, changed, secret rotated, deleted in the settings
 // area; installed (or widened) by a consent; uninstalled; a grant revoked for a reused code or

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { registerApp, tokensFor } from "../apps/helpers.ts";
 import { expectSuccess, workerUrl } from "../helpers/api.ts";
 import { auditRows, expectFromThisRequest, expectOneEntry, readAuditLog, verify } from "../helpers/audit.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { signUp } from "../helpers/people.ts";
-import { registerApp, tokensFor } from "../apps/helpers.ts";
-import { connectMcp, postMcp } from "../mcp/helpers.ts";
-import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { useRoom } from "../helpers/realtime.ts";
+import { startReceiver } from "../helpers/webhook-receiver.ts";
+import { connectMcp, postMcp } from "../mcp/helpers.ts";
 
 // MCP sessions in the audit log: the first MCP call of a UTC day by a key or an installed
 // application records mcp.session_started, in that call's own statement; later calls that day

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { clientForm, consentCode, registerApp, tokenRequest, type RegisteredApp } from "../apps/helpers.ts";
 import { auditRows, expectFromThisRequest, expectOneEntry, writerOf } from "../helpers/audit.ts";
 import { query } from "../helpers/database.ts";
 import { signUp, type Person } from "../helpers/people.ts";
-import { clientForm, consentCode, registerApp, tokenRequest, type RegisteredApp } from "../apps/helpers.ts";
 
 // The token endpoint in the audit log (docs/audit-log.md), found missing by the fourth security
 // probe: tokens issued (a code exchanged, a refresh, client credentials) and tokens revoked

@@ -3,9 +3,8 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
-import { personBody, projectBody, unique } from "../helpers/resources.ts";
 import { acknowledgedChangeVersions } from "../helpers/realtime.ts";
-import { pollUntil } from "../helpers/wait.ts";
+import { personBody, projectBody, unique } from "../helpers/resources.ts";
 import {
   close,
   isNotificationStep,
@@ -15,6 +14,7 @@ import {
   type SqlRecorder,
   type SqlRequest,
 } from "../helpers/sql-recorder.ts";
+import { pollUntil } from "../helpers/wait.ts";
 import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 import { expectCommitted, expectOneBatch, type Operation } from "./helpers.ts";
 

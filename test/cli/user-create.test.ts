@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, inject, it } from "vitest";
-import { createTenant } from "../helpers/fixtures.ts";
 import { query } from "../helpers/database.ts";
+import { createTenant } from "../helpers/fixtures.ts";
 import { asPerson, cookieOf, newEmail, signIn } from "../helpers/people.ts";
 
 // `opsroom user create`: a person who signs in, made by an operator. The CLI talks to the test

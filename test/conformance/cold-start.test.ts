@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { NEON_COLD_START } from "../../cli/lib/sql-endpoint/compute.ts";
+import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 
 // A suspended compute's wake (issue 45 row 10; cli/lib/sql-endpoint/compute.ts): Neon suspends a
 // compute after 5 idle minutes and the next request waits "a few hundred milliseconds" while it

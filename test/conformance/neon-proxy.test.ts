@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSqlEndpoint, type NeonFault, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { NEON_FAULTS } from "../../cli/lib/sql-endpoint/neon-answers.ts";
+import { startSqlEndpoint, type NeonFault, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { startDatabase } from "../helpers/failure-stack.ts";
 import { CASES, type Capability, type Expected, type Request, type Result } from "./neon-cases.ts";
 import { neonErrors, proxyError } from "./neon-fixtures.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { expectSuccess, workerUrl } from "../helpers/api.ts";
 import { asPerson } from "../helpers/people.ts";
-import { inbox, nextNotification, personSocket, taskBy, team } from "../notifications/helpers.ts";
 import { useRoom } from "../helpers/realtime.ts";
+import { inbox, nextNotification, personSocket, taskBy, team } from "../notifications/helpers.ts";
 import { expectAccessible } from "./axe.ts";
 import { openPage, UI_TIMEOUT_MS, useBrowser } from "./browser.ts";
 import { openLiveConsole } from "./records-helpers.ts";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import { chromium } from "playwright-core";
 import { DEMO_FILE } from "../../cli/lib/paths.ts";
 import { CHROMIUM } from "./browser.ts";
-import { chromium } from "playwright-core";
 
 // Takes docs/console.png, the README's picture of the console: the demo company's board after two
 // moves made in another window. Run it against the first run of `npm run dev` (an empty database,

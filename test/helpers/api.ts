@@ -1,12 +1,12 @@
-import { RESPONSE_HEADERS, responseHeadersOf } from "../../functions/http/headers.ts";
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { PRISM_RECORDS, type PrismRecord } from "../setup/prism.ts";
 import { expect, inject } from "vitest";
 import { ErrorEnvelopeSchema } from "../../functions/http/error-schemas.ts";
+import { RESPONSE_HEADERS, responseHeadersOf } from "../../functions/http/headers.ts";
 import { errorCodesOf, routeFor } from "../../functions/http/registry.ts";
 import { loadRoutes } from "../../functions/routes/index.ts";
+import { PRISM_RECORDS, type PrismRecord } from "../setup/prism.ts";
 
 const routes = await loadRoutes();
 

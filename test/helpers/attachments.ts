@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { answerWithin, testClientAddress, workerUrl, type ApiResponse } from "./api.ts";
-import { AttachmentSchema } from "../../functions/schemas/attachments.ts";
 import { ErrorEnvelopeSchema } from "../../functions/http/error-schemas.ts";
+import { AttachmentSchema } from "../../functions/schemas/attachments.ts";
+import { answerWithin, testClientAddress, workerUrl, type ApiResponse } from "./api.ts";
 
 // Uploading files to the Worker under test (docs/attachments.md): the body is the file's bytes,
 // the query its name, size and SHA-256. api() sends JSON; these send bytes, and check the answer

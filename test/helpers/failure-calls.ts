@@ -1,7 +1,7 @@
 import { expect, inject } from "vitest";
 import { createOrganisation } from "../../db/statements/organisations.ts";
-import { ERROR_STATUS } from "../../functions/http/errors.ts";
 import { ALL_SCOPES, expandScopes } from "../../domain/scopes.ts";
+import { ERROR_STATUS } from "../../functions/http/errors.ts";
 import { createApiKey } from "../../services/api-keys.ts";
 import type { FailureStack } from "./failure-stack.ts";
 import { unique } from "./resources.ts";

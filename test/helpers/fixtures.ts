@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { revokeApiKey } from "../../db/statements/api-keys.ts";
 import { createOrganisation, type Organisation } from "../../db/statements/organisations.ts";
-import { createApiKey, type CreatedApiKey } from "../../services/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
 import { ALL_SCOPES, expandScopes, type Scope } from "../../domain/scopes.ts";
+import { createApiKey, type CreatedApiKey } from "../../services/api-keys.ts";
 import { query, testDatabase } from "./database.ts";
 
 // Fixtures, not seeds: every test makes its own organisation, keys and records, so tests never

@@ -1,10 +1,10 @@
+import { readFileSync } from "node:fs";
 import { expect } from "vitest";
-import { answerWithin, api, expectSuccess, testClientAddress, workerUrl, type ApiResponse } from "./api.ts";
-import { sha256 } from "./attachments.ts";
+import { commandLine, processTree, readAllProcesses } from "../../bench/cpu/procs.ts";
 import { ErrorEnvelopeSchema } from "../../functions/http/error-schemas.ts";
 import { UploadSchema } from "../../functions/schemas/attachments.ts";
-import { commandLine, processTree, readAllProcesses } from "../../bench/cpu/procs.ts";
-import { readFileSync } from "node:fs";
+import { answerWithin, api, expectSuccess, testClientAddress, workerUrl, type ApiResponse } from "./api.ts";
+import { sha256 } from "./attachments.ts";
 
 // Multipart uploads to the Worker under test (docs/attachments.md "Large files"): start one,
 // send its parts (bytes, each with its SHA-256 in the query), and the Worker's memory meanwhile.

@@ -1,14 +1,14 @@
 /* eslint-disable max-lines -- sockets, publishes and the server's control are used together by every realtime test. */
-import { PRUNE_CRON, SWEEP_CRON } from "../../functions/sweep-plan.ts";
 import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import PartySocket from "partysocket";
 import { afterEach, beforeEach, inject } from "vitest";
 import WebSocket from "ws";
+import type { OpsEvent } from "../../domain/events.ts";
+import { PRUNE_CRON, SWEEP_CRON } from "../../functions/sweep-plan.ts";
 import { workerUrl } from "./api.ts";
 import { query } from "./database.ts";
 import { waitUntil } from "./wait.ts";
-import type { OpsEvent } from "../../domain/events.ts";
 
 // The real realtime server of the run (`partykit dev`, test/setup/realtime-server.ts): sockets to
 // an organisation's room, raw publishes with the shared secret, the Worker's cron sweep, and the

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { workerUrl } from "../helpers/api.ts";
+import { expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { linkIn, mailTo, mailWithSubject, outboxFor } from "../helpers/mail.ts";
-import { expectSuccess } from "../helpers/api.ts";
 import { asPerson, authPost, memberOf, newEmail, signedIn, signIn, signUp, type Person } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
 import { socketWith } from "../helpers/sockets.ts";

@@ -1,8 +1,8 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_FILE_BYTES } from "../../domain/attachments.ts";
-import { download, pngBytes, sha256 } from "../helpers/attachments.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
+import { download, pngBytes, sha256 } from "../helpers/attachments.ts";
 import { expectNoTrace, snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { startProductionWorker } from "../helpers/production-worker.ts";

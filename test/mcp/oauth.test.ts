@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { registerApp, tokensFor } from "../apps/helpers.ts";
 import { api, testClientAddress, workerUrl } from "../helpers/api.ts";
 import { insertPerson, insertProject, keyWith } from "../helpers/fixtures.ts";
 import { signUp } from "../helpers/people.ts";
 import { connectToRoom, useRoom } from "../helpers/realtime.ts";
-import { registerApp, tokensFor } from "../apps/helpers.ts";
 import { connectMcp, postMcp } from "./helpers.ts";
 
 // An agent that holds no key: it finds the authorization server from /mcp's 401 alone, and an

@@ -2,8 +2,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { api, expectSuccess, testClientAddress, type ApiResponse } from "../helpers/api.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
-import { taskBody } from "../helpers/resources.ts";
 import { cpuNanoseconds, workerdProcesses } from "../helpers/process-cpu.ts";
+import { taskBody } from "../helpers/resources.ts";
 import { isNotificationStep, startSqlRecorder, type SqlRecorder } from "../helpers/sql-recorder.ts";
 import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { registerApp, tokensFor } from "../apps/helpers.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { roundTrip, useRoom } from "../helpers/realtime.ts";
-import { registerApp, tokensFor } from "../apps/helpers.ts";
 import { inbox, nextNotification, personSocket, taskBy, team } from "./helpers.ts";
 
 // An OAuth application acting for a person (an authorization-code token) makes changes as that

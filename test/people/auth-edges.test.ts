@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { DISABLED_PATHS } from "../../functions/auth/auth.ts";
 import { testClientAddress, workerUrl } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { asPerson, authPost, newEmail, signIn, signUp } from "../helpers/people.ts";
-import { DISABLED_PATHS } from "../../functions/auth/auth.ts";
 
 // The edges of /auth found by probing it as an attacker would: bodies better-auth would accept
 // but opsroom's limits would not see, values Postgres refuses, endpoints opsroom does not offer,

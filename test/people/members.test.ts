@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Role } from "../../domain/roles.ts";
 import { expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
-import { taskBody } from "../helpers/resources.ts";
 import { asPerson, fixturesOf, memberOf, membershipsOf, peopleTrace, signedIn, signUp, type Person } from "../helpers/people.ts";
+import { taskBody } from "../helpers/resources.ts";
 
 // Members and roles: owners and admins change roles and remove members; only an owner makes,
 // changes or removes an owner; anyone may leave; an organisation always keeps an owner. A role

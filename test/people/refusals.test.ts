@@ -4,8 +4,6 @@ import { ALL_SCOPES } from "../../domain/scopes.ts";
 import { api, expectError, workerUrl, type ApiResponse, type Method } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { keyWith } from "../helpers/fixtures.ts";
-import { insertRisk } from "../helpers/project-records.ts";
-import { notificationTrace } from "../notifications/helpers.ts";
 import {
   asPerson,
   fixturesOf,
@@ -18,6 +16,8 @@ import {
   signUp,
   type Person,
 } from "../helpers/people.ts";
+import { insertRisk } from "../helpers/project-records.ts";
+import { notificationTrace } from "../notifications/helpers.ts";
 
 // The refusals every settings endpoint shares, one `it` per endpoint x refusal, each asserting the
 // error envelope and that the refused call left no trace in either organisation (every row they

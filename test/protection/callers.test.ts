@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { connectNodeDatabase } from "../../db/node-client.ts";
+import type { Actor } from "../../domain/actor.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { uuidv7 } from "../../domain/ids.ts";
-import type { Actor } from "../../domain/actor.ts";
 import type { ServiceContext } from "../../services/context.ts";
 import { getOrganisation } from "../../services/organisation.ts";
 import { personnel } from "../../services/personnel.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createApiKey } from "../../services/api-keys.ts";
 import { generateApiKey } from "../../domain/crypto/api-keys.ts";
-import { FAILED_KEYS_PER_WINDOW } from "../../domain/limits.ts";
 import { uuidv7 } from "../../domain/ids.ts";
+import { FAILED_KEYS_PER_WINDOW } from "../../domain/limits.ts";
+import { createApiKey } from "../../services/api-keys.ts";
 import { expectUnavailable, stackCalls } from "../helpers/failure-calls.ts";
 import { useFailureStack } from "../helpers/failure-stack.ts";
 import { projectBody, unique } from "../helpers/resources.ts";

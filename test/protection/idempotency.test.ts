@@ -1,13 +1,13 @@
 /* eslint-disable max-lines -- the same replay cases run for every create operation. */
-import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Scope } from "../../domain/scopes.ts";
+import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { api, expectError, expectSuccess, type ApiResponse } from "../helpers/api.ts";
 import { sha256, upload } from "../helpers/attachments.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
-import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
 import { MiB, sendPart, startUpload } from "../helpers/multipart.ts";
+import { financialEntryBody, insertFinancialEntry, insertIssue, insertRisk, issueBody, riskBody } from "../helpers/project-records.ts";
 import { runSweep } from "../helpers/realtime.ts";
 import { expectOneWrite, milestoneBody, personBody, projectBody, taskBody, unique } from "../helpers/resources.ts";
 import { checklistItemBody, commentBody, insertComment, labelBody } from "../helpers/work.ts";

@@ -1,15 +1,15 @@
 /* eslint-disable max-lines -- every property draws on the same generators, read from the same running API, so they share this file rather than a helper module only they would use. */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ERROR_STATUS } from "../../functions/http/errors.ts";
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../../domain/limits.ts";
 import { isWellFormedApiKey } from "../../domain/crypto/api-keys.ts";
 import { uuidv7 } from "../../domain/ids.ts";
-import { insertChecklistItems, insertComment, insertLabel } from "../helpers/work.ts";
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "../../domain/limits.ts";
+import { ERROR_STATUS } from "../../functions/http/errors.ts";
 import { api, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";
 import { insertFinancialEntry, insertIssue, insertRisk } from "../helpers/project-records.ts";
+import { insertChecklistItems, insertComment, insertLabel } from "../helpers/work.ts";
 
 // Property-based tests: generated bodies, query strings, headers and path ids sent to
 // every operation GET /v1 lists (the list and each operation's fields are read from the running

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { uuidv7 } from "../../domain/ids.ts";
 import {
   CASCADE_RECORDS,
   MAX_BLOCKING,
@@ -7,7 +8,6 @@ import {
   MAX_SUBTASKS,
   SUBTASK_CHECK_TASKS,
 } from "../../domain/limits.ts";
-import { uuidv7 } from "../../domain/ids.ts";
 import { api, expectError, expectSuccess } from "../helpers/api.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";

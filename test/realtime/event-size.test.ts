@@ -1,13 +1,13 @@
 import { serialize } from "node:v8";
 import { expect, it } from "vitest";
+import { eventOf, storedForm } from "../../realtime/stored-event.ts";
+import { newJob } from "../../realtime/webhooks/queue.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { createTenant } from "../helpers/fixtures.ts";
 import { riskBody } from "../helpers/project-records.ts";
 import { connectToRoom, useRoom, type RoomEvent } from "../helpers/realtime.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { registerWebhook } from "../webhooks/helpers.ts";
-import { eventOf, storedForm } from "../../realtime/stored-event.ts";
-import { newJob } from "../../realtime/webhooks/queue.ts";
 
 // Issue 45 row 9: the largest event against the Durable Object's value limit, 128 KiB (131,072
 // bytes) as V8 serialises a value (node:v8's serialize is the serializer workerd's storage uses).

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { asPerson, authPost, fixturesOf, memberOf, signUp, type Person } from "../helpers/people.ts";
 import { useRoom } from "../helpers/realtime.ts";
-import { refusedStatus, socketWith } from "../helpers/sockets.ts";
 import { taskBody } from "../helpers/resources.ts";
+import { refusedStatus, socketWith } from "../helpers/sockets.ts";
 
 // Sockets of people, and of the keys they manage, close when what opened them ends: a key revoked
 // in the settings area, a session signed out, a member removed or given another role (they

@@ -1,9 +1,9 @@
 /* eslint-disable max-lines -- the room's promises (ready, scope filtering, ordering, publishes) are tested against one room lease and share their fake events. */
 import { randomUUID } from "node:crypto";
-import { ERROR_CODES } from "../../domain/errors.ts";
 import { describe, expect, inject, it } from "vitest";
 import { generateApiKey } from "../../domain/crypto/api-keys.ts";
 import { signRealtimeToken } from "../../domain/crypto/realtime-token.ts";
+import { ERROR_CODES } from "../../domain/errors.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";

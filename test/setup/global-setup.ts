@@ -4,11 +4,11 @@ import { reserveFreePort, reserveRestartablePort } from "../../cli/dev/ports.ts"
 import { startMailCatcher, type MailCatcher } from "../../cli/lib/mail-catcher.ts";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
 import { loadRoutes } from "../../functions/routes/index.ts";
+import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 import { startPrism, summarisePrism, type PrismProxy } from "./prism.ts";
 import { startRealtimeControl, type RealtimeControl } from "./realtime-control.ts";
 import { startRealtimeServer, type RealtimeServer } from "./realtime-server.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
-import { startTestWorker, type TestWorker } from "../helpers/worker.ts";
 
 const routes = await loadRoutes();
 

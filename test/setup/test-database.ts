@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import pg from "pg";

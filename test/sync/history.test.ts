@@ -1,10 +1,10 @@
 /* eslint-disable max-lines -- every resource's history is read from the one history beforeAll writes, with the same keys. */
-import type { EventActor, OpsEvent } from "../../domain/events.ts";
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { roomsAt } from "../../services/room-client.ts";
-import { projects } from "../../services/projects.ts";
+import type { EventActor, OpsEvent } from "../../domain/events.ts";
 import type { Scope } from "../../domain/scopes.ts";
+import { projects } from "../../services/projects.ts";
+import { roomsAt } from "../../services/room-client.ts";
 import { api, expectError, expectSuccess, workerUrl, type ApiOptions, type ApiResponse } from "../helpers/api.ts";
 import { testDatabase } from "../helpers/database.ts";
 import { createTenant, insertMilestone, insertPerson, insertProject, insertTask, keyWith, type Tenant } from "../helpers/fixtures.ts";

@@ -1,6 +1,6 @@
-import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
+import { PRUNE_CRON } from "../../functions/sweep-plan.ts";
 import { api, expectError, expectSuccess, type ApiResponse, type Method } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { PRUNE_CRON, SWEEP_CRON } from "../../functions/sweep-plan.ts";
 import { startSqlEndpoint, type SqlEndpoint } from "../../cli/lib/sql-endpoint.ts";
+import { PRUNE_CRON, SWEEP_CRON } from "../../functions/sweep-plan.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import { createTenant, type Tenant } from "../helpers/fixtures.ts";

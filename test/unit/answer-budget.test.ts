@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { ROUTE_MANIFEST } from "../../functions/routes/manifest.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { ANSWER_BYTES } from "../../domain/limits.ts";
 import {
   answerBudget,
   answerBytesInFlight,
@@ -9,8 +10,7 @@ import {
   waitingForShare,
   WAITING_AT_MOST,
 } from "../../functions/middleware/answer-budget.ts";
-import { DomainError } from "../../domain/errors.ts";
-import { ANSWER_BYTES } from "../../domain/limits.ts";
+import { ROUTE_MANIFEST } from "../../functions/routes/manifest.ts";
 
 // Issue 45 row 3: one isolate answers at most LARGE_ANSWERS_AT_ONCE large reads at once
 // (functions/middleware/answer-budget.ts); the next ones wait their turn, holding nothing, and

@@ -7,7 +7,6 @@ import { generateWebhookSecret } from "../../domain/crypto/webhook-signature.ts"
 import type { OpsEvent } from "../../domain/events.ts";
 import { WebhookTargetSchema, type WebhookTarget } from "../../realtime/protocol.ts";
 import { storedForm } from "../../realtime/stored-event.ts";
-import type { Job } from "../../realtime/webhooks/queue.ts";
 import { backlogLimitOf, DEFAULT_BACKLOG_LIMIT } from "../../realtime/webhooks/backlog.ts";
 import {
   droppedReport,
@@ -20,6 +19,7 @@ import {
   succeeded,
   type Answer,
 } from "../../realtime/webhooks/delivery.ts";
+import type { Job } from "../../realtime/webhooks/queue.ts";
 
 // realtime/webhooks/delivery.ts: one attempt as a signed POST to a real node:http receiver on
 // 127.0.0.1, verified with the standardwebhooks package as an integrator would; and what the

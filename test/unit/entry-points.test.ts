@@ -1,11 +1,11 @@
 import type { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../functions/app.ts";
-import { ENTRY_POINTS, honoPath, type EntryPart, type EntryPoint } from "../../functions/entry-points.ts";
 import { authRoutes } from "../../functions/auth/routes.ts";
+import { ENTRY_POINTS, honoPath, type EntryPart, type EntryPoint } from "../../functions/entry-points.ts";
 import { internal } from "../../functions/internal.ts";
-import { oauthRoutes } from "../../functions/oauth/routes.ts";
 import { unsubscribeRoutes } from "../../functions/mail/unsubscribe.ts";
+import { oauthRoutes } from "../../functions/oauth/routes.ts";
 
 // The map of the Worker's entry points besides /v1 (functions/entry-points.ts, and from it
 // docs/routes.md's "Protocol endpoints") is the truth: each part's router serves exactly its rows,

@@ -1,9 +1,9 @@
 /* eslint-disable max-lines -- one module under test, realtime/identity.ts, against one stand-in for the Worker; a describe per way to authenticate. */
-import { ERROR_CODES } from "../../domain/errors.ts";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { signRealtimeToken, type RealtimeClaims } from "../../domain/crypto/realtime-token.ts";
+import { ERROR_CODES } from "../../domain/errors.ts";
 import { NO_FILTER } from "../../domain/event-filter.ts";
 import { authenticate, internalUrl, type Identity, type RoomEnv } from "../../realtime/identity.ts";
 import { tagsOf } from "../../realtime/room/audiences.ts";

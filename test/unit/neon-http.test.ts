@@ -1,6 +1,6 @@
-import { neon, neonConfig } from "@neondatabase/serverless";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { neonQuery, neonTargetOf, neonTransaction, type NeonRequest } from "../../db/neon-http.ts";
 

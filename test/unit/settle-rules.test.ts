@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CallerOutcome } from "../../db/statements/engine/caller.ts";
+import type { DeleteOutcome } from "../../db/statements/engine/delete.ts";
 import { RULES } from "../../db/statements/engine/rules.ts";
 import type { UpdateOutcome } from "../../db/statements/engine/update.ts";
-import type { DeleteOutcome } from "../../db/statements/engine/delete.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { settleDelete, settleUpdate } from "../../services/settle.ts";

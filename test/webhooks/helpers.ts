@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { uuidv7 } from "../../domain/ids.ts";
+import type { DeliveryRecord } from "../../services/webhooks.ts";
 import { api, expectSuccess } from "../helpers/api.ts";
 import { query } from "../helpers/database.ts";
 import type { Tenant } from "../helpers/fixtures.ts";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.ts";
-import type { DeliveryRecord } from "../../services/webhooks.ts";
 
 // Shared by the webhook test files: registering a receiver through the API, and reading a
 // webhook's delivery log.

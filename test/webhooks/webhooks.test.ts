@@ -6,8 +6,8 @@ import { createTenant } from "../helpers/fixtures.ts";
 import { fakeEvent, postToRoom, useRoom } from "../helpers/realtime.ts";
 import { describeRefusals } from "../helpers/refusals.ts";
 import { created, patched, personBody, projectBody, taskBody } from "../helpers/resources.ts";
-import { startReceiver } from "../helpers/webhook-receiver.ts";
 import { pollUntil } from "../helpers/wait.ts";
+import { startReceiver } from "../helpers/webhook-receiver.ts";
 import {
   deliveryLog,
   insertDelivery,

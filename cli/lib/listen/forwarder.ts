@@ -1,5 +1,5 @@
-import type { OpsEvent } from "../../../domain/events.ts";
 import { generateWebhookSecret, signWebhook } from "../../../domain/crypto/webhook-signature.ts";
+import type { OpsEvent } from "../../../domain/events.ts";
 
 // `--forward-to`: each event POSTed to a local URL exactly as a registered webhook would receive it
 // (realtime/webhooks/delivery.ts): the event JSON as the body, signed per Standard Webhooks with a secret made

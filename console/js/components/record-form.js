@@ -7,8 +7,8 @@
 // nothing; a 412 shows the person's change beside the record as it is now, to choose between.
 // A risk's form has its Follow toggle beside the heading (follow-toggle.js).
 
-import { describeRefusal } from "../lib/refusals.js";
 import { el } from "../lib/dom.js";
+import { describeRefusal } from "../lib/refusals.js";
 import { fieldsOf, operationOf } from "../lib/schema.js";
 import { showConflict } from "./conflict.js";
 import { createFilesPanel } from "./files-panel.js";

@@ -6,8 +6,8 @@
 // back to the application (with a code, or error=access_denied). Signed out: off to sign in, which
 // comes back here with the same query. The page is never framed and sends no Referer (_headers).
 
-import { AUTHORIZE_FIELDS } from "../lib/domain.generated.js";
 import { byId, el, showError } from "../lib/dom.js";
+import { AUTHORIZE_FIELDS } from "../lib/domain.generated.js";
 
 /**
  * GET /oauth/consent's answer (docs/apps.md).

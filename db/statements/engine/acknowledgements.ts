@@ -1,5 +1,5 @@
-import type { SQL } from "drizzle-orm/sql/sql";
 import type { PgTable } from "drizzle-orm/pg-core";
+import type { SQL } from "drizzle-orm/sql/sql";
 import { sql } from "./sql-tag.ts";
 
 /**

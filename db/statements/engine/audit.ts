@@ -1,9 +1,9 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import { MAX_USER_AGENT_LENGTH, type AuditAction, type AuditRequest } from "../../../domain/audit.ts";
 import { uuidv7 } from "../../../domain/ids.ts";
 import type { Database } from "../../client.ts";
 import { auditEntries, auditHeads } from "../../schema/index.ts";
+import { sql } from "./sql-tag.ts";
 import { run } from "./sql.ts";
 
 // The audit log (docs/audit-log.md). An entry is appended by CTEs (auditCtes) added to the very

@@ -1,5 +1,4 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import type { Actor, AppActor } from "../../../domain/actor.ts";
 import { ROLE_SCOPES, type Role } from "../../../domain/roles.ts";
 import { ALL_SCOPES, type Scope } from "../../../domain/scopes.ts";
@@ -15,6 +14,7 @@ import {
   users,
 } from "../../schema/index.ts";
 import { mcpSessionCtes } from "./mcp-sessions.ts";
+import { sql } from "./sql-tag.ts";
 
 // Every statement starts by finding its caller, so the key check costs no round trip of its own.
 // The CTEs it adds, which the rest of the statement (and any fragment handed to a builder) may use:

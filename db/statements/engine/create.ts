@@ -1,16 +1,16 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../../domain/actor.ts";
 import type { OpsEvent } from "../../../domain/events.ts";
 import { uuidv7 } from "../../../domain/ids.ts";
 import type { Database } from "../../client.ts";
 import { CALLER_ORG, callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
 import { forgetExpired, isIdempotencyRace, rememberCte, replayCte, type IdempotencyRequest } from "./idempotency.ts";
+import { bumpAndEvent, committedEvent, committedOf, type Committed } from "./outbox.ts";
 import { inResponseOrder, projection } from "./projection.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField } from "./rules.ts";
+import { sql } from "./sql-tag.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, committedEvent, committedOf, type Committed } from "./outbox.ts";
 import { changesOf, externalIdFree, failed, referenceCte, referencesHold, type Reference } from "./write-ctes.ts";
 
 export interface CreateOptions<R extends Resource> {

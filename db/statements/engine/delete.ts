@@ -1,16 +1,16 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../../domain/actor.ts";
-import { CASCADE_RECORDS } from "../../../domain/limits.ts";
 import type { OpsEvent } from "../../../domain/events.ts";
+import { CASCADE_RECORDS } from "../../../domain/limits.ts";
 import type { Database } from "../../client.ts";
 import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { projection } from "./projection.ts";
-import type { RecordOf, Resource } from "./resource.ts";
-import { runWrite } from "./sql.ts";
-import { requestBudget } from "./request-budgets.ts";
-import { RULES, type RuleName } from "./rules.ts";
 import { bumpAndEvent, committedEvent, committedOf, type Cascade, type Committed } from "./outbox.ts";
+import { projection } from "./projection.ts";
+import { requestBudget } from "./request-budgets.ts";
+import type { RecordOf, Resource } from "./resource.ts";
+import { RULES, type RuleName } from "./rules.ts";
+import { sql } from "./sql-tag.ts";
+import { runWrite } from "./sql.ts";
 import { failed, lockedCte, ruleColumns, type Rule } from "./write-ctes.ts";
 
 export interface DeleteOptions<Rules extends RuleName = never, Cascades extends Cascade[] | undefined = undefined> {

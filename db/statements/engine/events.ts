@@ -1,14 +1,14 @@
 import type { SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import { sql } from "./sql-tag.ts";
-import { SYSTEM_ACTOR, type OpsEvent } from "../../../domain/events.ts";
-import type { Database } from "../../client.ts";
-import { events, organisations } from "../../schema/index.ts";
 import type { Actor } from "../../../domain/actor.ts";
 import type { EventFilter } from "../../../domain/event-filter.ts";
+import { SYSTEM_ACTOR, type OpsEvent } from "../../../domain/events.ts";
 import type { Scope } from "../../../domain/scopes.ts";
-import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
+import type { Database } from "../../client.ts";
+import { events, organisations } from "../../schema/index.ts";
 import { fitsAnswer, runningBytes } from "./answer-size.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { sql } from "./sql-tag.ts";
 import { carryingAcknowledgements, run, runOne } from "./sql.ts";
 
 /** The kernel's system actor as a jsonb literal (it holds no quote): what events and comments carry when no key or person acted. */

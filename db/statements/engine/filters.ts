@@ -1,7 +1,7 @@
 import type { Column, SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import type { ListFilter } from "../../../domain/resources.ts";
 import type { Resource } from "./resource.ts";
+import { sql } from "./sql-tag.ts";
 
 // A list's filters as SQL, from the resource's declaration (domain/resources.ts): each filter a
 // validated query sets is one condition over the listed row `r`, in the declaration's order.

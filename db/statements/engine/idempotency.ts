@@ -1,10 +1,10 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
-import { IDEMPOTENCY_WINDOW_HOURS } from "../../../domain/limits.ts";
 import type { Actor } from "../../../domain/actor.ts";
+import { IDEMPOTENCY_WINDOW_HOURS } from "../../../domain/limits.ts";
 import type { Database } from "../../client.ts";
 import { apiKeys, idempotencyKeys, memberships, oauthTokens, sessions } from "../../schema/index.ts";
 import { personCredential, sessionMembership } from "./caller.ts";
+import { sql } from "./sql-tag.ts";
 import { run } from "./sql.ts";
 
 /** A POST's Idempotency-Key and the fingerprint of the request it came with. */

@@ -1,8 +1,8 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
-import { mcpSessionDays } from "../../schema/index.ts";
 import type { AuditRequest } from "../../../domain/audit.ts";
+import { mcpSessionDays } from "../../schema/index.ts";
 import { auditCtes, auditTarget } from "./audit.ts";
+import { sql } from "./sql-tag.ts";
 
 // MCP sessions in the audit log (docs/audit-log.md): the first MCP call of a UTC day by a key or
 // an installed application records mcp.session_started. The MCP server is stateless (no session

@@ -1,11 +1,11 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import type { OpsEvent } from "../../../domain/events.ts";
 import { uuidv7 } from "../../../domain/ids.ts";
 import { events, organisations } from "../../schema/index.ts";
 import { eventProjection, parseEvent } from "./events.ts";
 import { projection } from "./projection.ts";
 import type { Resource } from "./resource.ts";
+import { sql } from "./sql-tag.ts";
 
 // The outbox side of a write statement (write-ctes.ts has the rest): the changeVersion bump and
 // the events a write commits, in the same statement as its change, fed by the CTE `changed`.

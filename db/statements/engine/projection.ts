@@ -1,8 +1,8 @@
 import { getTableName, type SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import type { Scope } from "../../../domain/scopes.ts";
 import { dialect } from "./compile.ts";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
+import { sql } from "./sql-tag.ts";
 
 // The public record, built by Postgres as JSON: responses and event payloads share it.
 

@@ -1,16 +1,16 @@
 import type { Column, SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../../domain/actor.ts";
 import { JsonText } from "../../../domain/json-text.ts";
 import type { PageEnd, PageRequest, Sortable } from "../../../domain/paging.ts";
+import type { FiltersOf } from "../../../domain/resources.ts";
 import type { Database } from "../../client.ts";
 import { rankOf } from "../../schema/columns.ts";
-import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
-import { FULL_VIEW, viewProjection, type RecordView } from "./projection.ts";
-import { filterConditions } from "./filters.ts";
-import type { FiltersOf } from "../../../domain/resources.ts";
-import type { RecordOf, Resource } from "./resource.ts";
 import { fitsAnswer, runningBytes } from "./answer-size.ts";
+import { CALLER_ORG, callerColumns, callerCtes, callerOf, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { filterConditions } from "./filters.ts";
+import { FULL_VIEW, viewProjection, type RecordView } from "./projection.ts";
+import type { RecordOf, Resource } from "./resource.ts";
+import { sql } from "./sql-tag.ts";
 import { runOne } from "./sql.ts";
 
 // Reading records: one statement each, the key check and the tenant filter included.

@@ -1,8 +1,8 @@
-import { sql } from "./sql-tag.ts";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { milestones, personnel, projects, tasks } from "../../schema/index.ts";
 import { CALLER_ORG } from "./caller.ts";
 import type { CheckedField } from "./rules.ts";
+import { sql } from "./sql-tag.ts";
 import type { Reference } from "./write-ctes.ts";
 
 // References checked inside a write statement, against the caller's organisation only. Each is

@@ -1,6 +1,6 @@
 import { getTableColumns, getTableName, type Column, type SQL } from "drizzle-orm";
-import { alias, type PgTable } from "drizzle-orm/pg-core";
 import { toSnakeCase } from "drizzle-orm/casing";
+import { alias, type PgTable } from "drizzle-orm/pg-core";
 import type { Sortable } from "../../../domain/paging.ts";
 import { scopesOf, type ResourceDeclaration } from "../../../domain/resources.ts";
 import type { Scope } from "../../../domain/scopes.ts";

@@ -1,4 +1,3 @@
-import type { CascadeViolation } from "./delete.ts";
 import type {
   CycleViolation,
   OpenBlockersViolation,
@@ -6,6 +5,7 @@ import type {
   ParentCycleViolation,
   ParentDepthViolation,
 } from "../task-graph.ts";
+import type { CascadeViolation } from "./delete.ts";
 
 // The names by which a write statement reports what refused it, shared with the services that
 // settle each into its error (services/settle.ts): the rules over the locked row (write-ctes.ts

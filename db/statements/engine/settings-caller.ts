@@ -1,10 +1,10 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../../domain/actor.ts";
 import { SETTINGS_ROLES, type Role } from "../../../domain/roles.ts";
 import type { Database } from "../../client.ts";
 import { users } from "../../schema/index.ts";
 import { callerColumns, callerCtes, callerOf, type CallerOptions, type CallerOutcome, type CallerRow, type Need } from "./caller.ts";
+import { sql } from "./sql-tag.ts";
 import { runOne } from "./sql.ts";
 
 // The settings area's statements (sessions, members, invitations, people's keys): each is one

@@ -1,8 +1,8 @@
 import type { SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
 import { DatabaseUnavailableError, type Database, type Statement } from "../../client.ts";
-import { compileStatement, compileStatementChecked } from "./compile.ts";
 import { events } from "../../schema/index.ts";
+import { compileStatement, compileStatementChecked } from "./compile.ts";
+import { sql } from "./sql-tag.ts";
 
 /** The statement as this handle sends it: text and parameters (compared with drizzle's when the handle checks statements). */
 export function compiledFor(db: Database, query: SQL): Statement {

@@ -1,13 +1,13 @@
-import { sql } from "./sql-tag.ts";
 import type { Actor } from "../../../domain/actor.ts";
 import type { OpsEvent } from "../../../domain/events.ts";
 import { uuidv7 } from "../../../domain/ids.ts";
 import type { Database } from "../../client.ts";
 import { callerColumns, callerCtes, callerOf, orgLockStatement, type CallerOutcome, type CallerRow } from "./caller.ts";
+import { bumpAndEvent, committedOf, ownEventColumns, type Committed } from "./outbox.ts";
 import type { RecordOf, Resource, WritableOf } from "./resource.ts";
 import type { CheckedField, RuleName, ViolationsOf } from "./rules.ts";
+import { sql } from "./sql-tag.ts";
 import { runWrite } from "./sql.ts";
-import { bumpAndEvent, committedOf, ownEventColumns, type Committed } from "./outbox.ts";
 import {
   AFTER_VIEW,
   BEFORE_VIEW,

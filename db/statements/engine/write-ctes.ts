@@ -1,10 +1,10 @@
 import { is, SQL } from "drizzle-orm";
-import { sql } from "./sql-tag.ts";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { CALLER_ORG } from "./caller.ts";
 import { derivedColumns, projection, projectionWithDerived, publicValue } from "./projection.ts";
-import type { PgTable } from "drizzle-orm/pg-core";
 import type { ColumnDef, ColumnKind, Resource } from "./resource.ts";
 import type { CheckedField, RuleName, ViolationsOf } from "./rules.ts";
+import { sql } from "./sql-tag.ts";
 
 // The parts the write statements are made of. Each write is one statement of data-modifying CTEs:
 // the caller (caller.ts), the preconditions, the change in `changed`, the changeVersion bump in

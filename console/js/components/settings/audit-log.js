@@ -4,8 +4,8 @@
 // Owners and admins only (their role holds audit.read).
 
 import { request } from "../../lib/api.js";
-import { AUDIT_ACTIONS } from "../../lib/domain.generated.js";
 import { byId, el, inputById, showError, submitting } from "../../lib/dom.js";
+import { AUDIT_ACTIONS } from "../../lib/domain.generated.js";
 
 /** @typedef {import("../../../../domain/audit.ts").AuditEntry} AuditEntry */
 
