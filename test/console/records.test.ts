@@ -19,7 +19,7 @@ const browser = useBrowser();
 const openConsole = (person: Person) => openLiveConsole(browser(), person);
 
 describe("records made in the console", () => {
-  it("a person who just signed up creates a project through the page; a refusal shows at the field and creates nothing", async () => {
+  it("a person who just signed up creates a project and its first milestone through the page; a refusal shows at the field and creates nothing", async () => {
     const owner = await signUp({ name: "Mary Jackson", organisationName: "Tidewater Depot" });
     const page = await openConsole(owner);
     await expect
@@ -69,6 +69,19 @@ describe("records made in the console", () => {
     const keys = posts.map((request) => request.headers()["idempotency-key"]);
     expect(keys).toHaveLength(2);
     expect(keys.every((key) => /^[0-9a-f-]{36}$/.test(key ?? ""))).toBe(true);
+
+    // The project's first milestone, through the page too.
+    await page.getByRole("button", { name: "New milestone" }).click();
+    const milestone = form(page, "New milestone");
+    await milestone.getByLabel("Name").fill("Racking installed");
+    await milestone.getByLabel("Due date").fill("2027-05-14");
+    await expectAccessible(page, "the new milestone form");
+    await milestone.getByRole("button", { name: "Create milestone" }).click();
+    await milestone.waitFor({ state: "hidden" });
+    const milestones = (await asPerson(owner.cookie, `/v1/projects/${projects[0].id}/milestones`)).body.data;
+    expect(milestones.map((m: { name: string; dueDate: string; status: string }) => [m.name, m.dueDate, m.status])).toEqual([
+      ["Racking installed", "2027-05-14", "open"],
+    ]);
     await page.close();
   }, 90_000);
 
