@@ -47,7 +47,10 @@ export async function connectIsolate(inspectorUrl: string, workerUrl: string): P
   const call = <T>(method: string, timeoutMs = 30_000) =>
     new Promise<T>((resolve, reject) => {
       const mine = ++id;
-      const timer = setTimeout(() => reject(new Error(`the Worker's inspector did not answer ${method} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`the Worker's inspector did not answer ${method} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       pending.set(mine, (result) => (clearTimeout(timer), resolve(result as T)));
       socket.send(JSON.stringify({ id: mine, method }));
     });
