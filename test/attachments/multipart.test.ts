@@ -63,7 +63,7 @@ describe("a file in parts", () => {
     const rssBefore = rss();
     let rssPeak = rssBefore;
     const rssSampler = setInterval(() => (rssPeak = Math.max(rssPeak, rss())), 10);
-    let rise: { parts: number; complete: number; after: number };
+    let rise: { parts: number; complete: number; after: number; samples: number };
     try {
       const baseline = await isolate.collected();
       const parts = isolate.sample();
@@ -79,7 +79,12 @@ describe("a file in parts", () => {
       expect(event.data).toEqual(created);
       const after = await isolate.collected();
       const base = mibOf(baseline);
-      rise = { parts: partsPeak.peak / MiB - base, complete: completePeak.peak / MiB - base, after: mibOf(after) - base };
+      rise = {
+        parts: partsPeak.peak / MiB - base,
+        complete: completePeak.peak / MiB - base,
+        after: mibOf(after) - base,
+        samples: partsPeak.samples + completePeak.samples,
+      };
       expect(partsPeak.samples, "the isolate was sampled while the parts went").toBeGreaterThan(5);
     } finally {
       clearInterval(rssSampler);
@@ -87,7 +92,7 @@ describe("a file in parts", () => {
     }
     const figures =
       `Worker isolate (heap + backing stores) above its collected baseline: peak ${rise.parts.toFixed(1)} MiB while 150 MiB of parts went, ` +
-      `peak ${rise.complete.toFixed(1)} MiB while it read them back on completion, ${rise.after.toFixed(1)} MiB after, collected; ` +
+      `peak ${rise.complete.toFixed(1)} MiB while it read them back on completion, ${rise.after.toFixed(1)} MiB after, collected (${rise.samples} samples); ` +
       `workerd resident memory (with the local R2): ${rssBefore.toFixed(0)} MiB before, peak ${rssPeak.toFixed(0)} MiB`;
     console.log(figures);
     expect(Math.max(rise.parts, rise.complete), figures).toBeLessThan(PEAK_MIB);
