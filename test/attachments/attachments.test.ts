@@ -74,13 +74,13 @@ describe("a file on a task", () => {
       const figures = `Worker isolate (heap + backing stores) above its collected baseline: peak ${(peak / MiB - baseline).toFixed(1)} MiB over ${samples} samples while 96 MiB went in and out, ${(after - baseline).toFixed(1)} MiB after, collected`;
       console.log(figures);
       expect(samples, figures).toBeGreaterThan(5);
-      // As for the 150 MiB multipart file (multipart.test.ts, PEAK_MIB): V8 collects streamed chunks
+      // As for the 150 MiB multipart file (multipart.test.ts, PEAK_MIB and AFTER_MIB): V8 collects streamed chunks
       // lazily (the uncollected heap rose by 21-25 MiB here and in bench/files.ts, 2026-11-29), and
       // a Worker that held the body would rise by its 96 MiB at least; once collected, nothing of it
-      // is kept. The inspector answers between the isolate's events, so a busy isolate is sampled
+      // is kept (AFTER_MIB allows for other files' calls in flight). The inspector answers between the isolate's events, so a busy isolate is sampled
       // less often than asked (a few times a second): the peak is a sampled one.
       expect(peak / MiB - baseline, figures).toBeLessThan(64);
-      expect(after - baseline, figures).toBeLessThan(8);
+      expect(after - baseline, figures).toBeLessThan(32);
     } finally {
       isolate.close();
     }

@@ -32,10 +32,12 @@ function fileOf(size: number): Uint8Array {
  * baseline once collected. 96 leaves about twice the garbage seen for a lazier collector or busier
  * neighbours, and stays well under what a Worker holding the file would show (150 and more: what it
  * holds cannot be collected). After a collection the isolate must hold under AFTER_MIB more than
- * before: no part, no file, only what a few calls leave.
+ * before: no file. The isolate is the one every test file calls, and their calls in flight at the
+ * collection hold their own chunks (up to 11 MiB seen with attachments.test.ts beside this file;
+ * under 2 MiB alone), so the bound is theirs plus margin, still far under the file.
  */
 const PEAK_MIB = 96;
-const AFTER_MIB = 8;
+const AFTER_MIB = 32;
 
 const partOf = (file: Uint8Array, partSize: number, n: number) => file.subarray((n - 1) * partSize, Math.min(n * partSize, file.length));
 

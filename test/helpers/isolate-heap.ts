@@ -34,8 +34,7 @@ export async function connectIsolate(inspectorUrl: string, workerUrl: string): P
   base.protocol = "http:";
   const targets = (await (await fetch(new URL("/json/list", base))).json()) as { webSocketDebuggerUrl: string }[];
   if (targets.length !== 1) throw new Error(`the inspector at ${inspectorUrl} lists ${targets.length} targets, not the Worker alone`);
-  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+  const socket = await openSession(targets[0]!.webSocketDebuggerUrl);
   const pending = new Map<number, (result: unknown) => void>();
   socket.on("message", (data) => {
     const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
@@ -96,4 +95,26 @@ export async function connectIsolate(inspectorUrl: string, workerUrl: string): P
     },
     close: () => socket.close(),
   };
+}
+
+/**
+ * A DevTools session on `url`. wrangler's inspector proxy keeps one at a time: it closes a second
+ * one at once (1013, "only one can be connected at a time"), so test files that read the isolate
+ * in parallel take turns: a refused one tries again until the other has closed (3 minutes at most).
+ */
+async function openSession(url: string): Promise<WebSocket> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const socket = new WebSocket(url);
+    // Open, then a first command answered: the proxy closes a refused session right after opening it.
+    const accepted = await new Promise<boolean>((resolve, reject) => {
+      socket.once("error", reject);
+      socket.once("close", () => resolve(false));
+      socket.once("open", () => socket.send(JSON.stringify({ id: 0, method: "Runtime.getHeapUsage" })));
+      socket.on("message", (data) => (JSON.parse(String(data)) as { id?: number }).id === 0 && resolve(true));
+    });
+    if (accepted) return socket;
+    if (Date.now() > deadline) throw new Error(`the Worker's inspector at ${url} stayed busy with another session for 3 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
