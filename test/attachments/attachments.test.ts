@@ -75,7 +75,7 @@ describe("a file on a task", () => {
       console.log(figures);
       expect(samples, figures).toBeGreaterThan(5);
       // As for the 150 MiB multipart file (multipart.test.ts, PEAK_MIB and AFTER_MIB): V8 collects streamed chunks
-      // lazily (the uncollected heap rose by 21-25 MiB here and in bench/files.ts, 2026-11-29), and
+      // lazily (the uncollected heap rose by 21-27 MiB here and in bench/files.ts, 2026-11-29), and
       // a Worker that held the body would rise by its 96 MiB at least; once collected, nothing of it
       // is kept (AFTER_MIB allows for other files' calls in flight). The inspector answers between the isolate's events, so a busy isolate is sampled
       // less often than asked (a few times a second): the peak is a sampled one.
