@@ -2,8 +2,12 @@
 // (POST /v1/tasks/{id}/attachments, the body streamed into wrangler's local R2 through the size
 // and SHA-256 check) and downloaded by its signed link, ROUNDS times; each one's wall time and
 // throughput, the Worker's workerd CPU it took (its CPU clock, bench/cpu/cpu-clock.ts, less its CPU
-// with no calls over the same time) per MiB, and the workerd's resident memory, sampled every
-// 20 ms, above what it was before (the file is streamed, never held whole). The stack is the one
+// with no calls over the same time) per MiB, and the Worker isolate's own memory (its JavaScript heap
+// and ArrayBuffers' backing stores, through its V8 inspector, test/helpers/isolate-heap.ts): the
+// highest seen while it ran (sampled every 20 ms, garbage included) and what it holds after a
+// garbage collection, each above its collected baseline (the file is streamed, never held whole).
+// The workerd's resident memory is shown too, as information: the same process runs wrangler's
+// local R2, so it cannot tell the Worker's bytes from the store's. The stack is the one
 // the tests and `npm run dev` run (wrangler's dev server, local R2); random bytes, so nothing
 // compresses. Medians; the machine is shared, so only figures of one run compare.
 // Alone: npx tsx bench/files.ts [--mib=100] [--rounds=3]   (embedded Postgres, or DATABASE_URL)
@@ -11,6 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { roomsAt } from "../services/room-client.ts";
 import { seedDemo } from "../services/seed/seed.ts";
+import { connectIsolate, mibOf, type IsolateHeap } from "../test/helpers/isolate-heap.ts";
 import { median } from "./lib/load.ts";
 import { startBenchStack, type BenchStack } from "./lib/stack.ts";
 import { idleRate, workerCpuMs, workerPid } from "./lib/worker-cpu.ts";
@@ -29,11 +34,17 @@ interface Measured {
   cpuMs: number;
   /** The highest resident set while it ran, above the one before, in MiB. */
   rssRise: number;
+  /** The isolate's highest heap + backing stores while it ran, above its collected baseline, in MiB. */
+  isolatePeak: number;
+  /** The isolate's heap + backing stores after a collection, above the baseline, in MiB. */
+  isolateAfter: number;
 }
 
 /** Runs `work`, measuring its wall time, the Worker's CPU beyond idle, and the Worker's memory. */
-async function measure(stack: BenchStack, idlePerMs: number, work: () => Promise<void>): Promise<Measured> {
+async function measure(stack: BenchStack, isolate: IsolateHeap, idlePerMs: number, work: () => Promise<void>): Promise<Measured> {
   const pid = workerPid(stack);
+  const baseline = mibOf(await isolate.collected());
+  const isolateSampler = isolate.sample();
   const cpuMs = workerCpuMs(stack);
   const rssBefore = rssMib(pid);
   let peak = rssBefore;
@@ -45,11 +56,14 @@ async function measure(stack: BenchStack, idlePerMs: number, work: () => Promise
     clearInterval(sampler);
   }
   const ms = performance.now() - t0;
-  return { seconds: ms / 1000, cpuMs: (await cpuMs()) - cpu0 - idlePerMs * ms, rssRise: peak - rssBefore };
+  const cpu = (await cpuMs()) - cpu0 - idlePerMs * ms;
+  const isolatePeak = (await isolateSampler.stop()).peak / 1024 / 1024 - baseline;
+  const isolateAfter = mibOf(await isolate.collected()) - baseline;
+  return { seconds: ms / 1000, cpuMs: cpu, rssRise: peak - rssBefore, isolatePeak, isolateAfter };
 }
 
 async function main() {
-  const stack = await startBenchStack({ realtime: false });
+  const stack = await startBenchStack({ realtime: false, inspector: true });
   try {
     const seeded = await seedDemo({ db: stack.db, rooms: roomsAt(null) }, { tasks: 1 });
     const key = seeded.key.key;
@@ -62,6 +76,7 @@ async function main() {
     const [task] = await call("/v1/tasks?limit=1");
     const bytes = randomBytes(BYTES);
     const sha256 = createHash("sha256").update(bytes).digest("hex");
+    const isolate = await connectIsolate(stack.inspectorUrl, stack.workerUrl);
     const idlePerMs = await idleRate(workerCpuMs(stack));
     const uploads: Measured[] = [];
     const downloads: Measured[] = [];
@@ -69,7 +84,7 @@ async function main() {
       let id = "";
       const query = new URLSearchParams({ name: `bench-${round}.bin`, size: String(BYTES), sha256 });
       uploads.push(
-        await measure(stack, idlePerMs, async () => {
+        await measure(stack, isolate, idlePerMs, async () => {
           id = (await call(`/v1/tasks/${task!.id}/attachments?${query}`, { method: "POST", body: bytes })).id;
         }),
       );
@@ -77,7 +92,7 @@ async function main() {
       const digest = createHash("sha256");
       let received = 0;
       downloads.push(
-        await measure(stack, idlePerMs, async () => {
+        await measure(stack, isolate, idlePerMs, async () => {
           const response = await fetch(downloadUrl);
           const reader = response.body!.getReader();
           for (let next = await reader.read(); !next.done; next = await reader.read()) {
@@ -90,8 +105,10 @@ async function main() {
       await call(`/v1/tasks/${task!.id}/attachments/${id}`, { method: "DELETE" });
     }
     console.log(`${stack.databaseLabel}; a ${MIB} MiB file of random bytes, ${ROUNDS} rounds, medians`);
-    console.log("| | wall (s) | MiB/s | Worker CPU (ms) | Worker CPU a MiB (ms) | Worker memory rise, peak (MiB) |");
-    console.log("|---|---|---|---|---|---|");
+    console.log(
+      "| | wall (s) | MiB/s | Worker CPU (ms) | Worker CPU a MiB (ms) | isolate rise, peak (MiB) | isolate rise, collected after (MiB) | workerd RSS rise, peak (MiB) |",
+    );
+    console.log("|---|--:|--:|--:|--:|--:|--:|--:|");
     for (const [name, rows] of [
       ["upload", uploads],
       ["download", downloads],
@@ -99,10 +116,13 @@ async function main() {
       const wall = median(rows.map((r) => r.seconds));
       const cpu = median(rows.map((r) => r.cpuMs));
       const rss = Math.max(...rows.map((r) => r.rssRise));
+      const isolatePeak = Math.max(...rows.map((r) => r.isolatePeak));
+      const isolateAfter = Math.max(...rows.map((r) => r.isolateAfter));
       console.log(
-        `| ${name} | ${wall.toFixed(2)} | ${(MIB / wall).toFixed(1)} | ${cpu.toFixed(0)} | ${(cpu / MIB).toFixed(2)} | ${rss.toFixed(1)} |`,
+        `| ${name} | ${wall.toFixed(2)} | ${(MIB / wall).toFixed(1)} | ${cpu.toFixed(0)} | ${(cpu / MIB).toFixed(2)} | ${isolatePeak.toFixed(1)} | ${isolateAfter.toFixed(1)} | ${rss.toFixed(1)} |`,
       );
     }
+    isolate.close();
   } finally {
     await stack.close();
   }

@@ -24,14 +24,16 @@ export interface BenchStack {
   db: ClosableDatabase;
   sqlEndpoint: SqlEndpoint;
   workerUrl: string;
+  /** With `inspector`: wrangler's V8 inspector for the Worker (test/helpers/isolate-heap.ts); else "". */
+  inspectorUrl: string;
   realtimeUrl: string;
   realtimeSecret: string;
   close(): Promise<void>;
 }
 
-type Worker = { url: Promise<URL>; dispose(): Promise<void> };
+type Worker = { url: Promise<URL>; inspectorUrl: Promise<URL | undefined>; dispose(): Promise<void> };
 
-export async function startBenchStack(options: { realtime: boolean }): Promise<BenchStack> {
+export async function startBenchStack(options: { realtime: boolean; inspector?: boolean }): Promise<BenchStack> {
   const cleanups: (() => Promise<unknown> | undefined)[] = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse())
@@ -70,10 +72,17 @@ export async function startBenchStack(options: { realtime: boolean }): Promise<B
       // measure before and after on the same machine.
       config: process.env.BENCH_WRANGLER_CONFIG ?? `${ROOT}wrangler.toml`,
       bindings: Object.fromEntries(Object.entries(bindings).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
-      dev: { server: { hostname: "127.0.0.1", port: workerPort }, inspector: false, watch: false, persist: false, logLevel: "none" },
+      dev: {
+        server: { hostname: "127.0.0.1", port: workerPort },
+        inspector: options.inspector ? { hostname: "127.0.0.1", port: 0 } : false,
+        watch: false,
+        persist: false,
+        logLevel: "none",
+      },
     });
     cleanups.push(() => worker.dispose());
     const workerUrl = (await worker.url).origin;
+    const inspectorUrl = options.inspector ? ((await worker.inspectorUrl)?.href ?? "") : "";
     if (options.realtime) {
       const realtime: RealtimeServer = await startRealtimeServer({ port: realtimePort, secret, apiUrl: workerUrl });
       // Also when the process ends without closing the stack (wrangler, in this process, exits on SIGTERM).
@@ -91,6 +100,7 @@ export async function startBenchStack(options: { realtime: boolean }): Promise<B
       db,
       sqlEndpoint,
       workerUrl,
+      inspectorUrl,
       realtimeUrl,
       realtimeSecret: secret,
       close,
