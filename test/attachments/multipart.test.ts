@@ -4,8 +4,8 @@ import { api, expectError, expectSuccess, workerUrl } from "../helpers/api.ts";
 import { download, sha256 } from "../helpers/attachments.ts";
 import { expectNoTrace, query, snapshot } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
-import { MiB, partsArrived, sendPart, startUpload, workerdRss } from "../helpers/multipart.ts";
 import { connectIsolate, mibOf } from "../helpers/isolate-heap.ts";
+import { MiB, partsArrived, sendPart, startUpload, workerdRss } from "../helpers/multipart.ts";
 import { expectOneWrite } from "../helpers/resources.ts";
 import { insertTaskIn } from "../helpers/work.ts";
 
