@@ -370,7 +370,7 @@ describe("Settings -> Members and invitations", { timeout: 90_000 }, () => {
     async function invite(email: string, role: string): Promise<string> {
       const link = members.getByLabel("Invitation link (shown once)");
       const previous = (await link.count()) ? await link.inputValue() : "";
-      await members.getByLabel("Email").fill(email);
+      await members.getByLabel("Email", { exact: true }).fill(email);
       await members.getByLabel("Role", { exact: true }).selectOption({ label: role });
       await members.getByRole("button", { name: "Invite" }).click();
       await expect.poll(() => link.inputValue(), { timeout: UI_TIMEOUT_MS }).not.toBe(previous);

@@ -23,8 +23,6 @@ export interface TestWorker {
   url: string;
   /** wrangler's dev proxy, on the port asked for: what `npm run dev` users reach. */
   proxyUrl: string;
-  /** With `inspector`: wrangler's V8 inspector for the Worker (test/helpers/isolate-heap.ts); else "". */
-  inspectorUrl: string;
   dispose(): Promise<void>;
 }
 
@@ -39,8 +37,6 @@ export async function startTestWorker(
      * PUBLIC_ORIGIN; default its own http address (the one `url` answers).
      */
     origin?: string;
-    /** A V8 inspector for the Worker on a free port, to read its isolate's memory (test/helpers/isolate-heap.ts). */
-    inspector?: boolean;
   } = {},
 ): Promise<TestWorker> {
   // The Worker's public origin is an address known before it starts: the forwarder's (below).
@@ -67,7 +63,7 @@ export async function startTestWorker(
     bindings: Object.fromEntries(Object.entries(bindings).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
     dev: {
       server: { hostname: "127.0.0.1", port: options.port ?? 0 },
-      inspector: options.inspector ? { hostname: "127.0.0.1", port: 0 } : false,
+      inspector: false,
       watch: false,
       persist: false,
       logLevel: options.logLevel ?? "warn",
@@ -82,7 +78,6 @@ export async function startTestWorker(
     return {
       url: forwarder?.url ?? directUrl,
       proxyUrl,
-      inspectorUrl: options.inspector ? ((await worker.inspectorUrl)?.href ?? "") : "",
       dispose: async () => {
         await worker.dispose();
         await forwarder?.close();

@@ -34,8 +34,6 @@ declare module "vitest" {
     realtimeControlUrl: string;
     /** The mail catcher (a real SMTP server, cli/lib/mail-catcher.ts) the Worker's MAIL_URL names: its HTTP side. */
     mailCatcherUrl: string;
-    /** The Worker's V8 inspector (wrangler's), to read its isolate's memory (test/helpers/isolate-heap.ts). */
-    workerInspectorUrl: string;
     /** The FILES_SECRET attachments' download links are signed with (tests sign an expired one). */
     filesSecret: string;
     /** With OPSROOM_VIA_PRISM=1: the Prism validating proxy in front of the Worker (test/setup/prism.ts); else "". */
@@ -136,11 +134,10 @@ export default async function setup(project: TestProject) {
     // (test/helpers/worker.ts).
     const [databaseReady, workerStarted] = await Promise.allSettled([
       timed("database", db.ready),
-      // inspector: the attachments' tests read the Worker isolate's memory through it.
       // testScheduled: GET /__scheduled runs the cron handler (the outbox sweep) inside the Worker.
       // Miniflare's own /cdn-cgi/handler/scheduled fails once wrangler.toml has [assets]: its assets
       // proxy forwards the ScheduledController over RPC ("DataCloneError: Could not serialize").
-      timed("worker", startTestWorker(bindings, { port: workerPort, testScheduled: true, inspector: true })),
+      timed("worker", startTestWorker(bindings, { port: workerPort, testScheduled: true })),
     ]);
     if (workerStarted.status === "fulfilled") worker = workerStarted.value;
     if (databaseReady.status === "rejected") throw databaseReady.reason;
@@ -151,7 +148,6 @@ export default async function setup(project: TestProject) {
 
     project.provide("workerUrl", workerUrl);
     project.provide("databaseUrl", db.url);
-    project.provide("workerInspectorUrl", worker!.inspectorUrl);
     project.provide("databaseKind", db.kind);
     project.provide("realtimeUrl", realtimeUrl);
     project.provide("filesSecret", bindings.FILES_SECRET);
