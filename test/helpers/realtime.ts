@@ -1,11 +1,15 @@
 /* eslint-disable max-lines -- sockets, publishes and the server's control are used together by every realtime test. */
 import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
+import { join } from "node:path";
 import PartySocket from "partysocket";
-import { afterEach, beforeEach, inject } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from "vitest";
 import WebSocket from "ws";
+import { reserveFreePort } from "../../cli/dev/ports.ts";
+import { PROJECT_ROOT } from "../../cli/lib/paths.ts";
 import type { OpsEvent } from "../../domain/events.ts";
 import { PRUNE_CRON, SWEEP_CRON } from "../../functions/sweep-plan.ts";
+import { startRealtimeServer, type RealtimeServer } from "../setup/realtime-server.ts";
 import { workerUrl } from "./api.ts";
 import { query } from "./database.ts";
 import { waitUntil } from "./wait.ts";
@@ -338,4 +342,25 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: () => string):
       (error) => (clearTimeout(timer), reject(error)),
     );
   });
+}
+
+/**
+ * A room server of the file's own beside the shared one, with room settings `vars` (partykit's
+ * --var, e.g. "SUBREQUESTS_PER_INVOCATION=50"), checking credentials with the harness's Worker;
+ * started before the file's tests, stopped after them, its log at test/artifacts/partykit-<logName>.log.
+ * Answers its address once started.
+ */
+export function useOwnRoom(vars: string[], logName: string): () => string {
+  let room: RealtimeServer | undefined;
+  beforeAll(async () => {
+    room = await startRealtimeServer({
+      port: await reserveFreePort(),
+      secret: inject("realtimeSecret"),
+      apiUrl: inject("workerUrl"),
+      vars,
+      logFile: join(PROJECT_ROOT, "test", "artifacts", `partykit-${logName}.log`),
+    });
+  }, 60_000);
+  afterAll(() => room?.dispose());
+  return () => room!.url;
 }

@@ -1,11 +1,7 @@
-import { join } from "node:path";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { reserveFreePort } from "../../cli/dev/ports.ts";
-import { PROJECT_ROOT } from "../../cli/lib/paths.ts";
+import { expect, inject, it } from "vitest";
 import { createTenant } from "../helpers/fixtures.ts";
-import { fakeEvent, postToRoom } from "../helpers/realtime.ts";
+import { fakeEvent, postToRoom, useOwnRoom } from "../helpers/realtime.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
-import { startRealtimeServer, type RealtimeServer } from "../setup/realtime-server.ts";
 import { registerWebhook, waitForLog } from "./helpers.ts";
 
 // Issue 45 row 2, the room: an alarm is an invocation, and Cloudflare counts every fetch() it makes
@@ -18,19 +14,7 @@ import { registerWebhook, waitForLog } from "./helpers.ts";
 // first attempt.
 
 const EVENTS = 300;
-let room: RealtimeServer;
-
-beforeAll(async () => {
-  room = await startRealtimeServer({
-    port: await reserveFreePort(),
-    secret: inject("realtimeSecret"),
-    apiUrl: inject("workerUrl"),
-    vars: ["SUBREQUESTS_PER_INVOCATION=50"],
-    logFile: join(PROJECT_ROOT, "test", "artifacts", "partykit-free-plan.log"),
-  });
-}, 60_000);
-
-afterAll(() => room?.dispose());
+const roomUrl = useOwnRoom(["SUBREQUESTS_PER_INVOCATION=50"], "free-plan");
 
 it(
   `${EVENTS} events to a fast receiver under the Free plan's 50 subrequests: each delivered once, at its first attempt`,
@@ -40,7 +24,7 @@ it(
     const receiver = await startReceiver();
     const webhook = await registerWebhook(tenant.key, receiver);
     const events = Array.from({ length: EVENTS }, (_, i) => fakeEvent(tenant.org.id, i + 1));
-    expect((await postToRoom(tenant.org.id, { events }, inject("realtimeSecret"), room.url)).status).toBe(200);
+    expect((await postToRoom(tenant.org.id, { events }, inject("realtimeSecret"), roomUrl())).status).toBe(200);
 
     await receiver.waitForCount(EVENTS, 90_000);
     const log = await waitForLog(tenant.key, webhook.id, (l) => l.length >= EVENTS, 30_000);

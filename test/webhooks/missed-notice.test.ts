@@ -1,12 +1,8 @@
-import { join } from "node:path";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { reserveFreePort } from "../../cli/dev/ports.ts";
-import { PROJECT_ROOT } from "../../cli/lib/paths.ts";
+import { expect, inject, it } from "vitest";
 import { query } from "../helpers/database.ts";
 import { createTenant } from "../helpers/fixtures.ts";
-import { fakeEvent, postToRoom } from "../helpers/realtime.ts";
+import { fakeEvent, postToRoom, useOwnRoom } from "../helpers/realtime.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
-import { startRealtimeServer, type RealtimeServer } from "../setup/realtime-server.ts";
 import { registerWebhook, waitForAttempt } from "./helpers.ts";
 
 // The API tells the room of every webhook change before it answers; when that notice fails (the
@@ -22,19 +18,7 @@ import { registerWebhook, waitForAttempt } from "./helpers.ts";
 
 /** Long enough for the room to fan out a second event on the copy it loaded for the first. */
 const MAX_AGE_MS = 10_000;
-let room: RealtimeServer;
-
-beforeAll(async () => {
-  room = await startRealtimeServer({
-    port: await reserveFreePort(),
-    secret: inject("realtimeSecret"),
-    apiUrl: inject("workerUrl"),
-    vars: [`WEBHOOK_TARGETS_MAX_AGE_MS=${MAX_AGE_MS}`],
-    logFile: join(PROJECT_ROOT, "test", "artifacts", "partykit-missed-notice.log"),
-  });
-}, 60_000);
-
-afterAll(() => room?.dispose());
+const roomUrl = useOwnRoom([`WEBHOOK_TARGETS_MAX_AGE_MS=${MAX_AGE_MS}`], "missed-notice");
 
 it(
   "a room that missed the notice of a change loads the webhooks again once its copy is too old",
@@ -47,7 +31,8 @@ it(
     const witnessHook = await registerWebhook(tenant.key, witness);
     const publish = async (changeVersion: number) =>
       expect(
-        (await postToRoom(tenant.org.id, { events: [fakeEvent(tenant.org.id, changeVersion)] }, inject("realtimeSecret"), room.url)).status,
+        (await postToRoom(tenant.org.id, { events: [fakeEvent(tenant.org.id, changeVersion)] }, inject("realtimeSecret"), roomUrl()))
+          .status,
       ).toBe(200);
 
     // Event 1 wakes the room, which loads both webhooks before it fans the event out.
